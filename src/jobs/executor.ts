@@ -1,0 +1,48 @@
+import type { Project } from '../projects/projects.js';
+import type { JobTable, RunTable } from '../store/schema.js';
+
+/** What a worker hands the agent for one run. */
+export interface RunContext {
+  run: RunTable;
+  job: JobTable;
+  project: Project;
+  /** Aborted when the job is archived, the lease is lost, or the process shuts down. */
+  signal: AbortSignal;
+}
+
+export interface RunResult {
+  summary: string | null;
+  prLink: string | null;
+}
+
+/**
+ * An unrecoverable failure with a job error code (DESIGN.md §1) and a message that says what
+ * happened and what to do, holding no secret.
+ */
+export class JobFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JobFailure';
+  }
+}
+
+/** The one interface through which workers execute runs; the docs agent implements it. */
+export interface RunExecutor {
+  execute(ctx: RunContext): Promise<RunResult>;
+}
+
+/**
+ * Stands in until the docs agent is built: every run fails, saying so. Never a fake success.
+ */
+export class AgentUnavailableExecutor implements RunExecutor {
+  async execute(): Promise<RunResult> {
+    throw new JobFailure(
+      'agent_unavailable',
+      'This Redline server has no docs agent yet, so the job could not run. Nothing was changed; ' +
+        'upgrade Redline to a version that includes the agent and send the prompt again.',
+    );
+  }
+}
