@@ -39,8 +39,8 @@ export async function buildApp(o: AppOptions): Promise<RedlineApp> {
   const app = Fastify({
     loggerInstance: o.log as FastifyBaseLogger,
     bodyLimit: o.maxBodyBytes,
-    // Long enough for any real id, short enough that absurd ids never reach a handler.
-    routerOptions: { maxParamLength: 200 },
+    // Absurd ids must reach the handlers, which answer 404 for them, not the router's 414.
+    routerOptions: { maxParamLength: 16 * 1024 },
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

@@ -77,20 +77,26 @@ export class JobService {
     return { statusCode: row.status_code, body: JSON.parse(row.response_body) as JobView } as StoredResponse;
   }
 
-  async create(
-    project: Project,
-    input: { prompt: string; model?: string },
-    idem?: IdempotencyRequest,
-  ): Promise<StoredResponse> {
-    const model = resolveJobModel(
+  /** The model a new job of this project runs with; throws `model_not_configured` if it cannot run here. */
+  resolveModel(project: Project, requested: string | undefined): string {
+    return resolveJobModel(
       {
-        requested: input.model,
+        requested,
         projectModel: project.model,
         projectAllowedModels: project.allowedModels,
         instanceDefault: this.options.defaultModel,
       },
       this.options.providers,
     );
+  }
+
+  /** Queues a job; `model` comes from resolveModel. */
+  async create(
+    project: Project,
+    input: { prompt: string; model: string },
+    idem?: IdempotencyRequest,
+  ): Promise<StoredResponse> {
+    const { model } = input;
     const response = await this.#idempotent(project.id, idem, 201, async (trx) => {
       const now = Date.now();
       const job: JobTable = {
@@ -124,7 +130,7 @@ export class JobService {
   ): Promise<StoredResponse> {
     const response = await this.#idempotent(project.id, idem, 200, async (trx) => {
       const now = Date.now();
-      const job = await this.#lockProjectJob(trx, project.id, jobId, now);
+      const job = await this.#lockProjectJob(trx, project.id, jobId);
       const next = transition(job.status, 'message');
       if (!next.ok) throw new RedlineError('conflict', next.reason);
       const last = await trx
@@ -136,7 +142,7 @@ export class JobService {
       const updated = { ...job, status: next.status, error_code: null, error_message: null, updated_at: now };
       await trx
         .updateTable('jobs')
-        .set({ status: updated.status, error_code: null, error_message: null })
+        .set({ status: updated.status, error_code: null, error_message: null, updated_at: now })
         .where('id', '=', job.id)
         .execute();
       return toJobView(updated);
@@ -149,7 +155,7 @@ export class JobService {
   async archive(project: Project, jobId: string): Promise<JobView> {
     const { view, changed } = await this.db.transaction().execute(async (trx) => {
       const now = Date.now();
-      const job = await this.#lockProjectJob(trx, project.id, jobId, now);
+      const job = await this.#lockProjectJob(trx, project.id, jobId);
       if (job.status === 'archived') return { view: toJobView(job), changed: false };
       const next = transition(job.status, 'archive');
       if (!next.ok) throw new RedlineError('conflict', next.reason);
@@ -162,7 +168,7 @@ export class JobService {
       const updated = { ...job, status: next.status, archived_at: now, updated_at: now };
       await trx
         .updateTable('jobs')
-        .set({ status: updated.status, archived_at: now })
+        .set({ status: updated.status, archived_at: now, updated_at: now })
         .where('id', '=', job.id)
         .execute();
       return { view: toJobView(updated), changed: true };
@@ -218,14 +224,9 @@ export class JobService {
     }));
   }
 
-  async #lockProjectJob(
-    trx: Transaction<DB>,
-    projectId: string,
-    jobId: string,
-    now: number,
-  ): Promise<JobTable> {
+  async #lockProjectJob(trx: Transaction<DB>, projectId: string, jobId: string): Promise<JobTable> {
     if (!isId('job', jobId)) throw notFound('Job');
-    const job = await lockJob(trx, jobId, now);
+    const job = await lockJob(trx, jobId);
     if (!job || job.project_id !== projectId) throw notFound('Job');
     return job;
   }

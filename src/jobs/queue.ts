@@ -90,14 +90,11 @@ export async function releaseRun(db: Kysely<DB>, runId: string, owner: string): 
  * lock), so every job-changing transaction (message, archive, run completion) sees the others
  * committed and a completion never overwrites a follow-up queued a moment earlier.
  */
-export async function lockJob(
-  trx: Transaction<DB>,
-  jobId: string,
-  now = Date.now(),
-): Promise<JobTable | null> {
+export async function lockJob(trx: Transaction<DB>, jobId: string): Promise<JobTable | null> {
+  // A no-op write: it takes the lock without changing the row (an untouched job keeps updatedAt).
   const row = await trx
     .updateTable('jobs')
-    .set({ updated_at: now })
+    .set((eb) => ({ status: eb.ref('status') }))
     .where('id', '=', jobId)
     .returningAll()
     .executeTakeFirst();
@@ -117,7 +114,7 @@ export async function completeRun(
   now = Date.now(),
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const job = await lockJob(trx, run.job_id, now);
+    const job = await lockJob(trx, run.job_id);
     if (!job) return false;
     const failed = outcome.status === 'failed';
     const updated = await trx
@@ -157,7 +154,7 @@ export async function completeRun(
       .where('job_id', '=', run.job_id)
       .where('status', 'in', ['queued', 'running'])
       .executeTakeFirstOrThrow();
-    const changes: Partial<JobTable> = {};
+    const changes: Partial<JobTable> = { updated_at: now };
     if (outcome.status === 'succeeded') {
       if (outcome.summary !== undefined) changes.summary = outcome.summary;
       // prLink never goes back to null (DESIGN.md §1).
@@ -173,9 +170,7 @@ export async function completeRun(
         changes.error_message = failed ? outcome.error.message : null;
       }
     }
-    if (Object.keys(changes).length > 0) {
-      await trx.updateTable('jobs').set(changes).where('id', '=', run.job_id).execute();
-    }
+    await trx.updateTable('jobs').set(changes).where('id', '=', run.job_id).execute();
     return true;
   });
 }

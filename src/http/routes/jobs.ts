@@ -97,8 +97,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, o)
       checkPrompt(req.body.prompt);
       const project = projectOf(req);
       const idem = idempotencyOf(req, req.body);
+      // Refused before it costs rate-limit budget: a job that could never run is not created.
+      const model = o.jobs.resolveModel(project, req.body.model);
       return createWork(req, reply, idem, async () => {
-        const result = await o.jobs.create(project, req.body, idem);
+        const result = await o.jobs.create(project, { prompt: req.body.prompt, model }, idem);
         reply.header('location', `${o.publicUrl}/v2/agent/${project.id}/job/${result.body.id}`);
         return result;
       });
