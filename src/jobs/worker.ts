@@ -56,8 +56,8 @@ export class Worker {
       }),
     );
     const interval = this.o.pollIntervalMs ?? Math.min(1000, this.o.leaseMs / 2);
+    // Not unref'd: on SQLite nothing else keeps a worker-only process alive.
     this.#pollTimer = setInterval(() => this.#wake(), interval);
-    this.#pollTimer.unref();
     this.#wake();
   }
 

@@ -40,6 +40,7 @@ const refName = z
       !r.includes('..') &&
       !r.includes('@{') &&
       !r.includes('//') &&
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what git refuses
       !/[\x00-\x20\x7f~^:?*[\\]/.test(r),
     'is not a valid git ref name',
   );
