@@ -33,6 +33,9 @@ export interface RedlineApp {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+// Unique across processes and restarts without paying for random bytes on every request.
+const REQUEST_ID_PREFIX = newId('msg').slice(-10).toLowerCase();
+let requestCount = 0;
 
 export async function buildApp(o: AppOptions): Promise<RedlineApp> {
   let draining = false;
@@ -44,7 +47,9 @@ export async function buildApp(o: AppOptions): Promise<RedlineApp> {
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('msg').slice(4);
+      return typeof given === 'string' && REQUEST_ID.test(given)
+        ? given
+        : `${REQUEST_ID_PREFIX}-${++requestCount}`;
     },
     return503OnClosing: false,
   }).withTypeProvider<ZodTypeProvider>();

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import type { SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
@@ -61,11 +62,34 @@ export function openDatabase(options: DatabaseOptions): Database {
         conn.pragma('foreign_keys = ON');
         // Another process (the CLI, a test) may hold the write lock for a moment.
         conn.pragma('busy_timeout = 5000');
-        return conn;
+        return withStatementCache(conn);
       },
     }),
   });
   return { db, dialect: 'sqlite', postgresUrl: null, sqliteFile: file, close: () => db.destroy() };
+}
+
+const STATEMENT_CACHE_SIZE = 200;
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running the query itself on the
+ * hot paths (auth, GET job). The application issues a small, fixed set of SQL strings, so their
+ * prepared statements are kept. Safe because Kysely runs one statement at a time per connection.
+ */
+function withStatementCache(conn: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => conn.close(),
+    prepare(sql: string) {
+      let stmt = cache.get(sql);
+      if (!stmt) {
+        stmt = conn.prepare(sql);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        cache.set(sql, stmt);
+      }
+      return stmt;
+    },
+  };
 }
 
 export async function migrate(db: Kysely<DB>): Promise<string[]> {

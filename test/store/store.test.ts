@@ -34,7 +34,11 @@ describeEachDialect('store', (dialect) => {
     expect(await projects.get(p.id)).toEqual(p);
     expect(p.allowedModels).toEqual(['openai:gpt-4.1', 'anthropic:claude-sonnet-4-5']);
     expect(Date.parse(p.createdAt)).toBeGreaterThan(Date.now() - 60_000);
-    const row = await d.db.selectFrom('projects').select('created_at').where('id', '=', p.id).executeTakeFirstOrThrow();
+    const row = await d.db
+      .selectFrom('projects')
+      .select('created_at')
+      .where('id', '=', p.id)
+      .executeTakeFirstOrThrow();
     expect(typeof row.created_at).toBe('number');
     expect((await projects.list()).map((x) => x.id)).toContain(p.id);
     expect(await projects.get('prj_missing')).toBeNull();
@@ -45,7 +49,11 @@ describeEachDialect('store', (dialect) => {
     const keys = new ApiKeyStore(d.db);
     const p = await projects.create({ name: 'Keys', repository: makeDocsRepo() });
     const k = await keys.create(p.id, 'ci');
-    const stored = await d.db.selectFrom('api_keys').selectAll().where('id', '=', k.id).executeTakeFirstOrThrow();
+    const stored = await d.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', k.id)
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(stored)).not.toContain(k.key.slice(4, 36));
     expect(stored.key_hash).toMatch(/^[0-9a-f]{64}$/);
 
@@ -77,5 +85,4 @@ describe.skipIf(!POSTGRES_URL)('store [postgres]', () => {
       await t2.drop();
     }
   });
-
 });

@@ -1,0 +1,47 @@
+// `npm run bench`: every figure next to a baseline measured in the same run. Postgres figures
+// are included when BENCH_DATABASE_URL (or REDLINE_TEST_DATABASE_URL) points at a database.
+import os from 'node:os';
+import pg from 'pg';
+import { benchApi } from './api.js';
+import type { Row } from './api.js';
+import { benchMemory } from './memory.js';
+import { benchQueue } from './queue.js';
+
+const ADMIN_URL = process.env.BENCH_DATABASE_URL || process.env.REDLINE_TEST_DATABASE_URL || null;
+const BENCH_DB = `redline_bench_${process.pid}`;
+
+async function admin(query: string): Promise<void> {
+  const c = new pg.Client({ connectionString: ADMIN_URL! });
+  await c.connect();
+  await c.query(query);
+  await c.end();
+}
+
+let pgUrl: string | null = null;
+if (ADMIN_URL) {
+  await admin(`CREATE DATABASE ${BENCH_DB}`);
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${BENCH_DB}`;
+  pgUrl = u.toString();
+}
+
+const rows: Row[] = [];
+try {
+  for (const db of pgUrl ? [null, pgUrl] : [null]) {
+    rows.push(...(await benchApi(db)));
+    rows.push(...(await benchQueue(db)));
+  }
+  rows.push(...(await benchMemory()));
+} finally {
+  if (pgUrl) await admin(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
+}
+
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+console.log(
+  `\nRedline benchmarks: ${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`,
+);
+const cols: (keyof Row)[] = ['benchmark', 'figure', 'baseline', 'ratio', 'goal'];
+console.log(`| ${cols.join(' | ')} |`);
+console.log(`| ${cols.map(() => '---').join(' | ')} |`);
+for (const r of rows) console.log(`| ${cols.map((c) => r[c]).join(' | ')} |`);
+if (!pgUrl) console.log('\n(Postgres rows omitted: set BENCH_DATABASE_URL=postgres://… to include them.)');
