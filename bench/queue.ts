@@ -22,7 +22,9 @@ const pct = (xs: number[], p: number) => {
  */
 export async function benchQueue(databaseUrl: string | null): Promise<Row[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'redline-bench-queue-'));
-  const claimed = new Map<string, (t: number) => void>();
+  // The claim can happen before create() returns, so a claim time may arrive before its waiter.
+  const claimedAt = new Map<string, number>();
+  const waiters = new Map<string, (t: number) => void>();
   const runtime = await startRuntime({
     config: loadConfig({
       REDLINE_DATA_DIR: dataDir,
@@ -37,7 +39,10 @@ export async function benchQueue(databaseUrl: string | null): Promise<Row[]> {
     pollIntervalMs: 60_000,
     executor: {
       async execute({ job }) {
-        claimed.get(job.id)?.(performance.now());
+        const t = performance.now();
+        const waiter = waiters.get(job.id);
+        if (waiter) waiter(t);
+        else claimedAt.set(job.id, t);
         return { summary: null, prLink: null };
       },
     },
@@ -49,20 +54,23 @@ export async function benchQueue(databaseUrl: string | null): Promise<Row[]> {
     const insert: number[] = [];
     for (let i = 0; i < RUNS + 10; i++) {
       const t0 = performance.now();
-      let resolveClaim!: (t: number) => void;
-      const claimedAt = new Promise<number>((r) => (resolveClaim = r));
       const created = await runtime.jobs.create(project, {
         prompt: `job ${i}`,
         model: 'openai-compatible:bench',
       });
       const t1 = performance.now();
-      claimed.set(created.body.id, resolveClaim);
+      const id = created.body.id;
+      const claimed = claimedAt.has(id)
+        ? Promise.resolve(claimedAt.get(id)!)
+        : new Promise<number>((r) => waiters.set(id, r));
+      let timer: NodeJS.Timeout | undefined;
       const t2 = await Promise.race([
-        claimedAt,
-        new Promise<number>((_, reject) =>
-          setTimeout(() => reject(new Error('run not claimed within 10 s')), 10_000),
-        ),
+        claimed,
+        new Promise<number>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`run of ${id} not claimed within 10 s`)), 10_000);
+        }),
       ]);
+      clearTimeout(timer);
       // The first few warm up JIT and connections.
       if (i >= 10) {
         pickup.push(t2 - t0);

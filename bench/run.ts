@@ -8,7 +8,7 @@ import { benchMemory } from './memory.js';
 import { benchQueue } from './queue.js';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || process.env.REDLINE_TEST_DATABASE_URL || null;
-const BENCH_DB = `redline_bench_${process.pid}`;
+const created: string[] = [];
 
 async function admin(query: string): Promise<void> {
   const c = new pg.Client({ connectionString: ADMIN_URL! });
@@ -17,23 +17,27 @@ async function admin(query: string): Promise<void> {
   await c.end();
 }
 
-let pgUrl: string | null = null;
-if (ADMIN_URL) {
-  await admin(`CREATE DATABASE ${BENCH_DB}`);
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${BENCH_DB}`;
-  pgUrl = u.toString();
+/** An empty database per benchmark, so no benchmark starts with another's backlog. */
+async function freshPostgres(): Promise<string> {
+  const name = `redline_bench_${process.pid}_${created.length}`;
+  await admin(`CREATE DATABASE ${name}`);
+  created.push(name);
+  const u = new URL(ADMIN_URL!);
+  u.pathname = `/${name}`;
+  return u.toString();
 }
 
 const rows: Row[] = [];
 try {
-  for (const db of pgUrl ? [null, pgUrl] : [null]) {
-    rows.push(...(await benchApi(db)));
-    rows.push(...(await benchQueue(db)));
+  rows.push(...(await benchApi(null)));
+  rows.push(...(await benchQueue(null)));
+  if (ADMIN_URL) {
+    rows.push(...(await benchApi(await freshPostgres())));
+    rows.push(...(await benchQueue(await freshPostgres())));
   }
   rows.push(...(await benchMemory()));
 } finally {
-  if (pgUrl) await admin(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
+  for (const name of created) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -44,4 +48,5 @@ const cols: (keyof Row)[] = ['benchmark', 'figure', 'baseline', 'ratio', 'goal']
 console.log(`| ${cols.join(' | ')} |`);
 console.log(`| ${cols.map(() => '---').join(' | ')} |`);
 for (const r of rows) console.log(`| ${cols.map((c) => r[c]).join(' | ')} |`);
-if (!pgUrl) console.log('\n(Postgres rows omitted: set BENCH_DATABASE_URL=postgres://… to include them.)');
+if (!ADMIN_URL)
+  console.log('\n(Postgres rows omitted: set BENCH_DATABASE_URL=postgres://… to include them.)');

@@ -14,6 +14,7 @@ import { Worker } from './jobs/worker.js';
 import { ApiKeyStore } from './keys/api-keys.js';
 import { createLogger } from './log.js';
 import { ProjectStore } from './projects/projects.js';
+import { SecretBox } from './secrets/secret-box.js';
 import { resolveSecretKey } from './secrets/secret-key.js';
 import { migrate, openDatabase } from './store/database.js';
 import type { Database } from './store/database.js';
@@ -37,6 +38,8 @@ export interface Runtime {
   jobs: JobService;
   projects: ProjectStore;
   keys: ApiKeyStore;
+  /** Seals secrets stored in the database (code-host tokens) under REDLINE_SECRET_KEY. */
+  secrets: SecretBox;
   http: RedlineApp | null;
   worker: Worker | null;
   /** The address the API listens on, e.g. http://127.0.0.1:8080; null without HTTP. */
@@ -133,6 +136,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     config,
     log,
     ...services,
+    secrets: new SecretBox(secret.key),
     http,
     worker,
     url,

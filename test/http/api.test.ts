@@ -115,6 +115,18 @@ describeEachDialect('v2 agent job API', (dialect) => {
     expect(await s.counts()).toEqual(before);
   });
 
+  it('treats an Idempotency-Key reused on another job as a different request (409), never a replay', async () => {
+    const a = (await s.api('POST', 'job', { prompt: 'a' })).json().id;
+    const b = (await s.api('POST', 'job', { prompt: 'b' })).json().id;
+    const headers = { 'idempotency-key': 'follow-up-1' };
+    const ra = await s.api('POST', `job/${a}/message`, { prompt: 'same' }, headers);
+    const rb = await s.api('POST', `job/${b}/message`, { prompt: 'same' }, headers);
+    expect(ra.statusCode).toBe(200);
+    expect(ra.json().id).toBe(a);
+    expect(rb.statusCode).toBe(409);
+    expect(rb.json().code).toBe('conflict');
+  });
+
   it('serves the OpenAPI 3.1 description without a key, generated from the request schemas', async () => {
     const res = await s.inject({ method: 'GET', url: '/v2/openapi.json' });
     expect(res.statusCode).toBe(200);

@@ -49,7 +49,8 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, o)
   function idempotencyOf(req: FastifyRequest, body: unknown): IdempotencyRequest | undefined {
     const key = (req.headers as { 'idempotency-key'?: string })['idempotency-key'];
     if (key === undefined) return undefined;
-    return { key, requestHash: hashRequest(req.method, req.routeOptions.url ?? req.url, body) };
+    // The concrete path, so one key sent to two different jobs is two different requests.
+    return { key, requestHash: hashRequest(req.method, req.url.split('?')[0]!, body) };
   }
 
   /**
