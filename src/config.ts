@@ -47,36 +47,24 @@ const optionalText = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? null : v.trim()));
 
-const intIn = (min: number, max: number, fallback: number) =>
+/** A number from the environment within [min, max]; whole numbers only unless `unit` is seconds. */
+const numberIn = (min: number, max: number, fallback: number, unit: 'whole number' | 'number of seconds') =>
   z
     .string()
     .optional()
     .transform((v, ctx) => {
       if (v === undefined || v.trim() === '') return fallback;
       const n = Number(v);
-      if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}, got "${v}"` });
+      const whole = unit === 'whole number';
+      if (!Number.isFinite(n) || (whole && !Number.isInteger(n)) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `must be a ${unit} from ${min} to ${max}, got "${v}"` });
         return z.NEVER;
       }
       return n;
     });
-
+const intIn = (min: number, max: number, fallback: number) => numberIn(min, max, fallback, 'whole number');
 const secondsIn = (min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return fallback;
-      const n = Number(v);
-      if (!Number.isFinite(n) || n < min || n > max) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `must be a number of seconds from ${min} to ${max}, got "${v}"`,
-        });
-        return z.NEVER;
-      }
-      return n;
-    });
+  numberIn(min, max, fallback, 'number of seconds');
 
 const httpUrl = optionalText.superRefine((v, ctx) => {
   if (v === null) return;

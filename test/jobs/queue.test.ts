@@ -5,22 +5,9 @@ import { claimRun, completeRun, releaseRun, renewLease } from '../../src/jobs/qu
 import { Worker } from '../../src/jobs/worker.js';
 import { createLogger } from '../../src/log.js';
 import { describeEachDialect } from '../support/databases.js';
+import { waitUntil } from '../support/processes.js';
 import { startTestServer } from '../support/server.js';
 import type { TestServer } from '../support/server.js';
-
-const waitFor = async <T>(
-  fn: () => Promise<T | undefined | null | false>,
-  what: string,
-  ms = 20_000,
-): Promise<T> => {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 describeEachDialect('queue', (dialect) => {
   let s: TestServer;
@@ -142,7 +129,7 @@ describeEachDialect('worker', (dialect) => {
     const w = worker(new AgentUnavailableExecutor());
     try {
       const id = (await s.api('POST', 'job', { prompt: 'document it' })).json().id;
-      const job = await waitFor(async () => {
+      const job = await waitUntil(async () => {
         const j = (await s.api('GET', `job/${id}`)).json();
         return j.status !== 'active' && j;
       }, 'the job to end');
@@ -166,7 +153,7 @@ describeEachDialect('worker', (dialect) => {
     });
     try {
       const id = (await s.api('POST', 'job', { prompt: 'edit' })).json().id;
-      const job = await waitFor(async () => {
+      const job = await waitUntil(async () => {
         const j = (await s.api('GET', `job/${id}`)).json();
         return j.status === 'completed' && j;
       }, 'completion');
@@ -193,9 +180,9 @@ describeEachDialect('worker', (dialect) => {
     });
     try {
       const id = (await s.api('POST', 'job', { prompt: 'long' })).json().id;
-      await waitFor(async () => started, 'the run to start');
+      await waitUntil(async () => started, 'the run to start');
       await s.api('POST', `job/${id}/archive`);
-      await waitFor(async () => aborted, 'the abort');
+      await waitUntil(async () => aborted, 'the abort');
       expect((await s.api('GET', `job/${id}`)).json().status).toBe('archived');
     } finally {
       await w.stop(1000);
@@ -212,7 +199,7 @@ describeEachDialect('worker', (dialect) => {
         }),
     });
     const id = (await s.api('POST', 'job', { prompt: 'graceful' })).json().id;
-    await waitFor(async () => w.activeRuns === 1, 'the run to start');
+    await waitUntil(async () => w.activeRuns === 1, 'the run to start');
     const stopping = w.stop(10_000);
     setTimeout(() => release(), 100);
     await stopping;
@@ -226,7 +213,7 @@ describeEachDialect('worker', (dialect) => {
         new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('x')))),
     });
     const id2 = (await s.api('POST', 'job', { prompt: 'too slow' })).json().id;
-    await waitFor(async () => w2.activeRuns === 1, 'the run to start');
+    await waitUntil(async () => w2.activeRuns === 1, 'the run to start');
     await w2.stop(50);
     const run = await s.runtime.database.db
       .selectFrom('runs')
