@@ -23,6 +23,21 @@ export interface Config {
   leaseSeconds: number;
   shutdownGraceSeconds: number;
   providers: ProviderSettings;
+  agent: AgentSettings;
+}
+
+export interface AgentSettings {
+  maxSteps: number;
+  maxTokens: number;
+  timeoutSeconds: number;
+  modelTimeoutSeconds: number;
+  modelMaxRetries: number;
+  modelRetryBaseMs: number;
+  stream: boolean;
+  maxFileBytes: number;
+  maxChangedFiles: number;
+  gitAuthorName: string;
+  gitAuthorEmail: string;
 }
 
 /** What the model registry needs to know to tell whether a provider can run here. */
@@ -117,6 +132,20 @@ const envSchema = z.object({
     .transform((v) => v ?? 'info'),
   REDLINE_LEASE_SECONDS: secondsIn(0.5, 3600, 30),
   REDLINE_SHUTDOWN_GRACE_SECONDS: secondsIn(0, 3600, 30),
+  REDLINE_AGENT_MAX_STEPS: intIn(1, 1000, 40),
+  REDLINE_AGENT_MAX_TOKENS: intIn(1000, 100_000_000, 1_000_000),
+  REDLINE_AGENT_TIMEOUT_SECONDS: secondsIn(1, 86_400, 900),
+  REDLINE_MODEL_TIMEOUT_SECONDS: secondsIn(0.1, 3600, 300),
+  REDLINE_MODEL_MAX_RETRIES: intIn(0, 20, 3),
+  REDLINE_MODEL_RETRY_BASE_MS: intIn(1, 60_000, 1000),
+  REDLINE_MODEL_STREAM: z
+    .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+    .optional()
+    .transform((v) => v === 'true' || v === '1'),
+  REDLINE_AGENT_MAX_FILE_BYTES: intIn(1024, 100 * 1024 * 1024, 1024 * 1024),
+  REDLINE_AGENT_MAX_CHANGED_FILES: intIn(1, 10_000, 50),
+  REDLINE_GIT_AUTHOR_NAME: optionalText,
+  REDLINE_GIT_AUTHOR_EMAIL: optionalText,
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: httpUrl,
   ANTHROPIC_API_KEY: optionalText,
@@ -163,6 +192,19 @@ export function loadConfig(
       anthropicBaseUrl: e.ANTHROPIC_BASE_URL,
       openaiCompatibleUrl: e.REDLINE_OPENAI_COMPATIBLE_URL,
       openaiCompatibleApiKey: e.REDLINE_OPENAI_COMPATIBLE_API_KEY,
+    },
+    agent: {
+      maxSteps: e.REDLINE_AGENT_MAX_STEPS,
+      maxTokens: e.REDLINE_AGENT_MAX_TOKENS,
+      timeoutSeconds: e.REDLINE_AGENT_TIMEOUT_SECONDS,
+      modelTimeoutSeconds: e.REDLINE_MODEL_TIMEOUT_SECONDS,
+      modelMaxRetries: e.REDLINE_MODEL_MAX_RETRIES,
+      modelRetryBaseMs: e.REDLINE_MODEL_RETRY_BASE_MS,
+      stream: e.REDLINE_MODEL_STREAM,
+      maxFileBytes: e.REDLINE_AGENT_MAX_FILE_BYTES,
+      maxChangedFiles: e.REDLINE_AGENT_MAX_CHANGED_FILES,
+      gitAuthorName: e.REDLINE_GIT_AUTHOR_NAME ?? 'Redline',
+      gitAuthorEmail: e.REDLINE_GIT_AUTHOR_EMAIL ?? 'redline@localhost',
     },
   };
 }

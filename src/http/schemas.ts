@@ -55,6 +55,16 @@ export const jobObject = z
     updatedAt: z.string(),
     summary: z.string().nullable(),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    branch: z.string().nullable(),
+    usage: z
+      .object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() })
+      .nullable(),
+    checks: z
+      .array(z.object({ file: z.string(), line: z.number().optional(), message: z.string() }))
+      .nullable()
+      .meta({
+        description: 'Problems the checks left in the change (the PR is then a draft); [] when clean.',
+      }),
   })
   .meta({ id: 'Job' });
 
@@ -71,6 +81,7 @@ export const conversation = z
         role: z.enum(['user', 'assistant', 'tool', 'system']),
         content: z.string(),
         toolName: z.string().nullable(),
+        data: z.record(z.string(), z.unknown()).nullable(),
         createdAt: z.string(),
       }),
     ),

@@ -1,4 +1,5 @@
 import type { Project } from '../projects/projects.js';
+import type { CheckProblem, TokenUsage } from './job-view.js';
 import type { JobTable, RunTable } from '../store/schema.js';
 
 /** What a worker hands the agent for one run. */
@@ -13,6 +14,12 @@ export interface RunContext {
 export interface RunResult {
   summary: string | null;
   prLink: string | null;
+  /** Tokens this run used; added to the job's total. */
+  usage?: TokenUsage;
+  /** Problems the checks left in the change ([] when clean); undefined when nothing was checked. */
+  checks?: CheckProblem[];
+  /** The job branch, once pushed. */
+  branch?: string | null;
 }
 
 /**

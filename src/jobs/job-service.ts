@@ -37,6 +37,7 @@ export interface ConversationMessage {
   role: MessageRole;
   content: string;
   toolName: string | null;
+  data: Record<string, unknown> | null;
   createdAt: string;
 }
 
@@ -113,6 +114,9 @@ export class JobService {
         created_at: now,
         updated_at: now,
         archived_at: null,
+        branch: null,
+        usage: null,
+        checks: null,
       };
       await trx.insertInto('jobs').values(job).execute();
       await this.#queueRun(trx, job.id, 1, input.prompt, now);
@@ -220,6 +224,7 @@ export class JobService {
       role: m.role,
       content: m.content,
       toolName: m.tool_name,
+      data: m.data === null ? null : (JSON.parse(m.data) as Record<string, unknown>),
       createdAt: new Date(m.created_at).toISOString(),
     }));
   }
@@ -260,6 +265,7 @@ export class JobService {
         role: 'user',
         content: prompt,
         tool_name: null,
+        data: null,
         created_at: now,
       })
       .execute();

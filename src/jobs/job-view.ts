@@ -12,6 +12,22 @@ export interface JobView {
   updatedAt: string;
   summary: string | null;
   error: { code: string; message: string } | null;
+  branch: string | null;
+  usage: TokenUsage | null;
+  /** Problems the checks found in the job's last change; null before any check ran. */
+  checks: CheckProblem[] | null;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+export interface CheckProblem {
+  file: string;
+  line?: number;
+  message: string;
 }
 
 export function toJobView(row: JobTable): JobView {
@@ -26,5 +42,8 @@ export function toJobView(row: JobTable): JobView {
     updatedAt: new Date(row.updated_at).toISOString(),
     summary: row.summary,
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
+    branch: row.branch,
+    usage: row.usage === null ? null : (JSON.parse(row.usage) as TokenUsage),
+    checks: row.checks === null ? null : (JSON.parse(row.checks) as CheckProblem[]),
   };
 }

@@ -5,6 +5,8 @@ import type { Dialect } from '../store/database.js';
 import type { DB, JobTable, RunTable } from '../store/schema.js';
 import { transition } from './transitions.js';
 import type { JobEvent } from './transitions.js';
+import type { RunResult } from './executor.js';
+import type { TokenUsage } from './job-view.js';
 
 /**
  * The database is the queue (DESIGN.md §2). A run is claimed with a lease that its worker renews;
@@ -16,7 +18,7 @@ import type { JobEvent } from './transitions.js';
 export const MAX_RUN_ATTEMPTS = 3;
 
 export type RunOutcome =
-  | { status: 'succeeded'; summary?: string | null; prLink?: string | null }
+  | ({ status: 'succeeded' } & Partial<RunResult>)
   | { status: 'failed'; error: { code: string; message: string } };
 
 export async function claimRun(
@@ -143,6 +145,7 @@ export async function completeRun(
           role: 'system',
           content: `Run failed (${outcome.error.code}): ${outcome.error.message}`,
           tool_name: null,
+          data: null,
           created_at: now,
         })
         .execute();
@@ -159,6 +162,18 @@ export async function completeRun(
       if (outcome.summary !== undefined) changes.summary = outcome.summary;
       // prLink never goes back to null (DESIGN.md §1).
       if (outcome.prLink) changes.pr_link = outcome.prLink;
+      if (outcome.branch) changes.branch = outcome.branch;
+      if (outcome.checks !== undefined) changes.checks = JSON.stringify(outcome.checks);
+      if (outcome.usage) {
+        const before: TokenUsage = job.usage
+          ? JSON.parse(job.usage)
+          : { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+        changes.usage = JSON.stringify({
+          inputTokens: before.inputTokens + outcome.usage.inputTokens,
+          outputTokens: before.outputTokens + outcome.usage.outputTokens,
+          totalTokens: before.totalTokens + outcome.usage.totalTokens,
+        });
+      }
     }
     // A follow-up queued behind this run keeps the job active; its own end decides the status.
     if (Number(pending.n) === 0) {

@@ -172,7 +172,7 @@ export class Worker {
         .where('id', '=', job.project_id)
         .executeTakeFirstOrThrow();
       const result = await this.o.executor.execute({ run, job, project: toProject(project), signal });
-      return { status: 'succeeded', summary: result.summary, prLink: result.prLink };
+      return { status: 'succeeded', ...result };
     } catch (err) {
       if (err instanceof JobFailure)
         return { status: 'failed', error: { code: err.code, message: err.message } };

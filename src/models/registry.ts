@@ -1,3 +1,7 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
 import type { ProviderSettings } from '../config.js';
 import { RedlineError } from '../errors.js';
 
@@ -78,4 +82,33 @@ export function resolveJobModel(choice: ModelChoice, providers: ProviderSettings
   const why = whyModelCannotRun(model, providers);
   if (why !== null) throw new RedlineError('model_not_configured', why, { model });
   return model;
+}
+
+/**
+ * The AI SDK model for a `provider:model` name. OpenAI is spoken through Chat Completions, the
+ * protocol every OpenAI-compatible gateway implements too.
+ */
+export function createLanguageModel(name: string, providers: ProviderSettings): LanguageModel {
+  const why = whyModelCannotRun(name, providers);
+  if (why !== null) throw new RedlineError('model_not_configured', why);
+  const ref = parseModelName(name)!;
+  switch (ref.provider) {
+    case 'openai':
+      return createOpenAI({
+        apiKey: providers.openaiApiKey!,
+        ...(providers.openaiBaseUrl ? { baseURL: providers.openaiBaseUrl } : {}),
+      }).chat(ref.model);
+    case 'anthropic':
+      return createAnthropic({
+        apiKey: providers.anthropicApiKey!,
+        ...(providers.anthropicBaseUrl ? { baseURL: providers.anthropicBaseUrl } : {}),
+      })(ref.model);
+    case 'openai-compatible':
+      return createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL: providers.openaiCompatibleUrl!,
+        ...(providers.openaiCompatibleApiKey ? { apiKey: providers.openaiCompatibleApiKey } : {}),
+        includeUsage: true,
+      })(ref.model);
+  }
 }

@@ -43,6 +43,12 @@ export interface JobTable {
   created_at: number;
   updated_at: number;
   archived_at: number | null;
+  /** The job's branch once something was pushed (redline/<job id>). */
+  branch: string | null;
+  /** JSON TokenUsage summed over all runs. */
+  usage: string | null;
+  /** JSON array of CheckProblem left by the last run, or null. */
+  checks: string | null;
 }
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -73,7 +79,27 @@ export interface MessageTable {
   role: MessageRole;
   content: string;
   tool_name: string | null;
+  /** JSON: tool arguments (summarised), token usage of the step. */
+  data: string | null;
   created_at: number;
+}
+
+export interface PullRequestTable {
+  id: string;
+  project_id: string;
+  number: number;
+  job_id: string;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  state: 'open' | 'closed' | 'merged';
+  draft: number;
+  head_sha: string;
+  base_sha: string;
+  diff: string;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface IdempotencyKeyTable {
@@ -103,4 +129,5 @@ export interface DB {
   messages: MessageTable;
   idempotency_keys: IdempotencyKeyTable;
   rate_limits: RateLimitTable;
+  pull_requests: PullRequestTable;
 }

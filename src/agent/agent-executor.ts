@@ -1,0 +1,273 @@
+import type { Kysely } from 'kysely';
+import type { ModelMessage } from 'ai';
+import type { Logger } from 'pino';
+import type { AgentSettings, ProviderSettings } from '../config.js';
+import { RedlineError } from '../errors.js';
+import { GitError, checkBranchName, git } from '../git/git.js';
+import type { Workspaces, Worktree } from '../git/workspace.js';
+import type { CodeHost } from '../hosts/host.js';
+import { JobFailure } from '../jobs/executor.js';
+import type { RunContext, RunExecutor, RunResult } from '../jobs/executor.js';
+import type { CheckProblem } from '../jobs/job-view.js';
+import { createLanguageModel } from '../models/registry.js';
+import type { HostKind, Project } from '../projects/projects.js';
+import type { DB } from '../store/schema.js';
+import { detectFramework } from './checks/framework.js';
+import { changedFiles, validateChanges } from './checks/validate.js';
+import { finalDiffViolations } from './final-diff.js';
+import { GuardError, PathGuard } from './guardrails.js';
+import { runAgentLoop } from './loop.js';
+import { repositoryNotes, systemPrompt } from './prompt.js';
+import { checkTools } from './tools/checks.js';
+import type { ToolContext } from './tools/context.js';
+import { fileTools } from './tools/files.js';
+import { Transcript } from './transcript.js';
+import { pullRequestBody } from './pull-request-body.js';
+
+export interface AgentExecutorOptions {
+  db: Kysely<DB>;
+  workspaces: Workspaces;
+  hosts: Partial<Record<HostKind, CodeHost>>;
+  providers: ProviderSettings;
+  settings: AgentSettings;
+  log: Logger;
+}
+
+const REPAIR_ROUNDS = 3;
+
+export const branchFor = (jobId: string) => `redline/${jobId}`;
+
+/** Runs the docs agent for one run of a job, end to end (DESIGN.md §2). */
+export class AgentExecutor implements RunExecutor {
+  constructor(private readonly o: AgentExecutorOptions) {}
+
+  async execute({ run, job, project, signal }: RunContext): Promise<RunResult> {
+    const host = this.o.hosts[project.host];
+    if (!host) {
+      throw new JobFailure(
+        'pull_request_failed',
+        `The "${project.host}" code host is not supported by this server yet; use a local project.`,
+      );
+    }
+    const branch = branchFor(job.id);
+    await checkBranchName(branch);
+    let model;
+    try {
+      model = createLanguageModel(job.model, this.o.providers);
+    } catch (err) {
+      if (err instanceof RedlineError)
+        throw new JobFailure('model_unavailable', `${err.message} Configure it and send a follow-up.`);
+      throw err;
+    }
+    const authorization = await host.gitAuthorization(project);
+    const worktree = await this.#checkout(project, branch, signal, authorization);
+    try {
+      const guard = await PathGuard.create(worktree.dir, project.docsRoot).catch((err: unknown) => {
+        if (err instanceof GuardError)
+          throw new JobFailure('repository_not_found', `${err.message}; fix the project's docs root.`);
+        throw err;
+      });
+      const framework = detectFramework(guard.docsRoot);
+      const s = this.o.settings;
+      const limits = { maxFileBytes: s.maxFileBytes, maxChangedFiles: s.maxChangedFiles };
+      const ctx: ToolContext = {
+        dir: worktree.dir,
+        guard,
+        framework,
+        baseSha: worktree.baseSha,
+        limits,
+        signal,
+        changed: new Set(),
+        finished: null,
+        lastProblems: null,
+      };
+      const transcript = new Transcript(this.o.db, job.id, run.id);
+      const result = await runAgentLoop({
+        model,
+        modelName: job.model,
+        system: systemPrompt({
+          framework,
+          notes: await repositoryNotes(worktree.dir, guard.docsRoot),
+          maxSteps: s.maxSteps,
+          maxChangedFiles: s.maxChangedFiles,
+        }),
+        messages: [...(await this.#history(job.id, run.seq)), { role: 'user', content: run.prompt }],
+        tools: { ...fileTools(ctx), ...checkTools(ctx) },
+        ctx,
+        limits: {
+          maxSteps: s.maxSteps,
+          maxTokens: s.maxTokens,
+          timeoutMs: s.timeoutSeconds * 1000,
+          modelTimeoutMs: s.modelTimeoutSeconds * 1000,
+          maxRetries: s.modelMaxRetries,
+          retryBaseMs: s.modelRetryBaseMs,
+          repairRounds: REPAIR_ROUNDS,
+        },
+        stream: s.stream,
+        signal,
+        onEvent: (e) => transcript.record(e),
+      });
+
+      const stopNote =
+        result.stoppedBy === 'step_limit'
+          ? `The agent stopped at its limit of ${s.maxSteps} steps before finishing.`
+          : result.stoppedBy === 'token_limit'
+            ? `The agent stopped at its limit of ${s.maxTokens} tokens before finishing.`
+            : null;
+      const title = result.finished?.title ?? firstLine(run.prompt);
+      const summary = [
+        result.finished?.summary ?? (result.lastText || 'The agent ended without a summary.'),
+        stopNote,
+      ]
+        .filter(Boolean)
+        .join('\n\n');
+
+      // The whole change, tools or not, is checked before anything leaves the worktree.
+      const changes = await changedFiles(worktree.dir, worktree.startSha);
+      if (changes.length > 0) {
+        const violations = await finalDiffViolations(worktree.dir, guard, changes, limits, worktree.startSha);
+        if (violations.length > 0) {
+          throw new JobFailure(
+            'forbidden_change',
+            `The change touched files the agent may not change, so nothing was pushed: ${violations.join('; ')}.`,
+          );
+        }
+      }
+      let problems: CheckProblem[] | undefined;
+      if (changes.length > 0 || worktree.branchExisted) {
+        problems =
+          result.problems ??
+          (await validateChanges({ dir: worktree.dir, guard, framework, baseSha: worktree.baseSha }));
+        if (stopNote) problems = [...problems, { file: '(agent)', message: stopNote }];
+      }
+
+      if (signal.aborted) throw signal.reason;
+      if (changes.length > 0) {
+        await this.o.workspaces.commitAll(worktree, `${title}\n\n${summary}`);
+        await this.#push(project, worktree, branch, signal, authorization);
+      }
+      await transcript.final(result.finished?.title ?? null, summary);
+
+      const headSha = (await git(['rev-parse', 'HEAD'], { cwd: worktree.dir })).trim();
+      // Nothing on the branch beyond the base (no change now, none before): no pull request.
+      if (headSha === worktree.baseSha) {
+        return { summary, prLink: null, usage: result.usage, ...(problems ? { checks: problems } : {}) };
+      }
+      if (signal.aborted) throw signal.reason;
+      const prLink = await this.#ensurePullRequest(host, project, {
+        jobId: job.id,
+        head: branch,
+        base: project.ref,
+        title,
+        body: pullRequestBody({ summary, problems: problems ?? [], jobId: job.id, prompt: run.prompt }),
+        draft: (problems ?? []).length > 0,
+        headSha,
+        baseSha: worktree.baseSha,
+        changed: changes.length > 0,
+      });
+      return { summary, prLink, usage: result.usage, branch, checks: problems ?? [] };
+    } finally {
+      await this.o.workspaces
+        .remove(project.repository, worktree)
+        .catch((err: Error) =>
+          this.o.log.warn({ err: err.message, dir: worktree.dir }, 'could not remove worktree'),
+        );
+    }
+  }
+
+  /**
+   * Opens the PR for the branch or updates the one that exists. The host is asked first, so a
+   * re-run after a crash between push and PR never opens a second one.
+   */
+  async #ensurePullRequest(
+    host: CodeHost,
+    project: Project,
+    change: Parameters<CodeHost['openPullRequest']>[1] & { changed: boolean },
+  ): Promise<string> {
+    try {
+      const existing = await host.findPullRequest(project, change.head);
+      if (!existing) return (await host.openPullRequest(project, change)).url;
+      if (change.changed) return (await host.updatePullRequest(project, existing.number, change)).url;
+      return existing.url;
+    } catch (err) {
+      this.o.log.error({ err: (err as Error).message }, 'pull request failed');
+      throw new JobFailure(
+        'pull_request_failed',
+        `The branch ${change.head} was pushed, but the pull request could not be opened or updated: ${(err as Error).message.slice(0, 300)}. Send a follow-up to retry.`,
+      );
+    }
+  }
+
+  async #checkout(
+    project: Project,
+    branch: string,
+    signal: AbortSignal,
+    authorization: string | undefined,
+  ): Promise<Worktree> {
+    try {
+      return await this.o.workspaces.checkout(project.repository, project.ref, branch, {
+        signal,
+        authorization,
+      });
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      const message = err instanceof GitError ? err.message : (err as Error).message;
+      if (/does not exist|not found|does not appear to be a git repository|No such file/i.test(message)) {
+        throw new JobFailure(
+          'repository_not_found',
+          `The repository or its base branch "${project.ref}" was not found: ${message.slice(0, 300)}`,
+        );
+      }
+      if (/denied|403|401|Authentication failed|could not read Username/i.test(message)) {
+        throw new JobFailure(
+          'repository_access_denied',
+          'The repository refused access; check the code-host credentials of the project.',
+        );
+      }
+      throw err;
+    }
+  }
+
+  async #push(
+    project: Project,
+    worktree: Worktree,
+    branch: string,
+    signal: AbortSignal,
+    authorization: string | undefined,
+  ) {
+    try {
+      await this.o.workspaces.push(project.repository, worktree, branch, { signal, authorization });
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      throw new JobFailure(
+        'push_rejected',
+        `Pushing ${branch} was rejected: ${(err as Error).message.slice(0, 300)}`,
+      );
+    }
+  }
+
+  /** Earlier prompts of the job and the agent's final reply to each, as the conversation so far. */
+  async #history(jobId: string, seq: number): Promise<ModelMessage[]> {
+    const rows = await this.o.db
+      .selectFrom('messages')
+      .innerJoin('runs', 'runs.id', 'messages.run_id')
+      .select(['messages.role', 'messages.content', 'messages.data', 'runs.seq'])
+      .where('messages.job_id', '=', jobId)
+      .where('runs.seq', '<', seq)
+      .where('messages.role', 'in', ['user', 'assistant'])
+      .orderBy('messages.id')
+      .execute();
+    const out: ModelMessage[] = [];
+    for (const r of rows) {
+      if (r.role === 'user') out.push({ role: 'user', content: r.content });
+      else if (r.data && (JSON.parse(r.data) as { final?: boolean }).final)
+        out.push({ role: 'assistant', content: r.content });
+    }
+    return out;
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n')[0]!;
+  return line.length > 72 ? `${line.slice(0, 69)}…` : line;
+}

@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { git } from './git.js';
+
+export interface GitIdentity {
+  name: string;
+  email: string;
+}
+
+/** A checked-out working tree for one run, on a detached HEAD. */
+export interface Worktree {
+  dir: string;
+  /** The commit the run started from (base ref or the job branch head). */
+  startSha: string;
+  /** The base ref's commit, which the pull request compares against. */
+  baseSha: string;
+  /** True when the job branch already existed on the remote (a follow-up or a re-run). */
+  branchExisted: boolean;
+}
+
+/**
+ * Bare mirrors of project repositories under the data directory, fetched before each run, and a
+ * worktree per run made from them (cheap: objects are shared, not copied). One fetch per mirror at
+ * a time within this process.
+ */
+export class Workspaces {
+  readonly #locks = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly identity: GitIdentity,
+  ) {}
+
+  mirrorPath(repository: string): string {
+    const id = createHash('sha256').update(repository).digest('hex').slice(0, 24);
+    return path.join(this.dataDir, 'mirrors', `${id}.git`);
+  }
+
+  async #withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(key) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(fn);
+    this.#locks.set(key, next);
+    try {
+      return await next;
+    } finally {
+      if (this.#locks.get(key) === next) this.#locks.delete(key);
+    }
+  }
+
+  /** Clones the mirror on first use, then fetches every branch; returns its path. */
+  async sync(repository: string, o: { signal?: AbortSignal; authorization?: string } = {}): Promise<string> {
+    const mirror = this.mirrorPath(repository);
+    return this.#withLock(mirror, async () => {
+      if (!existsSync(path.join(mirror, 'HEAD'))) {
+        await mkdir(path.dirname(mirror), { recursive: true });
+        await rm(mirror, { recursive: true, force: true });
+        await git(['init', '--bare', '--quiet', mirror], o);
+        await git(['-C', mirror, 'config', 'remote.origin.url', repository], o);
+      }
+      // Branches only (no tags, no PR refs); a branch deleted upstream goes here too.
+      await git(
+        ['-C', mirror, 'fetch', '--quiet', '--prune', '--no-tags', 'origin', '+refs/heads/*:refs/heads/*'],
+        o,
+      );
+      return mirror;
+    });
+  }
+
+  /**
+   * A worktree at the job branch if it exists (follow-ups, re-runs), else at the base ref.
+   * Removed by `remove`, whatever happened in between.
+   */
+  async checkout(
+    repository: string,
+    ref: string,
+    branch: string,
+    o: { signal?: AbortSignal; authorization?: string } = {},
+  ): Promise<Worktree> {
+    const mirror = await this.sync(repository, o);
+    const baseSha = await this.#resolve(mirror, `refs/heads/${ref}`);
+    if (baseSha === null) throw new Error(`the base branch "${ref}" does not exist in the repository`);
+    const branchSha = await this.#resolve(mirror, `refs/heads/${branch}`);
+    const startSha = branchSha ?? baseSha;
+    await mkdir(path.join(this.dataDir, 'worktrees'), { recursive: true });
+    const dir = await mkdtemp(path.join(this.dataDir, 'worktrees', 'run-'));
+    await this.#withLock(mirror, () =>
+      git(['-C', mirror, 'worktree', 'add', '--quiet', '--detach', dir, startSha], { signal: o.signal }),
+    );
+    return { dir, startSha, baseSha, branchExisted: branchSha !== null };
+  }
+
+  async #resolve(mirror: string, ref: string): Promise<string | null> {
+    try {
+      return (await git(['-C', mirror, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
+    } catch {
+      return null;
+    }
+  }
+
+  async remove(repository: string, worktree: Worktree): Promise<void> {
+    const mirror = this.mirrorPath(repository);
+    await rm(worktree.dir, { recursive: true, force: true });
+    await this.#withLock(mirror, () => git(['-C', mirror, 'worktree', 'prune'])).catch(() => undefined);
+  }
+
+  /** Stages everything in the worktree and commits it as the bot; null when nothing changed. */
+  async commitAll(worktree: Worktree, message: string): Promise<string | null> {
+    await git(['add', '--all', '--', '.'], { cwd: worktree.dir });
+    const status = await git(['status', '--porcelain'], { cwd: worktree.dir });
+    if (status.trim() === '') return null;
+    await git(
+      [
+        '-c',
+        `user.name=${this.identity.name}`,
+        '-c',
+        `user.email=${this.identity.email}`,
+        'commit',
+        '--quiet',
+        '--no-verify',
+        '-m',
+        message,
+      ],
+      { cwd: worktree.dir },
+    );
+    return (await git(['rev-parse', 'HEAD'], { cwd: worktree.dir })).trim();
+  }
+
+  /** Pushes HEAD to the job branch; `--force-with-lease` so a concurrent change is not overwritten. */
+  async push(
+    repository: string,
+    worktree: Worktree,
+    branch: string,
+    o: { signal?: AbortSignal; authorization?: string } = {},
+  ): Promise<void> {
+    const lease = worktree.branchExisted ? worktree.startSha : '';
+    await git(
+      [
+        'push',
+        '--quiet',
+        '--no-verify',
+        `--force-with-lease=refs/heads/${branch}:${lease}`,
+        repository,
+        `HEAD:refs/heads/${branch}`,
+      ],
+      { cwd: worktree.dir, ...o },
+    );
+  }
+}
