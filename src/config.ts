@@ -81,13 +81,23 @@ const intIn = (min: number, max: number, fallback: number) => numberIn(min, max,
 const secondsIn = (min: number, max: number, fallback: number) =>
   numberIn(min, max, fallback, 'number of seconds');
 
+// The value is not echoed: a URL may carry a credential, and errors go to logs.
 const httpUrl = optionalText.superRefine((v, ctx) => {
   if (v === null) return;
+  let u: URL;
   try {
-    const u = new URL(v);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+    u = new URL(v);
   } catch {
-    ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, got "${v}"` });
+    ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+    return;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+  if (u.username || u.password) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must not contain a user name or password; use the matching *_API_KEY variable',
+    });
   }
 });
 

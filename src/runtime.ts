@@ -8,7 +8,7 @@ import { RateLimiter } from './http/rate-limit.js';
 import { AgentUnavailableExecutor } from './jobs/executor.js';
 import type { RunExecutor } from './jobs/executor.js';
 import { JobService } from './jobs/job-service.js';
-import { InProcessNotifier, PostgresNotifier } from './jobs/notifier.js';
+import { PostgresNotifier, SqliteNotifier } from './jobs/notifier.js';
 import type { Notifier } from './jobs/notifier.js';
 import { Worker } from './jobs/worker.js';
 import { ApiKeyStore } from './keys/api-keys.js';
@@ -61,13 +61,17 @@ export async function openServices(config: Config, log: Logger) {
   const notifier: Notifier =
     database.dialect === 'postgres'
       ? new PostgresNotifier(database.db, database.postgresUrl!, log)
-      : new InProcessNotifier();
+      : new SqliteNotifier(config.dataDir);
   return {
     database,
     notifier,
     projects: new ProjectStore(database.db),
-    keys: new ApiKeyStore(database.db),
-    jobs: new JobService(database.db, notifier, { defaultModel: config.model, providers: config.providers }),
+    keys: new ApiKeyStore(database.db, notifier),
+    jobs: new JobService(database.db, notifier, {
+      defaultModel: config.model,
+      providers: config.providers,
+      log,
+    }),
   };
 }
 

@@ -57,4 +57,18 @@ describe('configuration', () => {
     );
     expect(error!.problems.join('\n')).not.toContain('short');
   });
+
+  it('refuses URLs with credentials and never echoes them', () => {
+    for (const name of ['REDLINE_PUBLIC_URL', 'OPENAI_BASE_URL', 'REDLINE_OPENAI_COMPATIBLE_URL']) {
+      let error: ConfigError | undefined;
+      try {
+        loadConfig({ [name]: 'https://user:sk-live-123@example.com/v1' });
+      } catch (err) {
+        error = err as ConfigError;
+      }
+      expect(error?.problems).toHaveLength(1);
+      expect(error!.problems[0]).toMatch(new RegExp(`^${name} `));
+      expect(error!.message).not.toContain('sk-live-123');
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
+import type { Logger } from 'pino';
 import type { ProviderSettings } from '../config.js';
 import { RedlineError, notFound } from '../errors.js';
 import { isId, newId } from '../ids.js';
@@ -49,6 +50,7 @@ export interface JobPage {
 export interface JobServiceOptions {
   defaultModel: string | null;
   providers: ProviderSettings;
+  log?: Logger;
 }
 
 /** Creating, following up, archiving and reading jobs: everything the API does to a job. */
@@ -177,7 +179,7 @@ export class JobService {
         .execute();
       return { view: toJobView(updated), changed: true };
     });
-    if (changed) await this.notifier.publishJobArchived(jobId);
+    if (changed) await this.#notify(() => this.notifier.publishJobArchived(jobId));
     return view;
   }
 
@@ -290,11 +292,13 @@ export class JobService {
           }
           const body = await work(trx);
           if (idem) {
-            // An expired record for the same key is replaced, not kept forever.
+            // Only expired records go (this key's, and the project's other stale ones). A fresh
+            // record of a concurrent request with the same key stays, so this insert then fails
+            // as a duplicate, the transaction (and its job) rolls back, and the retry replays.
             await trx
               .deleteFrom('idempotency_keys')
               .where('project_id', '=', projectId)
-              .where('key', '=', idem.key)
+              .where('created_at', '<=', Date.now() - IDEMPOTENCY_WINDOW_MS)
               .execute();
             await trx
               .insertInto('idempotency_keys')
@@ -319,7 +323,22 @@ export class JobService {
   }
 
   async #wakeWorkers(response: StoredResponse & { replayed?: boolean }) {
-    if (!response.replayed) await this.notifier.publishRunQueued();
+    if (!response.replayed) await this.#notify(() => this.notifier.publishRunQueued());
+  }
+
+  /**
+   * The change is committed by now; a failed wake-up must not turn it into an error the client
+   * would retry (creating a duplicate). Workers' poll finds the run anyway, a little later.
+   */
+  async #notify(publish: () => Promise<void>) {
+    try {
+      await publish();
+    } catch (err) {
+      this.options.log?.warn(
+        { err: (err as Error).message },
+        'wake-up notification failed; workers will poll',
+      );
+    }
   }
 }
 

@@ -1,4 +1,8 @@
 import { EventEmitter } from 'node:events';
+import { closeSync, openSync, watch } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
+import path from 'node:path';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
@@ -14,11 +18,15 @@ export interface Notifier {
   publishJobArchived(jobId: string): Promise<void>;
   onRunQueued(listener: () => void): () => void;
   onJobArchived(listener: (jobId: string) => void): () => void;
+  /** A key was revoked somewhere: every process drops what it remembers of keys. */
+  publishKeyRevoked(keyId: string): Promise<void>;
+  onKeyRevoked(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
 const QUEUED = 'redline_run_queued';
 const ARCHIVED = 'redline_job_archived';
+const REVOKED = 'redline_key_revoked';
 
 export class InProcessNotifier implements Notifier {
   protected readonly events = new EventEmitter().setMaxListeners(0);
@@ -41,8 +49,50 @@ export class InProcessNotifier implements Notifier {
     return () => this.events.off(ARCHIVED, listener);
   }
 
+  async publishKeyRevoked(_keyId: string): Promise<void> {
+    this.events.emit(REVOKED);
+  }
+
+  onKeyRevoked(listener: () => void): () => void {
+    this.events.on(REVOKED, listener);
+    return () => this.events.off(REVOKED, listener);
+  }
+
   async close(): Promise<void> {
     this.events.removeAllListeners();
+  }
+}
+
+/**
+ * SQLite: one server process, but the CLI that creates and revokes keys is another one. A
+ * revocation is also written to a marker file in the data directory, which the server watches.
+ */
+export class SqliteNotifier extends InProcessNotifier {
+  readonly #marker: string;
+  #watcher: FSWatcher | null = null;
+
+  constructor(dataDir: string) {
+    super();
+    this.#marker = path.join(dataDir, 'key-revocations');
+  }
+
+  override async publishKeyRevoked(keyId: string): Promise<void> {
+    await appendFile(this.#marker, `${Date.now()} ${keyId}\n`, { mode: 0o600 });
+    await super.publishKeyRevoked(keyId);
+  }
+
+  override onKeyRevoked(listener: () => void): () => void {
+    if (!this.#watcher) {
+      closeSync(openSync(this.#marker, 'a', 0o600));
+      this.#watcher = watch(this.#marker, () => this.events.emit(REVOKED));
+      this.#watcher.unref();
+    }
+    return super.onKeyRevoked(listener);
+  }
+
+  override async close(): Promise<void> {
+    this.#watcher?.close();
+    await super.close();
   }
 }
 
@@ -83,6 +133,15 @@ export class PostgresNotifier extends InProcessNotifier {
     return super.onJobArchived(listener);
   }
 
+  override async publishKeyRevoked(keyId: string): Promise<void> {
+    await sql`SELECT pg_notify(${REVOKED}, ${keyId})`.execute(this.db);
+  }
+
+  override onKeyRevoked(listener: () => void): () => void {
+    void this.#listen();
+    return super.onKeyRevoked(listener);
+  }
+
   /** Resolves once the LISTEN connection is up (tests and benchmarks wait on it). */
   ready(): Promise<void> {
     return this.#connecting ?? this.#listen();
@@ -94,6 +153,7 @@ export class PostgresNotifier extends InProcessNotifier {
     client.on('notification', (msg) => {
       if (msg.channel === QUEUED) this.events.emit(QUEUED);
       else if (msg.channel === ARCHIVED && msg.payload) this.events.emit(ARCHIVED, msg.payload);
+      else if (msg.channel === REVOKED) this.events.emit(REVOKED);
     });
     client.on('error', (err) => {
       this.log.warn({ err: err.message }, 'LISTEN connection lost; reconnecting');
@@ -105,9 +165,11 @@ export class PostgresNotifier extends InProcessNotifier {
         await client.connect();
         await client.query(`LISTEN ${QUEUED}`);
         await client.query(`LISTEN ${ARCHIVED}`);
+        await client.query(`LISTEN ${REVOKED}`);
         this.#client = client;
-        // Anything queued while we were not listening is picked up now.
+        // Anything queued, or any key revoked, while we were not listening is handled now.
         this.events.emit(QUEUED);
+        this.events.emit(REVOKED);
       } catch (err) {
         this.log.warn({ err: (err as Error).message }, 'cannot open LISTEN connection; retrying');
         this.#drop(client);
@@ -124,7 +186,8 @@ export class PostgresNotifier extends InProcessNotifier {
     if (this.#closed || this.#retryTimer) return;
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = null;
-      if (this.events.listenerCount(QUEUED) + this.events.listenerCount(ARCHIVED) > 0) void this.#listen();
+      const listeners = [QUEUED, ARCHIVED, REVOKED].reduce((n, c) => n + this.events.listenerCount(c), 0);
+      if (listeners > 0) void this.#listen();
     }, 1000);
     this.#retryTimer.unref();
   }

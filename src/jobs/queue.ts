@@ -21,13 +21,27 @@ export type RunOutcome =
   | ({ status: 'succeeded' } & Partial<RunResult>)
   | { status: 'failed'; error: { code: string; message: string } };
 
+/**
+ * "Now" for lease arithmetic. On Postgres it is the database's clock, so workers on several
+ * hosts agree on when a lease runs out even if their own clocks drift; SQLite is one process on
+ * one machine. Tests pass an explicit time to move the clock.
+ */
+function clock(dialect: Dialect, now: number | undefined) {
+  if (dialect === 'postgres' && now === undefined) {
+    return sql<number>`(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint`;
+  }
+  // Typed, so `now + lease` is integer arithmetic on Postgres rather than two unknown parameters.
+  return sql<number>`CAST(${now ?? Date.now()} AS BIGINT)`;
+}
+
 export async function claimRun(
   db: Kysely<DB>,
   dialect: Dialect,
   owner: string,
   leaseMs: number,
-  now = Date.now(),
+  at?: number,
 ): Promise<RunTable | null> {
+  const now = clock(dialect, at);
   // SKIP LOCKED lets concurrent workers on Postgres pass over a row another is claiming; SQLite
   // has a single writer, so the same statement without it is already atomic there.
   const skipLocked = dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
@@ -36,7 +50,7 @@ export async function claimRun(
     SET status = 'running',
         attempts = attempts + 1,
         lease_owner = ${owner},
-        lease_expires_at = ${now + leaseMs},
+        lease_expires_at = ${now} + ${leaseMs},
         started_at = COALESCE(started_at, ${now})
     WHERE id = (
       SELECT r.id FROM runs r
@@ -56,14 +70,15 @@ export async function claimRun(
 /** Extends the lease; false when the run is no longer this worker's (cancelled or taken over). */
 export async function renewLease(
   db: Kysely<DB>,
+  dialect: Dialect,
   runId: string,
   owner: string,
   leaseMs: number,
-  now = Date.now(),
+  at?: number,
 ): Promise<boolean> {
   const r = await db
     .updateTable('runs')
-    .set({ lease_expires_at: now + leaseMs })
+    .set({ lease_expires_at: sql<number>`${clock(dialect, at)} + ${leaseMs}` })
     .where('id', '=', runId)
     .where('lease_owner', '=', owner)
     .where('status', '=', 'running')

@@ -72,8 +72,17 @@ export class Worker {
   async stop(graceMs: number): Promise<void> {
     this.#stopping = true;
     if (this.#pollTimer) clearInterval(this.#pollTimer);
-    for (const u of this.#unsubscribe) u();
+    // Archive events still stop running work during the grace period; only wake-ups end now.
+    this.#unsubscribe.shift()?.();
     await this.#claiming;
+    try {
+      await this.#drain(graceMs);
+    } finally {
+      this.#close();
+    }
+  }
+
+  async #drain(graceMs: number): Promise<void> {
     const all = Promise.all([...this.#active.values()].map((a) => a.done));
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
@@ -86,7 +95,14 @@ export class Worker {
     this.o.log.warn({ runs: left.length }, 'grace period over; releasing unfinished runs');
     for (const a of left) a.controller.abort(new Error('shutdown'));
     await Promise.all(left.map((a) => releaseRun(this.o.db, a.run.id, this.id).catch(() => undefined)));
+    // Other workers take the released runs now rather than at their next poll.
+    await this.o.notifier.publishRunQueued().catch(() => undefined);
     await Promise.race([all, new Promise((r) => setTimeout(r, 1000))]);
+  }
+
+  /** Ends the archive subscription; called once the process no longer runs anything. */
+  #close(): void {
+    for (const u of this.#unsubscribe.splice(0)) u();
   }
 
   #wake(): void {
@@ -130,10 +146,16 @@ export class Worker {
 
   async #execute(run: RunTable, controller: AbortController): Promise<void> {
     const log = this.o.log.child({ runId: run.id, jobId: run.job_id, attempt: run.attempts });
+    // A run whose lease cannot be renewed (database unreachable) may already be running
+    // elsewhere once the lease is out; stop it before that can happen.
+    let renewedAt = Date.now();
     const heartbeat = setInterval(() => {
-      renewLease(this.o.db, run.id, this.id, this.o.leaseMs)
+      if (Date.now() - renewedAt > this.o.leaseMs * 0.9)
+        controller.abort(new Error('lease could not be renewed'));
+      renewLease(this.o.db, this.o.dialect, run.id, this.id, this.o.leaseMs)
         .then((held) => {
-          if (!held) controller.abort(new Error('lease lost'));
+          if (held) renewedAt = Date.now();
+          else controller.abort(new Error('lease lost'));
         })
         .catch((err: Error) => log.warn({ err: err.message }, 'lease renewal failed'));
     }, this.o.leaseMs / 3);

@@ -3,6 +3,7 @@ import { RedlineError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { toProject } from '../projects/projects.js';
 import type { Project } from '../projects/projects.js';
+import type { Notifier } from '../jobs/notifier.js';
 import type { ApiKeyTable, DB } from '../store/schema.js';
 import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 
@@ -45,8 +46,9 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * How long a successful key lookup is reused. Auth is the one query every request makes; reusing
- * it for a few seconds roughly doubles GET throughput. A revocation made through this process
- * applies at once; one made by another process (the CLI, another server) within this time.
+ * it roughly doubles GET throughput. A revocation anywhere (this process, the CLI, another server)
+ * clears every process's cache through the notifier, so revoked keys are refused at once; the
+ * TTL only bounds how stale a project's settings can be.
  */
 export const AUTH_CACHE_TTL_MS = 5_000;
 const AUTH_CACHE_MAX = 10_000;
@@ -60,7 +62,12 @@ interface CachedAuth {
 export class ApiKeyStore {
   readonly #cache = new Map<string, CachedAuth>();
 
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly notifier: Notifier,
+  ) {
+    notifier.onKeyRevoked(() => this.#cache.clear());
+  }
 
   async create(projectId: string, name = 'default'): Promise<CreatedApiKey> {
     const project = await this.db
@@ -101,7 +108,7 @@ export class ApiKeyStore {
   /** Revoking twice is not an error; the first revocation time is kept. */
   async revoke(keyId: string): Promise<ApiKeyInfo> {
     const now = Date.now();
-    for (const [hash, entry] of this.#cache) if (entry.auth.keyId === keyId) this.#cache.delete(hash);
+    this.#cache.clear();
     await this.db
       .updateTable('api_keys')
       .set({ revoked_at: now })
@@ -110,6 +117,7 @@ export class ApiKeyStore {
       .execute();
     const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
     if (!row) throw notFound(`API key ${keyId}`);
+    await this.notifier.publishKeyRevoked(keyId);
     return toInfo(row);
   }
 

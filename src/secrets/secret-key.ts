@@ -17,7 +17,7 @@ export interface SecretKeySource {
 export function resolveSecretKey(configured: string | null, dataDir: string): SecretKeySource {
   if (configured !== null) return { key: configured, origin: 'environment' };
   const file = path.join(dataDir, 'secret.key');
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   try {
     writeFileSync(file, randomBytes(48).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
     return { key: readKey(file), origin: 'generated', file };

@@ -51,7 +51,8 @@ export function openDatabase(options: DatabaseOptions): Database {
       close: () => db.destroy(),
     };
   }
-  mkdirSync(options.dataDir, { recursive: true });
+  // The database holds job prompts and transcripts: for this user only.
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(options.dataDir, 'redline.db');
   const db = new Kysely<DB>({
     dialect: new SqliteDialect({

@@ -129,3 +129,31 @@ describe('redline CLI: projects and keys', () => {
     expect(again.output).toContain('already up to date');
   });
 });
+
+describe('revoking a key from the CLI while a server runs', () => {
+  it('is refused by the server at once (SQLite: watched marker file)', async () => {
+    const { startTestServer } = await import('../support/server.js');
+    const { waitUntil } = await import('../support/processes.js');
+    const s = await startTestServer('sqlite');
+    try {
+      const k = await s.runtime.keys.create(s.project.id, 'to revoke');
+      const get = () =>
+        s.inject({
+          method: 'GET',
+          url: `/v2/agent/${s.project.id}/jobs`,
+          headers: { authorization: `Bearer ${k.key}` },
+        });
+      expect((await get()).statusCode).toBe(200);
+      const r = await runRedline(['key', 'revoke', k.id], s.database.env);
+      expect(r.code).toBe(0);
+      // The watch event arrives asynchronously, well inside the 5 s cache lifetime.
+      await waitUntil(
+        async () => (await get()).statusCode === 401,
+        'the revocation to reach the server',
+        3000,
+      );
+    } finally {
+      await s.close();
+    }
+  });
+});

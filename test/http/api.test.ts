@@ -109,6 +109,7 @@ describeEachDialect('v2 agent job API', (dialect) => {
     const again = await s.api('POST', 'job', { prompt: 'once' }, headers);
     expect(again.statusCode).toBe(201);
     expect(again.json()).toEqual(first.json());
+    expect(again.headers.location).toBe(first.headers.location);
     const other = await s.api('POST', 'job', { prompt: 'twice' }, headers);
     expect(other.statusCode).toBe(409);
     expect(other.json().code).toBe('conflict');
@@ -191,6 +192,17 @@ describeEachDialect('rate limit', (dialect) => {
     expect({ ...afterLimited, rate_limits: 0 }).toEqual({ ...before, rate_limits: 0 });
     const msg = await s.api('POST', `job/${id}/message`, { prompt: 'five' });
     expect(msg.statusCode).toBe(429);
+    expect(msg.json().code).toBe('rate_limited');
+    // Requests that fail anyway do not spend budget: the counter does not move for them.
+    const hits = async () =>
+      (await s.runtime.database.db.selectFrom('rate_limits').select('hits').executeTakeFirstOrThrow()).hits;
+    const hitsBefore = await hits();
+    await s.api('POST', `job/${id}/archive`);
+    expect((await s.api('POST', `job/${id}/message`, { prompt: 'archived' })).statusCode).toBe(409);
+    expect(
+      (await s.api('POST', 'job/job_01ARZ3NDEKTSV4RRFFQ69G5FAV/message', { prompt: 'x' })).statusCode,
+    ).toBe(404);
+    expect(await hits()).toBe(hitsBefore);
     // Reads are not limited.
     expect((await s.api('GET', `job/${id}`)).statusCode).toBe(200);
   });

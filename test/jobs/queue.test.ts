@@ -65,10 +65,10 @@ describeEachDialect('queue', (dialect) => {
     expect(await claim('w2', 1000, now + 500)).toBeNull();
     const again = await claim('w2', 30_000, now + 1500);
     expect(again).toMatchObject({ id: run!.id, attempts: 2, lease_owner: 'w2' });
-    expect(await renewLease(db(), run!.id, 'dead-worker', 1000)).toBe(false);
+    expect(await renewLease(db(), s.runtime.database.dialect, run!.id, 'dead-worker', 1000)).toBe(false);
     expect(await completeRun(db(), run!, 'dead-worker', { status: 'succeeded' })).toBe(false);
     expect((await s.api('GET', `job/${id}`)).json().status).toBe('active');
-    expect(await renewLease(db(), run!.id, 'w2', 30_000)).toBe(true);
+    expect(await renewLease(db(), s.runtime.database.dialect, run!.id, 'w2', 30_000)).toBe(true);
     expect(await completeRun(db(), again!, 'w2', { status: 'succeeded' })).toBe(true);
     expect((await s.api('GET', `job/${id}`)).json().status).toBe('completed');
   });
@@ -86,7 +86,7 @@ describeEachDialect('queue', (dialect) => {
     const id = (await s.api('POST', 'job', { prompt: 'archive me' })).json().id;
     const run = await claim('w1');
     await s.api('POST', `job/${id}/archive`);
-    expect(await renewLease(db(), run!.id, 'w1', 30_000)).toBe(false);
+    expect(await renewLease(db(), s.runtime.database.dialect, run!.id, 'w1', 30_000)).toBe(false);
     expect(await completeRun(db(), run!, 'w1', { status: 'succeeded', prLink: 'http://x' })).toBe(false);
     expect((await s.api('GET', `job/${id}`)).json()).toMatchObject({ status: 'archived', prLink: null });
   });

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { RedlineError } from '../../errors.js';
 import { hashRequest } from '../../jobs/job-service.js';
 import type { IdempotencyRequest, JobService, StoredResponse } from '../../jobs/job-service.js';
+import { transition } from '../../jobs/transitions.js';
 import type { JobStatus } from '../../store/schema.js';
 import { projectOf } from '../auth.js';
 import type { RateLimiter } from '../rate-limit.js';
@@ -38,6 +39,8 @@ const errors = {
 const security = [{ apiKey: [] }];
 
 export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, o) => {
+  const jobUrl = (projectId: string, jobId: string) => `${o.publicUrl}/v2/agent/${projectId}/job/${jobId}`;
+
   function checkPrompt(prompt: string) {
     if ([...prompt].length > o.maxPromptChars) {
       throw new RedlineError('payload_too_large', `prompt is longer than ${o.maxPromptChars} characters`, {
@@ -65,7 +68,11 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, o)
   ) {
     const project = projectOf(req);
     const stored = idem ? await o.jobs.findIdempotent(project.id, idem) : null;
-    if (stored) return reply.header('idempotent-replayed', 'true').code(stored.statusCode).send(stored.body);
+    if (stored) {
+      // The original response, headers included.
+      if (stored.statusCode === 201) reply.header('location', jobUrl(project.id, stored.body.id));
+      return reply.header('idempotent-replayed', 'true').code(stored.statusCode).send(stored.body);
+    }
     const limit = await o.rateLimiter.hit(project.id);
     reply.header('ratelimit-limit', limit.limit);
     reply.header('ratelimit-remaining', limit.remaining);
@@ -102,7 +109,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, o)
       const model = o.jobs.resolveModel(project, req.body.model);
       return createWork(req, reply, idem, async () => {
         const result = await o.jobs.create(project, { prompt: req.body.prompt, model }, idem);
-        reply.header('location', `${o.publicUrl}/v2/agent/${project.id}/job/${result.body.id}`);
+        reply.header('location', jobUrl(project.id, result.body.id));
         return result;
       });
     },
@@ -131,8 +138,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, o)
     async (req, reply) => {
       checkPrompt(req.body.prompt);
       const project = projectOf(req);
-      // A message for a job that does not exist is 404 before it costs any rate-limit budget.
-      await o.jobs.get(project, req.params.id);
+      // A message that must fail (unknown or archived job) fails before it costs rate-limit budget.
+      const job = await o.jobs.get(project, req.params.id);
+      const next = transition(job.status, 'message');
+      if (!next.ok) throw new RedlineError('conflict', next.reason);
       const idem = idempotencyOf(req, req.body);
       return createWork(req, reply, idem, () => o.jobs.message(project, req.params.id, req.body, idem));
     },
