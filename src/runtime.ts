@@ -5,7 +5,9 @@ import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import type { RedlineApp } from './http/app.js';
 import { RateLimiter } from './http/rate-limit.js';
-import { AgentUnavailableExecutor } from './jobs/executor.js';
+import { AgentExecutor } from './agent/agent-executor.js';
+import { Workspaces } from './git/workspace.js';
+import { LocalHost } from './hosts/local.js';
 import type { RunExecutor } from './jobs/executor.js';
 import { JobService } from './jobs/job-service.js';
 import { PostgresNotifier, SqliteNotifier } from './jobs/notifier.js';
@@ -95,6 +97,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     if (o.http !== false) {
       http = await buildApp({
         log,
+        db: database.db,
         jobs: services.jobs,
         keys: services.keys,
         rateLimiter: new RateLimiter(database.db, config.rateLimitPerHour),
@@ -115,11 +118,24 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     }
     if (o.worker !== false) {
+      const executor =
+        o.executor ??
+        new AgentExecutor({
+          db: database.db,
+          workspaces: new Workspaces(config.dataDir, {
+            name: config.agent.gitAuthorName,
+            email: config.agent.gitAuthorEmail,
+          }),
+          hosts: { local: new LocalHost(database.db, config.publicUrl) },
+          providers: config.providers,
+          settings: config.agent,
+          log: log.child({ component: 'agent' }),
+        });
       worker = new Worker({
         db: database.db,
         dialect: database.dialect,
         notifier,
-        executor: o.executor ?? new AgentUnavailableExecutor(),
+        executor,
         log: log.child({ component: 'worker' }),
         concurrency: config.workerConcurrency,
         leaseMs: config.leaseSeconds * 1000,

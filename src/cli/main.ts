@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerKey } from './key.js';
 import { registerMigrate } from './migrate.js';
+import { registerPr } from './pr.js';
 import { registerProject } from './project.js';
 import { registerServe } from './serve.js';
 import { registerWorker } from './worker.js';
@@ -14,6 +15,7 @@ registerWorker(program);
 registerMigrate(program);
 registerProject(program);
 registerKey(program);
+registerPr(program);
 
 program.parseAsync(process.argv).catch((err: Error) => {
   console.error(`redline: ${err.message}`);

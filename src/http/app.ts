@@ -3,7 +3,9 @@ import Fastify from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { DB } from '../store/schema.js';
 import { RedlineError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { JobService } from '../jobs/job-service.js';
@@ -13,9 +15,11 @@ import { errorHandler, sendError } from './errors.js';
 import type { RateLimiter } from './rate-limit.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
+import { pullRoutes } from './routes/pulls.js';
 
 export interface AppOptions {
   log: Logger;
+  db: Kysely<DB>;
   jobs: JobService;
   keys: ApiKeyStore;
   rateLimiter: RateLimiter;
@@ -99,6 +103,7 @@ export async function buildApp(o: AppOptions): Promise<RedlineApp> {
   });
 
   await app.register(healthRoutes, { databaseReady: o.databaseReady });
+  await app.register(pullRoutes, { db: o.db, publicUrl: o.publicUrl });
   app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(async (v2) => {

@@ -40,16 +40,3 @@ export class JobFailure extends Error {
 export interface RunExecutor {
   execute(ctx: RunContext): Promise<RunResult>;
 }
-
-/**
- * Stands in until the docs agent is built: every run fails, saying so. Never a fake success.
- */
-export class AgentUnavailableExecutor implements RunExecutor {
-  async execute(): Promise<RunResult> {
-    throw new JobFailure(
-      'agent_unavailable',
-      'This Redline server has no docs agent yet, so the job could not run. Nothing was changed; ' +
-        'upgrade Redline to a version that includes the agent and send the prompt again.',
-    );
-  }
-}

@@ -32,6 +32,8 @@ export interface TestServer {
 
 export interface TestServerOptions {
   env?: Record<string, string>;
+  /** The project's repository; a small one is made when absent. */
+  repository?: string;
   worker?: boolean;
   executor?: RunExecutor;
 }
@@ -60,7 +62,7 @@ export async function startTestServer(dialect: DialectName, o: TestServerOptions
     worker: o.worker ?? false,
     executor: o.executor,
   });
-  const repo = makeDocsRepo();
+  const repo = o.repository ?? makeDocsRepo();
   const project = await runtime.projects.create({ name: 'Docs', repository: repo });
   const { key } = await runtime.keys.create(project.id, 'test');
   const app = runtime.http!.app;
