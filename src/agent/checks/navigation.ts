@@ -42,6 +42,9 @@ function mintlifyPages(v: Json, out: string[]): void {
         if (typeof p === 'string' && !/\s/.test(p)) out.push(p.replace(/^\//, ''));
         else mintlifyPages(p, out);
       }
+    } else if (k === 'root' && typeof x === 'string') {
+      // A group's landing page.
+      out.push(x.replace(/^\//, ''));
     } else if (k !== 'redirects') {
       mintlifyPages(x, out);
     }
