@@ -4,27 +4,32 @@ import type { TestDatabase } from '../support/databases.js';
 import { freePort, redline, runRedline, waitUntil } from '../support/processes.js';
 import type { Proc } from '../support/processes.js';
 import { makeDocsRepo } from '../support/repos.js';
+import { ScriptedModel, finish } from '../support/scripted-model.js';
 
 // The README's path for a newcomer, with real processes: CLI for the project and key, curl-like
 // HTTP for jobs, and a server restarted while runs are queued.
 describeEachDialect('server restarted with queued runs', (dialect) => {
   let db: TestDatabase;
   const procs: Proc[] = [];
+  const models: ScriptedModel[] = [];
   beforeAll(async () => {
     db = await createTestDatabase(dialect);
   });
   afterAll(async () => {
     for (const p of procs) p.child.kill('SIGKILL');
+    for (const m of models) await m.close();
     await db?.drop();
   });
 
-  it('loses none of them: every job ends failed with agent_unavailable', async () => {
+  it('loses none of them: every job runs once the server is back', async () => {
     const port = await freePort();
+    const model = await new ScriptedModel().start();
+    models.push(model);
     const env = {
       ...db.env,
       REDLINE_PORT: String(port),
       REDLINE_MODEL: 'openai-compatible:llama3.2',
-      REDLINE_OPENAI_COMPATIBLE_URL: 'http://127.0.0.1:11434/v1',
+      REDLINE_OPENAI_COMPATIBLE_URL: model.url,
     };
     const created = await runRedline(
       ['project', 'create', '--name', 'Docs', '--repository', makeDocsRepo(), '--json'],
@@ -54,6 +59,7 @@ describeEachDialect('server restarted with queued runs', (dialect) => {
     apiOnly.child.kill('SIGTERM');
     expect((await apiOnly.exited).code).toBe(0);
 
+    for (let i = 0; i < ids.length; i++) model.push(finish('Nothing to do', 'No change was needed.'));
     const server = redline(['serve'], env);
     procs.push(server);
     await server.waitFor(/Redline listening/);
@@ -65,7 +71,9 @@ describeEachDialect('server restarted with queued runs', (dialect) => {
       return body.jobs.every((j) => j.status !== 'active') && body.jobs;
     }, 'every job to end');
     expect(jobs.map((j) => j.id).sort()).toEqual([...ids].sort());
-    for (const j of jobs) expect(j).toMatchObject({ status: 'failed', error: { code: 'agent_unavailable' } });
+    for (const j of jobs) expect(j).toMatchObject({ status: 'completed', error: null, prLink: null });
+    // Each queued job reached the model exactly once.
+    expect(model.requests).toHaveLength(ids.length);
     expect(server.output()).not.toContain(key);
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
