@@ -27,11 +27,15 @@ export interface ToolContext {
 /** Tool results are text the model reads; a refused call says why and the loop goes on. */
 export const refuse = (message: string) => `ERROR: ${message}`;
 
-/** Guards the changed-files limit before a tool changes `rel`. */
-export function checkChangeBudget(ctx: ToolContext, ...rels: string[]): string | null {
+/**
+ * Claims places in the changed-files budget for `rels`, or says why not. Synchronous on purpose:
+ * the model may call several tools in one step and they run concurrently.
+ */
+export function reserveChanges(ctx: ToolContext, ...rels: string[]): string | null {
   const next = new Set([...ctx.changed, ...rels]);
   if (next.size > ctx.limits.maxChangedFiles) {
     return `this change would touch more than ${ctx.limits.maxChangedFiles} files, the limit for one job`;
   }
+  for (const r of rels) ctx.changed.add(r);
   return null;
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { git } from '../../git/git.js';
 import { GuardError } from '../guardrails.js';
 import { loadText } from '../text.js';
-import { checkChangeBudget, refuse } from './context.js';
+import { reserveChanges, refuse } from './context.js';
 import type { ToolContext } from './context.js';
 
 const describe = (name: string) => loadText(`./${name}.txt`, import.meta.url);
@@ -149,7 +149,7 @@ export function fileTools(ctx: ToolContext) {
           const size = Buffer.byteLength(content);
           if (size > ctx.limits.maxFileBytes)
             return refuse(`content is ${size} bytes; the limit is ${ctx.limits.maxFileBytes}`);
-          const over = checkChangeBudget(ctx, rel);
+          const over = reserveChanges(ctx, rel);
           if (over) return refuse(over);
           const existed = await lstat(abs).then(
             () => true,
@@ -157,7 +157,6 @@ export function fileTools(ctx: ToolContext) {
           );
           await mkdir(path.dirname(abs), { recursive: true });
           await writeFile(abs, content);
-          ctx.changed.add(rel);
           return `${existed ? 'Replaced' : 'Created'} ${rel} (${size} bytes).`;
         }),
     }),
@@ -187,10 +186,9 @@ export function fileTools(ctx: ToolContext) {
             : text.replace(old_string, () => new_string);
           if (Buffer.byteLength(next) > ctx.limits.maxFileBytes)
             return refuse(`the result would exceed ${ctx.limits.maxFileBytes} bytes`);
-          const over = checkChangeBudget(ctx, rel);
+          const over = reserveChanges(ctx, rel);
           if (over) return refuse(over);
           await writeFile(abs, next);
-          ctx.changed.add(rel);
           return `Edited ${rel}: ${replace_all ? count : 1} replacement${(replace_all ? count : 1) > 1 ? 's' : ''}.`;
         }),
     }),
@@ -203,10 +201,9 @@ export function fileTools(ctx: ToolContext) {
           const { abs, rel } = await ctx.guard.resolve(p, 'write');
           const st = await lstat(abs);
           if (!st.isFile()) return refuse(`${rel} is not a file`);
-          const over = checkChangeBudget(ctx, rel);
+          const over = reserveChanges(ctx, rel);
           if (over) return refuse(over);
           await rm(abs);
-          ctx.changed.add(rel);
           return `Deleted ${rel}.`;
         }),
     }),
@@ -227,11 +224,10 @@ export function fileTools(ctx: ToolContext) {
             )
           )
             return refuse(`${dst.rel} already exists`);
-          const over = checkChangeBudget(ctx, src.rel, dst.rel);
+          const over = reserveChanges(ctx, src.rel, dst.rel);
           if (over) return refuse(over);
           await mkdir(path.dirname(dst.abs), { recursive: true });
           await rename(src.abs, dst.abs);
-          ctx.changed.add(src.rel).add(dst.rel);
           return `Moved ${src.rel} to ${dst.rel}.`;
         }),
     }),
