@@ -2,6 +2,7 @@
 // are included when BENCH_DATABASE_URL (or REDLINE_TEST_DATABASE_URL) points at a database.
 import os from 'node:os';
 import pg from 'pg';
+import { benchAgent } from './agent.js';
 import { benchApi } from './api.js';
 import type { Row } from './api.js';
 import { benchMemory } from './memory.js';
@@ -35,6 +36,7 @@ try {
     rows.push(...(await benchApi(await freshPostgres())));
     rows.push(...(await benchQueue(await freshPostgres())));
   }
+  rows.push(...(await benchAgent()));
   rows.push(...(await benchMemory()));
 } finally {
   for (const name of created) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

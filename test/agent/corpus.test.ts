@@ -27,6 +27,7 @@ describe.skipIf(!HAVE_CORPUS)('agent on the Mintlify corpus', () => {
     );
     const id = (await s.api('POST', 'job', { prompt: 'Say in the quickstart how long it takes' })).json().id;
     const job = await s.waitForJob(id);
+    expect(job.error).toBeNull();
     expect(job).toMatchObject({ status: 'completed', checks: [] });
     expect(job.prLink).toMatch(/\/pulls\/\d+$/);
     expect(git(repo, 'diff', '--name-only', `main...redline/${id}`).trim()).toBe('quickstart.mdx');
@@ -104,5 +105,44 @@ describe.skipIf(!HAVE_CORPUS)('agent on the Mintlify corpus', () => {
       .messages.filter((m: { role: string }) => m.role === 'system');
     expect(notes).toHaveLength(3);
     expect(s.model.exhausted).toBe(false);
+  });
+});
+
+describe.skipIf(!HAVE_CORPUS)('binary media in a run', () => {
+  let s: AgentTestServer;
+  let repo: string;
+  beforeAll(async () => {
+    repo = repoFrom(CORPUS);
+    s = await startAgentServer('sqlite', { repository: repo });
+  });
+  afterAll(async () => s?.close());
+
+  it('are not written to the worktree, yet links to them resolve and they can be moved', async () => {
+    const image = git(repo, 'ls-files', 'images/*.png').split('\n')[0]!;
+    const moved = image.replace(/\.png$/, '-renamed.png');
+    s.model.push(
+      call('read_file', { path: image }),
+      call('write_file', {
+        path: 'media-check.mdx',
+        content: `---\ntitle: "Media"\n---\n\n![shot](/${image})\n`,
+      }),
+      call('move_file', { from: image, to: moved }),
+      finish('Media', 'Moves an image.'),
+      finish('Media', 'Moves an image.'),
+      finish('Media', 'Moves an image.'),
+      finish('Media', 'Moves an image.'),
+    );
+    const id = (await s.api('POST', 'job', { prompt: 'Media' })).json().id;
+    const job = await s.waitForJob(id);
+    const tools = (await s.api('GET', `job/${id}/messages`))
+      .json()
+      .messages.filter((m: { role: string }) => m.role === 'tool');
+    expect(tools[0].content).toBe(`ERROR: ${image} is a binary file`);
+    expect(tools[2].content).toBe(`Moved ${image} to ${moved}.`);
+    expect(git(repo, 'diff', '--name-status', '-M', `main...redline/${id}`)).toContain(
+      `R100\t${image}\t${moved}`,
+    );
+    // The page links to the old path, which the move broke; the link check sees that through the index.
+    expect(job.checks!.map((c) => c.message)).toContain(`broken link: /${image} (no such page or file)`);
   });
 });

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 
 /**
  * A scripted model served over the real wire protocols, so the real provider clients run in tests:
@@ -39,6 +40,8 @@ export class ScriptedModel {
   readonly requests: RecordedRequest[] = [];
   /** Set when a call arrived after the script ran out: the test wrote too short a script. */
   exhausted = false;
+  /** Milliseconds spent answering, summed over calls: the "model time" benchmarks subtract. */
+  busyMs = 0;
   #steps: Step[];
   #server: Server;
   #hanging: ServerResponse[] = [];
@@ -70,6 +73,8 @@ export class ScriptedModel {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    res.on('finish', () => (this.busyMs += performance.now() - started));
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const protocol =

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { git } from '../../git/git.js';
+import { stageAll } from '../../git/workspace.js';
 import type { CheckProblem } from '../../jobs/job-view.js';
 import type { PathGuard } from '../guardrails.js';
 import type { Framework } from './framework.js';
@@ -19,7 +20,7 @@ export interface ChangedFile {
 
 /** Every change in the worktree against `sinceSha`, renames detected; stages the worktree. */
 export async function changedFiles(dir: string, sinceSha: string): Promise<ChangedFile[]> {
-  await git(['add', '--all', '--', '.'], { cwd: dir });
+  await stageAll(dir);
   const out = await git(['diff', '--cached', '--name-status', '-M', '-z', sinceSha], { cwd: dir });
   const parts = out.split('\0').filter((p) => p !== '');
   const files: ChangedFile[] = [];
@@ -63,6 +64,8 @@ export class DocsIndex {
   constructor(
     private readonly docsRoot: string,
     private readonly redirects: Set<string>,
+    /** Docs-root-relative paths git tracks, for files the sparse worktree did not write out. */
+    private readonly tracked: Set<string>,
   ) {}
 
   /** A page or file exists for this target: as written, with .md/.mdx, or as a folder index. */
@@ -70,16 +73,19 @@ export class DocsIndex {
     if (target === '' || target === '.') return true;
     if (target.startsWith('..')) return false;
     if (this.redirects.has(target)) return true;
-    const base = path.join(this.docsRoot, target);
     const candidates = [
-      base,
-      `${base}.mdx`,
-      `${base}.md`,
-      path.join(base, 'index.mdx'),
-      path.join(base, 'index.md'),
-      path.join(base, 'README.md'),
+      target,
+      `${target}.mdx`,
+      `${target}.md`,
+      `${target}/index.mdx`,
+      `${target}/index.md`,
+      `${target}/README.md`,
     ];
-    return candidates.some((c) => existsSync(c) && statSync(c).isFile());
+    return candidates.some((c) => {
+      if (this.tracked.has(c)) return true;
+      const abs = path.join(this.docsRoot, c);
+      return existsSync(abs) && statSync(abs).isFile();
+    });
   }
 }
 
@@ -104,7 +110,8 @@ export async function validateChanges(o: {
 
   const nav = await readNavigation(guard.docsRoot, framework);
   if (nav.error) problems.push({ file: framework.navigation!, message: nav.error });
-  const index = new DocsIndex(guard.docsRoot, new Set(nav.redirects));
+  const tracked = (await git(['ls-files', '-z'], { cwd: guard.docsRoot })).split('\0').filter(Boolean);
+  const index = new DocsIndex(guard.docsRoot, new Set(nav.redirects), new Set(tracked));
 
   const linkProblems = async (rel: string, onlyTargets?: Set<string>) => {
     const content = await readFile(path.join(guard.docsRoot, rel), 'utf8');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { tool } from 'ai';
 import { z } from 'zod';
 import { git } from '../../git/git.js';
+import { isSparseExcluded } from '../../git/workspace.js';
 import { GuardError } from '../guardrails.js';
 import { loadText } from '../text.js';
 import { reserveChanges, refuse } from './context.js';
@@ -32,6 +33,23 @@ async function pathspec(ctx: ToolContext, dir?: string, glob?: string): Promise<
   const prefix = ctx.guard.repoPath(base || '.');
   const root = prefix === '' || prefix === '.' ? '' : `${prefix}/`;
   return [glob ? `:(glob)${root}${glob.includes('/') ? glob : `**/${glob}`}` : root || '.'];
+}
+
+/**
+ * True for a tracked binary the sparse worktree did not write to disk (see Workspaces.checkout):
+ * it exists for every purpose but reading, and git moves or removes it.
+ */
+async function notWrittenOut(ctx: ToolContext, abs: string, rel: string): Promise<boolean> {
+  if (
+    !isSparseExcluded(rel) ||
+    (await lstat(abs).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return false;
+  const listed = await git(['ls-files', '--', ctx.guard.repoPath(rel)], { cwd: ctx.dir });
+  return listed.trim() !== '';
 }
 
 const stripRoot = (ctx: ToolContext, repoPath: string) =>
@@ -82,7 +100,8 @@ export function fileTools(ctx: ToolContext) {
       }),
       execute: ({ path: p, offset = 1, limit = DEFAULT_READ_LINES }) =>
         guarded(async () => {
-          const { abs } = await ctx.guard.resolve(p, 'read');
+          const { abs, rel } = await ctx.guard.resolve(p, 'read');
+          if (await notWrittenOut(ctx, abs, rel)) return refuse(`${rel} is a binary file`);
           const buf = await readFile(abs);
           if (buf.subarray(0, 8000).includes(0)) return refuse(`${p} is a binary file`);
           const lines = buf.toString('utf8').split('\n');
@@ -199,11 +218,13 @@ export function fileTools(ctx: ToolContext) {
       execute: ({ path: p }) =>
         guarded(async () => {
           const { abs, rel } = await ctx.guard.resolve(p, 'write');
-          const st = await lstat(abs);
-          if (!st.isFile()) return refuse(`${rel} is not a file`);
+          const sparse = await notWrittenOut(ctx, abs, rel);
+          if (!sparse && !(await lstat(abs)).isFile()) return refuse(`${rel} is not a file`);
           const over = reserveChanges(ctx, rel);
           if (over) return refuse(over);
-          await rm(abs);
+          if (sparse)
+            await git(['rm', '--sparse', '--quiet', '--', ctx.guard.repoPath(rel)], { cwd: ctx.dir });
+          else await rm(abs);
           return `Deleted ${rel}.`;
         }),
     }),
@@ -215,8 +236,8 @@ export function fileTools(ctx: ToolContext) {
         guarded(async () => {
           const src = await ctx.guard.resolve(from, 'write');
           const dst = await ctx.guard.resolve(to, 'write');
-          const st = await lstat(src.abs);
-          if (!st.isFile()) return refuse(`${src.rel} is not a file`);
+          const sparse = await notWrittenOut(ctx, src.abs, src.rel);
+          if (!sparse && !(await lstat(src.abs)).isFile()) return refuse(`${src.rel} is not a file`);
           if (
             await lstat(dst.abs).then(
               () => true,
@@ -227,7 +248,13 @@ export function fileTools(ctx: ToolContext) {
           const over = reserveChanges(ctx, src.rel, dst.rel);
           if (over) return refuse(over);
           await mkdir(path.dirname(dst.abs), { recursive: true });
-          await rename(src.abs, dst.abs);
+          if (sparse) {
+            await git(['mv', '--sparse', '--', ctx.guard.repoPath(src.rel), ctx.guard.repoPath(dst.rel)], {
+              cwd: ctx.dir,
+            });
+          } else {
+            await rename(src.abs, dst.abs);
+          }
           return `Moved ${src.rel} to ${dst.rel}.`;
         }),
     }),
