@@ -13,10 +13,14 @@ import type { Row } from './api.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CORPUS = path.resolve(ROOT, '../shared/corpus/mintlify-docs');
-const OLD = "After you complete this guide, you'll have a live documentation site ready to customize and update.";
+const OLD =
+  "After you complete this guide, you'll have a live documentation site ready to customize and update.";
 
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', ...args], { cwd, stdio: 'pipe' });
+  execFileSync('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', ...args], {
+    cwd,
+    stdio: 'pipe',
+  });
 
 function timed<T>(fn: () => T): [T, number] {
   const t = performance.now();
@@ -49,7 +53,16 @@ function bareEdit(origin: string, n: number): { total: number; clone: number } {
  * and the warm start (mirror fetch + worktree) next to a cold clone.
  */
 export async function benchAgent(): Promise<Row[]> {
-  if (!existsSync(CORPUS)) return [{ benchmark: 'agent overhead', figure: 'skipped: corpus missing', baseline: '-', ratio: '-', goal: '-' }];
+  if (!existsSync(CORPUS))
+    return [
+      {
+        benchmark: 'agent overhead',
+        figure: 'skipped: corpus missing',
+        baseline: '-',
+        ratio: '-',
+        goal: '-',
+      },
+    ];
   const work = mkdtempSync(path.join(tmpdir(), 'redline-bench-agent-'));
   const origin = path.join(work, 'origin');
   cpSync(CORPUS, origin, { recursive: true });
@@ -80,11 +93,15 @@ export async function benchAgent(): Promise<Row[]> {
       );
       const modelBefore = model.busyMs;
       const t = performance.now();
-      const { body } = await runtime.jobs.create(project, { prompt: `edit ${n}`, model: 'openai-compatible:bench' });
+      const { body } = await runtime.jobs.create(project, {
+        prompt: `edit ${n}`,
+        model: 'openai-compatible:bench',
+      });
       for (;;) {
         const job = await runtime.jobs.get(project, body.id);
         if (job.status !== 'active') {
-          if (job.status !== 'completed' || !job.prLink) throw new Error(`bench job ended ${job.status}: ${JSON.stringify(job.error)}`);
+          if (job.status !== 'completed' || !job.prLink)
+            throw new Error(`bench job ended ${job.status}: ${JSON.stringify(job.error)}`);
           break;
         }
         await new Promise((r) => setTimeout(r, 5));
