@@ -118,14 +118,17 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     }
     if (o.worker !== false) {
+      const workspaces = new Workspaces(config.dataDir, {
+        name: config.agent.gitAuthorName,
+        email: config.agent.gitAuthorEmail,
+      });
+      // Worktrees of runs whose worker died; no run lives longer than its wall-time limit.
+      void workspaces.sweep(2 * config.agent.timeoutSeconds * 1000 + 60_000).catch(() => undefined);
       const executor =
         o.executor ??
         new AgentExecutor({
           db: database.db,
-          workspaces: new Workspaces(config.dataDir, {
-            name: config.agent.gitAuthorName,
-            email: config.agent.gitAuthorEmail,
-          }),
+          workspaces,
           hosts: { local: new LocalHost(database.db, config.publicUrl) },
           providers: config.providers,
           settings: config.agent,

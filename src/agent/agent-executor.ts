@@ -35,6 +35,25 @@ export interface AgentExecutorOptions {
 
 const REPAIR_ROUNDS = 3;
 
+/** Commit trailer naming the run that made a commit, so a re-run recognises its own push. */
+const RUN_TRAILER = 'Redline-Run';
+
+/** Title and summary of `sha` when it is the commit of run `runId`, else null. */
+async function commitOfRun(
+  dir: string,
+  sha: string,
+  runId: string,
+): Promise<{ title: string; summary: string } | null> {
+  const out = await git(
+    ['log', '-1', `--format=%(trailers:key=${RUN_TRAILER},valueonly,separator=%x2C)%x00%s%x00%b`, sha],
+    { cwd: dir },
+  );
+  const [trailer, title, body] = out.split('\0');
+  if (trailer?.trim() !== runId) return null;
+  const summary = (body ?? '').replace(new RegExp(`\\n*${RUN_TRAILER}: .*\\s*$`), '').trim();
+  return { title: title ?? '', summary };
+}
+
 export const branchFor = (jobId: string) => `redline/${jobId}`;
 
 /** Runs the docs agent for one run of a job, end to end (DESIGN.md §2). */
@@ -60,6 +79,9 @@ export class AgentExecutor implements RunExecutor {
       throw err;
     }
     const authorization = await host.gitAuthorization(project);
+    const transcript = new Transcript(this.o.db, job.id, run.id);
+    // A run claimed again after its worker died starts its transcript afresh.
+    if (run.attempts > 1) await transcript.clearEarlierAttempts();
     const worktree = await this.#checkout(project, branch, signal, authorization);
     try {
       const guard = await PathGuard.create(worktree.dir, project.docsRoot).catch((err: unknown) => {
@@ -81,32 +103,44 @@ export class AgentExecutor implements RunExecutor {
         finished: null,
         lastProblems: null,
       };
-      const transcript = new Transcript(this.o.db, job.id, run.id);
-      const result = await runAgentLoop({
-        model,
-        modelName: job.model,
-        system: systemPrompt({
-          framework,
-          notes: await repositoryNotes(worktree.dir, guard.docsRoot),
-          maxSteps: s.maxSteps,
-          maxChangedFiles: s.maxChangedFiles,
-        }),
-        messages: [...(await this.#history(job.id, run.seq)), { role: 'user', content: run.prompt }],
-        tools: { ...fileTools(ctx), ...checkTools(ctx) },
-        ctx,
-        limits: {
-          maxSteps: s.maxSteps,
-          maxTokens: s.maxTokens,
-          timeoutMs: s.timeoutSeconds * 1000,
-          modelTimeoutMs: s.modelTimeoutSeconds * 1000,
-          maxRetries: s.modelMaxRetries,
-          retryBaseMs: s.modelRetryBaseMs,
-          repairRounds: REPAIR_ROUNDS,
-        },
-        stream: s.stream,
-        signal,
-        onEvent: (e) => transcript.record(e),
-      });
+      // The run's own commit is already on the branch: its worker died after the push. Its work
+      // is done; what is left is the pull request, so the model is not asked again.
+      const pushed = worktree.branchExisted
+        ? await commitOfRun(worktree.dir, worktree.startSha, run.id)
+        : null;
+      const result = pushed
+        ? ({
+            finished: pushed,
+            lastText: '',
+            usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+            stoppedBy: 'finish',
+            problems: null,
+          } as const)
+        : await runAgentLoop({
+            model,
+            modelName: job.model,
+            system: systemPrompt({
+              framework,
+              notes: await repositoryNotes(worktree.dir, guard.docsRoot),
+              maxSteps: s.maxSteps,
+              maxChangedFiles: s.maxChangedFiles,
+            }),
+            messages: [...(await this.#history(job.id, run.seq)), { role: 'user', content: run.prompt }],
+            tools: { ...fileTools(ctx), ...checkTools(ctx) },
+            ctx,
+            limits: {
+              maxSteps: s.maxSteps,
+              maxTokens: s.maxTokens,
+              timeoutMs: s.timeoutSeconds * 1000,
+              modelTimeoutMs: s.modelTimeoutSeconds * 1000,
+              maxRetries: s.modelMaxRetries,
+              retryBaseMs: s.modelRetryBaseMs,
+              repairRounds: REPAIR_ROUNDS,
+            },
+            stream: s.stream,
+            signal,
+            onEvent: (e) => transcript.record(e),
+          });
 
       const stopNote =
         result.stoppedBy === 'step_limit'
@@ -143,7 +177,7 @@ export class AgentExecutor implements RunExecutor {
 
       if (signal.aborted) throw signal.reason;
       if (changes.length > 0) {
-        await this.o.workspaces.commitAll(worktree, `${title}\n\n${summary}`);
+        await this.o.workspaces.commitAll(worktree, `${title}\n\n${summary}`, { [RUN_TRAILER]: run.id });
         await this.#push(project, worktree, branch, signal, authorization);
       }
       await transcript.final(result.finished?.title ?? null, summary);

@@ -111,7 +111,14 @@ export async function runAgentLoop(o: LoopInput): Promise<LoopResult> {
   let repairs = 0;
 
   for (let step = 1; step <= limits.maxSteps; step++) {
-    const result = await callModel(o, messages, deadline);
+    let result: ModelStep;
+    try {
+      result = await callModel(o, messages, deadline);
+    } catch (err) {
+      // Tokens spent before a failure still count on the job.
+      if (err instanceof JobFailure) err.usage = usage;
+      throw err;
+    }
     usage = addUsage(usage, result.usage);
     messages.push(...result.messages);
     if (result.text.trim()) lastText = result.text.trim();
@@ -141,7 +148,8 @@ export async function runAgentLoop(o: LoopInput): Promise<LoopResult> {
     if (usage.totalTokens >= limits.maxTokens) {
       return { finished: lastFinish, lastText, usage, stoppedBy: 'token_limit', problems: null };
     }
-    if (result.toolResults.length === 0) {
+    // Calls that failed (bad arguments, an error) still mean the model is working: go on.
+    if (result.toolResults.length === 0 && !result.calledTools) {
       return { finished: lastFinish, lastText, usage, stoppedBy: 'reply', problems: null };
     }
   }
@@ -152,8 +160,12 @@ interface ModelStep {
   text: string;
   usage: TokenUsage;
   messages: ModelMessage[];
+  /** Results and errors of every tool call of the step, errors as `ERROR: …` text. */
   toolResults: { toolName: string; input: unknown; output: string }[];
+  calledTools: boolean;
 }
+
+type Part = { type: string; toolName?: string; input?: unknown; output?: unknown; error?: unknown };
 
 async function callModel(o: LoopInput, messages: ModelMessage[], deadline: number): Promise<ModelStep> {
   for (let attempt = 0; ; attempt++) {
@@ -203,28 +215,43 @@ async function oneCall(o: LoopInput, messages: ModelMessage[], signal: AbortSign
     const r = streamText({ ...common, onError: ({ error }) => void (failure = error) });
     await r.consumeStream();
     if (failure) throw failure;
-    const [text, usage, response, toolResults] = await Promise.all([
+    const [text, usage, response, content, finishReason] = await Promise.all([
       r.text,
       r.usage,
       r.response,
-      r.toolResults,
+      r.content,
+      r.finishReason,
     ]);
-    return toStep(text, usage, response.messages, toolResults);
+    return toStep(text, usage, response.messages, content, finishReason);
   }
   const r = await generateText(common);
-  return toStep(r.text, r.usage, r.response.messages, r.toolResults);
+  return toStep(r.text, r.usage, r.response.messages, r.content, r.finishReason);
 }
 
 function toStep(
   text: string,
   usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number },
   messages: ModelMessage[],
-  toolResults: { toolName: string; input: unknown; output: unknown }[],
+  content: Part[],
+  finishReason: string,
 ): ModelStep {
+  const toolResults = content.flatMap((p) =>
+    p.type === 'tool-result'
+      ? [{ toolName: p.toolName!, input: p.input, output: String(p.output) }]
+      : p.type === 'tool-error'
+        ? [{ toolName: p.toolName!, input: p.input, output: `ERROR: ${errorText(p.error)}` }]
+        : [],
+  );
   return {
     text,
     usage: addUsage({ inputTokens: 0, outputTokens: 0, totalTokens: 0 }, usage),
     messages,
-    toolResults: toolResults.map((t) => ({ toolName: t.toolName, input: t.input, output: String(t.output) })),
+    toolResults,
+    calledTools: finishReason === 'tool-calls' || content.some((p) => p.type === 'tool-call'),
   };
+}
+
+function errorText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]!.slice(0, 500);
 }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { lstat, open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Framework } from './checks/framework.js';
 import { loadText } from './text.js';
@@ -18,6 +18,27 @@ const NOTE_FILES = [
 ];
 export const NOTES_BUDGET_CHARS = 16_000;
 
+/**
+ * A note file as text, at most `maxChars` of it. Regular files only: a note that is a symlink
+ * could pull a file of the server into a prompt sent to a model provider.
+ */
+async function readNote(repoRoot: string, file: string, maxChars: number): Promise<string | null> {
+  const st = await lstat(file).catch(() => null);
+  if (!st?.isFile()) return null;
+  // A folder on the way (.github, the docs root) could be a link too.
+  const real = await realpath(file);
+  if (!real.startsWith((await realpath(repoRoot)) + path.sep)) return null;
+  const handle = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(Math.min(st.size, maxChars * 4 + 4));
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    // A bigger file reads as at least maxChars characters, so the caller marks it as cut.
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Reads the notes in the docs root and the repository root, within a size budget. */
 export async function repositoryNotes(repoRoot: string, docsRoot: string): Promise<string> {
   const seen = new Set<string>();
@@ -28,7 +49,7 @@ export async function repositoryNotes(repoRoot: string, docsRoot: string): Promi
       const file = path.join(dir, name);
       if (seen.has(file) || budget <= 0) continue;
       seen.add(file);
-      const text = await readFile(file, 'utf8').catch(() => null);
+      const text = await readNote(repoRoot, file, budget);
       if (text === null || text.trim() === '') continue;
       const label = path.relative(repoRoot, file) || name;
       const body =

@@ -13,6 +13,15 @@ export class Transcript {
     private readonly runId: string,
   ) {}
 
+  /** Drops what an earlier, interrupted attempt of this run recorded (the prompt stays). */
+  async clearEarlierAttempts(): Promise<void> {
+    await this.db
+      .deleteFrom('messages')
+      .where('run_id', '=', this.runId)
+      .where('role', '!=', 'user')
+      .execute();
+  }
+
   async record(e: StepEvent): Promise<void> {
     const base = { id: newId('msg'), job_id: this.jobId, run_id: this.runId, created_at: Date.now() };
     if (e.kind === 'assistant') {

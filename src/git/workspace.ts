@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { git } from './git.js';
 
@@ -114,15 +114,30 @@ export class Workspaces {
     o: { signal?: AbortSignal; authorization?: string } = {},
   ): Promise<Worktree> {
     const mirror = await this.sync(repository, o);
-    const baseSha = await this.#resolve(mirror, `refs/heads/${ref}`);
-    if (baseSha === null) throw new Error(`the base branch "${ref}" does not exist in the repository`);
+    const baseTip = await this.#resolve(mirror, `refs/heads/${ref}`);
+    if (baseTip === null) throw new Error(`the base branch "${ref}" does not exist in the repository`);
     const branchSha = await this.#resolve(mirror, `refs/heads/${branch}`);
-    const startSha = branchSha ?? baseSha;
+    const startSha = branchSha ?? baseTip;
+    // The job branch compares against where it forked, not the base branch's tip: commits that
+    // landed on the base meanwhile are not the agent's and must not show in its diff or checks.
+    const baseSha =
+      branchSha === null ? baseTip : (await git(['-C', mirror, 'merge-base', baseTip, branchSha])).trim();
     await mkdir(path.join(this.dataDir, 'worktrees'), { recursive: true });
     const dir = await mkdtemp(path.join(this.dataDir, 'worktrees', 'run-'));
+    try {
+      await this.#populate(mirror, dir, startSha, o.signal);
+    } catch (err) {
+      await rm(dir, { recursive: true, force: true });
+      await this.#withLock(mirror, () => git(['-C', mirror, 'worktree', 'prune'])).catch(() => undefined);
+      throw err;
+    }
+    return { dir, startSha, baseSha, branchExisted: branchSha !== null };
+  }
+
+  async #populate(mirror: string, dir: string, startSha: string, signal?: AbortSignal): Promise<void> {
     await this.#withLock(mirror, () =>
       git(['-C', mirror, 'worktree', 'add', '--quiet', '--no-checkout', '--detach', dir, startSha], {
-        signal: o.signal,
+        signal,
       }),
     );
     // Binary media stay in the index but are not written out: writing them is most of the cost
@@ -131,8 +146,7 @@ export class Workspaces {
     await git(['sparse-checkout', 'set', '--no-cone', '/*', ...SPARSE_EXCLUDED.map((e) => `!*.${e}`)], {
       cwd: dir,
     });
-    await git(['read-tree', '-mu', 'HEAD'], { cwd: dir, signal: o.signal });
-    return { dir, startSha, baseSha, branchExisted: branchSha !== null };
+    await git(['read-tree', '-mu', 'HEAD'], { cwd: dir, signal });
   }
 
   async #resolve(mirror: string, ref: string): Promise<string | null> {
@@ -143,6 +157,30 @@ export class Workspaces {
     }
   }
 
+  /**
+   * Removes worktrees left by runs whose worker died, once they are older than any run can be.
+   * Age, not ownership, decides: other worker processes may share this data directory.
+   */
+  async sweep(olderThanMs: number): Promise<number> {
+    const root = path.join(this.dataDir, 'worktrees');
+    const names = await readdir(root).catch(() => [] as string[]);
+    let removed = 0;
+    for (const name of names) {
+      const dir = path.join(root, name);
+      const st = await stat(dir).catch(() => null);
+      if (st && Date.now() - st.mtimeMs > olderThanMs) {
+        await rm(dir, { recursive: true, force: true });
+        removed++;
+      }
+    }
+    if (removed > 0) {
+      const mirrors = await readdir(path.join(this.dataDir, 'mirrors')).catch(() => [] as string[]);
+      for (const m of mirrors)
+        await git(['-C', path.join(this.dataDir, 'mirrors', m), 'worktree', 'prune']).catch(() => undefined);
+    }
+    return removed;
+  }
+
   async remove(repository: string, worktree: Worktree): Promise<void> {
     const mirror = this.mirrorPath(repository);
     await rm(worktree.dir, { recursive: true, force: true });
@@ -150,7 +188,11 @@ export class Workspaces {
   }
 
   /** Stages everything in the worktree and commits it as the bot; null when nothing changed. */
-  async commitAll(worktree: Worktree, message: string): Promise<string | null> {
+  async commitAll(
+    worktree: Worktree,
+    message: string,
+    trailers: Record<string, string> = {},
+  ): Promise<string | null> {
     await stageAll(worktree.dir);
     const status = await git(['status', '--porcelain'], { cwd: worktree.dir });
     if (status.trim() === '') return null;
@@ -165,6 +207,7 @@ export class Workspaces {
         '--no-verify',
         '-m',
         message,
+        ...Object.entries(trailers).flatMap(([k, v]) => ['--trailer', `${k}: ${v}`]),
       ],
       { cwd: worktree.dir },
     );

@@ -27,6 +27,9 @@ export interface RunResult {
  * happened and what to do, holding no secret.
  */
 export class JobFailure extends Error {
+  /** Tokens the run used before it failed, added to the job's usage. */
+  usage?: TokenUsage;
+
   constructor(
     readonly code: string,
     message: string,

@@ -19,7 +19,7 @@ export const MAX_RUN_ATTEMPTS = 3;
 
 export type RunOutcome =
   | ({ status: 'succeeded' } & Partial<RunResult>)
-  | { status: 'failed'; error: { code: string; message: string } };
+  | { status: 'failed'; error: { code: string; message: string }; usage?: TokenUsage };
 
 /**
  * "Now" for lease arithmetic. On Postgres it is the database's clock, so workers on several
@@ -173,22 +173,22 @@ export async function completeRun(
       .where('status', 'in', ['queued', 'running'])
       .executeTakeFirstOrThrow();
     const changes: Partial<JobTable> = { updated_at: now };
+    if (outcome.usage) {
+      const before: TokenUsage = job.usage
+        ? JSON.parse(job.usage)
+        : { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+      changes.usage = JSON.stringify({
+        inputTokens: before.inputTokens + outcome.usage.inputTokens,
+        outputTokens: before.outputTokens + outcome.usage.outputTokens,
+        totalTokens: before.totalTokens + outcome.usage.totalTokens,
+      });
+    }
     if (outcome.status === 'succeeded') {
       if (outcome.summary !== undefined) changes.summary = outcome.summary;
       // prLink never goes back to null (DESIGN.md §1).
       if (outcome.prLink) changes.pr_link = outcome.prLink;
       if (outcome.branch) changes.branch = outcome.branch;
       if (outcome.checks !== undefined) changes.checks = JSON.stringify(outcome.checks);
-      if (outcome.usage) {
-        const before: TokenUsage = job.usage
-          ? JSON.parse(job.usage)
-          : { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-        changes.usage = JSON.stringify({
-          inputTokens: before.inputTokens + outcome.usage.inputTokens,
-          outputTokens: before.outputTokens + outcome.usage.outputTokens,
-          totalTokens: before.totalTokens + outcome.usage.totalTokens,
-        });
-      }
     }
     // A follow-up queued behind this run keeps the job active; its own end decides the status.
     if (Number(pending.n) === 0) {

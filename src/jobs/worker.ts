@@ -196,8 +196,13 @@ export class Worker {
       const result = await this.o.executor.execute({ run, job, project: toProject(project), signal });
       return { status: 'succeeded', ...result };
     } catch (err) {
-      if (err instanceof JobFailure)
-        return { status: 'failed', error: { code: err.code, message: err.message } };
+      if (err instanceof JobFailure) {
+        return {
+          status: 'failed',
+          error: { code: err.code, message: err.message },
+          ...(err.usage ? { usage: err.usage } : {}),
+        };
+      }
       log.error({ err: (err as Error).message }, 'run failed unexpectedly');
       return {
         status: 'failed',

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { MODEL_NAME } from '../config.js';
 import { RedlineError } from '../errors.js';
+import { checkBranchName } from '../git/git.js';
 import { newId } from '../ids.js';
 import type { DB, ProjectTable } from '../store/schema.js';
 
@@ -64,7 +66,7 @@ export type ProjectInput = z.input<typeof projectInput>;
 /** Local repositories are stored as absolute paths so the server finds them from any directory. */
 function normalizeRepository(host: HostKind, repository: string): string {
   if (host === 'local') {
-    const p = repository.startsWith('file://') ? new URL(repository).pathname : path.resolve(repository);
+    const p = repository.startsWith('file://') ? fileURLToPath(repository) : path.resolve(repository);
     if (!existsSync(p)) {
       throw new RedlineError('invalid_request', `repository ${p} does not exist on this machine`, {
         field: 'repository',
@@ -119,6 +121,13 @@ export class ProjectStore {
       throw new RedlineError('invalid_request', `${field} ${issue.message}`, { field });
     }
     const p = parsed.data;
+    try {
+      await checkBranchName(p.ref);
+    } catch {
+      throw new RedlineError('invalid_request', `ref "${p.ref}" is not a valid git branch name`, {
+        field: 'ref',
+      });
+    }
     const row: ProjectTable = {
       id: newId('prj'),
       name: p.name,

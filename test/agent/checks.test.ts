@@ -85,6 +85,15 @@ describe('checks', () => {
       { file: 'guides/new.md', message: 'new page is not in the navigation (mkdocs.yml)' },
     ]);
 
+    // Without `nav`, MkDocs builds the navigation itself: a new page cannot be missing from it.
+    const auto = makeDocsRepo();
+    write(auto, 'mkdocs.yml', 'site_name: Acme\ndocs_dir: .\n');
+    git(auto, 'add', '-A');
+    git(auto, 'commit', '-qm', 'mkdocs');
+    const runAuto = await check(auto);
+    write(auto, 'guides/auto.md', '# Auto\n');
+    expect(await runAuto()).toEqual([]);
+
     const mint = makeDocsRepo();
     write(
       mint,

@@ -40,13 +40,7 @@ describeEachDialect('a worker killed after the push, before the PR', (dialect) =
       old_string: '## Install\n',
       new_string: '## Install Acme\n',
     });
-    model.push(
-      edit,
-      finish('Rename the heading', 'Renames it.'),
-      // The re-run finds its edit already on the branch: the edit fails, it finishes.
-      edit,
-      finish('Rename the heading', 'Already renamed on the branch.'),
-    );
+    model.push(edit, finish('Rename the heading', 'Renames it.'));
     const id = (await s.api('POST', 'job', { prompt: 'Rename the install heading' })).json().id;
 
     const first = spawnTs('test/support/agent-worker-process.ts', [], env);
@@ -75,6 +69,15 @@ describeEachDialect('a worker killed after the push, before the PR', (dialect) =
       .where('job_id', '=', id)
       .executeTakeFirstOrThrow();
     expect(run.attempts).toBe(2);
+    // The re-run recognised its own commit on the branch and did not ask the model again.
+    expect(model.requests).toHaveLength(2);
+    expect(job.summary).toBe('Renames it.');
+    expect(prs[0]!.title).toBe('Rename the heading');
+    const messages = (await s.api('GET', `job/${id}/messages`)).json().messages as {
+      role: string;
+      data: { final?: boolean } | null;
+    }[];
+    expect(messages.filter((m) => m.data?.final)).toHaveLength(1);
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
   });

@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { Framework } from './framework.js';
 
 export interface Navigation {
-  /** Page entries, docs-root-relative without extension (as Mintlify writes them) or with (MkDocs). */
+  /** False when the site builds its navigation itself (MkDocs without `nav`): nothing to be missing from. */
+  explicit: boolean; /** Page entries, docs-root-relative without extension (as Mintlify writes them) or with (MkDocs). */
   pages: string[];
   /** Paths that redirect somewhere, so a link to them is not broken. */
   redirects: string[];
@@ -14,14 +15,44 @@ export interface Navigation {
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
+const MAX_NAV_FILE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads a navigation file that must be a regular file inside `root`: a `$ref` is written by
+ * whoever edits docs.json (the model too), so it must not reach other files of the server, a
+ * device or a pipe, and its errors must not quote what it read.
+ */
+async function readInside(root: string, file: string): Promise<string> {
+  const real = await realpath(file).catch(() => null);
+  const realRoot = await realpath(root);
+  if (real === null || (real !== realRoot && !real.startsWith(realRoot + path.sep))) {
+    throw new Error(`${path.relative(root, file)} is not a file inside the docs root`);
+  }
+  const st = await stat(real);
+  if (!st.isFile() || st.size > MAX_NAV_FILE_BYTES) {
+    throw new Error(`${path.relative(root, file)} is not a regular file under ${MAX_NAV_FILE_BYTES} bytes`);
+  }
+  return readFile(real, 'utf8');
+}
+
+function parseJson(text: string, name: string): Json {
+  try {
+    return JSON.parse(text) as Json;
+  } catch (err) {
+    // The parser's message quotes the text; say where, not what.
+    const where = /position (\d+)/.exec((err as Error).message);
+    throw new Error(`${name} is not valid JSON${where ? ` (at character ${where[1]})` : ''}`);
+  }
+}
+
 /** Reads a JSON file, replacing `{"$ref": "file.json"}` objects with that file (Mintlify). */
-async function readJsonWithRefs(file: string, depth = 0): Promise<Json> {
-  const value = JSON.parse(await readFile(file, 'utf8')) as Json;
+async function readJsonWithRefs(root: string, file: string, depth = 0): Promise<Json> {
+  const value = parseJson(await readInside(root, file), path.relative(root, file));
   const expand = async (v: Json): Promise<Json> => {
     if (Array.isArray(v)) return Promise.all(v.map(expand));
     if (v && typeof v === 'object') {
       if (typeof v.$ref === 'string' && depth < 5) {
-        return readJsonWithRefs(path.resolve(path.dirname(file), v.$ref), depth + 1);
+        return readJsonWithRefs(root, path.resolve(path.dirname(file), v.$ref), depth + 1);
       }
       const out: Record<string, Json> = {};
       for (const [k, x] of Object.entries(v)) out[k] = await expand(x);
@@ -77,13 +108,13 @@ function mkdocsPages(v: unknown, out: string[]): void {
  * else the file in `docsRoot`.
  */
 export async function readNavigation(docsRoot: string, framework: Framework): Promise<Navigation> {
-  const empty: Navigation = { pages: [], redirects: [], error: null };
+  const empty: Navigation = { explicit: false, pages: [], redirects: [], error: null };
   if (!framework.navigation) return empty;
   const file = path.join(docsRoot, framework.navigation);
   try {
     if (framework.kind === 'mkdocs') {
       // MkDocs files use Python tags (!!python/name:…); they are irrelevant to the nav.
-      const doc = YAML.parse(await readFile(file, 'utf8'), {
+      const doc = YAML.parse(await readInside(docsRoot, file), {
         customTags: [],
         strict: false,
         logLevel: 'silent',
@@ -94,15 +125,20 @@ export async function readNavigation(docsRoot: string, framework: Framework): Pr
       const pages: string[] = [];
       mkdocsPages(doc?.nav ?? [], pages);
       const docsDir = doc?.docs_dir ?? 'docs';
-      return { pages: pages.map((p) => path.posix.join(docsDir, p)), redirects: [], error: null };
+      return {
+        explicit: doc?.nav !== undefined,
+        pages: pages.map((p) => path.posix.join(docsDir, p)),
+        redirects: [],
+        error: null,
+      };
     }
-    const json = await readJsonWithRefs(file);
+    const json = await readJsonWithRefs(docsRoot, file);
     const pages: string[] = [];
     mintlifyPages(
       framework.kind === 'mintlify' ? ((json as Record<string, Json>)?.navigation ?? null) : json,
       pages,
     );
-    return { pages, redirects: mintlifyRedirects(json), error: null };
+    return { explicit: true, pages, redirects: mintlifyRedirects(json), error: null };
   } catch (err) {
     return {
       ...empty,

@@ -70,7 +70,7 @@ export async function checkPage(file: string, content: string): Promise<PageRepo
       });
     }
   }
-  if (file.endsWith('.mdx')) {
+  if (file.toLowerCase().endsWith('.mdx')) {
     try {
       await compile(new VFile({ path: file, value: content }), {
         remarkPlugins: [remarkFrontmatter, remarkGfm, collectLinks(links)],

@@ -133,7 +133,7 @@ export async function validateChanges(o: {
     if (c.status !== 'deleted' && isPage(c.rel)) await linkProblems(c.rel);
   }
 
-  if (framework.navigation) {
+  if (framework.navigation && nav.explicit) {
     const listed = new Set(nav.pages.map(stripExt));
     const navChanged = changes.some((c) => c.rel === framework.navigation || c.rel.endsWith('.json'));
     if (navChanged) {

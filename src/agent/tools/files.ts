@@ -23,12 +23,23 @@ async function guarded(fn: () => Promise<string>): Promise<string> {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ENOENT') return refuse('no such file');
     if (e.code === 'EISDIR') return refuse('that is a folder, not a file');
-    throw err;
+    if (e.code === 'ENOTDIR') return refuse('a part of that path is a file, not a folder');
+    // Anything else still goes back to the model as text, so one bad call does not end the run.
+    return refuse((err as Error).message.slice(0, 500));
   }
 }
 
+/** Model-supplied paths go to git as literal paths, never as pathspec patterns or magic. */
+const LITERAL = { GIT_LITERAL_PATHSPECS: '1' };
+
 /** The pathspec for `path` and `glob` inside the docs root, for git ls-files and git grep. */
 async function pathspec(ctx: ToolContext, dir?: string, glob?: string): Promise<string[]> {
+  // A glob is a pattern under the folder, never a way out of it or into pathspec magic.
+  if (glob !== undefined && (glob.split('/').includes('..') || /^[/:]/.test(glob) || glob.includes('\0'))) {
+    throw new GuardError(
+      `glob "${glob}" must be a pattern inside the docs root (no "..", no leading "/" or ":")`,
+    );
+  }
   const base = dir ? (await ctx.guard.resolve(dir, 'read')).rel : '';
   const prefix = ctx.guard.repoPath(base || '.');
   const root = prefix === '' || prefix === '.' ? '' : `${prefix}/`;
@@ -48,7 +59,7 @@ async function notWrittenOut(ctx: ToolContext, abs: string, rel: string): Promis
     ))
   )
     return false;
-  const listed = await git(['ls-files', '--', ctx.guard.repoPath(rel)], { cwd: ctx.dir });
+  const listed = await git(['ls-files', '--', ctx.guard.repoPath(rel)], { cwd: ctx.dir, env: LITERAL });
   return listed.trim() !== '';
 }
 
@@ -123,21 +134,11 @@ export function fileTools(ctx: ToolContext) {
       }),
       execute: ({ pattern, path: dir, glob }) =>
         guarded(async () => {
+          const spec = await pathspec(ctx, dir, glob);
           let out: string;
           try {
             out = await git(
-              [
-                'grep',
-                '--untracked',
-                '-n',
-                '-I',
-                '-E',
-                '--max-count=20',
-                '-e',
-                pattern,
-                '--',
-                ...(await pathspec(ctx, dir, glob)),
-              ],
+              ['grep', '--untracked', '-n', '-I', '-E', '--max-count=20', '-e', pattern, '--', ...spec],
               { cwd: ctx.dir, signal: ctx.signal, maxBuffer: 8 * 1024 * 1024 },
             );
           } catch (err) {
@@ -151,7 +152,8 @@ export function fileTools(ctx: ToolContext) {
             .map((l) => {
               const i = l.indexOf(':');
               return `${stripRoot(ctx, l.slice(0, i))}${l.slice(i)}`.slice(0, 400);
-            });
+            })
+            .filter((l) => !l.startsWith('..'));
           const shown = lines.slice(0, MAX_SEARCH_LINES).join('\n');
           return lines.length > MAX_SEARCH_LINES
             ? `${shown}\n… ${lines.length - MAX_SEARCH_LINES} more matches; narrow the search.`
@@ -223,7 +225,10 @@ export function fileTools(ctx: ToolContext) {
           const over = reserveChanges(ctx, rel);
           if (over) return refuse(over);
           if (sparse)
-            await git(['rm', '--sparse', '--quiet', '--', ctx.guard.repoPath(rel)], { cwd: ctx.dir });
+            await git(['rm', '--sparse', '--quiet', '--', ctx.guard.repoPath(rel)], {
+              cwd: ctx.dir,
+              env: LITERAL,
+            });
           else await rm(abs);
           return `Deleted ${rel}.`;
         }),
@@ -251,6 +256,7 @@ export function fileTools(ctx: ToolContext) {
           if (sparse) {
             await git(['mv', '--sparse', '--', ctx.guard.repoPath(src.rel), ctx.guard.repoPath(dst.rel)], {
               cwd: ctx.dir,
+              env: LITERAL,
             });
           } else {
             await rename(src.abs, dst.abs);
