@@ -17,12 +17,12 @@ export function configOrExit(overrides: ConfigOverrides = {}): Config {
   }
 }
 
-type Services = Awaited<ReturnType<typeof openServices>>;
+type Services = Awaited<ReturnType<typeof openServices>> & { config: Config };
 
 /** Runs a short command against the database and closes it; user errors exit 1 with their message. */
 export async function withServices(fn: (s: Services) => Promise<void>): Promise<void> {
   const config = configOrExit();
-  const services = await openServices(config, createLogger('warn', process.stderr as never));
+  const services = { ...(await openServices(config, createLogger('warn', process.stderr as never))), config };
   try {
     await fn(services);
   } catch (err) {

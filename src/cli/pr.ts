@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { RedlineError } from '../errors.js';
 import { getPullRequest, listPullRequests } from '../hosts/local.js';
-import { configOrExit, printJson, printTable, withServices } from './common.js';
+import { printJson, printTable, withServices } from './common.js';
 
 export function registerPr(program: Command): void {
   const pr = program.command('pr').description('pull requests of projects on the local code host');
@@ -11,8 +11,8 @@ export function registerPr(program: Command): void {
     .requiredOption('--project <id>', 'project id')
     .option('--json', 'print JSON (without diffs)')
     .action(async (o: { project: string; json?: boolean }) =>
-      withServices(async ({ database }) => {
-        const all = await listPullRequests(database.db, configOrExit().publicUrl, o.project);
+      withServices(async ({ database, config }) => {
+        const all = await listPullRequests(database.db, config.publicUrl, o.project);
         if (o.json) return printJson(all.map(({ diff: _diff, ...rest }) => rest));
         if (all.length === 0) return console.log('No pull requests for this project.');
         printTable(
@@ -33,11 +33,11 @@ export function registerPr(program: Command): void {
     .requiredOption('--project <id>', 'project id')
     .option('--json', 'print JSON')
     .action(async (number: string, o: { project: string; json?: boolean }) =>
-      withServices(async ({ database }) => {
+      withServices(async ({ database, config }) => {
         const n = Number(number.replace(/^#/, ''));
         if (!Number.isInteger(n) || n < 1)
           throw new RedlineError('invalid_request', `"${number}" is not a pull request number`);
-        const p = await getPullRequest(database.db, configOrExit().publicUrl, o.project, n);
+        const p = await getPullRequest(database.db, config.publicUrl, o.project, n);
         if (!p) throw new RedlineError('not_found', `Pull request #${n} not found in project ${o.project}.`);
         if (o.json) return printJson(p);
         console.log(`#${p.number} ${p.title}${p.draft ? ' (draft)' : ''}`);

@@ -146,7 +146,8 @@ export class Workspaces {
     await git(['sparse-checkout', 'set', '--no-cone', '/*', ...SPARSE_EXCLUDED.map((e) => `!*.${e}`)], {
       cwd: dir,
     });
-    await git(['read-tree', '-mu', 'HEAD'], { cwd: dir, signal });
+    // One checkout worker per core: writing the files is the bulk of a warm start.
+    await git(['-c', 'checkout.workers=0', 'read-tree', '-mu', 'HEAD'], { cwd: dir, signal });
   }
 
   async #resolve(mirror: string, ref: string): Promise<string | null> {

@@ -122,13 +122,9 @@ export class LocalHost implements CodeHost {
       .where('project_id', '=', project.id)
       .where('number', '=', number)
       .execute();
-    const row = await this.db
-      .selectFrom('pull_requests')
-      .selectAll()
-      .where('project_id', '=', project.id)
-      .where('number', '=', number)
-      .executeTakeFirstOrThrow();
-    return this.#view(row);
+    const updated = await getPullRequest(this.db, this.publicUrl, project.id, number);
+    if (!updated) throw new Error(`pull request #${number} of ${project.id} disappeared`);
+    return updated;
   }
 }
 
