@@ -18,9 +18,8 @@ import { finalDiffViolations } from './final-diff.js';
 import { GuardError, PathGuard } from './guardrails.js';
 import { runAgentLoop } from './loop.js';
 import { repositoryNotes, systemPrompt } from './prompt.js';
-import { checkTools } from './tools/checks.js';
 import type { ToolContext } from './tools/context.js';
-import { fileTools } from './tools/files.js';
+import { agentTools } from './tools/index.js';
 import { Transcript } from './transcript.js';
 import { pullRequestBody } from './pull-request-body.js';
 
@@ -126,7 +125,7 @@ export class AgentExecutor implements RunExecutor {
               maxChangedFiles: s.maxChangedFiles,
             }),
             messages: [...(await this.#history(job.id, run.seq)), { role: 'user', content: run.prompt }],
-            tools: { ...fileTools(ctx), ...checkTools(ctx) },
+            tools: agentTools(ctx),
             ctx,
             limits: {
               maxSteps: s.maxSteps,

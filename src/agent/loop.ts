@@ -2,8 +2,11 @@ import { APICallError, generateText, stepCountIs, streamText } from 'ai';
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import { JobFailure } from '../jobs/executor.js';
 import type { CheckProblem, TokenUsage } from '../jobs/job-view.js';
-import { formatProblems, runChecks } from './tools/checks.js';
+import { formatProblems, runChecks } from './checks/run.js';
+import { loadText } from './text.js';
 import type { ToolContext } from './tools/context.js';
+
+const REPAIR_PROMPT = loadText('./prompts/repair.txt', import.meta.url);
 
 export interface LoopLimits {
   maxSteps: number;
@@ -140,7 +143,7 @@ export async function runAgentLoop(o: LoopInput): Promise<LoopResult> {
         return { finished: lastFinish, lastText, usage, stoppedBy: 'finish', problems };
       }
       repairs++;
-      const note = `The change still has problems. Fix them, run validate, then call finish again.\n${formatProblems(problems)}`;
+      const note = REPAIR_PROMPT.replace('{{problems}}', () => formatProblems(problems));
       messages.push({ role: 'user', content: note });
       await o.onEvent({ kind: 'system', text: note, step });
       continue;
