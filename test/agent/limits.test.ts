@@ -56,11 +56,13 @@ describe('agent limits', () => {
     ]);
   });
 
-  it('removes the worktree after a failed run too', async () => {
-    s.model.push({ status: 500 }, { status: 500 });
+  it('removes the worktree after a failed run too, and counts the tokens it used', async () => {
+    s.model.push(call('read_file', { path: 'index.mdx' }), { status: 500 }, { status: 500 });
     const id = (await s.api('POST', 'job', { prompt: 'Fail' })).json().id;
     const job = await s.waitForJob(id);
     expect(job.error!.code).toBe('model_unavailable');
+    // One answered call of the scripted model: 20 input and 10 output tokens.
+    expect(job.usage).toEqual({ inputTokens: 20, outputTokens: 10, totalTokens: 30 });
     expect(worktrees()).toEqual([]);
   });
 
