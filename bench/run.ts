@@ -4,6 +4,7 @@ import os from 'node:os';
 import pg from 'pg';
 import { benchAgent } from './agent.js';
 import { benchApi } from './api.js';
+import { benchConcurrentRuns } from './concurrent-runs.js';
 import type { Row } from './api.js';
 import { benchMemory } from './memory.js';
 import { benchQueue } from './queue.js';
@@ -38,6 +39,7 @@ try {
   }
   rows.push(...(await benchAgent()));
   rows.push(...(await benchMemory()));
+  rows.push(...(await benchConcurrentRuns()));
 } finally {
   for (const name of created) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }

@@ -19,6 +19,8 @@ export type Step =
   | Reply
   | { status: number; body?: string; headers?: Record<string, string> }
   | { hang: true }
+  /** Answers after a pause, as a real model takes time. */
+  | { delayMs: number; reply: Reply }
   | ((req: RecordedRequest) => Reply);
 
 export interface RecordedRequest {
@@ -117,7 +119,8 @@ export class ScriptedModel {
         .end(step.body ?? '{"error":{"message":"scripted failure","type":"server_error"}}');
       return;
     }
-    const reply = typeof step === 'function' ? step(recorded) : step;
+    if ('delayMs' in step) await new Promise((r) => setTimeout(r, step.delayMs));
+    const reply = typeof step === 'function' ? step(recorded) : 'reply' in step ? step.reply : step;
     const n = this.requests.length;
     if (protocol === 'openai') (body.stream ? openaiStream : openaiJson)(res, reply, n, body.model);
     else (body.stream ? anthropicStream : anthropicJson)(res, reply, n, body.model);
