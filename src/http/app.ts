@@ -77,12 +77,15 @@ export async function buildApp(o: AppOptions): Promise<RedlineApp> {
     }
   });
 
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback style, not async: this runs on every request and needs no promise.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (draining && req.url !== '/healthz') {
       reply.header('retry-after', '5');
-      return sendError(reply, new RedlineError('unavailable', 'The server is shutting down; retry shortly.'));
+      sendError(reply, new RedlineError('unavailable', 'The server is shutting down; retry shortly.'));
+      return;
     }
+    done();
   });
 
   await app.register(swagger, {
