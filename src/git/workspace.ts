@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import lockfile from 'proper-lockfile';
 import { git } from './git.js';
 
 /** Extensions of files a worktree does not write to disk (see `checkout`). */
@@ -73,9 +74,31 @@ export class Workspaces {
     return path.join(this.dataDir, 'mirrors', `${id}.git`);
   }
 
+  /**
+   * One operation on a mirror at a time: in this process by a promise chain, across processes
+   * sharing the data directory (several workers on one machine) by a lock directory next to it.
+   */
   async #withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.#locks.get(key) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(fn);
+    const locked = async () => {
+      await mkdir(path.dirname(key), { recursive: true });
+      const release = await lockfile.lock(key, {
+        realpath: false,
+        lockfilePath: `${key}.lock`,
+        // A holder that died leaves a lock nobody refreshes; after this it is taken over.
+        stale: 30_000,
+        retries: { retries: 600, minTimeout: 50, maxTimeout: 500 },
+        // The default throws from a timer and would crash the worker; git's own ref locks still
+        // guard the mirror if another process took an expired lock over.
+        onCompromised: () => undefined,
+      });
+      try {
+        return await fn();
+      } finally {
+        await release().catch(() => undefined);
+      }
+    };
+    const next = previous.catch(() => undefined).then(locked);
     this.#locks.set(key, next);
     try {
       return await next;
