@@ -132,3 +132,49 @@ describe('hardening', () => {
     expect(pr.diff).not.toContain('upstream.mdx');
   });
 });
+
+describe('repository problems', () => {
+  it('a missing base branch or a folder that is not a repository: repository_not_found, with what to fix', async () => {
+    const repo = repoFrom(FIXTURE);
+    const s = await startAgentServer('sqlite', { repository: repo });
+    try {
+      const missingRef = await s.runtime.projects.create({
+        name: 'Missing ref',
+        repository: repo,
+        ref: 'release-9',
+      });
+      const notRepo = await s.runtime.projects.create({
+        name: 'Not a repo',
+        repository: mkdtempSync(path.join(tmpdir(), 'plain-')),
+      });
+      for (const [project, expected] of [
+        [missingRef, 'release-9'],
+        [notRepo, 'not found'],
+      ] as const) {
+        const { key } = await s.runtime.keys.create(project.id);
+        const res = await s.inject({
+          method: 'POST',
+          url: `/v2/agent/${project.id}/job`,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          payload: '{"prompt":"Anything"}',
+        });
+        const id = res.json().id;
+        let job: { status: string; error: { code: string; message: string } | null } | undefined;
+        for (let i = 0; i < 200 && job?.status !== 'failed'; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          job = (
+            await s.inject({
+              method: 'GET',
+              url: `/v2/agent/${project.id}/job/${id}`,
+              headers: { authorization: `Bearer ${key}` },
+            })
+          ).json();
+        }
+        expect(job!.error!.code).toBe('repository_not_found');
+        expect(job!.error!.message).toContain(expected);
+      }
+    } finally {
+      await s.close();
+    }
+  });
+});
