@@ -115,7 +115,7 @@ export class Workspaces {
         await mkdir(path.dirname(mirror), { recursive: true });
         await rm(mirror, { recursive: true, force: true });
         // A bare clone of a path on this machine hard-links the objects: near-instant.
-        await git(['clone', '--bare', '--quiet', '--no-tags', repository, mirror], o);
+        await git(['clone', '--bare', '--quiet', '--no-tags', '--', repository, mirror], o);
       }
       // Branches only (no tags, no PR refs); a branch deleted upstream goes here too.
       await git(
@@ -159,7 +159,7 @@ export class Workspaces {
 
   async #populate(mirror: string, dir: string, startSha: string, signal?: AbortSignal): Promise<void> {
     await this.#withLock(mirror, () =>
-      git(['-C', mirror, 'worktree', 'add', '--quiet', '--no-checkout', '--detach', dir, startSha], {
+      git(['-C', mirror, 'worktree', 'add', '--quiet', '--no-checkout', '--detach', '--', dir, startSha], {
         signal,
       }),
     );
@@ -252,6 +252,7 @@ export class Workspaces {
         '--quiet',
         '--no-verify',
         `--force-with-lease=refs/heads/${branch}:${lease}`,
+        '--',
         repository,
         `HEAD:refs/heads/${branch}`,
       ],
