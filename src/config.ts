@@ -9,6 +9,8 @@ export interface Config {
   port: number;
   host: string;
   publicUrl: string;
+  /** False when publicUrl is only the default derived from the port. */
+  publicUrlSet: boolean;
   dataDir: string;
   /** `postgres://…` to use Postgres; null means SQLite in `dataDir`. */
   databaseUrl: string | null;
@@ -184,6 +186,7 @@ export function loadConfig(
     port,
     host: e.REDLINE_HOST ?? '127.0.0.1',
     publicUrl: (e.REDLINE_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrlSet: e.REDLINE_PUBLIC_URL !== null,
     dataDir: path.resolve(e.REDLINE_DATA_DIR ?? '.redline'),
     databaseUrl: e.REDLINE_DATABASE_URL,
     secretKey: e.REDLINE_SECRET_KEY,

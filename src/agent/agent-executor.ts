@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { ModelMessage } from 'ai';
 import type { Logger } from 'pino';
@@ -24,6 +25,7 @@ import type { AgentLimits, ToolContext } from './tools/context.js';
 import { agentTools } from './tools/index.js';
 import { Transcript } from './transcript.js';
 import { pullRequestBody } from './pull-request-body.js';
+import type { RunAccount } from './pull-request-body.js';
 
 export interface AgentExecutorOptions {
   db: Kysely<DB>;
@@ -71,6 +73,9 @@ interface Delivery {
   limits: AgentLimits;
   transcript: Transcript;
   result: LoopResult;
+  earlier: RunAccount[];
+  /** Repository paths the job's earlier runs changed. */
+  earlierChanges: string[];
 }
 
 /** Runs the docs agent for one run of a job, end to end (DESIGN.md §2). */
@@ -97,9 +102,10 @@ export class AgentExecutor implements RunExecutor {
     }
     const authorization = await host.gitAuthorization(project);
     const transcript = new Transcript(this.o.db, job.id, run.id);
-    // A run claimed again after its worker died starts its transcript afresh.
-    if (run.attempts > 1) await transcript.clearEarlierAttempts();
-    const worktree = await this.#checkout(project, branch, signal, authorization);
+    // A run claimed again (its worker died, or shut down and released it) starts its transcript
+    // afresh; the first attempt finds nothing to clear.
+    await transcript.clearEarlierAttempts();
+    const worktree = await this.#checkout(project, branch, signal, authorization, run.id);
     try {
       const guard = await PathGuard.create(worktree.dir, project.docsRoot).catch((err: unknown) => {
         if (err instanceof GuardError)
@@ -122,6 +128,12 @@ export class AgentExecutor implements RunExecutor {
       };
       // The run's own commit is already on the branch: its worker died after the push. Its work
       // is done; what is left is the pull request, so the model is not asked again.
+      const earlier = await this.#earlierRuns(job.id, run.seq);
+      // Files the job's earlier runs changed count against its changed-files budget.
+      const earlierChanges = worktree.branchExisted
+        ? (await changedFiles(worktree.dir, worktree.baseSha)).map((c) => c.path)
+        : [];
+      for (const p of earlierChanges) ctx.changed.add(guard.relative(path.join(guard.repoRoot, p)));
       const pushed = worktree.branchExisted
         ? await commitOfRun(worktree.dir, worktree.startSha, run.id)
         : null;
@@ -142,7 +154,14 @@ export class AgentExecutor implements RunExecutor {
               maxSteps: s.maxSteps,
               maxChangedFiles: s.maxChangedFiles,
             }),
-            messages: [...(await this.#history(job.id, run.seq)), { role: 'user', content: run.prompt }],
+            messages: [
+              // The conversation so far: earlier prompts and the agent's final reply to each.
+              ...earlier.flatMap((r): ModelMessage[] => [
+                { role: 'user', content: r.prompt },
+                ...(r.summary ? [{ role: 'assistant' as const, content: r.summary }] : []),
+              ]),
+              { role: 'user', content: run.prompt },
+            ],
             tools: agentTools(ctx),
             ctx,
             limits: {
@@ -174,6 +193,8 @@ export class AgentExecutor implements RunExecutor {
           limits,
           transcript,
           result,
+          earlier,
+          earlierChanges,
         });
       } catch (err) {
         // Tokens spent by the loop count on the job even when delivering its work failed.
@@ -224,7 +245,9 @@ export class AgentExecutor implements RunExecutor {
     // The whole change, tools or not, is checked before anything leaves the worktree.
     const changes = await changedFiles(worktree.dir, worktree.startSha);
     if (changes.length > 0) {
-      const violations = await finalDiffViolations(worktree.dir, guard, changes, limits, worktree.startSha);
+      const violations = await finalDiffViolations(worktree.dir, guard, changes, limits, worktree.startSha, {
+        earlierChanges: d.earlierChanges,
+      });
       if (violations.length > 0) {
         throw new JobFailure(
           'forbidden_change',
@@ -258,7 +281,11 @@ export class AgentExecutor implements RunExecutor {
       head: branch,
       base: project.ref,
       title,
-      body: pullRequestBody({ summary, problems: problems ?? [], jobId: job.id, prompt: run.prompt }),
+      body: pullRequestBody({
+        runs: [...d.earlier, { prompt: run.prompt, summary }],
+        problems: problems ?? [],
+        jobId: job.id,
+      }),
       draft: (problems ?? []).length > 0,
       headSha,
       baseSha: worktree.baseSha,
@@ -279,7 +306,11 @@ export class AgentExecutor implements RunExecutor {
     try {
       const existing = await host.findPullRequest(project, change.head);
       if (!existing) return (await host.openPullRequest(project, change)).url;
-      if (change.changed) return (await host.updatePullRequest(project, existing.number, change)).url;
+      // The first run's title names the pull request; follow-ups add to its description.
+      if (change.changed) {
+        return (await host.updatePullRequest(project, existing.number, { ...change, title: existing.title }))
+          .url;
+      }
       return existing.url;
     } catch (err) {
       this.o.log.error({ err: (err as Error).message }, 'pull request failed');
@@ -295,15 +326,23 @@ export class AgentExecutor implements RunExecutor {
     branch: string,
     signal: AbortSignal,
     authorization: string | undefined,
+    runId: string,
   ): Promise<Worktree> {
     try {
       return await this.o.workspaces.checkout(project.repository, project.ref, branch, {
         signal,
         authorization,
+        runId,
       });
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      const message = err instanceof GitError ? err.message : (err as Error).message;
+      // git's own words, without the command line around them (the message is shown to callers).
+      const message = (err instanceof GitError ? err.stderr : (err as Error).message)
+        .replace(/^(fatal|error): /gm, '')
+        .split('\n')
+        .filter(Boolean)
+        .join(' ')
+        .trim();
       if (/does not exist|not found|does not appear to be a git repository|No such file/i.test(message)) {
         throw new JobFailure(
           'repository_not_found',
@@ -338,24 +377,26 @@ export class AgentExecutor implements RunExecutor {
     }
   }
 
-  /** Earlier prompts of the job and the agent's final reply to each, as the conversation so far. */
-  async #history(jobId: string, seq: number): Promise<ModelMessage[]> {
+  /** Earlier prompts of the job, each with the agent's final reply (null if it had none). */
+  async #earlierRuns(jobId: string, seq: number): Promise<RunAccount[]> {
     const rows = await this.o.db
       .selectFrom('messages')
       .innerJoin('runs', 'runs.id', 'messages.run_id')
-      .select(['messages.role', 'messages.content', 'messages.data', 'runs.seq'])
+      .select(['messages.role', 'messages.content', 'messages.data'])
       .where('messages.job_id', '=', jobId)
       .where('runs.seq', '<', seq)
       .where('messages.role', 'in', ['user', 'assistant'])
+      .orderBy('runs.seq')
       .orderBy('messages.id')
       .execute();
-    const out: ModelMessage[] = [];
+    const runs: RunAccount[] = [];
     for (const r of rows) {
-      if (r.role === 'user') out.push({ role: 'user', content: r.content });
-      else if (r.data && (JSON.parse(r.data) as { final?: boolean }).final)
-        out.push({ role: 'assistant', content: r.content });
+      if (r.role === 'user') runs.push({ prompt: r.content, summary: null });
+      else if (runs.length > 0 && r.data && (JSON.parse(r.data) as { final?: boolean }).final) {
+        runs[runs.length - 1]!.summary = r.content;
+      }
     }
-    return out;
+    return runs;
   }
 }
 

@@ -17,11 +17,13 @@ export async function finalDiffViolations(
   changes: ChangedFile[],
   limits: AgentLimits,
   sinceSha: string,
+  o: { earlierChanges?: string[] } = {},
 ): Promise<string[]> {
   const violations: string[] = [];
-  const touched = new Set(changes.map((c) => c.path));
+  // The limit is for the whole job: files its earlier runs changed count too.
+  const touched = new Set([...changes.map((c) => c.path), ...(o.earlierChanges ?? [])]);
   if (touched.size > limits.maxChangedFiles) {
-    violations.push(`${touched.size} files changed; the limit is ${limits.maxChangedFiles}`);
+    violations.push(`${touched.size} files changed by the job; the limit is ${limits.maxChangedFiles}`);
   }
   for (const c of changes) {
     const rel = guard.relative(path.join(guard.repoRoot, c.path));

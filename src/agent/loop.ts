@@ -74,13 +74,36 @@ const addUsage = (
   };
 };
 
+/**
+ * What the provider said, for the job's error message: the `error.message` of its JSON body, cut
+ * short, with anything that looks like a key or token removed (some providers echo part of it).
+ */
+function providerMessage(body: string | undefined): string | null {
+  if (!body) return null;
+  let message: unknown;
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
+    message = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.message);
+  } catch {
+    return null;
+  }
+  if (typeof message !== 'string' || message.trim() === '') return null;
+  return message
+    .replace(/\b(sk|pk|rk|key|tok|api)[-_][\w-]{4,}/gi, '[redacted]')
+    .replace(/\b[A-Za-z0-9_-]{32,}\b/g, '[redacted]')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
+}
+
 function describeModelError(err: unknown): { retry: boolean; reason: string; retryAfterMs?: number } {
   if (APICallError.isInstance(err)) {
     const status = err.statusCode;
     const after = Number(err.responseHeaders?.['retry-after']);
+    const said = providerMessage(err.responseBody);
     return {
       retry: err.isRetryable || status === 429 || (status !== undefined && status >= 500),
-      reason: status ? `HTTP ${status}` : 'no connection',
+      reason: status ? `HTTP ${status}${said ? ` (${said})` : ''}` : 'no connection',
       ...(Number.isFinite(after) && after > 0 ? { retryAfterMs: Math.min(after * 1000, 30_000) } : {}),
     };
   }
@@ -193,7 +216,7 @@ async function callModel(o: LoopInput, messages: ModelMessage[], deadline: numbe
       if (!why.retry || attempt >= o.limits.maxRetries) {
         throw new JobFailure(
           'model_unavailable',
-          `The model ${o.modelName} could not be reached: ${why.reason}${why.retry ? ` after ${attempt + 1} attempts` : ''}. ` +
+          `The model ${o.modelName} failed: ${why.reason}${why.retry ? ` after ${attempt + 1} attempts` : ''}. ` +
             'Check the provider settings and that the model server is up, then send a follow-up to retry.',
         );
       }

@@ -11,7 +11,9 @@ export function registerPr(program: Command): void {
     .requiredOption('--project <id>', 'project id')
     .option('--json', 'print JSON (without diffs)')
     .action(async (o: { project: string; json?: boolean }) =>
-      withServices(async ({ database, config }) => {
+      withServices(async ({ database, config, projects }) => {
+        if (!(await projects.get(o.project)))
+          throw new RedlineError('not_found', `Project ${o.project} not found.`);
         const all = await listPullRequests(database.db, config.publicUrl, o.project);
         if (o.json) return printJson(all.map(({ diff: _diff, ...rest }) => rest));
         if (all.length === 0) return console.log('No pull requests for this project.');

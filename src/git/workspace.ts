@@ -134,7 +134,7 @@ export class Workspaces {
     repository: string,
     ref: string,
     branch: string,
-    o: { signal?: AbortSignal; authorization?: string } = {},
+    o: { signal?: AbortSignal; authorization?: string; runId?: string } = {},
   ): Promise<Worktree> {
     const mirror = await this.sync(repository, o);
     const baseTip = await this.#resolve(mirror, `refs/heads/${ref}`);
@@ -145,8 +145,17 @@ export class Workspaces {
     // landed on the base meanwhile are not the agent's and must not show in its diff or checks.
     const baseSha =
       branchSha === null ? baseTip : (await git(['-C', mirror, 'merge-base', baseTip, branchSha])).trim();
-    await mkdir(path.join(this.dataDir, 'worktrees'), { recursive: true });
-    const dir = await mkdtemp(path.join(this.dataDir, 'worktrees', 'run-'));
+    const root = path.join(this.dataDir, 'worktrees');
+    await mkdir(root, { recursive: true });
+    // Worktrees are named after their run: what an earlier attempt of this run left behind (its
+    // worker was killed) is removed now, not only by the age-based sweep.
+    const prefix = `${o.runId ?? 'run'}-`;
+    if (o.runId) {
+      const stale = (await readdir(root)).filter((n) => n.startsWith(prefix));
+      for (const n of stale) await rm(path.join(root, n), { recursive: true, force: true });
+      if (stale.length > 0) await this.#withLock(mirror, () => git(['-C', mirror, 'worktree', 'prune']));
+    }
+    const dir = await mkdtemp(path.join(root, prefix));
     try {
       await this.#populate(mirror, dir, startSha, o.signal);
     } catch (err) {

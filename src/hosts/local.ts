@@ -145,9 +145,11 @@ export async function listPullRequests(
 ): Promise<StoredPullRequest[]> {
   const rows = await db
     .selectFrom('pull_requests')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .orderBy('number')
+    .leftJoin('jobs', 'jobs.id', 'pull_requests.job_id')
+    .selectAll('pull_requests')
+    .select('jobs.pr_link')
+    .where('pull_requests.project_id', '=', projectId)
+    .orderBy('pull_requests.number')
     .execute();
   return rows.map((r) => storedView(r, publicUrl));
 }
@@ -160,17 +162,20 @@ export async function getPullRequest(
 ): Promise<StoredPullRequest | null> {
   const row = await db
     .selectFrom('pull_requests')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('number', '=', number)
+    .leftJoin('jobs', 'jobs.id', 'pull_requests.job_id')
+    .selectAll('pull_requests')
+    .select('jobs.pr_link')
+    .where('pull_requests.project_id', '=', projectId)
+    .where('pull_requests.number', '=', number)
     .executeTakeFirst();
   return row ? storedView(row, publicUrl) : null;
 }
 
-function storedView(r: PullRequestTable, publicUrl: string): StoredPullRequest {
+/** The URL is the prLink the job was given (made by the server that opened it), else derived. */
+function storedView(r: PullRequestTable & { pr_link: string | null }, publicUrl: string): StoredPullRequest {
   return {
     number: r.number,
-    url: pullRequestUrl(publicUrl, r.project_id, r.number),
+    url: r.pr_link ?? pullRequestUrl(publicUrl, r.project_id, r.number),
     title: r.title,
     body: r.body,
     draft: r.draft === 1,

@@ -203,7 +203,8 @@ export class Worker {
           ...(err.usage ? { usage: err.usage } : {}),
         };
       }
-      log.error({ err: (err as Error).message }, 'run failed unexpectedly');
+      // An archive or a shutdown stops the run through its signal; that is not a failure.
+      if (!signal.aborted) log.error({ err: (err as Error).message }, 'run failed unexpectedly');
       return {
         status: 'failed',
         error: {

@@ -49,6 +49,30 @@ describe('agent limits', () => {
       'p1.mdx',
       'p2.mdx',
     ]);
+
+    // The limit is for the job: a follow-up may edit those two files, not add a third.
+    s.model.push(
+      call('write_file', page(4)),
+      call('edit_file', { path: 'p1.mdx', old_string: 'Text.', new_string: 'More text.' }),
+      ...[1, 2, 3, 4].map(() => finish('Pages', 'Two pages.')),
+    );
+    await s.api('POST', `job/${id}/message`, { prompt: 'One more page' });
+    await s.waitForJob(id, (j) => j.status !== 'active');
+    const all = (await s.api('GET', `job/${id}/messages`)).json().messages as {
+      role: string;
+      runId: string;
+      content: string;
+    }[];
+    const followUpRun = all.filter((m) => m.role === 'user').at(-1)!.runId;
+    const later = all.filter((m) => m.runId === followUpRun && m.role === 'tool');
+    expect(later.slice(0, 2).map((t) => t.content)).toEqual([
+      'ERROR: this change would touch more than 2 files, the limit for one job',
+      'Edited p1.mdx: 1 replacement.',
+    ]);
+    expect(git(repo, 'diff', '--name-only', `main...redline/${id}`).trim().split('\n')).toEqual([
+      'p1.mdx',
+      'p2.mdx',
+    ]);
     // The new pages are not in the navigation: the PR is a draft that says so.
     expect(job.checks!.map((c) => c.message)).toEqual([
       'new page is not in the navigation (docs.json)',

@@ -94,7 +94,7 @@ describe('model failures', () => {
     expect(calls).toBe(3);
     expect(job.status).toBe('failed');
     expect(job.error!.code).toBe('model_unavailable');
-    expect(job.error!.message).toContain('HTTP 500 after 3 attempts');
+    expect(job.error!.message).toContain('HTTP 500 (scripted failure) after 3 attempts');
   });
 
   it('429: retried (honouring Retry-After), then model_unavailable', async () => {
@@ -125,11 +125,16 @@ describe('model failures', () => {
 
   it('a refused request (401) is not retried', async () => {
     const before = s.model.requests.length;
-    s.model.push({ status: 401, body: '{"error":{"message":"bad key","type":"auth"}}' });
+    // Providers echo part of a refused key; the job's message keeps what they said, not the key.
+    s.model.push({
+      status: 401,
+      body: '{"error":{"message":"Incorrect API key provided: sk-compat-test-secret-0000.","type":"auth"}}',
+    });
     const id = (await s.api('POST', 'job', { prompt: 'Anything' })).json().id;
     const job = await s.waitForJob(id);
     expect(s.model.requests.length - before).toBe(1);
     expect(job.error).toMatchObject({ code: 'model_unavailable' });
-    expect(job.error!.message).toContain('HTTP 401');
+    expect(job.error!.message).toContain('HTTP 401 (Incorrect API key provided: [redacted].)');
+    expect(job.error!.message).not.toContain('sk-compat');
   });
 });

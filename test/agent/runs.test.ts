@@ -81,7 +81,12 @@ describeEachDialect('agent runs', (dialect) => {
       .selectAll()
       .where('job_id', '=', id)
       .executeTakeFirstOrThrow();
-    expect(pr.title).toBe('Rename both headings');
+    // The first run names the PR; the follow-up adds a section to its description.
+    expect(pr.title).toBe('Rename the install heading');
+    expect(pr.body).toContain('Renames the heading.');
+    expect(pr.body).toContain(
+      '### Follow-up\n\n> Also rename the logs heading\n\nRenames the second heading too.',
+    );
     expect(pr.diff).toContain('+## Read your logs');
   });
 

@@ -122,6 +122,18 @@ describe('redline CLI: projects and keys', () => {
     expect(r.output).toMatch(/^redline: REDLINE_MAX_PROMPT_CHARS .+$/m);
   });
 
+  it('redline worker refuses to start without REDLINE_PUBLIC_URL, which its PR links need', async () => {
+    const r = await runRedline(['worker'], env);
+    expect(r.code).toBe(2);
+    expect(r.output).toContain('REDLINE_PUBLIC_URL must be set');
+  });
+
+  it('pr list says so when the project does not exist', async () => {
+    const r = await runRedline(['pr', 'list', '--project', 'prj_nope'], env);
+    expect(r.code).toBe(1);
+    expect(r.output).toContain('Project prj_nope not found');
+  });
+
   it('migrate is safe to run again', async () => {
     expect((await runRedline(['migrate'], env)).code).toBe(0);
     const again = await runRedline(['migrate'], env);
