@@ -14,14 +14,12 @@ import { createLanguageModel } from '../models/registry.js';
 import type { HostKind, Project } from '../projects/projects.js';
 import type { DB } from '../store/schema.js';
 import { detectFramework } from './checks/framework.js';
-import type { Framework } from './checks/framework.js';
 import { changedFiles, validateChanges } from './checks/validate.js';
 import { finalDiffViolations } from './final-diff.js';
 import { GuardError, PathGuard } from './guardrails.js';
 import { runAgentLoop } from './loop.js';
-import type { LoopResult } from './loop.js';
 import { repositoryNotes, systemPrompt } from './prompt.js';
-import type { AgentLimits, ToolContext } from './tools/context.js';
+import type { ToolContext } from './tools/context.js';
 import { agentTools } from './tools/index.js';
 import { Transcript } from './transcript.js';
 import { pullRequestBody } from './pull-request-body.js';
@@ -57,26 +55,7 @@ async function commitOfRun(
   return { title: title ?? '', summary };
 }
 
-export const branchFor = (jobId: string) => `redline/${jobId}`;
-
-interface Delivery {
-  run: RunContext['run'];
-  job: RunContext['job'];
-  project: Project;
-  signal: AbortSignal;
-  host: CodeHost;
-  branch: string;
-  authorization: string | undefined;
-  worktree: Worktree;
-  guard: PathGuard;
-  framework: Framework;
-  limits: AgentLimits;
-  transcript: Transcript;
-  result: LoopResult;
-  earlier: RunAccount[];
-  /** Repository paths the job's earlier runs changed. */
-  earlierChanges: string[];
-}
+const branchFor = (jobId: string) => `redline/${jobId}`;
 
 /** Runs the docs agent for one run of a job, end to end (DESIGN.md §2). */
 export class AgentExecutor implements RunExecutor {
@@ -124,7 +103,6 @@ export class AgentExecutor implements RunExecutor {
         signal,
         changed: new Set(),
         finished: null,
-        lastProblems: null,
       };
       // The run's own commit is already on the branch: its worker died after the push. Its work
       // is done; what is left is the pull request, so the model is not asked again.
@@ -179,23 +157,75 @@ export class AgentExecutor implements RunExecutor {
           });
 
       try {
-        return await this.#deliver({
-          run,
-          job,
-          project,
-          signal,
-          host,
-          branch,
-          authorization,
-          worktree,
-          guard,
-          framework,
-          limits,
-          transcript,
-          result,
-          earlier,
-          earlierChanges,
+        const stopNote =
+          result.stoppedBy === 'step_limit'
+            ? `The agent stopped at its limit of ${s.maxSteps} steps before finishing.`
+            : result.stoppedBy === 'token_limit'
+              ? `The agent stopped at its limit of ${s.maxTokens} tokens before finishing.`
+              : null;
+        const title = result.finished?.title ?? firstLine(run.prompt);
+        const summary = [
+          result.finished?.summary ?? (result.lastText || 'The agent ended without a summary.'),
+          stopNote,
+        ]
+          .filter(Boolean)
+          .join('\n\n');
+
+        // The whole change, tools or not, is checked before anything leaves the worktree.
+        const changes = await changedFiles(worktree.dir, worktree.startSha);
+        if (changes.length > 0) {
+          const violations = await finalDiffViolations(
+            worktree.dir,
+            guard,
+            changes,
+            limits,
+            worktree.startSha,
+            { earlierChanges },
+          );
+          if (violations.length > 0) {
+            throw new JobFailure(
+              'forbidden_change',
+              `The change touched files the agent may not change, so nothing was pushed: ${violations.join('; ')}.`,
+            );
+          }
+        }
+        let problems: CheckProblem[] | undefined;
+        if (changes.length > 0 || worktree.branchExisted) {
+          problems =
+            result.problems ??
+            (await validateChanges({ dir: worktree.dir, guard, framework, baseSha: worktree.baseSha }));
+          if (stopNote) problems = [...problems, { file: '(agent)', message: stopNote }];
+        }
+
+        if (signal.aborted) throw signal.reason;
+        if (changes.length > 0) {
+          await this.o.workspaces.commitAll(worktree, `${title}\n\n${summary}`, { [RUN_TRAILER]: run.id });
+          await this.#push(project, worktree, branch, signal, authorization);
+        }
+        await transcript.final(result.finished?.title ?? null, summary);
+
+        const headSha = (await git(['rev-parse', 'HEAD'], { cwd: worktree.dir })).trim();
+        // Nothing on the branch beyond the base (no change now, none before): no pull request.
+        if (headSha === worktree.baseSha) {
+          return { summary, prLink: null, usage: result.usage, ...(problems ? { checks: problems } : {}) };
+        }
+        if (signal.aborted) throw signal.reason;
+        const prLink = await this.#ensurePullRequest(host, project, {
+          jobId: job.id,
+          head: branch,
+          base: project.ref,
+          title,
+          body: pullRequestBody({
+            runs: [...earlier, { prompt: run.prompt, summary }],
+            problems: problems ?? [],
+            jobId: job.id,
+          }),
+          draft: (problems ?? []).length > 0,
+          headSha,
+          baseSha: worktree.baseSha,
+          changed: changes.length > 0,
         });
+        return { summary, prLink, usage: result.usage, branch, checks: problems ?? [] };
       } catch (err) {
         // Tokens spent by the loop count on the job even when delivering its work failed.
         if (err instanceof JobFailure && !err.usage) err.usage = result.usage;
@@ -208,90 +238,6 @@ export class AgentExecutor implements RunExecutor {
           this.o.log.warn({ err: err.message, dir: worktree.dir }, 'could not remove worktree'),
         );
     }
-  }
-
-  /** Everything after the loop: the final gate, checks, commit, push and the pull request. */
-  async #deliver(d: Delivery): Promise<RunResult> {
-    const {
-      run,
-      job,
-      project,
-      signal,
-      host,
-      branch,
-      authorization,
-      worktree,
-      guard,
-      framework,
-      limits,
-      transcript,
-      result,
-    } = d;
-    const s = this.o.settings;
-    const stopNote =
-      result.stoppedBy === 'step_limit'
-        ? `The agent stopped at its limit of ${s.maxSteps} steps before finishing.`
-        : result.stoppedBy === 'token_limit'
-          ? `The agent stopped at its limit of ${s.maxTokens} tokens before finishing.`
-          : null;
-    const title = result.finished?.title ?? firstLine(run.prompt);
-    const summary = [
-      result.finished?.summary ?? (result.lastText || 'The agent ended without a summary.'),
-      stopNote,
-    ]
-      .filter(Boolean)
-      .join('\n\n');
-
-    // The whole change, tools or not, is checked before anything leaves the worktree.
-    const changes = await changedFiles(worktree.dir, worktree.startSha);
-    if (changes.length > 0) {
-      const violations = await finalDiffViolations(worktree.dir, guard, changes, limits, worktree.startSha, {
-        earlierChanges: d.earlierChanges,
-      });
-      if (violations.length > 0) {
-        throw new JobFailure(
-          'forbidden_change',
-          `The change touched files the agent may not change, so nothing was pushed: ${violations.join('; ')}.`,
-        );
-      }
-    }
-    let problems: CheckProblem[] | undefined;
-    if (changes.length > 0 || worktree.branchExisted) {
-      problems =
-        result.problems ??
-        (await validateChanges({ dir: worktree.dir, guard, framework, baseSha: worktree.baseSha }));
-      if (stopNote) problems = [...problems, { file: '(agent)', message: stopNote }];
-    }
-
-    if (signal.aborted) throw signal.reason;
-    if (changes.length > 0) {
-      await this.o.workspaces.commitAll(worktree, `${title}\n\n${summary}`, { [RUN_TRAILER]: run.id });
-      await this.#push(project, worktree, branch, signal, authorization);
-    }
-    await transcript.final(result.finished?.title ?? null, summary);
-
-    const headSha = (await git(['rev-parse', 'HEAD'], { cwd: worktree.dir })).trim();
-    // Nothing on the branch beyond the base (no change now, none before): no pull request.
-    if (headSha === worktree.baseSha) {
-      return { summary, prLink: null, usage: result.usage, ...(problems ? { checks: problems } : {}) };
-    }
-    if (signal.aborted) throw signal.reason;
-    const prLink = await this.#ensurePullRequest(host, project, {
-      jobId: job.id,
-      head: branch,
-      base: project.ref,
-      title,
-      body: pullRequestBody({
-        runs: [...d.earlier, { prompt: run.prompt, summary }],
-        problems: problems ?? [],
-        jobId: job.id,
-      }),
-      draft: (problems ?? []).length > 0,
-      headSha,
-      baseSha: worktree.baseSha,
-      changed: changes.length > 0,
-    });
-    return { summary, prLink, usage: result.usage, branch, checks: problems ?? [] };
   }
 
   /**

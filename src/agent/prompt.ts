@@ -16,7 +16,7 @@ const NOTE_FILES = [
   'style-guide.mdx',
   '.github/CONTRIBUTING.md',
 ];
-export const NOTES_BUDGET_CHARS = 16_000;
+const NOTES_BUDGET_CHARS = 16_000;
 
 /**
  * A note file as text, at most `maxChars` of it. Regular files only: a note that is a symlink

@@ -138,19 +138,22 @@ export interface StoredPullRequest extends PullRequest {
   updatedAt: string;
 }
 
+/** A project's pull requests with the prLink their jobs were given. */
+function pullRequestsOf(db: Kysely<DB>, projectId: string) {
+  return db
+    .selectFrom('pull_requests')
+    .leftJoin('jobs', 'jobs.id', 'pull_requests.job_id')
+    .selectAll('pull_requests')
+    .select('jobs.pr_link')
+    .where('pull_requests.project_id', '=', projectId);
+}
+
 export async function listPullRequests(
   db: Kysely<DB>,
   publicUrl: string,
   projectId: string,
 ): Promise<StoredPullRequest[]> {
-  const rows = await db
-    .selectFrom('pull_requests')
-    .leftJoin('jobs', 'jobs.id', 'pull_requests.job_id')
-    .selectAll('pull_requests')
-    .select('jobs.pr_link')
-    .where('pull_requests.project_id', '=', projectId)
-    .orderBy('pull_requests.number')
-    .execute();
+  const rows = await pullRequestsOf(db, projectId).orderBy('pull_requests.number').execute();
   return rows.map((r) => storedView(r, publicUrl));
 }
 
@@ -160,12 +163,7 @@ export async function getPullRequest(
   projectId: string,
   number: number,
 ): Promise<StoredPullRequest | null> {
-  const row = await db
-    .selectFrom('pull_requests')
-    .leftJoin('jobs', 'jobs.id', 'pull_requests.job_id')
-    .selectAll('pull_requests')
-    .select('jobs.pr_link')
-    .where('pull_requests.project_id', '=', projectId)
+  const row = await pullRequestsOf(db, projectId)
     .where('pull_requests.number', '=', number)
     .executeTakeFirst();
   return row ? storedView(row, publicUrl) : null;

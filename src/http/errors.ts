@@ -3,7 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { RedlineError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 
-export const STATUS_OF: Record<ErrorCode, number> = {
+const STATUS_OF: Record<ErrorCode, number> = {
   invalid_request: 400,
   model_not_configured: 400,
   unauthorized: 401,
@@ -59,7 +59,7 @@ function describeValidation(err: FastifyError): RedlineError {
 }
 
 /** Maps any error to the JSON error body of DESIGN.md §1; never a stack trace, never a secret. */
-export function toRedlineError(err: FastifyError): RedlineError {
+function toRedlineError(err: FastifyError): RedlineError {
   if (err instanceof RedlineError) return err;
   if (hasZodFastifySchemaValidationErrors(err) || err.validation) return describeValidation(err);
   switch (err.code) {

@@ -358,11 +358,11 @@ function isUniqueViolation(err: unknown): boolean {
   );
 }
 
-export function encodeCursor(jobId: string): string {
+function encodeCursor(jobId: string): string {
   return Buffer.from(jobId, 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string): string {
+function decodeCursor(cursor: string): string {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!isId('job', id)) {
     throw new RedlineError('invalid_request', 'cursor is not a cursor this server returned', {

@@ -106,18 +106,8 @@ describe.skipIf(!HAVE_CORPUS)('agent on the Mintlify corpus', () => {
     expect(notes).toHaveLength(3);
     expect(s.model.exhausted).toBe(false);
   });
-});
 
-describe.skipIf(!HAVE_CORPUS)('binary media in a run', () => {
-  let s: AgentTestServer;
-  let repo: string;
-  beforeAll(async () => {
-    repo = repoFrom(CORPUS);
-    s = await startAgentServer('sqlite', { repository: repo });
-  });
-  afterAll(async () => s?.close());
-
-  it('are not written to the worktree, yet links to them resolve and they can be moved', async () => {
+  it('binary media are not written to the worktree, yet links to them resolve and they can be moved', async () => {
     const image = git(repo, 'ls-files', 'images/*.png').split('\n')[0]!;
     const moved = image.replace(/\.png$/, '-renamed.png');
     s.model.push(

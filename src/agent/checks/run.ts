@@ -10,11 +10,5 @@ export function formatProblems(problems: CheckProblem[]): string {
 }
 
 export async function runChecks(ctx: ToolContext): Promise<CheckProblem[]> {
-  ctx.lastProblems = await validateChanges({
-    dir: ctx.dir,
-    guard: ctx.guard,
-    framework: ctx.framework,
-    baseSha: ctx.baseSha,
-  });
-  return ctx.lastProblems;
+  return validateChanges({ dir: ctx.dir, guard: ctx.guard, framework: ctx.framework, baseSha: ctx.baseSha });
 }

@@ -1,4 +1,3 @@
-import type { CheckProblem } from '../../jobs/job-view.js';
 import type { Framework } from '../checks/framework.js';
 import type { PathGuard } from '../guardrails.js';
 
@@ -20,8 +19,6 @@ export interface ToolContext {
   changed: Set<string>;
   /** Set by `finish`. */
   finished: { title: string; summary: string } | null;
-  /** Set by `validate` (and the automatic check after `finish`). */
-  lastProblems: CheckProblem[] | null;
 }
 
 /** Tool results are text the model reads; a refused call says why and the loop goes on. */
