@@ -1,26 +1,98 @@
-/** The machine codes of DESIGN.md §1; the HTTP layer maps each to its status. */
-export type ErrorCode =
-  | 'invalid_request'
-  | 'model_not_configured'
-  | 'unauthorized'
-  | 'not_found'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'unavailable'
-  | 'internal';
+import type { Fault, Operation } from './client.js';
+import { label, quote } from './log.js';
 
-/** An error meant for the caller: its message is safe to show and holds no secret. */
-export class RedlineError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'RedlineError';
+/** A failure whose message is already the one line the workflow author reads. */
+export class ActionFailure extends Error {
+  override name = 'ActionFailure';
+}
+
+export interface FaultContext {
+  operation: Operation;
+  baseUrl: string;
+  projectId: string;
+  jobId?: string;
+  proxy?: string;
+  /** How many times a request that never reached the service was tried. */
+  tries?: number;
+}
+
+const TO: Record<Operation, string> = {
+  create: 'the request to create the job',
+  get: 'the request for the job',
+  message: 'the follow-up message',
+};
+
+/** A few words for a log line: what came back. */
+export function briefly(fault: Fault): string {
+  switch (fault.kind) {
+    case 'http':
+      return `HTTP ${fault.status}${fault.serviceMessage ? ` ${quote(fault.serviceMessage, 120)}` : ''}`;
+    case 'not-sent':
+      return `no connection (${fault.code})`;
+    case 'no-answer':
+      return `no complete answer (${fault.code})`;
+    case 'not-a-job':
+      return `HTTP ${fault.status} with a body that is not a job`;
+    case 'tls':
+      return `TLS error (${fault.code})`;
   }
 }
 
-export const notFound = (what: string) => new RedlineError('not_found', `${what} not found.`);
+/** The one-line error for a fault that ends the step (DESIGN §3.4, §5). */
+export function explain(fault: Fault, context: FaultContext): string {
+  const host = new URL(context.baseUrl).host;
+  const said =
+    fault.kind === 'http' && fault.serviceMessage ? ` The service said: ${quote(fault.serviceMessage)}.` : '';
+  const job = context.jobId ? `Agent job ${label(context.jobId)}` : 'The job';
+
+  switch (fault.kind) {
+    case 'http':
+      switch (fault.status) {
+        case 400:
+          return `The service rejected ${TO[context.operation]} as invalid (400).${said} Check the prompt and projectId inputs.`;
+        case 401:
+          return `The service rejected the API key (401): it is missing, mistyped, expired or revoked. Put a valid admin API key in the secret passed as apiKey.${said}`;
+        case 403:
+          return `The API key is not allowed to do this (403): it lacks the write scope, or this runner's IP address is not on the key's allowlist. Use an admin key with write access, or allow the runner's address.${said}`;
+        case 404:
+          if (context.operation === 'create') {
+            return `No project ${label(context.projectId)} at ${context.baseUrl} (404). Check the projectId and baseUrl inputs.${said}`;
+          }
+          return `${job} was not found in project ${label(context.projectId)} at ${context.baseUrl} (404).${said}`;
+        case 429:
+          return `The service's rate limit (429) did not clear before the timeout; the quota is 100 jobs per project per hour. Run again later or raise the timeout input.${said}`;
+      }
+      if (fault.status >= 500 && context.operation !== 'get') return ambiguous(fault, context, host);
+      if (fault.status >= 300 && fault.status < 400) {
+        return `The service answered ${TO[context.operation]} with a redirect (${fault.status}); set baseUrl to the address the API is served at.`;
+      }
+      return `The service answered ${fault.status} to ${TO[context.operation]}.${said}`;
+    case 'not-sent': {
+      const via = context.proxy ? ` through the proxy ${context.proxy}` : '';
+      const what =
+        fault.code === 'ENOTFOUND' || fault.code === 'EAI_AGAIN'
+          ? `resolve the host ${host}`
+          : `connect to ${host}${via}`;
+      const tries = context.tries && context.tries > 1 ? ` after ${context.tries} tries` : '';
+      return `Could not ${what} (${fault.code})${tries}. Check the baseUrl input and the runner's network and proxy settings (HTTPS_PROXY, NO_PROXY).`;
+    }
+    case 'tls':
+      return `The TLS certificate of ${host} was not accepted (${fault.code}). If your network uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate.`;
+    case 'no-answer':
+    case 'not-a-job':
+      if (context.operation !== 'get') return ambiguous(fault, context, host);
+      return `${job} could not be read from ${host}: ${briefly(fault)}.`;
+  }
+}
+
+/**
+ * The service may have acted on a create or message it never confirmed, and it has no
+ * idempotency key: saying so is the only safe move, because a retry could start a second job.
+ */
+function ambiguous(fault: Fault, context: FaultContext, host: string): string {
+  const what =
+    context.operation === 'create'
+      ? `the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project ${label(context.projectId)} before you re-run.`
+      : `the message may have reached the job anyway, so the action does not send it again. Check agent job ${label(context.jobId ?? '')} before you re-run.`;
+  return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${what}`;
+}

@@ -1,30 +1,34 @@
-import pino from 'pino';
-import type { Logger } from 'pino';
-
 /**
- * Structured JSON logs. Credentials are redacted by path as a second line of defence: the code
- * never logs request headers or keys in the first place.
+ * Text from the service (error messages, job fields) is untrusted. Printed raw, a reply such as
+ * "\n::add-mask::…" or "::stop-commands::x" would become a workflow command, because the runner
+ * reads every line of stdout and stderr whose trimmed start is `::`. `quote()` makes it inert: one
+ * line, control and line-breaking characters escaped, shortened, and wrapped in quotes so no
+ * command can start where it starts.
  */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino(
-    {
-      level,
-      base: { service: 'redline' },
-      redact: {
-        paths: [
-          'req.headers.authorization',
-          'headers.authorization',
-          '*.authorization',
-          'key',
-          '*.key',
-          'token',
-          '*.token',
-          'secretKey',
-          '*.secretKey',
-        ],
-        censor: '[redacted]',
-      },
-    },
-    destination,
-  );
+const MAX_UNTRUSTED = 300;
+
+// C0/C1 controls, DEL, the Unicode line and paragraph separators, and bidi overrides (which can
+// make a log line read differently from what it is).
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+export function quote(text: string, max = MAX_UNTRUSTED): string {
+  let clean = text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (clean.length > max) clean = `${clean.slice(0, max)}…`;
+  return `"${clean.replace(/"/g, '\\"')}"`;
+}
+
+/** One line of plain words from a value that may not be an Error at all (a thrown string, null…). */
+export function describeThrown(thrown: unknown): string {
+  if (thrown instanceof Error) return thrown.message;
+  if (typeof thrown === 'string') return thrown;
+  try {
+    return JSON.stringify(thrown) ?? String(thrown);
+  } catch {
+    return String(thrown);
+  }
+}
+
+/** An id or status from the service: as is when it is a plain word, quoted otherwise. */
+export function label(text: string): string {
+  return /^[A-Za-z0-9][\w.-]{0,99}$/.test(text) ? text : quote(text, 100);
 }

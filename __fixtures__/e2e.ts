@@ -1,0 +1,46 @@
+import { expect } from '@jest/globals';
+import type { Emulator } from '../src/emulator/server.js';
+import { runAction, whereKeyAppears, type RunOptions, type RunResult } from './runner.js';
+
+/** The key every end-to-end run uses; the emulator accepts only it. */
+export const KEY = 'mint_e2e_key_Zq8WvR2nLp5TxY7c';
+
+export function inputsFor(
+  emulator: Emulator,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    prompt: 'Document the new rate limits',
+    projectId: 'proj_docs',
+    apiKey: KEY,
+    baseUrl: emulator.url,
+    pollInterval: '1s',
+    timeout: '40s',
+    ...overrides,
+  };
+}
+
+/** Runs the bundled action and checks what must hold on every run: the key never leaks. */
+export async function run(options: RunOptions): Promise<RunResult> {
+  const result = await runAction(options);
+  const key = options.inputs.apiKey;
+  if (key) expect(whereKeyAppears(result, key)).toEqual([]);
+  return result;
+}
+
+export function errors(result: RunResult): string[] {
+  return result.commands.filter((c) => c.name === 'error').map((c) => c.data);
+}
+
+export function warnings(result: RunResult): string[] {
+  return result.commands.filter((c) => c.name === 'warning').map((c) => c.data);
+}
+
+/** The step failed with exactly one error line, which contains `text`. */
+export function expectFailure(result: RunResult, text: string): void {
+  expect(result.code).toBe(1);
+  const lines = errors(result);
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toContain(text);
+  expect(lines[0]).not.toMatch(/%0A|\n/);
+}

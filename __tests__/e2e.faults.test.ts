@@ -1,0 +1,222 @@
+// Every row of the fault table (DESIGN §3.4), through the bundled action against the emulator.
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { createServer } from 'node:net';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/server.js';
+import { errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
+
+const running: Emulator[] = [];
+async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const started = await startEmulator({ apiKey: KEY, activePolls: 1, ...options });
+  running.push(started);
+  return started;
+}
+afterEach(async () => {
+  for (const e of running) expect(e.violations).toEqual([]);
+  await Promise.all(running.splice(0).map((e) => e.close()));
+});
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('create', () => {
+  it('waits out a 429 with Retry-After and tries again', async () => {
+    const service = await emulator();
+    service.script('create', {
+      status: 429,
+      headers: { 'retry-after': '1' },
+      json: { error: 'Rate limit exceeded' },
+    });
+    const result = await run({ inputs: inputsFor(service) });
+    expect(result.code).toBe(0);
+    expect(service.count('create')).toBe(2);
+    expect(service.jobs.size).toBe(1);
+    expect(warnings(result)[0]).toContain('HTTP 429');
+    expect(warnings(result)[0]).toContain('trying again in 1s');
+    const [first, second] = service.requests;
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(900);
+  });
+
+  it('backs off 2 s on a 429 without Retry-After', async () => {
+    const service = await emulator();
+    service.script('create', { status: 429, json: { error: 'Rate limit exceeded' } });
+    const result = await run({ inputs: inputsFor(service) });
+    expect(result.code).toBe(0);
+    expect(warnings(result)[0]).toContain('trying again in 2s');
+  });
+
+  it('gives up on a 429 whose wait would pass the timeout', async () => {
+    const service = await emulator();
+    service.script('create', {
+      status: 429,
+      headers: { 'retry-after': '600' },
+      json: { error: 'Rate limit exceeded' },
+    });
+    const result = await run({ inputs: inputsFor(service, { timeout: '5s' }) });
+    expectFailure(result, "The service's rate limit (429) did not clear before the timeout");
+    expect(service.count('create')).toBe(1);
+    expect(result.outputs).toEqual({});
+  });
+
+  it('tries a refused connection 3 more times, 1, 2 and 4 s apart, then names the host', async () => {
+    const port = await closedPort();
+    const result = await run({
+      inputs: { prompt: 'x', projectId: 'p', apiKey: KEY, baseUrl: `http://127.0.0.1:${port}` },
+    });
+    expectFailure(result, `Could not connect to 127.0.0.1:${port} (ECONNREFUSED) after 4 tries.`);
+    expect(warnings(result).map((w) => /trying again in (\d+s)/.exec(w)?.[1])).toEqual(['1s', '2s', '4s']);
+  });
+
+  it.each([
+    ['a 500', { status: 500, json: { error: 'Internal error' } }, 'HTTP 500'],
+    ['a 503 even when the service acted', { status: 503, acted: true }, 'HTTP 503'],
+    [
+      'a connection reset after the request was sent',
+      { drop: 'before-reply' as const, acted: true },
+      'no complete answer',
+    ],
+    ['a reply cut off mid-body', { drop: 'mid-body' as const }, 'no complete answer'],
+    [
+      'a body that is not JSON',
+      { status: 201, raw: '<html>gateway</html>' },
+      'HTTP 201 with a body that is not a job',
+    ],
+    ['JSON that is not a job', { status: 201, json: { ok: true } }, 'HTTP 201 with a body that is not a job'],
+  ])('does not retry %s: the job may exist', async (_name, reply, what) => {
+    const service = await emulator();
+    service.script('create', reply);
+    const result = await run({ inputs: inputsFor(service) });
+    expectFailure(result, what);
+    expect(errors(result)[0]).toContain(
+      'the job may have been created anyway, so the action does not send it again',
+    );
+    expect(errors(result)[0]).toContain('Look for a new agent job in project proj_docs');
+    expect(service.count('create')).toBe(1);
+  });
+
+  it.each([
+    [
+      400,
+      { error: 'prompt is too long' },
+      'The service rejected the request to create the job as invalid (400). The service said: "prompt is too long".',
+    ],
+    [
+      401,
+      { error: 'Invalid API key' },
+      'The service rejected the API key (401): it is missing, mistyped, expired or revoked.',
+    ],
+    [
+      403,
+      { error: 'Forbidden' },
+      "lacks the write scope, or this runner's IP address is not on the key's allowlist",
+    ],
+    [404, { error: 'Project not found' }, 'No project proj_docs at http://127.0.0.1:'],
+    [409, { error: 'Conflict' }, 'The service answered 409 to the request to create the job.'],
+  ])('fails at once on %d', async (status, json, message) => {
+    const service = await emulator();
+    service.script('create', { status, json });
+    const result = await run({ inputs: inputsFor(service) });
+    expectFailure(result, message);
+    expect(service.count('create')).toBe(1);
+  });
+
+  it('rejects a wrong key with the 401 message (the emulator checks the key)', async () => {
+    const service = await emulator();
+    const result = await run({ inputs: inputsFor(service, { apiKey: 'mint_not_the_right_key' }) });
+    expectFailure(result, 'The service rejected the API key (401)');
+  });
+
+  it('fails on an unknown project', async () => {
+    const service = await emulator({ projects: ['other'] });
+    const result = await run({ inputs: inputsFor(service) });
+    expectFailure(result, 'No project proj_docs at');
+  });
+});
+
+describe('poll', () => {
+  it('rides out 408, 429, 5xx, dropped connections and bodies that are not jobs', async () => {
+    const service = await emulator({ activePolls: 0 });
+    service.script(
+      'get',
+      { status: 408 },
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 502, raw: 'Bad gateway' },
+      { drop: 'before-reply' },
+      { status: 200, raw: 'not json' },
+      { status: 200, json: { id: 'x' } },
+    );
+    const result = await run({ inputs: inputsFor(service, { timeout: '60s' }) });
+    expect(result.code).toBe(0);
+    expect(result.outputs.status).toBe('completed');
+    expect(warnings(result)).toHaveLength(6);
+    expect(warnings(result)[0]).toContain('Could not read agent job');
+    expect(service.count('get')).toBe(7);
+  });
+
+  it('forgives a 404 right after creation', async () => {
+    const service = await emulator();
+    service.script('get', { status: 404, json: { error: 'Job not found' } });
+    const result = await run({ inputs: inputsFor(service) });
+    expect(result.code).toBe(0);
+    expect(warnings(result)[0]).toContain('HTTP 404');
+  });
+
+  it.each([
+    [401, 'The service rejected the API key (401)'],
+    [403, 'The API key is not allowed to do this (403)'],
+    [400, 'The service rejected the request for the job as invalid (400). The service said: "bad id".'],
+    [410, 'The service answered 410 to the request for the job.'],
+  ])('fails at once on %d, keeping the outputs of the job', async (status, message) => {
+    const service = await emulator();
+    service.script('get', { status, json: { error: 'bad id' } });
+    const result = await run({ inputs: inputsFor(service) });
+    const [id] = [...service.jobs.keys()];
+    expectFailure(result, message);
+    expect(service.count('get')).toBe(1);
+    expect(result.outputs).toMatchObject({ jobId: id, status: 'active' });
+    expect(result.summary).toContain(id);
+  });
+
+  it('honours a poll Retry-After but never past the timeout', async () => {
+    const service = await emulator({ activePolls: 100 });
+    service.script('get', { status: 503, headers: { 'retry-after': '3600' } });
+    const result = await run({ inputs: inputsFor(service, { timeout: '4s' }) });
+    expectFailure(result, 'did not finish within 4s');
+    expect(warnings(result)[0]).toMatch(/trying again in [234]s/);
+  });
+});
+
+describe('text from the service', () => {
+  it('cannot start a workflow command, in errors or in logs', async () => {
+    const service = await emulator();
+    const evil = 'nope\n::error::injected\r\n::add-mask::everything\u2028::warning::more';
+    service.script('get', { job: { status: '::warning::status' } });
+    service.script('get', { status: 400, json: { error: evil } });
+    const result = await run({ inputs: inputsFor(service) });
+    expect(result.code).toBe(1);
+    const names = result.commands.map((c) => c.name);
+    expect(names.filter((n) => n === 'error')).toHaveLength(1);
+    expect(names).not.toContain(('add-mask' as never) === undefined ? '' : 'stop-commands');
+    expect(result.commands.filter((c) => c.name === 'add-mask')).toEqual([{ name: 'add-mask', data: KEY }]);
+    expect(result.commands.some((c) => c.data.startsWith('injected') || c.data.startsWith('more'))).toBe(
+      false,
+    );
+    expect(errors(result)[0]).toContain('"nope\\u000a::error::injected');
+  });
+
+  it('renders a prLink as a link only when it is http(s), and escapes HTML in the summary', async () => {
+    const service = await emulator({ final: { status: 'completed', prLink: 'javascript:alert(1)' } });
+    service.script('create', { job: { model: '<img src=x onerror=alert(1)>' } });
+    const result = await run({ inputs: inputsFor(service) });
+    expect(result.code).toBe(0);
+    expect(result.outputs.prLink).toBe('javascript:alert(1)');
+    expect(result.summary).not.toContain('href="javascript');
+    expect(result.summary).not.toContain('<img');
+    expect(result.summary).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+});

@@ -1,0 +1,130 @@
+import { describe, expect, it } from '@jest/globals';
+import { InputError, isLoopback, readInputs, type Inputs } from '../src/inputs.js';
+
+const KEY = 'mint_0123456789abcdef';
+const defaults: Record<string, string> = {
+  prompt: 'Document the new endpoint',
+  projectId: 'proj_1',
+  apiKey: KEY,
+  baseUrl: 'https://api.example.com',
+  wait: 'true',
+  timeout: '30m',
+  pollInterval: '10s',
+};
+
+function read(overrides: Record<string, string> = {}): Inputs {
+  const values = { ...defaults, ...overrides };
+  return readInputs((name) => values[name] ?? '');
+}
+
+function problem(overrides: Record<string, string>): string {
+  try {
+    read(overrides);
+  } catch (error) {
+    expect(error).toBeInstanceOf(InputError);
+    return (error as Error).message;
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('readInputs', () => {
+  it('reads the defaults into one typed object', () => {
+    expect(read()).toEqual({
+      prompt: 'Document the new endpoint',
+      projectId: 'proj_1',
+      apiKey: KEY,
+      baseUrl: 'https://api.example.com',
+      wait: true,
+      timeoutMs: 1_800_000,
+      pollIntervalMs: 10_000,
+    });
+  });
+
+  it('keeps a path prefix and drops a trailing slash', () => {
+    expect(read({ baseUrl: 'https://gw.example.com/agent-api/' }).baseUrl).toBe(
+      'https://gw.example.com/agent-api',
+    );
+    expect(read({ baseUrl: 'https://api.example.com/' }).baseUrl).toBe('https://api.example.com');
+  });
+
+  it('allows http only for loopback hosts', () => {
+    expect(read({ baseUrl: 'http://localhost:8080' }).baseUrl).toBe('http://localhost:8080');
+    expect(read({ baseUrl: 'http://127.0.0.1:8080' }).baseUrl).toBe('http://127.0.0.1:8080');
+    expect(read({ baseUrl: 'http://127.5.6.7' }).baseUrl).toBe('http://127.5.6.7');
+    expect(read({ baseUrl: 'http://[::1]:9000/x' }).baseUrl).toBe('http://[::1]:9000/x');
+  });
+
+  it('reads wait in any case', () => {
+    expect(read({ wait: 'False' }).wait).toBe(false);
+    expect(read({ wait: 'TRUE' }).wait).toBe(true);
+  });
+
+  it('keeps the prompt byte for byte', () => {
+    const prompt = 'Line one\n  line "two" — ünïcode ${{ not.an.expression }}\ttab';
+    expect(read({ prompt }).prompt).toBe(prompt);
+  });
+
+  it.each([
+    [{ prompt: '' }, 'Input "prompt" is required'],
+    [{ projectId: '' }, 'Input "projectId" is required'],
+    [{ projectId: 'a b' }, 'Input "projectId" must not contain spaces'],
+    [{ projectId: '..' }, 'Input "projectId" must not be "." or ".."'],
+    [{ projectId: '.' }, 'Input "projectId" must not be "." or ".."'],
+    [{ projectId: 'x'.repeat(201) }, 'Input "projectId" is longer than 200 characters'],
+    [{ apiKey: '' }, 'Input "apiKey" is required'],
+    [{ apiKey: 'mint_abc\r\nX-Evil: 1' }, 'Input "apiKey" contains whitespace or control characters'],
+    [{ apiKey: 'mint abc' }, 'Input "apiKey" contains whitespace'],
+    [{ baseUrl: '' }, 'Input "baseUrl" is required'],
+    [{ baseUrl: 'api.example.com' }, 'Input "baseUrl" is not a URL'],
+    [{ baseUrl: 'http://api.example.com' }, 'Input "baseUrl" must use https'],
+    [{ baseUrl: 'http://127.0.0.1.example.com' }, 'Input "baseUrl" must use https'],
+    [{ baseUrl: 'ftp://api.example.com' }, 'Input "baseUrl" must be an https URL, not ftp'],
+    [
+      { baseUrl: 'https://user:pw@api.example.com' },
+      'Input "baseUrl" must not contain a user name or password',
+    ],
+    [{ baseUrl: 'https://api.example.com/?x=1' }, 'Input "baseUrl" must not have a query string'],
+    [
+      { baseUrl: 'https://api.example.com/#top' },
+      'Input "baseUrl" must not have a query string or a fragment',
+    ],
+    [{ wait: 'yes' }, 'Input "wait" must be true or false, got "yes"'],
+    [{ wait: '' }, 'Input "wait" must be true or false'],
+    [
+      { timeout: '30 minutes' },
+      'Input "timeout" is not a duration: got "30 minutes"; expected a number with a unit',
+    ],
+    [{ timeout: '0' }, 'Input "timeout" must be at least 1s'],
+    [{ timeout: '25h' }, 'Input "timeout" must be at most 24h'],
+    [{ pollInterval: '500ms' }, 'Input "pollInterval" is not a duration'],
+    [{ pollInterval: '0s' }, 'Input "pollInterval" must be at least 1s'],
+  ])('rejects %j', (overrides, message) => {
+    expect(problem(overrides)).toContain(message);
+  });
+
+  it('never echoes the key', () => {
+    const key = 'mint_secret value';
+    expect(problem({ apiKey: key })).not.toContain('secret');
+  });
+
+  it('never echoes credentials in baseUrl', () => {
+    expect(problem({ baseUrl: 'https://user:hunter2@api.example.com' })).not.toContain('hunter2');
+  });
+
+  it('reports the first bad input in the order of the inputs table', () => {
+    expect(problem({ prompt: '', timeout: 'x' })).toContain('"prompt"');
+    expect(problem({ baseUrl: '', pollInterval: 'x' })).toContain('"baseUrl"');
+  });
+});
+
+describe('isLoopback', () => {
+  it.each(['localhost', '127.0.0.1', '127.255.0.9', '[::1]'])('%s is loopback', (host) => {
+    expect(isLoopback(host)).toBe(true);
+  });
+  it.each(['localhost.example.com', '10.0.0.1', '128.0.0.1', '[::2]', '127.0.0.1.nip.io', '0.0.0.0'])(
+    '%s is not',
+    (host) => {
+      expect(isLoopback(host)).toBe(false);
+    },
+  );
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from '@jest/globals';
+import { describeThrown, label, quote } from '../src/log.js';
+
+/** What the runner would take as a workflow command: a line whose trimmed start is `::`. */
+function startsCommand(printed: string): boolean {
+  return printed.split(/\r\n|\r|\n/).some((line) => line.trim().startsWith('::'));
+}
+
+describe('quote', () => {
+  it.each([
+    '::add-mask::x',
+    'ok\n::error::pwned',
+    'ok\r::warning::pwned',
+    '  ::stop-commands::tok',
+    'a\u2028::set-output name=x::y',
+    '\u0085::debug::next-line',
+  ])('keeps %j from becoming a workflow command', (text) => {
+    const printed = quote(text);
+    expect(startsCommand(printed)).toBe(false);
+    expect(printed.startsWith('"')).toBe(true);
+    expect(printed).not.toMatch(/[\r\n\u2028\u2029\u0085]/);
+  });
+
+  it('shortens long text', () => {
+    const printed = quote('x'.repeat(5000));
+    expect(printed.length).toBeLessThan(320);
+    expect(printed.endsWith('…"')).toBe(true);
+  });
+
+  it('escapes bidi overrides and quotes', () => {
+    expect(quote('a\u202eb"c')).toBe('"a\\u202eb\\"c"');
+  });
+});
+
+describe('label', () => {
+  it('prints plain ids as they are and quotes anything else', () => {
+    expect(label('job_123-abc.4')).toBe('job_123-abc.4');
+    expect(label('::error::x')).toBe('"::error::x"');
+    expect(label('a b')).toBe('"a b"');
+  });
+});
+
+describe('describeThrown', () => {
+  it('describes values that are not errors', () => {
+    expect(describeThrown(new Error('boom'))).toBe('boom');
+    expect(describeThrown('text')).toBe('text');
+    expect(describeThrown({ a: 1 })).toBe('{"a":1}');
+    expect(describeThrown(undefined)).toBe('undefined');
+    expect(describeThrown(null)).toBe('null');
+  });
+});

@@ -1,0 +1,207 @@
+import { request, type Dispatcher } from 'undici';
+import { parseJob, type AgentJob } from './job.js';
+import { parseRetryAfter } from './retry-after.js';
+
+/** The three calls the action makes. */
+export type Operation = 'create' | 'get' | 'message';
+
+/**
+ * What went wrong with one request, in the terms the fault rules (DESIGN §3.4) need:
+ * - `http`: the service answered with a non-success status;
+ * - `not-sent`: the request never reached the service (connection refused, DNS failure, the proxy
+ *   refused the tunnel, connect timeout), so repeating it cannot create a second job;
+ * - `no-answer`: the request may have reached the service, but no full answer came back (reset,
+ *   header or body timeout);
+ * - `not-a-job`: a success status whose body is not JSON or not a job;
+ * - `tls`: the certificate was not trusted or did not match.
+ */
+export type Fault =
+  | { kind: 'http'; status: number; retryAfterMs?: number; serviceMessage?: string }
+  | { kind: 'not-sent'; code: string }
+  | { kind: 'no-answer'; code: string }
+  | { kind: 'not-a-job'; status: number }
+  | { kind: 'tls'; code: string };
+
+export class ServiceError extends Error {
+  override name = 'ServiceError';
+  constructor(
+    readonly operation: Operation,
+    readonly fault: Fault,
+  ) {
+    super(
+      `${operation}: ${fault.kind}${'status' in fault ? ` ${fault.status}` : ''}${'code' in fault ? ` ${fault.code}` : ''}`,
+    );
+  }
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  projectId: string;
+  apiKey: string;
+  dispatcher: Dispatcher;
+  userAgent: string;
+  /** For `Retry-After` dates. */
+  now?: () => number;
+}
+
+export interface CallOptions {
+  /** Headers and body each get this long; DESIGN §3.4 says 30 s. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+const REQUEST_TIMEOUT_MS = 30_000;
+const MAX_BODY_BYTES = 1024 * 1024;
+
+// Errors raised before a single byte of the request left this machine.
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+export class AgentClient {
+  private readonly now: () => number;
+
+  constructor(private readonly options: ClientOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  createJob(prompt: string, call: CallOptions = {}): Promise<AgentJob> {
+    return this.send('create', 'POST', this.jobsPath(), { prompt }, call);
+  }
+
+  getJob(id: string, call: CallOptions = {}): Promise<AgentJob> {
+    return this.send('get', 'GET', `${this.jobsPath()}/${encodeURIComponent(id)}`, undefined, call);
+  }
+
+  sendMessage(id: string, prompt: string, call: CallOptions = {}): Promise<AgentJob> {
+    return this.send(
+      'message',
+      'POST',
+      `${this.jobsPath()}/${encodeURIComponent(id)}/message`,
+      { prompt },
+      call,
+    );
+  }
+
+  private jobsPath(): string {
+    return `/v2/agent/${encodeURIComponent(this.options.projectId)}/job`;
+  }
+
+  private async send(
+    operation: Operation,
+    method: 'GET' | 'POST',
+    path: string,
+    body: { prompt: string } | undefined,
+    call: CallOptions,
+  ): Promise<AgentJob> {
+    const timeout = call.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': this.options.userAgent,
+    };
+    if (body) headers['content-type'] = 'application/json';
+
+    let response: Dispatcher.ResponseData;
+    let text: string;
+    try {
+      response = await request(`${this.options.baseUrl}${path}`, {
+        method,
+        headers,
+        body: body ? JSON.stringify(body) : undefined,
+        dispatcher: this.options.dispatcher,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        signal: call.signal,
+        // Redirects are not followed: a redirect to another host would carry the key there.
+        maxRedirections: 0,
+      });
+      text = await readCapped(response.body);
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      throw new ServiceError(operation, classify(error));
+    }
+
+    const { statusCode: status } = response;
+    if (status < 200 || status > 299) {
+      const retryAfter = response.headers['retry-after'];
+      throw new ServiceError(operation, {
+        kind: 'http',
+        status,
+        retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.now()),
+        serviceMessage: serviceMessage(text),
+      });
+    }
+    const job = parseJob(parseJson(text));
+    if (!job) throw new ServiceError(operation, { kind: 'not-a-job', status });
+    return job;
+  }
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    // Replies are a few hundred bytes; a huge one is not a job and must not fill the runner's memory.
+    if (size > MAX_BODY_BYTES) {
+      body.destroy();
+      break;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The service's `{"error": "..."}` text, when the body has one. */
+function serviceMessage(text: string): string | undefined {
+  const body = parseJson(text);
+  if (body && typeof body === 'object' && 'error' in body && typeof body.error === 'string' && body.error) {
+    return body.error;
+  }
+  return undefined;
+}
+
+function errorCode(error: unknown): string {
+  let current: unknown = error;
+  // undici wraps some socket errors; the system code is on the cause.
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'UNKNOWN';
+}
+
+function classify(error: unknown): Fault {
+  const code = errorCode(error);
+  if (NOT_SENT.has(code)) return { kind: 'not-sent', code };
+  const message = error instanceof Error ? error.message : '';
+  // The proxy answered the CONNECT with something other than 200: the service never saw us.
+  const proxy = /^Proxy response \((\d+)\)/.exec(message);
+  if (proxy) return { kind: 'not-sent', code: `proxy answered ${proxy[1]}` };
+  if (
+    code.startsWith('ERR_TLS') ||
+    code.includes('CERT') ||
+    code === 'DEPTH_ZERO_SELF_SIGNED_CERT' ||
+    code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
+  ) {
+    return { kind: 'tls', code };
+  }
+  return { kind: 'no-answer', code };
+}

@@ -1,0 +1,85 @@
+// Runs the emulator as a process, for the demo and for CI jobs that point the action at it.
+// stdout carries exactly one line (the URL) so a caller can read it; the request log goes to
+// stderr and never includes the Authorization header.
+import { renameSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { startEmulator, type EmulatorOptions } from './server.js';
+
+const USAGE =
+  'usage: emulator [--port N] [--key KEY] [--active-polls N] [--final completed|failed|archived]' +
+  ' [--base-path /prefix] [--url-file PATH]';
+
+const FINAL_STATUSES = ['completed', 'failed', 'archived'];
+
+function parseOptions(argv: string[]): EmulatorOptions & { urlFile?: string } {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      key: { type: 'string' },
+      'active-polls': { type: 'string' },
+      final: { type: 'string' },
+      'base-path': { type: 'string' },
+      'url-file': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const options: EmulatorOptions & { urlFile?: string } = {};
+  if (values.port !== undefined) options.port = integer('--port', values.port, 65_535);
+  if (values.key !== undefined) options.apiKey = values.key;
+  if (values['active-polls'] !== undefined) {
+    options.activePolls = integer('--active-polls', values['active-polls'], 1_000_000);
+  }
+  if (values.final !== undefined) {
+    if (!FINAL_STATUSES.includes(values.final)) {
+      throw new Error(`--final must be one of ${FINAL_STATUSES.join(', ')}, not "${values.final}"`);
+    }
+    options.final = { status: values.final };
+  }
+  if (values['base-path'] !== undefined) options.basePath = values['base-path'];
+  if (values['url-file'] !== undefined) options.urlFile = values['url-file'];
+  return options;
+}
+
+function integer(flag: string, text: string, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value > max) throw new Error(`${flag} must be a whole number from 0 to ${max}`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  let options: EmulatorOptions & { urlFile?: string };
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const { urlFile, ...emulatorOptions } = options;
+  const emulator = await startEmulator({
+    ...emulatorOptions,
+    onReply: (request, status) => process.stderr.write(`${request.method} ${request.path} -> ${status}\n`),
+  });
+
+  if (urlFile !== undefined) {
+    // Written whole and renamed into place, so a caller waiting for the file never reads half a URL.
+    writeFileSync(`${urlFile}.tmp`, emulator.url);
+    renameSync(`${urlFile}.tmp`, urlFile);
+  }
+  process.stdout.write(`emulator listening on ${emulator.url}\n`);
+
+  const stop = (): void => {
+    emulator.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`emulator failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,416 @@
+// A loopback stand-in for the docs agent service: plays jobs from `active` to a final status the
+// way the real service does, lets a test script any reply (errors, slow or cut-off answers), and
+// records every request together with every way it broke the OpenAPI contract.
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  bearerToken,
+  checkBody,
+  checkRequest,
+  checkResponse,
+  describeStatus,
+  matchPath,
+  normaliseBasePath,
+  type PathMatch,
+  type Route,
+} from './openapi.js';
+
+export type { Route } from './openapi.js';
+
+export const DEFAULT_API_KEY = 'mint_emulator_key_0000000000000000';
+
+/** The service's `AgentJob` as the emulator stores and sends it. */
+export interface AgentJobLike {
+  id: string;
+  status: string;
+  source?: { repository?: string; ref?: string | null } | null;
+  model?: string;
+  prLink?: string | null;
+  createdAt?: string;
+  archivedAt?: string | null;
+  [field: string]: unknown;
+}
+
+export interface EmulatorOptions {
+  /** The one valid key. */
+  apiKey?: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** A path prefix in front of `/v2/...`, e.g. `/agent-api`. */
+  basePath?: string;
+  /** Serve HTTPS with this key pair. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
+  /** How many GETs of a job answer `active` before it takes `final`. */
+  activePolls?: number;
+  /** The status a job ends in; without `prLink`, a `completed` job gets a pull request link. */
+  final?: { status: string; prLink?: string | null };
+  /** Known project ids; when given, create on any other answers 404. */
+  projects?: string[];
+  /** Called once per request when it has been answered (or dropped): for logging. */
+  onReply?: (request: RecordedRequest, status: number | 'dropped') => void;
+}
+
+export interface Reply {
+  /** Default 200 (201 for create). */
+  status?: number;
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  json?: unknown;
+  /** Sent verbatim, as text/plain unless `headers` name a content-type. */
+  raw?: string;
+  /**
+   * Merged over the stored job (a new one for create), stored, and sent: the service holds this
+   * job from now on. On message the follow-up is taken too, unless `acted` is false.
+   */
+  job?: Partial<AgentJobLike> & Record<string, unknown>;
+  /** Wait this long before answering. */
+  delayMs?: number;
+  /** Close the connection without any reply, or after the headers and half the body. */
+  drop?: 'before-reply' | 'mid-body';
+  /**
+   * create / message: whether the service still did its work (created the job, took the
+   * follow-up) behind a reply that carries no `job`, e.g. a 500 or a dropped connection. Default
+   * false. A reply with no body and no error status answers as the service would, work included.
+   */
+  acted?: boolean;
+}
+
+export interface RecordedRequest {
+  route: Route | 'unknown';
+  method: string;
+  /** The raw request target, query included. */
+  path: string;
+  projectId?: string;
+  jobId?: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  /** The body parsed, when it is JSON. */
+  json?: unknown;
+  at: number;
+}
+
+export interface Emulator {
+  /** Base URL, prefix included, no trailing slash. */
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  violations: string[];
+  jobs: Map<string, AgentJobLike>;
+  /**
+   * Queues replies for a route; each request of that route takes the next one, whatever its key
+   * or body (the contract checks still run). An empty queue means the default play.
+   */
+  script(route: Route, ...replies: Reply[]): void;
+  count(route: Route): number;
+  /** Stops the server, cutting open connections and pending delayed replies. */
+  close(): Promise<void>;
+}
+
+/** What goes back on the wire. */
+interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  json?: unknown;
+  raw?: string;
+}
+
+/** What the emulator knows about a job beyond what it sends. */
+interface JobState {
+  projectId: string;
+  polls: number;
+  prNumber: number;
+}
+
+interface Exchange {
+  method: string;
+  match?: PathMatch;
+  route?: Route;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const apiKey = options.apiKey ?? DEFAULT_API_KEY;
+  const basePath = normaliseBasePath(options.basePath);
+  const activePolls = options.activePolls ?? 2;
+  const final = options.final ?? { status: 'completed' };
+  const projects = options.projects && new Set(options.projects);
+
+  const requests: RecordedRequest[] = [];
+  const violations: string[] = [];
+  const jobs = new Map<string, AgentJobLike>();
+  const states = new Map<string, JobState>();
+  const queues: Record<Route, Reply[]> = { create: [], get: [], message: [] };
+  const closing = new AbortController();
+  let prCount = 0;
+
+  function blankJob(id = `job_${randomBytes(6).toString('hex')}`): AgentJobLike {
+    return {
+      id,
+      status: 'active',
+      source: { repository: 'https://github.com/acme/docs', ref: 'main' },
+      model: 'claude-sonnet-4',
+      prLink: null,
+      createdAt: new Date().toISOString(),
+      archivedAt: null,
+    };
+  }
+
+  function newJob(projectId: string): AgentJobLike {
+    const job = blankJob();
+    store(job, projectId);
+    return job;
+  }
+
+  function store(job: AgentJobLike, projectId: string, key = job.id): void {
+    jobs.set(key, job);
+    if (!states.has(key)) states.set(key, { projectId, polls: 0, prNumber: ++prCount });
+  }
+
+  /** The stored job, only if it belongs to the project in the path (as on the service). */
+  function findJob(match: PathMatch): AgentJobLike | undefined {
+    const { jobId, projectId } = match;
+    if (jobId === undefined || states.get(jobId)?.projectId !== projectId) return undefined;
+    return jobs.get(jobId);
+  }
+
+  // A follow-up puts the job back to work: it plays `active` again for `activePolls` polls.
+  function followUp(match: PathMatch): AgentJobLike | undefined {
+    const job = findJob(match);
+    const state = match.jobId === undefined ? undefined : states.get(match.jobId);
+    if (!job || !state) return undefined;
+    job.status = 'active';
+    job.archivedAt = null;
+    state.polls = 0;
+    return job;
+  }
+
+  // Only an `active` job moves on, so a status a script set sticks until a follow-up.
+  function poll(job: AgentJobLike, state: JobState): void {
+    if (job.status !== 'active') return;
+    state.polls += 1;
+    if (state.polls <= activePolls) return;
+    job.status = final.status;
+    if (final.prLink !== undefined) job.prLink = final.prLink;
+    else if (final.status === 'completed') {
+      job.prLink ??= `https://github.com/acme/docs/pull/${state.prNumber}`;
+    }
+    if (final.status === 'archived') job.archivedAt = new Date().toISOString();
+  }
+
+  function defaultAnswer(exchange: Exchange): Answer {
+    const answer = serviceAnswer(exchange);
+    // Keeps the emulator's own replies honest against the spec it emulates.
+    if (exchange.route) violations.push(...checkResponse(exchange.route, answer.status, answer.json));
+    return answer;
+  }
+
+  function serviceAnswer({ method, match, route, headers, body }: Exchange): Answer {
+    if (!match) return error(404, 'Not found');
+    if (!route) {
+      return { ...error(405, `Method ${method} not allowed`), headers: { allow: match.methods.join(', ') } };
+    }
+    if (bearerToken(headers.authorization) !== apiKey) return error(401, 'Invalid API key');
+    if (route === 'create' && projects && !projects.has(match.projectId)) {
+      return error(404, 'Project not found');
+    }
+    if (route !== 'create' && !findJob(match)) return error(404, 'Job not found');
+    const invalid = checkBody(route, headers['content-type'], body)[0];
+    if (invalid !== undefined) return error(400, invalid);
+    switch (route) {
+      case 'create':
+        return { status: 201, json: newJob(match.projectId) };
+      case 'message':
+        return { status: 200, json: followUp(match) };
+      case 'get': {
+        const job = findJob(match);
+        const state = match.jobId === undefined ? undefined : states.get(match.jobId);
+        if (job && state) poll(job, state);
+        return { status: 200, json: job };
+      }
+    }
+  }
+
+  // The service's work behind a create or message, done whatever the scripted reply says.
+  function act(route: 'create' | 'message', match: PathMatch): AgentJobLike | undefined {
+    return route === 'create' ? newJob(match.projectId) : followUp(match);
+  }
+
+  function scriptedAnswer(
+    reply: Reply,
+    exchange: Exchange & { route: Route; match: PathMatch },
+  ): Answer | undefined {
+    const { route, match } = exchange;
+    const status = reply.status ?? (route === 'create' ? 201 : 200);
+    const headers = reply.headers;
+    // A job in the reply is the job the service holds from now on.
+    if (reply.job !== undefined) {
+      if (route === 'message' && reply.acted !== false) followUp(match);
+      const base = (route !== 'create' && findJob(match)) || blankJob(match.jobId);
+      const job: AgentJobLike = { ...base, ...reply.job };
+      store(job, match.projectId, route === 'create' ? job.id : match.jobId);
+      return { status, headers, json: job };
+    }
+    const actedJob = reply.acted === true && route !== 'get' ? act(route, match) : undefined;
+    if (reply.json !== undefined) return { status, headers, json: reply.json };
+    if (reply.raw !== undefined) return { status, headers, raw: reply.raw };
+    if (reply.status !== undefined && reply.status >= 400) {
+      return { ...error(reply.status, describeStatus(route, reply.status)), headers };
+    }
+    // No body given: nothing to send when the connection is cut first; otherwise the service
+    // answers as it would by default, just late, cut off, or with extra headers.
+    if (reply.drop === 'before-reply' && !actedJob) return undefined;
+    const answer = actedJob ? { status, json: actedJob } : defaultAnswer(exchange);
+    return { ...answer, status: reply.status ?? answer.status, headers: { ...answer.headers, ...headers } };
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const at = Date.now();
+    const body = await readBody(req);
+    // The client gave up while sending: there is no request to answer or record.
+    if (body === undefined) return;
+    const method = req.method ?? 'GET';
+    const target = req.url ?? '/';
+    const queryAt = target.indexOf('?');
+    const pathname = queryAt === -1 ? target : target.slice(0, queryAt);
+    const match = matchPath(pathname, basePath);
+    const route = match?.methods.includes(method) ? match.route : undefined;
+
+    const recorded: RecordedRequest = {
+      route: route ?? 'unknown',
+      method,
+      path: target,
+      ...(match && { projectId: match.projectId }),
+      ...(match?.jobId !== undefined && { jobId: match.jobId }),
+      headers: { ...req.headers },
+      body,
+      ...parseJson(body),
+      at,
+    };
+    requests.push(recorded);
+    violations.push(
+      ...checkRequest({
+        method,
+        pathname,
+        search: queryAt === -1 ? '' : target.slice(queryAt),
+        basePath,
+        headers: req.headers,
+        body,
+      }),
+    );
+
+    const exchange: Exchange = { method, match, route, headers: req.headers, body };
+    const reply = route ? queues[route].shift() : undefined;
+    const answer =
+      reply && route && match
+        ? scriptedAnswer(reply, { ...exchange, route, match })
+        : defaultAnswer(exchange);
+    const outcome = await deliver(res, answer, reply, closing.signal);
+    options.onReply?.(recorded, outcome);
+  }
+
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    handle(req, res).catch((err: unknown) => {
+      violations.push(`emulator failed on ${req.method} ${req.url}: ${String(err)}`);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'Emulator error' }));
+    });
+  };
+  const server = options.tls ? https.createServer({ ...options.tls }, listener) : http.createServer(listener);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: `${options.tls ? 'https' : 'http'}://${host}:${port}${basePath}`,
+    port,
+    requests,
+    violations,
+    jobs,
+    script: (route, ...replies) => void queues[route].push(...replies),
+    count: (route) => requests.filter((request) => request.route === route).length,
+    close: () =>
+      (closed ??= new Promise<void>((resolve) => {
+        closing.abort();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      })),
+  };
+}
+
+function error(status: number, message = http.STATUS_CODES[status] ?? `HTTP ${status}`): Answer {
+  return { status, json: { error: message } };
+}
+
+function parseJson(body: string): { json?: unknown } {
+  if (body === '') return {};
+  try {
+    return { json: JSON.parse(body) as unknown };
+  } catch {
+    return {};
+  }
+}
+
+async function readBody(req: http.IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+  } catch {
+    return undefined;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Sends an answer, or cuts the connection as the reply asks; says which happened. */
+async function deliver(
+  res: http.ServerResponse,
+  answer: Answer | undefined,
+  reply: Reply | undefined,
+  closing: AbortSignal,
+): Promise<number | 'dropped'> {
+  if (reply?.delayMs) {
+    try {
+      await sleep(reply.delayMs, undefined, { signal: closing });
+    } catch {
+      return 'dropped';
+    }
+  }
+  if (!answer || reply?.drop === 'before-reply') {
+    res.destroy();
+    return 'dropped';
+  }
+  const headers = Object.fromEntries(
+    Object.entries(answer.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );
+  let text = '';
+  if (answer.raw !== undefined) {
+    text = answer.raw;
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+  } else if (answer.json !== undefined) {
+    text = JSON.stringify(answer.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const payload = Buffer.from(text, 'utf8');
+  headers['content-length'] = String(payload.length);
+  res.writeHead(answer.status, headers);
+  if (reply?.drop === 'mid-body') {
+    // Content-Length promises the whole body; the client sees it end early.
+    res.flushHeaders();
+    res.write(payload.subarray(0, Math.floor(payload.length / 2)), () => res.destroy());
+    return 'dropped';
+  }
+  res.end(payload);
+  return answer.status;
+}

@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { DURATION_FORMS, parseDuration } from './duration.js';
+import { quote } from './log.js';
+
+/** Everything the action acts on, validated before the first request. */
+export interface Inputs {
+  prompt: string;
+  projectId: string;
+  apiKey: string;
+  /** Without a trailing slash; may carry a path prefix. */
+  baseUrl: string;
+  wait: boolean;
+  timeoutMs: number;
+  pollIntervalMs: number;
+}
+
+/** A bad input: the message names it and says what is expected. No request has been made. */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+/** Reads one input as the runner passes it (`core.getInput`, which trims both ends). */
+export type ReadInput = (name: string) => string;
+
+const MIN_POLL_INTERVAL_MS = 1000;
+const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
+
+// `.` and `..` would be resolved away as dot segments by every URL parser, even percent-encoded,
+// so `projectId: ..` would call a different endpoint than the one named.
+const pathSegment = (name: string) =>
+  z
+    .string()
+    .min(1, `Input "${name}" is required.`)
+    .max(200, `Input "${name}" is longer than 200 characters.`)
+    .refine(
+      (v) => !/[\s\u0000-\u001f\u007f]/.test(v),
+      `Input "${name}" must not contain spaces or control characters.`,
+    )
+    .refine((v) => v !== '.' && v !== '..', `Input "${name}" must not be "." or "..".`);
+
+const apiKey = z
+  .string()
+  .min(
+    1,
+    'Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.',
+  )
+  // A line break in a header value would let the key's text add headers of its own.
+  .refine(
+    (v) => !/[\s\u0000-\u001f\u007f]/.test(v),
+    'Input "apiKey" contains whitespace or control characters; copy the key again without them.',
+  );
+
+const baseUrl = z.string().transform((text, ctx) => {
+  const problem = (message: string) => {
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  };
+  if (text === '')
+    return problem('Input "baseUrl" is required: the service\'s URL, e.g. https://api.mintlify.com.');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return problem(
+      `Input "baseUrl" is not a URL: got ${quote(text, 100)}; expected e.g. https://api.mintlify.com.`,
+    );
+  }
+  // The value may hold credentials, so from here on it is not echoed.
+  if (url.username || url.password)
+    return problem('Input "baseUrl" must not contain a user name or password.');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return problem(`Input "baseUrl" must be an https URL, not ${url.protocol.replace(':', '')}.`);
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    return problem(
+      `Input "baseUrl" must use https: the API key is not sent in clear text to ${url.hostname} (http is allowed only for localhost, 127.0.0.0/8 and [::1]).`,
+    );
+  }
+  if (url.search || url.hash) return problem('Input "baseUrl" must not have a query string or a fragment.');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+});
+
+const bool = (name: string) =>
+  z.string().transform((text, ctx) => {
+    const value = text.toLowerCase();
+    if (value === 'true') return true;
+    if (value === 'false') return false;
+    ctx.addIssue({
+      code: 'custom',
+      message: `Input "${name}" must be true or false, got ${quote(text, 40)}.`,
+    });
+    return z.NEVER;
+  });
+
+const duration = (name: string, minMs: number, minText: string) =>
+  z.string().transform((text, ctx) => {
+    const ms = parseDuration(text);
+    const problem = (message: string) => {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    };
+    if (ms === undefined)
+      return problem(
+        `Input "${name}" is not a duration: got ${quote(text, 40)}; expected ${DURATION_FORMS}.`,
+      );
+    if (ms < minMs) return problem(`Input "${name}" must be at least ${minText}, got ${quote(text, 40)}.`);
+    if (ms > MAX_TIMEOUT_MS) return problem(`Input "${name}" must be at most 24h, got ${quote(text, 40)}.`);
+    return ms;
+  });
+
+// Checked in this order; the first bad input is the one reported.
+const schema = z.object({
+  prompt: z.string().min(1, 'Input "prompt" is required: the instruction for the agent.'),
+  projectId: pathSegment('projectId'),
+  apiKey,
+  baseUrl,
+  wait: bool('wait'),
+  timeoutMs: duration('timeout', 1000, '1s'),
+  pollIntervalMs: duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s'),
+});
+
+export function readInputs(read: ReadInput): Inputs {
+  const parsed = schema.safeParse({
+    prompt: read('prompt'),
+    projectId: read('projectId'),
+    apiKey: read('apiKey'),
+    baseUrl: read('baseUrl'),
+    wait: read('wait'),
+    timeoutMs: read('timeout'),
+    pollIntervalMs: read('pollInterval'),
+  });
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new InputError(first?.message ?? 'The inputs are not valid.');
+  }
+  return parsed.data;
+}
+
+/** The hosts to which a key may go over plain http: this machine. */
+export function isLoopback(hostname: string): boolean {
+  return (
+    hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
+}

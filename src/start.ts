@@ -1,0 +1,64 @@
+import { ServiceError, type Fault } from './client.js';
+import type { Clock } from './clock.js';
+import { formatDuration } from './duration.js';
+import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
+import type { AgentJob } from './job.js';
+import type { Log } from './wait.js';
+
+export interface SendOptions {
+  clock: Clock;
+  /** Clock time by which the whole step must be done; 429 retries stop there. */
+  deadline: number;
+  log: Log;
+  context: FaultContext;
+  signal?: AbortSignal;
+}
+
+/** Waits between tries when nothing reached the service (DESIGN §3.4): 1 s, 2 s, 4 s. */
+export const NOT_SENT_WAITS_MS = [1000, 2000, 4000];
+/** Backoff for a 429 without `Retry-After`: 2 s, 4 s, 8 s … */
+const RATE_LIMIT_FIRST_MS = 2000;
+
+/**
+ * Sends a request that makes the service act (create a job, post a message) under the
+ * no-blind-retry rule: it is repeated only when the service certainly did not act on it, that is
+ * after a 429 or when the request never left this machine. Anything else that is not a job ends
+ * the step with a message that says the service may have acted.
+ */
+export async function sendOnce(attempt: () => Promise<AgentJob>, options: SendOptions): Promise<AgentJob> {
+  const { clock, deadline, log, context, signal } = options;
+  let notSentTries = 0;
+  let rateLimitedTries = 0;
+  for (;;) {
+    let fault: Fault;
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      fault = error.fault;
+    }
+
+    let waitMs: number;
+    if (fault.kind === 'http' && fault.status === 429) {
+      waitMs = fault.retryAfterMs ?? RATE_LIMIT_FIRST_MS * 2 ** rateLimitedTries;
+      rateLimitedTries++;
+      if (clock.now() + waitMs > deadline) throw new ActionFailure(explain(fault, context));
+    } else if (fault.kind === 'not-sent' && notSentTries < NOT_SENT_WAITS_MS.length) {
+      waitMs = NOT_SENT_WAITS_MS[notSentTries++] ?? 0;
+    } else {
+      throw new ActionFailure(explain(fault, { ...context, tries: notSentTries + 1 }));
+    }
+    log.warning(
+      `${capitalize(briefly(fault))} for ${describe(context)}; trying again in ${formatDuration(waitMs)}.`,
+    );
+    await clock.sleep(waitMs, signal);
+  }
+}
+
+function describe(context: FaultContext): string {
+  return context.operation === 'create' ? 'the create request' : 'the follow-up message';
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,106 @@
+import { ServiceError, type Fault } from './client.js';
+import type { Clock } from './clock.js';
+import { formatDuration } from './duration.js';
+import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
+import { isKnownStatus, isTerminal, type AgentJob } from './job.js';
+import { label } from './log.js';
+import { PollSchedule } from './schedule.js';
+
+export interface Log {
+  info(message: string): void;
+  warning(message: string): void;
+  debug(message: string): void;
+}
+
+export interface WaitOptions {
+  clock: Clock;
+  /** Clock time at which waiting stops with a timeout. */
+  deadline: number;
+  pollIntervalMs: number;
+  /** Clock time at which the service answered the create: early 404s are forgiven after it. */
+  createdAt: number;
+  log: Log;
+  context: FaultContext;
+  signal?: AbortSignal;
+  random?: () => number;
+  /** Called with every job read, so the last one seen is known even if waiting is interrupted. */
+  onJob?: (job: AgentJob) => void;
+}
+
+export interface WaitResult {
+  job: AgentJob;
+  timedOut: boolean;
+}
+
+export type ReadJob = (call: { timeoutMs: number; signal?: AbortSignal }) => Promise<AgentJob>;
+
+/** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
+export const EARLY_NOT_FOUND_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Polls until the job reaches a terminal status or the deadline passes (DESIGN §3.3, §3.4). */
+export async function waitForJob(read: ReadJob, first: AgentJob, options: WaitOptions): Promise<WaitResult> {
+  const { clock, deadline, log, signal } = options;
+  const schedule = new PollSchedule(options.pollIntervalMs, options.random);
+  const warnedStatuses = new Set<string>();
+  const context = { ...options.context, jobId: first.id };
+  let job = first;
+  let nextWait = schedule.next();
+
+  for (;;) {
+    if (isTerminal(job.status)) return { job, timedOut: false };
+    const left = deadline - clock.now();
+    if (left <= 0) return { job, timedOut: true };
+    // The last wait is cut so the poll at the deadline is the last one.
+    await clock.sleep(Math.min(nextWait, left), signal);
+
+    let fault: Fault;
+    try {
+      const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
+      const latest = await read({ timeoutMs, signal });
+      log.debug(`Polled agent job ${label(job.id)}: status ${label(latest.status)}.`);
+      if (latest.status !== job.status)
+        log.info(`Agent job ${label(job.id)} is now ${label(latest.status)}.`);
+      if (!isKnownStatus(latest.status) && !warnedStatuses.has(latest.status)) {
+        warnedStatuses.add(latest.status);
+        log.warning(
+          `Agent job ${label(job.id)} reports the status ${label(latest.status)}, which this action does not know; it is treated as still running.`,
+        );
+      }
+      job = latest;
+      options.onJob?.(job);
+      nextWait = schedule.next();
+      continue;
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      fault = error.fault;
+    }
+
+    if (!isTransient(fault, clock.now() - options.createdAt))
+      throw new ActionFailure(explain(fault, context));
+    nextWait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? schedule.next();
+    const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
+    log.warning(
+      `Could not read agent job ${label(job.id)}: ${briefly(fault)}; trying again in ${formatDuration(until)}.`,
+    );
+  }
+}
+
+/** Poll faults worth waiting out (DESIGN §3.4); everything else ends the step at once. */
+export function isTransient(fault: Fault, sinceCreatedMs: number): boolean {
+  switch (fault.kind) {
+    case 'http':
+      return (
+        fault.status === 408 ||
+        fault.status === 429 ||
+        fault.status >= 500 ||
+        (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS)
+      );
+    case 'not-sent':
+    case 'no-answer':
+    case 'not-a-job':
+      return true;
+    case 'tls':
+      return false;
+  }
+}
