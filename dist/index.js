@@ -46887,33 +46887,34 @@ function serviceMessage(text) {
     }
     return undefined;
 }
-function errorCode(error) {
+/** Every `code` on the error and its causes: undici wraps socket and TLS errors. */
+function errorCodes(error) {
+    const codes = [];
     let current = error;
-    // undici wraps some socket errors; the system code is on the cause.
-    for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
         const code = current.code;
-        if (typeof code === 'string' && code !== 'UND_ERR_SOCKET')
-            return code;
+        if (typeof code === 'string')
+            codes.push(code);
         current = current.cause;
     }
-    const code = error?.code;
-    return typeof code === 'string' ? code : 'UNKNOWN';
+    return codes;
+}
+function isTlsCode(code) {
+    return code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE';
 }
 function classify(error) {
-    const code = errorCode(error);
-    if (NOT_SENT.has(code))
-        return { kind: 'not-sent', code };
-    const message = error instanceof Error ? error.message : '';
+    const codes = errorCodes(error);
+    const notSent = codes.find((code) => NOT_SENT.has(code));
+    if (notSent)
+        return { kind: 'not-sent', code: notSent };
+    const tls = codes.find(isTlsCode);
+    if (tls)
+        return { kind: 'tls', code: tls };
     // The proxy answered the CONNECT with something other than 200: the service never saw us.
-    const proxy = /^Proxy response \((\d+)\)/.exec(message);
+    const proxy = /^Proxy response \((\d+)\)/.exec(error instanceof Error ? error.message : '');
     if (proxy)
         return { kind: 'not-sent', code: `proxy answered ${proxy[1]}` };
-    if (code.startsWith('ERR_TLS') ||
-        code.includes('CERT') ||
-        code === 'DEPTH_ZERO_SELF_SIGNED_CERT' ||
-        code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE') {
-        return { kind: 'tls', code };
-    }
+    const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0] ?? 'no code';
     return { kind: 'no-answer', code };
 }
 
@@ -47084,7 +47085,7 @@ function explain(fault, context) {
         case 'not-sent': {
             const via = context.proxy ? ` through the proxy ${context.proxy}` : '';
             const what = fault.code === 'ENOTFOUND' || fault.code === 'EAI_AGAIN'
-                ? `resolve the host ${host}`
+                ? `resolve the host ${new URL(context.baseUrl).hostname}`
                 : `connect to ${host}${via}`;
             const tries = context.tries && context.tries > 1 ? ` after ${context.tries} tries` : '';
             return `Could not ${what} (${fault.code})${tries}. Check the baseUrl input and the runner's network and proxy settings (HTTPS_PROXY, NO_PROXY).`;
@@ -47113,8 +47114,9 @@ function ambiguous(fault, context, host) {
 
 
 
+
 /** A bad input: the message names it and says what is expected. No request has been made. */
-class InputError extends Error {
+class InputError extends ActionFailure {
     name = 'InputError';
 }
 const MIN_POLL_INTERVAL_MS = 1000;
@@ -47547,7 +47549,7 @@ function maskKey(key) {
             core_setSecret(line.trim());
 }
 function unexpected(error) {
-    return `The action failed unexpectedly: ${describeThrown(error)}. Re-run the job with debug logging enabled for details.`;
+    return `The action failed unexpectedly: ${describeThrown(error).replace(/\.$/, '')}. Re-run the job with debug logging enabled for details.`;
 }
 /** Lets the service's operators see which workflow run made a request. */
 function main_userAgent() {

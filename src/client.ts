@@ -176,32 +176,31 @@ function serviceMessage(text: string): string | undefined {
   return undefined;
 }
 
-function errorCode(error: unknown): string {
+/** Every `code` on the error and its causes: undici wraps socket and TLS errors. */
+function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
   let current: unknown = error;
-  // undici wraps some socket errors; the system code is on the cause.
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+    if (typeof code === 'string') codes.push(code);
     current = (current as { cause?: unknown }).cause;
   }
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'UNKNOWN';
+  return codes;
+}
+
+function isTlsCode(code: string): boolean {
+  return code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE';
 }
 
 function classify(error: unknown): Fault {
-  const code = errorCode(error);
-  if (NOT_SENT.has(code)) return { kind: 'not-sent', code };
-  const message = error instanceof Error ? error.message : '';
+  const codes = errorCodes(error);
+  const notSent = codes.find((code) => NOT_SENT.has(code));
+  if (notSent) return { kind: 'not-sent', code: notSent };
+  const tls = codes.find(isTlsCode);
+  if (tls) return { kind: 'tls', code: tls };
   // The proxy answered the CONNECT with something other than 200: the service never saw us.
-  const proxy = /^Proxy response \((\d+)\)/.exec(message);
+  const proxy = /^Proxy response \((\d+)\)/.exec(error instanceof Error ? error.message : '');
   if (proxy) return { kind: 'not-sent', code: `proxy answered ${proxy[1]}` };
-  if (
-    code.startsWith('ERR_TLS') ||
-    code.includes('CERT') ||
-    code === 'DEPTH_ZERO_SELF_SIGNED_CERT' ||
-    code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
-  ) {
-    return { kind: 'tls', code };
-  }
+  const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0] ?? 'no code';
   return { kind: 'no-answer', code };
 }

@@ -71,7 +71,7 @@ export function explain(fault: Fault, context: FaultContext): string {
       const via = context.proxy ? ` through the proxy ${context.proxy}` : '';
       const what =
         fault.code === 'ENOTFOUND' || fault.code === 'EAI_AGAIN'
-          ? `resolve the host ${host}`
+          ? `resolve the host ${new URL(context.baseUrl).hostname}`
           : `connect to ${host}${via}`;
       const tries = context.tries && context.tries > 1 ? ` after ${context.tries} tries` : '';
       return `Could not ${what} (${fault.code})${tries}. Check the baseUrl input and the runner's network and proxy settings (HTTPS_PROXY, NO_PROXY).`;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DURATION_FORMS, parseDuration } from './duration.js';
+import { ActionFailure } from './errors.js';
 import { quote } from './log.js';
 
 /** Everything the action acts on, validated before the first request. */
@@ -15,7 +16,7 @@ export interface Inputs {
 }
 
 /** A bad input: the message names it and says what is expected. No request has been made. */
-export class InputError extends Error {
+export class InputError extends ActionFailure {
   override name = 'InputError';
 }
 

@@ -121,7 +121,7 @@ function maskKey(key: string): void {
 }
 
 function unexpected(error: unknown): string {
-  return `The action failed unexpectedly: ${describeThrown(error)}. Re-run the job with debug logging enabled for details.`;
+  return `The action failed unexpectedly: ${describeThrown(error).replace(/\.$/, '')}. Re-run the job with debug logging enabled for details.`;
 }
 
 /** Lets the service's operators see which workflow run made a request. */

@@ -1,0 +1,43 @@
+// action.yml is the contract workflows are written against (DESIGN §2, §4).
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { actionYml, ROOT } from '../__fixtures__/runner.js';
+import { VERSION } from '../src/version.js';
+
+describe('action.yml', () => {
+  it('declares exactly the inputs of DESIGN §2, each described, with string defaults', () => {
+    expect(Object.keys(actionYml.inputs)).toEqual([
+      'prompt',
+      'projectId',
+      'apiKey',
+      'baseUrl',
+      'wait',
+      'timeout',
+      'pollInterval',
+    ]);
+    for (const input of Object.values(actionYml.inputs)) {
+      expect(input.description.length).toBeGreaterThan(20);
+      if ('default' in input) expect(typeof input.default).toBe('string');
+    }
+    expect(actionYml.inputs.wait?.default).toBe('true');
+    expect(actionYml.inputs.timeout?.default).toBe('30m');
+    expect(actionYml.inputs.pollInterval?.default).toBe('10s');
+    // No default: a key is never sent to a host the workflow did not name.
+    expect('default' in (actionYml.inputs.apiKey ?? {})).toBe(false);
+    expect('default' in (actionYml.inputs.baseUrl ?? {})).toBe(false);
+  });
+
+  it('declares the outputs of DESIGN §4', () => {
+    expect(Object.keys(actionYml.outputs)).toEqual(['jobId', 'status', 'prLink']);
+  });
+
+  it('runs dist/index.js on Node 24', () => {
+    expect(actionYml.runs).toEqual({ using: 'node24', main: 'dist/index.js' });
+  });
+
+  it('sends the version of package.json in the User-Agent', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(VERSION).toBe(pkg.version);
+  });
+});

@@ -1,0 +1,220 @@
+// The service over real sockets: how each HTTP result becomes a typed fault, and the one-line
+// message each fault ends in (DESIGN §3.4, §5).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import { Agent } from 'undici';
+import { AgentClient, ServiceError, type Fault } from '../src/client.js';
+import { startEmulator, type Emulator } from '../src/emulator/server.js';
+import { explain } from '../src/errors.js';
+import { makeTestPki } from '../__fixtures__/tls.js';
+
+const KEY = 'mint_client_test_key';
+let service: Emulator;
+const dispatcher = new Agent();
+
+beforeAll(async () => {
+  service = await startEmulator({ apiKey: KEY });
+});
+afterAll(async () => {
+  expect(service.violations).toEqual([]);
+  await service.close();
+  await dispatcher.close();
+});
+
+function client(baseUrl = service.url, projectId = 'proj'): AgentClient {
+  return new AgentClient({ baseUrl, projectId, apiKey: KEY, dispatcher, userAgent: 'test' });
+}
+
+async function faultOf(call: Promise<unknown>): Promise<Fault> {
+  try {
+    await call;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ServiceError);
+    return (error as ServiceError).fault;
+  }
+  throw new Error('expected a ServiceError');
+}
+
+describe('AgentClient', () => {
+  it('creates, reads and follows up on a job', async () => {
+    const created = await client().createJob('Write the intro');
+    expect(created.status).toBe('active');
+    const read = await client().getJob(created.id);
+    expect(read.id).toBe(created.id);
+    const followed = await client().sendMessage(created.id, 'Also the outro');
+    expect(followed.id).toBe(created.id);
+    const paths = service.requests.slice(-3).map((r) => `${r.method} ${r.path}`);
+    expect(paths).toEqual([
+      'POST /v2/agent/proj/job',
+      `GET /v2/agent/proj/job/${created.id}`,
+      `POST /v2/agent/proj/job/${created.id}/message`,
+    ]);
+  });
+
+  it('percent-encodes ids in the path', async () => {
+    service.script('get', { json: { id: 'a/b?c', status: 'active' } });
+    await client(service.url, 'p q/r').getJob('a/b?c');
+    expect(service.requests.at(-1)?.path).toBe('/v2/agent/p%20q%2Fr/job/a%2Fb%3Fc');
+  });
+
+  it('reads the status, Retry-After and the service message of an error reply', async () => {
+    service.script('create', {
+      status: 429,
+      headers: { 'retry-after': '12' },
+      json: { error: 'Rate limit exceeded' },
+    });
+    expect(await faultOf(client().createJob('x'))).toEqual({
+      kind: 'http',
+      status: 429,
+      retryAfterMs: 12_000,
+      serviceMessage: 'Rate limit exceeded',
+    });
+  });
+
+  it('keeps what is not a job from counting as one', async () => {
+    service.script(
+      'get',
+      { raw: '<html>' },
+      { json: { status: 'active' } },
+      { json: { id: '..', status: 'active' } },
+    );
+    for (let i = 0; i < 3; i++)
+      expect(await faultOf(client().getJob('j'))).toEqual({ kind: 'not-a-job', status: 200 });
+  });
+
+  it('refuses a reply larger than 1 MiB as not a job', async () => {
+    service.script('get', { json: { id: 'j', status: 'active', padding: 'x'.repeat(2 * 1024 * 1024) } });
+    expect(await faultOf(client().getJob('j'))).toEqual({ kind: 'not-a-job', status: 200 });
+  });
+
+  it('tells a connection that never opened from one that broke', async () => {
+    const closed = await startEmulator();
+    const url = closed.url;
+    await closed.close();
+    expect(await faultOf(client(url).createJob('x'))).toEqual({ kind: 'not-sent', code: 'ECONNREFUSED' });
+
+    service.script('create', { drop: 'before-reply' });
+    expect(await faultOf(client().createJob('x'))).toMatchObject({ kind: 'no-answer' });
+  });
+
+  it('times out a slow reply as no answer', async () => {
+    service.script('get', { delayMs: 2000 });
+    expect(await faultOf(client().getJob('j', { timeoutMs: 200 }))).toEqual({
+      kind: 'no-answer',
+      code: 'UND_ERR_HEADERS_TIMEOUT',
+    });
+  });
+
+  it('does not follow redirects, so the key never goes to another host', async () => {
+    const other = await startEmulator({ apiKey: KEY });
+    const redirecting: Server = createServer((_req, res) => {
+      res.writeHead(307, { location: `${other.url}/v2/agent/proj/job` }).end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const { port } = redirecting.address() as { port: number };
+    expect(await faultOf(client(`http://127.0.0.1:${port}`).createJob('x'))).toMatchObject({
+      kind: 'http',
+      status: 307,
+    });
+    expect(other.requests).toEqual([]);
+    await new Promise((resolve) => redirecting.close(resolve));
+    await other.close();
+  });
+
+  it('reports an untrusted certificate as a TLS fault', async () => {
+    const pki = makeTestPki(['127.0.0.1']);
+    const tls = await startEmulator({ apiKey: KEY, tls: { key: pki.key, cert: pki.cert } });
+    expect(await faultOf(client(tls.url).createJob('x'))).toMatchObject({ kind: 'tls' });
+    expect(tls.requests).toEqual([]);
+    await tls.close();
+  });
+});
+
+describe('explain', () => {
+  const base = { baseUrl: 'https://api.example.com', projectId: 'proj' };
+  const http = (status: number, serviceMessage?: string): Fault => ({ kind: 'http', status, serviceMessage });
+
+  it.each<[string, Fault, Parameters<typeof explain>[1], string]>([
+    [
+      '400 on create',
+      http(400, 'prompt missing'),
+      { ...base, operation: 'create' },
+      'The service rejected the request to create the job as invalid (400). The service said: "prompt missing". Check the prompt and projectId inputs.',
+    ],
+    [
+      '401',
+      http(401),
+      { ...base, operation: 'get' },
+      'The service rejected the API key (401): it is missing, mistyped, expired or revoked. Put a valid admin API key in the secret passed as apiKey.',
+    ],
+    [
+      '403',
+      http(403),
+      { ...base, operation: 'create' },
+      "The API key is not allowed to do this (403): it lacks the write scope, or this runner's IP address is not on the key's allowlist. Use an admin key with write access, or allow the runner's address.",
+    ],
+    [
+      '404 on create',
+      http(404),
+      { ...base, operation: 'create' },
+      'No project proj at https://api.example.com (404). Check the projectId and baseUrl inputs.',
+    ],
+    [
+      '404 on get',
+      http(404),
+      { ...base, operation: 'get', jobId: 'job_1' },
+      'Agent job job_1 was not found in project proj at https://api.example.com (404).',
+    ],
+    [
+      '429',
+      http(429),
+      { ...base, operation: 'create' },
+      "The service's rate limit (429) did not clear before the timeout; the quota is 100 jobs per project per hour. Run again later or raise the timeout input.",
+    ],
+    [
+      '500 on create',
+      http(500),
+      { ...base, operation: 'create' },
+      'api.example.com gave HTTP 500 to the request to create the job: the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project proj before you re-run.',
+    ],
+    [
+      'a broken connection on create',
+      { kind: 'no-answer', code: 'ECONNRESET' },
+      { ...base, operation: 'create' },
+      'api.example.com gave no complete answer (ECONNRESET) to the request to create the job: the job may have been created anyway',
+    ],
+    [
+      'a redirect',
+      http(302),
+      { ...base, operation: 'create' },
+      'The service answered the request to create the job with a redirect (302); set baseUrl to the address the API is served at.',
+    ],
+    [
+      'refused, 4 tries, through a proxy',
+      { kind: 'not-sent', code: 'ECONNREFUSED' },
+      { ...base, operation: 'create', tries: 4, proxy: 'http://proxy:3128' },
+      'Could not connect to api.example.com through the proxy http://proxy:3128 (ECONNREFUSED) after 4 tries.',
+    ],
+    [
+      'DNS',
+      { kind: 'not-sent', code: 'ENOTFOUND' },
+      { ...base, operation: 'create' },
+      'Could not resolve the host api.example.com (ENOTFOUND).',
+    ],
+    [
+      'TLS',
+      { kind: 'tls', code: 'SELF_SIGNED_CERT_IN_CHAIN' },
+      { ...base, operation: 'get' },
+      'The TLS certificate of api.example.com was not accepted (SELF_SIGNED_CERT_IN_CHAIN). If your network uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate.',
+    ],
+  ])('%s', (_name, fault, context, message) => {
+    const text = explain(fault, context);
+    expect(text).toContain(message);
+    expect(text).not.toMatch(/[\r\n]/);
+  });
+
+  it('quotes the service text so it cannot become a command', () => {
+    const text = explain(http(400, '\n::error::x'), { ...base, operation: 'create' });
+    expect(text).toContain('"\\u000a::error::x"');
+  });
+});

@@ -1,0 +1,94 @@
+// A self-hosted runner behind a corporate proxy with a private CA (DESIGN §6): the service is
+// reached only through a CONNECT proxy, over TLS with a certificate from a test CA.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startEmulator, type Emulator } from '../src/emulator/server.js';
+import { expectFailure, KEY, run } from '../__fixtures__/e2e.js';
+import { startConnectProxy, type TestProxy } from '../__fixtures__/proxy.js';
+import { makeTestPki, type TestPki } from '../__fixtures__/tls.js';
+
+// A name only the proxy can resolve, as for a service reachable only through the proxy.
+const HOST = 'docs-api.corp.test';
+let pki: TestPki;
+let service: Emulator;
+let plain: Emulator;
+let proxy: TestProxy;
+let baseUrl: string;
+
+beforeAll(async () => {
+  pki = makeTestPki([HOST]);
+  service = await startEmulator({ apiKey: KEY, activePolls: 1, tls: { key: pki.key, cert: pki.cert } });
+  plain = await startEmulator({ apiKey: KEY, activePolls: 0 });
+  proxy = await startConnectProxy({ [HOST]: '127.0.0.1' });
+  baseUrl = `https://${HOST}:${service.port}`;
+});
+afterAll(async () => {
+  expect(service.violations).toEqual([]);
+  await Promise.all([service.close(), plain.close(), proxy.close()]);
+});
+
+const inputs = (url = baseUrl) => ({
+  prompt: 'Refresh the changelog',
+  projectId: 'corp',
+  apiKey: KEY,
+  baseUrl: url,
+  pollInterval: '1s',
+});
+
+describe('behind a proxy', () => {
+  it('goes through HTTPS_PROXY and trusts the CA in NODE_EXTRA_CA_CERTS', async () => {
+    const before = proxy.requests.length;
+    const result = await run({
+      inputs: inputs(),
+      env: { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: pki.caFile },
+    });
+    expect(result.code).toBe(0);
+    expect(result.outputs.status).toBe('completed');
+    const tunnels = proxy.requests.slice(before);
+    expect(tunnels.length).toBeGreaterThanOrEqual(1);
+    expect(tunnels.every((t) => t.target === `${HOST}:${service.port}`)).toBe(true);
+    expect(result.stdout).toContain(`Using the proxy ${proxy.url}.`);
+  });
+
+  it('reads the lower-case https_proxy too, and sends proxy credentials without printing them', async () => {
+    const before = proxy.requests.length;
+    const proxyWithCredentials = proxy.url.replace('http://', 'http://builder:s3cr%40t@');
+    const result = await run({
+      inputs: inputs(),
+      env: { https_proxy: proxyWithCredentials, NODE_EXTRA_CA_CERTS: pki.caFile },
+    });
+    expect(result.code).toBe(0);
+    expect(proxy.requests[before]?.proxyAuthorization).toBe(
+      `Basic ${Buffer.from('builder:s3cr@t').toString('base64')}`,
+    );
+    expect(result.stdout + result.stderr).not.toMatch(/s3cr/);
+  });
+
+  it('says to set NODE_EXTRA_CA_CERTS when the certificate is from an unknown CA', async () => {
+    const before = service.requests.length;
+    const result = await run({ inputs: inputs(), env: { HTTPS_PROXY: proxy.url } });
+    expectFailure(result, `The TLS certificate of ${HOST}:${service.port} was not accepted`);
+    expect(result.stderr + result.stdout).toContain('NODE_EXTRA_CA_CERTS');
+    expect(service.requests.length).toBe(before);
+  });
+
+  it('goes direct for hosts in NO_PROXY', async () => {
+    const before = proxy.requests.length;
+    const result = await run({
+      inputs: inputs(),
+      env: { HTTPS_PROXY: proxy.url, NO_PROXY: `localhost,.corp.test`, NODE_EXTRA_CA_CERTS: pki.caFile },
+    });
+    // Direct, this runner cannot even resolve the name: proof that the proxy was skipped.
+    expectFailure(result, `Could not resolve the host ${HOST} (ENOTFOUND) after 4 tries.`);
+    expect(proxy.requests.length).toBe(before);
+  });
+
+  it('never sends loopback traffic to the proxy', async () => {
+    const before = proxy.requests.length;
+    const result = await run({
+      inputs: inputs(plain.url),
+      env: { HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url },
+    });
+    expect(result.code).toBe(0);
+    expect(proxy.requests.length).toBe(before);
+  });
+});

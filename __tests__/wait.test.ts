@@ -1,0 +1,148 @@
+// The poll loop with an injected clock against the emulator over real sockets: the waits it
+// chooses, the deadline, Retry-After, and which faults it waits out (DESIGN §3.3, §3.4).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Agent } from 'undici';
+import { AgentClient } from '../src/client.js';
+import { startEmulator, type Emulator } from '../src/emulator/server.js';
+import { ActionFailure } from '../src/errors.js';
+import type { AgentJob } from '../src/job.js';
+import { waitForJob, type Log, type WaitOptions } from '../src/wait.js';
+import { VirtualClock } from '../__fixtures__/clock.js';
+
+const KEY = 'mint_wait_test_key';
+let service: Emulator;
+const dispatcher = new Agent();
+beforeAll(async () => {
+  service = await startEmulator({ apiKey: KEY, activePolls: 1000 });
+});
+afterAll(async () => {
+  expect(service.violations).toEqual([]);
+  await service.close();
+  await dispatcher.close();
+});
+
+interface Recorded extends Log {
+  lines: string[];
+}
+function recorder(): Recorded {
+  const lines: string[] = [];
+  return {
+    lines,
+    info: (m) => lines.push(`info: ${m}`),
+    warning: (m) => lines.push(`warning: ${m}`),
+    debug: () => undefined,
+  };
+}
+
+async function setUp(timeoutMs: number, pollIntervalMs = 10_000) {
+  const client = new AgentClient({
+    baseUrl: service.url,
+    projectId: 'p',
+    apiKey: KEY,
+    dispatcher,
+    userAgent: 't',
+  });
+  const job = await client.createJob('go');
+  const clock = new VirtualClock();
+  const log = recorder();
+  const options: WaitOptions = {
+    clock,
+    deadline: clock.now() + timeoutMs,
+    pollIntervalMs,
+    createdAt: clock.now(),
+    log,
+    context: { operation: 'get', baseUrl: service.url, projectId: 'p' },
+    random: () => 0.5,
+  };
+  const polls = () => service.requests.filter((r) => r.route === 'get' && r.jobId === job.id).length;
+  const read = (call: { timeoutMs: number }) => client.getJob(job.id, call);
+  return { job, clock, log, options, polls, read };
+}
+
+describe('waitForJob', () => {
+  it('follows the growing schedule and cuts the last wait at the deadline', async () => {
+    const { job, clock, options, polls, read } = await setUp(60_000);
+    const result = await waitForJob(read, job, options);
+    expect(result.timedOut).toBe(true);
+    expect(clock.sleeps).toEqual([10_000, 15_000, 22_500, 12_500]);
+    expect(clock.now()).toBe(options.deadline);
+    expect(polls()).toBe(4);
+  });
+
+  it('returns at the first terminal status', async () => {
+    const { job, options, read } = await setUp(600_000);
+    service.script('get', {}, { job: { status: 'completed', prLink: 'https://github.com/a/b/pull/1' } });
+    const seen: AgentJob[] = [];
+    const result = await waitForJob(read, job, { ...options, onJob: (j) => seen.push(j) });
+    expect(result).toMatchObject({ timedOut: false, job: { status: 'completed' } });
+    expect(seen.map((j) => j.status)).toEqual(['active', 'completed']);
+  });
+
+  it('waits as long as Retry-After says, capped by the time left', async () => {
+    const { job, clock, options, read } = await setUp(120_000);
+    service.script(
+      'get',
+      { status: 503, headers: { 'retry-after': '7' } },
+      { status: 429, headers: { 'retry-after': '3600' } },
+    );
+    const result = await waitForJob(read, job, options);
+    expect(result.timedOut).toBe(true);
+    expect(clock.sleeps.slice(0, 3)).toEqual([10_000, 7_000, 103_000]);
+  });
+
+  it('backs off on the schedule after a fault without Retry-After', async () => {
+    const { job, clock, log, options, read } = await setUp(40_000);
+    service.script('get', { drop: 'before-reply' });
+    await waitForJob(read, job, options);
+    expect(clock.sleeps).toEqual([10_000, 15_000, 15_000]);
+    expect(log.lines.filter((l) => l.startsWith('warning:'))).toEqual([
+      expect.stringContaining('no complete answer'),
+    ]);
+  });
+
+  it('forgives a 404 in the first 30 s but not after', async () => {
+    const { job, options, read } = await setUp(600_000);
+    service.script('get', { status: 404 }, { status: 404 }, { status: 404 });
+    // Polls at 10 s and 25 s are early; the one at 47.5 s is not.
+    await expect(waitForJob(read, job, options)).rejects.toThrow(
+      new ActionFailure(
+        `Agent job ${job.id} was not found in project p at ${service.url} (404). The service said: "Job not found".`,
+      ),
+    );
+  });
+
+  it('fails at once on a 401', async () => {
+    const { job, options, polls, read } = await setUp(600_000);
+    service.script('get', { status: 401 });
+    await expect(waitForJob(read, job, options)).rejects.toThrow('The service rejected the API key (401)');
+    expect(polls()).toBe(1);
+  });
+
+  it('logs a status change once and warns once per unknown status', async () => {
+    const { job, log, options, read } = await setUp(600_000);
+    service.script(
+      'get',
+      { job: { status: 'queued' } },
+      { job: { status: 'queued' } },
+      { job: { status: 'active' } },
+      { job: { status: 'failed' } },
+    );
+    const result = await waitForJob(read, job, options);
+    expect(result.job.status).toBe('failed');
+    expect(log.lines).toEqual([
+      `info: Agent job ${job.id} is now queued.`,
+      `warning: Agent job ${job.id} reports the status queued, which this action does not know; it is treated as still running.`,
+      `info: Agent job ${job.id} is now active.`,
+      `info: Agent job ${job.id} is now failed.`,
+    ]);
+  });
+
+  it('stops at once when its signal aborts', async () => {
+    const { job, options, read } = await setUp(600_000);
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled'));
+    await expect(waitForJob(read, job, { ...options, signal: controller.signal })).rejects.toThrow(
+      'cancelled',
+    );
+  });
+});
