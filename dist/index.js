@@ -46767,6 +46767,8 @@ function parseRetryAfter(value, now) {
 }
 
 ;// CONCATENATED MODULE: ./src/client.ts
+// undici is pinned to the major that @actions/http-client (pulled in by @actions/core) uses, so
+// npm dedupes them and the bundle holds one copy: a second one doubled start-up parsing.
 
 
 

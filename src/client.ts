@@ -1,3 +1,5 @@
+// undici is pinned to the major that @actions/http-client (pulled in by @actions/core) uses, so
+// npm dedupes them and the bundle holds one copy: a second one doubled start-up parsing.
 import { request, type Dispatcher } from 'undici';
 import { parseJob, type AgentJob } from './job.js';
 import { parseRetryAfter } from './retry-after.js';
