@@ -15,6 +15,7 @@ describe('action.yml', () => {
       'wait',
       'timeout',
       'pollInterval',
+      'jobId',
     ]);
     for (const input of Object.values(actionYml.inputs)) {
       expect(input.description.length).toBeGreaterThan(20);
@@ -29,7 +30,7 @@ describe('action.yml', () => {
   });
 
   it('declares the outputs of DESIGN §4', () => {
-    expect(Object.keys(actionYml.outputs)).toEqual(['jobId', 'status', 'prLink']);
+    expect(Object.keys(actionYml.outputs)).toEqual(['jobId', 'status', 'prLink', 'job']);
   });
 
   it('runs dist/index.js on Node 24', () => {

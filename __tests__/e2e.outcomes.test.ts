@@ -27,7 +27,10 @@ describe('a job that completes', () => {
       jobId: id,
       status: 'completed',
       prLink: expect.stringMatching(/^https:\/\/github\.com\/acme\/docs\/pull\/\d+$/),
+      job: expect.any(String),
     });
+    // The job as the service last sent it, for fromJSON().
+    expect(JSON.parse(result.outputs.job ?? '')).toEqual(service.jobs.get(id ?? ''));
     expect(service.count('create')).toBe(1);
     expect(service.count('get')).toBe(3);
     expect(result.summary).toContain(`<code>${id}</code>`);
@@ -136,7 +139,8 @@ describe('wait: false', () => {
     const result = await run({ inputs: inputsFor(service, { wait: 'false' }) });
     const [id] = [...service.jobs.keys()];
     expect(result.code).toBe(0);
-    expect(result.outputs).toEqual({ jobId: id, status: 'active', prLink: '' });
+    expect(result.outputs).toMatchObject({ jobId: id, status: 'active', prLink: '' });
+    expect(JSON.parse(result.outputs.job ?? '')).toMatchObject({ id, status: 'active' });
     expect(service.count('get')).toBe(0);
     expect(result.summary).toContain('active');
   });

@@ -102,6 +102,23 @@ describe('readInputs', () => {
     expect(problem(overrides)).toContain(message);
   });
 
+  it('takes jobId with or without a prompt', () => {
+    expect(read({ jobId: 'job_1' })).toMatchObject({ prompt: 'Document the new endpoint', jobId: 'job_1' });
+    const waitOnly = read({ jobId: 'job_1', prompt: '' });
+    expect(waitOnly.jobId).toBe('job_1');
+    expect('prompt' in waitOnly).toBe(false);
+    expect('jobId' in read()).toBe(false);
+  });
+
+  it.each([
+    [{ prompt: '', jobId: '' }, 'Input "prompt" is required (unless jobId names a job to wait for)'],
+    [{ jobId: '..' }, 'Input "jobId" must not be "." or ".."'],
+    [{ jobId: 'a\tb' }, 'Input "jobId" must not contain spaces or control characters'],
+    [{ jobId: 'j'.repeat(201) }, 'Input "jobId" is longer than 200 characters'],
+  ])('rejects the job input %j', (overrides, message) => {
+    expect(problem(overrides)).toContain(message);
+  });
+
   it('never echoes the key', () => {
     const key = 'mint_secret value';
     expect(problem({ apiKey: key })).not.toContain('secret');

@@ -56,10 +56,11 @@ describe('run', () => {
     expect(order.indexOf(`setOutput(jobId, ${jobId})`)).toBeLessThan(
       order.findIndex((c) => c.includes('is now')),
     );
-    expect(order.slice(-3)).toEqual([
+    expect(order.slice(-4)).toEqual([
       `setOutput(jobId, ${jobId})`,
       'setOutput(status, completed)',
       expect.stringMatching(/^setOutput\(prLink, https:\/\/github\.com\/acme\/docs\/pull\/\d+\)$/),
+      expect.stringMatching(/^setOutput\(job, \{"id":"job_\w+","status":"completed",.*\}\)$/),
     ]);
     expect(core.setFailed).not.toHaveBeenCalled();
     expect(clock.sleeps).toHaveLength(4);

@@ -62,7 +62,7 @@ async function setUp(timeoutMs: number, pollIntervalMs = 10_000) {
 describe('waitForJob', () => {
   it('follows the growing schedule and cuts the last wait at the deadline', async () => {
     const { job, clock, options, polls, read } = await setUp(60_000);
-    const result = await waitForJob(read, job, options);
+    const result = await waitForJob(read, job.id, job, options);
     expect(result.timedOut).toBe(true);
     expect(clock.sleeps).toEqual([10_000, 15_000, 22_500, 12_500]);
     expect(clock.now()).toBe(options.deadline);
@@ -73,7 +73,7 @@ describe('waitForJob', () => {
     const { job, options, read } = await setUp(600_000);
     service.script('get', {}, { job: { status: 'completed', prLink: 'https://github.com/a/b/pull/1' } });
     const seen: AgentJob[] = [];
-    const result = await waitForJob(read, job, { ...options, onJob: (j) => seen.push(j) });
+    const result = await waitForJob(read, job.id, job, { ...options, onJob: (j) => seen.push(j) });
     expect(result).toMatchObject({ timedOut: false, job: { status: 'completed' } });
     expect(seen.map((j) => j.status)).toEqual(['active', 'completed']);
   });
@@ -85,7 +85,7 @@ describe('waitForJob', () => {
       { status: 503, headers: { 'retry-after': '7' } },
       { status: 429, headers: { 'retry-after': '3600' } },
     );
-    const result = await waitForJob(read, job, options);
+    const result = await waitForJob(read, job.id, job, options);
     expect(result.timedOut).toBe(true);
     expect(clock.sleeps.slice(0, 3)).toEqual([10_000, 7_000, 103_000]);
   });
@@ -93,7 +93,7 @@ describe('waitForJob', () => {
   it('backs off on the schedule after a fault without Retry-After', async () => {
     const { job, clock, log, options, read } = await setUp(40_000);
     service.script('get', { drop: 'before-reply' });
-    await waitForJob(read, job, options);
+    await waitForJob(read, job.id, job, options);
     expect(clock.sleeps).toEqual([10_000, 15_000, 15_000]);
     expect(log.lines.filter((l) => l.startsWith('warning:'))).toEqual([
       expect.stringContaining('no complete answer'),
@@ -104,7 +104,7 @@ describe('waitForJob', () => {
     const { job, options, read } = await setUp(600_000);
     service.script('get', { status: 404 }, { status: 404 }, { status: 404 });
     // Polls at 10 s and 25 s are early; the one at 47.5 s is not.
-    await expect(waitForJob(read, job, options)).rejects.toThrow(
+    await expect(waitForJob(read, job.id, job, options)).rejects.toThrow(
       new ActionFailure(
         `Agent job ${job.id} was not found in project p at ${service.url} (404). The service said: "Job not found".`,
       ),
@@ -114,7 +114,9 @@ describe('waitForJob', () => {
   it('fails at once on a 401', async () => {
     const { job, options, polls, read } = await setUp(600_000);
     service.script('get', { status: 401 });
-    await expect(waitForJob(read, job, options)).rejects.toThrow('The service rejected the API key (401)');
+    await expect(waitForJob(read, job.id, job, options)).rejects.toThrow(
+      'The service rejected the API key (401)',
+    );
     expect(polls()).toBe(1);
   });
 
@@ -127,8 +129,8 @@ describe('waitForJob', () => {
       { job: { status: 'active' } },
       { job: { status: 'failed' } },
     );
-    const result = await waitForJob(read, job, options);
-    expect(result.job.status).toBe('failed');
+    const result = await waitForJob(read, job.id, job, options);
+    expect(result.job?.status).toBe('failed');
     expect(log.lines).toEqual([
       `info: Agent job ${job.id} is now queued.`,
       `warning: Agent job ${job.id} reports the status queued, which this action does not know; it is treated as still running.`,
@@ -141,7 +143,7 @@ describe('waitForJob', () => {
     const { job, options, read } = await setUp(600_000);
     const controller = new AbortController();
     controller.abort(new Error('cancelled'));
-    await expect(waitForJob(read, job, { ...options, signal: controller.signal })).rejects.toThrow(
+    await expect(waitForJob(read, job.id, job, { ...options, signal: controller.signal })).rejects.toThrow(
       'cancelled',
     );
   });

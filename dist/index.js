@@ -16110,7 +16110,7 @@ const assert = __nccwpck_require__(4589)
 const { isErrored, isDisturbed } = __nccwpck_require__(7075)
 const { isArrayBuffer } = __nccwpck_require__(3429)
 const { serializeAMimeType } = __nccwpck_require__(1900)
-const { multipartFormDataParser } = __nccwpck_require__(7735)
+const { multipartFormDataParser } = __nccwpck_require__(116)
 let random
 
 try {
@@ -17690,7 +17690,7 @@ module.exports = { FileLike, isFileLike }
 
 /***/ }),
 
-/***/ 7735:
+/***/ 116:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -29215,7 +29215,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(116);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6257);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29224,7 +29224,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 116:
+/***/ 6257:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37176,6 +37176,41 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
+;// CONCATENATED MODULE: ./src/cancel.ts
+/**
+ * Cancellation as the runner does it (DESIGN §3.5): on a cancelled workflow or a step's
+ * `timeout-minutes`, SIGINT, then SIGTERM 7.5 s later, then a kill. Either signal aborts the work
+ * in hand, so `run()` can still set the outputs and write the summary before it exits.
+ */
+class Cancelled extends Error {
+    signalName;
+    name = 'Cancelled';
+    constructor(signalName) {
+        super(`cancelled by ${signalName}`);
+        this.signalName = signalName;
+    }
+}
+/** DESIGN §3.5: out within 2 s of the signal, even if writing the outputs were to hang. */
+const EXIT_WITHIN_MS = 1800;
+function listenForCancellation() {
+    const controller = new AbortController();
+    const onSignal = (name) => {
+        if (controller.signal.aborted)
+            return;
+        controller.abort(new Cancelled(name));
+        setTimeout(() => process.exit(process.exitCode ?? 1), EXIT_WITHIN_MS).unref();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    return {
+        signal: controller.signal,
+        dispose: () => {
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
 // functions
@@ -47130,6 +47165,14 @@ const pathSegment = (name) => schemas_string()
     .max(200, `Input "${name}" is longer than 200 characters.`)
     .refine((v) => !/[\s\u0000-\u001f\u007f]/.test(v), `Input "${name}" must not contain spaces or control characters.`)
     .refine((v) => v !== '.' && v !== '..', `Input "${name}" must not be "." or "..".`);
+/** Empty means "not given"; anything else must pass `rule`. */
+const inputs_optional = (rule) => schemas_string().superRefine((value, ctx) => {
+    if (value === '')
+        return;
+    const checked = rule.safeParse(value);
+    if (!checked.success)
+        ctx.addIssue({ code: 'custom', message: checked.error.issues[0]?.message ?? 'invalid' });
+});
 const apiKey = schemas_string()
     .min(1, 'Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.')
     // A line break in a header value would let the key's text add headers of its own.
@@ -47189,15 +47232,20 @@ const inputs_duration = (name, minMs, minText) => schemas_string().transform((te
 });
 // Checked in this order; the first bad input is the one reported.
 const schema = object({
-    prompt: schemas_string().min(1, 'Input "prompt" is required: the instruction for the agent.'),
+    prompt: schemas_string(),
     projectId: pathSegment('projectId'),
     apiKey,
     baseUrl: inputs_baseUrl,
     wait: bool('wait'),
     timeoutMs: inputs_duration('timeout', 1000, '1s'),
     pollIntervalMs: inputs_duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s'),
+    jobId: inputs_optional(pathSegment('jobId')),
 });
 function readInputs(read) {
+    // Checked first, as `prompt` comes first: its rule depends on another input.
+    if (read('prompt') === '' && read('jobId') === '') {
+        throw new InputError('Input "prompt" is required (unless jobId names a job to wait for): the instruction for the agent.');
+    }
     const parsed = schema.safeParse({
         prompt: read('prompt'),
         projectId: read('projectId'),
@@ -47206,12 +47254,14 @@ function readInputs(read) {
         wait: read('wait'),
         timeoutMs: read('timeout'),
         pollIntervalMs: read('pollInterval'),
+        jobId: read('jobId'),
     });
     if (!parsed.success) {
         const first = parsed.error.issues[0];
         throw new InputError(first?.message ?? 'The inputs are not valid.');
     }
-    return parsed.data;
+    const { prompt, jobId, ...rest } = parsed.data;
+    return { ...rest, ...(prompt ? { prompt } : {}), ...(jobId ? { jobId } : {}) };
 }
 /** The hosts to which a key may go over plain http: this machine. */
 function isLoopback(hostname) {
@@ -47219,6 +47269,7 @@ function isLoopback(hostname) {
 }
 
 ;// CONCATENATED MODULE: ./src/start.ts
+
 
 
 
@@ -47262,6 +47313,27 @@ async function sendOnce(attempt, options) {
         log.warning(`${capitalize(briefly(fault))} for ${start_describe(context)}; trying again in ${formatDuration(waitMs)}.`);
         await clock.sleep(waitMs, signal);
     }
+}
+/**
+ * The first step of the three modes: create a job (`prompt`), send a follow-up to one
+ * (`prompt` and `jobId`), or nothing yet when only waiting on one (`jobId`).
+ */
+async function startJob(client, request, options) {
+    const { prompt, jobId } = request;
+    const { log, signal, clock } = options;
+    if (jobId === undefined) {
+        log.info(`Creating an agent job in project ${label(options.context.projectId)} at ${options.context.baseUrl}.`);
+        const job = await sendOnce(() => client.createJob(prompt ?? '', { signal }), options);
+        log.info(`Created agent job ${label(job.id)} (${label(job.status)}).`);
+        return { job, id: job.id, createdAt: clock.now() };
+    }
+    if (prompt === undefined)
+        return { id: jobId, createdAt: -Infinity };
+    log.info(`Sending a follow-up message to agent job ${label(jobId)}.`);
+    const context = { ...options.context, operation: 'message', jobId };
+    const job = await sendOnce(() => client.sendMessage(jobId, prompt, { signal }), { ...options, context });
+    log.info(`Agent job ${label(job.id)} took the follow-up (${label(job.status)}).`);
+    return { job, id: jobId, createdAt: -Infinity };
 }
 function start_describe(context) {
     return context.operation === 'create' ? 'the create request' : 'the follow-up message';
@@ -47373,32 +47445,37 @@ class PollSchedule {
 /** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
 const EARLY_NOT_FOUND_MS = 30_000;
 const wait_REQUEST_TIMEOUT_MS = 30_000;
-/** Polls until the job reaches a terminal status or the deadline passes (DESIGN §3.3, §3.4). */
-async function waitForJob(read, first, options) {
+/**
+ * Polls until the job reaches a terminal status or the deadline passes (DESIGN §3.3, §3.4). A job
+ * the service already sent is first polled `pollInterval` later; one known only by id at once.
+ */
+async function waitForJob(read, id, first, options) {
     const { clock, deadline, log, signal } = options;
     const schedule = new PollSchedule(options.pollIntervalMs, options.random);
     const warnedStatuses = new Set();
-    const context = { ...options.context, jobId: first.id };
+    const context = { ...options.context, jobId: id };
+    const name = label(id);
     let job = first;
-    let nextWait = schedule.next();
+    let nextWait = job ? schedule.next() : 0;
     for (;;) {
-        if (isTerminal(job.status))
+        if (job && isTerminal(job.status))
             return { job, timedOut: false };
         const left = deadline - clock.now();
         if (left <= 0)
             return { job, timedOut: true };
         // The last wait is cut so the poll at the deadline is the last one.
-        await clock.sleep(Math.min(nextWait, left), signal);
+        if (nextWait > 0)
+            await clock.sleep(Math.min(nextWait, left), signal);
         let fault;
         try {
             const timeoutMs = Math.min(wait_REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
             const latest = await read({ timeoutMs, signal });
-            log.debug(`Polled agent job ${label(job.id)}: status ${label(latest.status)}.`);
-            if (latest.status !== job.status)
-                log.info(`Agent job ${label(job.id)} is now ${label(latest.status)}.`);
+            log.debug(`Polled agent job ${name}: status ${label(latest.status)}.`);
+            if (latest.status !== job?.status)
+                log.info(`Agent job ${name} is ${job ? 'now ' : ''}${label(latest.status)}.`);
             if (!isKnownStatus(latest.status) && !warnedStatuses.has(latest.status)) {
                 warnedStatuses.add(latest.status);
-                log.warning(`Agent job ${label(job.id)} reports the status ${label(latest.status)}, which this action does not know; it is treated as still running.`);
+                log.warning(`Agent job ${name} reports the status ${label(latest.status)}, which this action does not know; it is treated as still running.`);
             }
             job = latest;
             options.onJob?.(job);
@@ -47414,7 +47491,7 @@ async function waitForJob(read, first, options) {
             throw new ActionFailure(explain(fault, context));
         nextWait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? schedule.next();
         const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
-        log.warning(`Could not read agent job ${label(job.id)}: ${briefly(fault)}; trying again in ${formatDuration(until)}.`);
+        log.warning(`Could not read agent job ${name}: ${briefly(fault)}; trying again in ${formatDuration(until)}.`);
     }
 }
 /** Poll faults worth waiting out (DESIGN §3.4); everything else ends the step at once. */
@@ -47448,78 +47525,98 @@ function isTransient(fault, sinceCreatedMs) {
 
 
 
+
 const log = { info: info, warning: warning, debug: core_debug };
 /**
- * The action: inputs → create → wait → outputs and summary. Every failure, whatever was thrown,
- * ends in one `core.setFailed` line; outputs and the summary are written on every path that
- * knows a job.
+ * The action: inputs → create, follow up or look up → wait → outputs and summary. Every failure,
+ * whatever was thrown, ends in one `core.setFailed` line; outputs and the summary are written on
+ * every path that knows a job, cancellation included.
  */
 async function run(clock = systemClock) {
     const startedAt = clock.now();
     maskKey(getInput('apiKey'));
-    let job;
+    const cancellation = listenForCancellation();
+    const known = {};
+    let inputs;
     let connection;
     let failure;
     try {
-        const inputs = readInputs((name) => getInput(name));
-        connection = connect(inputs.baseUrl);
-        if (connection.proxy)
-            info(`Using the proxy ${connection.proxy}.`);
-        const client = new AgentClient({
-            baseUrl: inputs.baseUrl,
-            projectId: inputs.projectId,
-            apiKey: inputs.apiKey,
-            dispatcher: connection.dispatcher,
-            userAgent: main_userAgent(),
-            now: clock.now,
-        });
-        const deadline = startedAt + inputs.timeoutMs;
-        const context = {
-            operation: 'create',
-            baseUrl: inputs.baseUrl,
-            projectId: inputs.projectId,
-            proxy: connection.proxy,
-        };
-        info(`Creating an agent job in project ${label(inputs.projectId)} at ${inputs.baseUrl}.`);
-        job = await sendOnce(() => client.createJob(inputs.prompt), { clock, deadline, log, context });
-        const created = job;
-        setOutput('jobId', created.id);
-        info(`Created agent job ${label(created.id)} (${label(created.status)}).`);
-        if (inputs.wait) {
-            const result = await waitForJob((call) => client.getJob(created.id, call), created, {
-                clock,
-                deadline,
-                pollIntervalMs: inputs.pollIntervalMs,
-                createdAt: clock.now(),
-                log,
-                context: { ...context, operation: 'get' },
-                onJob: (latest) => (job = latest),
-            });
-            job = result.job;
-            if (result.timedOut) {
-                failure = `Agent job ${label(job.id)} did not finish within ${formatDuration(inputs.timeoutMs)} (last status: ${label(job.status)}); it goes on in the service. Raise the timeout input to wait longer.`;
-            }
-        }
-        failure ??= verdict(job);
+        inputs = readInputs((name) => getInput(name));
+        failure = await work(inputs, clock, startedAt, cancellation.signal, known, (c) => (connection = c));
     }
     catch (error) {
-        failure = error instanceof ActionFailure ? error.message : unexpected(error);
+        failure = describeFailure(error, inputs, known);
         if (isDebug() && error instanceof Error && error.stack)
             core_debug(error.stack);
     }
     finally {
+        cancellation.dispose();
         // Sockets kept alive would hold the process open after the work is done.
         await connection?.dispatcher.destroy().catch(() => undefined);
     }
-    if (job) {
-        setOutputs(job);
-        await writeSummary({ job, waitedMs: clock.now() - startedAt, failure }).catch((error) => warning(`Could not write the step summary: ${describeThrown(error)}`));
+    if (known.id)
+        setOutputs(known.id, known.job);
+    if (known.job) {
+        await writeSummary({ job: known.job, waitedMs: clock.now() - startedAt, failure }).catch((error) => warning(`Could not write the step summary: ${describeThrown(error)}`));
     }
     if (failure)
         setFailed(failure);
 }
-/** The step's error for a job that reached a terminal status, or `undefined` for success. */
-function verdict(job) {
+/** The work between valid inputs and the verdict; returns the step's error, if any. */
+async function work(inputs, clock, startedAt, signal, known, opened) {
+    const connection = connect(inputs.baseUrl);
+    opened(connection);
+    if (connection.proxy)
+        info(`Using the proxy ${connection.proxy}.`);
+    const client = new AgentClient({
+        baseUrl: inputs.baseUrl,
+        projectId: inputs.projectId,
+        apiKey: inputs.apiKey,
+        dispatcher: connection.dispatcher,
+        userAgent: main_userAgent(),
+        now: clock.now,
+    });
+    const deadline = startedAt + inputs.timeoutMs;
+    const context = {
+        operation: 'create',
+        baseUrl: inputs.baseUrl,
+        projectId: inputs.projectId,
+        proxy: connection.proxy,
+    };
+    known.id = inputs.jobId;
+    const started = await startJob(client, inputs, { clock, deadline, log, context, signal });
+    known.id = started.id;
+    known.job = started.job;
+    setOutput('jobId', started.id);
+    const read = (call) => client.getJob(started.id, call);
+    const getContext = { ...context, operation: 'get', jobId: started.id };
+    if (!inputs.wait) {
+        // Without a prompt there is nothing created to report: read the job once.
+        known.job ??= await read({ timeoutMs: 30_000, signal }).catch((error) => {
+            // A single read has no second chance: every fault is final.
+            throw error instanceof ServiceError ? new ActionFailure(explain(error.fault, getContext)) : error;
+        });
+        return verdict(known.job, inputs);
+    }
+    const result = await waitForJob(read, started.id, started.job, {
+        clock,
+        deadline,
+        pollIntervalMs: inputs.pollIntervalMs,
+        createdAt: started.createdAt,
+        log,
+        context: getContext,
+        signal,
+        onJob: (latest) => (known.job = latest),
+    });
+    known.job = result.job;
+    if (result.timedOut || !result.job) {
+        const last = result.job ? `last status: ${label(result.job.status)}` : 'it could not be read';
+        return `Agent job ${label(started.id)} did not finish within ${formatDuration(inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
+    }
+    return verdict(result.job, inputs);
+}
+/** The step's error for a job, or `undefined` for success. */
+function verdict(job, inputs) {
     switch (job.status) {
         case 'completed':
             info(job.prLink
@@ -47531,15 +47628,35 @@ function verdict(job) {
         case 'archived':
             return `Agent job ${label(job.id)} was archived before it completed.`;
         default:
-            // Only reachable with `wait: false`: the job was created and goes on.
-            info(`Agent job ${label(job.id)} goes on in the service (wait is false).`);
+            // Only reachable with `wait: false`: the job goes on without this step.
+            if (!inputs.wait)
+                info(`Agent job ${label(job.id)} goes on in the service (wait is false).`);
             return undefined;
     }
 }
-function setOutputs(job) {
-    setOutput('jobId', job.id);
+function describeFailure(error, inputs, known) {
+    if (error instanceof Cancelled) {
+        const cancelled = `The step was cancelled (${error.signalName})`;
+        if (known.id && (known.job || !inputs?.prompt)) {
+            const last = known.job ? ` (last status: ${label(known.job.status)})` : '';
+            return `${cancelled} while waiting; agent job ${label(known.id)} goes on in the service${last}.`;
+        }
+        if (inputs?.jobId) {
+            return `${cancelled} before the service confirmed the follow-up message; agent job ${label(inputs.jobId)} may have taken it.`;
+        }
+        return `${cancelled} before the service confirmed the job; a job may have been created in project ${label(inputs?.projectId ?? '')}: look for it before you re-run.`;
+    }
+    if (error instanceof ActionFailure)
+        return error.message;
+    return `The action failed unexpectedly: ${describeThrown(error).replace(/\.$/, '')}. Re-run the job with debug logging enabled for details.`;
+}
+function setOutputs(id, job) {
+    setOutput('jobId', id);
+    if (!job)
+        return;
     setOutput('status', job.status);
     setOutput('prLink', job.prLink ?? '');
+    setOutput('job', JSON.stringify(job));
 }
 /** Registered before anything is printed; each line too, in case a key was pasted with a break. */
 function maskKey(key) {
@@ -47549,9 +47666,6 @@ function maskKey(key) {
     for (const line of key.split(/\r?\n/))
         if (line.trim() && line !== key)
             core_setSecret(line.trim());
-}
-function unexpected(error) {
-    return `The action failed unexpectedly: ${describeThrown(error).replace(/\.$/, '')}. Re-run the job with debug logging enabled for details.`;
 }
 /** Lets the service's operators see which workflow run made a request. */
 function main_userAgent() {

@@ -5,8 +5,11 @@ import { quote } from './log.js';
 
 /** Everything the action acts on, validated before the first request. */
 export interface Inputs {
-  prompt: string;
+  /** Absent only when `jobId` is given: then the action waits for that job without a message. */
+  prompt?: string;
   projectId: string;
+  /** An existing job: the prompt goes to it as a follow-up, or, without a prompt, it is waited for. */
+  jobId?: string;
   apiKey: string;
   /** Without a trailing slash; may carry a path prefix. */
   baseUrl: string;
@@ -38,6 +41,15 @@ const pathSegment = (name: string) =>
       `Input "${name}" must not contain spaces or control characters.`,
     )
     .refine((v) => v !== '.' && v !== '..', `Input "${name}" must not be "." or "..".`);
+
+/** Empty means "not given"; anything else must pass `rule`. */
+const optional = (rule: z.ZodType<string>) =>
+  z.string().superRefine((value, ctx) => {
+    if (value === '') return;
+    const checked = rule.safeParse(value);
+    if (!checked.success)
+      ctx.addIssue({ code: 'custom', message: checked.error.issues[0]?.message ?? 'invalid' });
+  });
 
 const apiKey = z
   .string()
@@ -111,16 +123,23 @@ const duration = (name: string, minMs: number, minText: string) =>
 
 // Checked in this order; the first bad input is the one reported.
 const schema = z.object({
-  prompt: z.string().min(1, 'Input "prompt" is required: the instruction for the agent.'),
+  prompt: z.string(),
   projectId: pathSegment('projectId'),
   apiKey,
   baseUrl,
   wait: bool('wait'),
   timeoutMs: duration('timeout', 1000, '1s'),
   pollIntervalMs: duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s'),
+  jobId: optional(pathSegment('jobId')),
 });
 
 export function readInputs(read: ReadInput): Inputs {
+  // Checked first, as `prompt` comes first: its rule depends on another input.
+  if (read('prompt') === '' && read('jobId') === '') {
+    throw new InputError(
+      'Input "prompt" is required (unless jobId names a job to wait for): the instruction for the agent.',
+    );
+  }
   const parsed = schema.safeParse({
     prompt: read('prompt'),
     projectId: read('projectId'),
@@ -129,12 +148,14 @@ export function readInputs(read: ReadInput): Inputs {
     wait: read('wait'),
     timeoutMs: read('timeout'),
     pollIntervalMs: read('pollInterval'),
+    jobId: read('jobId'),
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     throw new InputError(first?.message ?? 'The inputs are not valid.');
   }
-  return parsed.data;
+  const { prompt, jobId, ...rest } = parsed.data;
+  return { ...rest, ...(prompt ? { prompt } : {}), ...(jobId ? { jobId } : {}) };
 }
 
 /** The hosts to which a key may go over plain http: this machine. */

@@ -1,93 +1,126 @@
 import * as core from '@actions/core';
 import { context as github } from '@actions/github';
-import { AgentClient } from './client.js';
+import { Cancelled, listenForCancellation } from './cancel.js';
+import { AgentClient, ServiceError } from './client.js';
 import { systemClock, type Clock } from './clock.js';
 import { connect, type Connection } from './dispatcher.js';
 import { formatDuration } from './duration.js';
-import { ActionFailure, type FaultContext } from './errors.js';
-import { readInputs } from './inputs.js';
+import { ActionFailure, explain, type FaultContext } from './errors.js';
+import { readInputs, type Inputs } from './inputs.js';
 import type { AgentJob } from './job.js';
 import { describeThrown, label } from './log.js';
-import { sendOnce } from './start.js';
+import { startJob } from './start.js';
 import { writeSummary } from './summary.js';
 import { VERSION } from './version.js';
 import { waitForJob, type Log } from './wait.js';
 
 const log: Log = { info: core.info, warning: core.warning, debug: core.debug };
 
+/** What is known of the job so far: its id as soon as there is one, the last job object read. */
+interface Known {
+  id?: string;
+  job?: AgentJob;
+}
+
 /**
- * The action: inputs → create → wait → outputs and summary. Every failure, whatever was thrown,
- * ends in one `core.setFailed` line; outputs and the summary are written on every path that
- * knows a job.
+ * The action: inputs → create, follow up or look up → wait → outputs and summary. Every failure,
+ * whatever was thrown, ends in one `core.setFailed` line; outputs and the summary are written on
+ * every path that knows a job, cancellation included.
  */
 export async function run(clock: Clock = systemClock): Promise<void> {
   const startedAt = clock.now();
   maskKey(core.getInput('apiKey'));
-
-  let job: AgentJob | undefined;
+  const cancellation = listenForCancellation();
+  const known: Known = {};
+  let inputs: Inputs | undefined;
   let connection: Connection | undefined;
   let failure: string | undefined;
   try {
-    const inputs = readInputs((name) => core.getInput(name));
-    connection = connect(inputs.baseUrl);
-    if (connection.proxy) core.info(`Using the proxy ${connection.proxy}.`);
-    const client = new AgentClient({
-      baseUrl: inputs.baseUrl,
-      projectId: inputs.projectId,
-      apiKey: inputs.apiKey,
-      dispatcher: connection.dispatcher,
-      userAgent: userAgent(),
-      now: clock.now,
-    });
-    const deadline = startedAt + inputs.timeoutMs;
-    const context: FaultContext = {
-      operation: 'create',
-      baseUrl: inputs.baseUrl,
-      projectId: inputs.projectId,
-      proxy: connection.proxy,
-    };
-
-    core.info(`Creating an agent job in project ${label(inputs.projectId)} at ${inputs.baseUrl}.`);
-    job = await sendOnce(() => client.createJob(inputs.prompt), { clock, deadline, log, context });
-    const created: AgentJob = job;
-    core.setOutput('jobId', created.id);
-    core.info(`Created agent job ${label(created.id)} (${label(created.status)}).`);
-
-    if (inputs.wait) {
-      const result = await waitForJob((call) => client.getJob(created.id, call), created, {
-        clock,
-        deadline,
-        pollIntervalMs: inputs.pollIntervalMs,
-        createdAt: clock.now(),
-        log,
-        context: { ...context, operation: 'get' },
-        onJob: (latest) => (job = latest),
-      });
-      job = result.job;
-      if (result.timedOut) {
-        failure = `Agent job ${label(job.id)} did not finish within ${formatDuration(inputs.timeoutMs)} (last status: ${label(job.status)}); it goes on in the service. Raise the timeout input to wait longer.`;
-      }
-    }
-    failure ??= verdict(job);
+    inputs = readInputs((name) => core.getInput(name));
+    failure = await work(inputs, clock, startedAt, cancellation.signal, known, (c) => (connection = c));
   } catch (error) {
-    failure = error instanceof ActionFailure ? error.message : unexpected(error);
+    failure = describeFailure(error, inputs, known);
     if (core.isDebug() && error instanceof Error && error.stack) core.debug(error.stack);
   } finally {
+    cancellation.dispose();
     // Sockets kept alive would hold the process open after the work is done.
     await connection?.dispatcher.destroy().catch(() => undefined);
   }
 
-  if (job) {
-    setOutputs(job);
-    await writeSummary({ job, waitedMs: clock.now() - startedAt, failure }).catch((error: unknown) =>
-      core.warning(`Could not write the step summary: ${describeThrown(error)}`),
+  if (known.id) setOutputs(known.id, known.job);
+  if (known.job) {
+    await writeSummary({ job: known.job, waitedMs: clock.now() - startedAt, failure }).catch(
+      (error: unknown) => core.warning(`Could not write the step summary: ${describeThrown(error)}`),
     );
   }
   if (failure) core.setFailed(failure);
 }
 
-/** The step's error for a job that reached a terminal status, or `undefined` for success. */
-function verdict(job: AgentJob): string | undefined {
+/** The work between valid inputs and the verdict; returns the step's error, if any. */
+async function work(
+  inputs: Inputs,
+  clock: Clock,
+  startedAt: number,
+  signal: AbortSignal,
+  known: Known,
+  opened: (connection: Connection) => void,
+): Promise<string | undefined> {
+  const connection = connect(inputs.baseUrl);
+  opened(connection);
+  if (connection.proxy) core.info(`Using the proxy ${connection.proxy}.`);
+  const client = new AgentClient({
+    baseUrl: inputs.baseUrl,
+    projectId: inputs.projectId,
+    apiKey: inputs.apiKey,
+    dispatcher: connection.dispatcher,
+    userAgent: userAgent(),
+    now: clock.now,
+  });
+  const deadline = startedAt + inputs.timeoutMs;
+  const context: FaultContext = {
+    operation: 'create',
+    baseUrl: inputs.baseUrl,
+    projectId: inputs.projectId,
+    proxy: connection.proxy,
+  };
+
+  known.id = inputs.jobId;
+  const started = await startJob(client, inputs, { clock, deadline, log, context, signal });
+  known.id = started.id;
+  known.job = started.job;
+  core.setOutput('jobId', started.id);
+
+  const read = (call: { timeoutMs: number; signal?: AbortSignal }) => client.getJob(started.id, call);
+  const getContext: FaultContext = { ...context, operation: 'get', jobId: started.id };
+  if (!inputs.wait) {
+    // Without a prompt there is nothing created to report: read the job once.
+    known.job ??= await read({ timeoutMs: 30_000, signal }).catch((error: unknown) => {
+      // A single read has no second chance: every fault is final.
+      throw error instanceof ServiceError ? new ActionFailure(explain(error.fault, getContext)) : error;
+    });
+    return verdict(known.job, inputs);
+  }
+
+  const result = await waitForJob(read, started.id, started.job, {
+    clock,
+    deadline,
+    pollIntervalMs: inputs.pollIntervalMs,
+    createdAt: started.createdAt,
+    log,
+    context: getContext,
+    signal,
+    onJob: (latest) => (known.job = latest),
+  });
+  known.job = result.job;
+  if (result.timedOut || !result.job) {
+    const last = result.job ? `last status: ${label(result.job.status)}` : 'it could not be read';
+    return `Agent job ${label(started.id)} did not finish within ${formatDuration(inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
+  }
+  return verdict(result.job, inputs);
+}
+
+/** The step's error for a job, or `undefined` for success. */
+function verdict(job: AgentJob, inputs: Inputs): string | undefined {
   switch (job.status) {
     case 'completed':
       core.info(
@@ -101,16 +134,34 @@ function verdict(job: AgentJob): string | undefined {
     case 'archived':
       return `Agent job ${label(job.id)} was archived before it completed.`;
     default:
-      // Only reachable with `wait: false`: the job was created and goes on.
-      core.info(`Agent job ${label(job.id)} goes on in the service (wait is false).`);
+      // Only reachable with `wait: false`: the job goes on without this step.
+      if (!inputs.wait) core.info(`Agent job ${label(job.id)} goes on in the service (wait is false).`);
       return undefined;
   }
 }
 
-function setOutputs(job: AgentJob): void {
-  core.setOutput('jobId', job.id);
+function describeFailure(error: unknown, inputs: Inputs | undefined, known: Known): string {
+  if (error instanceof Cancelled) {
+    const cancelled = `The step was cancelled (${error.signalName})`;
+    if (known.id && (known.job || !inputs?.prompt)) {
+      const last = known.job ? ` (last status: ${label(known.job.status)})` : '';
+      return `${cancelled} while waiting; agent job ${label(known.id)} goes on in the service${last}.`;
+    }
+    if (inputs?.jobId) {
+      return `${cancelled} before the service confirmed the follow-up message; agent job ${label(inputs.jobId)} may have taken it.`;
+    }
+    return `${cancelled} before the service confirmed the job; a job may have been created in project ${label(inputs?.projectId ?? '')}: look for it before you re-run.`;
+  }
+  if (error instanceof ActionFailure) return error.message;
+  return `The action failed unexpectedly: ${describeThrown(error).replace(/\.$/, '')}. Re-run the job with debug logging enabled for details.`;
+}
+
+function setOutputs(id: string, job: AgentJob | undefined): void {
+  core.setOutput('jobId', id);
+  if (!job) return;
   core.setOutput('status', job.status);
   core.setOutput('prLink', job.prLink ?? '');
+  core.setOutput('job', JSON.stringify(job));
 }
 
 /** Registered before anything is printed; each line too, in case a key was pasted with a break. */
@@ -118,10 +169,6 @@ function maskKey(key: string): void {
   if (!key) return;
   core.setSecret(key);
   for (const line of key.split(/\r?\n/)) if (line.trim() && line !== key) core.setSecret(line.trim());
-}
-
-function unexpected(error: unknown): string {
-  return `The action failed unexpectedly: ${describeThrown(error).replace(/\.$/, '')}. Re-run the job with debug logging enabled for details.`;
 }
 
 /** Lets the service's operators see which workflow run made a request. */

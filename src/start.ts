@@ -1,8 +1,9 @@
-import { ServiceError, type Fault } from './client.js';
+import { ServiceError, type AgentClient, type Fault } from './client.js';
 import type { Clock } from './clock.js';
 import { formatDuration } from './duration.js';
 import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
 import type { AgentJob } from './job.js';
+import { label } from './log.js';
 import type { Log } from './wait.js';
 
 export interface SendOptions {
@@ -53,6 +54,41 @@ export async function sendOnce(attempt: () => Promise<AgentJob>, options: SendOp
     );
     await clock.sleep(waitMs, signal);
   }
+}
+
+export interface Started {
+  /** The job as the service last sent it; absent when only waiting on a `jobId`. */
+  job?: AgentJob;
+  id: string;
+  /** Clock time the service confirmed a new job; `-Infinity` for a job that existed before. */
+  createdAt: number;
+}
+
+/**
+ * The first step of the three modes: create a job (`prompt`), send a follow-up to one
+ * (`prompt` and `jobId`), or nothing yet when only waiting on one (`jobId`).
+ */
+export async function startJob(
+  client: AgentClient,
+  request: { prompt?: string; jobId?: string },
+  options: SendOptions,
+): Promise<Started> {
+  const { prompt, jobId } = request;
+  const { log, signal, clock } = options;
+  if (jobId === undefined) {
+    log.info(
+      `Creating an agent job in project ${label(options.context.projectId)} at ${options.context.baseUrl}.`,
+    );
+    const job = await sendOnce(() => client.createJob(prompt ?? '', { signal }), options);
+    log.info(`Created agent job ${label(job.id)} (${label(job.status)}).`);
+    return { job, id: job.id, createdAt: clock.now() };
+  }
+  if (prompt === undefined) return { id: jobId, createdAt: -Infinity };
+  log.info(`Sending a follow-up message to agent job ${label(jobId)}.`);
+  const context = { ...options.context, operation: 'message' as const, jobId };
+  const job = await sendOnce(() => client.sendMessage(jobId, prompt, { signal }), { ...options, context });
+  log.info(`Agent job ${label(job.id)} took the follow-up (${label(job.status)}).`);
+  return { job, id: jobId, createdAt: -Infinity };
 }
 
 function describe(context: FaultContext): string {

@@ -17,7 +17,10 @@ export interface WaitOptions {
   /** Clock time at which waiting stops with a timeout. */
   deadline: number;
   pollIntervalMs: number;
-  /** Clock time at which the service answered the create: early 404s are forgiven after it. */
+  /**
+   * Clock time at which the service answered the create: 404s in the next 30 s are forgiven.
+   * `-Infinity` for a job that existed before this step.
+   */
   createdAt: number;
   log: Log;
   context: FaultContext;
@@ -28,7 +31,8 @@ export interface WaitOptions {
 }
 
 export interface WaitResult {
-  job: AgentJob;
+  /** The last job read; absent only if the job was never read (waiting on a `jobId`). */
+  job?: AgentJob;
   timedOut: boolean;
 }
 
@@ -38,33 +42,42 @@ export type ReadJob = (call: { timeoutMs: number; signal?: AbortSignal }) => Pro
 export const EARLY_NOT_FOUND_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/** Polls until the job reaches a terminal status or the deadline passes (DESIGN §3.3, §3.4). */
-export async function waitForJob(read: ReadJob, first: AgentJob, options: WaitOptions): Promise<WaitResult> {
+/**
+ * Polls until the job reaches a terminal status or the deadline passes (DESIGN §3.3, §3.4). A job
+ * the service already sent is first polled `pollInterval` later; one known only by id at once.
+ */
+export async function waitForJob(
+  read: ReadJob,
+  id: string,
+  first: AgentJob | undefined,
+  options: WaitOptions,
+): Promise<WaitResult> {
   const { clock, deadline, log, signal } = options;
   const schedule = new PollSchedule(options.pollIntervalMs, options.random);
   const warnedStatuses = new Set<string>();
-  const context = { ...options.context, jobId: first.id };
+  const context = { ...options.context, jobId: id };
+  const name = label(id);
   let job = first;
-  let nextWait = schedule.next();
+  let nextWait = job ? schedule.next() : 0;
 
   for (;;) {
-    if (isTerminal(job.status)) return { job, timedOut: false };
+    if (job && isTerminal(job.status)) return { job, timedOut: false };
     const left = deadline - clock.now();
     if (left <= 0) return { job, timedOut: true };
     // The last wait is cut so the poll at the deadline is the last one.
-    await clock.sleep(Math.min(nextWait, left), signal);
+    if (nextWait > 0) await clock.sleep(Math.min(nextWait, left), signal);
 
     let fault: Fault;
     try {
       const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
       const latest = await read({ timeoutMs, signal });
-      log.debug(`Polled agent job ${label(job.id)}: status ${label(latest.status)}.`);
-      if (latest.status !== job.status)
-        log.info(`Agent job ${label(job.id)} is now ${label(latest.status)}.`);
+      log.debug(`Polled agent job ${name}: status ${label(latest.status)}.`);
+      if (latest.status !== job?.status)
+        log.info(`Agent job ${name} is ${job ? 'now ' : ''}${label(latest.status)}.`);
       if (!isKnownStatus(latest.status) && !warnedStatuses.has(latest.status)) {
         warnedStatuses.add(latest.status);
         log.warning(
-          `Agent job ${label(job.id)} reports the status ${label(latest.status)}, which this action does not know; it is treated as still running.`,
+          `Agent job ${name} reports the status ${label(latest.status)}, which this action does not know; it is treated as still running.`,
         );
       }
       job = latest;
@@ -81,7 +94,7 @@ export async function waitForJob(read: ReadJob, first: AgentJob, options: WaitOp
     nextWait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? schedule.next();
     const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
     log.warning(
-      `Could not read agent job ${label(job.id)}: ${briefly(fault)}; trying again in ${formatDuration(until)}.`,
+      `Could not read agent job ${name}: ${briefly(fault)}; trying again in ${formatDuration(until)}.`,
     );
   }
 }

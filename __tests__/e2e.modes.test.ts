@@ -1,0 +1,199 @@
+// The modes beyond one-shot creation (DESIGN §2 `wait`, `jobId`; §3.5; §4 `job`), end to end
+// through the bundle under Node 24 against the emulator.
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/server.js';
+import { errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
+
+const running: Emulator[] = [];
+async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const started = await startEmulator({ apiKey: KEY, activePolls: 1, ...options });
+  running.push(started);
+  return started;
+}
+afterEach(async () => {
+  for (const e of running) expect(e.violations).toEqual([]);
+  await Promise.all(running.splice(0).map((e) => e.close()));
+});
+
+/** A job the service already has, made the way a workflow's earlier step would. */
+async function existingJob(service: Emulator): Promise<string> {
+  const first = await run({ inputs: inputsFor(service) });
+  expect(first.code).toBe(0);
+  return first.outputs.jobId ?? '';
+}
+
+describe('follow-up (jobId with prompt)', () => {
+  it("sends the prompt to the earlier step's job and waits for it again", async () => {
+    const service = await emulator();
+    const id = await existingJob(service);
+    const firstLink = service.jobs.get(id)?.prLink;
+    const result = await run({
+      inputs: inputsFor(service, { jobId: id, prompt: 'Also add error-handling examples' }),
+    });
+    expect(result.code).toBe(0);
+    const message = service.requests.find((r) => r.route === 'message');
+    expect(message).toMatchObject({ jobId: id, json: { prompt: 'Also add error-handling examples' } });
+    expect(service.count('create')).toBe(1);
+    expect(result.outputs).toMatchObject({ jobId: id, status: 'completed', prLink: firstLink });
+    expect(result.stdout).toContain(`Agent job ${id} took the follow-up (active).`);
+  });
+
+  it('percent-encodes the job id in the path', async () => {
+    const service = await emulator();
+    service.script('message', { status: 404, json: { error: 'Job not found' } });
+    await run({ inputs: inputsFor(service, { jobId: 'job/1?x', prompt: 'more' }) });
+    expect(service.requests[0]?.path).toBe('/v2/agent/proj_docs/job/job%2F1%3Fx/message');
+  });
+
+  it('fails on a 404 with an error that names the job', async () => {
+    const service = await emulator();
+    const result = await run({ inputs: inputsFor(service, { jobId: 'job_missing', prompt: 'more' }) });
+    expectFailure(result, 'Agent job job_missing was not found in project proj_docs');
+    expect(service.count('message')).toBe(1);
+    expect(result.outputs).toEqual({ jobId: 'job_missing' });
+  });
+
+  it('does not send it again after a 5xx: the message may have been taken', async () => {
+    const service = await emulator();
+    const id = await existingJob(service);
+    service.script('message', { status: 502, acted: true });
+    const result = await run({ inputs: inputsFor(service, { jobId: id, prompt: 'more' }) });
+    expectFailure(
+      result,
+      `the message may have reached the job anyway, so the action does not send it again. Check agent job ${id}`,
+    );
+    expect(service.count('message')).toBe(1);
+  });
+
+  it('waits out a 429 like create does', async () => {
+    const service = await emulator();
+    const id = await existingJob(service);
+    service.script('message', { status: 429, headers: { 'retry-after': '1' } });
+    const result = await run({ inputs: inputsFor(service, { jobId: id, prompt: 'more' }) });
+    expect(result.code).toBe(0);
+    expect(service.count('message')).toBe(2);
+    expect(warnings(result)[0]).toContain('HTTP 429');
+  });
+
+  it('with wait: false, sends it and ends at once', async () => {
+    const service = await emulator();
+    const id = await existingJob(service);
+    const gets = service.count('get');
+    const result = await run({ inputs: inputsFor(service, { jobId: id, prompt: 'more', wait: 'false' }) });
+    expect(result.code).toBe(0);
+    expect(result.outputs).toMatchObject({ jobId: id, status: 'active' });
+    expect(service.count('get')).toBe(gets);
+  });
+});
+
+describe('waiting on a job (jobId without prompt)', () => {
+  it('polls the job at once and until it finishes, creating nothing', async () => {
+    const service = await emulator({ activePolls: 2 });
+    const started = await run({ inputs: inputsFor(service, { wait: 'false' }) });
+    const id = started.outputs.jobId ?? '';
+    const result = await run({ inputs: inputsFor(service, { jobId: id, prompt: '' }) });
+    expect(result.code).toBe(0);
+    expect(result.outputs).toMatchObject({ jobId: id, status: 'completed' });
+    expect(service.count('create')).toBe(1);
+    expect(service.count('message')).toBe(0);
+    expect(result.stdout).toContain(`Agent job ${id} is active.`);
+  });
+
+  it('fails at once when the job does not exist (no 404 grace: it is not new)', async () => {
+    const service = await emulator();
+    const result = await run({ inputs: inputsFor(service, { jobId: 'job_gone', prompt: '' }) });
+    expectFailure(result, 'Agent job job_gone was not found in project proj_docs');
+    expect(service.count('get')).toBe(1);
+    expect(result.outputs).toEqual({ jobId: 'job_gone' });
+  });
+
+  it('with wait: false, reads the job once and reports it', async () => {
+    const service = await emulator({ final: { status: 'failed' }, activePolls: 0 });
+    const started = await run({ inputs: inputsFor(service, { wait: 'false' }) });
+    const id = started.outputs.jobId ?? '';
+    const first = await run({ inputs: inputsFor(service, { jobId: id, prompt: '', wait: 'false' }) });
+    expectFailure(first, `Agent job ${id} failed.`);
+    expect(first.outputs).toMatchObject({ jobId: id, status: 'failed' });
+    expect(JSON.parse(first.outputs.job ?? '')).toMatchObject({ id, status: 'failed' });
+  });
+
+  it.each([
+    ['..', 'Input "jobId" must not be "." or ".."'],
+    ['job 1', 'Input "jobId" must not contain spaces'],
+  ])('refuses jobId %j before any request', async (jobId, message) => {
+    const service = await emulator();
+    const result = await run({ inputs: inputsFor(service, { jobId }) });
+    expectFailure(result, message);
+    expect(service.requests).toEqual([]);
+  });
+});
+
+describe('cancellation', () => {
+  /** Signals the action as the runner does once `ready` holds; returns how long it took to exit. */
+  async function cancelWhen(
+    service: Emulator,
+    ready: () => boolean,
+    signal: NodeJS.Signals,
+    overrides: Record<string, string> = {},
+  ) {
+    let signalledAt = 0;
+    let child: ChildProcess | undefined;
+    const pending = run({
+      inputs: inputsFor(service, { timeout: '5m', ...overrides }),
+      onStart: (c) => (child = c),
+    });
+    while (!ready()) await sleep(20);
+    signalledAt = Date.now();
+    child?.kill(signal);
+    const result = await pending;
+    return { result, exitMs: Date.now() - signalledAt };
+  }
+
+  it.each<NodeJS.Signals>(['SIGINT', 'SIGTERM'])(
+    'on %s while waiting: outputs, summary, the job goes on, out before the runner escalates',
+    async (signal) => {
+      const service = await emulator({ activePolls: 1000 });
+      const { result, exitMs } = await cancelWhen(service, () => service.count('get') >= 1, signal);
+      const [id] = [...service.jobs.keys()];
+      expect(result.signal).toBeNull();
+      expectFailure(
+        result,
+        `The step was cancelled (${signal}) while waiting; agent job ${id} goes on in the service (last status: active).`,
+      );
+      expect(result.outputs).toMatchObject({ jobId: id, status: 'active', prLink: '' });
+      expect(JSON.parse(result.outputs.job ?? '')).toMatchObject({ id, status: 'active' });
+      expect(result.summary).toContain(`<code>${id}</code>`);
+      expect(result.summary).toContain('cancelled');
+      // The runner sends SIGTERM 7.5 s after SIGINT; the contract is 2 s, this bound is generous.
+      expect(exitMs).toBeLessThan(7500);
+    },
+  );
+
+  it('while the create is in flight: says a job may have been created', async () => {
+    const service = await emulator();
+    service.script('create', { delayMs: 20_000, acted: true });
+    const { result } = await cancelWhen(service, () => service.count('create') >= 1, 'SIGINT');
+    expectFailure(
+      result,
+      'The step was cancelled (SIGINT) before the service confirmed the job; a job may have been created in project proj_docs',
+    );
+    expect(result.outputs).toEqual({});
+    expect(errors(result)).toHaveLength(1);
+  });
+
+  it('while waiting on a job by id that was not read yet: names it', async () => {
+    const service = await emulator();
+    service.script('get', { delayMs: 20_000 });
+    const { result } = await cancelWhen(service, () => service.count('get') >= 1, 'SIGTERM', {
+      jobId: 'job_elsewhere',
+      prompt: '',
+    });
+    expectFailure(
+      result,
+      'The step was cancelled (SIGTERM) while waiting; agent job job_elsewhere goes on in the service.',
+    );
+    expect(result.outputs).toEqual({ jobId: 'job_elsewhere' });
+  });
+});
