@@ -16,7 +16,11 @@ export interface TestProxy {
  * A corporate-style forward proxy on loopback: it only tunnels (CONNECT), resolves the names in
  * `hosts` itself (the runner cannot resolve them), and records each tunnel asked for.
  */
-export async function startConnectProxy(hosts: Record<string, string>): Promise<TestProxy> {
+export async function startConnectProxy(
+  hosts: Record<string, string>,
+  /** `silent`: accept connections and never answer; `auth`: answer 407 to every CONNECT. */
+  mode: 'tunnel' | 'silent' | 'auth' = 'tunnel',
+): Promise<TestProxy> {
   const requests: ConnectRequest[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
@@ -33,6 +37,11 @@ export async function startConnectProxy(hosts: Record<string, string>): Promise<
       const [method, target = ''] = requestLine.split(' ');
       const auth = headerLines.find((line) => /^proxy-authorization:/i.test(line));
       requests.push({ target, proxyAuthorization: auth?.replace(/^[^:]+:\s*/, '') });
+      if (mode === 'silent') return;
+      if (mode === 'auth') {
+        client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic\r\n\r\n');
+        return;
+      }
       if (method !== 'CONNECT') {
         client.end('HTTP/1.1 405 Method Not Allowed\r\n\r\n');
         return;

@@ -2,7 +2,8 @@
 // message each fault ends in (DESIGN §3.4, §5).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
-import { Agent } from 'undici';
+import { createServer as createNetServer } from 'node:net';
+import { connect } from '../src/dispatcher.js';
 import { AgentClient, ServiceError, type Fault } from '../src/client.js';
 import { startEmulator, type Emulator } from '../src/emulator/server.js';
 import { explain } from '../src/errors.js';
@@ -10,7 +11,8 @@ import { makeTestPki } from '../__fixtures__/tls.js';
 
 const KEY = 'mint_client_test_key';
 let service: Emulator;
-const dispatcher = new Agent();
+// The action's own dispatcher: it tells connect failures from later ones.
+const { dispatcher } = connect('http://127.0.0.1');
 
 beforeAll(async () => {
   service = await startEmulator({ apiKey: KEY });
@@ -216,5 +218,31 @@ describe('explain', () => {
   it('quotes the service text so it cannot become a command', () => {
     const text = explain(http(400, '\n::error::x'), { ...base, operation: 'create' });
     expect(text).toContain('"\\u000a::error::x"');
+  });
+});
+
+describe('what counts as never sent', () => {
+  /** A server that accepts TCP connections and drops them at once, before reading anything. */
+  async function dropper(): Promise<{ port: number; close: () => Promise<void> }> {
+    const server = createNetServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      port: (server.address() as { port: number }).port,
+      close: () => new Promise((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it('a reset during the TLS handshake: the request never left', async () => {
+    const server = await dropper();
+    const fault = await faultOf(client(`https://127.0.0.1:${server.port}`).createJob('x'));
+    expect(fault).toMatchObject({ kind: 'not-sent' });
+    await server.close();
+  });
+
+  it('the same reset once the connection was open: the service may have acted', async () => {
+    const server = await dropper();
+    const fault = await faultOf(client(`http://127.0.0.1:${server.port}`).createJob('x'));
+    expect(fault).toMatchObject({ kind: 'no-answer' });
+    await server.close();
   });
 });

@@ -50,6 +50,15 @@ describe('create', () => {
     expect(warnings(result)[0]).toContain('trying again in 2s');
   });
 
+  it('never retries a 429 faster than once a second, whatever Retry-After says', async () => {
+    const service = await emulator();
+    const zero = { status: 429, headers: { 'retry-after': '0' } };
+    service.script('create', ...Array.from({ length: 50 }, () => zero));
+    const result = await run({ inputs: inputsFor(service, { timeout: '3s' }) });
+    expectFailure(result, "The service's rate limit (429) did not clear before the timeout");
+    expect(service.count('create')).toBeLessThanOrEqual(4);
+  });
+
   it('gives up on a 429 whose wait would pass the timeout', async () => {
     const service = await emulator();
     service.script('create', {
@@ -125,6 +134,29 @@ describe('create', () => {
     expect(service.count('create')).toBe(1);
   });
 
+  it('stops retrying a refused connection at the timeout', async () => {
+    const port = await closedPort();
+    const result = await run({
+      inputs: {
+        prompt: 'x',
+        projectId: 'p',
+        apiKey: KEY,
+        baseUrl: `http://127.0.0.1:${port}`,
+        timeout: '2s',
+      },
+    });
+    expectFailure(result, `Could not connect to 127.0.0.1:${port} (ECONNREFUSED) after 2 tries.`);
+  });
+
+  it('fails in words when the outputs cannot be written', async () => {
+    const service = await emulator({ activePolls: 0 });
+    const result = await run({
+      inputs: inputsFor(service),
+      env: { GITHUB_OUTPUT: '/nonexistent/dir/output' },
+    });
+    expectFailure(result, "Could not set the step's outputs");
+  });
+
   it('rejects a wrong key with the 401 message (the emulator checks the key)', async () => {
     const service = await emulator();
     const result = await run({ inputs: inputsFor(service, { apiKey: 'mint_not_the_right_key' }) });
@@ -168,7 +200,10 @@ describe('poll', () => {
 
   it.each([
     [401, 'The service rejected the API key (401)'],
-    [403, 'The API key is not allowed to do this (403)'],
+    [
+      403,
+      "The API key may not read this job (403): this runner's IP address may not be on the key's allowlist.",
+    ],
     [400, 'The service rejected the request for the job as invalid (400). The service said: "bad id".'],
     [410, 'The service answered 410 to the request for the job.'],
   ])('fails at once on %d, keeping the outputs of the job', async (status, message) => {
@@ -180,6 +215,15 @@ describe('poll', () => {
     expect(service.count('get')).toBe(1);
     expect(result.outputs).toMatchObject({ jobId: id, status: 'active' });
     expect(result.summary).toContain(id);
+  });
+
+  it('never polls faster than once a second, whatever Retry-After says', async () => {
+    const service = await emulator({ activePolls: 100 });
+    const zero = { status: 503, headers: { 'retry-after': '0' } };
+    service.script('get', ...Array.from({ length: 50 }, () => zero));
+    const result = await run({ inputs: inputsFor(service, { timeout: '4s' }) });
+    expectFailure(result, 'did not finish within 4s');
+    expect(service.count('get')).toBeLessThanOrEqual(5);
   });
 
   it('honours a poll Retry-After but never past the timeout', async () => {
@@ -201,12 +245,25 @@ describe('text from the service', () => {
     expect(result.code).toBe(1);
     const names = result.commands.map((c) => c.name);
     expect(names.filter((n) => n === 'error')).toHaveLength(1);
-    expect(names).not.toContain(('add-mask' as never) === undefined ? '' : 'stop-commands');
+    expect(names).not.toContain('stop-commands');
     expect(result.commands.filter((c) => c.name === 'add-mask')).toEqual([{ name: 'add-mask', data: KEY }]);
     expect(result.commands.some((c) => c.data.startsWith('injected') || c.data.startsWith('more'))).toBe(
       false,
     );
     expect(errors(result)[0]).toContain('"nope\\u000a::error::injected');
+  });
+
+  it('cannot start a workflow command through a prLink, in the log or the outputs', async () => {
+    const evil = 'https://x/pull/1\n::error::INJECTED\n::add-mask::Agent\n::stop-commands::tok';
+    const service = await emulator({ final: { status: 'completed', prLink: evil } });
+    const result = await run({ inputs: inputsFor(service) });
+    expect(result.code).toBe(0);
+    expect(result.commands.filter((c) => c.name !== 'debug')).toEqual([{ name: 'add-mask', data: KEY }]);
+    expect(result.stdout).toContain('completed: "https://x/pull/1\\u000a::error::INJECTED');
+    // The output keeps the value as sent; the runner reads it back intact, not as commands.
+    expect(result.outputs.prLink).toBe(evil);
+    expect(result.summary).not.toContain('<a href="https://x/pull');
+    expect(result.summary).not.toMatch(/\n\s*\n/);
   });
 
   it('renders a prLink as a link only when it is http(s), and escapes HTML in the summary', async () => {

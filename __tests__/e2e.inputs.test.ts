@@ -22,7 +22,12 @@ describe('bad input', () => {
     [
       'an apiKey with a line break',
       { apiKey: `${KEY}\nX-Injected: 1` },
-      'Input "apiKey" contains whitespace',
+      'Input "apiKey" may only hold printable ASCII characters',
+    ],
+    [
+      'an apiKey with a zero-width space',
+      { apiKey: `${KEY}\u200b` },
+      'Input "apiKey" may only hold printable ASCII',
     ],
     ['no baseUrl', { baseUrl: '' }, 'Input "baseUrl" is required'],
     ['a baseUrl that is not a URL', { baseUrl: 'api.example.com' }, 'Input "baseUrl" is not a URL'],

@@ -82,6 +82,27 @@ describe('behind a proxy', () => {
     expect(proxy.requests.length).toBe(before);
   });
 
+  it('does not hang on a proxy that never answers the CONNECT: nothing was sent', async () => {
+    const silent = await startConnectProxy({}, 'silent');
+    const result = await run({
+      inputs: { ...inputs(), timeout: '5s' },
+      env: { HTTPS_PROXY: silent.url, NODE_EXTRA_CA_CERTS: pki.caFile },
+    });
+    expectFailure(result, `Could not connect to ${HOST}:${service.port} through the proxy ${silent.url}`);
+    expect(silent.requests).toHaveLength(1);
+    await silent.close();
+  });
+
+  it('names the proxy when it refuses the tunnel', async () => {
+    const refusing = await startConnectProxy({}, 'auth');
+    const result = await run({
+      inputs: { ...inputs(), timeout: '2s' },
+      env: { HTTPS_PROXY: refusing.url, NODE_EXTRA_CA_CERTS: pki.caFile },
+    });
+    expectFailure(result, `through the proxy ${refusing.url} (the proxy answered 407)`);
+    await refusing.close();
+  });
+
   it('never sends loopback traffic to the proxy', async () => {
     const before = proxy.requests.length;
     const result = await run({

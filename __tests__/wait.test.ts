@@ -1,7 +1,7 @@
 // The poll loop with an injected clock against the emulator over real sockets: the waits it
 // chooses, the deadline, Retry-After, and which faults it waits out (DESIGN §3.3, §3.4).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Agent } from 'undici';
+import { connect } from '../src/dispatcher.js';
 import { AgentClient } from '../src/client.js';
 import { startEmulator, type Emulator } from '../src/emulator/server.js';
 import { ActionFailure } from '../src/errors.js';
@@ -11,7 +11,8 @@ import { VirtualClock } from '../__fixtures__/clock.js';
 
 const KEY = 'mint_wait_test_key';
 let service: Emulator;
-const dispatcher = new Agent();
+// The action's own dispatcher: it tells connect failures from later ones.
+const { dispatcher } = connect('http://127.0.0.1');
 beforeAll(async () => {
   service = await startEmulator({ apiKey: KEY, activePolls: 1000 });
 });
@@ -98,6 +99,29 @@ describe('waitForJob', () => {
     expect(log.lines.filter((l) => l.startsWith('warning:'))).toEqual([
       expect.stringContaining('no complete answer'),
     ]);
+  });
+
+  it('rides out a service that stops listening', async () => {
+    const gone = await startEmulator({ apiKey: KEY, activePolls: 1000 });
+    const client = new AgentClient({
+      baseUrl: gone.url,
+      projectId: 'p',
+      apiKey: KEY,
+      dispatcher,
+      userAgent: 't',
+    });
+    const job = await client.createJob('go');
+    await gone.close();
+    const { clock, log, options } = await setUp(60_000);
+    const result = await waitForJob((call) => client.getJob(job.id, call), job.id, job, {
+      ...options,
+      context: { ...options.context, baseUrl: gone.url },
+    });
+    expect(result.timedOut).toBe(true);
+    expect(clock.now()).toBe(options.deadline);
+    const warnings = log.lines.filter((l) => l.startsWith('warning:'));
+    expect(warnings.length).toBe(4);
+    expect(warnings[0]).toContain('no connection (ECONNREFUSED)');
   });
 
   it('forgives a 404 in the first 30 s but not after', async () => {

@@ -1,6 +1,7 @@
 // undici is pinned to the major that @actions/http-client (pulled in by @actions/core) uses, so
 // npm dedupes them and the bundle holds one copy: a second one doubled start-up parsing.
 import { request, type Dispatcher } from 'undici';
+import { failedBeforeSending } from './dispatcher.js';
 import { parseJob, type AgentJob } from './job.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -10,8 +11,9 @@ export type Operation = 'create' | 'get' | 'message';
 /**
  * What went wrong with one request, in the terms the fault rules (DESIGN §3.4) need:
  * - `http`: the service answered with a non-success status;
- * - `not-sent`: the request never reached the service (connection refused, DNS failure, the proxy
- *   refused the tunnel, connect timeout), so repeating it cannot create a second job;
+ * - `not-sent`: the connection could not be opened (connection refused, DNS failure, the proxy
+ *   refused the tunnel, connect timeout), so the request never left and repeating it cannot
+ *   create a second job;
  * - `no-answer`: the request may have reached the service, but no full answer came back (reset,
  *   header or body timeout);
  * - `not-a-job`: a success status whose body is not JSON or not a job;
@@ -54,17 +56,6 @@ export interface CallOptions {
 
 const REQUEST_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 1024 * 1024;
-
-// Errors raised before a single byte of the request left this machine.
-const NOT_SENT = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
 
 export class AgentClient {
   private readonly now: () => number;
@@ -110,6 +101,8 @@ export class AgentClient {
     };
     if (body) headers['content-type'] = 'application/json';
 
+    // Headers and body each have `timeout`; this bounds the whole exchange, connecting included.
+    const overall = AbortSignal.timeout(timeout + 1000);
     let response: Dispatcher.ResponseData;
     let text: string;
     try {
@@ -120,14 +113,19 @@ export class AgentClient {
         dispatcher: this.options.dispatcher,
         headersTimeout: timeout,
         bodyTimeout: timeout,
-        signal: call.signal,
+        signal: call.signal ? AbortSignal.any([call.signal, overall]) : overall,
         // Redirects are not followed: a redirect to another host would carry the key there.
         maxRedirections: 0,
       });
       text = await readCapped(response.body);
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
-      throw new ServiceError(operation, classify(error));
+      // A header value undici refuses is our bug, found before anything was sent.
+      if (hasCode(error, 'UND_ERR_INVALID_ARG')) throw error;
+      throw new ServiceError(
+        operation,
+        overall.aborted ? { kind: 'no-answer', code: 'request timeout' } : classify(error),
+      );
     }
 
     const { statusCode: status } = response;
@@ -194,15 +192,19 @@ function isTlsCode(code: string): boolean {
   return code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE';
 }
 
+function hasCode(error: unknown, code: string): boolean {
+  return errorCodes(error).includes(code);
+}
+
 function classify(error: unknown): Fault {
   const codes = errorCodes(error);
-  const notSent = codes.find((code) => NOT_SENT.has(code));
-  if (notSent) return { kind: 'not-sent', code: notSent };
   const tls = codes.find(isTlsCode);
   if (tls) return { kind: 'tls', code: tls };
-  // The proxy answered the CONNECT with something other than 200: the service never saw us.
-  const proxy = /^Proxy response \((\d+)\)/.exec(error instanceof Error ? error.message : '');
-  if (proxy) return { kind: 'not-sent', code: `proxy answered ${proxy[1]}` };
   const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0] ?? 'no code';
+  if (failedBeforeSending(error)) {
+    // The proxy answered the CONNECT with something other than 200.
+    const proxy = /^Proxy response \((\d+)\)/.exec(error instanceof Error ? error.message : '');
+    return { kind: 'not-sent', code: proxy ? `the proxy answered ${proxy[1]}` : code };
+  }
   return { kind: 'no-answer', code };
 }

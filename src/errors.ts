@@ -53,6 +53,9 @@ export function explain(fault: Fault, context: FaultContext): string {
         case 401:
           return `The service rejected the API key (401): it is missing, mistyped, expired or revoked. Put a valid admin API key in the secret passed as apiKey.${said}`;
         case 403:
+          if (context.operation === 'get') {
+            return `The API key may not read this job (403): this runner's IP address may not be on the key's allowlist. Allow the runner's address, or use a key without an allowlist.${said}`;
+          }
           return `The API key is not allowed to do this (403): it lacks the write scope, or this runner's IP address is not on the key's allowlist. Use an admin key with write access, or allow the runner's address.${said}`;
         case 404:
           if (context.operation === 'create') {

@@ -57,10 +57,11 @@ const apiKey = z
     1,
     'Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.',
   )
-  // A line break in a header value would let the key's text add headers of its own.
+  // A header value: a line break would let the key's text add headers of its own, and anything
+  // outside printable ASCII is refused by the HTTP client after validation would have passed.
   .refine(
-    (v) => !/[\s\u0000-\u001f\u007f]/.test(v),
-    'Input "apiKey" contains whitespace or control characters; copy the key again without them.',
+    (v) => /^[\x21-\x7e]+$/.test(v),
+    'Input "apiKey" may only hold printable ASCII characters, without spaces or line breaks; copy the key again.',
   );
 
 const baseUrl = z.string().transform((text, ctx) => {
@@ -74,9 +75,9 @@ const baseUrl = z.string().transform((text, ctx) => {
   try {
     url = new URL(text);
   } catch {
-    return problem(
-      `Input "baseUrl" is not a URL: got ${quote(text, 100)}; expected e.g. https://api.mintlify.com.`,
-    );
+    // Not echoed if it may hold credentials (`user:password@`).
+    const got = text.includes('@') ? '' : `got ${quote(text, 100)}; `;
+    return problem(`Input "baseUrl" is not a URL: ${got}expected e.g. https://api.mintlify.com.`);
   }
   // The value may hold credentials, so from here on it is not echoed.
   if (url.username || url.password)

@@ -28,6 +28,16 @@ export function describeThrown(thrown: unknown): string {
   }
 }
 
+/** A URL from the service: as is when it is a plain http(s) URL, quoted otherwise. */
+export function printableUrl(url: string): string {
+  return isPlainHttpUrl(url) ? url : quote(url);
+}
+
+/** http(s), printable ASCII only (no spaces, no line breaks), of a sane length. */
+export function isPlainHttpUrl(url: string): boolean {
+  return /^https?:\/\/[\x21-\x7e]{1,2000}$/.test(url);
+}
+
 /** An id or status from the service: as is when it is a plain word, quoted otherwise. */
 export function label(text: string): string {
   return /^[A-Za-z0-9][\w.-]{0,99}$/.test(text) ? text : quote(text, 100);

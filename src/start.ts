@@ -44,7 +44,11 @@ export async function sendOnce(attempt: () => Promise<AgentJob>, options: SendOp
       waitMs = fault.retryAfterMs ?? RATE_LIMIT_FIRST_MS * 2 ** rateLimitedTries;
       rateLimitedTries++;
       if (clock.now() + waitMs > deadline) throw new ActionFailure(explain(fault, context));
-    } else if (fault.kind === 'not-sent' && notSentTries < NOT_SENT_WAITS_MS.length) {
+    } else if (
+      fault.kind === 'not-sent' &&
+      notSentTries < NOT_SENT_WAITS_MS.length &&
+      clock.now() + (NOT_SENT_WAITS_MS[notSentTries] ?? 0) <= deadline
+    ) {
       waitMs = NOT_SENT_WAITS_MS[notSentTries++] ?? 0;
     } else {
       throw new ActionFailure(explain(fault, { ...context, tries: notSentTries + 1 }));

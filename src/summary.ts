@@ -1,6 +1,7 @@
 import * as core from '@actions/core';
 import { formatDuration } from './duration.js';
 import type { AgentJob } from './job.js';
+import { isPlainHttpUrl } from './log.js';
 
 export interface SummaryFacts {
   job: AgentJob;
@@ -16,39 +17,35 @@ const ESCAPES: Record<string, string> = {
   '"': '&quot;',
   "'": '&#39;',
 };
+const MAX_CELL = 200;
 
-/** The summary is HTML: text from the service must not add markup of its own. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
+/**
+ * Text from the service in a summary cell: one line (a blank line would end the HTML block and
+ * let the rest render as Markdown), shortened (the summary is capped at 1 MiB), HTML escaped.
+ */
+export function cell(text: string, max = MAX_CELL): string {
+  let line = text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  if (line.length > max) line = `${line.slice(0, max)}…`;
+  return line.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
 }
 
-/** Only http(s) links are rendered as links: a `javascript:` prLink stays inert text. */
-export function link(url: string | null | undefined, text = url): string {
+/** Only plain http(s) links are rendered as links: a `javascript:` prLink stays inert text. */
+export function link(url: string | null | undefined): string {
   if (!url) return '';
-  if (isHttpUrl(url)) return `<a href="${escapeHtml(url)}">${escapeHtml(text ?? url)}</a>`;
-  return escapeHtml(url);
-}
-
-export function isHttpUrl(url: string): boolean {
-  try {
-    const { protocol } = new URL(url);
-    return protocol === 'https:' || protocol === 'http:';
-  } catch {
-    return false;
-  }
+  return isPlainHttpUrl(url) ? `<a href="${cell(url, 2000)}">${cell(url)}</a>` : cell(url);
 }
 
 /** The rows of the summary table, as HTML cells. */
 export function summaryRows(facts: SummaryFacts): [string, string][] {
   const { job } = facts;
   const source = job.source?.repository
-    ? `${link(job.source.repository)}${job.source.ref ? ` (${escapeHtml(job.source.ref)})` : ''}`
+    ? `${link(job.source.repository)}${job.source.ref ? ` (${cell(job.source.ref)})` : ''}`
     : '';
   return [
-    ['Job', `<code>${escapeHtml(job.id)}</code>`],
-    ['Status', escapeHtml(job.status)],
+    ['Job', `<code>${cell(job.id)}</code>`],
+    ['Status', cell(job.status)],
     ['Pull request', link(job.prLink) || 'none'],
-    ['Model', escapeHtml(job.model ?? '')],
+    ['Model', cell(job.model ?? '')],
     ['Source', source],
     ['Waited', formatDuration(facts.waitedMs)],
   ];
@@ -62,6 +59,6 @@ export async function writeSummary(facts: SummaryFacts): Promise<void> {
   }
   core.summary.addHeading('Documentation agent job', 3);
   core.summary.addTable(summaryRows(facts).map(([name, value]) => [{ data: name, header: true }, value]));
-  if (facts.failure) core.summary.addRaw(`<p>${escapeHtml(facts.failure)}</p>`, true);
+  if (facts.failure) core.summary.addRaw(`<p>${cell(facts.failure, 2000)}</p>`, true);
   await core.summary.write();
 }

