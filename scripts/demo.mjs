@@ -47,8 +47,22 @@ console.log(
 );
 const action = spawn(node, [join(root, 'dist', 'index.js')], {
   cwd: dir,
-  env: { PATH: process.env.PATH, GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, ...files, ...inputs },
-  stdio: ['ignore', 'inherit', 'inherit'],
+  env: {
+    PATH: process.env.PATH,
+    GITHUB_ACTIONS: 'true',
+    GITHUB_WORKSPACE: dir,
+    RUNNER_DEBUG: process.env.RUNNER_DEBUG ?? '',
+    ...files,
+    ...inputs,
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+// As in the runner's log: debug lines show only with debug logging on (RUNNER_DEBUG=1 here).
+action.stdout.setEncoding('utf8').on('data', (chunk) => {
+  const lines = chunk
+    .split('\n')
+    .filter((line) => process.env.RUNNER_DEBUG === '1' || !line.startsWith('::debug::'));
+  process.stdout.write(lines.join('\n'));
 });
 const code = await new Promise((resolve) => action.on('close', resolve));
 
