@@ -1,9 +1,26 @@
-import { expect } from '@jest/globals';
-import type { Emulator } from '../src/emulator/server.js';
+import { afterEach, expect } from '@jest/globals';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/server.js';
 import { runAction, whereKeyAppears, type RunOptions, type RunResult } from './runner.js';
 
 /** The key every end-to-end run uses; the emulator accepts only it. */
 export const KEY = 'mint_e2e_key_Zq8WvR2nLp5TxY7c';
+
+/**
+ * Starts emulators for a test file's tests (accepting only `KEY`, with `defaults`); after each
+ * test, every one of them must have seen only requests that keep the OpenAPI contract, and is closed.
+ */
+export function emulators(defaults: EmulatorOptions = {}): (options?: EmulatorOptions) => Promise<Emulator> {
+  const running: Emulator[] = [];
+  afterEach(async () => {
+    for (const e of running) expect(e.violations).toEqual([]);
+    await Promise.all(running.splice(0).map((e) => e.close()));
+  });
+  return async (options = {}) => {
+    const started = await startEmulator({ apiKey: KEY, ...defaults, ...options });
+    running.push(started);
+    return started;
+  };
+}
 
 export function inputsFor(
   emulator: Emulator,

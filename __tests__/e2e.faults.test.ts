@@ -1,19 +1,9 @@
 // Every row of the fault table (DESIGN §3.4), through the bundled action against the emulator.
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/server.js';
-import { errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
+import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
 
-const running: Emulator[] = [];
-async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const started = await startEmulator({ apiKey: KEY, activePolls: 1, ...options });
-  running.push(started);
-  return started;
-}
-afterEach(async () => {
-  for (const e of running) expect(e.violations).toEqual([]);
-  await Promise.all(running.splice(0).map((e) => e.close()));
-});
+const emulator = emulators({ activePolls: 1 });
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {

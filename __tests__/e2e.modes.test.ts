@@ -1,21 +1,12 @@
 // The modes beyond one-shot creation (DESIGN §2 `wait`, `jobId`; §3.5; §4 `job`), end to end
 // through the bundle under Node 24 against the emulator.
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/server.js';
-import { errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
+import type { Emulator } from '../src/emulator/server.js';
+import { emulators, errors, expectFailure, inputsFor, run, warnings } from '../__fixtures__/e2e.js';
 
-const running: Emulator[] = [];
-async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const started = await startEmulator({ apiKey: KEY, activePolls: 1, ...options });
-  running.push(started);
-  return started;
-}
-afterEach(async () => {
-  for (const e of running) expect(e.violations).toEqual([]);
-  await Promise.all(running.splice(0).map((e) => e.close()));
-});
+const emulator = emulators({ activePolls: 1 });
 
 /** A job the service already has, made the way a workflow's earlier step would. */
 async function existingJob(service: Emulator): Promise<string> {

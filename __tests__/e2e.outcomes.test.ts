@@ -1,19 +1,9 @@
 // The bundled action under Node 24, started as the runner starts it, against the emulator:
 // the outcomes a workflow sees (DESIGN §3.1, §3.2, §4, §5).
-import { afterEach, describe, expect, it } from '@jest/globals';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/server.js';
-import { errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
+import { describe, expect, it } from '@jest/globals';
+import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
 
-const running: Emulator[] = [];
-async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const started = await startEmulator({ apiKey: KEY, activePolls: 1, ...options });
-  running.push(started);
-  return started;
-}
-afterEach(async () => {
-  for (const e of running) expect(e.violations).toEqual([]);
-  await Promise.all(running.splice(0).map((e) => e.close()));
-});
+const emulator = emulators({ activePolls: 1 });
 
 describe('a job that completes', () => {
   it('hands back jobId, status and prLink, and writes the summary', async () => {

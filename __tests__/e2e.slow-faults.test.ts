@@ -1,20 +1,10 @@
 // The fault rows that take the contract's own 30 s to show: a create that gets no answer within
 // the per-request timeout, and a 404 that comes after the 30 s grace. Kept in their own file so
 // jest runs them beside the others.
-import { afterEach, describe, expect, it } from '@jest/globals';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/server.js';
-import { errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
+import { describe, expect, it } from '@jest/globals';
+import { emulators, errors, expectFailure, inputsFor, run, warnings } from '../__fixtures__/e2e.js';
 
-const running: Emulator[] = [];
-async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const started = await startEmulator({ apiKey: KEY, ...options });
-  running.push(started);
-  return started;
-}
-afterEach(async () => {
-  for (const e of running) expect(e.violations).toEqual([]);
-  await Promise.all(running.splice(0).map((e) => e.close()));
-});
+const emulator = emulators();
 
 describe('faults that take 30 s', () => {
   it('does not retry a create that timed out after it was sent', async () => {
