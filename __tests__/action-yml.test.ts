@@ -2,6 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { actionYml, ROOT } from '../__fixtures__/runner.js';
 import { VERSION } from '../src/version.js';
 
@@ -40,5 +41,32 @@ describe('action.yml', () => {
   it('sends the version of package.json in the User-Agent', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(VERSION).toBe(pkg.version);
+  });
+});
+
+describe('README', () => {
+  // A workflow that does not parse is refused by GitHub as a whole: every example must be YAML.
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+
+  it('has YAML examples', () => {
+    expect(blocks.length).toBeGreaterThan(5);
+  });
+
+  it.each(blocks.map((block, i) => [i + 1, block]))('example %d is valid YAML', (_i, block) => {
+    expect(() => parse(block as string)).not.toThrow();
+  });
+
+  it('uses only inputs that action.yml declares', () => {
+    const used = new Set<string>();
+    for (const block of blocks) {
+      const doc = parse(block) as unknown;
+      JSON.stringify(doc, (key, value: unknown) => {
+        if (key === 'with' && value && typeof value === 'object')
+          Object.keys(value).forEach((k) => used.add(k));
+        return value;
+      });
+    }
+    for (const name of used) expect(Object.keys(actionYml.inputs)).toContain(name);
   });
 });

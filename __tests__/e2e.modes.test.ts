@@ -31,6 +31,18 @@ describe('follow-up (jobId with prompt)', () => {
     expect(result.stdout).toContain(`Agent job ${id} took the follow-up (active).`);
   });
 
+  it("does not take the previous run's result for the follow-up's", async () => {
+    // As a service that takes messages asynchronously may: the reply to the message and the next
+    // read still show the finished first run.
+    const service = await emulator({ followUpLag: 2 });
+    const id = await existingJob(service);
+    const gets = service.count('get');
+    const result = await run({ inputs: inputsFor(service, { jobId: id, prompt: 'more' }) });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Agent job ${id} is now active.`);
+    expect(service.count('get') - gets).toBe(3);
+  });
+
   it('percent-encodes the job id in the path', async () => {
     const service = await emulator();
     service.script('message', { status: 404, json: { error: 'Job not found' } });
@@ -157,15 +169,17 @@ describe('cancellation', () => {
       expect(JSON.parse(result.outputs.job ?? '')).toMatchObject({ id, status: 'active' });
       expect(result.summary).toContain(`<code>${id}</code>`);
       expect(result.summary).toContain('cancelled');
-      // The runner sends SIGTERM 7.5 s after SIGINT; the contract is 2 s, this bound is generous.
-      expect(exitMs).toBeLessThan(7500);
+      // The contract is 2 s; the bound leaves room for a loaded machine.
+      expect(exitMs).toBeLessThan(3000);
     },
   );
 
   it('while the create is in flight: says a job may have been created', async () => {
     const service = await emulator();
     service.script('create', { delayMs: 20_000, acted: true });
-    const { result } = await cancelWhen(service, () => service.count('create') >= 1, 'SIGINT');
+    const { result, exitMs } = await cancelWhen(service, () => service.count('create') >= 1, 'SIGINT');
+    // The create would take 20 s: the signal does not wait for it.
+    expect(exitMs).toBeLessThan(3000);
     expectFailure(
       result,
       'The step was cancelled (SIGINT) before the service confirmed the job; a job may have been created in project proj_docs',
@@ -177,7 +191,7 @@ describe('cancellation', () => {
   it('while waiting on a job by id that was not read yet: names it', async () => {
     const service = await emulator();
     service.script('get', { delayMs: 20_000 });
-    const { result } = await cancelWhen(service, () => service.count('get') >= 1, 'SIGTERM', {
+    const { result, exitMs } = await cancelWhen(service, () => service.count('get') >= 1, 'SIGTERM', {
       jobId: 'job_elsewhere',
       prompt: '',
     });
@@ -185,6 +199,7 @@ describe('cancellation', () => {
       result,
       'The step was cancelled (SIGTERM) while waiting; agent job job_elsewhere goes on in the service.',
     );
+    expect(exitMs).toBeLessThan(3000);
     expect(result.outputs).toEqual({ jobId: 'job_elsewhere' });
   });
 });

@@ -33,6 +33,7 @@ describe('faults that take 30 s', () => {
     service.script('get', { delayMs: 20_000 });
     const result = await run({ inputs: inputsFor(service, { timeout: '6s' }) });
     expectFailure(result, 'did not finish within 6s');
-    expect(warnings(result)[0]).toContain('no complete answer (UND_ERR_HEADERS_TIMEOUT)');
+    // Near the deadline the poll's whole exchange is cut to the time left.
+    expect(warnings(result)[0]).toMatch(/no complete answer \((UND_ERR_HEADERS_TIMEOUT|request timeout)\)/);
   }, 30_000);
 });

@@ -124,6 +124,20 @@ describe('waitForJob', () => {
     expect(warnings[0]).toContain('no connection (ECONNREFUSED)');
   });
 
+  it('after a follow-up, takes a terminal status only once the job was seen active, or after 30 s', async () => {
+    const { job, clock, options, read } = await setUp(600_000);
+    const stale = { job: { status: 'completed' } };
+    service.script('get', stale, stale, stale);
+    const finished = { ...job, status: 'completed' };
+    const result = await waitForJob(read, job.id, finished, {
+      ...options,
+      settledAfter: clock.now() + 30_000,
+    });
+    expect(result.job?.status).toBe('completed');
+    // Polls at 10 s and 25 s are inside the grace; the one at 47.5 s is taken.
+    expect(clock.sleeps).toEqual([10_000, 15_000, 22_500]);
+  });
+
   it('forgives a 404 in the first 30 s but not after', async () => {
     const { job, options, read } = await setUp(600_000);
     service.script('get', { status: 404 }, { status: 404 }, { status: 404 });

@@ -41075,7 +41075,7 @@ class AgentClient {
         if (body)
             headers['content-type'] = 'application/json';
         // Headers and body each have `timeout`; this bounds the whole exchange, connecting included.
-        const overall = AbortSignal.timeout(timeout + 1000);
+        const overall = AbortSignal.timeout(call.totalMs ?? timeout + 1000);
         let response;
         let text;
         try {
@@ -41533,6 +41533,8 @@ async function sendOnce(attempt, options) {
         await clock.sleep(waitMs, signal);
     }
 }
+/** How long a terminal status right after a follow-up may be the previous run's. */
+const FOLLOW_UP_SETTLE_MS = 30_000;
 /**
  * The first step of the three modes: create a job (`prompt`), send a follow-up to one
  * (`prompt` and `jobId`), or nothing yet when only waiting on one (`jobId`).
@@ -41552,7 +41554,7 @@ async function startJob(client, request, options) {
     const context = { ...options.context, operation: 'message', jobId };
     const job = await sendOnce(() => client.sendMessage(jobId, prompt, { signal }), { ...options, context });
     log.info(`Agent job ${label(job.id)} took the follow-up (${label(job.status)}).`);
-    return { job, id: jobId, createdAt: -Infinity };
+    return { job, id: jobId, createdAt: -Infinity, settledAfter: clock.now() + FOLLOW_UP_SETTLE_MS };
 }
 function start_describe(context) {
     return context.operation === 'create' ? 'the create request' : 'the follow-up message';
@@ -41673,9 +41675,14 @@ async function waitForJob(read, id, first, options) {
     const name = label(id);
     let job = first;
     let nextWait = job ? schedule.next() : 0;
+    let seenActive = false;
+    const settled = () => seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
     for (;;) {
-        if (job && isTerminal(job.status))
-            return { job, timedOut: false };
+        if (job && isTerminal(job.status)) {
+            if (settled())
+                return { job, timedOut: false };
+            log.debug(`Agent job ${name} still reads ${label(job.status)}; the follow-up may not have started yet.`);
+        }
         const left = deadline - clock.now();
         if (left <= 0)
             return { job, timedOut: true };
@@ -41684,8 +41691,13 @@ async function waitForJob(read, id, first, options) {
             await clock.sleep(Math.min(nextWait, left), signal);
         let fault;
         try {
+            // Near the deadline a poll gets only the time left (at least 1 s), connecting included.
             const timeoutMs = Math.min(wait_REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
-            const latest = await read({ timeoutMs, signal });
+            const latest = await read({
+                timeoutMs,
+                totalMs: timeoutMs < wait_REQUEST_TIMEOUT_MS ? timeoutMs : undefined,
+                signal,
+            });
             log.debug(`Polled agent job ${name}: status ${label(latest.status)}.`);
             if (latest.status !== job?.status)
                 log.info(`Agent job ${name} is ${job ? 'now ' : ''}${label(latest.status)}.`);
@@ -41693,6 +41705,8 @@ async function waitForJob(read, id, first, options) {
                 warnedStatuses.add(latest.status);
                 log.warning(`Agent job ${name} reports the status ${label(latest.status)}, which this action does not know; it is treated as still running.`);
             }
+            if (!isTerminal(latest.status))
+                seenActive = true;
             job = latest;
             options.onJob?.(job);
             nextWait = schedule.next();
@@ -41761,16 +41775,12 @@ async function run(clock = systemClock) {
     }
     catch (error) {
         failure = describeFailure(error, inputs, known);
-        if (isDebug() && error instanceof Error) {
-            // Stack traces are mapped to src/ only when someone reads them: the source-map support
-            // would cost every run start-up time (see npm run bench).
-            process.setSourceMapsEnabled(true);
-            if (error.stack)
-                core_debug(error.stack);
-        }
+        // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
+        // source-map support at start-up would cost every run time, see npm run bench.)
+        if (isDebug() && error instanceof Error && error.stack)
+            core_debug(error.stack);
     }
     finally {
-        cancellation.dispose();
         // Sockets kept alive would hold the process open after the work is done.
         await connection?.dispatcher.destroy().catch(() => undefined);
     }
@@ -41786,6 +41796,9 @@ async function run(clock = systemClock) {
     }
     if (failure)
         setFailed(failure);
+    // Only now: a signal while the outputs and summary are written must not kill the process
+    // halfway through them (the handler is harmless once the work is done).
+    cancellation.dispose();
 }
 /** The work between valid inputs and the verdict; returns the step's error, if any. */
 async function work(inputs, clock, startedAt, signal, known, opened) {
@@ -41828,6 +41841,7 @@ async function work(inputs, clock, startedAt, signal, known, opened) {
         deadline,
         pollIntervalMs: inputs.pollIntervalMs,
         createdAt: started.createdAt,
+        settledAfter: started.settledAfter,
         log,
         context: getContext,
         signal,

@@ -51,6 +51,8 @@ export interface ClientOptions {
 export interface CallOptions {
   /** Headers and body each get this long; DESIGN §3.4 says 30 s. */
   timeoutMs?: number;
+  /** The whole exchange, connecting included, gets at most this long (default: `timeoutMs` + 1 s). */
+  totalMs?: number;
   signal?: AbortSignal;
 }
 
@@ -102,7 +104,7 @@ export class AgentClient {
     if (body) headers['content-type'] = 'application/json';
 
     // Headers and body each have `timeout`; this bounds the whole exchange, connecting included.
-    const overall = AbortSignal.timeout(timeout + 1000);
+    const overall = AbortSignal.timeout(call.totalMs ?? timeout + 1000);
     let response: Dispatcher.ResponseData;
     let text: string;
     try {

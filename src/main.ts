@@ -11,7 +11,7 @@ import { describeThrown, label, printableUrl } from './log.js';
 import { startJob } from './start.js';
 import { writeSummary } from './summary.js';
 import { VERSION } from './version.js';
-import { waitForJob, type Log } from './wait.js';
+import { waitForJob, type Log, type ReadJob } from './wait.js';
 
 const log: Log = { info: core.info, warning: core.warning, debug: core.debug };
 
@@ -39,14 +39,10 @@ export async function run(clock: Clock = systemClock): Promise<void> {
     failure = await work(inputs, clock, startedAt, cancellation.signal, known, (c) => (connection = c));
   } catch (error) {
     failure = describeFailure(error, inputs, known);
-    if (core.isDebug() && error instanceof Error) {
-      // Stack traces are mapped to src/ only when someone reads them: the source-map support
-      // would cost every run start-up time (see npm run bench).
-      process.setSourceMapsEnabled(true);
-      if (error.stack) core.debug(error.stack);
-    }
+    // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
+    // source-map support at start-up would cost every run time, see npm run bench.)
+    if (core.isDebug() && error instanceof Error && error.stack) core.debug(error.stack);
   } finally {
-    cancellation.dispose();
     // Sockets kept alive would hold the process open after the work is done.
     await connection?.dispatcher.destroy().catch(() => undefined);
   }
@@ -62,6 +58,9 @@ export async function run(clock: Clock = systemClock): Promise<void> {
     );
   }
   if (failure) core.setFailed(failure);
+  // Only now: a signal while the outputs and summary are written must not kill the process
+  // halfway through them (the handler is harmless once the work is done).
+  cancellation.dispose();
 }
 
 /** The work between valid inputs and the verdict; returns the step's error, if any. */
@@ -98,7 +97,7 @@ async function work(
   known.job = started.job;
   output('jobId', started.id);
 
-  const read = (call: { timeoutMs: number; signal?: AbortSignal }) => client.getJob(started.id, call);
+  const read: ReadJob = (call) => client.getJob(started.id, call);
   const getContext: FaultContext = { ...context, operation: 'get', jobId: started.id };
   if (!inputs.wait) {
     // Without a prompt there is nothing created to report: read the job once.
@@ -114,6 +113,7 @@ async function work(
     deadline,
     pollIntervalMs: inputs.pollIntervalMs,
     createdAt: started.createdAt,
+    settledAfter: started.settledAfter,
     log,
     context: getContext,
     signal,

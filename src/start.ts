@@ -66,7 +66,12 @@ export interface Started {
   id: string;
   /** Clock time the service confirmed a new job; `-Infinity` for a job that existed before. */
   createdAt: number;
+  /** Set after a follow-up: see `WaitOptions.settledAfter`. */
+  settledAfter?: number;
 }
+
+/** How long a terminal status right after a follow-up may be the previous run's. */
+export const FOLLOW_UP_SETTLE_MS = 30_000;
 
 /**
  * The first step of the three modes: create a job (`prompt`), send a follow-up to one
@@ -92,7 +97,7 @@ export async function startJob(
   const context = { ...options.context, operation: 'message' as const, jobId };
   const job = await sendOnce(() => client.sendMessage(jobId, prompt, { signal }), { ...options, context });
   log.info(`Agent job ${label(job.id)} took the follow-up (${label(job.status)}).`);
-  return { job, id: jobId, createdAt: -Infinity };
+  return { job, id: jobId, createdAt: -Infinity, settledAfter: clock.now() + FOLLOW_UP_SETTLE_MS };
 }
 
 function describe(context: FaultContext): string {

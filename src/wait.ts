@@ -26,6 +26,12 @@ export interface WaitOptions {
   context: FaultContext;
   signal?: AbortSignal;
   random?: () => number;
+  /**
+   * After a follow-up: until this clock time, a terminal status counts only once the job has been
+   * seen `active` since the message. The service takes messages asynchronously, so right after one
+   * it may still report the previous run's `completed` (and its pull request).
+   */
+  settledAfter?: number;
   /** Called with every job read, so the last one seen is known even if waiting is interrupted. */
   onJob?: (job: AgentJob) => void;
 }
@@ -36,7 +42,11 @@ export interface WaitResult {
   timedOut: boolean;
 }
 
-export type ReadJob = (call: { timeoutMs: number; signal?: AbortSignal }) => Promise<AgentJob>;
+export type ReadJob = (call: {
+  timeoutMs: number;
+  totalMs?: number;
+  signal?: AbortSignal;
+}) => Promise<AgentJob>;
 
 /** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
 export const EARLY_NOT_FOUND_MS = 30_000;
@@ -59,9 +69,17 @@ export async function waitForJob(
   const name = label(id);
   let job = first;
   let nextWait = job ? schedule.next() : 0;
+  let seenActive = false;
+  const settled = () =>
+    seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
 
   for (;;) {
-    if (job && isTerminal(job.status)) return { job, timedOut: false };
+    if (job && isTerminal(job.status)) {
+      if (settled()) return { job, timedOut: false };
+      log.debug(
+        `Agent job ${name} still reads ${label(job.status)}; the follow-up may not have started yet.`,
+      );
+    }
     const left = deadline - clock.now();
     if (left <= 0) return { job, timedOut: true };
     // The last wait is cut so the poll at the deadline is the last one.
@@ -69,8 +87,13 @@ export async function waitForJob(
 
     let fault: Fault;
     try {
+      // Near the deadline a poll gets only the time left (at least 1 s), connecting included.
       const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
-      const latest = await read({ timeoutMs, signal });
+      const latest = await read({
+        timeoutMs,
+        totalMs: timeoutMs < REQUEST_TIMEOUT_MS ? timeoutMs : undefined,
+        signal,
+      });
       log.debug(`Polled agent job ${name}: status ${label(latest.status)}.`);
       if (latest.status !== job?.status)
         log.info(`Agent job ${name} is ${job ? 'now ' : ''}${label(latest.status)}.`);
@@ -80,6 +103,7 @@ export async function waitForJob(
           `Agent job ${name} reports the status ${label(latest.status)}, which this action does not know; it is treated as still running.`,
         );
       }
+      if (!isTerminal(latest.status)) seenActive = true;
       job = latest;
       options.onJob?.(job);
       nextWait = schedule.next();

@@ -46,6 +46,11 @@ export interface EmulatorOptions {
   tls?: { key: string | Buffer; cert: string | Buffer };
   /** How many GETs of a job answer `active` before it takes `final`. */
   activePolls?: number;
+  /**
+   * How many reads after a follow-up (its own reply included) still show the job as it was, as a
+   * service that takes messages asynchronously may; then it plays `active` again. Default 0.
+   */
+  followUpLag?: number;
   /** The status a job ends in; without `prLink`, a `completed` job gets a pull request link. */
   final?: { status: string; prLink?: string | null };
   /** Known project ids; when given, create on any other answers 404. */
@@ -123,6 +128,8 @@ interface JobState {
   projectId: string;
   polls: number;
   prNumber: number;
+  /** A follow-up not yet visible: reads left that show the job as it was. */
+  lagging?: number;
 }
 
 interface Exchange {
@@ -178,19 +185,34 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     return jobs.get(jobId);
   }
 
-  // A follow-up puts the job back to work: it plays `active` again for `activePolls` polls.
+  // A follow-up puts the job back to work: it plays `active` again for `activePolls` polls,
+  // at once or after `followUpLag` reads.
   function followUp(match: PathMatch): AgentJobLike | undefined {
     const job = findJob(match);
     const state = match.jobId === undefined ? undefined : states.get(match.jobId);
     if (!job || !state) return undefined;
+    const lag = options.followUpLag ?? 0;
+    if (lag > 0) state.lagging = lag - 1;
+    else restart(job, state);
+    return job;
+  }
+
+  function restart(job: AgentJobLike, state: JobState): void {
     job.status = 'active';
     job.archivedAt = null;
     state.polls = 0;
-    return job;
+    state.lagging = undefined;
   }
 
   // Only an `active` job moves on, so a status a script set sticks until a follow-up.
   function poll(job: AgentJobLike, state: JobState): void {
+    if (state.lagging !== undefined) {
+      if (state.lagging > 0) {
+        state.lagging -= 1;
+        return;
+      }
+      restart(job, state);
+    }
     if (job.status !== 'active') return;
     state.polls += 1;
     if (state.polls <= activePolls) return;
