@@ -42,7 +42,7 @@ describe('label', () => {
 
 describe('describeThrown', () => {
   it('describes values that are not errors', () => {
-    expect(describeThrown(new Error('boom'))).toBe('boom');
+    expect(describeThrown(new Error('boom.'))).toBe('boom');
     expect(describeThrown('text')).toBe('text');
     expect(describeThrown({ a: 1 })).toBe('{"a":1}');
     expect(describeThrown(undefined)).toBe('undefined');

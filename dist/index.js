@@ -41044,6 +41044,7 @@ class ServiceError extends Error {
         this.fault = fault;
     }
 }
+/** DESIGN §3.4: each request has 30 s for its headers and for its body. */
 const REQUEST_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 1024 * 1024;
 class AgentClient {
@@ -41250,18 +41251,25 @@ function quote(text, max = MAX_UNTRUSTED) {
         clean = `${clean.slice(0, max)}…`;
     return `"${clean.replace(/"/g, '\\"')}"`;
 }
-/** One line of plain words from a value that may not be an Error at all (a thrown string, null…). */
+/**
+ * Words for a value that may not be an Error at all (a thrown string, null…), without a closing
+ * period, so it can go inside a sentence.
+ */
 function describeThrown(thrown) {
+    let text;
     if (thrown instanceof Error)
-        return thrown.message;
-    if (typeof thrown === 'string')
-        return thrown;
-    try {
-        return JSON.stringify(thrown) ?? String(thrown);
+        text = thrown.message;
+    else if (typeof thrown === 'string')
+        text = thrown;
+    else {
+        try {
+            text = JSON.stringify(thrown) ?? String(thrown);
+        }
+        catch {
+            text = String(thrown);
+        }
     }
-    catch {
-        return String(thrown);
-    }
+    return text.replace(/\.$/, '');
 }
 /** A URL from the service: as is when it is a plain http(s) URL, quoted otherwise. */
 function printableUrl(url) {
@@ -41662,7 +41670,6 @@ class PollSchedule {
 
 /** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
 const EARLY_NOT_FOUND_MS = 30_000;
-const wait_REQUEST_TIMEOUT_MS = 30_000;
 /**
  * Polls until the job reaches a terminal status or the deadline passes (DESIGN §3.3, §3.4). A job
  * the service already sent is first polled `pollInterval` later; one known only by id at once.
@@ -41692,10 +41699,10 @@ async function waitForJob(read, id, first, options) {
         let fault;
         try {
             // Near the deadline a poll gets only the time left (at least 1 s), connecting included.
-            const timeoutMs = Math.min(wait_REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
+            const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
             const latest = await read({
                 timeoutMs,
-                totalMs: timeoutMs < wait_REQUEST_TIMEOUT_MS ? timeoutMs : undefined,
+                totalMs: timeoutMs < REQUEST_TIMEOUT_MS ? timeoutMs : undefined,
                 signal,
             });
             log.debug(`Polled agent job ${name}: status ${label(latest.status)}.`);
@@ -41792,7 +41799,7 @@ async function run(clock = systemClock) {
         failure ??= describeFailure(error, inputs, known);
     }
     if (known.job) {
-        await writeSummary({ job: known.job, waitedMs: clock.now() - startedAt, failure }).catch((error) => warning(`Could not write the step summary: ${describeThrown(error)}`));
+        await writeSummary({ job: known.job, waitedMs: clock.now() - startedAt, failure }).catch((error) => warning(`Could not write the step summary: ${describeThrown(error)}.`));
     }
     if (failure)
         setFailed(failure);
@@ -41830,7 +41837,7 @@ async function work(inputs, clock, startedAt, signal, known, opened) {
     const getContext = { ...context, operation: 'get', jobId: started.id };
     if (!inputs.wait) {
         // Without a prompt there is nothing created to report: read the job once.
-        known.job ??= await read({ timeoutMs: 30_000, signal }).catch((error) => {
+        known.job ??= await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal }).catch((error) => {
             // A single read has no second chance: every fault is final.
             throw error instanceof ServiceError ? new ActionFailure(explain(error.fault, getContext)) : error;
         });
@@ -41887,7 +41894,7 @@ function describeFailure(error, inputs, known) {
     }
     if (error instanceof ActionFailure)
         return error.message;
-    return `The action failed unexpectedly: ${describeThrown(error).replace(/\.$/, '')}. Re-run the job with debug logging enabled for details.`;
+    return `The action failed unexpectedly: ${describeThrown(error)}. Re-run the job with debug logging enabled for details.`;
 }
 function setOutputs(id, job) {
     output('jobId', id);
@@ -41903,7 +41910,7 @@ function output(name, value) {
     }
     catch (error) {
         // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
-        throw new ActionFailure(`Could not set the step's outputs: ${describeThrown(error).replace(/\.$/, '')}.`);
+        throw new ActionFailure(`Could not set the step's outputs: ${describeThrown(error)}.`);
     }
 }
 /** Registered before anything is printed; each line too, in case a key was pasted with a break. */

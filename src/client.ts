@@ -56,7 +56,8 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-const REQUEST_TIMEOUT_MS = 30_000;
+/** DESIGN §3.4: each request has 30 s for its headers and for its body. */
+export const REQUEST_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export class AgentClient {

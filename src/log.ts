@@ -17,15 +17,22 @@ export function quote(text: string, max = MAX_UNTRUSTED): string {
   return `"${clean.replace(/"/g, '\\"')}"`;
 }
 
-/** One line of plain words from a value that may not be an Error at all (a thrown string, null…). */
+/**
+ * Words for a value that may not be an Error at all (a thrown string, null…), without a closing
+ * period, so it can go inside a sentence.
+ */
 export function describeThrown(thrown: unknown): string {
-  if (thrown instanceof Error) return thrown.message;
-  if (typeof thrown === 'string') return thrown;
-  try {
-    return JSON.stringify(thrown) ?? String(thrown);
-  } catch {
-    return String(thrown);
+  let text: string;
+  if (thrown instanceof Error) text = thrown.message;
+  else if (typeof thrown === 'string') text = thrown;
+  else {
+    try {
+      text = JSON.stringify(thrown) ?? String(thrown);
+    } catch {
+      text = String(thrown);
+    }
   }
+  return text.replace(/\.$/, '');
 }
 
 /** A URL from the service: as is when it is a plain http(s) URL, quoted otherwise. */

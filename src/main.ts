@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import { Cancelled, listenForCancellation } from './cancel.js';
-import { AgentClient, ServiceError } from './client.js';
+import { AgentClient, REQUEST_TIMEOUT_MS, ServiceError } from './client.js';
 import { systemClock, type Clock } from './clock.js';
 import { connect, type Connection } from './dispatcher.js';
 import { formatDuration } from './duration.js';
@@ -54,7 +54,7 @@ export async function run(clock: Clock = systemClock): Promise<void> {
   }
   if (known.job) {
     await writeSummary({ job: known.job, waitedMs: clock.now() - startedAt, failure }).catch(
-      (error: unknown) => core.warning(`Could not write the step summary: ${describeThrown(error)}`),
+      (error: unknown) => core.warning(`Could not write the step summary: ${describeThrown(error)}.`),
     );
   }
   if (failure) core.setFailed(failure);
@@ -101,7 +101,7 @@ async function work(
   const getContext: FaultContext = { ...context, operation: 'get', jobId: started.id };
   if (!inputs.wait) {
     // Without a prompt there is nothing created to report: read the job once.
-    known.job ??= await read({ timeoutMs: 30_000, signal }).catch((error: unknown) => {
+    known.job ??= await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal }).catch((error: unknown) => {
       // A single read has no second chance: every fault is final.
       throw error instanceof ServiceError ? new ActionFailure(explain(error.fault, getContext)) : error;
     });
@@ -161,7 +161,7 @@ function describeFailure(error: unknown, inputs: Inputs | undefined, known: Know
     return `${cancelled} before the service confirmed the job; a job may have been created in project ${label(inputs?.projectId ?? '')}: look for it before you re-run.`;
   }
   if (error instanceof ActionFailure) return error.message;
-  return `The action failed unexpectedly: ${describeThrown(error).replace(/\.$/, '')}. Re-run the job with debug logging enabled for details.`;
+  return `The action failed unexpectedly: ${describeThrown(error)}. Re-run the job with debug logging enabled for details.`;
 }
 
 function setOutputs(id: string, job: AgentJob | undefined): void {
@@ -177,7 +177,7 @@ function output(name: string, value: string): void {
     core.setOutput(name, value);
   } catch (error) {
     // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
-    throw new ActionFailure(`Could not set the step's outputs: ${describeThrown(error).replace(/\.$/, '')}.`);
+    throw new ActionFailure(`Could not set the step's outputs: ${describeThrown(error)}.`);
   }
 }
 

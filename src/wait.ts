@@ -1,4 +1,4 @@
-import { ServiceError, type Fault } from './client.js';
+import { REQUEST_TIMEOUT_MS, ServiceError, type Fault } from './client.js';
 import type { Clock } from './clock.js';
 import { formatDuration } from './duration.js';
 import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
@@ -50,7 +50,6 @@ export type ReadJob = (call: {
 
 /** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
 export const EARLY_NOT_FOUND_MS = 30_000;
-const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * Polls until the job reaches a terminal status or the deadline passes (DESIGN §3.3, §3.4). A job
