@@ -5,7 +5,7 @@ import { z } from 'zod';
  * which other fields are present, so every other field is optional and unknown fields are kept
  * (they go to the `job` output as the service sent them).
  */
-export const agentJobSchema = z.looseObject({
+const agentJobSchema = z.looseObject({
   // An id becomes a path segment of the next request: a dot segment or a control character
   // would change which URL we call, so such a reply is "not a job".
   id: z
@@ -24,7 +24,7 @@ export const agentJobSchema = z.looseObject({
 
 export type AgentJob = z.infer<typeof agentJobSchema>;
 
-export const KNOWN_STATUSES = ['active', 'completed', 'failed', 'archived'] as const;
+const KNOWN_STATUSES = ['active', 'completed', 'failed', 'archived'] as const;
 export type TerminalStatus = 'completed' | 'failed' | 'archived';
 
 export function isTerminal(status: string): status is TerminalStatus {

@@ -1,5 +1,5 @@
 /** A `Retry-After: 0` (or a date gone by) would otherwise turn waiting into a burst of requests. */
-export const MIN_RETRY_AFTER_MS = 1000;
+const MIN_RETRY_AFTER_MS = 1000;
 
 /**
  * `Retry-After` in milliseconds from `now`, at least 1 s: either delta-seconds or an HTTP date (RFC 9110

@@ -4,9 +4,9 @@
  * many workflows started by the same cron do not poll in step. A 30-minute job costs about 35
  * requests instead of 180 at a fixed 10 s.
  */
-export const GROWTH = 1.5;
-export const CAP_MS = 60_000;
-export const JITTER = 0.1;
+const GROWTH = 1.5;
+const CAP_MS = 60_000;
+const JITTER = 0.1;
 
 export class PollSchedule {
   private base: number;

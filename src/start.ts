@@ -16,7 +16,7 @@ export interface SendOptions {
 }
 
 /** Waits between tries when nothing reached the service (DESIGN §3.4): 1 s, 2 s, 4 s. */
-export const NOT_SENT_WAITS_MS = [1000, 2000, 4000];
+const NOT_SENT_WAITS_MS = [1000, 2000, 4000];
 /** Backoff for a 429 without `Retry-After`: 2 s, 4 s, 8 s … */
 const RATE_LIMIT_FIRST_MS = 2000;
 
@@ -71,7 +71,7 @@ export interface Started {
 }
 
 /** How long a terminal status right after a follow-up may be the previous run's. */
-export const FOLLOW_UP_SETTLE_MS = 30_000;
+const FOLLOW_UP_SETTLE_MS = 30_000;
 
 /**
  * The first step of the three modes: create a job (`prompt`), send a follow-up to one

@@ -49,7 +49,7 @@ export type ReadJob = (call: {
 }) => Promise<AgentJob>;
 
 /** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
-export const EARLY_NOT_FOUND_MS = 30_000;
+const EARLY_NOT_FOUND_MS = 30_000;
 
 /**
  * Polls until the job reaches a terminal status or the deadline passes (DESIGN §3.3, §3.4). A job
@@ -123,7 +123,7 @@ export async function waitForJob(
 }
 
 /** Poll faults worth waiting out (DESIGN §3.4); everything else ends the step at once. */
-export function isTransient(fault: Fault, sinceCreatedMs: number): boolean {
+function isTransient(fault: Fault, sinceCreatedMs: number): boolean {
   switch (fault.kind) {
     case 'http':
       return (
