@@ -1,6 +1,6 @@
 import { afterEach, expect } from '@jest/globals';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/server.js';
-import { runAction, whereKeyAppears, type RunOptions, type RunResult } from './runner.js';
+import { runAction, whereSecretLeaks, type RunOptions, type RunResult } from './runner.js';
 
 /** The key every end-to-end run uses; the emulator accepts only it. */
 export const KEY = 'mint_e2e_key_Zq8WvR2nLp5TxY7c';
@@ -37,11 +37,15 @@ export function inputsFor(
   };
 }
 
-/** Runs the bundled action and checks what must hold on every run: the key never leaks. */
-export async function run(options: RunOptions): Promise<RunResult> {
+/**
+ * Runs the bundled action and checks what must hold on every run: no piece of the key, nor of
+ * any other secret named in `secrets`, shows anywhere the runner keeps.
+ */
+export async function run(options: RunOptions & { secrets?: string[] }): Promise<RunResult> {
   const result = await runAction(options);
-  const key = options.inputs.apiKey;
-  if (key) expect(whereKeyAppears(result, key)).toEqual([]);
+  for (const secret of [options.inputs.apiKey, ...(options.secrets ?? [])]) {
+    if (secret) expect(whereSecretLeaks(result, secret)).toEqual([]);
+  }
   return result;
 }
 

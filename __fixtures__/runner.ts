@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { MIN_PIECE } from '../src/secrets.js';
 
 /**
  * Runs the bundled action as the GitHub runner does (../shared/contract/runner.md): the Node 24
@@ -149,13 +150,63 @@ export function parseCommands(text: string): { name: string; data: string }[] {
   return commands;
 }
 
-/** Every place the key could leak to, apart from the one `::add-mask::` line. */
-export function whereKeyAppears(result: RunResult, key: string): string[] {
-  const places: string[] = [];
-  const logLines = `${result.stdout}\n${result.stderr}`.split(/\r\n|\r|\n/);
-  for (const line of logLines) {
-    if (line.includes(key) && line.trim() !== `::add-mask::${key}`) places.push(`log: ${line}`);
+/**
+ * Where pieces of `secret` (any MIN_PIECE characters of it) show in what the runner keeps: the log
+ * but for its own `::add-mask::` lines, the annotations, the outputs, the summary and the other
+ * file commands. Each place is searched as written and with every escaping the action or the
+ * runner could put on it undone, up to two deep: backslash and JSON escapes, HTML entities, the
+ * workflow commands' `%` escapes. No masking is applied first: the runner's mask only ever
+ * matches an exact copy, and the action must not print one either.
+ */
+export function whereSecretLeaks(result: RunResult, secret: string, minPiece = MIN_PIECE): string[] {
+  const log = `${result.stdout}\n${result.stderr}`
+    .split(/\r\n|\r|\n/)
+    .filter((line) => !line.trim().startsWith('::add-mask::'))
+    .join('\n');
+  const pieces = new Set<string>();
+  for (let i = 0; i + minPiece <= secret.length; i++) pieces.add(secret.slice(i, i + minPiece));
+  if (secret.length < minPiece) pieces.add(secret);
+
+  const found: string[] = [];
+  for (const [place, text] of [
+    ['the log', log],
+    ['a file command (outputs, summary, env, state or path)', result.files],
+  ] as const) {
+    for (const variant of unescapings(text)) {
+      const piece = [...pieces].find((p) => variant.includes(p));
+      if (piece !== undefined) {
+        found.push(`${place}: ${JSON.stringify(piece)}`);
+        break;
+      }
+    }
   }
-  if (result.files.includes(key)) places.push('a file command (outputs, summary, env, state or path)');
-  return places;
+  return found;
+}
+
+const UNESCAPES: ((text: string) => string)[] = [
+  // JSON, and the backslash escapes of quote(): \" \\ \/ \n \uXXXX.
+  (text) =>
+    text.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_, c: string) =>
+      c.length === 5
+        ? String.fromCharCode(parseInt(c.slice(1), 16))
+        : ({ n: '\n', r: '\r', t: '\t' }[c] ?? c),
+    ),
+  // HTML entities, named and numeric.
+  (text) =>
+    text.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_, e: string) => {
+      if (e.startsWith('#x')) return String.fromCodePoint(parseInt(e.slice(2), 16));
+      if (e.startsWith('#')) return String.fromCodePoint(parseInt(e.slice(1), 10));
+      return { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }[e] ?? e;
+    }),
+  // Workflow command data and properties.
+  (text) => text.replace(/%(25|0D|0A|3A|2C)/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+];
+
+function unescapings(text: string): string[] {
+  const out = [text];
+  for (const first of UNESCAPES) {
+    out.push(first(text));
+    for (const second of UNESCAPES) if (second !== first) out.push(second(first(text)));
+  }
+  return out;
 }

@@ -28374,7 +28374,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7881);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3347);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28383,7 +28383,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7881:
+/***/ 3347:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31392,6 +31392,37 @@ function failedBeforeSending(error) {
         current = current.cause;
     }
     return false;
+}
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
+/**
+ * The passwords in the proxy variables the toolkit reads, as written and decoded: secrets like
+ * the key, since an error from the proxy or the HTTP stack may quote the proxy's URL.
+ */
+function proxyPasswords(env) {
+    const passwords = [];
+    for (const name of PROXY_VARIABLES) {
+        const value = env[name]?.trim();
+        if (!value)
+            continue;
+        let url;
+        try {
+            // The toolkit takes a proxy without a scheme as http.
+            url = new URL(value.includes('://') ? value : `http://${value}`);
+        }
+        catch {
+            continue;
+        }
+        if (!url.password)
+            continue;
+        passwords.push(url.password);
+        try {
+            passwords.push(decodeURIComponent(url.password));
+        }
+        catch {
+            // Not valid percent-encoding: the password as written is all there is.
+        }
+    }
+    return passwords;
 }
 function marking(connect) {
     return (options, callback) => connect(options, (error, socket) => {
@@ -41027,9 +41058,117 @@ function parseRetryAfter(value, now) {
     return Math.max(MIN_RETRY_AFTER_MS, date - now);
 }
 
+;// CONCATENATED MODULE: ./src/secrets.ts
+
+/**
+ * The runner masks only exact copies of a secret. The action shortens, quotes and escapes text
+ * from the service before it prints it, and each of those turns an echoed secret into something
+ * the mask no longer matches: a key cut at 24 characters, a `"` escaped to `\"`, a `<` turned
+ * into `&lt;`. So every secret is also redacted here, from the text itself, before anything else
+ * touches it.
+ */
+/** The mark a redacted secret leaves, as the runner's mask does. */
+const REDACTED = '***';
+/**
+ * A run of this many characters taken from a secret is treated as the secret: gateways print
+ * tokens cut short ("token=mint_abc…"), and a piece that long is still worth stealing. Shorter
+ * secrets (a proxy password, say) are redacted where they appear whole.
+ */
+const MIN_PIECE = 12;
+class Redactor {
+    /** Longest first, so a secret that contains another is replaced whole. */
+    secrets = [];
+    /** Every MIN_PIECE-character piece of every secret at least that long. */
+    pieces = new Set();
+    add(secret) {
+        if (!secret || this.secrets.includes(secret))
+            return;
+        this.secrets = [...this.secrets, secret].sort((a, b) => b.length - a.length);
+        for (let i = 0; i + MIN_PIECE <= secret.length; i++)
+            this.pieces.add(secret.slice(i, i + MIN_PIECE));
+    }
+    /** `text` with every secret, and every piece of one, replaced by `***`. */
+    redact(text) {
+        if (this.secrets.length === 0 || text === '')
+            return text;
+        let clean = text;
+        for (const secret of this.secrets) {
+            if (clean.includes(secret))
+                clean = clean.split(secret).join(REDACTED);
+        }
+        return this.pieces.size > 0 ? this.redactPieces(clean) : clean;
+    }
+    /** A parsed JSON value with every string in it (property names too) redacted. */
+    redactJson(value) {
+        if (this.secrets.length === 0)
+            return value;
+        if (typeof value === 'string')
+            return this.redact(value);
+        if (Array.isArray(value))
+            return value.map((item) => this.redactJson(item));
+        if (value && typeof value === 'object') {
+            return Object.fromEntries(Object.entries(value).map(([name, item]) => [this.redact(name), this.redactJson(item)]));
+        }
+        return value;
+    }
+    redactPieces(text) {
+        // Runs of overlapping or touching pieces, as [start, end) ranges.
+        const runs = [];
+        for (let i = 0; i + MIN_PIECE <= text.length; i++) {
+            if (!this.pieces.has(text.slice(i, i + MIN_PIECE)))
+                continue;
+            const last = runs.at(-1);
+            if (last && i <= last[1])
+                last[1] = i + MIN_PIECE;
+            else
+                runs.push([i, i + MIN_PIECE]);
+        }
+        if (runs.length === 0)
+            return text;
+        let out = '';
+        let copiedTo = 0;
+        for (const [start, end] of runs) {
+            out += text.slice(copiedTo, start) + REDACTED;
+            copiedTo = end;
+        }
+        return out + text.slice(copiedTo);
+    }
+}
+/** The secrets of this run: every value masked with the runner is redacted here too. */
+const redactor = new Redactor();
+/**
+ * Registers a secret with the runner's mask and with `redact`. Call it before anything is
+ * printed. Each line counts on its own too: the runner masks line by line.
+ */
+function maskSecret(secret) {
+    if (!secret)
+        return;
+    core_setSecret(secret);
+    redactor.add(secret);
+    for (const line of secret.split(/\r?\n/)) {
+        const part = line.trim();
+        if (part && part !== secret) {
+            core_setSecret(part);
+            redactor.add(part);
+        }
+    }
+}
+/**
+ * The one function every piece of text from the service or the network goes through before it
+ * is shortened, quoted, escaped, printed, written to an output or the summary.
+ */
+function redact(text) {
+    return redactor.redact(text);
+}
+/** `redact` for every string in a parsed reply body. */
+function redactJson(value) {
+    return redactor.redactJson(value);
+}
+
 ;// CONCATENATED MODULE: ./src/client.ts
 // undici is pinned to the major that @actions/http-client (pulled in by @actions/core) uses, so
 // npm dedupes them and the bundle holds one copy: a second one doubled start-up parsing.
+
 
 
 
@@ -41102,16 +41241,19 @@ class AgentClient {
             throw new ServiceError(operation, overall.aborted ? { kind: 'no-answer', code: 'request timeout' } : classify(error));
         }
         const { statusCode: status } = response;
+        // Redacted before anything reads it: a gateway may echo the bearer token it refused, and
+        // the job's fields go to the log, the outputs and the summary.
+        const reply = redactJson(parseJson(text));
         if (status < 200 || status > 299) {
             const retryAfter = response.headers['retry-after'];
             throw new ServiceError(operation, {
                 kind: 'http',
                 status,
                 retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.now()),
-                serviceMessage: serviceMessage(text),
+                serviceMessage: serviceMessage(reply),
             });
         }
-        const job = parseJob(parseJson(text));
+        const job = parseJob(reply);
         if (!job)
             throw new ServiceError(operation, { kind: 'not-a-job', status });
         return job;
@@ -41140,8 +41282,7 @@ function parseJson(text) {
     }
 }
 /** The service's `{"error": "..."}` text, when the body has one. */
-function serviceMessage(text) {
-    const body = parseJson(text);
+function serviceMessage(body) {
     if (body && typeof body === 'object' && 'error' in body && typeof body.error === 'string' && body.error) {
         return body.error;
     }
@@ -41234,6 +41375,7 @@ function formatDuration(ms) {
 }
 
 ;// CONCATENATED MODULE: ./src/log.ts
+
 /**
  * Text from the service (error messages, job fields) is untrusted. Printed raw, a reply such as
  * "\n::add-mask::…" or "::stop-commands::x" would become a workflow command, because the runner
@@ -41246,7 +41388,8 @@ const MAX_UNTRUSTED = 300;
 // make a log line read differently from what it is).
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 function quote(text, max = MAX_UNTRUSTED) {
-    let clean = text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.
+    let clean = redact(text).replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
     if (clean.length > max)
         clean = `${clean.slice(0, max)}…`;
     return `"${clean.replace(/"/g, '\\"')}"`;
@@ -41269,11 +41412,12 @@ function describeThrown(thrown) {
             text = String(thrown);
         }
     }
-    return text.replace(/\.$/, '');
+    return redact(text).replace(/\.$/, '');
 }
 /** A URL from the service: as is when it is a plain http(s) URL, quoted otherwise. */
 function printableUrl(url) {
-    return isPlainHttpUrl(url) ? url : quote(url);
+    const clean = redact(url);
+    return isPlainHttpUrl(clean) ? clean : quote(clean);
 }
 /** http(s), printable ASCII only (no spaces, no line breaks), of a sane length. */
 function isPlainHttpUrl(url) {
@@ -41281,7 +41425,8 @@ function isPlainHttpUrl(url) {
 }
 /** An id or status from the service: as is when it is a plain word, quoted otherwise. */
 function label(text) {
-    return /^[A-Za-z0-9][\w.-]{0,99}$/.test(text) ? text : quote(text, 100);
+    const clean = redact(text);
+    return /^[A-Za-z0-9][\w.-]{0,99}$/.test(clean) ? clean : quote(clean, 100);
 }
 
 ;// CONCATENATED MODULE: ./src/errors.ts
@@ -41575,6 +41720,7 @@ function capitalize(text) {
 
 
 
+
 const ESCAPES = {
     '&': '&amp;',
     '<': '&lt;',
@@ -41585,10 +41731,13 @@ const ESCAPES = {
 const MAX_CELL = 200;
 /**
  * Text from the service in a summary cell: one line (a blank line would end the HTML block and
- * let the rest render as Markdown), shortened (the summary is capped at 1 MiB), HTML escaped.
+ * let the rest render as Markdown), shortened (the summary is capped at 1 MiB), HTML escaped;
+ * secrets redacted before any of that, while the runner's mask could still have matched them.
  */
 function cell(text, max = MAX_CELL) {
-    let line = text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+    let line = redact(text)
+        .replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ')
+        .trim();
     if (line.length > max)
         line = `${line.slice(0, max)}…`;
     return line.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
@@ -41597,7 +41746,8 @@ function cell(text, max = MAX_CELL) {
 function summary_link(url) {
     if (!url)
         return '';
-    return isPlainHttpUrl(url) ? `<a href="${cell(url, 2000)}">${cell(url)}</a>` : cell(url);
+    const clean = redact(url);
+    return isPlainHttpUrl(clean) ? `<a href="${cell(clean, 2000)}">${cell(clean)}</a>` : cell(clean);
 }
 /** The rows of the summary table, as HTML cells. */
 function summaryRows(facts) {
@@ -41762,6 +41912,7 @@ function isTransient(fault, sinceCreatedMs) {
 
 
 
+
 const log = { info: info, warning: warning, debug: core_debug };
 /**
  * The action: inputs → create, follow up or look up → wait → outputs and summary. Every failure,
@@ -41770,7 +41921,11 @@ const log = { info: info, warning: warning, debug: core_debug };
  */
 async function run(clock = systemClock) {
     const startedAt = clock.now();
-    maskKey(getInput('apiKey'));
+    // Before anything is printed: the key, and a proxy's password, which error text from the
+    // HTTP stack may carry.
+    maskSecret(getInput('apiKey'));
+    for (const password of proxyPasswords(process.env))
+        maskSecret(password);
     const cancellation = listenForCancellation();
     const known = {};
     let inputs;
@@ -41785,7 +41940,7 @@ async function run(clock = systemClock) {
         // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
         // source-map support at start-up would cost every run time, see npm run bench.)
         if (isDebug() && error instanceof Error && error.stack)
-            core_debug(error.stack);
+            core_debug(redact(error.stack));
     }
     finally {
         // Sockets kept alive would hold the process open after the work is done.
@@ -41912,15 +42067,6 @@ function output(name, value) {
         // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
         throw new ActionFailure(`Could not set the step's outputs: ${describeThrown(error)}.`);
     }
-}
-/** Registered before anything is printed; each line too, in case a key was pasted with a break. */
-function maskKey(key) {
-    if (!key)
-        return;
-    core_setSecret(key);
-    for (const line of key.split(/\r?\n/))
-        if (line.trim() && line !== key)
-            core_setSecret(line.trim());
 }
 /**
  * Lets the service's operators see which workflow run made a request. Read from the runner's

@@ -4,6 +4,7 @@ import { request, type Dispatcher } from 'undici';
 import { failedBeforeSending } from './dispatcher.js';
 import { parseJob, type AgentJob } from './job.js';
 import { parseRetryAfter } from './retry-after.js';
+import { redactJson } from './secrets.js';
 
 /** The three calls the action makes. */
 export type Operation = 'create' | 'get' | 'message';
@@ -132,16 +133,19 @@ export class AgentClient {
     }
 
     const { statusCode: status } = response;
+    // Redacted before anything reads it: a gateway may echo the bearer token it refused, and
+    // the job's fields go to the log, the outputs and the summary.
+    const reply = redactJson(parseJson(text));
     if (status < 200 || status > 299) {
       const retryAfter = response.headers['retry-after'];
       throw new ServiceError(operation, {
         kind: 'http',
         status,
         retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.now()),
-        serviceMessage: serviceMessage(text),
+        serviceMessage: serviceMessage(reply),
       });
     }
-    const job = parseJob(parseJson(text));
+    const job = parseJob(reply);
     if (!job) throw new ServiceError(operation, { kind: 'not-a-job', status });
     return job;
   }
@@ -171,8 +175,7 @@ function parseJson(text: string): unknown {
 }
 
 /** The service's `{"error": "..."}` text, when the body has one. */
-function serviceMessage(text: string): string | undefined {
-  const body = parseJson(text);
+function serviceMessage(body: unknown): string | undefined {
   if (body && typeof body === 'object' && 'error' in body && typeof body.error === 'string' && body.error) {
     return body.error;
   }

@@ -29,6 +29,35 @@ export function failedBeforeSending(error: unknown): boolean {
 
 type Connect = buildConnector.connector;
 
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
+
+/**
+ * The passwords in the proxy variables the toolkit reads, as written and decoded: secrets like
+ * the key, since an error from the proxy or the HTTP stack may quote the proxy's URL.
+ */
+export function proxyPasswords(env: NodeJS.ProcessEnv): string[] {
+  const passwords: string[] = [];
+  for (const name of PROXY_VARIABLES) {
+    const value = env[name]?.trim();
+    if (!value) continue;
+    let url: URL;
+    try {
+      // The toolkit takes a proxy without a scheme as http.
+      url = new URL(value.includes('://') ? value : `http://${value}`);
+    } catch {
+      continue;
+    }
+    if (!url.password) continue;
+    passwords.push(url.password);
+    try {
+      passwords.push(decodeURIComponent(url.password));
+    } catch {
+      // Not valid percent-encoding: the password as written is all there is.
+    }
+  }
+  return passwords;
+}
+
 function marking(connect: Connect): Connect {
   return (options, callback) =>
     connect(options, (error, socket) => {

@@ -1,3 +1,5 @@
+import { redact } from './secrets.js';
+
 /**
  * Text from the service (error messages, job fields) is untrusted. Printed raw, a reply such as
  * "\n::add-mask::…" or "::stop-commands::x" would become a workflow command, because the runner
@@ -12,7 +14,8 @@ const MAX_UNTRUSTED = 300;
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 export function quote(text: string, max = MAX_UNTRUSTED): string {
-  let clean = text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.
+  let clean = redact(text).replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (clean.length > max) clean = `${clean.slice(0, max)}…`;
   return `"${clean.replace(/"/g, '\\"')}"`;
 }
@@ -32,12 +35,13 @@ export function describeThrown(thrown: unknown): string {
       text = String(thrown);
     }
   }
-  return text.replace(/\.$/, '');
+  return redact(text).replace(/\.$/, '');
 }
 
 /** A URL from the service: as is when it is a plain http(s) URL, quoted otherwise. */
 export function printableUrl(url: string): string {
-  return isPlainHttpUrl(url) ? url : quote(url);
+  const clean = redact(url);
+  return isPlainHttpUrl(clean) ? clean : quote(clean);
 }
 
 /** http(s), printable ASCII only (no spaces, no line breaks), of a sane length. */
@@ -47,5 +51,6 @@ export function isPlainHttpUrl(url: string): boolean {
 
 /** An id or status from the service: as is when it is a plain word, quoted otherwise. */
 export function label(text: string): string {
-  return /^[A-Za-z0-9][\w.-]{0,99}$/.test(text) ? text : quote(text, 100);
+  const clean = redact(text);
+  return /^[A-Za-z0-9][\w.-]{0,99}$/.test(clean) ? clean : quote(clean, 100);
 }

@@ -2,12 +2,13 @@ import * as core from '@actions/core';
 import { Cancelled, listenForCancellation } from './cancel.js';
 import { AgentClient, REQUEST_TIMEOUT_MS, ServiceError } from './client.js';
 import { systemClock, type Clock } from './clock.js';
-import { connect, type Connection } from './dispatcher.js';
+import { connect, proxyPasswords, type Connection } from './dispatcher.js';
 import { formatDuration } from './duration.js';
 import { ActionFailure, explain, type FaultContext } from './errors.js';
 import { readInputs, type Inputs } from './inputs.js';
 import type { AgentJob } from './job.js';
 import { describeThrown, label, printableUrl } from './log.js';
+import { maskSecret, redact } from './secrets.js';
 import { startJob } from './start.js';
 import { writeSummary } from './summary.js';
 import { VERSION } from './version.js';
@@ -28,7 +29,10 @@ interface Known {
  */
 export async function run(clock: Clock = systemClock): Promise<void> {
   const startedAt = clock.now();
-  maskKey(core.getInput('apiKey'));
+  // Before anything is printed: the key, and a proxy's password, which error text from the
+  // HTTP stack may carry.
+  maskSecret(core.getInput('apiKey'));
+  for (const password of proxyPasswords(process.env)) maskSecret(password);
   const cancellation = listenForCancellation();
   const known: Known = {};
   let inputs: Inputs | undefined;
@@ -41,7 +45,7 @@ export async function run(clock: Clock = systemClock): Promise<void> {
     failure = describeFailure(error, inputs, known);
     // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
     // source-map support at start-up would cost every run time, see npm run bench.)
-    if (core.isDebug() && error instanceof Error && error.stack) core.debug(error.stack);
+    if (core.isDebug() && error instanceof Error && error.stack) core.debug(redact(error.stack));
   } finally {
     // Sockets kept alive would hold the process open after the work is done.
     await connection?.dispatcher.destroy().catch(() => undefined);
@@ -179,13 +183,6 @@ function output(name: string, value: string): void {
     // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
     throw new ActionFailure(`Could not set the step's outputs: ${describeThrown(error)}.`);
   }
-}
-
-/** Registered before anything is printed; each line too, in case a key was pasted with a break. */
-function maskKey(key: string): void {
-  if (!key) return;
-  core.setSecret(key);
-  for (const line of key.split(/\r?\n/)) if (line.trim() && line !== key) core.setSecret(line.trim());
 }
 
 /**

@@ -1,0 +1,94 @@
+import { describe, expect, it } from '@jest/globals';
+import { proxyPasswords } from '../src/dispatcher.js';
+import { quote } from '../src/log.js';
+import { Redactor } from '../src/secrets.js';
+import { cell } from '../src/summary.js';
+
+const KEY = 'mint_9fQ2xK7LwP3zR8vT1yN6bH4cJ5dM0sA2e';
+
+function redactor(...secrets: string[]): Redactor {
+  const r = new Redactor();
+  for (const s of secrets) r.add(s);
+  return r;
+}
+
+describe('Redactor', () => {
+  it('replaces every whole occurrence', () => {
+    expect(redactor(KEY).redact(`a ${KEY} b ${KEY}`)).toBe('a *** b ***');
+  });
+
+  it('replaces a piece of 12 or more characters of a long secret, wherever it is cut', () => {
+    const r = redactor(KEY);
+    expect(r.redact(`token=${KEY.slice(0, 24)}… rejected`)).toBe('token=***… rejected');
+    expect(r.redact(`…${KEY.slice(10, 22)}…`)).toBe('…***…');
+    expect(r.redact(`${KEY.slice(0, 12)} and ${KEY.slice(-12)}`)).toBe('*** and ***');
+  });
+
+  it('leaves pieces shorter than 12 characters and unrelated text alone', () => {
+    const r = redactor(KEY);
+    expect(r.redact(`prefix ${KEY.slice(0, 11)} ok`)).toBe(`prefix ${KEY.slice(0, 11)} ok`);
+    expect(r.redact('Job not found')).toBe('Job not found');
+  });
+
+  it('replaces a short secret only where it is whole', () => {
+    const r = redactor('hunter2');
+    expect(r.redact('proxy http://u:hunter2@p and hunter')).toBe('proxy http://u:***@p and hunter');
+  });
+
+  it('replaces a secret that contains another one whole', () => {
+    const r = redactor('abc', 'xxabcxx');
+    expect(r.redact('xxabcxx abc')).toBe('*** ***');
+  });
+
+  it('joins overlapping and touching pieces into one ***', () => {
+    const r = redactor(KEY);
+    expect(r.redact(`${KEY.slice(0, 20)}${KEY.slice(5, 30)}`)).toBe('***');
+  });
+
+  it('redacts every string of a parsed body, property names too, and keeps other values', () => {
+    const r = redactor(KEY);
+    expect(
+      r.redactJson({
+        error: `bad ${KEY}`,
+        [KEY]: 1,
+        list: [KEY, 2, null, true, { ref: KEY.slice(3, 30) }],
+      }),
+    ).toEqual({ error: 'bad ***', '***': 1, list: ['***', 2, null, true, { ref: '***' }] });
+  });
+
+  it('changes nothing when no secret is known', () => {
+    const body = { error: KEY };
+    expect(new Redactor().redactJson(body)).toBe(body);
+    expect(new Redactor().redact(KEY)).toBe(KEY);
+  });
+});
+
+describe('proxyPasswords', () => {
+  it('reads the password of every proxy variable, as written and decoded', () => {
+    expect(
+      proxyPasswords({
+        HTTPS_PROXY: 'http://builder:s3cr%40t@proxy:3128',
+        http_proxy: 'user:plain@proxy:8080',
+        HTTP_PROXY: 'http://nopass@proxy',
+        https_proxy: 'not a url ::',
+      }),
+    ).toEqual(['s3cr%40t', 's3cr@t', 'plain', 'plain']);
+  });
+
+  it('keeps a password that is not valid percent-encoding as written', () => {
+    expect(proxyPasswords({ HTTPS_PROXY: 'http://u:100%25%zz@proxy' })).toEqual(['100%25%zz']);
+  });
+});
+
+describe('the printers redact before they shorten or escape', () => {
+  it('quote and cell, with a key registered for the run', async () => {
+    const { maskSecret } = await import('../src/secrets.js');
+    const key = `mint_<a href='x'>&"Zq8WvR2nLp5Tx>`;
+    maskSecret(key);
+    expect(quote(`Key ${key} refused`)).toBe('"Key *** refused"');
+    expect(cell(`Key ${key} refused`)).toBe('Key *** refused');
+    // Cut first, a 10-character cell would have kept a piece the mask cannot match.
+    expect(cell(key, 10)).toBe('***');
+    expect(quote(key, 10)).toBe('"***"');
+  });
+});
