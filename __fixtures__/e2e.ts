@@ -1,6 +1,11 @@
 import { afterEach, expect } from '@jest/globals';
+import {
+  startGitHubEmulator,
+  type GitHubEmulator,
+  type GitHubEmulatorOptions,
+} from '../src/emulator/github.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/server.js';
-import { runAction, whereSecretLeaks, type RunOptions, type RunResult } from './runner.js';
+import { runAction, whereSecretLeaks, WORKFLOW_TOKEN, type RunOptions, type RunResult } from './runner.js';
 
 /** The key every end-to-end run uses; the emulator accepts only it. */
 export const KEY = 'mint_e2e_key_Zq8WvR2nLp5TxY7c';
@@ -12,11 +17,27 @@ export const KEY = 'mint_e2e_key_Zq8WvR2nLp5TxY7c';
 export function emulators(defaults: EmulatorOptions = {}): (options?: EmulatorOptions) => Promise<Emulator> {
   const running: Emulator[] = [];
   afterEach(async () => {
-    for (const e of running) expect(e.violations).toEqual([]);
-    await Promise.all(running.splice(0).map((e) => e.close()));
+    const started = running.splice(0);
+    await Promise.all(started.map((e) => e.close()));
+    for (const e of started) expect(e.violations).toEqual([]);
   });
   return async (options = {}) => {
     const started = await startEmulator({ apiKey: KEY, ...defaults, ...options });
+    running.push(started);
+    return started;
+  };
+}
+
+/** As `emulators`, for GitHub: each one's requests and replies must keep GitHub's OpenAPI description. */
+export function gitHubEmulators(): (options?: GitHubEmulatorOptions) => Promise<GitHubEmulator> {
+  const running: GitHubEmulator[] = [];
+  afterEach(async () => {
+    const started = running.splice(0);
+    await Promise.all(started.map((g) => g.close()));
+    for (const g of started) expect(g.violations).toEqual([]);
+  });
+  return async (options = {}) => {
+    const started = await startGitHubEmulator(options);
     running.push(started);
     return started;
   };
@@ -43,7 +64,11 @@ export function inputsFor(
  */
 export async function run(options: RunOptions & { secrets?: string[] }): Promise<RunResult> {
   const result = await runAction(options);
-  for (const secret of [options.inputs.apiKey, ...(options.secrets ?? [])]) {
+  const tokens = [
+    options.inputs.githubToken ?? options.githubToken ?? WORKFLOW_TOKEN,
+    options.inputs.docsToken,
+  ];
+  for (const secret of [options.inputs.apiKey, ...tokens, ...(options.secrets ?? [])]) {
     if (secret) expect(whereSecretLeaks(result, secret)).toEqual([]);
   }
   return result;

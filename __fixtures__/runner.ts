@@ -32,7 +32,14 @@ export interface RunOptions {
   onStart?: (child: ChildProcess) => void;
   /** Kill the process if it is still running after this long (a hang fails the test, not CI). */
   killAfterMs?: number;
+  /** The event that started the run: GITHUB_EVENT_NAME and the payload at GITHUB_EVENT_PATH. */
+  event?: { name: string; payload: unknown };
+  /** What `${{ github.token }}` evaluates to in input defaults (the workflow's own token). */
+  githubToken?: string;
 }
+
+/** The workflow token the runner puts into `${{ github.token }}` unless a test names another. */
+export const WORKFLOW_TOKEN = 'ghs_WorkflowToken0000000000000000000001';
 
 export interface RunResult {
   code: number | null;
@@ -65,7 +72,7 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
   };
   for (const file of Object.values(files)) writeFileSync(file, '');
   const event = join(dir, 'event.json');
-  writeFileSync(event, JSON.stringify({ inputs: {} }));
+  writeFileSync(event, JSON.stringify(options.event?.payload ?? { inputs: {} }));
 
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -81,7 +88,10 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     GITHUB_RUN_ATTEMPT: '1',
     GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_API_URL: 'https://api.github.com',
-    GITHUB_EVENT_NAME: 'workflow_dispatch',
+    GITHUB_EVENT_NAME: options.event?.name ?? 'workflow_dispatch',
+    GITHUB_SHA: 'ffac537e6cbbf934b08745a378932722df287a53',
+    GITHUB_REF: 'refs/heads/main',
+    GITHUB_ACTOR: 'octocat',
     GITHUB_EVENT_PATH: event,
     GITHUB_WORKFLOW: 'docs',
     GITHUB_JOB: 'refresh',
@@ -89,8 +99,11 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     ...files,
     ...options.env,
   };
+  // The runner evaluates expressions in defaults; github.token is the only one action.yml uses.
+  const evaluate = (value: string) =>
+    value.replace(/\$\{\{\s*github\.token\s*\}\}/g, options.githubToken ?? WORKFLOW_TOKEN);
   for (const [name, input] of Object.entries(actionYml.inputs)) {
-    env[inputEnv(name)] = options.inputs[name] ?? input.default ?? '';
+    env[inputEnv(name)] = options.inputs[name] ?? evaluate(input.default ?? '');
   }
 
   const child = spawn(NODE24, [ACTION], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -16,6 +16,16 @@ export interface Inputs {
   wait: boolean;
   timeoutMs: number;
   pollIntervalMs: number;
+  /** Keep one comment on the pull request or issue that started the run up to date with the job. */
+  comment: boolean;
+  /** Labels for the docs pull request. */
+  labels: string[];
+  /** Reviewers to request on the docs pull request: logins, and `org/team` for teams. */
+  reviewers: string[];
+  /** The token for this repository's API (the comment); empty when the workflow passed none. */
+  githubToken: string;
+  /** The token for the docs repository (labels, reviewers): `docsToken`, else `githubToken`. */
+  docsToken: string;
 }
 
 /** A bad input: the message names it and says what is expected. No request has been made. */
@@ -51,18 +61,71 @@ const optional = (rule: z.ZodType<string>) =>
       ctx.addIssue({ code: 'custom', message: checked.error.issues[0]?.message ?? 'invalid' });
   });
 
+// A header value: a line break would let the secret's text add headers of its own, and anything
+// outside printable ASCII is refused by the HTTP client after validation would have passed.
+const headerSecret = (name: string) =>
+  z
+    .string()
+    .refine(
+      (v) => /^[\x21-\x7e]*$/.test(v),
+      `Input "${name}" may only hold printable ASCII characters, without spaces or line breaks; copy it again.`,
+    );
+
 const apiKey = z
   .string()
   .min(
     1,
     'Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.',
   )
-  // A header value: a line break would let the key's text add headers of its own, and anything
-  // outside printable ASCII is refused by the HTTP client after validation would have passed.
-  .refine(
-    (v) => /^[\x21-\x7e]+$/.test(v),
-    'Input "apiKey" may only hold printable ASCII characters, without spaces or line breaks; copy the key again.',
-  );
+  .pipe(headerSecret('apiKey'));
+
+/** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
+const MAX_LABEL = 50;
+const MAX_LABELS = 100;
+// A login: letters, digits and single inner hyphens, at most 39 characters; a team: org/slug.
+const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+/** Comma- or newline-separated, each entry trimmed; empty entries and repeats dropped. */
+function list(text: string): string[] {
+  return [...new Set(text.split(/[,\n]/).map((entry) => entry.trim()))].filter(Boolean);
+}
+
+const labels = z.string().transform((text, ctx) => {
+  const names = list(text);
+  const bad = names.find((name) => name.length > MAX_LABEL || /[\u0000-\u001f\u007f]/.test(name));
+  if (bad !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `Input "labels" has ${quote(bad, 60)}: a label is at most ${MAX_LABEL} characters, without control characters.`,
+    });
+    return z.NEVER;
+  }
+  if (names.length > MAX_LABELS) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `Input "labels" names ${names.length} labels; GitHub takes at most ${MAX_LABELS}.`,
+    });
+    return z.NEVER;
+  }
+  return names;
+});
+
+const reviewers = z.string().transform((text, ctx) => {
+  const names = list(text);
+  const bad = names.find((name) => {
+    const [owner = '', team, ...rest] = name.split('/');
+    return !LOGIN.test(owner) || rest.length > 0 || (team !== undefined && !TEAM_SLUG.test(team));
+  });
+  if (bad !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `Input "reviewers" has ${quote(bad, 60)}: expected GitHub logins (octocat) and teams as org/team-slug, separated by commas or lines.`,
+    });
+    return z.NEVER;
+  }
+  return names;
+});
 
 const baseUrl = z.string().transform((text, ctx) => {
   const problem = (message: string) => {
@@ -132,6 +195,11 @@ const schema = z.object({
   timeoutMs: duration('timeout', 1000, '1s'),
   pollIntervalMs: duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s'),
   jobId: optional(pathSegment('jobId')),
+  comment: bool('comment'),
+  labels,
+  reviewers,
+  githubToken: headerSecret('githubToken'),
+  docsToken: headerSecret('docsToken'),
 });
 
 export function readInputs(read: ReadInput): Inputs {
@@ -150,13 +218,39 @@ export function readInputs(read: ReadInput): Inputs {
     timeoutMs: read('timeout'),
     pollIntervalMs: read('pollInterval'),
     jobId: read('jobId'),
+    comment: read('comment'),
+    labels: read('labels'),
+    reviewers: read('reviewers'),
+    githubToken: read('githubToken'),
+    docsToken: read('docsToken'),
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     throw new InputError(first?.message ?? 'The inputs are not valid.');
   }
-  const { prompt, jobId, ...rest } = parsed.data;
-  return { ...rest, ...(prompt ? { prompt } : {}), ...(jobId ? { jobId } : {}) };
+  const { prompt, jobId, docsToken, ...rest } = parsed.data;
+  const inputs: Inputs = {
+    ...rest,
+    docsToken: docsToken || rest.githubToken,
+    ...(prompt ? { prompt } : {}),
+    ...(jobId ? { jobId } : {}),
+  };
+  if (inputs.comment && !inputs.githubToken) {
+    throw new InputError(
+      'Input "githubToken" is empty, but comment is true: leave githubToken at its default (${{ github.token }}) or pass a token that may comment.',
+    );
+  }
+  if ((inputs.labels.length > 0 || inputs.reviewers.length > 0) && !inputs.docsToken) {
+    throw new InputError(
+      'Input "docsToken" is empty (and so is githubToken), but labels or reviewers are set: pass a token with pull-requests: write on the docs repository.',
+    );
+  }
+  return inputs;
+}
+
+/** Whether any GitHub work is asked for; without it the GitHub client is never loaded. */
+export function wantsGitHub(inputs: Inputs): boolean {
+  return inputs.comment || inputs.labels.length > 0 || inputs.reviewers.length > 0;
 }
 
 /** The hosts to which a key may go over plain http: this machine. */

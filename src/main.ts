@@ -5,7 +5,8 @@ import { systemClock, type Clock } from './clock.js';
 import { connect, proxyPasswords, type Connection } from './dispatcher.js';
 import { formatDuration } from './duration.js';
 import { ActionFailure, explain, type FaultContext } from './errors.js';
-import { readInputs, type Inputs } from './inputs.js';
+import type { GitHubReport } from './github/index.js';
+import { readInputs, wantsGitHub, type Inputs } from './inputs.js';
 import type { AgentJob } from './job.js';
 import { describeThrown, label, printableUrl } from './log.js';
 import { maskSecret, redact } from './secrets.js';
@@ -20,6 +21,9 @@ const log: Log = { info: core.info, warning: core.warning, debug: core.debug };
 interface Known {
   id?: string;
   job?: AgentJob;
+  timedOut?: boolean;
+  /** The GitHub side, when the workflow asked for it and it loaded. */
+  github?: GitHubReport;
 }
 
 /**
@@ -32,6 +36,8 @@ export async function run(clock: Clock = systemClock): Promise<void> {
   // Before anything is printed: the key, and a proxy's password, which error text from the
   // HTTP stack may carry.
   maskSecret(core.getInput('apiKey'));
+  maskSecret(core.getInput('githubToken'));
+  maskSecret(core.getInput('docsToken'));
   for (const password of proxyPasswords(process.env)) maskSecret(password);
   const cancellation = listenForCancellation();
   const known: Known = {};
@@ -51,8 +57,20 @@ export async function run(clock: Clock = systemClock): Promise<void> {
     await connection?.dispatcher.destroy().catch(() => undefined);
   }
 
+  // GitHub faults are warnings inside finish(): they never change the step's result.
+  const commentUrl =
+    known.id && known.github
+      ? await known.github.finish({
+          jobId: known.id,
+          job: known.job,
+          failure,
+          cancelled: cancellation.signal.aborted,
+          timedOut: known.timedOut ?? false,
+          waitedMs: clock.now() - startedAt,
+        })
+      : undefined;
   try {
-    if (known.id) setOutputs(known.id, known.job);
+    if (known.id) setOutputs(known.id, known.job, commentUrl);
   } catch (error) {
     failure ??= describeFailure(error, inputs, known);
   }
@@ -95,11 +113,16 @@ async function work(
     proxy: connection.proxy,
   };
 
+  // Loaded while the job is being created, so the GitHub side adds no wait of its own.
+  const github = wantsGitHub(inputs) ? loadGitHubReport(inputs) : undefined;
   known.id = inputs.jobId;
   const started = await startJob(client, inputs, { clock, deadline, log, context, signal });
   known.id = started.id;
   known.job = started.job;
   output('jobId', started.id);
+  known.github = await github;
+  // Without waiting, the comment is written once, at the end.
+  if (inputs.wait) known.github?.started(started.id, started.job);
 
   const read: ReadJob = (call) => client.getJob(started.id, call);
   const getContext: FaultContext = { ...context, operation: 'get', jobId: started.id };
@@ -124,6 +147,7 @@ async function work(
     onJob: (latest) => (known.job = latest),
   });
   known.job = result.job;
+  known.timedOut = result.timedOut;
   if (result.timedOut || !result.job) {
     const last = result.job ? `last status: ${label(result.job.status)}` : 'it could not be read';
     return `Agent job ${label(started.id)} did not finish within ${formatDuration(inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
@@ -168,12 +192,29 @@ function describeFailure(error: unknown, inputs: Inputs | undefined, known: Know
   return `The action failed unexpectedly: ${describeThrown(error)}. Re-run the job with debug logging enabled for details.`;
 }
 
-function setOutputs(id: string, job: AgentJob | undefined): void {
+function setOutputs(id: string, job: AgentJob | undefined, commentUrl: string | undefined): void {
   output('jobId', id);
+  if (commentUrl) output('commentUrl', commentUrl);
   if (!job) return;
   output('status', job.status);
   output('prLink', job.prLink ?? '');
   output('job', JSON.stringify(job));
+}
+
+/**
+ * The GitHub side, in its own chunk of dist/: a run that asks for none of it never loads
+ * Octokit. A chunk that cannot load is a warning, like any other GitHub fault.
+ */
+async function loadGitHubReport(inputs: Inputs): Promise<GitHubReport | undefined> {
+  try {
+    const { startGitHubReport } = await import('./github/index.js');
+    return startGitHubReport({ ...inputs, userAgent: userAgent() });
+  } catch (error) {
+    core.warning(
+      `Could not load the GitHub side of the action: ${describeThrown(error)}. The job goes on without it.`,
+    );
+    return undefined;
+  }
 }
 
 function output(name: string, value: string): void {

@@ -1,0 +1,55 @@
+import type { GitHubEmulator } from '../src/emulator/github.js';
+import { WORKFLOW_TOKEN } from './runner.js';
+
+/** A token for the docs repository only, as a GitHub App's installation token would be. */
+export const DOCS_TOKEN = 'ghs_DocsAppToken00000000000000000000000002';
+export const BOT = 'github-actions[bot]';
+export const APP = 'acme/app';
+export const DOCS = 'acme/docs';
+
+/**
+ * The usual set-up: the workflow runs in acme/app, whose own token (`github.token`) may write
+ * there and nowhere else; the docs live in acme/docs, reachable with DOCS_TOKEN.
+ */
+export function world(gh: GitHubEmulator, appWrite = true) {
+  gh.grant(WORKFLOW_TOKEN, { login: BOT, type: 'Bot', read: [APP], write: appWrite ? [APP] : [] });
+  gh.grant(DOCS_TOKEN, { login: 'docs-app[bot]', type: 'Bot', read: [DOCS], write: [DOCS] });
+  const pr = gh.thread(APP);
+  const docsPr = gh.thread(DOCS);
+  return { pr, docsPr, docsLink: `${gh.serverUrl}/${DOCS}/pull/${docsPr.number}` };
+}
+
+/** The runner's view of GitHub for a run in acme/app. */
+export function gitHubEnv(gh: GitHubEmulator): Record<string, string> {
+  return { GITHUB_API_URL: gh.apiUrl, GITHUB_SERVER_URL: gh.serverUrl, GITHUB_REPOSITORY: APP };
+}
+
+/** A `pull_request` event for `number` in acme/app; `fork` names the head repository. */
+export function pullRequestEvent(number: number, fork?: string) {
+  return {
+    name: 'pull_request',
+    payload: {
+      action: 'opened',
+      number,
+      pull_request: {
+        number,
+        head: { repo: { full_name: fork ?? APP } },
+        base: { repo: { full_name: APP } },
+      },
+      repository: { name: 'app', owner: { login: 'acme' } },
+    },
+  };
+}
+
+export function pushEvent(after: string, extra: Record<string, unknown> = {}) {
+  return {
+    name: 'push',
+    payload: {
+      ref: 'refs/heads/main',
+      before: '1111111111111111111111111111111111111111',
+      after,
+      repository: { name: 'app', owner: { login: 'acme' } },
+      ...extra,
+    },
+  };
+}

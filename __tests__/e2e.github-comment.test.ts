@@ -1,0 +1,337 @@
+// The kept comment on the pull request or issue that started the run, through the bundle under
+// Node 24, against the service's emulator and the GitHub emulator (both checked against their
+// published OpenAPI descriptions).
+import { describe, expect, it } from '@jest/globals';
+import {
+  emulators,
+  errors,
+  expectFailure,
+  gitHubEmulators,
+  inputsFor,
+  run,
+  warnings,
+} from '../__fixtures__/e2e.js';
+import { APP, BOT, gitHubEnv, pullRequestEvent, pushEvent, world } from '../__fixtures__/github-world.js';
+import type { RunResult } from '../__fixtures__/runner.js';
+
+const emulator = emulators({ activePolls: 1 });
+const github = gitHubEmulators();
+
+function notices(result: RunResult): string[] {
+  return result.commands.filter((c) => c.name === 'notice').map((c) => c.data);
+}
+
+describe.each([
+  ['github.com and GHE.com (API at the root)', '' as const],
+  ['GitHub Enterprise Server (API under /api/v3)', '/api/v3' as const],
+])('on %s', (_, prefix) => {
+  it('posts one comment when the job exists and updates it when it ends; a re-run updates it again', async () => {
+    const service = await emulator({ activePolls: 2 });
+    const gh = await github({ prefix });
+    const { pr } = world(gh);
+    const options = {
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    };
+
+    const first = await run(options);
+    expect(first.code).toBe(0);
+    expect(warnings(first)).toEqual([]);
+    expect(pr.comments).toHaveLength(1);
+    const [comment] = pr.comments;
+    expect(comment?.login).toBe(BOT);
+    expect(comment?.body).toContain('✅ **Completed**');
+    expect(comment?.body).toContain(first.outputs.prLink);
+    expect(comment?.body).toContain(`Job <code>${first.outputs.jobId}</code>`);
+    expect(comment?.body).toMatch(/<!-- agent-job-action:[0-9a-f]{24} -->/);
+    expect(first.outputs.commentUrl).toBe(
+      `${gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${comment?.id}`,
+    );
+    // Posted while the job was still running, then updated once.
+    expect(gh.count('createComment')).toBe(1);
+    expect(gh.count('updateComment')).toBe(1);
+    const posted = gh.requests.find((r) => r.route === 'createComment');
+    expect(posted?.json).toMatchObject({ body: expect.stringContaining('⏳ **Working**') });
+    const lastPoll = service.requests.filter((r) => r.route === 'get').at(-1);
+    expect(posted?.at ?? Infinity).toBeLessThan(lastPoll?.at ?? 0);
+    // Under the API prefix, through the token named by github.token.
+    expect(gh.requests.every((r) => r.path.startsWith(prefix === '' ? '/' : '/api/'))).toBe(true);
+
+    const second = await run(options);
+    expect(second.code).toBe(0);
+    expect(pr.comments).toHaveLength(1);
+    expect(second.outputs.commentUrl).toBe(first.outputs.commentUrl);
+    expect(pr.comments[0]?.body).toContain(`Job <code>${second.outputs.jobId}</code>`);
+    expect(gh.count('createComment')).toBe(1);
+  });
+});
+
+describe('where the comment goes', () => {
+  it('on a push, the pull request the pushed commit was merged by', async () => {
+    const service = await emulator();
+    const gh = await github();
+    world(gh);
+    const sha = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+    // An open pull request that also contains the commit comes first in GitHub's list.
+    const other = gh.thread(APP, { commits: [sha] });
+    const merged = gh.thread(APP, { mergeCommitSha: sha });
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pushEvent(sha),
+    });
+    expect(result.code).toBe(0);
+    expect(merged.comments).toHaveLength(1);
+    expect(other.comments).toHaveLength(0);
+    expect(result.outputs.commentUrl).toContain(`/pull/${merged.number}#issuecomment-`);
+  });
+
+  it('on an issue comment, that issue', async () => {
+    const service = await emulator();
+    const gh = await github();
+    world(gh);
+    const issue = gh.thread(APP, { pull: false });
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: {
+        name: 'issue_comment',
+        payload: { issue: { number: issue.number }, comment: { body: '@docs-bot please' } },
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(issue.comments).toHaveLength(1);
+    expect(result.outputs.commentUrl).toContain(`/issues/${issue.number}#issuecomment-`);
+  });
+
+  it('nowhere, without a request, on an event with nothing to comment on', async () => {
+    const service = await emulator();
+    const gh = await github();
+    world(gh);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: { name: 'workflow_dispatch', payload: { inputs: {} } },
+    });
+    expect(result.code).toBe(0);
+    expect(gh.requests).toEqual([]);
+    expect(notices(result)).toEqual([
+      'No comment posted: a workflow_dispatch run has no pull request or issue.',
+    ]);
+    expect(result.outputs.commentUrl).toBeUndefined();
+  });
+
+  it('nowhere, with a notice, on a push whose commit is in no pull request', async () => {
+    const service = await emulator();
+    const gh = await github();
+    world(gh);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pushEvent('0123456789abcdef0123456789abcdef01234567'),
+    });
+    expect(result.code).toBe(0);
+    expect(gh.requests.map((r) => r.route)).toEqual(['pullsOfCommit']);
+    expect(notices(result)).toEqual([
+      'No comment posted: no pull request contains the pushed commit 0123456789ab.',
+    ]);
+  });
+});
+
+describe('only its own comment is ever edited', () => {
+  it('finds it among 150 comments, past the first page', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    const options = {
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    };
+    for (let i = 0; i < 120; i++) gh.addComment(APP, pr.number, { login: `user${i % 7}`, body: `LGTM ${i}` });
+    await run(options);
+    for (let i = 0; i < 30; i++) gh.addComment(APP, pr.number, { login: 'octocat', body: `later ${i}` });
+    expect(pr.comments).toHaveLength(151);
+
+    const before = gh.count('listComments');
+    const rerun = await run(options);
+    expect(rerun.code).toBe(0);
+    expect(pr.comments).toHaveLength(151);
+    // Comment 121 is on the second page of 100.
+    expect(gh.count('listComments') - before).toBe(2);
+    expect(pr.comments[120]?.body).toContain(`Job <code>${rerun.outputs.jobId}</code>`);
+  });
+
+  it('leaves a comment with a copied marker alone when someone else wrote it', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    const other = gh.thread(APP);
+    const inputs = inputsFor(service, { comment: 'true' });
+    await run({ inputs, env: gitHubEnv(gh), event: pullRequestEvent(pr.number) });
+    const copied = pr.comments[0]?.body ?? '';
+    const planted = gh.addComment(APP, other.number, {
+      login: 'mallory',
+      body: `${copied}\n[click here](https://evil.example)`,
+    });
+
+    const result = await run({ inputs, env: gitHubEnv(gh), event: pullRequestEvent(other.number) });
+    expect(result.code).toBe(0);
+    expect(planted.body).toBe(`${copied}\n[click here](https://evil.example)`);
+    expect(other.comments.map((c) => c.login)).toEqual(['mallory', BOT]);
+    expect(gh.count('updateComment')).toBe(2);
+  });
+
+  it('keeps one comment per matrix leg: another prompt is another comment', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    for (const prompt of ['Document the CLI', 'Document the SDK', 'Document the CLI']) {
+      const result = await run({
+        inputs: inputsFor(service, { comment: 'true', prompt }),
+        env: gitHubEnv(gh),
+        event: pullRequestEvent(pr.number),
+      });
+      expect(result.code).toBe(0);
+    }
+    expect(pr.comments).toHaveLength(2);
+  });
+});
+
+describe('every path that knows a job updates it', () => {
+  it('a failed job: the comment says so, the step fails with the job error alone', async () => {
+    const service = await emulator({ final: { status: 'failed' } });
+    const gh = await github();
+    const { pr } = world(gh);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expectFailure(result, 'failed.');
+    expect(pr.comments[0]?.body).toContain('❌ **Failed**');
+    expect(result.outputs.commentUrl).toBeDefined();
+  });
+
+  it('a timeout', async () => {
+    const service = await emulator({ activePolls: 100 });
+    const gh = await github();
+    const { pr } = world(gh);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true', timeout: '3s' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expectFailure(result, 'did not finish within 3s');
+    expect(pr.comments[0]?.body).toContain('⌛ **Timed out**');
+  });
+
+  it('wait: false: written once, saying the job goes on', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true', wait: 'false' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(gh.count('createComment')).toBe(1);
+    expect(gh.count('updateComment')).toBe(0);
+    expect(pr.comments[0]?.body).toContain('⏩ **Started**');
+  });
+
+  it('a cancellation while waiting, within the exit budget', async () => {
+    const service = await emulator({ activePolls: 100 });
+    const gh = await github();
+    const { pr } = world(gh);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+      onStart: (child) => {
+        const timer = setInterval(() => {
+          if (gh.count('createComment') > 0) {
+            clearInterval(timer);
+            child.kill('SIGINT');
+          }
+        }, 50);
+      },
+    });
+    expectFailure(result, 'The step was cancelled (SIGINT) while waiting');
+    expect(pr.comments).toHaveLength(1);
+    expect(pr.comments[0]?.body).toContain('🛑 **Cancelled**');
+  });
+});
+
+describe('GitHub faults never change the job result', () => {
+  it('a read-only token: one warning that names the permission, and the job succeeds', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh, false);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(errors(result)).toEqual([]);
+    expect(warnings(result)).toEqual([
+      `Could not post the comment on ${APP}#${pr.number} (403 "Resource not accessible by integration"): githubToken needs pull-requests: write on ${APP}; grant it in the workflow's permissions block or to the token.`,
+    ]);
+    expect(result.outputs.status).toBe('completed');
+    expect(result.outputs.commentUrl).toBeUndefined();
+    // Given up after the 403: the end of the job does not try again.
+    expect(gh.count('createComment')).toBe(1);
+  });
+
+  it("a fork's pull request: the read-only token is explained, the job's failure is the only error", async () => {
+    const service = await emulator({ final: { status: 'failed' } });
+    const gh = await github();
+    const { pr } = world(gh, false);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number, 'contributor/app'),
+    });
+    expectFailure(result, 'failed.');
+    expect(warnings(result)).toHaveLength(1);
+    expect(warnings(result)[0]).toContain("on a pull request from a fork, the workflow's token is read-only");
+  });
+
+  it('a 502 on the first post: a warning, and the end of the job posts it', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    gh.fail('createComment', { status: 502, message: 'Server Error' });
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)).toHaveLength(1);
+    expect(warnings(result)[0]).toContain('GitHub answered 502 "Server Error"');
+    expect(pr.comments).toHaveLength(1);
+    expect(pr.comments[0]?.body).toContain('✅ **Completed**');
+  });
+
+  it('a token GitHub rejects', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    const result = await run({
+      inputs: inputsFor(service, {
+        comment: 'true',
+        githubToken: 'ghp_revoked00000000000000000000000000000',
+      }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)).toEqual([
+      `Could not post the comment on ${APP}#${pr.number}: GitHub rejected githubToken (401 "Bad credentials"); it is missing, expired or revoked.`,
+    ]);
+  });
+});

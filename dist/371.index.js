@@ -1,0 +1,561 @@
+export const id = 371;
+export const ids = [371];
+export const modules = {
+
+/***/ 5371:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  startGitHubReport: () => (/* binding */ startGitHubReport)
+});
+
+// EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 16 modules
+var core = __webpack_require__(3340);
+// EXTERNAL MODULE: ./src/log.ts
+var log = __webpack_require__(5625);
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js + 22 modules
+var github = __webpack_require__(2413);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
+var schemas = __webpack_require__(9691);
+;// CONCATENATED MODULE: ./src/github/client.ts
+
+
+function runContext() {
+    return {
+        eventName: github/* context */._.eventName ?? '',
+        payload: github/* context */._.payload,
+        repo: repository(),
+        sha: github/* context */._.sha ?? '',
+        serverUrl: github/* context */._.serverUrl,
+        apiUrl: github/* context */._.apiUrl,
+        runId: github/* context */._.runId,
+        runAttempt: github/* context */._.runAttempt,
+        workflow: github/* context */._.workflow ?? '',
+        job: github/* context */._.job ?? '',
+        action: github/* context */._.action ?? '',
+    };
+}
+function repository() {
+    // `context.repo` throws when GITHUB_REPOSITORY is unset (a local run); no thread then.
+    try {
+        return github/* context */._.repo;
+    }
+    catch {
+        return { owner: '', repo: '' };
+    }
+}
+const PAGE_SIZE = 100;
+// Replies are checked for the fields the action uses; anything else GitHub sends is ignored.
+const commentReply = schemas/* object */.Ikc({
+    id: schemas/* number */.aig(),
+    body: schemas/* string */.YjP().nullish(),
+    user: schemas/* object */.Ikc({ login: schemas/* string */.YjP() }).nullish(),
+    html_url: schemas/* string */.YjP(),
+});
+const pullsReply = schemas/* array */.YOg(schemas/* object */.Ikc({ number: schemas/* number */.aig(), merge_commit_sha: schemas/* string */.YjP().nullish() }));
+const viewerReply = schemas/* object */.Ikc({ viewer: schemas/* object */.Ikc({ login: schemas/* string */.YjP() }) });
+function toComment(reply) {
+    const c = commentReply.parse(reply);
+    return { id: c.id, body: c.body ?? '', login: c.user?.login, url: c.html_url };
+}
+/**
+ * The GitHub API of `GITHUB_API_URL` (github.com, GitHub Enterprise Server under `/api/v3`, or
+ * GHE.com at the root), through the proxy the runner's variables name.
+ */
+function gitHubApi(token, userAgent) {
+    // Only auth and the user agent: a `request` option here would replace, not merge with, the
+    // proxy-aware fetch @actions/github sets up, and GitHub calls would then ignore HTTPS_PROXY.
+    // Per-call `request` options are merged deeply, so the signal goes there.
+    const octokit = (0,github/* getOctokit */.Q)(token, { userAgent });
+    const bounded = (signal) => ({ request: { signal } });
+    return {
+        async viewerLogin(signal) {
+            const reply = await octokit.graphql('query { viewer { login } }', bounded(signal));
+            return viewerReply.parse(reply).viewer.login;
+        },
+        async pullsOfCommit(at, signal) {
+            const { data } = await octokit.rest.repos.listPullRequestsAssociatedWithCommit({
+                ...at,
+                per_page: PAGE_SIZE,
+                ...bounded(signal),
+            });
+            return pullsReply.parse(data);
+        },
+        async listComments(at, signal) {
+            const { data } = await octokit.rest.issues.listComments({
+                ...at,
+                per_page: PAGE_SIZE,
+                ...bounded(signal),
+            });
+            return schemas/* array */.YOg(schemas/* unknown */.L5J()).parse(data).map(toComment);
+        },
+        async createComment(at, signal) {
+            const { data } = await octokit.rest.issues.createComment({ ...at, ...bounded(signal) });
+            return toComment(data);
+        },
+        async updateComment(at, signal) {
+            const { data } = await octokit.rest.issues.updateComment({ ...at, ...bounded(signal) });
+            return toComment(data);
+        },
+        async addLabels(at, signal) {
+            await octokit.rest.issues.addLabels({ ...at, ...bounded(signal) });
+        },
+        async requestReviewers(at, signal) {
+            await octokit.rest.pulls.requestReviewers({ ...at, ...bounded(signal) });
+        },
+    };
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __webpack_require__(7598);
+// EXTERNAL MODULE: ./src/duration.ts
+var duration = __webpack_require__(7607);
+// EXTERNAL MODULE: ./src/summary.ts
+var summary = __webpack_require__(8855);
+;// CONCATENATED MODULE: ./src/github/errors.ts
+
+/**
+ * The one warning for a failed GitHub call. GitHub's own message is quoted (it may be echoed
+ * text), and the sentence ends with what would fix it: GitHub faults never fail the step, so the
+ * warning is the only place a workflow author learns what to change.
+ */
+function describeGitHubFault(error, op) {
+    const failure = (error ?? {});
+    const status = failure.response ? failure.status : undefined;
+    const said = gitHubMessage(failure.response?.data);
+    const quoted = said ? ` ${(0,log/* quote */.hD)(said, 200)}` : '';
+    const start = `Could not ${op.what}`;
+    if (status === undefined) {
+        return `${start}: GitHub did not answer (${(0,log/* describeThrown */.YI)(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY); the job's result is not affected.`;
+    }
+    const headers = failure.response?.headers ?? {};
+    if ((status === 403 || status === 429) && String(headers['x-ratelimit-remaining']) === '0') {
+        return `${start}: the GitHub API rate limit of ${op.token} is used up (${status}); it resets within the hour.`;
+    }
+    switch (status) {
+        case 401:
+            return `${start}: GitHub rejected ${op.token} (401${quoted}); it is missing, expired or revoked.`;
+        case 403:
+            if (op.fork) {
+                return `${start} (403${quoted}): on a pull request from a fork, the workflow's token is read-only. Run on pull_request_target, or leave comment off for forks.`;
+            }
+            return `${start} (403${quoted}): ${op.token} needs ${op.permission} on ${op.repo}; grant it in the workflow's permissions block or to the token.`;
+        case 404:
+            return op.token === 'docsToken'
+                ? `${start} (404${quoted}): ${op.repo} or the pull request is not visible to docsToken. The workflow's own token reaches only this repository: pass a token for ${op.repo} as docsToken.`
+                : `${start} (404${quoted}): it is gone, or githubToken cannot see ${op.repo}.`;
+        case 410:
+            return `${start} (410${quoted}): issues are turned off or the issue was deleted.`;
+        case 422:
+            return `${start}: GitHub refused it (422${quoted}).`;
+        default:
+            return `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
+    }
+}
+function gitHubMessage(data) {
+    if (data && typeof data === 'object' && 'message' in data && typeof data.message === 'string') {
+        const errors = 'errors' in data && Array.isArray(data.errors) ? data.errors : [];
+        const details = errors
+            .map((e) => e && typeof e === 'object' && 'message' in e && typeof e.message === 'string' ? e.message : undefined)
+            .filter(Boolean);
+        return details.length ? `${data.message}: ${details.join('; ')}` : data.message;
+    }
+    return typeof data === 'string' && data ? data : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/comment.ts
+
+
+
+
+
+
+/**
+ * The hidden line that says "this comment is the one this step keeps". It names the workflow,
+ * the job, the step, the project and the prompt (or the job id it follows): a re-run finds its
+ * own comment again, while matrix legs with other prompts keep theirs. Hashed, so the prompt
+ * does not show in the page source.
+ */
+function commentMarker(run, key) {
+    const named = JSON.stringify([
+        `${run.repo.owner}/${run.repo.repo}`,
+        run.workflow,
+        run.job,
+        run.action,
+        key.projectId,
+        key.prompt ?? '',
+        key.prompt === undefined ? (key.jobId ?? '') : '',
+    ]);
+    return `<!-- agent-job-action:${(0,external_node_crypto_.createHash)('sha256').update(named).digest('hex').slice(0, 24)} -->`;
+}
+/**
+ * Text in the comment: one line, HTML-escaped and with secrets redacted (the summary's cell),
+ * and no `@` left to ping anyone with.
+ */
+function inert(text, max) {
+    return (0,summary/* cell */.Hn)(text, max).replace(/@/g, '&#64;');
+}
+function headline(state) {
+    const { job, failure } = state;
+    if (!state.ended)
+        return '⏳ **Working**: the agent is writing the docs. This comment is updated when it ends.';
+    if (failure) {
+        const title = state.cancelled
+            ? '🛑 **Cancelled**'
+            : job?.status === 'failed'
+                ? '❌ **Failed**'
+                : job?.status === 'archived'
+                    ? '🗄️ **Archived**'
+                    : state.timedOut
+                        ? '⌛ **Timed out**'
+                        : '⚠️ **Stopped**';
+        return `${title}: ${inert(failure, 2000)}`;
+    }
+    if (job?.status === 'completed') {
+        const link = job.prLink;
+        if (!link)
+            return '✅ **Completed** with no changes: the docs needed none, so there is no pull request.';
+        return (0,log/* isPlainHttpUrl */.i0)(link)
+            ? `✅ **Completed**: <a href="${(0,summary/* cell */.Hn)(link, 2000)}">${inert(link)}</a>`
+            : `✅ **Completed**: ${inert(link)}`;
+    }
+    return '⏩ **Started**: the job goes on in the service; this run did not wait for it.';
+}
+/** The comment's Markdown: far under GitHub's 65,536 characters by construction (cells are cut). */
+function commentBody(marker, state) {
+    const facts = [`Job <code>${inert(state.jobId, 200)}</code>`];
+    if (state.job)
+        facts.push(`status <code>${inert(state.job.status, 100)}</code>`);
+    if (state.waitedMs !== undefined)
+        facts.push(`time taken ${(0,duration/* formatDuration */.a3)(state.waitedMs)}`);
+    facts.push(`<a href="${(0,summary/* cell */.Hn)(state.runUrl, 2000)}">workflow run</a>`);
+    return [
+        marker,
+        '### Documentation agent',
+        '',
+        headline(state),
+        '',
+        `<sub>${facts.join(' · ')}</sub>`,
+        '',
+    ].join('\n');
+}
+/** Statuses after which trying again in the same run cannot help: the token or thread is wrong. */
+const FINAL_STATUSES = new Set([401, 403, 404, 410]);
+/**
+ * One comment on a thread, written by the token's own identity and carrying the marker. Only
+ * such a comment is ever edited: anyone can copy a marker into a comment of their own.
+ */
+class KeptComment {
+    api;
+    thread;
+    marker;
+    warn;
+    id;
+    url;
+    login;
+    givenUp = false;
+    op;
+    constructor(api, thread, marker, warn) {
+        this.api = api;
+        this.thread = thread;
+        this.marker = marker;
+        this.warn = warn;
+        const { owner, repo, number, pull, fork } = thread;
+        this.op = {
+            what: `post the comment on ${owner}/${repo}#${number}`,
+            token: 'githubToken',
+            permission: pull ? 'pull-requests: write' : 'issues: write',
+            repo: `${owner}/${repo}`,
+            fork,
+        };
+    }
+    /** Posts or updates the comment; its URL, or `undefined` if GitHub would not have it. */
+    async write(body, signal) {
+        if (this.givenUp)
+            return this.url;
+        const { owner, repo, number } = this.thread;
+        try {
+            if (this.id === undefined) {
+                const existing = await this.find(signal);
+                if (existing)
+                    this.id = existing.id;
+            }
+            const written = this.id === undefined
+                ? await this.api.createComment({ owner, repo, issue_number: number, body }, signal)
+                : await this.api.updateComment({ owner, repo, comment_id: this.id, body }, signal);
+            this.id = written.id;
+            this.url = written.url;
+        }
+        catch (error) {
+            this.warn(describeGitHubFault(error, this.op));
+            const status = error.status;
+            if (typeof status === 'number' && FINAL_STATUSES.has(status))
+                this.givenUp = true;
+        }
+        return this.url;
+    }
+    /** Pages through every comment: on a long thread the kept one may be far from the first page. */
+    async find(signal) {
+        this.login ??= await this.api.viewerLogin(signal);
+        const { owner, repo, number } = this.thread;
+        for (let page = 1;; page++) {
+            const comments = await this.api.listComments({ owner, repo, issue_number: number, page }, signal);
+            const mine = comments.find((c) => c.login === this.login && c.body.includes(this.marker));
+            if (mine)
+                return mine;
+            if (comments.length < PAGE_SIZE)
+                return undefined;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/docs-pr.ts
+
+/**
+ * The docs pull request in `prLink`, only when it is a pull request page on this run's GitHub
+ * host (`GITHUB_SERVER_URL`, path prefix included): a token is never sent about a link elsewhere.
+ */
+function docsPullRequest(prLink, serverUrl) {
+    let link;
+    let server;
+    try {
+        link = new URL(prLink);
+        server = new URL(serverUrl);
+    }
+    catch {
+        return undefined;
+    }
+    if (link.protocol !== server.protocol || link.host !== server.host)
+        return undefined;
+    const prefix = server.pathname.replace(/\/+$/, '');
+    if (!link.pathname.startsWith(`${prefix}/`))
+        return undefined;
+    const match = /^\/([A-Za-z0-9-]+)\/([\w.-]+)\/pull\/(\d+)\/?$/.exec(link.pathname.slice(prefix.length));
+    if (!match)
+        return undefined;
+    const [, owner = '', repo = '', number = ''] = match;
+    return { owner, repo, number: Number(number) };
+}
+/**
+ * Labels and reviewers on the docs pull request: one call each, and each fault one warning.
+ * Teams are `org/team-slug` and must belong to the organisation that owns the docs repository.
+ */
+async function routeDocsPullRequest(api, pr, asked, warn, signal) {
+    const { owner, repo, number } = pr;
+    const where = `${owner}/${repo}#${number}`;
+    const fullRepo = `${owner}/${repo}`;
+    if (asked.labels.length > 0) {
+        try {
+            await api.addLabels({ owner, repo, issue_number: number, labels: asked.labels }, signal);
+        }
+        catch (error) {
+            warn(describeGitHubFault(error, {
+                what: `add the labels to ${where}`,
+                token: 'docsToken',
+                permission: 'pull-requests: write (or issues: write)',
+                repo: fullRepo,
+            }));
+        }
+    }
+    const reviewers = asked.reviewers.filter((r) => !r.includes('/'));
+    const teams = [];
+    for (const entry of asked.reviewers.filter((r) => r.includes('/'))) {
+        const [org = '', slug = ''] = entry.split('/');
+        if (org.toLowerCase() === owner.toLowerCase())
+            teams.push(slug);
+        else
+            warn(`Could not request the team ${entry} on ${where}: only teams of ${owner} can review its pull requests.`);
+    }
+    if (reviewers.length + teams.length === 0)
+        return;
+    try {
+        await api.requestReviewers({ owner, repo, pull_number: number, reviewers, team_reviewers: teams }, signal);
+    }
+    catch (error) {
+        warn(describeGitHubFault(error, {
+            what: `request reviewers on ${where}`,
+            token: 'docsToken',
+            permission: 'pull-requests: write',
+            repo: fullRepo,
+        }));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/target.ts
+/** Events whose payload names the pull request or issue itself. */
+const THREAD_EVENTS = new Set([
+    'pull_request',
+    'pull_request_target',
+    'pull_request_review',
+    'pull_request_review_comment',
+    'issues',
+    'issue_comment',
+]);
+/** Whether the event can lead to a thread at all; if not, no request is made. */
+function eventHasThread(eventName) {
+    return THREAD_EVENTS.has(eventName) || eventName === 'push';
+}
+/**
+ * The thread of the event, read from its payload; for a push, the pull request the pushed
+ * commit came from, asked of GitHub. `undefined` with the reason when there is none.
+ */
+async function findThread(api, run, signal) {
+    const payload = run.payload;
+    const { owner, repo } = run.repo;
+    if (THREAD_EVENTS.has(run.eventName)) {
+        const pr = payload.pull_request;
+        const number = pr?.number ?? payload.issue?.number;
+        if (typeof number !== 'number')
+            return { none: `the ${run.eventName} event names no pull request or issue` };
+        const head = pr?.head?.repo?.full_name;
+        const base = pr?.base?.repo?.full_name;
+        return {
+            thread: {
+                owner,
+                repo,
+                number,
+                pull: Boolean(pr) || Boolean(payload.issue?.pull_request),
+                // A deleted fork has no head repository: still a fork's pull request.
+                fork: Boolean(pr) && head !== base,
+            },
+        };
+    }
+    if (run.eventName !== 'push')
+        return { none: `a ${run.eventName} event has no pull request or issue` };
+    if (payload.deleted)
+        return { none: 'the push deleted a branch' };
+    const sha = payload.after ?? run.sha;
+    const pulls = await api.pullsOfCommit({ owner, repo, commit_sha: sha }, signal);
+    // The pull request this commit merged, else the first one that contains it.
+    const pr = pulls.find((p) => p.merge_commit_sha === sha) ?? pulls[0];
+    if (!pr)
+        return { none: `no pull request contains the pushed commit ${sha.slice(0, 12)}` };
+    return { thread: { owner, repo, number: pr.number, pull: true, fork: false } };
+}
+
+;// CONCATENATED MODULE: ./src/github/index.ts
+// The GitHub side, loaded with a dynamic import() only when a workflow asks for it (comment,
+// labels, reviewers): Octokit and its plugins stay out of the plain path's start-up.
+
+
+
+
+
+
+
+/** How long GitHub gets for the first comment, and for everything at the end. */
+const STARTED_BUDGET_MS = 30_000;
+const FINISH_BUDGET_MS = 30_000;
+/** After a cancellation the runner kills the process 7.5 s on; the action exits within 2 s. */
+const CANCELLED_BUDGET_MS = 1_200;
+function startGitHubReport(request) {
+    const run = runContext();
+    const warn = (message) => core/* warning */.$e(message);
+    const { owner, repo } = run.repo;
+    const runUrl = `${run.serverUrl}/${owner}/${repo}/actions/runs/${run.runId}`;
+    const marker = commentMarker(run, request);
+    let repoApi;
+    let docsApi;
+    const forRepo = () => (repoApi ??= gitHubApi(request.githubToken, request.userAgent));
+    const forDocs = () => request.docsToken === request.githubToken
+        ? forRepo()
+        : (docsApi ??= gitHubApi(request.docsToken, request.userAgent));
+    let thread;
+    const keptComment = (signal) => (thread ??= (async () => {
+        if (!eventHasThread(run.eventName)) {
+            core/* notice */.lm(`No comment posted: a ${run.eventName || 'local'} run has no pull request or issue.`);
+            return undefined;
+        }
+        try {
+            const found = await findThread(forRepo(), run, signal);
+            if (!found.thread) {
+                core/* notice */.lm(`No comment posted: ${found.none}.`);
+                return undefined;
+            }
+            return new KeptComment(forRepo(), found.thread, marker, warn);
+        }
+        catch (error) {
+            warn(describeGitHubFault(error, {
+                what: 'find the pull request the pushed commit came from',
+                token: 'githubToken',
+                permission: 'contents: read and pull-requests: read',
+                repo: `${owner}/${repo}`,
+            }));
+            return undefined;
+        }
+    })());
+    let posting;
+    return {
+        started(jobId, job) {
+            if (!request.comment)
+                return;
+            const signal = AbortSignal.timeout(STARTED_BUDGET_MS);
+            posting = (async () => {
+                const comment = await keptComment(signal);
+                await comment?.write(commentBody(marker, { jobId, job, ended: false, runUrl }), signal);
+            })().catch((error) => warn(`Could not post the comment: ${(0,log/* describeThrown */.YI)(error)}.`));
+        },
+        async finish(outcome) {
+            const signal = AbortSignal.timeout(outcome.cancelled ? CANCELLED_BUDGET_MS : FINISH_BUDGET_MS);
+            let url;
+            try {
+                if (request.comment) {
+                    // The first write must be done before the last one starts, or both could create a comment.
+                    if (posting && !(await settledWithin(posting, signal))) {
+                        warn('Could not update the comment with how the job ended: GitHub did not answer in time.');
+                    }
+                    else {
+                        const comment = await keptComment(signal);
+                        url = await comment?.write(commentBody(marker, { ...outcome, ended: true, runUrl }), signal);
+                    }
+                }
+                await routeDocs(outcome.job, outcome.failure, signal);
+            }
+            catch (error) {
+                warn(`Could not report the job on GitHub: ${(0,log/* describeThrown */.YI)(error)}.`);
+            }
+            return url;
+        },
+    };
+    async function routeDocs(job, failure, signal) {
+        if (request.labels.length + request.reviewers.length === 0)
+            return;
+        if (failure || job?.status !== 'completed')
+            return;
+        if (!job.prLink) {
+            core/* info */.pq('No docs pull request to label or route to reviewers: the job changed no files.');
+            return;
+        }
+        const pr = docsPullRequest(job.prLink, run.serverUrl);
+        if (!pr) {
+            core/* notice */.lm(`Labels and reviewers not set: ${(0,log/* printableUrl */.Zq)(job.prLink)} is not a pull request on ${run.serverUrl}.`);
+            return;
+        }
+        await routeDocsPullRequest(forDocs(), pr, request, warn, signal);
+    }
+}
+/** Whether `work` settles before `signal` aborts. */
+function settledWithin(work, signal) {
+    if (signal.aborted)
+        return Promise.resolve(false);
+    return new Promise((resolve) => {
+        const onAbort = () => resolve(false);
+        signal.addEventListener('abort', onAbort, { once: true });
+        work.then(() => {
+            signal.removeEventListener('abort', onAbort);
+            resolve(true);
+        }, () => {
+            signal.removeEventListener('abort', onAbort);
+            resolve(true);
+        });
+    });
+}
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=371.index.js.map

@@ -1,0 +1,156 @@
+// GitHub's published OpenAPI description (the @octokit/openapi package) is the GitHub
+// emulator's contract: every request it receives and every reply it sends is validated against
+// the operation's parameters, request body and response schema, with ajv. The description is
+// read from node_modules at run time (13 MB: it is a dev tool's input, never bundled).
+import { Ajv, type ValidateFunction } from 'ajv';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** Which published description: github.com (and GHE.com), or GitHub Enterprise Server. */
+export type GitHubSpec = 'api.github.com' | 'ghes-3.19';
+
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: unknown;
+}
+
+type Node = Record<string, unknown>;
+
+/** Statuses GitHub may send on any operation, whether or not the description lists them. */
+const ANY_OPERATION = new Set([401, 403, 404, 422, 500, 502, 503]);
+
+export interface GitHubContract {
+  /** Problems with a request to `template` (a path of the description, e.g. `/repos/{owner}/{repo}`). */
+  checkRequest(method: string, template: string, query: URLSearchParams, body: unknown): string[];
+  /** Problems with a reply. */
+  checkResponse(method: string, template: string, status: number, body: unknown): string[];
+  /** An example object of a schema, from the description's own examples, to build replies from. */
+  example(name: string): Node;
+}
+
+const contracts = new Map<GitHubSpec, GitHubContract>();
+
+export function gitHubContract(spec: GitHubSpec = 'api.github.com'): GitHubContract {
+  let contract = contracts.get(spec);
+  if (!contract) {
+    contract = load(spec);
+    contracts.set(spec, contract);
+  }
+  return contract;
+}
+
+function load(spec: GitHubSpec): GitHubContract {
+  const file = findInNodeModules(`@octokit/openapi/generated/${spec}.json`);
+  const document = JSON.parse(readFileSync(file, 'utf8')) as Node;
+  // OpenAPI 3.0: `nullable` is one of ajv's own keywords; `format`s and `x-` extensions are
+  // documentation here, not checks.
+  const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false });
+  ajv.addSchema(document, 'gh');
+  const compiled = new Map<string, ValidateFunction>();
+
+  const at = (pointer: string): unknown =>
+    pointer
+      .split('/')
+      .slice(1)
+      .reduce<unknown>(
+        (node, part) => (node as Node | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')],
+        document,
+      );
+  // Follows a `$ref` of a parameter, body or response object to the pointer of what it names.
+  const follow = (pointer: string): string => {
+    const node = at(pointer) as Node | undefined;
+    return typeof node?.$ref === 'string' ? follow(node.$ref.slice(1)) : pointer;
+  };
+  const escape = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
+  const validate = (pointer: string, value: unknown, where: string): string[] => {
+    let check = compiled.get(pointer);
+    if (!check) {
+      check = ajv.compile({ $ref: `gh#${pointer}` });
+      compiled.set(pointer, check);
+    }
+    if (check(value)) return [];
+    return (check.errors ?? []).map((e) => `${where}${e.instancePath} ${e.message ?? 'is invalid'}`);
+  };
+  const operation = (method: string, template: string) => {
+    const pointer = `/paths/${escape(template)}/${method.toLowerCase()}`;
+    return at(pointer) ? pointer : undefined;
+  };
+
+  return {
+    checkRequest(method, template, query, body) {
+      const op = operation(method, template);
+      if (!op) return [`${method} ${template} is not an operation of GitHub's API`];
+      const problems: string[] = [];
+      const parameters = ((at(`${op}/parameters`) as unknown[] | undefined) ?? []).map((_, i) =>
+        follow(`${op}/parameters/${i}`),
+      );
+      const declared = new Map(parameters.map((p) => [(at(p) as Parameter).name, p]));
+      for (const [name, value] of query) {
+        const pointer = declared.get(name);
+        if (!pointer || (at(pointer) as Parameter).in !== 'query') {
+          problems.push(`${method} ${template}: query parameter ${name} is not declared`);
+          continue;
+        }
+        const schema = at(`${pointer}/schema`) as { type?: string } | undefined;
+        const typed = schema?.type === 'integer' || schema?.type === 'number' ? Number(value) : value;
+        problems.push(...validate(`${pointer}/schema`, typed, `${method} ${template} query ${name}`));
+      }
+      for (const pointer of parameters) {
+        const p = at(pointer) as Parameter;
+        if (p.in === 'query' && p.required && !query.has(p.name)) {
+          problems.push(`${method} ${template}: query parameter ${p.name} is required`);
+        }
+      }
+      const bodyPointer = at(`${op}/requestBody`) ? follow(`${op}/requestBody`) : undefined;
+      if (!bodyPointer) {
+        if (body !== undefined) problems.push(`${method} ${template} takes no body`);
+      } else if (body === undefined) {
+        if ((at(bodyPointer) as { required?: boolean }).required) {
+          problems.push(`${method} ${template}: a body is required`);
+        }
+      } else {
+        problems.push(
+          ...validate(`${bodyPointer}/content/application~1json/schema`, body, `${method} ${template} body`),
+        );
+      }
+      return problems;
+    },
+
+    checkResponse(method, template, status, body) {
+      const op = operation(method, template);
+      if (!op) return [`${method} ${template} is not an operation of GitHub's API`];
+      const listed = at(`${op}/responses/${status}`) ? follow(`${op}/responses/${status}`) : undefined;
+      const where = `${method} ${template} ${status}`;
+      if (!listed) {
+        if (!ANY_OPERATION.has(status)) return [`${where} is not a status this operation answers`];
+        return validate('/components/schemas/basic-error', body, `${where} body`);
+      }
+      const schema = `${listed}/content/application~1json/schema`;
+      if (!at(schema)) return body === undefined ? [] : [`${where} has no body in the description`];
+      return validate(schema, body, `${where} body`);
+    },
+
+    example(name) {
+      // Some schemas have only a list example (`simple-user-items`): its first item will do.
+      const node =
+        at(`/components/examples/${escape(name)}/value`) ??
+        at(`/components/examples/${escape(name)}-items/value/0`);
+      if (!node || typeof node !== 'object') throw new Error(`GitHub's description has no example ${name}`);
+      return structuredClone(node) as Node;
+    },
+  };
+}
+
+/**
+ * A file of an installed package, looked up from the working directory as Node looks up
+ * node_modules: the emulator runs from the sources (jest) and bundled (the demo) alike.
+ */
+function findInNodeModules(path: string): string {
+  for (let dir = process.cwd(); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', path);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`${path} is not installed: run npm install`);
+  }
+}

@@ -1,0 +1,145 @@
+import { context, getOctokit } from '@actions/github';
+import { z } from 'zod';
+
+/** What the run knows of itself, from the runner's variables and the event payload. */
+export interface RunContext {
+  eventName: string;
+  payload: unknown;
+  repo: { owner: string; repo: string };
+  sha: string;
+  serverUrl: string;
+  apiUrl: string;
+  runId: number;
+  runAttempt: number;
+  workflow: string;
+  job: string;
+  action: string;
+}
+
+export function runContext(): RunContext {
+  return {
+    eventName: context.eventName ?? '',
+    payload: context.payload,
+    repo: repository(),
+    sha: context.sha ?? '',
+    serverUrl: context.serverUrl,
+    apiUrl: context.apiUrl,
+    runId: context.runId,
+    runAttempt: context.runAttempt,
+    workflow: context.workflow ?? '',
+    job: context.job ?? '',
+    action: context.action ?? '',
+  };
+}
+
+function repository(): { owner: string; repo: string } {
+  // `context.repo` throws when GITHUB_REPOSITORY is unset (a local run); no thread then.
+  try {
+    return context.repo;
+  } catch {
+    return { owner: '', repo: '' };
+  }
+}
+
+export interface Comment {
+  id: number;
+  body: string;
+  login?: string;
+  url: string;
+}
+
+/** The few GitHub calls the action makes; each takes the signal that bounds it. */
+export interface GitHubApi {
+  /** The login the token acts as: who may edit the kept comment. */
+  viewerLogin(signal: AbortSignal): Promise<string>;
+  pullsOfCommit(
+    at: { owner: string; repo: string; commit_sha: string },
+    signal: AbortSignal,
+  ): Promise<{ number: number; merge_commit_sha?: string | null }[]>;
+  /** One page of a thread's comments, oldest first; 100 a page. */
+  listComments(
+    at: { owner: string; repo: string; issue_number: number; page: number },
+    signal: AbortSignal,
+  ): Promise<Comment[]>;
+  createComment(
+    at: { owner: string; repo: string; issue_number: number; body: string },
+    signal: AbortSignal,
+  ): Promise<Comment>;
+  updateComment(
+    at: { owner: string; repo: string; comment_id: number; body: string },
+    signal: AbortSignal,
+  ): Promise<Comment>;
+  addLabels(
+    at: { owner: string; repo: string; issue_number: number; labels: string[] },
+    signal: AbortSignal,
+  ): Promise<void>;
+  requestReviewers(
+    at: { owner: string; repo: string; pull_number: number; reviewers: string[]; team_reviewers: string[] },
+    signal: AbortSignal,
+  ): Promise<void>;
+}
+
+export const PAGE_SIZE = 100;
+
+// Replies are checked for the fields the action uses; anything else GitHub sends is ignored.
+const commentReply = z.object({
+  id: z.number(),
+  body: z.string().nullish(),
+  user: z.object({ login: z.string() }).nullish(),
+  html_url: z.string(),
+});
+const pullsReply = z.array(z.object({ number: z.number(), merge_commit_sha: z.string().nullish() }));
+const viewerReply = z.object({ viewer: z.object({ login: z.string() }) });
+
+function toComment(reply: unknown): Comment {
+  const c = commentReply.parse(reply);
+  return { id: c.id, body: c.body ?? '', login: c.user?.login, url: c.html_url };
+}
+
+/**
+ * The GitHub API of `GITHUB_API_URL` (github.com, GitHub Enterprise Server under `/api/v3`, or
+ * GHE.com at the root), through the proxy the runner's variables name.
+ */
+export function gitHubApi(token: string, userAgent: string): GitHubApi {
+  // Only auth and the user agent: a `request` option here would replace, not merge with, the
+  // proxy-aware fetch @actions/github sets up, and GitHub calls would then ignore HTTPS_PROXY.
+  // Per-call `request` options are merged deeply, so the signal goes there.
+  const octokit = getOctokit(token, { userAgent });
+  const bounded = (signal: AbortSignal) => ({ request: { signal } });
+  return {
+    async viewerLogin(signal) {
+      const reply = await octokit.graphql<unknown>('query { viewer { login } }', bounded(signal));
+      return viewerReply.parse(reply).viewer.login;
+    },
+    async pullsOfCommit(at, signal) {
+      const { data } = await octokit.rest.repos.listPullRequestsAssociatedWithCommit({
+        ...at,
+        per_page: PAGE_SIZE,
+        ...bounded(signal),
+      });
+      return pullsReply.parse(data);
+    },
+    async listComments(at, signal) {
+      const { data } = await octokit.rest.issues.listComments({
+        ...at,
+        per_page: PAGE_SIZE,
+        ...bounded(signal),
+      });
+      return z.array(z.unknown()).parse(data).map(toComment);
+    },
+    async createComment(at, signal) {
+      const { data } = await octokit.rest.issues.createComment({ ...at, ...bounded(signal) });
+      return toComment(data);
+    },
+    async updateComment(at, signal) {
+      const { data } = await octokit.rest.issues.updateComment({ ...at, ...bounded(signal) });
+      return toComment(data);
+    },
+    async addLabels(at, signal) {
+      await octokit.rest.issues.addLabels({ ...at, ...bounded(signal) });
+    },
+    async requestReviewers(at, signal) {
+      await octokit.rest.pulls.requestReviewers({ ...at, ...bounded(signal) });
+    },
+  };
+}

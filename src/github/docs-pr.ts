@@ -1,0 +1,87 @@
+import type { GitHubApi } from './client.js';
+import { describeGitHubFault } from './errors.js';
+
+export interface DocsPullRequest {
+  owner: string;
+  repo: string;
+  number: number;
+}
+
+/**
+ * The docs pull request in `prLink`, only when it is a pull request page on this run's GitHub
+ * host (`GITHUB_SERVER_URL`, path prefix included): a token is never sent about a link elsewhere.
+ */
+export function docsPullRequest(prLink: string, serverUrl: string): DocsPullRequest | undefined {
+  let link: URL;
+  let server: URL;
+  try {
+    link = new URL(prLink);
+    server = new URL(serverUrl);
+  } catch {
+    return undefined;
+  }
+  if (link.protocol !== server.protocol || link.host !== server.host) return undefined;
+  const prefix = server.pathname.replace(/\/+$/, '');
+  if (!link.pathname.startsWith(`${prefix}/`)) return undefined;
+  const match = /^\/([A-Za-z0-9-]+)\/([\w.-]+)\/pull\/(\d+)\/?$/.exec(link.pathname.slice(prefix.length));
+  if (!match) return undefined;
+  const [, owner = '', repo = '', number = ''] = match;
+  return { owner, repo, number: Number(number) };
+}
+
+/**
+ * Labels and reviewers on the docs pull request: one call each, and each fault one warning.
+ * Teams are `org/team-slug` and must belong to the organisation that owns the docs repository.
+ */
+export async function routeDocsPullRequest(
+  api: GitHubApi,
+  pr: DocsPullRequest,
+  asked: { labels: string[]; reviewers: string[] },
+  warn: (message: string) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const { owner, repo, number } = pr;
+  const where = `${owner}/${repo}#${number}`;
+  const fullRepo = `${owner}/${repo}`;
+  if (asked.labels.length > 0) {
+    try {
+      await api.addLabels({ owner, repo, issue_number: number, labels: asked.labels }, signal);
+    } catch (error) {
+      warn(
+        describeGitHubFault(error, {
+          what: `add the labels to ${where}`,
+          token: 'docsToken',
+          permission: 'pull-requests: write (or issues: write)',
+          repo: fullRepo,
+        }),
+      );
+    }
+  }
+
+  const reviewers = asked.reviewers.filter((r) => !r.includes('/'));
+  const teams: string[] = [];
+  for (const entry of asked.reviewers.filter((r) => r.includes('/'))) {
+    const [org = '', slug = ''] = entry.split('/');
+    if (org.toLowerCase() === owner.toLowerCase()) teams.push(slug);
+    else
+      warn(
+        `Could not request the team ${entry} on ${where}: only teams of ${owner} can review its pull requests.`,
+      );
+  }
+  if (reviewers.length + teams.length === 0) return;
+  try {
+    await api.requestReviewers(
+      { owner, repo, pull_number: number, reviewers, team_reviewers: teams },
+      signal,
+    );
+  } catch (error) {
+    warn(
+      describeGitHubFault(error, {
+        what: `request reviewers on ${where}`,
+        token: 'docsToken',
+        permission: 'pull-requests: write',
+        repo: fullRepo,
+      }),
+    );
+  }
+}

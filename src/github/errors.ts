@@ -1,0 +1,73 @@
+import { describeThrown, quote } from '../log.js';
+
+/** One GitHub call, in the words a warning needs to say what failed and what would fix it. */
+export interface GitHubOperation {
+  /** What was tried, after "Could not": "post the comment on acme/app#12". */
+  what: string;
+  /** The input whose token made the call: `githubToken` or `docsToken`. */
+  token: 'githubToken' | 'docsToken';
+  /** The permission that call needs, as a workflow's `permissions:` block writes it. */
+  permission: string;
+  /** `owner/repo` the call went to. */
+  repo: string;
+  /** A pull request from a fork: the workflow's token is read-only there. */
+  fork?: boolean;
+}
+
+interface OctokitFailure {
+  status?: number;
+  message?: string;
+  response?: { data?: unknown; headers?: Record<string, string | number | undefined> };
+}
+
+/**
+ * The one warning for a failed GitHub call. GitHub's own message is quoted (it may be echoed
+ * text), and the sentence ends with what would fix it: GitHub faults never fail the step, so the
+ * warning is the only place a workflow author learns what to change.
+ */
+export function describeGitHubFault(error: unknown, op: GitHubOperation): string {
+  const failure = (error ?? {}) as OctokitFailure;
+  const status = failure.response ? failure.status : undefined;
+  const said = gitHubMessage(failure.response?.data);
+  const quoted = said ? ` ${quote(said, 200)}` : '';
+  const start = `Could not ${op.what}`;
+  if (status === undefined) {
+    return `${start}: GitHub did not answer (${describeThrown(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY); the job's result is not affected.`;
+  }
+  const headers = failure.response?.headers ?? {};
+  if ((status === 403 || status === 429) && String(headers['x-ratelimit-remaining']) === '0') {
+    return `${start}: the GitHub API rate limit of ${op.token} is used up (${status}); it resets within the hour.`;
+  }
+  switch (status) {
+    case 401:
+      return `${start}: GitHub rejected ${op.token} (401${quoted}); it is missing, expired or revoked.`;
+    case 403:
+      if (op.fork) {
+        return `${start} (403${quoted}): on a pull request from a fork, the workflow's token is read-only. Run on pull_request_target, or leave comment off for forks.`;
+      }
+      return `${start} (403${quoted}): ${op.token} needs ${op.permission} on ${op.repo}; grant it in the workflow's permissions block or to the token.`;
+    case 404:
+      return op.token === 'docsToken'
+        ? `${start} (404${quoted}): ${op.repo} or the pull request is not visible to docsToken. The workflow's own token reaches only this repository: pass a token for ${op.repo} as docsToken.`
+        : `${start} (404${quoted}): it is gone, or githubToken cannot see ${op.repo}.`;
+    case 410:
+      return `${start} (410${quoted}): issues are turned off or the issue was deleted.`;
+    case 422:
+      return `${start}: GitHub refused it (422${quoted}).`;
+    default:
+      return `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
+  }
+}
+
+function gitHubMessage(data: unknown): string | undefined {
+  if (data && typeof data === 'object' && 'message' in data && typeof data.message === 'string') {
+    const errors = 'errors' in data && Array.isArray(data.errors) ? data.errors : [];
+    const details = errors
+      .map((e: unknown) =>
+        e && typeof e === 'object' && 'message' in e && typeof e.message === 'string' ? e.message : undefined,
+      )
+      .filter(Boolean);
+    return details.length ? `${data.message}: ${details.join('; ')}` : data.message;
+  }
+  return typeof data === 'string' && data ? data : undefined;
+}

@@ -1,0 +1,78 @@
+import type { GitHubApi, RunContext } from './client.js';
+
+/** The pull request or issue a run reports to. */
+export interface Thread {
+  owner: string;
+  repo: string;
+  number: number;
+  /** A pull request (not an issue): the comment needs `pull-requests: write`. */
+  pull: boolean;
+  /** A pull request from a fork, where the workflow's token is read-only. */
+  fork: boolean;
+}
+
+/** Events whose payload names the pull request or issue itself. */
+const THREAD_EVENTS = new Set([
+  'pull_request',
+  'pull_request_target',
+  'pull_request_review',
+  'pull_request_review_comment',
+  'issues',
+  'issue_comment',
+]);
+
+interface Payload {
+  pull_request?: {
+    number?: number;
+    head?: { repo?: { full_name?: string } | null };
+    base?: { repo?: { full_name?: string } };
+  };
+  issue?: { number?: number; pull_request?: unknown };
+  after?: string;
+  deleted?: boolean;
+}
+
+/** Whether the event can lead to a thread at all; if not, no request is made. */
+export function eventHasThread(eventName: string): boolean {
+  return THREAD_EVENTS.has(eventName) || eventName === 'push';
+}
+
+/**
+ * The thread of the event, read from its payload; for a push, the pull request the pushed
+ * commit came from, asked of GitHub. `undefined` with the reason when there is none.
+ */
+export async function findThread(
+  api: GitHubApi,
+  run: RunContext,
+  signal: AbortSignal,
+): Promise<{ thread?: Thread; none?: string }> {
+  const payload = run.payload as Payload;
+  const { owner, repo } = run.repo;
+  if (THREAD_EVENTS.has(run.eventName)) {
+    const pr = payload.pull_request;
+    const number = pr?.number ?? payload.issue?.number;
+    if (typeof number !== 'number')
+      return { none: `the ${run.eventName} event names no pull request or issue` };
+    const head = pr?.head?.repo?.full_name;
+    const base = pr?.base?.repo?.full_name;
+    return {
+      thread: {
+        owner,
+        repo,
+        number,
+        pull: Boolean(pr) || Boolean(payload.issue?.pull_request),
+        // A deleted fork has no head repository: still a fork's pull request.
+        fork: Boolean(pr) && head !== base,
+      },
+    };
+  }
+  if (run.eventName !== 'push') return { none: `a ${run.eventName} event has no pull request or issue` };
+  if (payload.deleted) return { none: 'the push deleted a branch' };
+
+  const sha = payload.after ?? run.sha;
+  const pulls = await api.pullsOfCommit({ owner, repo, commit_sha: sha }, signal);
+  // The pull request this commit merged, else the first one that contains it.
+  const pr = pulls.find((p) => p.merge_commit_sha === sha) ?? pulls[0];
+  if (!pr) return { none: `no pull request contains the pushed commit ${sha.slice(0, 12)}` };
+  return { thread: { owner, repo, number: pr.number, pull: true, fork: false } };
+}
