@@ -36,6 +36,8 @@ export interface RunOptions {
   event?: { name: string; payload: unknown };
   /** What `${{ github.token }}` evaluates to in input defaults (the workflow's own token). */
   githubToken?: string;
+  /** Another copy of the bundle to run instead of dist/index.js. */
+  action?: string;
 }
 
 /** The workflow token the runner puts into `${{ github.token }}` unless a test names another. */
@@ -106,7 +108,11 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     env[inputEnv(name)] = options.inputs[name] ?? evaluate(input.default ?? '');
   }
 
-  const child = spawn(NODE24, [ACTION], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE24, [options.action ?? ACTION], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

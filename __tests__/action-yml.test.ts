@@ -17,6 +17,11 @@ describe('action.yml', () => {
       'timeout',
       'pollInterval',
       'jobId',
+      'comment',
+      'labels',
+      'reviewers',
+      'githubToken',
+      'docsToken',
     ]);
     for (const input of Object.values(actionYml.inputs)) {
       expect(input.description.length).toBeGreaterThan(20);
@@ -28,10 +33,14 @@ describe('action.yml', () => {
     // No default: a key is never sent to a host the workflow did not name.
     expect('default' in (actionYml.inputs.apiKey ?? {})).toBe(false);
     expect('default' in (actionYml.inputs.baseUrl ?? {})).toBe(false);
+    // The GitHub side is off unless asked for, and uses the workflow's own token by default.
+    expect(actionYml.inputs.comment?.default).toBe('false');
+    expect(actionYml.inputs.githubToken?.default).toBe('${{ github.token }}');
+    expect('default' in (actionYml.inputs.docsToken ?? {})).toBe(false);
   });
 
   it('declares the outputs of DESIGN §4', () => {
-    expect(Object.keys(actionYml.outputs)).toEqual(['jobId', 'status', 'prLink', 'job']);
+    expect(Object.keys(actionYml.outputs)).toEqual(['jobId', 'status', 'prLink', 'job', 'commentUrl']);
   });
 
   it('runs dist/index.js on Node 24', () => {

@@ -1,29 +1,40 @@
 // A self-hosted runner behind a corporate proxy with a private CA (DESIGN §6): the service is
 // reached only through a CONNECT proxy, over TLS with a certificate from a test CA.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startGitHubEmulator, type GitHubEmulator } from '../src/emulator/github.js';
 import { startEmulator, type Emulator } from '../src/emulator/server.js';
-import { expectFailure, KEY, run } from '../__fixtures__/e2e.js';
+import { expectFailure, KEY, run, warnings } from '../__fixtures__/e2e.js';
+import { gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';
 import { startConnectProxy, type TestProxy } from '../__fixtures__/proxy.js';
 import { makeTestPki, type TestPki } from '../__fixtures__/tls.js';
 
 // A name only the proxy can resolve, as for a service reachable only through the proxy.
 const HOST = 'docs-api.corp.test';
+// A GitHub Enterprise Server the runner, too, reaches only through the proxy.
+const GITHUB_HOST = 'github.corp.test';
 let pki: TestPki;
+let gh: GitHubEmulator;
 let service: Emulator;
 let plain: Emulator;
 let proxy: TestProxy;
 let baseUrl: string;
 
 beforeAll(async () => {
-  pki = makeTestPki([HOST]);
+  pki = makeTestPki([HOST, GITHUB_HOST]);
   service = await startEmulator({ apiKey: KEY, activePolls: 1, tls: { key: pki.key, cert: pki.cert } });
   plain = await startEmulator({ apiKey: KEY, activePolls: 0 });
-  proxy = await startConnectProxy({ [HOST]: '127.0.0.1' });
+  gh = await startGitHubEmulator({
+    prefix: '/api/v3',
+    hostname: GITHUB_HOST,
+    tls: { key: pki.key, cert: pki.cert },
+  });
+  proxy = await startConnectProxy({ [HOST]: '127.0.0.1', [GITHUB_HOST]: '127.0.0.1' });
   baseUrl = `https://${HOST}:${service.port}`;
 });
 afterAll(async () => {
   expect(service.violations).toEqual([]);
-  await Promise.all([service.close(), plain.close(), proxy.close()]);
+  expect(gh.violations).toEqual([]);
+  await Promise.all([service.close(), plain.close(), proxy.close(), gh.close()]);
 });
 
 const inputs = (url = baseUrl) => ({
@@ -64,6 +75,26 @@ describe('behind a proxy', () => {
     // Masked like the key, as written and decoded: an error from the proxy may quote its URL.
     const masked = result.commands.filter((c) => c.name === 'add-mask').map((c) => c.data);
     expect(masked).toEqual(expect.arrayContaining(['s3cr%2540t', 's3cr@t']));
+  });
+
+  it('reaches GitHub through the same proxy: the comment, its GraphQL identity query and all', async () => {
+    const { pr } = world(gh);
+    const before = proxy.requests.length;
+    const result = await run({
+      inputs: { ...inputs(), comment: 'true' },
+      env: { ...gitHubEnv(gh), HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: pki.caFile },
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)).toEqual([]);
+    expect(pr.comments).toHaveLength(1);
+    expect(result.outputs.commentUrl).toContain(`https://${GITHUB_HOST}:${gh.port}/acme/app/pull/`);
+    // Only the proxy can resolve the name: every GitHub call went through a tunnel.
+    const tunnels = proxy.requests.slice(before).map((r) => r.target);
+    expect(tunnels).toContain(`${GITHUB_HOST}:${gh.port}`);
+    expect(gh.requests.map((r) => r.route)).toEqual(
+      expect.arrayContaining(['graphql', 'listComments', 'createComment', 'updateComment']),
+    );
   });
 
   it('says to set NODE_EXTRA_CA_CERTS when the certificate is from an unknown CA', async () => {

@@ -10,6 +10,7 @@ const defaults: Record<string, string> = {
   wait: 'true',
   timeout: '30m',
   pollInterval: '10s',
+  comment: 'false',
 };
 
 function read(overrides: Record<string, string> = {}): Inputs {
@@ -37,7 +38,29 @@ describe('readInputs', () => {
       wait: true,
       timeoutMs: 1_800_000,
       pollIntervalMs: 10_000,
+      comment: false,
+      labels: [],
+      reviewers: [],
+      githubToken: '',
+      docsToken: '',
     });
+  });
+
+  it('reads the GitHub side: lists by comma or line, docsToken falling back to githubToken', () => {
+    const inputs = read({
+      comment: 'true',
+      labels: ' docs, agent \n\nneeds-review,docs',
+      reviewers: 'octocat\nacme/docs-team , hubot',
+      githubToken: 'ghs_abc',
+    });
+    expect(inputs).toMatchObject({
+      comment: true,
+      labels: ['docs', 'agent', 'needs-review'],
+      reviewers: ['octocat', 'acme/docs-team', 'hubot'],
+      githubToken: 'ghs_abc',
+      docsToken: 'ghs_abc',
+    });
+    expect(read({ labels: 'x', githubToken: 'a', docsToken: 'b' }).docsToken).toBe('b');
   });
 
   it('keeps a path prefix and drops a trailing slash', () => {
@@ -66,6 +89,17 @@ describe('readInputs', () => {
 
   it.each([
     [{ prompt: '' }, 'Input "prompt" is required'],
+    [{ comment: 'yes' }, 'Input "comment" must be true or false'],
+    [{ labels: 'x'.repeat(51) }, 'Input "labels" has "xxxx'],
+    [{ labels: Array.from({ length: 101 }, (_, i) => `l${i}`).join(',') }, 'GitHub takes at most 100'],
+    [{ reviewers: 'octo cat' }, 'Input "reviewers" has "octo cat"'],
+    [{ reviewers: '-octocat' }, 'Input "reviewers" has "-octocat"'],
+    [{ reviewers: 'acme/team/x' }, 'Input "reviewers" has "acme/team/x"'],
+    [{ reviewers: 'acme/' }, 'Input "reviewers" has "acme/"'],
+    [{ githubToken: 'ghs_a b' }, 'Input "githubToken" may only hold printable ASCII characters'],
+    [{ docsToken: 'ghs_a\nX: y' }, 'Input "docsToken" may only hold printable ASCII characters'],
+    [{ comment: 'true', githubToken: '' }, 'Input "githubToken" is empty, but comment is true'],
+    [{ reviewers: 'octocat', githubToken: '', docsToken: '' }, 'Input "docsToken" is empty'],
     [{ projectId: '' }, 'Input "projectId" is required'],
     [{ projectId: 'a b' }, 'Input "projectId" must not contain spaces'],
     [{ projectId: '..' }, 'Input "projectId" must not be "." or ".."'],

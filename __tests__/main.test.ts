@@ -27,6 +27,7 @@ beforeEach(() => {
     wait: 'true',
     timeout: '30m',
     pollInterval: '10s',
+    comment: 'false',
   };
   core.getInput.mockImplementation((name) => inputs[name] ?? '');
 });

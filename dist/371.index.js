@@ -149,7 +149,7 @@ function describeGitHubFault(error, op) {
         case 410:
             return `${start} (410${quoted}): issues are turned off or the issue was deleted.`;
         case 422:
-            return `${start}: GitHub refused it (422${quoted}).`;
+            return `${start}: GitHub refused it (422${quoted}).${op.refused ? ` ${op.refused}` : ''}`;
         default:
             return `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
     }
@@ -379,6 +379,7 @@ async function routeDocsPullRequest(api, pr, asked, warn, signal) {
             token: 'docsToken',
             permission: 'pull-requests: write',
             repo: fullRepo,
+            refused: `Reviewers must be collaborators on ${fullRepo}, and the pull request's author cannot review it.`,
         }));
     }
 }

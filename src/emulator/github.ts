@@ -62,6 +62,8 @@ export interface GitHubEmulatorOptions {
   /** The description requests and replies are checked against (GHES's for `/api/v3` by default). */
   spec?: GitHubSpec;
   host?: string;
+  /** The host name its URLs carry, when clients reach it by a name (through a proxy) rather than `host`. */
+  hostname?: string;
   tls?: { key: string | Buffer; cert: string | Buffer };
 }
 
@@ -377,7 +379,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     server.listen(0, options.host ?? '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  serverUrl = `${options.tls ? 'https' : 'http'}://${options.host ?? '127.0.0.1'}:${port}`;
+  serverUrl = `${options.tls ? 'https' : 'http'}://${options.hostname ?? options.host ?? '127.0.0.1'}:${port}`;
 
   let closed: Promise<void> | undefined;
   return {

@@ -81,6 +81,7 @@ export async function routeDocsPullRequest(
         token: 'docsToken',
         permission: 'pull-requests: write',
         repo: fullRepo,
+        refused: `Reviewers must be collaborators on ${fullRepo}, and the pull request's author cannot review it.`,
       }),
     );
   }

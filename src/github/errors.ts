@@ -12,6 +12,8 @@ export interface GitHubOperation {
   repo: string;
   /** A pull request from a fork: the workflow's token is read-only there. */
   fork?: boolean;
+  /** What usually makes GitHub refuse it (422), as a sentence. */
+  refused?: string;
 }
 
 interface OctokitFailure {
@@ -53,7 +55,7 @@ export function describeGitHubFault(error: unknown, op: GitHubOperation): string
     case 410:
       return `${start} (410${quoted}): issues are turned off or the issue was deleted.`;
     case 422:
-      return `${start}: GitHub refused it (422${quoted}).`;
+      return `${start}: GitHub refused it (422${quoted}).${op.refused ? ` ${op.refused}` : ''}`;
     default:
       return `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
   }

@@ -1,0 +1,216 @@
+// The GitHub side's pure parts: the comment's marker and body, where a docs pull request link
+// points, where an event points without asking GitHub, and the warning for each GitHub fault.
+import { describe, expect, it } from '@jest/globals';
+import type { GitHubApi, RunContext } from '../src/github/client.js';
+import { commentBody, commentMarker, type CommentState } from '../src/github/comment.js';
+import { docsPullRequest } from '../src/github/docs-pr.js';
+import { describeGitHubFault, type GitHubOperation } from '../src/github/errors.js';
+import { eventHasThread, findThread } from '../src/github/target.js';
+import { maskSecret } from '../src/secrets.js';
+
+const run: RunContext = {
+  eventName: 'pull_request',
+  payload: {},
+  repo: { owner: 'acme', repo: 'app' },
+  sha: 'abc',
+  serverUrl: 'https://github.com',
+  apiUrl: 'https://api.github.com',
+  runId: 42,
+  runAttempt: 1,
+  workflow: 'docs',
+  job: 'refresh',
+  action: 'docs',
+};
+
+describe('commentMarker', () => {
+  const key = { projectId: 'p', prompt: 'Document the CLI' };
+  it('is the same for a re-run and differs per step, project and prompt (matrix legs)', () => {
+    const marker = commentMarker(run, key);
+    expect(marker).toMatch(/^<!-- agent-job-action:[0-9a-f]{24} -->$/);
+    expect(commentMarker({ ...run, runId: 43, runAttempt: 2 }, key)).toBe(marker);
+    expect(commentMarker({ ...run, action: 'docs2' }, key)).not.toBe(marker);
+    expect(commentMarker(run, { ...key, projectId: 'q' })).not.toBe(marker);
+    expect(commentMarker(run, { ...key, prompt: 'Document the SDK' })).not.toBe(marker);
+    expect(commentMarker(run, { projectId: 'p', jobId: 'j1' })).not.toBe(
+      commentMarker(run, { projectId: 'p', jobId: 'j2' }),
+    );
+  });
+
+  it('does not show the prompt', () => {
+    expect(commentMarker(run, key)).not.toContain('CLI');
+  });
+});
+
+describe('commentBody', () => {
+  const base: CommentState = {
+    jobId: 'job_1',
+    ended: true,
+    runUrl: 'https://github.com/acme/app/actions/runs/42',
+  };
+  const body = (state: Partial<CommentState>) => commentBody('<!-- m -->', { ...base, ...state });
+
+  it('says what happened, for each way a job ends', () => {
+    expect(body({ ended: false })).toContain('⏳ **Working**');
+    const done = body({
+      job: { id: 'job_1', status: 'completed', prLink: 'https://github.com/acme/docs/pull/3' },
+      waitedMs: 65_000,
+    });
+    expect(done).toContain('✅ **Completed**: <a href="https://github.com/acme/docs/pull/3">');
+    expect(done).toContain('time taken 1m 5s');
+    expect(body({ job: { id: 'job_1', status: 'completed', prLink: null } })).toContain('with no changes');
+    expect(body({ job: { id: 'job_1', status: 'failed' }, failure: 'Agent job job_1 failed.' })).toContain(
+      '❌ **Failed**: Agent job job_1 failed.',
+    );
+    expect(body({ job: { id: 'job_1', status: 'archived' }, failure: 'x' })).toContain('🗄️ **Archived**');
+    expect(body({ job: { id: 'job_1', status: 'active' }, failure: 'x', timedOut: true })).toContain(
+      '⌛ **Timed out**',
+    );
+    expect(body({ job: { id: 'job_1', status: 'active' }, failure: 'x', cancelled: true })).toContain(
+      '🛑 **Cancelled**',
+    );
+    expect(body({ job: { id: 'job_1', status: 'active' } })).toContain('⏩ **Started**');
+    expect(body({})).toMatch(/^<!-- m -->\n/);
+    expect(body({})).toContain('<a href="https://github.com/acme/app/actions/runs/42">workflow run</a>');
+  });
+
+  it('makes service text inert: no HTML, no @mention, no second marker, no javascript: link', () => {
+    const text = body({
+      jobId: '<!-- agent-job-action:x -->',
+      job: { id: 'j', status: 'failed' },
+      failure: 'Agent job failed: "@everyone <img src=x onerror=alert(1)> -->"',
+    });
+    expect(text).not.toMatch(/@everyone|<img|<!-- agent-job-action:x/);
+    expect(text).toContain('&#64;everyone &lt;img');
+    const link = body({ job: { id: 'j', status: 'completed', prLink: 'javascript:alert(1)' } });
+    expect(link).not.toContain('<a href="javascript');
+  });
+
+  it('redacts a secret and stays far under 65,536 characters whatever the service sends', () => {
+    const secret = 'ghs_CommentSecret000000000000000000000009';
+    maskSecret(secret);
+    const text = body({
+      job: { id: 'j', status: secret.repeat(3) },
+      failure: `${secret} ${'x'.repeat(100_000)}`,
+    });
+    expect(text).not.toContain(secret.slice(0, 12));
+    expect(text.length).toBeLessThan(5_000);
+  });
+});
+
+describe('docsPullRequest', () => {
+  it.each([
+    [
+      'https://github.com/acme/docs/pull/12',
+      'https://github.com',
+      { owner: 'acme', repo: 'docs', number: 12 },
+    ],
+    [
+      'https://ghe.example.com/acme/docs.site/pull/3/',
+      'https://ghe.example.com',
+      { owner: 'acme', repo: 'docs.site', number: 3 },
+    ],
+    ['https://github.com/acme/docs/pull/12/files', 'https://github.com', undefined],
+    ['https://github.com/acme/docs/issues/12', 'https://github.com', undefined],
+    ['https://gitlab.com/acme/docs/pull/12', 'https://github.com', undefined],
+    ['http://github.com/acme/docs/pull/12', 'https://github.com', undefined],
+    ['https://github.com.evil.example/acme/docs/pull/12', 'https://github.com', undefined],
+    ['not a url', 'https://github.com', undefined],
+  ])('%s on %s', (link, server, expected) => {
+    expect(docsPullRequest(link, server)).toEqual(expected);
+  });
+});
+
+describe('findThread without asking GitHub', () => {
+  const api = new Proxy({} as GitHubApi, {
+    get: () => () => Promise.reject(new Error('no request expected')),
+  });
+  const signal = new AbortController().signal;
+
+  it('reads the pull request, and tells a fork by its head repository', async () => {
+    const payload = {
+      pull_request: {
+        number: 7,
+        head: { repo: { full_name: 'someone/app' } },
+        base: { repo: { full_name: 'acme/app' } },
+      },
+    };
+    expect(await findThread(api, { ...run, payload }, signal)).toEqual({
+      thread: { owner: 'acme', repo: 'app', number: 7, pull: true, fork: true },
+    });
+  });
+
+  it('reads an issue, and a pull request commented on as an issue', async () => {
+    const issue = await findThread(
+      api,
+      { ...run, eventName: 'issues', payload: { issue: { number: 3 } } },
+      signal,
+    );
+    expect(issue.thread).toMatchObject({ number: 3, pull: false });
+    const onPr = await findThread(
+      api,
+      { ...run, eventName: 'issue_comment', payload: { issue: { number: 4, pull_request: {} } } },
+      signal,
+    );
+    expect(onPr.thread).toMatchObject({ number: 4, pull: true, fork: false });
+  });
+
+  it('has none for other events, and for a push that deleted its branch', async () => {
+    expect(eventHasThread('schedule')).toBe(false);
+    expect(eventHasThread('workflow_dispatch')).toBe(false);
+    expect(await findThread(api, { ...run, eventName: 'release' }, signal)).toEqual({
+      none: 'a release event has no pull request or issue',
+    });
+    expect(await findThread(api, { ...run, eventName: 'push', payload: { deleted: true } }, signal)).toEqual({
+      none: 'the push deleted a branch',
+    });
+  });
+});
+
+describe('describeGitHubFault', () => {
+  const op: GitHubOperation = {
+    what: 'post the comment on acme/app#7',
+    token: 'githubToken',
+    permission: 'pull-requests: write',
+    repo: 'acme/app',
+  };
+  const fault = (status: number, message = 'm', headers: Record<string, string> = {}) =>
+    Object.assign(new Error(message), { status, response: { data: { message }, headers } });
+
+  it.each([
+    [
+      fault(401, 'Bad credentials'),
+      'GitHub rejected githubToken (401 "Bad credentials"); it is missing, expired or revoked.',
+    ],
+    [
+      fault(403, 'Resource not accessible by integration'),
+      'githubToken needs pull-requests: write on acme/app',
+    ],
+    [
+      fault(403, 'API rate limit exceeded', { 'x-ratelimit-remaining': '0' }),
+      'rate limit of githubToken is used up (403)',
+    ],
+    [fault(404), 'it is gone, or githubToken cannot see acme/app.'],
+    [fault(410), 'issues are turned off or the issue was deleted.'],
+    [fault(422, 'Validation Failed'), 'GitHub refused it (422 "Validation Failed").'],
+    [fault(503, 'unavailable'), 'GitHub answered 503 "unavailable"'],
+    [
+      Object.assign(new Error('fetch failed'), { status: 500 }),
+      'GitHub did not answer (fetch failed). Check GITHUB_API_URL',
+    ],
+  ])('%#', (error, text) => {
+    const message = describeGitHubFault(error, op);
+    expect(message.startsWith('Could not post the comment on acme/app#7')).toBe(true);
+    expect(message).toContain(text);
+    expect(message).not.toMatch(/\n/);
+  });
+
+  it('explains the read-only token of a fork', () => {
+    expect(describeGitHubFault(fault(403), { ...op, fork: true })).toContain(
+      "from a fork, the workflow's token is read-only",
+    );
+  });
+
+  it('quotes what GitHub said, so it cannot start a workflow command', () => {
+    expect(describeGitHubFault(fault(422, '\n::error::pwned'), op)).toContain('"\\u000a::error::pwned"');
+  });
+});
