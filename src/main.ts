@@ -194,11 +194,12 @@ function describeFailure(error: unknown, inputs: Inputs | undefined, known: Know
 
 function setOutputs(id: string, job: AgentJob | undefined, commentUrl: string | undefined): void {
   output('jobId', id);
+  if (job) {
+    output('status', job.status);
+    output('prLink', job.prLink ?? '');
+    output('job', JSON.stringify(job));
+  }
   if (commentUrl) output('commentUrl', commentUrl);
-  if (!job) return;
-  output('status', job.status);
-  output('prLink', job.prLink ?? '');
-  output('job', JSON.stringify(job));
 }
 
 /**
