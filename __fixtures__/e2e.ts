@@ -68,6 +68,9 @@ export async function run(options: RunOptions & { secrets?: string[] }): Promise
     options.inputs.githubToken ?? options.githubToken ?? WORKFLOW_TOKEN,
     options.inputs.docsToken,
   ];
+  // Both tokens masked on every run, whatever it asked for.
+  const masked = result.commands.filter((c) => c.name === 'add-mask').map((c) => c.data);
+  for (const token of tokens) if (token) expect(masked).toContain(token);
   for (const secret of [options.inputs.apiKey, ...tokens, ...(options.secrets ?? [])]) {
     if (secret) expect(whereSecretLeaks(result, secret)).toEqual([]);
   }
@@ -76,6 +79,10 @@ export async function run(options: RunOptions & { secrets?: string[] }): Promise
 
 export function errors(result: RunResult): string[] {
   return result.commands.filter((c) => c.name === 'error').map((c) => c.data);
+}
+
+export function notices(result: RunResult): string[] {
+  return result.commands.filter((c) => c.name === 'notice').map((c) => c.data);
 }
 
 export function warnings(result: RunResult): string[] {

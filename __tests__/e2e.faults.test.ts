@@ -2,6 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
 import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
+import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 
 const emulator = emulators({ activePolls: 1 });
 
@@ -236,7 +237,10 @@ describe('text from the service', () => {
     const names = result.commands.map((c) => c.name);
     expect(names.filter((n) => n === 'error')).toHaveLength(1);
     expect(names).not.toContain('stop-commands');
-    expect(result.commands.filter((c) => c.name === 'add-mask')).toEqual([{ name: 'add-mask', data: KEY }]);
+    expect(result.commands.filter((c) => c.name === 'add-mask')).toEqual([
+      { name: 'add-mask', data: KEY },
+      { name: 'add-mask', data: WORKFLOW_TOKEN },
+    ]);
     expect(result.commands.some((c) => c.data.startsWith('injected') || c.data.startsWith('more'))).toBe(
       false,
     );
@@ -248,7 +252,10 @@ describe('text from the service', () => {
     const service = await emulator({ final: { status: 'completed', prLink: evil } });
     const result = await run({ inputs: inputsFor(service) });
     expect(result.code).toBe(0);
-    expect(result.commands.filter((c) => c.name !== 'debug')).toEqual([{ name: 'add-mask', data: KEY }]);
+    expect(result.commands.filter((c) => c.name !== 'debug')).toEqual([
+      { name: 'add-mask', data: KEY },
+      { name: 'add-mask', data: WORKFLOW_TOKEN },
+    ]);
     expect(result.stdout).toContain('completed: "https://x/pull/1\\u000a::error::INJECTED');
     // The output keeps the value as sent; the runner reads it back intact, not as commands.
     expect(result.outputs.prLink).toBe(evil);

@@ -8,18 +8,15 @@ import {
   expectFailure,
   gitHubEmulators,
   inputsFor,
+  notices,
   run,
   warnings,
 } from '../__fixtures__/e2e.js';
 import { APP, BOT, gitHubEnv, pullRequestEvent, pushEvent, world } from '../__fixtures__/github-world.js';
-import type { RunResult } from '../__fixtures__/runner.js';
+import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 
 const emulator = emulators({ activePolls: 1 });
 const github = gitHubEmulators();
-
-function notices(result: RunResult): string[] {
-  return result.commands.filter((c) => c.name === 'notice').map((c) => c.data);
-}
 
 describe.each([
   ['github.com and GHE.com (API at the root)', '' as const],
@@ -246,22 +243,87 @@ describe('every path that knows a job updates it', () => {
     const service = await emulator({ activePolls: 100 });
     const gh = await github();
     const { pr } = world(gh);
+    let signalledAt = 0;
     const result = await run({
       inputs: inputsFor(service, { comment: 'true' }),
       env: gitHubEnv(gh),
       event: pullRequestEvent(pr.number),
       onStart: (child) => {
         const timer = setInterval(() => {
-          if (gh.count('createComment') > 0) {
+          if (pr.comments.length > 0) {
             clearInterval(timer);
+            signalledAt = Date.now();
             child.kill('SIGINT');
           }
         }, 50);
       },
     });
+    const exitMs = Date.now() - signalledAt;
     expectFailure(result, 'The step was cancelled (SIGINT) while waiting');
+    expect(result.outputs).toMatchObject({ status: 'active', commentUrl: expect.any(String) });
     expect(pr.comments).toHaveLength(1);
     expect(pr.comments[0]?.body).toContain('🛑 **Cancelled**');
+    // The contract is 2 s; the bound leaves room for a loaded machine.
+    expect(exitMs).toBeLessThan(3000);
+  });
+
+  it('a cancellation while GitHub is slow: outputs, summary and the error first, out within the budget', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    gh.delay('updateComment', 20_000);
+    let signalledAt = 0;
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+      onStart: (child) => {
+        const timer = setInterval(() => {
+          if (gh.count('updateComment') > 0) {
+            clearInterval(timer);
+            signalledAt = Date.now();
+            child.kill('SIGTERM');
+          }
+        }, 50);
+      },
+    });
+    expect(Date.now() - signalledAt).toBeLessThan(3000);
+    // The job completed before the signal: its outputs and summary are all there.
+    expect(result.outputs).toMatchObject({ status: 'completed', prLink: expect.stringContaining('/pull/') });
+    expect(result.summary).toContain('completed');
+  });
+
+  it('a follow-up the service may not have taken: the comment still says what happened', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    service.script('message', { status: 502 });
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true', jobId: 'job_earlier', prompt: 'Also add examples' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expectFailure(result, 'the message may have reached the job anyway');
+    expect(pr.comments).toHaveLength(1);
+    expect(pr.comments[0]?.body).toContain('⚠️ **Stopped**');
+    expect(pr.comments[0]?.body).toContain('Job <code>job_earlier</code>');
+  });
+
+  it('a first post still in flight when the job ends: the last update waits for it, one comment', async () => {
+    const service = await emulator({ activePolls: 0 });
+    const gh = await github();
+    const { pr } = world(gh);
+    gh.delay('createComment', 3_000);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)).toEqual([]);
+    expect(pr.comments).toHaveLength(1);
+    expect(pr.comments[0]?.body).toContain('✅ **Completed**');
+    expect(gh.count('createComment')).toBe(1);
   });
 });
 
@@ -315,6 +377,40 @@ describe('GitHub faults never change the job result', () => {
     expect(warnings(result)[0]).toContain('GitHub answered 502 "Server Error"');
     expect(pr.comments).toHaveLength(1);
     expect(pr.comments[0]?.body).toContain('✅ **Completed**');
+  });
+
+  it('a push whose pull request could not be looked up: asked again when the job ends', async () => {
+    const service = await emulator();
+    const gh = await github();
+    world(gh);
+    const sha = 'b1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+    const merged = gh.thread(APP, { mergeCommitSha: sha });
+    gh.fail('pullsOfCommit', { status: 502, message: 'Server Error' });
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pushEvent(sha),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)).toHaveLength(1);
+    expect(warnings(result)[0]).toContain('Could not find the pull request the pushed commit came from');
+    expect(gh.count('pullsOfCommit')).toBe(2);
+    expect(merged.comments).toHaveLength(1);
+    expect(merged.comments[0]?.body).toContain('✅ **Completed**');
+  });
+
+  it("a token GitHub echoes back: redacted from the warning, like the service's key", async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    gh.fail('createComment', { status: 422, message: `Body rejected for token ${WORKFLOW_TOKEN}` });
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)[0]).toContain('(422 "Body rejected for token ***")');
   });
 
   it('a token GitHub rejects', async () => {

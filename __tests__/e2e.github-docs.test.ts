@@ -4,16 +4,20 @@ import { describe, expect, it } from '@jest/globals';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { emulators, expectFailure, gitHubEmulators, inputsFor, run, warnings } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  expectFailure,
+  gitHubEmulators,
+  inputsFor,
+  notices,
+  run,
+  warnings,
+} from '../__fixtures__/e2e.js';
 import { DOCS, DOCS_TOKEN, gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';
-import { ROOT, WORKFLOW_TOKEN, type RunResult } from '../__fixtures__/runner.js';
+import { ROOT, WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 
 const emulator = emulators({ activePolls: 1 });
 const github = gitHubEmulators();
-
-function notices(result: RunResult): string[] {
-  return result.commands.filter((c) => c.name === 'notice').map((c) => c.data);
-}
 
 describe('the docs pull request', () => {
   it('gets labels, user and team reviewers with docsToken, while the comment uses githubToken', async () => {
@@ -41,6 +45,9 @@ describe('the docs pull request', () => {
       expect(request.token).toBe(docs ? DOCS_TOKEN : WORKFLOW_TOKEN);
     }
     expect(pr.comments).toHaveLength(1);
+    // Both tokens masked before anything is printed (and run() checks no piece of either leaks).
+    const masked = result.commands.filter((c) => c.name === 'add-mask').map((c) => c.data);
+    expect(masked).toEqual(expect.arrayContaining([WORKFLOW_TOKEN, DOCS_TOKEN]));
   });
 
   it('without docsToken, tries githubToken and says which token the docs repository needs', async () => {

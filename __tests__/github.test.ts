@@ -35,10 +35,6 @@ describe('commentMarker', () => {
       commentMarker(run, { projectId: 'p', jobId: 'j2' }),
     );
   });
-
-  it('does not show the prompt', () => {
-    expect(commentMarker(run, key)).not.toContain('CLI');
-  });
 });
 
 describe('commentBody', () => {
@@ -137,6 +133,18 @@ describe('findThread without asking GitHub', () => {
     expect(await findThread(api, { ...run, payload }, signal)).toEqual({
       thread: { owner: 'acme', repo: 'app', number: 7, pull: true, fork: true },
     });
+  });
+
+  it('counts no fork where the workflow runs with the base repository token', async () => {
+    const payload = {
+      pull_request: {
+        number: 7,
+        head: { repo: { full_name: 'someone/app' } },
+        base: { repo: { full_name: 'acme/app' } },
+      },
+    };
+    const target = await findThread(api, { ...run, eventName: 'pull_request_target', payload }, signal);
+    expect(target.thread).toMatchObject({ number: 7, fork: false });
   });
 
   it('reads an issue, and a pull request commented on as an issue', async () => {

@@ -61,6 +61,11 @@ describe('readInputs', () => {
       docsToken: 'ghs_abc',
     });
     expect(read({ labels: 'x', githubToken: 'a', docsToken: 'b' }).docsToken).toBe('b');
+    // Managed users on GHE.com have logins such as handle_shortcode.
+    expect(read({ reviewers: 'mona_acme, acme/docs.writers', githubToken: 'a' }).reviewers).toEqual([
+      'mona_acme',
+      'acme/docs.writers',
+    ]);
   });
 
   it('keeps a path prefix and drops a trailing slash', () => {

@@ -36,8 +36,15 @@ describe('Redactor', () => {
   });
 
   it('replaces a secret that contains another one whole', () => {
-    const r = redactor('abc', 'xxabcxx');
-    expect(r.redact('xxabcxx abc')).toBe('*** ***');
+    const r = redactor('abcdef', 'xxabcdefxx');
+    expect(r.redact('xxabcdefxx abcdef')).toBe('*** ***');
+  });
+
+  it('leaves values shorter than 6 characters alone: they would be cut out of ids and links', () => {
+    const r = redactor('docs', '1');
+    expect(r.redact('job_1 at https://github.com/acme/docs/pull/1')).toBe(
+      'job_1 at https://github.com/acme/docs/pull/1',
+    );
   });
 
   it('joins overlapping and touching pieces into one ***', () => {

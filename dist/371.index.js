@@ -17,8 +17,8 @@ var core = __webpack_require__(3340);
 var log = __webpack_require__(5625);
 // EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js + 22 modules
 var github = __webpack_require__(2413);
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
-var schemas = __webpack_require__(9691);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 13 modules
+var schemas = __webpack_require__(5491);
 ;// CONCATENATED MODULE: ./src/github/client.ts
 
 
@@ -114,7 +114,10 @@ var external_node_crypto_ = __webpack_require__(7598);
 var duration = __webpack_require__(7607);
 // EXTERNAL MODULE: ./src/summary.ts
 var summary = __webpack_require__(8855);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/errors.js
+var errors = __webpack_require__(3342);
 ;// CONCATENATED MODULE: ./src/github/errors.ts
+
 
 /**
  * The one warning for a failed GitHub call. GitHub's own message is quoted (it may be echoed
@@ -127,6 +130,12 @@ function describeGitHubFault(error, op) {
     const said = gitHubMessage(failure.response?.data);
     const quoted = said ? ` ${(0,log/* quote */.hD)(said, 200)}` : '';
     const start = `Could not ${op.what}`;
+    if (error instanceof errors/* ZodError */.G) {
+        return `${start}: GitHub's reply did not have the shape the action expects (is GITHUB_API_URL a GitHub API?).`;
+    }
+    if (failure.name === 'GraphqlResponseError') {
+        return `${start}: GitHub's GraphQL API refused the query (${(0,log/* quote */.hD)(failure.message ?? '', 200)}).`;
+    }
     if (status === undefined) {
         return `${start}: GitHub did not answer (${(0,log/* describeThrown */.YI)(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY); the job's result is not affected.`;
     }
@@ -154,6 +163,12 @@ function describeGitHubFault(error, op) {
             return `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
     }
 }
+/** Statuses after which trying again in the same run cannot help: the token or the thread is wrong. */
+const FINAL_STATUSES = new Set([401, 403, 404, 410]);
+function isFinalFault(error) {
+    const status = error?.status;
+    return typeof status === 'number' && FINAL_STATUSES.has(status);
+}
 function gitHubMessage(data) {
     if (data && typeof data === 'object' && 'message' in data && typeof data.message === 'string') {
         const errors = 'errors' in data && Array.isArray(data.errors) ? data.errors : [];
@@ -174,9 +189,10 @@ function gitHubMessage(data) {
 
 /**
  * The hidden line that says "this comment is the one this step keeps". It names the workflow,
- * the job, the step, the project and the prompt (or the job id it follows): a re-run finds its
- * own comment again, while matrix legs with other prompts keep theirs. Hashed, so the prompt
- * does not show in the page source.
+ * the job, the step, the service, the project and the prompt (or the job id it follows): a re-run
+ * finds its own comment again, while matrix legs that differ in any of these keep theirs (legs
+ * that send the same prompt to the same project share one). Hashed, so the prompt does not show
+ * in the page source.
  */
 function commentMarker(run, key) {
     const named = JSON.stringify([
@@ -184,6 +200,7 @@ function commentMarker(run, key) {
         run.workflow,
         run.job,
         run.action,
+        key.baseUrl ?? '',
         key.projectId,
         key.prompt ?? '',
         key.prompt === undefined ? (key.jobId ?? '') : '',
@@ -241,8 +258,8 @@ function commentBody(marker, state) {
         '',
     ].join('\n');
 }
-/** Statuses after which trying again in the same run cannot help: the token or thread is wrong. */
-const FINAL_STATUSES = new Set([401, 403, 404, 410]);
+/** GitHub shows at most 2,500 comments on a thread; a server that ignores `page` must not loop. */
+const MAX_PAGES = 30;
 /**
  * One comment on a thread, written by the token's own identity and carrying the marker. Only
  * such a comment is ever edited: anyone can copy a marker into a comment of their own.
@@ -277,21 +294,25 @@ class KeptComment {
             return this.url;
         const { owner, repo, number } = this.thread;
         try {
-            if (this.id === undefined) {
-                const existing = await this.find(signal);
-                if (existing)
-                    this.id = existing.id;
+            this.id ??= (await this.find(signal))?.id;
+            let written;
+            if (this.id !== undefined) {
+                try {
+                    written = await this.api.updateComment({ owner, repo, comment_id: this.id, body }, signal);
+                }
+                catch (error) {
+                    // Deleted since it was found or written: a new one takes its place.
+                    if (error.status !== 404)
+                        throw error;
+                }
             }
-            const written = this.id === undefined
-                ? await this.api.createComment({ owner, repo, issue_number: number, body }, signal)
-                : await this.api.updateComment({ owner, repo, comment_id: this.id, body }, signal);
+            written ??= await this.api.createComment({ owner, repo, issue_number: number, body }, signal);
             this.id = written.id;
             this.url = written.url;
         }
         catch (error) {
             this.warn(describeGitHubFault(error, this.op));
-            const status = error.status;
-            if (typeof status === 'number' && FINAL_STATUSES.has(status))
+            if (isFinalFault(error))
                 this.givenUp = true;
         }
         return this.url;
@@ -300,7 +321,7 @@ class KeptComment {
     async find(signal) {
         this.login ??= await this.api.viewerLogin(signal);
         const { owner, repo, number } = this.thread;
-        for (let page = 1;; page++) {
+        for (let page = 1; page <= MAX_PAGES; page++) {
             const comments = await this.api.listComments({ owner, repo, issue_number: number, page }, signal);
             const mine = comments.find((c) => c.login === this.login && c.body.includes(this.marker));
             if (mine)
@@ -308,6 +329,7 @@ class KeptComment {
             if (comments.length < PAGE_SIZE)
                 return undefined;
         }
+        return undefined;
     }
 }
 
@@ -332,7 +354,7 @@ function docsPullRequest(prLink, serverUrl) {
     const prefix = server.pathname.replace(/\/+$/, '');
     if (!link.pathname.startsWith(`${prefix}/`))
         return undefined;
-    const match = /^\/([A-Za-z0-9-]+)\/([\w.-]+)\/pull\/(\d+)\/?$/.exec(link.pathname.slice(prefix.length));
+    const match = /^\/([\w-]+)\/([\w.-]+)\/pull\/(\d+)\/?$/.exec(link.pathname.slice(prefix.length));
     if (!match)
         return undefined;
     const [, owner = '', repo = '', number = ''] = match;
@@ -385,6 +407,11 @@ async function routeDocsPullRequest(api, pr, asked, warn, signal) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/target.ts
+/**
+ * Events that run with a read-only token on a fork's pull request; `pull_request_target` and
+ * `issue_comment` run in the base repository with its own token.
+ */
+const FORK_READ_ONLY_EVENTS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment']);
 /** Events whose payload names the pull request or issue itself. */
 const THREAD_EVENTS = new Set([
     'pull_request',
@@ -419,7 +446,7 @@ async function findThread(api, run, signal) {
                 number,
                 pull: Boolean(pr) || Boolean(payload.issue?.pull_request),
                 // A deleted fork has no head repository: still a fork's pull request.
-                fork: Boolean(pr) && head !== base,
+                fork: FORK_READ_ONLY_EVENTS.has(run.eventName) && Boolean(pr) && head !== base,
             },
         };
     }
@@ -484,6 +511,9 @@ function startGitHubReport(request) {
                 permission: 'contents: read and pull-requests: read',
                 repo: `${owner}/${repo}`,
             }));
+            // A passing fault (5xx, the network): the end of the job asks again.
+            if (!isFinalFault(error))
+                thread = undefined;
             return undefined;
         }
     })());
@@ -498,8 +528,9 @@ function startGitHubReport(request) {
                 await comment?.write(commentBody(marker, { jobId, job, ended: false, runUrl }), signal);
             })().catch((error) => warn(`Could not post the comment: ${(0,log/* describeThrown */.YI)(error)}.`));
         },
-        async finish(outcome) {
-            const signal = AbortSignal.timeout(outcome.cancelled ? CANCELLED_BUDGET_MS : FINISH_BUDGET_MS);
+        async finish(outcome, cancellation) {
+            const { signal, done } = budget(cancellation);
+            const cancelled = cancellation.aborted;
             let url;
             try {
                 if (request.comment) {
@@ -509,13 +540,16 @@ function startGitHubReport(request) {
                     }
                     else {
                         const comment = await keptComment(signal);
-                        url = await comment?.write(commentBody(marker, { ...outcome, ended: true, runUrl }), signal);
+                        url = await comment?.write(commentBody(marker, { ...outcome, cancelled, ended: true, runUrl }), signal);
                     }
                 }
                 await routeDocs(outcome.job, outcome.failure, signal);
             }
             catch (error) {
                 warn(`Could not report the job on GitHub: ${(0,log/* describeThrown */.YI)(error)}.`);
+            }
+            finally {
+                done();
             }
             return url;
         },
@@ -536,6 +570,26 @@ function startGitHubReport(request) {
         }
         await routeDocsPullRequest(forDocs(), pr, request, warn, signal);
     }
+}
+/**
+ * The signal that bounds the GitHub work at the end: 30 s, cut to 1.2 s from the moment the step
+ * is cancelled (the action exits within 2 s of the runner's signal). `done` clears its timers.
+ */
+function budget(cancellation) {
+    const controller = new AbortController();
+    const timers = [
+        setTimeout(() => controller.abort(), cancellation.aborted ? CANCELLED_BUDGET_MS : FINISH_BUDGET_MS),
+    ];
+    const onCancel = () => timers.push(setTimeout(() => controller.abort(), CANCELLED_BUDGET_MS));
+    cancellation.addEventListener('abort', onCancel, { once: true });
+    return {
+        signal: controller.signal,
+        done: () => {
+            cancellation.removeEventListener('abort', onCancel);
+            for (const timer of timers)
+                clearTimeout(timer);
+        },
+    };
 }
 /** Whether `work` settles before `signal` aborts. */
 function settledWithin(work, signal) {

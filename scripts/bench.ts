@@ -45,6 +45,12 @@ function actionEnv(baseUrl: string, extra: Record<string, string> = {}): Record<
     INPUT_TIMEOUT: '30m',
     INPUT_POLLINTERVAL: '10s',
     INPUT_JOBID: '',
+    // Every input, as the runner sets them (to their defaults when not given).
+    INPUT_COMMENT: 'false',
+    INPUT_LABELS: '',
+    INPUT_REVIEWERS: '',
+    INPUT_GITHUBTOKEN: '',
+    INPUT_DOCSTOKEN: '',
     ...extra,
   };
 }
@@ -65,7 +71,11 @@ const FLOOR = join(ROOT, 'build', 'bench-floor', 'index.js');
 function bundleBefore(): { path: string; rev: string } | undefined {
   try {
     const git = (...args: string[]) =>
-      execFileSync('git', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+      execFileSync('git', args, {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'ignore'],
+        maxBuffer: 64 * 1024 * 1024,
+      });
     const added = git('log', '--diff-filter=A', '--format=%h', '--', 'src/github/index.ts')
       .toString()
       .trim()
@@ -112,9 +122,21 @@ async function startup(): Promise<{
   const once = async (args: string[], extra: Record<string, string> = {}): Promise<number> => {
     const first = new Promise<number>((resolve) => (arrived = () => resolve(performance.now())));
     const started = performance.now();
-    const child = spawn(NODE24, args, { env: actionEnv(baseUrl, extra), stdio: 'ignore' });
-    const at = await first;
-    await new Promise((resolve) => child.on('close', resolve));
+    const child = spawn(NODE24, args, {
+      env: actionEnv(baseUrl, extra),
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let said = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (said += text));
+    const closed = new Promise((resolve) => child.on('close', resolve));
+    // A run that ends before its first request would otherwise leave the benchmark waiting forever.
+    const at = await Promise.race([
+      first,
+      closed.then(() => {
+        throw new Error(`${args.join(' ')} ended before its first request:\n${said}`);
+      }),
+    ]);
+    await closed;
     return at - started;
   };
 

@@ -2,9 +2,10 @@
 // in ncc's format (name, licence id, licence text, a blank line).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bundledPackages } from './bundled-packages.mjs';
 
-const dist = new URL('../dist/', import.meta.url).pathname;
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const entries = [];
 const seen = new Set();
 for (const { name, dir } of bundledPackages(dist)) {

@@ -82,8 +82,9 @@ const apiKey = z
 /** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
 const MAX_LABEL = 50;
 const MAX_LABELS = 100;
-// A login: letters, digits and single inner hyphens, at most 39 characters; a team: org/slug.
-const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+// A login: letters, digits, hyphens, and the underscore of managed users on GHE.com
+// (handle_shortcode); a team: org/slug.
+const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 /** Comma- or newline-separated, each entry trimmed; empty entries and repeats dropped. */

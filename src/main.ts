@@ -9,7 +9,7 @@ import type { GitHubReport } from './github/index.js';
 import { readInputs, wantsGitHub, type Inputs } from './inputs.js';
 import type { AgentJob } from './job.js';
 import { describeThrown, label, printableUrl } from './log.js';
-import { maskSecret, redact } from './secrets.js';
+import { maskSecret, MIN_SECRET, redact } from './secrets.js';
 import { startJob } from './start.js';
 import { writeSummary } from './summary.js';
 import { VERSION } from './version.js';
@@ -22,8 +22,8 @@ interface Known {
   id?: string;
   job?: AgentJob;
   timedOut?: boolean;
-  /** The GitHub side, when the workflow asked for it and it loaded. */
-  github?: GitHubReport;
+  /** The GitHub side, loading or loaded, when the workflow asked for it. */
+  github?: Promise<GitHubReport | undefined>;
 }
 
 /**
@@ -33,12 +33,13 @@ interface Known {
  */
 export async function run(clock: Clock = systemClock): Promise<void> {
   const startedAt = clock.now();
-  // Before anything is printed: the key, and a proxy's password, which error text from the
-  // HTTP stack may carry.
+  // Before anything is printed: the key, both GitHub tokens (on every run: the runner does not
+  // show add-mask lines, and a refused input must not leave them unmasked), and a proxy's
+  // password, which error text from the HTTP stack may carry.
   maskSecret(core.getInput('apiKey'));
   maskSecret(core.getInput('githubToken'));
   maskSecret(core.getInput('docsToken'));
-  for (const password of proxyPasswords(process.env)) maskSecret(password);
+  for (const password of proxyPasswords(process.env)) if (password.length >= MIN_SECRET) maskSecret(password);
   const cancellation = listenForCancellation();
   const known: Known = {};
   let inputs: Inputs | undefined;
@@ -57,29 +58,32 @@ export async function run(clock: Clock = systemClock): Promise<void> {
     await connection?.dispatcher.destroy().catch(() => undefined);
   }
 
-  // GitHub faults are warnings inside finish(): they never change the step's result.
-  const commentUrl =
-    known.id && known.github
-      ? await known.github.finish({
-          jobId: known.id,
-          job: known.job,
-          failure,
-          cancelled: cancellation.signal.aborted,
-          timedOut: known.timedOut ?? false,
-          waitedMs: clock.now() - startedAt,
-        })
-      : undefined;
   try {
-    if (known.id) setOutputs(known.id, known.job, commentUrl);
+    if (known.id) setOutputs(known.id, known.job);
   } catch (error) {
     failure ??= describeFailure(error, inputs, known);
   }
+  const waitedMs = clock.now() - startedAt;
   if (known.job) {
-    await writeSummary({ job: known.job, waitedMs: clock.now() - startedAt, failure }).catch(
-      (error: unknown) => core.warning(`Could not write the step summary: ${describeThrown(error)}.`),
+    await writeSummary({ job: known.job, waitedMs, failure }).catch((error: unknown) =>
+      core.warning(`Could not write the step summary: ${describeThrown(error)}.`),
     );
   }
   if (failure) core.setFailed(failure);
+
+  // The GitHub side comes last, so that a signal while it works cannot cost the outputs, the
+  // summary or the step's error. Its faults are warnings: they never change the step's result.
+  const github = await known.github;
+  if (known.id && github) {
+    const { timedOut = false } = known;
+    const outcome = { jobId: known.id, job: known.job, failure, timedOut, waitedMs };
+    const commentUrl = await github.finish(outcome, cancellation.signal);
+    try {
+      if (commentUrl) output('commentUrl', commentUrl);
+    } catch (error) {
+      if (!failure) core.setFailed(describeFailure(error, inputs, known));
+    }
+  }
   // Only now: a signal while the outputs and summary are written must not kill the process
   // halfway through them (the handler is harmless once the work is done).
   cancellation.dispose();
@@ -114,15 +118,14 @@ async function work(
   };
 
   // Loaded while the job is being created, so the GitHub side adds no wait of its own.
-  const github = wantsGitHub(inputs) ? loadGitHubReport(inputs) : undefined;
+  if (wantsGitHub(inputs)) known.github = loadGitHubReport(inputs);
   known.id = inputs.jobId;
   const started = await startJob(client, inputs, { clock, deadline, log, context, signal });
   known.id = started.id;
   known.job = started.job;
   output('jobId', started.id);
-  known.github = await github;
   // Without waiting, the comment is written once, at the end.
-  if (inputs.wait) known.github?.started(started.id, started.job);
+  if (inputs.wait) (await known.github)?.started(started.id, started.job);
 
   const read: ReadJob = (call) => client.getJob(started.id, call);
   const getContext: FaultContext = { ...context, operation: 'get', jobId: started.id };
@@ -192,14 +195,12 @@ function describeFailure(error: unknown, inputs: Inputs | undefined, known: Know
   return `The action failed unexpectedly: ${describeThrown(error)}. Re-run the job with debug logging enabled for details.`;
 }
 
-function setOutputs(id: string, job: AgentJob | undefined, commentUrl: string | undefined): void {
+function setOutputs(id: string, job: AgentJob | undefined): void {
   output('jobId', id);
-  if (job) {
-    output('status', job.status);
-    output('prLink', job.prLink ?? '');
-    output('job', JSON.stringify(job));
-  }
-  if (commentUrl) output('commentUrl', commentUrl);
+  if (!job) return;
+  output('status', job.status);
+  output('prLink', job.prLink ?? '');
+  output('job', JSON.stringify(job));
 }
 
 /**
@@ -220,7 +221,8 @@ async function loadGitHubReport(inputs: Inputs): Promise<GitHubReport | undefine
 
 function output(name: string, value: string): void {
   try {
-    core.setOutput(name, value);
+    // Job fields were redacted where they came in; this also covers what came from GitHub.
+    core.setOutput(name, redact(value));
   } catch (error) {
     // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
     throw new ActionFailure(`Could not set the step's outputs: ${describeThrown(error)}.`);

@@ -18,6 +18,12 @@ export const REDACTED = '***';
  */
 export const MIN_PIECE = 12;
 
+/**
+ * Shorter values are not redacted: "1" or "docs" would be taken out of every job id and link.
+ * (No real key or token is that short; a proxy password that short is not masked either.)
+ */
+export const MIN_SECRET = 6;
+
 export class Redactor {
   /** Longest first, so a secret that contains another is replaced whole. */
   private secrets: string[] = [];
@@ -25,7 +31,7 @@ export class Redactor {
   private readonly pieces = new Set<string>();
 
   add(secret: string): void {
-    if (!secret || this.secrets.includes(secret)) return;
+    if (secret.length < MIN_SECRET || this.secrets.includes(secret)) return;
     this.secrets = [...this.secrets, secret].sort((a, b) => b.length - a.length);
     for (let i = 0; i + MIN_PIECE <= secret.length; i++) this.pieces.add(secret.slice(i, i + MIN_PIECE));
   }

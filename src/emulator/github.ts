@@ -132,6 +132,8 @@ export interface GitHubEmulator {
   get(repo: string, number: number): StoredThread;
   /** The next request of `route` gets this answer instead. */
   fail(route: GitHubRoute, ...faults: GitHubFault[]): void;
+  /** The next request of `route` is answered (as usual) only after `ms`. */
+  delay(route: GitHubRoute, ms: number): void;
   count(route: GitHubRoute): number;
   close(): Promise<void>;
 }
@@ -151,6 +153,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   const grants = new Map<string, Required<TokenGrant> & { id: number }>();
   const repos = new Map<string, Repo>();
   const faults = new Map<GitHubRoute, GitHubFault[]>();
+  const delays = new Map<GitHubRoute, number[]>();
   let nextId = 1000;
   let serverUrl = '';
 
@@ -341,6 +344,8 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     if (!route) violations.push(`unexpected request ${method} ${req.url}`);
     if (template) violations.push(...contract.checkRequest(method, template, url.searchParams, json));
 
+    const wait = route ? delays.get(route)?.shift() : undefined;
+    if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
     const fault = route ? faults.get(route)?.shift() : undefined;
     if (fault?.drop) {
       res.destroy();
@@ -423,6 +428,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       return thread;
     },
     fail: (route, ...list) => void faults.set(route, [...(faults.get(route) ?? []), ...list]),
+    delay: (route, ms) => void delays.set(route, [...(delays.get(route) ?? []), ms]),
     count: (route) => requests.filter((r) => r.route === route).length,
     close: () =>
       (closed ??= new Promise<void>((resolve) => {

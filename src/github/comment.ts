@@ -4,24 +4,26 @@ import type { AgentJob } from '../job.js';
 import { isPlainHttpUrl } from '../log.js';
 import { cell } from '../summary.js';
 import { PAGE_SIZE, type Comment, type GitHubApi, type RunContext } from './client.js';
-import { describeGitHubFault, type GitHubOperation } from './errors.js';
+import { describeGitHubFault, isFinalFault, type GitHubOperation } from './errors.js';
 import type { Thread } from './target.js';
 
 /**
  * The hidden line that says "this comment is the one this step keeps". It names the workflow,
- * the job, the step, the project and the prompt (or the job id it follows): a re-run finds its
- * own comment again, while matrix legs with other prompts keep theirs. Hashed, so the prompt
- * does not show in the page source.
+ * the job, the step, the service, the project and the prompt (or the job id it follows): a re-run
+ * finds its own comment again, while matrix legs that differ in any of these keep theirs (legs
+ * that send the same prompt to the same project share one). Hashed, so the prompt does not show
+ * in the page source.
  */
 export function commentMarker(
   run: RunContext,
-  key: { projectId: string; prompt?: string; jobId?: string },
+  key: { baseUrl?: string; projectId: string; prompt?: string; jobId?: string },
 ): string {
   const named = JSON.stringify([
     `${run.repo.owner}/${run.repo.repo}`,
     run.workflow,
     run.job,
     run.action,
+    key.baseUrl ?? '',
     key.projectId,
     key.prompt ?? '',
     key.prompt === undefined ? (key.jobId ?? '') : '',
@@ -97,8 +99,8 @@ export interface Warn {
   (message: string): void;
 }
 
-/** Statuses after which trying again in the same run cannot help: the token or thread is wrong. */
-const FINAL_STATUSES = new Set([401, 403, 404, 410]);
+/** GitHub shows at most 2,500 comments on a thread; a server that ignores `page` must not loop. */
+const MAX_PAGES = 30;
 
 /**
  * One comment on a thread, written by the token's own identity and carrying the marker. Only
@@ -132,20 +134,22 @@ export class KeptComment {
     if (this.givenUp) return this.url;
     const { owner, repo, number } = this.thread;
     try {
-      if (this.id === undefined) {
-        const existing = await this.find(signal);
-        if (existing) this.id = existing.id;
+      this.id ??= (await this.find(signal))?.id;
+      let written: Comment | undefined;
+      if (this.id !== undefined) {
+        try {
+          written = await this.api.updateComment({ owner, repo, comment_id: this.id, body }, signal);
+        } catch (error) {
+          // Deleted since it was found or written: a new one takes its place.
+          if ((error as { status?: unknown }).status !== 404) throw error;
+        }
       }
-      const written =
-        this.id === undefined
-          ? await this.api.createComment({ owner, repo, issue_number: number, body }, signal)
-          : await this.api.updateComment({ owner, repo, comment_id: this.id, body }, signal);
+      written ??= await this.api.createComment({ owner, repo, issue_number: number, body }, signal);
       this.id = written.id;
       this.url = written.url;
     } catch (error) {
       this.warn(describeGitHubFault(error, this.op));
-      const status = (error as { status?: unknown }).status;
-      if (typeof status === 'number' && FINAL_STATUSES.has(status)) this.givenUp = true;
+      if (isFinalFault(error)) this.givenUp = true;
     }
     return this.url;
   }
@@ -154,11 +158,12 @@ export class KeptComment {
   private async find(signal: AbortSignal): Promise<Comment | undefined> {
     this.login ??= await this.api.viewerLogin(signal);
     const { owner, repo, number } = this.thread;
-    for (let page = 1; ; page++) {
+    for (let page = 1; page <= MAX_PAGES; page++) {
       const comments = await this.api.listComments({ owner, repo, issue_number: number, page }, signal);
       const mine = comments.find((c) => c.login === this.login && c.body.includes(this.marker));
       if (mine) return mine;
       if (comments.length < PAGE_SIZE) return undefined;
     }
+    return undefined;
   }
 }

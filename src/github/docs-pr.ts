@@ -23,7 +23,7 @@ export function docsPullRequest(prLink: string, serverUrl: string): DocsPullRequ
   if (link.protocol !== server.protocol || link.host !== server.host) return undefined;
   const prefix = server.pathname.replace(/\/+$/, '');
   if (!link.pathname.startsWith(`${prefix}/`)) return undefined;
-  const match = /^\/([A-Za-z0-9-]+)\/([\w.-]+)\/pull\/(\d+)\/?$/.exec(link.pathname.slice(prefix.length));
+  const match = /^\/([\w-]+)\/([\w.-]+)\/pull\/(\d+)\/?$/.exec(link.pathname.slice(prefix.length));
   if (!match) return undefined;
   const [, owner = '', repo = '', number = ''] = match;
   return { owner, repo, number: Number(number) };

@@ -1,3 +1,4 @@
+import { ZodError } from 'zod';
 import { describeThrown, quote } from '../log.js';
 
 /** One GitHub call, in the words a warning needs to say what failed and what would fix it. */
@@ -17,6 +18,7 @@ export interface GitHubOperation {
 }
 
 interface OctokitFailure {
+  name?: string;
   status?: number;
   message?: string;
   response?: { data?: unknown; headers?: Record<string, string | number | undefined> };
@@ -33,6 +35,12 @@ export function describeGitHubFault(error: unknown, op: GitHubOperation): string
   const said = gitHubMessage(failure.response?.data);
   const quoted = said ? ` ${quote(said, 200)}` : '';
   const start = `Could not ${op.what}`;
+  if (error instanceof ZodError) {
+    return `${start}: GitHub's reply did not have the shape the action expects (is GITHUB_API_URL a GitHub API?).`;
+  }
+  if (failure.name === 'GraphqlResponseError') {
+    return `${start}: GitHub's GraphQL API refused the query (${quote(failure.message ?? '', 200)}).`;
+  }
   if (status === undefined) {
     return `${start}: GitHub did not answer (${describeThrown(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY); the job's result is not affected.`;
   }
@@ -59,6 +67,14 @@ export function describeGitHubFault(error: unknown, op: GitHubOperation): string
     default:
       return `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
   }
+}
+
+/** Statuses after which trying again in the same run cannot help: the token or the thread is wrong. */
+const FINAL_STATUSES = new Set([401, 403, 404, 410]);
+
+export function isFinalFault(error: unknown): boolean {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && FINAL_STATUSES.has(status);
 }
 
 function gitHubMessage(data: unknown): string | undefined {

@@ -6,7 +6,7 @@ import { describeThrown, printableUrl } from '../log.js';
 import { gitHubApi, runContext, type GitHubApi } from './client.js';
 import { commentBody, commentMarker, KeptComment } from './comment.js';
 import { docsPullRequest, routeDocsPullRequest } from './docs-pr.js';
-import { describeGitHubFault } from './errors.js';
+import { describeGitHubFault, isFinalFault } from './errors.js';
 import { eventHasThread, findThread } from './target.js';
 
 export interface ReportRequest {
@@ -15,6 +15,7 @@ export interface ReportRequest {
   reviewers: string[];
   githubToken: string;
   docsToken: string;
+  baseUrl: string;
   projectId: string;
   prompt?: string;
   jobId?: string;
@@ -26,7 +27,6 @@ export interface Outcome {
   jobId: string;
   job?: AgentJob;
   failure?: string;
-  cancelled: boolean;
   timedOut: boolean;
   waitedMs: number;
 }
@@ -34,8 +34,11 @@ export interface Outcome {
 export interface GitHubReport {
   /** The job exists and is being waited for: post (or, on a re-run, update) the comment. */
   started(jobId: string, job: AgentJob | undefined): void;
-  /** The step ends: the comment's last update, then labels and reviewers; the comment's URL. */
-  finish(outcome: Outcome): Promise<string | undefined>;
+  /**
+   * The step ends: the comment's last update, then labels and reviewers; the comment's URL.
+   * `cancellation` is the step's: once it fires, GitHub gets only a short while more.
+   */
+  finish(outcome: Outcome, cancellation: AbortSignal): Promise<string | undefined>;
 }
 
 /** How long GitHub gets for the first comment, and for everything at the end. */
@@ -81,6 +84,8 @@ export function startGitHubReport(request: ReportRequest): GitHubReport {
             repo: `${owner}/${repo}`,
           }),
         );
+        // A passing fault (5xx, the network): the end of the job asks again.
+        if (!isFinalFault(error)) thread = undefined;
         return undefined;
       }
     })());
@@ -97,8 +102,9 @@ export function startGitHubReport(request: ReportRequest): GitHubReport {
       })().catch((error: unknown) => warn(`Could not post the comment: ${describeThrown(error)}.`));
     },
 
-    async finish(outcome) {
-      const signal = AbortSignal.timeout(outcome.cancelled ? CANCELLED_BUDGET_MS : FINISH_BUDGET_MS);
+    async finish(outcome, cancellation) {
+      const { signal, done } = budget(cancellation);
+      const cancelled = cancellation.aborted;
       let url: string | undefined;
       try {
         if (request.comment) {
@@ -107,12 +113,17 @@ export function startGitHubReport(request: ReportRequest): GitHubReport {
             warn('Could not update the comment with how the job ended: GitHub did not answer in time.');
           } else {
             const comment = await keptComment(signal);
-            url = await comment?.write(commentBody(marker, { ...outcome, ended: true, runUrl }), signal);
+            url = await comment?.write(
+              commentBody(marker, { ...outcome, cancelled, ended: true, runUrl }),
+              signal,
+            );
           }
         }
         await routeDocs(outcome.job, outcome.failure, signal);
       } catch (error) {
         warn(`Could not report the job on GitHub: ${describeThrown(error)}.`);
+      } finally {
+        done();
       }
       return url;
     },
@@ -134,6 +145,26 @@ export function startGitHubReport(request: ReportRequest): GitHubReport {
     }
     await routeDocsPullRequest(forDocs(), pr, request, warn, signal);
   }
+}
+
+/**
+ * The signal that bounds the GitHub work at the end: 30 s, cut to 1.2 s from the moment the step
+ * is cancelled (the action exits within 2 s of the runner's signal). `done` clears its timers.
+ */
+function budget(cancellation: AbortSignal): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  const timers = [
+    setTimeout(() => controller.abort(), cancellation.aborted ? CANCELLED_BUDGET_MS : FINISH_BUDGET_MS),
+  ];
+  const onCancel = () => timers.push(setTimeout(() => controller.abort(), CANCELLED_BUDGET_MS));
+  cancellation.addEventListener('abort', onCancel, { once: true });
+  return {
+    signal: controller.signal,
+    done: () => {
+      cancellation.removeEventListener('abort', onCancel);
+      for (const timer of timers) clearTimeout(timer);
+    },
+  };
 }
 
 /** Whether `work` settles before `signal` aborts. */

@@ -11,6 +11,12 @@ export interface Thread {
   fork: boolean;
 }
 
+/**
+ * Events that run with a read-only token on a fork's pull request; `pull_request_target` and
+ * `issue_comment` run in the base repository with its own token.
+ */
+const FORK_READ_ONLY_EVENTS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment']);
+
 /** Events whose payload names the pull request or issue itself. */
 const THREAD_EVENTS = new Set([
   'pull_request',
@@ -62,7 +68,7 @@ export async function findThread(
         number,
         pull: Boolean(pr) || Boolean(payload.issue?.pull_request),
         // A deleted fork has no head repository: still a fork's pull request.
-        fork: Boolean(pr) && head !== base,
+        fork: FORK_READ_ONLY_EVENTS.has(run.eventName) && Boolean(pr) && head !== base,
       },
     };
   }
