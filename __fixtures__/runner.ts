@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { MIN_PIECE } from '../src/secrets.js';
@@ -38,6 +38,8 @@ export interface RunOptions {
   githubToken?: string;
   /** Another copy of the bundle to run instead of dist/index.js. */
   action?: string;
+  /** Files to put in the workspace first, by path relative to it. */
+  workspace?: Record<string, string | Buffer>;
 }
 
 /** The workflow token the runner puts into `${{ github.token }}` unless a test names another. */
@@ -73,6 +75,10 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     GITHUB_PATH: join(dir, 'path'),
   };
   for (const file of Object.values(files)) writeFileSync(file, '');
+  for (const [path, content] of Object.entries(options.workspace ?? {})) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
   const event = join(dir, 'event.json');
   writeFileSync(event, JSON.stringify(options.event?.payload ?? { inputs: {} }));
 

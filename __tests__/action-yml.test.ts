@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { actionYml, ROOT } from '../__fixtures__/runner.js';
+import { OPTIONAL_DEFAULTS } from '../src/inputs.js';
 import { VERSION } from '../src/version.js';
 
 describe('action.yml', () => {
@@ -17,6 +18,9 @@ describe('action.yml', () => {
       'timeout',
       'pollInterval',
       'jobId',
+      'promptFile',
+      'context',
+      'contextLimit',
       'comment',
       'labels',
       'reviewers',
@@ -33,6 +37,8 @@ describe('action.yml', () => {
     // No default: a key is never sent to a host the workflow did not name.
     expect('default' in (actionYml.inputs.apiKey ?? {})).toBe(false);
     expect('default' in (actionYml.inputs.baseUrl ?? {})).toBe(false);
+    for (const [name, value] of Object.entries(OPTIONAL_DEFAULTS))
+      expect(actionYml.inputs[name]?.default).toBe(value);
     // The GitHub side is off unless asked for, and uses the workflow's own token by default.
     expect(actionYml.inputs.comment?.default).toBe('false');
     expect(actionYml.inputs.githubToken?.default).toBe('${{ github.token }}');

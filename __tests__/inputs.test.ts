@@ -11,6 +11,8 @@ const defaults: Record<string, string> = {
   timeout: '30m',
   pollInterval: '10s',
   comment: 'false',
+  context: 'none',
+  contextLimit: '20000',
 };
 
 function read(overrides: Record<string, string> = {}): Inputs {
@@ -43,6 +45,15 @@ describe('readInputs', () => {
       reviewers: [],
       githubToken: '',
       docsToken: '',
+      context: 'none',
+      contextLimit: 20_000,
+    });
+  });
+
+  it('reads context and contextLimit', () => {
+    expect(read({ context: 'AUTO', contextLimit: '5000', githubToken: 't' })).toMatchObject({
+      context: 'auto',
+      contextLimit: 5000,
     });
   });
 
@@ -95,6 +106,21 @@ describe('readInputs', () => {
   it.each([
     [{ prompt: '' }, 'Input "prompt" is required'],
     [{ comment: 'yes' }, 'Input "comment" must be true or false'],
+    [{ context: 'full' }, 'Input "context" must be auto or none, got "full"'],
+    [
+      { contextLimit: '500' },
+      'Input "contextLimit" must be a whole number of characters from 1000 to 1000000',
+    ],
+    [{ contextLimit: '2e4' }, 'Input "contextLimit" must be a whole number'],
+    [
+      { context: 'auto', githubToken: '' },
+      'Input "githubToken" is empty, but comment is true or context is auto',
+    ],
+    [{ prompt: 'x', promptFile: 'p.md' }, 'Input "promptFile" and input "prompt" are both set'],
+    [
+      { prompt: '', promptFile: 'no-such-file.md' },
+      'Input "promptFile" names "no-such-file.md", which does not exist',
+    ],
     [{ labels: 'x'.repeat(51) }, 'Input "labels" has "xxxx'],
     [{ labels: Array.from({ length: 101 }, (_, i) => `l${i}`).join(',') }, 'GitHub takes at most 100'],
     [{ reviewers: 'octo cat' }, 'Input "reviewers" has "octo cat"'],
@@ -152,7 +178,10 @@ describe('readInputs', () => {
   });
 
   it.each([
-    [{ prompt: '', jobId: '' }, 'Input "prompt" is required (unless jobId names a job to wait for)'],
+    [
+      { prompt: '', jobId: '' },
+      'Input "prompt" is required (unless promptFile names a file that holds it, or jobId names a job to wait for)',
+    ],
     [{ jobId: '..' }, 'Input "jobId" must not be "." or ".."'],
     [{ jobId: 'a\tb' }, 'Input "jobId" must not contain spaces or control characters'],
     [{ jobId: 'j'.repeat(201) }, 'Input "jobId" is longer than 200 characters'],

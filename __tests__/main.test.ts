@@ -28,6 +28,8 @@ beforeEach(() => {
     timeout: '30m',
     pollInterval: '10s',
     comment: 'false',
+    context: 'none',
+    contextLimit: '20000',
   };
   core.getInput.mockImplementation((name) => inputs[name] ?? '');
 });

@@ -28420,7 +28420,7 @@ function formatDuration(ms) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(603);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6184);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28497,7 +28497,7 @@ function label(text) {
 
 /***/ }),
 
-/***/ 603:
+/***/ 6184:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28964,9 +28964,15 @@ function ambiguous(fault, context, host) {
     return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${what}`;
 }
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
 ;// CONCATENATED MODULE: ./src/inputs.ts
+
+
 
 
 
@@ -28999,6 +29005,68 @@ const headerSecret = (name) => schemas/* string */.YjP()
 const apiKey = schemas/* string */.YjP()
     .min(1, 'Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.')
     .pipe(headerSecret('apiKey'));
+/**
+ * Defaults of the inputs added with the GitHub side, as action.yml gives them (a test keeps them
+ * equal): the runner always passes a default, but a local run (local-action, the demo) may pass
+ * nothing, and an input it does not know of must not fail it.
+ */
+const OPTIONAL_DEFAULTS = { comment: 'false', context: 'none', contextLimit: '20000' };
+const MAX_PROMPT_FILE_BYTES = 1024 * 1024;
+const MIN_CONTEXT_LIMIT = 1000;
+const MAX_CONTEXT_LIMIT = 1_000_000;
+const contextMode = schemas/* string */.YjP().transform((text, ctx) => {
+    const value = text.toLowerCase();
+    if (value === 'auto' || value === 'none')
+        return value;
+    ctx.addIssue({ code: 'custom', message: `Input "context" must be auto or none, got ${(0,src_log/* quote */.hD)(text, 40)}.` });
+    return core_core/* NEVER */.tm;
+});
+const contextLimit = schemas/* string */.YjP().transform((text, ctx) => {
+    const value = Number(text);
+    if (/^\d+$/.test(text) && value >= MIN_CONTEXT_LIMIT && value <= MAX_CONTEXT_LIMIT)
+        return value;
+    ctx.addIssue({
+        code: 'custom',
+        message: `Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${(0,src_log/* quote */.hD)(text, 40)}.`,
+    });
+    return core_core/* NEVER */.tm;
+});
+/**
+ * The prompt kept in a file of the workspace (an absolute path is taken as is), trimmed. Every
+ * way it can be unusable is a bad input, found before any request.
+ */
+function readPromptFile(name, workspace) {
+    const path = (0,external_node_path_namespaceObject.isAbsolute)(name) ? name : (0,external_node_path_namespaceObject.resolve)(workspace, name);
+    const shown = (0,src_log/* quote */.hD)(name, 200);
+    let size;
+    try {
+        const stat = (0,external_node_fs_namespaceObject.statSync)(path);
+        if (!stat.isFile())
+            throw new InputError(`Input "promptFile" names ${shown}, which is not a file.`);
+        size = stat.size;
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            throw error;
+        const code = error.code;
+        throw new InputError(code === 'ENOENT'
+            ? `Input "promptFile" names ${shown}, which does not exist in the workspace: check the path, and that the job checks out the repository (actions/checkout) first.`
+            : `Input "promptFile" names ${shown}, which could not be read (${code ?? 'error'}).`);
+    }
+    if (size > MAX_PROMPT_FILE_BYTES) {
+        throw new InputError(`Input "promptFile" names ${shown}, which is ${size} bytes; at most 1 MiB is sent as a prompt.`);
+    }
+    let text;
+    try {
+        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8').trim();
+    }
+    catch (error) {
+        throw new InputError(`Input "promptFile" names ${shown}, which could not be read (${error.code ?? 'error'}).`);
+    }
+    if (!text)
+        throw new InputError(`Input "promptFile" names ${shown}, which is empty.`);
+    return text;
+}
 /** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
 const MAX_LABEL = 50;
 const MAX_LABELS = 100;
@@ -29114,11 +29182,17 @@ const schema = schemas/* object */.Ikc({
     reviewers,
     githubToken: headerSecret('githubToken'),
     docsToken: headerSecret('docsToken'),
+    context: contextMode,
+    contextLimit,
 });
-function readInputs(read) {
-    // Checked first, as `prompt` comes first: its rule depends on another input.
-    if (read('prompt') === '' && read('jobId') === '') {
-        throw new InputError('Input "prompt" is required (unless jobId names a job to wait for): the instruction for the agent.');
+function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cwd()) {
+    // Checked first, as `prompt` comes first: its rule depends on other inputs.
+    const promptFile = read('promptFile');
+    if (read('prompt') === '' && read('jobId') === '' && promptFile === '') {
+        throw new InputError('Input "prompt" is required (unless promptFile names a file that holds it, or jobId names a job to wait for): the instruction for the agent.');
+    }
+    if (promptFile !== '' && read('prompt') !== '') {
+        throw new InputError('Input "promptFile" and input "prompt" are both set: give the prompt in one of them.');
     }
     const parsed = schema.safeParse({
         prompt: read('prompt'),
@@ -29129,25 +29203,30 @@ function readInputs(read) {
         timeoutMs: read('timeout'),
         pollIntervalMs: read('pollInterval'),
         jobId: read('jobId'),
-        comment: read('comment'),
+        comment: read('comment') || OPTIONAL_DEFAULTS.comment,
         labels: read('labels'),
         reviewers: read('reviewers'),
         githubToken: read('githubToken'),
         docsToken: read('docsToken'),
+        context: read('context') || OPTIONAL_DEFAULTS.context,
+        contextLimit: read('contextLimit') || OPTIONAL_DEFAULTS.contextLimit,
     });
     if (!parsed.success) {
         const first = parsed.error.issues[0];
         throw new InputError(first?.message ?? 'The inputs are not valid.');
     }
-    const { prompt, jobId, docsToken, ...rest } = parsed.data;
+    const { prompt: written, jobId, docsToken, ...rest } = parsed.data;
+    // Read last, once every other input is known to be good.
+    const prompt = promptFile ? readPromptFile(promptFile, workspace) : written;
     const inputs = {
         ...rest,
         docsToken: docsToken || rest.githubToken,
         ...(prompt ? { prompt } : {}),
         ...(jobId ? { jobId } : {}),
+        ...(promptFile ? { promptFile } : {}),
     };
-    if (inputs.comment && !inputs.githubToken) {
-        throw new InputError('Input "githubToken" is empty, but comment is true: leave githubToken at its default (${{ github.token }}) or pass a token that may comment.');
+    if ((inputs.comment || inputs.context === 'auto') && !inputs.githubToken) {
+        throw new InputError('Input "githubToken" is empty, but comment is true or context is auto: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.');
     }
     if ((inputs.labels.length > 0 || inputs.reviewers.length > 0) && !inputs.docsToken) {
         throw new InputError('Input "docsToken" is empty (and so is githubToken), but labels or reviewers are set: pass a token with pull-requests: write on the docs repository.');
@@ -29156,7 +29235,7 @@ function readInputs(read) {
 }
 /** Whether any GitHub work is asked for; without it the GitHub client is never loaded. */
 function wantsGitHub(inputs) {
-    return inputs.comment || inputs.labels.length > 0 || inputs.reviewers.length > 0;
+    return (inputs.comment || inputs.labels.length > 0 || inputs.reviewers.length > 0 || inputs.context === 'auto');
 }
 /** The hosts to which a key may go over plain http: this machine. */
 function isLoopback(hostname) {
@@ -29470,11 +29549,21 @@ async function work(inputs, clock, startedAt, signal, known, opened) {
         projectId: inputs.projectId,
         proxy: connection.proxy,
     };
-    // Loaded while the job is being created, so the GitHub side adds no wait of its own.
+    // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
+    // the prompt needs the event's context first).
     if (wantsGitHub(inputs))
         known.github = loadGitHubReport(inputs);
+    if (inputs.promptFile) {
+        core/* info */.pq(`The prompt is read from ${(0,src_log/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
+    }
+    let prompt = inputs.prompt;
+    if (prompt !== undefined && inputs.context === 'auto') {
+        const section = await (await known.github)?.contextFor(inputs.contextLimit, signal);
+        if (section)
+            prompt = `${prompt}\n\n${section}`;
+    }
     known.id = inputs.jobId;
-    const started = await startJob(client, inputs, { clock, deadline, log, context, signal });
+    const started = await startJob(client, { prompt, jobId: inputs.jobId }, { clock, deadline, log, context, signal });
     known.id = started.id;
     known.job = started.job;
     output('jobId', started.id);
@@ -29559,7 +29648,7 @@ function setOutputs(id, job) {
  */
 async function loadGitHubReport(inputs) {
     try {
-        const { startGitHubReport } = await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(371)]).then(__nccwpck_require__.bind(__nccwpck_require__, 5371));
+        const { startGitHubReport } = await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(673)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2673));
         return startGitHubReport({ ...inputs, userAgent: userAgent() });
     }
     catch (error) {

@@ -46,6 +46,9 @@ function actionEnv(baseUrl: string, extra: Record<string, string> = {}): Record<
     INPUT_POLLINTERVAL: '10s',
     INPUT_JOBID: '',
     // Every input, as the runner sets them (to their defaults when not given).
+    INPUT_PROMPTFILE: '',
+    INPUT_CONTEXT: 'none',
+    INPUT_CONTEXTLIMIT: '20000',
     INPUT_COMMENT: 'false',
     INPUT_LABELS: '',
     INPUT_REVIEWERS: '',

@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { DURATION_FORMS, parseDuration } from './duration.js';
 import { ActionFailure } from './errors.js';
@@ -26,6 +28,12 @@ export interface Inputs {
   githubToken: string;
   /** The token for the docs repository (labels, reviewers): `docsToken`, else `githubToken`. */
   docsToken: string;
+  /** `auto`: what the triggering event changed is appended to the prompt. */
+  context: 'auto' | 'none';
+  /** The most characters of context appended. */
+  contextLimit: number;
+  /** The file the prompt was read from, as the workflow named it. */
+  promptFile?: string;
 }
 
 /** A bad input: the message names it and says what is expected. No request has been made. */
@@ -78,6 +86,72 @@ const apiKey = z
     'Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.',
   )
   .pipe(headerSecret('apiKey'));
+
+/**
+ * Defaults of the inputs added with the GitHub side, as action.yml gives them (a test keeps them
+ * equal): the runner always passes a default, but a local run (local-action, the demo) may pass
+ * nothing, and an input it does not know of must not fail it.
+ */
+export const OPTIONAL_DEFAULTS = { comment: 'false', context: 'none', contextLimit: '20000' } as const;
+
+const MAX_PROMPT_FILE_BYTES = 1024 * 1024;
+const MIN_CONTEXT_LIMIT = 1000;
+const MAX_CONTEXT_LIMIT = 1_000_000;
+
+const contextMode = z.string().transform((text, ctx) => {
+  const value = text.toLowerCase();
+  if (value === 'auto' || value === 'none') return value;
+  ctx.addIssue({ code: 'custom', message: `Input "context" must be auto or none, got ${quote(text, 40)}.` });
+  return z.NEVER;
+});
+
+const contextLimit = z.string().transform((text, ctx) => {
+  const value = Number(text);
+  if (/^\d+$/.test(text) && value >= MIN_CONTEXT_LIMIT && value <= MAX_CONTEXT_LIMIT) return value;
+  ctx.addIssue({
+    code: 'custom',
+    message: `Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${quote(text, 40)}.`,
+  });
+  return z.NEVER;
+});
+
+/**
+ * The prompt kept in a file of the workspace (an absolute path is taken as is), trimmed. Every
+ * way it can be unusable is a bad input, found before any request.
+ */
+function readPromptFile(name: string, workspace: string): string {
+  const path = isAbsolute(name) ? name : resolve(workspace, name);
+  const shown = quote(name, 200);
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new InputError(`Input "promptFile" names ${shown}, which is not a file.`);
+    size = stat.size;
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    const code = (error as { code?: string }).code;
+    throw new InputError(
+      code === 'ENOENT'
+        ? `Input "promptFile" names ${shown}, which does not exist in the workspace: check the path, and that the job checks out the repository (actions/checkout) first.`
+        : `Input "promptFile" names ${shown}, which could not be read (${code ?? 'error'}).`,
+    );
+  }
+  if (size > MAX_PROMPT_FILE_BYTES) {
+    throw new InputError(
+      `Input "promptFile" names ${shown}, which is ${size} bytes; at most 1 MiB is sent as a prompt.`,
+    );
+  }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    throw new InputError(
+      `Input "promptFile" names ${shown}, which could not be read (${(error as { code?: string }).code ?? 'error'}).`,
+    );
+  }
+  if (!text) throw new InputError(`Input "promptFile" names ${shown}, which is empty.`);
+  return text;
+}
 
 /** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
 const MAX_LABEL = 50;
@@ -201,13 +275,24 @@ const schema = z.object({
   reviewers,
   githubToken: headerSecret('githubToken'),
   docsToken: headerSecret('docsToken'),
+  context: contextMode,
+  contextLimit,
 });
 
-export function readInputs(read: ReadInput): Inputs {
-  // Checked first, as `prompt` comes first: its rule depends on another input.
-  if (read('prompt') === '' && read('jobId') === '') {
+export function readInputs(
+  read: ReadInput,
+  workspace = process.env.GITHUB_WORKSPACE || process.cwd(),
+): Inputs {
+  // Checked first, as `prompt` comes first: its rule depends on other inputs.
+  const promptFile = read('promptFile');
+  if (read('prompt') === '' && read('jobId') === '' && promptFile === '') {
     throw new InputError(
-      'Input "prompt" is required (unless jobId names a job to wait for): the instruction for the agent.',
+      'Input "prompt" is required (unless promptFile names a file that holds it, or jobId names a job to wait for): the instruction for the agent.',
+    );
+  }
+  if (promptFile !== '' && read('prompt') !== '') {
+    throw new InputError(
+      'Input "promptFile" and input "prompt" are both set: give the prompt in one of them.',
     );
   }
   const parsed = schema.safeParse({
@@ -219,26 +304,31 @@ export function readInputs(read: ReadInput): Inputs {
     timeoutMs: read('timeout'),
     pollIntervalMs: read('pollInterval'),
     jobId: read('jobId'),
-    comment: read('comment'),
+    comment: read('comment') || OPTIONAL_DEFAULTS.comment,
     labels: read('labels'),
     reviewers: read('reviewers'),
     githubToken: read('githubToken'),
     docsToken: read('docsToken'),
+    context: read('context') || OPTIONAL_DEFAULTS.context,
+    contextLimit: read('contextLimit') || OPTIONAL_DEFAULTS.contextLimit,
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     throw new InputError(first?.message ?? 'The inputs are not valid.');
   }
-  const { prompt, jobId, docsToken, ...rest } = parsed.data;
+  const { prompt: written, jobId, docsToken, ...rest } = parsed.data;
+  // Read last, once every other input is known to be good.
+  const prompt = promptFile ? readPromptFile(promptFile, workspace) : written;
   const inputs: Inputs = {
     ...rest,
     docsToken: docsToken || rest.githubToken,
     ...(prompt ? { prompt } : {}),
     ...(jobId ? { jobId } : {}),
+    ...(promptFile ? { promptFile } : {}),
   };
-  if (inputs.comment && !inputs.githubToken) {
+  if ((inputs.comment || inputs.context === 'auto') && !inputs.githubToken) {
     throw new InputError(
-      'Input "githubToken" is empty, but comment is true: leave githubToken at its default (${{ github.token }}) or pass a token that may comment.',
+      'Input "githubToken" is empty, but comment is true or context is auto: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.',
     );
   }
   if ((inputs.labels.length > 0 || inputs.reviewers.length > 0) && !inputs.docsToken) {
@@ -251,7 +341,9 @@ export function readInputs(read: ReadInput): Inputs {
 
 /** Whether any GitHub work is asked for; without it the GitHub client is never loaded. */
 export function wantsGitHub(inputs: Inputs): boolean {
-  return inputs.comment || inputs.labels.length > 0 || inputs.reviewers.length > 0;
+  return (
+    inputs.comment || inputs.labels.length > 0 || inputs.reviewers.length > 0 || inputs.context === 'auto'
+  );
 }
 
 /** The hosts to which a key may go over plain http: this machine. */

@@ -117,10 +117,25 @@ async function work(
     proxy: connection.proxy,
   };
 
-  // Loaded while the job is being created, so the GitHub side adds no wait of its own.
+  // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
+  // the prompt needs the event's context first).
   if (wantsGitHub(inputs)) known.github = loadGitHubReport(inputs);
+  if (inputs.promptFile) {
+    core.info(
+      `The prompt is read from ${label(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`,
+    );
+  }
+  let prompt = inputs.prompt;
+  if (prompt !== undefined && inputs.context === 'auto') {
+    const section = await (await known.github)?.contextFor(inputs.contextLimit, signal);
+    if (section) prompt = `${prompt}\n\n${section}`;
+  }
   known.id = inputs.jobId;
-  const started = await startJob(client, inputs, { clock, deadline, log, context, signal });
+  const started = await startJob(
+    client,
+    { prompt, jobId: inputs.jobId },
+    { clock, deadline, log, context, signal },
+  );
   known.id = started.id;
   known.job = started.job;
   output('jobId', started.id);

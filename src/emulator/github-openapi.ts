@@ -43,7 +43,7 @@ export function gitHubContract(spec: GitHubSpec = 'api.github.com'): GitHubContr
 
 function load(spec: GitHubSpec): GitHubContract {
   const file = findInNodeModules(`@octokit/openapi/generated/${spec}.json`);
-  const document = JSON.parse(readFileSync(file, 'utf8')) as Node;
+  const document = nullableWithoutType(JSON.parse(readFileSync(file, 'utf8'))) as Node;
   // OpenAPI 3.0: `nullable` is one of ajv's own keywords; `format`s and `x-` extensions are
   // documentation here, not checks.
   const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false });
@@ -158,4 +158,21 @@ function findInNodeModules(path: string): string {
     if (existsSync(candidate)) return candidate;
     if (dirname(dir) === dir) throw new Error(`${path} is not installed: run npm install`);
   }
+}
+
+/**
+ * OpenAPI 3.0 allows `nullable: true` beside `allOf`/`$ref` with no `type`, which ajv refuses:
+ * such a schema becomes what it means, `anyOf: [the schema, null]`.
+ */
+function nullableWithoutType(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(nullableWithoutType);
+  if (!node || typeof node !== 'object') return node;
+  const entries = Object.entries(node).map(([key, value]) => [key, nullableWithoutType(value)] as const);
+  const schema = Object.fromEntries(entries) as Node;
+  if (schema.nullable === true && schema.type === undefined) {
+    const rest = { ...schema };
+    delete rest.nullable;
+    return { anyOf: [rest, { type: 'null' }] };
+  }
+  return schema;
 }

@@ -14,7 +14,10 @@ export type GitHubRoute =
   | 'createComment'
   | 'updateComment'
   | 'addLabels'
-  | 'requestReviewers';
+  | 'requestReviewers'
+  | 'compare'
+  | 'getCommit'
+  | 'listPullFiles';
 
 const ROUTES: { route: Exclude<GitHubRoute, 'graphql'>; method: string; template: string; write: boolean }[] =
   [
@@ -47,6 +50,14 @@ const ROUTES: { route: Exclude<GitHubRoute, 'graphql'>; method: string; template
       method: 'POST',
       template: '/repos/{owner}/{repo}/issues/{issue_number}/labels',
       write: true,
+    },
+    { route: 'compare', method: 'GET', template: '/repos/{owner}/{repo}/compare/{basehead}', write: false },
+    { route: 'getCommit', method: 'GET', template: '/repos/{owner}/{repo}/commits/{ref}', write: false },
+    {
+      route: 'listPullFiles',
+      method: 'GET',
+      template: '/repos/{owner}/{repo}/pulls/{pull_number}/files',
+      write: false,
     },
     {
       route: 'requestReviewers',
@@ -84,9 +95,27 @@ export interface StoredComment {
   updatedAt: string;
 }
 
+/** A changed file as GitHub's diff entries describe it. */
+export interface StoredFile {
+  filename: string;
+  status: string;
+  additions: number;
+  deletions: number;
+  previous_filename?: string;
+  patch?: string;
+}
+
+export interface StoredCommit {
+  sha: string;
+  message: string;
+  files: StoredFile[];
+}
+
 export interface StoredThread {
   number: number;
   pull: boolean;
+  /** A pull request's changed files. */
+  files: StoredFile[];
   mergeCommitSha?: string;
   comments: StoredComment[];
   labels: string[];
@@ -126,12 +155,16 @@ export interface GitHubEmulator {
   /** A pull request (or an issue, `pull: false`) in `repo`; commits it contains lead to it. */
   thread(
     repo: string,
-    options?: { pull?: boolean; mergeCommitSha?: string; commits?: string[] },
+    options?: { pull?: boolean; mergeCommitSha?: string; commits?: string[]; files?: StoredFile[] },
   ): StoredThread;
   addComment(repo: string, number: number, comment: { login: string; body: string }): StoredComment;
   get(repo: string, number: number): StoredThread;
   /** The next request of `route` gets this answer instead. */
   fail(route: GitHubRoute, ...faults: GitHubFault[]): void;
+  /** A commit GitHub knows, with the files it changed. */
+  commit(repo: string, commit: StoredCommit): void;
+  /** What `GET …/compare/{base}...{head}` answers: the commits (known by `commit`) and the files. */
+  comparison(repo: string, basehead: string, comparison: { commits: string[]; files: StoredFile[] }): void;
   /** The next request of `route` is answered (as usual) only after `ms`. */
   delay(route: GitHubRoute, ms: number): void;
   count(route: GitHubRoute): number;
@@ -142,6 +175,8 @@ interface Repo {
   id: number;
   threads: Map<number, StoredThread>;
   commits: Map<string, number[]>;
+  known: Map<string, StoredCommit>;
+  comparisons: Map<string, { commits: string[]; files: StoredFile[] }>;
 }
 
 export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): Promise<GitHubEmulator> {
@@ -160,7 +195,13 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   const repoOf = (name: string): Repo => {
     let repo = repos.get(name.toLowerCase());
     if (!repo) {
-      repo = { id: nextId++, threads: new Map(), commits: new Map() };
+      repo = {
+        id: nextId++,
+        threads: new Map(),
+        commits: new Map(),
+        known: new Map(),
+        comparisons: new Map(),
+      };
       repos.set(name.toLowerCase(), repo);
     }
     return repo;
@@ -208,6 +249,36 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       requested_teams: [],
       labels: [],
     };
+  };
+
+  const fileJson = (repoName: string, f: StoredFile) => ({
+    ...contract.example('diff-entry'),
+    sha: '1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f',
+    filename: f.filename,
+    status: f.status,
+    additions: f.additions,
+    deletions: f.deletions,
+    changes: f.additions + f.deletions,
+    blob_url: `${serverUrl}/${repoName}/blob/main/${f.filename}`,
+    raw_url: `${serverUrl}/${repoName}/raw/main/${f.filename}`,
+    contents_url: `${serverUrl}${prefix}/repos/${repoName}/contents/${f.filename}`,
+    patch: f.patch,
+    previous_filename: f.previous_filename,
+  });
+
+  const commitJson = (repoName: string, c: StoredCommit, withFiles: boolean) => {
+    const example = contract.example('commit');
+    const json: Record<string, unknown> = {
+      ...example,
+      sha: c.sha,
+      node_id: `C_${c.sha}`,
+      url: `${serverUrl}${prefix}/repos/${repoName}/commits/${c.sha}`,
+      html_url: `${serverUrl}/${repoName}/commit/${c.sha}`,
+      commit: { ...(example.commit as object), message: c.message },
+    };
+    if (withFiles) json.files = c.files.map((f) => fileJson(repoName, f));
+    else delete json.files;
+    return json;
   };
 
   const labelJson = (name: string, i: number) => ({
@@ -292,6 +363,39 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
           if (!thread.labels.includes(name)) thread.labels.push(name);
         }
         return { status: 200, json: thread.labels.map(labelJson) };
+      }
+      case 'compare': {
+        const comparison = repo.comparisons.get(params.basehead ?? '');
+        if (!comparison) return error(404, 'Not Found');
+        const commits = comparison.commits.map((sha) => repo.known.get(sha)).filter((c) => c !== undefined);
+        const [base = '', head = ''] = (params.basehead ?? '').split('...');
+        return {
+          status: 200,
+          json: {
+            ...contract.example('commit-comparison'),
+            url: `${serverUrl}${prefix}/repos/${repoName}/compare/${params.basehead}`,
+            html_url: `${serverUrl}/${repoName}/compare/${base}...${head}`,
+            status: 'ahead',
+            ahead_by: commits.length,
+            behind_by: 0,
+            total_commits: commits.length,
+            commits: commits.map((c) => commitJson(repoName, c, false)),
+            files: comparison.files.map((f) => fileJson(repoName, f)),
+          },
+        };
+      }
+      case 'getCommit': {
+        const commit = repo.known.get(params.ref ?? '');
+        if (!commit) return error(404, 'Not Found');
+        return { status: 200, json: commitJson(repoName, commit, true) };
+      }
+      case 'listPullFiles': {
+        const thread = repo.threads.get(Number(params.pull_number));
+        if (!thread?.pull) return error(404, 'Not Found');
+        const perPage = Number(req.query.get('per_page') ?? 30);
+        const page = Number(req.query.get('page') ?? 1);
+        const slice = thread.files.slice((page - 1) * perPage, page * perPage);
+        return { status: 200, json: slice.map((f) => fileJson(repoName, f)) };
       }
       case 'requestReviewers': {
         const thread = repo.threads.get(Number(params.pull_number));
@@ -403,6 +507,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       const thread: StoredThread = {
         number: repo.threads.size + 1,
         pull: threadOptions.pull ?? true,
+        files: threadOptions.files ?? [],
         mergeCommitSha: threadOptions.mergeCommitSha,
         comments: [],
         labels: [],
@@ -416,6 +521,12 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       ];
       for (const sha of commits) repo.commits.set(sha, [...(repo.commits.get(sha) ?? []), thread.number]);
       return thread;
+    },
+    commit(repoName, commit) {
+      repoOf(repoName).known.set(commit.sha, commit);
+    },
+    comparison(repoName, basehead, comparison) {
+      repoOf(repoName).comparisons.set(basehead, comparison);
     },
     addComment(repoName, number, comment) {
       const thread = repoOf(repoName).threads.get(number);

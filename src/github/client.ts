@@ -1,5 +1,6 @@
 import { context, getOctokit } from '@actions/github';
 import { z } from 'zod';
+import type { ChangedFile, CommitFacts } from './context.js';
 
 /** What the run knows of itself, from the runner's variables and the event payload. */
 export interface RunContext {
@@ -77,6 +78,20 @@ export interface GitHubApi {
     at: { owner: string; repo: string; pull_number: number; reviewers: string[]; team_reviewers: string[] },
     signal: AbortSignal,
   ): Promise<void>;
+  /** `base...head`: the commits and files (at most 300) between them. */
+  compare(
+    at: { owner: string; repo: string; basehead: string },
+    signal: AbortSignal,
+  ): Promise<{ commits: CommitFacts[]; files: ChangedFile[]; url: string }>;
+  getCommit(
+    at: { owner: string; repo: string; ref: string },
+    signal: AbortSignal,
+  ): Promise<{ commit: CommitFacts; files: ChangedFile[]; url: string }>;
+  /** One page of a pull request's files; 100 a page. */
+  listPullFiles(
+    at: { owner: string; repo: string; pull_number: number; page: number },
+    signal: AbortSignal,
+  ): Promise<ChangedFile[]>;
 }
 
 export const PAGE_SIZE = 100;
@@ -90,6 +105,28 @@ const commentReply = z.object({
 });
 const pullsReply = z.array(z.object({ number: z.number(), merge_commit_sha: z.string().nullish() }));
 const viewerReply = z.object({ viewer: z.object({ login: z.string() }) });
+const fileReply = z.object({
+  filename: z.string(),
+  status: z.string(),
+  additions: z.number(),
+  deletions: z.number(),
+  previous_filename: z.string().optional(),
+  patch: z.string().optional(),
+});
+const commitReply = z.object({
+  sha: z.string(),
+  commit: z.object({ message: z.string() }),
+  html_url: z.string(),
+});
+
+function toFiles(reply: unknown): ChangedFile[] {
+  return z.array(fileReply).parse(reply ?? []);
+}
+
+function toCommit(reply: unknown): CommitFacts {
+  const c = commitReply.parse(reply);
+  return { sha: c.sha, message: c.commit.message };
+}
 
 function toComment(reply: unknown): Comment {
   const c = commentReply.parse(reply);
@@ -140,6 +177,22 @@ export function gitHubApi(token: string, userAgent: string): GitHubApi {
     },
     async requestReviewers(at, signal) {
       await octokit.rest.pulls.requestReviewers({ ...at, ...bounded(signal) });
+    },
+    async compare(at, signal) {
+      const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...at, ...bounded(signal) });
+      const reply = z
+        .object({ html_url: z.string(), commits: z.array(z.unknown()), files: z.unknown() })
+        .parse(data);
+      return { commits: reply.commits.map(toCommit), files: toFiles(reply.files), url: reply.html_url };
+    },
+    async getCommit(at, signal) {
+      const { data } = await octokit.rest.repos.getCommit({ ...at, ...bounded(signal) });
+      const reply = commitReply.extend({ files: z.unknown() }).parse(data);
+      return { commit: toCommit(reply), files: toFiles(reply.files), url: reply.html_url };
+    },
+    async listPullFiles(at, signal) {
+      const { data } = await octokit.rest.pulls.listFiles({ ...at, per_page: PAGE_SIZE, ...bounded(signal) });
+      return toFiles(data);
     },
   };
 }

@@ -6,7 +6,9 @@ import { describeThrown, printableUrl } from '../log.js';
 import { gitHubApi, runContext, type GitHubApi } from './client.js';
 import { commentBody, commentMarker, KeptComment } from './comment.js';
 import { docsPullRequest, routeDocsPullRequest } from './docs-pr.js';
+import { renderContext } from './context.js';
 import { describeGitHubFault, isFinalFault } from './errors.js';
+import { eventHasContext, gatherContext } from './gather.js';
 import { eventHasThread, findThread } from './target.js';
 
 export interface ReportRequest {
@@ -32,6 +34,11 @@ export interface Outcome {
 }
 
 export interface GitHubReport {
+  /**
+   * What the triggering event changed, as a section to append to the prompt (at most `limit`
+   * characters), or `''`: events that change nothing add nothing and make no request.
+   */
+  contextFor(limit: number, signal: AbortSignal): Promise<string>;
   /** The job exists and is being waited for: post (or, on a re-run, update) the comment. */
   started(jobId: string, job: AgentJob | undefined): void;
   /**
@@ -41,6 +48,8 @@ export interface GitHubReport {
   finish(outcome: Outcome, cancellation: AbortSignal): Promise<string | undefined>;
 }
 
+/** How long gathering the event's context may hold up the create. */
+const CONTEXT_BUDGET_MS = 30_000;
 /** How long GitHub gets for the first comment, and for everything at the end. */
 const STARTED_BUDGET_MS = 30_000;
 const FINISH_BUDGET_MS = 30_000;
@@ -93,6 +102,29 @@ export function startGitHubReport(request: ReportRequest): GitHubReport {
   let posting: Promise<unknown> | undefined;
 
   return {
+    async contextFor(limit, cancellation) {
+      if (!eventHasContext(run.eventName)) {
+        core.info(`No context appended: a ${run.eventName || 'local'} run changes nothing to describe.`);
+        return '';
+      }
+      const signal = AbortSignal.any([cancellation, AbortSignal.timeout(CONTEXT_BUDGET_MS)]);
+      try {
+        const context = await gatherContext(forRepo(), run, warn, signal);
+        const text = context ? renderContext(context, limit) : '';
+        core.info(
+          text
+            ? `Appended ${text.length} characters of context from the ${run.eventName} event (${context?.commits.length ?? 0} commits, ${context?.files.length ?? 0} files).`
+            : `No context appended: the ${run.eventName} event changed nothing to describe.`,
+        );
+        return text;
+      } catch (error) {
+        warn(
+          `Could not gather the event's context: ${describeThrown(error)}. The job is created without it.`,
+        );
+        return '';
+      }
+    },
+
     started(jobId, job) {
       if (!request.comment) return;
       const signal = AbortSignal.timeout(STARTED_BUDGET_MS);

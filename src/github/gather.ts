@@ -1,0 +1,134 @@
+import type { GitHubApi, RunContext } from './client.js';
+import { PAGE_SIZE } from './client.js';
+import {
+  branchOf,
+  issueContext,
+  pullRequestContext,
+  pushContext,
+  releaseContext,
+  ZERO_SHA,
+  type ChangedFile,
+  type EventContext,
+  type IssuePayload,
+  type PullRequestPayload,
+  type PushPayload,
+  type ReleasePayload,
+} from './context.js';
+import { describeGitHubFault } from './errors.js';
+
+/** Events whose context is read from GitHub or the payload; any other event adds nothing. */
+const CONTEXT_EVENTS = new Set([
+  'push',
+  'pull_request',
+  'pull_request_target',
+  'release',
+  'issues',
+  'issue_comment',
+]);
+
+export function eventHasContext(eventName: string): boolean {
+  return CONTEXT_EVENTS.has(eventName);
+}
+
+/** GitHub returns at most 3,000 files of a pull request: 30 pages of 100. */
+const MAX_PULL_PAGES = 30;
+
+/**
+ * What the event changed, asked of GitHub where the payload does not say (a push's files, a pull
+ * request's files). A GitHub fault is one warning, and the context is what the payload gave:
+ * context never costs a job.
+ */
+export async function gatherContext(
+  api: GitHubApi,
+  run: RunContext,
+  warn: (message: string) => void,
+  signal: AbortSignal,
+): Promise<EventContext | undefined> {
+  const { owner, repo } = run.repo;
+  const fullRepo = `${owner}/${repo}`;
+  const fault = (what: string, error: unknown) =>
+    warn(
+      `${describeGitHubFault(error, { what, token: 'githubToken', permission: 'contents: read', repo: fullRepo })} The job is created with the context the event itself gave.`,
+    );
+
+  switch (run.eventName) {
+    case 'push': {
+      const payload = run.payload as PushPayload;
+      // A deleted branch changed nothing there is to document.
+      if (payload.deleted) return undefined;
+      const after = payload.after ?? run.sha;
+      try {
+        return pushContext(payload, fullRepo, await pushChanges(api, run, payload, after, signal));
+      } catch (error) {
+        fault('read which files the push changed', error);
+        return pushContext(payload, fullRepo);
+      }
+    }
+    case 'pull_request':
+    case 'pull_request_target': {
+      const payload = run.payload as PullRequestPayload;
+      const number = payload.pull_request?.number;
+      if (typeof number !== 'number') return undefined;
+      try {
+        const files: ChangedFile[] = [];
+        for (let page = 1; page <= MAX_PULL_PAGES; page++) {
+          const batch = await api.listPullFiles({ owner, repo, pull_number: number, page }, signal);
+          files.push(...batch);
+          if (batch.length < PAGE_SIZE) break;
+        }
+        return pullRequestContext(payload, files);
+      } catch (error) {
+        fault(`read the files of pull request #${number}`, error);
+        return pullRequestContext(payload);
+      }
+    }
+    case 'release':
+      return releaseContext(run.payload as ReleasePayload);
+    case 'issues':
+    case 'issue_comment':
+      return issueContext(run.payload as IssuePayload);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The commits and files of a push: `before...after`; for a new branch, the default branch
+ * `...after` (on the default branch itself, the pushed commit alone); when GitHub cannot compare
+ * (a forced push whose old commits are gone), the pushed commit alone.
+ */
+async function pushChanges(
+  api: GitHubApi,
+  run: RunContext,
+  payload: PushPayload,
+  after: string,
+  signal: AbortSignal,
+) {
+  const { owner, repo } = run.repo;
+  const alone = async (why: string) => {
+    const { commit, files, url } = await api.getCommit({ owner, repo, ref: after }, signal);
+    return { commits: [commit], files, alone: why, compareUrl: url };
+  };
+  const before = payload.before ?? '';
+  let base = before;
+  if (!before || ZERO_SHA.test(before)) {
+    const defaultBranch = payload.repository?.default_branch;
+    if (!defaultBranch || branchOf(payload.ref) === defaultBranch) {
+      return alone('A new branch: the pushed commit alone is shown.');
+    }
+    base = defaultBranch;
+  }
+  try {
+    const { commits, files, url } = await api.compare(
+      { owner, repo, basehead: `${base}...${after}` },
+      signal,
+    );
+    return { commits, files, compareUrl: url };
+  } catch (error) {
+    const status = (error as { status?: unknown }).status;
+    if (status !== 404 && status !== 422) throw error;
+    return alone(
+      'GitHub could not compare this push with what came before (a forced push?): the pushed commit alone is shown.',
+    );
+  }
+}
