@@ -1,4 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { InputError, isLoopback, readInputs, type Inputs } from '../src/inputs.js';
 
 const KEY = 'mint_0123456789abcdef';
@@ -48,6 +51,23 @@ describe('readInputs', () => {
       context: 'none',
       contextLimit: 20_000,
     });
+  });
+
+  it('reads promptFile relative to the workspace given, not the working directory; an absolute path as is', () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
+    mkdirSync(join(workspace, '.github'));
+    writeFileSync(join(workspace, '.github', 'p.md'), '  Refresh the docs \n');
+    const values = { ...defaults, prompt: '', promptFile: '.github/p.md' };
+    expect(readInputs((name) => values[name as keyof typeof values] ?? '', workspace).prompt).toBe(
+      'Refresh the docs',
+    );
+    const absolute = { ...values, promptFile: join(workspace, '.github', 'p.md') };
+    expect(readInputs((name) => absolute[name as keyof typeof absolute] ?? '', '/nonexistent').prompt).toBe(
+      'Refresh the docs',
+    );
+    expect(() => readInputs((name) => values[name as keyof typeof values] ?? '', tmpdir())).toThrow(
+      'Input "promptFile" names ".github/p.md", which does not exist',
+    );
   });
 
   it('reads context and contextLimit', () => {

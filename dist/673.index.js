@@ -496,6 +496,7 @@ function renderContext(context, limit) {
         return '';
     add(head);
     const proseMax = Math.max(200, Math.floor(limit * PROSE_SHARE));
+    const proseLeft = [];
     for (const { label, text } of context.prose) {
         const body = text.length > proseMax
             ? `${text.slice(0, proseMax)}\n[… cut: ${text.length - proseMax} more characters]`
@@ -503,6 +504,8 @@ function renderContext(context, limit) {
         const block = `${label}:\n${fenced(body)}`;
         if (fits(block))
             add(block);
+        else
+            proseLeft.push(`the ${label.toLowerCase()}`);
     }
     const listed = (title, lines) => {
         if (lines.length === 0)
@@ -525,7 +528,9 @@ function renderContext(context, limit) {
     const withPatch = context.files.slice(0, filesShown).filter((f) => f.patch !== undefined);
     let patchesTitled = false;
     for (const file of withPatch) {
-        const block = `${inline(file.filename)}:\n${fenced(file.patch ?? '', 'diff')}`;
+        // The names go inside the fence too: they are the pusher's text as much as the patch is.
+        const diff = `--- ${file.previous_filename ?? file.filename}\n+++ ${file.filename}\n${file.patch ?? ''}`;
+        const block = fenced(diff, 'diff');
         const title = patchesTitled ? '' : 'Patches:\n';
         if (fits(title + block)) {
             add(title + block);
@@ -535,7 +540,7 @@ function renderContext(context, limit) {
             patchesLeft++;
         }
     }
-    const cut = [];
+    const cut = [...proseLeft];
     if (commitsShown < context.commits.length)
         cut.push(`${context.commits.length - commitsShown} more commits`);
     if (filesShown < context.files.length)
@@ -549,6 +554,8 @@ function renderContext(context, limit) {
 const ZERO_SHA = /^0+$/;
 /** GitHub's compare lists at most this many files; a pull request's, at most 3,000. */
 const COMPARE_MAX_FILES = 300;
+/** A comparison lists at most this many commits. */
+const COMPARE_MAX_COMMITS = 250;
 const PULL_MAX_FILES = 3000;
 function branchOf(ref) {
     return (ref ?? '').replace(/^refs\/(heads|tags)\//, '');
@@ -568,26 +575,35 @@ function pushContext(payload, repo, changes) {
         notes.push(changes.alone);
     if (!changes)
         notes.push('GitHub could not be asked which files changed: the commits below are those the push listed (at most 20).');
-    if (files.length >= COMPARE_MAX_FILES && !changes?.alone) {
-        notes.push(`GitHub lists at most ${COMPARE_MAX_FILES} files of a comparison: the file list may be incomplete.`);
+    if (files.length >= COMPARE_MAX_FILES) {
+        notes.push(`GitHub lists at most ${COMPARE_MAX_FILES} changed files: the file list may be incomplete.`);
+    }
+    if (changes && commits.length >= COMPARE_MAX_COMMITS) {
+        notes.push(`GitHub lists at most ${COMPARE_MAX_COMMITS} commits of a comparison: the commit list may be incomplete.`);
     }
     return {
         title: `A push to ${inline(branch)} in ${repo}${payload.forced ? ' (forced)' : ''}, up to ${after.slice(0, 12)}.`,
-        facts: changes?.compareUrl ? [`Comparison: ${changes.compareUrl}`] : [],
+        facts: changes?.compareUrl ? [`${changes.alone ? 'Commit' : 'Comparison'}: ${changes.compareUrl}`] : [],
         prose: [],
         commits,
         files,
         notes,
     };
 }
-function pullRequestContext(payload, files) {
+/** `partial`: GitHub stopped answering after the files given. */
+function pullRequestContext(payload, files, partial = false) {
     const pr = payload.pull_request ?? {};
     const insider = isInsider(pr.author_association);
-    const facts = [
-        `Link: ${pr.html_url ?? ''}`,
-        `Branches: ${inline(pr.base?.ref ?? '')} ← ${inline(pr.head?.ref ?? '')}${pr.head?.repo?.full_name ? ` (${pr.head.repo.full_name})` : ''}`,
-    ];
+    const facts = [`Link: ${pr.html_url ?? ''}`];
+    // A branch name is its author's text (a fork's, perhaps): fenced like any.
+    const head = pr.head?.repo?.full_name ? ` (${pr.head.repo.full_name})` : '';
+    const branches = {
+        label: 'Branches (base ← head)',
+        text: `${pr.base?.ref ?? ''} ← ${pr.head?.ref ?? ''}${head}`,
+    };
     const notes = [];
+    if (partial)
+        notes.push(`GitHub stopped answering after ${files?.length ?? 0} files: the file list is incomplete.`);
     if (!insider)
         notes.push('The title and description are left out: their author is not a member or collaborator of the repository.');
     if (!files)
@@ -598,9 +614,10 @@ function pullRequestContext(payload, files) {
     const prose = insider
         ? [
             { label: 'Title', text: pr.title ?? '' },
+            branches,
             ...(pr.body ? [{ label: 'Description', text: pr.body }] : []),
         ]
-        : [];
+        : [branches];
     return {
         title: `Pull request #${pr.number ?? '?'}.`,
         facts,
@@ -674,7 +691,12 @@ const MAX_PULL_PAGES = 30;
 async function gatherContext(api, run, warn, signal) {
     const { owner, repo } = run.repo;
     const fullRepo = `${owner}/${repo}`;
-    const fault = (what, error) => warn(`${describeGitHubFault(error, { what, token: 'githubToken', permission: 'contents: read', repo: fullRepo })} The job is created with the context the event itself gave.`);
+    const fault = (what, permission, error) => {
+        // A cancelled step is not a GitHub fault: it ends the step, not the context.
+        if (signal.aborted && !isTimeout(signal.reason))
+            throw signal.reason;
+        warn(`${describeGitHubFault(error, { what, token: 'githubToken', permission, repo: fullRepo })} The job is created with the context the event itself gave.`);
+    };
     switch (run.eventName) {
         case 'push': {
             const payload = run.payload;
@@ -686,7 +708,7 @@ async function gatherContext(api, run, warn, signal) {
                 return pushContext(payload, fullRepo, await pushChanges(api, run, payload, after, signal));
             }
             catch (error) {
-                fault('read which files the push changed', error);
+                fault('read which files the push changed', 'contents: read', error);
                 return pushContext(payload, fullRepo);
             }
         }
@@ -696,8 +718,8 @@ async function gatherContext(api, run, warn, signal) {
             const number = payload.pull_request?.number;
             if (typeof number !== 'number')
                 return undefined;
+            const files = [];
             try {
-                const files = [];
                 for (let page = 1; page <= MAX_PULL_PAGES; page++) {
                     const batch = await api.listPullFiles({ owner, repo, pull_number: number, page }, signal);
                     files.push(...batch);
@@ -707,8 +729,9 @@ async function gatherContext(api, run, warn, signal) {
                 return pullRequestContext(payload, files);
             }
             catch (error) {
-                fault(`read the files of pull request #${number}`, error);
-                return pullRequestContext(payload);
+                fault(`read the files of pull request #${number}`, 'pull-requests: read', error);
+                // The pages read so far still tell something.
+                return pullRequestContext(payload, files.length > 0 ? files : undefined, files.length > 0);
             }
         }
         case 'release':
@@ -750,6 +773,9 @@ async function pushChanges(api, run, payload, after, signal) {
             throw error;
         return alone('GitHub could not compare this push with what came before (a forced push?): the pushed commit alone is shown.');
     }
+}
+function isTimeout(reason) {
+    return reason instanceof Error && reason.name === 'TimeoutError';
 }
 
 ;// CONCATENATED MODULE: ./src/github/target.ts
@@ -880,10 +906,15 @@ function startGitHubReport(request) {
                 const text = context ? renderContext(context, limit) : '';
                 core/* info */.pq(text
                     ? `Appended ${text.length} characters of context from the ${run.eventName} event (${context?.commits.length ?? 0} commits, ${context?.files.length ?? 0} files).`
-                    : `No context appended: the ${run.eventName} event changed nothing to describe.`);
+                    : context
+                        ? 'No context appended: contextLimit leaves no room for even its header.'
+                        : `No context appended: the ${run.eventName} event changed nothing to describe.`);
                 return text;
             }
             catch (error) {
+                // A cancelled step ends here; the caller says nothing was sent.
+                if (cancellation.aborted)
+                    throw cancellation.reason;
                 warn(`Could not gather the event's context: ${(0,log/* describeThrown */.YI)(error)}. The job is created without it.`);
                 return '';
             }

@@ -29563,6 +29563,7 @@ async function work(inputs, clock, startedAt, signal, known, opened) {
             prompt = `${prompt}\n\n${section}`;
     }
     known.id = inputs.jobId;
+    known.sending = true;
     const started = await startJob(client, { prompt, jobId: inputs.jobId }, { clock, deadline, log, context, signal });
     known.id = started.id;
     known.job = started.job;
@@ -29621,6 +29622,8 @@ function verdict(job, inputs) {
 function describeFailure(error, inputs, known) {
     if (error instanceof Cancelled) {
         const cancelled = `The step was cancelled (${error.signalName})`;
+        if (!known.sending)
+            return `${cancelled} before anything was sent to the service.`;
         if (known.id && (known.job || !inputs?.prompt)) {
             const last = known.job ? ` (last status: ${(0,src_log/* label */.Pf)(known.job.status)})` : '';
             return `${cancelled} while waiting; agent job ${(0,src_log/* label */.Pf)(known.id)} goes on in the service${last}.`;

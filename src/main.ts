@@ -22,6 +22,8 @@ interface Known {
   id?: string;
   job?: AgentJob;
   timedOut?: boolean;
+  /** Set once the create or follow-up may have left: before that, a failure sent nothing. */
+  sending?: boolean;
   /** The GitHub side, loading or loaded, when the workflow asked for it. */
   github?: Promise<GitHubReport | undefined>;
 }
@@ -131,6 +133,7 @@ async function work(
     if (section) prompt = `${prompt}\n\n${section}`;
   }
   known.id = inputs.jobId;
+  known.sending = true;
   const started = await startJob(
     client,
     { prompt, jobId: inputs.jobId },
@@ -197,6 +200,7 @@ function verdict(job: AgentJob, inputs: Inputs): string | undefined {
 function describeFailure(error: unknown, inputs: Inputs | undefined, known: Known): string {
   if (error instanceof Cancelled) {
     const cancelled = `The step was cancelled (${error.signalName})`;
+    if (!known.sending) return `${cancelled} before anything was sent to the service.`;
     if (known.id && (known.job || !inputs?.prompt)) {
       const last = known.job ? ` (last status: ${label(known.job.status)})` : '';
       return `${cancelled} while waiting; agent job ${label(known.id)} goes on in the service${last}.`;

@@ -91,6 +91,7 @@ export function renderContext(context: EventContext, limit: number): string {
   add(head);
 
   const proseMax = Math.max(200, Math.floor(limit * PROSE_SHARE));
+  const proseLeft: string[] = [];
   for (const { label, text } of context.prose) {
     const body =
       text.length > proseMax
@@ -98,6 +99,7 @@ export function renderContext(context: EventContext, limit: number): string {
         : text;
     const block = `${label}:\n${fenced(body)}`;
     if (fits(block)) add(block);
+    else proseLeft.push(`the ${label.toLowerCase()}`);
   }
 
   const listed = (title: string, lines: string[]): number => {
@@ -123,7 +125,9 @@ export function renderContext(context: EventContext, limit: number): string {
   const withPatch = context.files.slice(0, filesShown).filter((f) => f.patch !== undefined);
   let patchesTitled = false;
   for (const file of withPatch) {
-    const block = `${inline(file.filename)}:\n${fenced(file.patch ?? '', 'diff')}`;
+    // The names go inside the fence too: they are the pusher's text as much as the patch is.
+    const diff = `--- ${file.previous_filename ?? file.filename}\n+++ ${file.filename}\n${file.patch ?? ''}`;
+    const block = fenced(diff, 'diff');
     const title = patchesTitled ? '' : 'Patches:\n';
     if (fits(title + block)) {
       add(title + block);
@@ -133,7 +137,7 @@ export function renderContext(context: EventContext, limit: number): string {
     }
   }
 
-  const cut: string[] = [];
+  const cut: string[] = [...proseLeft];
   if (commitsShown < context.commits.length)
     cut.push(`${context.commits.length - commitsShown} more commits`);
   if (filesShown < context.files.length) cut.push(`${context.files.length - filesShown} more files`);
@@ -161,6 +165,8 @@ export interface PushPayload {
 export const ZERO_SHA = /^0+$/;
 /** GitHub's compare lists at most this many files; a pull request's, at most 3,000. */
 export const COMPARE_MAX_FILES = 300;
+/** A comparison lists at most this many commits. */
+export const COMPARE_MAX_COMMITS = 250;
 export const PULL_MAX_FILES = 3000;
 
 export function branchOf(ref: string | undefined): string {
@@ -188,14 +194,17 @@ export function pushContext(
     notes.push(
       'GitHub could not be asked which files changed: the commits below are those the push listed (at most 20).',
     );
-  if (files.length >= COMPARE_MAX_FILES && !changes?.alone) {
+  if (files.length >= COMPARE_MAX_FILES) {
+    notes.push(`GitHub lists at most ${COMPARE_MAX_FILES} changed files: the file list may be incomplete.`);
+  }
+  if (changes && commits.length >= COMPARE_MAX_COMMITS) {
     notes.push(
-      `GitHub lists at most ${COMPARE_MAX_FILES} files of a comparison: the file list may be incomplete.`,
+      `GitHub lists at most ${COMPARE_MAX_COMMITS} commits of a comparison: the commit list may be incomplete.`,
     );
   }
   return {
     title: `A push to ${inline(branch)} in ${repo}${payload.forced ? ' (forced)' : ''}, up to ${after.slice(0, 12)}.`,
-    facts: changes?.compareUrl ? [`Comparison: ${changes.compareUrl}`] : [],
+    facts: changes?.compareUrl ? [`${changes.alone ? 'Commit' : 'Comparison'}: ${changes.compareUrl}`] : [],
     prose: [],
     commits,
     files,
@@ -214,14 +223,24 @@ export interface PullRequestPayload {
   };
 }
 
-export function pullRequestContext(payload: PullRequestPayload, files?: ChangedFile[]): EventContext {
+/** `partial`: GitHub stopped answering after the files given. */
+export function pullRequestContext(
+  payload: PullRequestPayload,
+  files?: ChangedFile[],
+  partial = false,
+): EventContext {
   const pr = payload.pull_request ?? {};
   const insider = isInsider(pr.author_association);
-  const facts = [
-    `Link: ${pr.html_url ?? ''}`,
-    `Branches: ${inline(pr.base?.ref ?? '')} ← ${inline(pr.head?.ref ?? '')}${pr.head?.repo?.full_name ? ` (${pr.head.repo.full_name})` : ''}`,
-  ];
+  const facts = [`Link: ${pr.html_url ?? ''}`];
+  // A branch name is its author's text (a fork's, perhaps): fenced like any.
+  const head = pr.head?.repo?.full_name ? ` (${pr.head.repo.full_name})` : '';
+  const branches = {
+    label: 'Branches (base ← head)',
+    text: `${pr.base?.ref ?? ''} ← ${pr.head?.ref ?? ''}${head}`,
+  };
   const notes: string[] = [];
+  if (partial)
+    notes.push(`GitHub stopped answering after ${files?.length ?? 0} files: the file list is incomplete.`);
   if (!insider)
     notes.push(
       'The title and description are left out: their author is not a member or collaborator of the repository.',
@@ -235,9 +254,10 @@ export function pullRequestContext(payload: PullRequestPayload, files?: ChangedF
   const prose = insider
     ? [
         { label: 'Title', text: pr.title ?? '' },
+        branches,
         ...(pr.body ? [{ label: 'Description', text: pr.body }] : []),
       ]
-    : [];
+    : [branches];
   return {
     title: `Pull request #${pr.number ?? '?'}.`,
     facts,

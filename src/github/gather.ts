@@ -46,10 +46,13 @@ export async function gatherContext(
 ): Promise<EventContext | undefined> {
   const { owner, repo } = run.repo;
   const fullRepo = `${owner}/${repo}`;
-  const fault = (what: string, error: unknown) =>
+  const fault = (what: string, permission: string, error: unknown) => {
+    // A cancelled step is not a GitHub fault: it ends the step, not the context.
+    if (signal.aborted && !isTimeout(signal.reason)) throw signal.reason;
     warn(
-      `${describeGitHubFault(error, { what, token: 'githubToken', permission: 'contents: read', repo: fullRepo })} The job is created with the context the event itself gave.`,
+      `${describeGitHubFault(error, { what, token: 'githubToken', permission, repo: fullRepo })} The job is created with the context the event itself gave.`,
     );
+  };
 
   switch (run.eventName) {
     case 'push': {
@@ -60,7 +63,7 @@ export async function gatherContext(
       try {
         return pushContext(payload, fullRepo, await pushChanges(api, run, payload, after, signal));
       } catch (error) {
-        fault('read which files the push changed', error);
+        fault('read which files the push changed', 'contents: read', error);
         return pushContext(payload, fullRepo);
       }
     }
@@ -69,8 +72,8 @@ export async function gatherContext(
       const payload = run.payload as PullRequestPayload;
       const number = payload.pull_request?.number;
       if (typeof number !== 'number') return undefined;
+      const files: ChangedFile[] = [];
       try {
-        const files: ChangedFile[] = [];
         for (let page = 1; page <= MAX_PULL_PAGES; page++) {
           const batch = await api.listPullFiles({ owner, repo, pull_number: number, page }, signal);
           files.push(...batch);
@@ -78,8 +81,9 @@ export async function gatherContext(
         }
         return pullRequestContext(payload, files);
       } catch (error) {
-        fault(`read the files of pull request #${number}`, error);
-        return pullRequestContext(payload);
+        fault(`read the files of pull request #${number}`, 'pull-requests: read', error);
+        // The pages read so far still tell something.
+        return pullRequestContext(payload, files.length > 0 ? files : undefined, files.length > 0);
       }
     }
     case 'release':
@@ -131,4 +135,8 @@ async function pushChanges(
       'GitHub could not compare this push with what came before (a forced push?): the pushed commit alone is shown.',
     );
   }
+}
+
+function isTimeout(reason: unknown): boolean {
+  return reason instanceof Error && reason.name === 'TimeoutError';
 }

@@ -114,10 +114,14 @@ export function startGitHubReport(request: ReportRequest): GitHubReport {
         core.info(
           text
             ? `Appended ${text.length} characters of context from the ${run.eventName} event (${context?.commits.length ?? 0} commits, ${context?.files.length ?? 0} files).`
-            : `No context appended: the ${run.eventName} event changed nothing to describe.`,
+            : context
+              ? 'No context appended: contextLimit leaves no room for even its header.'
+              : `No context appended: the ${run.eventName} event changed nothing to describe.`,
         );
         return text;
       } catch (error) {
+        // A cancelled step ends here; the caller says nothing was sent.
+        if (cancellation.aborted) throw cancellation.reason;
         warn(
           `Could not gather the event's context: ${describeThrown(error)}. The job is created without it.`,
         );
