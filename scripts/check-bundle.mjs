@@ -9,25 +9,32 @@ import { fileURLToPath } from 'node:url';
 import { bundledPackages } from './bundled-packages.mjs';
 
 const MAX_BYTES = 2 * 1024 * 1024;
+// Licences that let the bundle ship under MIT with each package's notice in dist/licenses.txt;
+// anything else needs a person to read its terms before it is bundled.
+const ALLOWED_LICENCES = new Set(['MIT', 'ISC', 'Apache-2.0', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD']);
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const scripts = readdirSync(dist).filter((f) => f.endsWith('.js'));
 const sizes = scripts.map((file) => [file, statSync(join(dist, file)).size]);
 const total = sizes.reduce((sum, [, size]) => sum + size, 0);
 const packages = bundledPackages(dist);
 const undicis = packages.filter((p) => p.name === 'undici');
-const licensed = new Set(
-  readFileSync(join(dist, 'licenses.txt'), 'utf8')
-    .split(/\n(?=\S+\n\S+\n)/)
-    .map((entry) => entry.split('\n')[0]),
-);
+const entries = readFileSync(join(dist, 'licenses.txt'), 'utf8')
+  .split(/\n(?=\S+\n\S+\n)/)
+  .map((entry) => entry.split('\n'));
+const licensed = new Set(entries.map(([name]) => name));
 
 const problems = [];
 if (total > MAX_BYTES)
   problems.push(`dist/ holds ${total} bytes of JavaScript, over the ${MAX_BYTES}-byte budget`);
 if (undicis.length !== 1)
   problems.push(`dist/ holds ${undicis.length} copies of undici: ${undicis.map((p) => p.dir).join(', ')}`);
-for (const { name } of packages)
+for (const { name } of packages) {
   if (!licensed.has(name)) problems.push(`dist/licenses.txt does not list ${name}`);
+}
+for (const [name, licence] of entries) {
+  if (!ALLOWED_LICENCES.has(licence))
+    problems.push(`${name} is under ${licence}, which is not on the allow-list`);
+}
 if (problems.length) {
   console.error(problems.join('\n'));
   process.exit(1);
