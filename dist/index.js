@@ -28420,7 +28420,7 @@ function formatDuration(ms) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6184);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7310);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28497,7 +28497,7 @@ function label(text) {
 
 /***/ }),
 
-/***/ 6184:
+/***/ 7310:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29322,9 +29322,13 @@ function capitalize(text) {
 
 // EXTERNAL MODULE: ./src/summary.ts
 var summary = __nccwpck_require__(8855);
+;// CONCATENATED MODULE: ./package.json
+const package_namespaceObject = {"rE":"1.0.0"};
 ;// CONCATENATED MODULE: ./src/version.ts
-/** Sent in the User-Agent; a test keeps it equal to package.json's version. */
-const VERSION = '1.0.0';
+// The version the User-Agent sends, read from package.json when the bundle is built: the release
+// script sets it there, in one place.
+
+const VERSION = package_namespaceObject.rE;
 
 ;// CONCATENATED MODULE: ./src/schedule.ts
 /**

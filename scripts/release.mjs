@@ -1,0 +1,82 @@
+// `npm run release -- 1.2.0 [--push]`: a maintainer's release, from a clean main.
+//   1. checks: a clean tree on main, a new version above the last tag, a CHANGELOG section for it;
+//   2. checks that dist/ is the build of the source (as CI does);
+//   3. sets the version in package.json (the one place the User-Agent reads it from), moves the
+//      CHANGELOG's "Unreleased" notes under the version, rebuilds dist/, commits;
+//   4. tags vX.Y.Z and moves the major tag vX to it (what workflows pinned to @v1 run);
+//   5. writes the release notes to build/release-notes-vX.Y.Z.md and prints the commands that
+//      publish it (or, with --push, pushes main and both tags itself).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const args = process.argv.slice(2);
+const push = args.includes('--push');
+const version = args.find((a) => !a.startsWith('--'));
+const fail = (message) => {
+  console.error(`release: ${message}`);
+  process.exit(1);
+};
+const run = (command, ...rest) =>
+  execFileSync(command, rest, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+const git = (...rest) => run('git', ...rest);
+const npm = (...rest) => run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ...rest);
+const parse = (v) => /^v?(\d+)\.(\d+)\.(\d+)$/.exec(v)?.slice(1).map(Number);
+const newer = (a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+
+if (!version || !parse(version)) fail('usage: npm run release -- X.Y.Z [--push]');
+const [major] = parse(version);
+const tag = `v${version}`;
+
+if (git('status', '--porcelain')) fail('the working tree has changes: commit or stash them first.');
+if (git('rev-parse', '--abbrev-ref', 'HEAD') !== 'main') fail('releases are made from main.');
+const tags = git('tag', '--list', 'v*.*.*')
+  .split('\n')
+  .filter((t) => parse(t));
+if (tags.includes(tag)) fail(`${tag} exists already.`);
+const latest = tags.map(parse).sort(newer).at(-1);
+if (latest && newer(parse(version), latest) <= 0)
+  fail(`${version} is not above the latest release v${latest.join('.')}.`);
+
+const changelog = readFileSync('CHANGELOG.md', 'utf8');
+const unreleased = /^## Unreleased\n([\s\S]*?)(?=^## )/m.exec(changelog);
+const notes = unreleased?.[1].trim();
+if (!notes) fail('CHANGELOG.md has no notes under "## Unreleased": say what this release changes.');
+
+console.log('Checking that dist/ is the build of the source…');
+npm('run', '--silent', 'build');
+if (git('status', '--porcelain', '--', 'dist'))
+  fail('dist/ differs from a fresh build: commit the rebuilt dist/ first.');
+
+const date = new Date().toISOString().slice(0, 10);
+writeFileSync(
+  'CHANGELOG.md',
+  changelog.replace(
+    /^## Unreleased\n[\s\S]*?(?=^## )/m,
+    `## Unreleased\n\n## ${version} — ${date}\n\n${notes}\n\n`,
+  ),
+);
+npm('version', version, '--no-git-tag-version');
+console.log(`Rebuilding dist/ for ${version}…`);
+npm('run', '--silent', 'build');
+git('add', 'package.json', 'package-lock.json', 'CHANGELOG.md', 'dist');
+git('commit', '--quiet', '-m', `Release ${tag}`);
+git('tag', '--annotate', tag, '--message', `${tag}\n\n${notes}`);
+git('tag', '--force', '--annotate', `v${major}`, '--message', `${tag}`);
+
+mkdirSync('build', { recursive: true });
+const notesFile = join('build', `release-notes-${tag}.md`);
+writeFileSync(notesFile, `${notes}\n`);
+console.log(`\nReleased ${tag} locally; v${major} now points to it. Release notes: ${notesFile}`);
+const publish = [
+  `git push origin main ${tag}`,
+  `git push --force origin v${major}`,
+  `gh release create ${tag} --title ${tag} --notes-file ${notesFile}`,
+];
+if (push) {
+  git('push', 'origin', 'main', tag);
+  git('push', '--force', 'origin', `v${major}`);
+  console.log(`Pushed. Publish the release with:\n  ${publish[2]}`);
+} else {
+  console.log(`Publish it with:\n${publish.map((c) => `  ${c}`).join('\n')}`);
+}
