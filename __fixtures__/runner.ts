@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { MIN_PIECE } from '../src/secrets.js';
 
 /**
- * Runs the bundled action as the GitHub runner does (../shared/contract/runner.md): the Node 24
+ * Runs the bundled action as the GitHub runner does (docs/runner.md): the Node 24
  * binary `action.yml` names, `dist/index.js`, the working directory set to a workspace, stdin
  * closed, every declared input as `INPUT_<NAME>` (the given value, else its default, else empty),
  * fresh file-command files, and nothing from this process's environment but PATH.

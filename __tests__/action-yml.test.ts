@@ -1,4 +1,4 @@
-// action.yml is the contract workflows are written against (DESIGN §2, §4).
+// action.yml is the contract workflows are written against (docs/design.md §2, §4).
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { OPTIONAL_DEFAULTS } from '../src/inputs.js';
 import { VERSION } from '../src/version.js';
 
 describe('action.yml', () => {
-  it('declares exactly the inputs of DESIGN §2, each described, with string defaults', () => {
+  it('declares exactly the inputs workflows are written against, each described, with string defaults', () => {
     expect(Object.keys(actionYml.inputs)).toEqual([
       'prompt',
       'projectId',
@@ -45,7 +45,7 @@ describe('action.yml', () => {
     expect('default' in (actionYml.inputs.docsToken ?? {})).toBe(false);
   });
 
-  it('declares the outputs of DESIGN §4', () => {
+  it('declares the outputs workflows read (docs/design.md §4)', () => {
     expect(Object.keys(actionYml.outputs)).toEqual(['jobId', 'status', 'prLink', 'job', 'commentUrl']);
   });
 

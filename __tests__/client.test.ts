@@ -1,5 +1,5 @@
 // The service over real sockets: how each HTTP result becomes a typed fault, and the one-line
-// message each fault ends in (DESIGN §3.4, §5).
+// message each fault ends in (docs/design.md §3.4, §5).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';

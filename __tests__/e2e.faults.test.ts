@@ -1,4 +1,4 @@
-// Every row of the fault table (DESIGN §3.4), through the bundled action against the emulator.
+// Every row of the fault table (docs/design.md §3.4), through the bundled action against the emulator.
 import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
 import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';

@@ -1,4 +1,4 @@
-// Bad input: one error that names the input, and not a single request (DESIGN §3.1, §6).
+// Bad input: one error that names the input, and not a single request (docs/design.md §3.1, §6).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startEmulator, type Emulator } from '../src/emulator/server.js';
 import { expectFailure, inputsFor, KEY, run } from '../__fixtures__/e2e.js';

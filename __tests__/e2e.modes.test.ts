@@ -1,4 +1,4 @@
-// The modes beyond one-shot creation (DESIGN §2 `wait`, `jobId`; §3.5; §4 `job`), end to end
+// The modes beyond one-shot creation (docs/design.md §2 `wait`, `jobId`; §3.5; §4 `job`), end to end
 // through the bundle under Node 24 against the emulator.
 import { describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';

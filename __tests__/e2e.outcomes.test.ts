@@ -1,5 +1,5 @@
 // The bundled action under Node 24, started as the runner starts it, against the emulator:
-// the outcomes a workflow sees (DESIGN §3.1, §3.2, §4, §5).
+// the outcomes a workflow sees (docs/design.md §3.1, §3.2, §4, §5).
 import { describe, expect, it } from '@jest/globals';
 import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
 

@@ -1,4 +1,4 @@
-// A self-hosted runner behind a corporate proxy with a private CA (DESIGN §6): the service is
+// A self-hosted runner behind a corporate proxy with a private CA (docs/design.md §6): the service is
 // reached only through a CONNECT proxy, over TLS with a certificate from a test CA.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startGitHubEmulator, type GitHubEmulator } from '../src/emulator/github.js';

@@ -1,5 +1,5 @@
 // run() with @actions/core replaced by typed fakes and the clock injected, against the emulator
-// over real sockets: the order of work (DESIGN §3.1) without waiting in real time.
+// over real sockets: the order of work (docs/design.md §3.1) without waiting in real time.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import * as core from '../__fixtures__/core.js';
 import { VirtualClock } from '../__fixtures__/clock.js';

@@ -1,5 +1,5 @@
 // The poll loop with an injected clock against the emulator over real sockets: the waits it
-// chooses, the deadline, Retry-After, and which faults it waits out (DESIGN §3.3, §3.4).
+// chooses, the deadline, Retry-After, and which faults it waits out (docs/design.md §3.3, §3.4).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from '../src/dispatcher.js';
 import { AgentClient } from '../src/client.js';

@@ -28510,7 +28510,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 var core = __nccwpck_require__(3340);
 ;// CONCATENATED MODULE: ./src/cancel.ts
 /**
- * Cancellation as the runner does it (DESIGN §3.5): on a cancelled workflow or a step's
+ * Cancellation as the runner does it (docs/design.md §3.5): on a cancelled workflow or a step's
  * `timeout-minutes`, SIGINT, then SIGTERM 7.5 s later, then a kill. Either signal aborts the work
  * in hand, so `run()` can still set the outputs and write the summary before it exits.
  */
@@ -28522,7 +28522,7 @@ class Cancelled extends Error {
         this.signalName = signalName;
     }
 }
-/** DESIGN §3.5: out within 2 s of the signal, even if writing the outputs were to hang. */
+/** docs/design.md §3.5: out within 2 s of the signal, even if writing the outputs were to hang. */
 const EXIT_WITHIN_MS = 1800;
 function listenForCancellation() {
     const controller = new AbortController();
@@ -28720,7 +28720,7 @@ class ServiceError extends Error {
         this.fault = fault;
     }
 }
-/** DESIGN §3.4: each request has 30 s for its headers and for its body. */
+/** docs/design.md §3.4: each request has 30 s for its headers and for its body. */
 const REQUEST_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 1024 * 1024;
 class AgentClient {
@@ -28905,7 +28905,7 @@ function briefly(fault) {
             return `TLS error (${fault.code})`;
     }
 }
-/** The one-line error for a fault that ends the step (DESIGN §3.4, §5). */
+/** The one-line error for a fault that ends the step (docs/design.md §3.4, §5). */
 function explain(fault, context) {
     const host = new URL(context.baseUrl).host;
     const said = fault.kind === 'http' && fault.serviceMessage ? ` The service said: ${(0,src_log/* quote */.hD)(fault.serviceMessage)}.` : '';
@@ -29247,7 +29247,7 @@ function isLoopback(hostname) {
 
 
 
-/** Waits between tries when nothing reached the service (DESIGN §3.4): 1 s, 2 s, 4 s. */
+/** Waits between tries when nothing reached the service (docs/design.md §3.4): 1 s, 2 s, 4 s. */
 const NOT_SENT_WAITS_MS = [1000, 2000, 4000];
 /** Backoff for a 429 without `Retry-After`: 2 s, 4 s, 8 s … */
 const RATE_LIMIT_FIRST_MS = 2000;
@@ -29332,7 +29332,7 @@ const VERSION = package_namespaceObject.rE;
 
 ;// CONCATENATED MODULE: ./src/schedule.ts
 /**
- * The poll schedule (DESIGN §3.3): the first wait is `pollInterval`, each next one 1.5× the one
+ * The poll schedule (docs/design.md §3.3): the first wait is `pollInterval`, each next one 1.5× the one
  * before, capped at 60 s (or at `pollInterval` when that is larger), each with ±10 % jitter so that
  * many workflows started by the same cron do not poll in step. A 30-minute job costs about 35
  * requests instead of 180 at a fixed 10 s.
@@ -29370,7 +29370,7 @@ class PollSchedule {
 /** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
 const EARLY_NOT_FOUND_MS = 30_000;
 /**
- * Polls until the job reaches a terminal status or the deadline passes (DESIGN §3.3, §3.4). A job
+ * Polls until the job reaches a terminal status or the deadline passes (docs/design.md §3.3, §3.4). A job
  * the service already sent is first polled `pollInterval` later; one known only by id at once.
  */
 async function waitForJob(read, id, first, options) {
@@ -29430,7 +29430,7 @@ async function waitForJob(read, id, first, options) {
         log.warning(`Could not read agent job ${name}: ${briefly(fault)}; trying again in ${(0,duration/* formatDuration */.a3)(until)}.`);
     }
 }
-/** Poll faults worth waiting out (DESIGN §3.4); everything else ends the step at once. */
+/** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
 function isTransient(fault, sinceCreatedMs) {
     switch (fault.kind) {
         case 'http':
@@ -29871,7 +29871,7 @@ function summaryRows(facts) {
         ['Waited', (0,_duration_js__WEBPACK_IMPORTED_MODULE_3__/* .formatDuration */ .a3)(facts.waitedMs)],
     ];
 }
-/** Writes the step summary (DESIGN §5); a local run without a summary file skips it. */
+/** Writes the step summary (docs/design.md §5); a local run without a summary file skips it. */
 async function writeSummary(facts) {
     if (!process.env.GITHUB_STEP_SUMMARY) {
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .debug */ .Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');

@@ -1,5 +1,5 @@
 /**
- * Cancellation as the runner does it (DESIGN §3.5): on a cancelled workflow or a step's
+ * Cancellation as the runner does it (docs/design.md §3.5): on a cancelled workflow or a step's
  * `timeout-minutes`, SIGINT, then SIGTERM 7.5 s later, then a kill. Either signal aborts the work
  * in hand, so `run()` can still set the outputs and write the summary before it exits.
  */
@@ -10,7 +10,7 @@ export class Cancelled extends Error {
   }
 }
 
-/** DESIGN §3.5: out within 2 s of the signal, even if writing the outputs were to hang. */
+/** docs/design.md §3.5: out within 2 s of the signal, even if writing the outputs were to hang. */
 const EXIT_WITHIN_MS = 1800;
 
 export interface Cancellation {

@@ -10,7 +10,7 @@ import { redactJson } from './secrets.js';
 export type Operation = 'create' | 'get' | 'message';
 
 /**
- * What went wrong with one request, in the terms the fault rules (DESIGN §3.4) need:
+ * What went wrong with one request, in the terms the fault rules (docs/design.md §3.4) need:
  * - `http`: the service answered with a non-success status;
  * - `not-sent`: the connection could not be opened (connection refused, DNS failure, the proxy
  *   refused the tunnel, connect timeout), so the request never left and repeating it cannot
@@ -50,14 +50,14 @@ export interface ClientOptions {
 }
 
 export interface CallOptions {
-  /** Headers and body each get this long; DESIGN §3.4 says 30 s. */
+  /** Headers and body each get this long; docs/design.md §3.4 says 30 s. */
   timeoutMs?: number;
   /** The whole exchange, connecting included, gets at most this long (default: `timeoutMs` + 1 s). */
   totalMs?: number;
   signal?: AbortSignal;
 }
 
-/** DESIGN §3.4: each request has 30 s for its headers and for its body. */
+/** docs/design.md §3.4: each request has 30 s for its headers and for its body. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 1024 * 1024;
 

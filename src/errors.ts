@@ -38,7 +38,7 @@ export function briefly(fault: Fault): string {
   }
 }
 
-/** The one-line error for a fault that ends the step (DESIGN §3.4, §5). */
+/** The one-line error for a fault that ends the step (docs/design.md §3.4, §5). */
 export function explain(fault: Fault, context: FaultContext): string {
   const host = new URL(context.baseUrl).host;
   const said =

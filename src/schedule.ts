@@ -1,5 +1,5 @@
 /**
- * The poll schedule (DESIGN §3.3): the first wait is `pollInterval`, each next one 1.5× the one
+ * The poll schedule (docs/design.md §3.3): the first wait is `pollInterval`, each next one 1.5× the one
  * before, capped at 60 s (or at `pollInterval` when that is larger), each with ±10 % jitter so that
  * many workflows started by the same cron do not poll in step. A 30-minute job costs about 35
  * requests instead of 180 at a fixed 10 s.

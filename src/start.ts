@@ -15,7 +15,7 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
-/** Waits between tries when nothing reached the service (DESIGN §3.4): 1 s, 2 s, 4 s. */
+/** Waits between tries when nothing reached the service (docs/design.md §3.4): 1 s, 2 s, 4 s. */
 const NOT_SENT_WAITS_MS = [1000, 2000, 4000];
 /** Backoff for a 429 without `Retry-After`: 2 s, 4 s, 8 s … */
 const RATE_LIMIT_FIRST_MS = 2000;

@@ -56,7 +56,7 @@ export function summaryRows(facts: SummaryFacts): [string, string][] {
   ];
 }
 
-/** Writes the step summary (DESIGN §5); a local run without a summary file skips it. */
+/** Writes the step summary (docs/design.md §5); a local run without a summary file skips it. */
 export async function writeSummary(facts: SummaryFacts): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) {
     core.debug('GITHUB_STEP_SUMMARY is not set; no step summary written.');

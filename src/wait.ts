@@ -52,7 +52,7 @@ export type ReadJob = (call: {
 const EARLY_NOT_FOUND_MS = 30_000;
 
 /**
- * Polls until the job reaches a terminal status or the deadline passes (DESIGN §3.3, §3.4). A job
+ * Polls until the job reaches a terminal status or the deadline passes (docs/design.md §3.3, §3.4). A job
  * the service already sent is first polled `pollInterval` later; one known only by id at once.
  */
 export async function waitForJob(
@@ -122,7 +122,7 @@ export async function waitForJob(
   }
 }
 
-/** Poll faults worth waiting out (DESIGN §3.4); everything else ends the step at once. */
+/** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
 function isTransient(fault: Fault, sinceCreatedMs: number): boolean {
   switch (fault.kind) {
     case 'http':

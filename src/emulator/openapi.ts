@@ -49,7 +49,7 @@ const ROUTE_PATHS: Record<Route, string> = {
   message: '/v2/agent/{projectId}/job/{id}/message',
 };
 
-// Statuses the service's documentation names but the OpenAPI file leaves out (DESIGN.md 1 and
+// Statuses the service's documentation names but the OpenAPI file leaves out (docs/design.md §1 and
 // 3.4): a rejected or expired key, a key without the scope or off its IP allowlist, and an
 // unknown project on create. Without them every such default reply would count as a violation.
 const UNLISTED_STATUSES: Record<Route, string[]> = {
