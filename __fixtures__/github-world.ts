@@ -1,4 +1,5 @@
 import type { GitHubEmulator } from '../src/emulator/github.js';
+import type { RunContext } from '../src/github/client.js';
 import { WORKFLOW_TOKEN } from './runner.js';
 
 /** A token for the docs repository only, as a GitHub App's installation token would be. */
@@ -51,5 +52,23 @@ export function pushEvent(after: string, extra: Record<string, unknown> = {}) {
       repository: { name: 'app', owner: { login: 'acme' } },
       ...extra,
     },
+  };
+}
+
+/** The run's context as the GitHub side reads it, for unit tests: a run in acme/app. */
+export function runContext(overrides: Partial<RunContext> = {}): RunContext {
+  return {
+    eventName: 'pull_request',
+    payload: {},
+    repo: { owner: 'acme', repo: 'app' },
+    sha: 'head0000000',
+    serverUrl: 'https://github.com',
+    apiUrl: 'https://api.github.com',
+    runId: 42,
+    runAttempt: 1,
+    workflow: 'docs',
+    job: 'refresh',
+    action: 'docs',
+    ...overrides,
   };
 }

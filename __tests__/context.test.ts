@@ -1,7 +1,8 @@
 // The event context: the pure builder for every case, and which GitHub calls each event needs
 // (through a recording stand-in for the action's own GitHubApi interface).
 import { describe, expect, it } from '@jest/globals';
-import type { GitHubApi, RunContext } from '../src/github/client.js';
+import type { GitHubApi } from '../src/github/client.js';
+import { runContext } from '../__fixtures__/github-world.js';
 import {
   fenceFor,
   issueContext,
@@ -222,19 +223,7 @@ function fakeApi(replies: Partial<Record<keyof GitHubApi, (at: never) => unknown
   return { api, calls };
 }
 
-const run: RunContext = {
-  eventName: 'push',
-  payload: {},
-  repo: { owner: 'acme', repo: 'app' },
-  sha: 'head0000000',
-  serverUrl: 'https://github.com',
-  apiUrl: 'https://api.github.com',
-  runId: 1,
-  runAttempt: 1,
-  workflow: 'w',
-  job: 'j',
-  action: 'a',
-};
+const run = runContext({ eventName: 'push' });
 const signal = new AbortController().signal;
 const commit = { sha: 'head0000000', message: 'Squashed merge (#12)' };
 const notFound = () => {

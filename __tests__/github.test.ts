@@ -1,26 +1,15 @@
 // The GitHub side's pure parts: the comment's marker and body, where a docs pull request link
 // points, where an event points without asking GitHub, and the warning for each GitHub fault.
 import { describe, expect, it } from '@jest/globals';
-import type { GitHubApi, RunContext } from '../src/github/client.js';
+import type { GitHubApi } from '../src/github/client.js';
+import { runContext } from '../__fixtures__/github-world.js';
 import { commentBody, commentMarker, type CommentState } from '../src/github/comment.js';
 import { docsPullRequest } from '../src/github/docs-pr.js';
 import { describeGitHubFault, type GitHubOperation } from '../src/github/errors.js';
 import { eventHasThread, findThread } from '../src/github/target.js';
 import { maskSecret } from '../src/secrets.js';
 
-const run: RunContext = {
-  eventName: 'pull_request',
-  payload: {},
-  repo: { owner: 'acme', repo: 'app' },
-  sha: 'abc',
-  serverUrl: 'https://github.com',
-  apiUrl: 'https://api.github.com',
-  runId: 42,
-  runAttempt: 1,
-  workflow: 'docs',
-  job: 'refresh',
-  action: 'docs',
-};
+const run = runContext({ sha: 'abc' });
 
 describe('commentMarker', () => {
   const key = { projectId: 'p', prompt: 'Document the CLI' };

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { ChangedFile } from '../github/context.js';
 import { gitHubContract, type GitHubSpec } from './github-openapi.js';
 
 export type GitHubRoute =
@@ -95,15 +96,8 @@ export interface StoredComment {
   updatedAt: string;
 }
 
-/** A changed file as GitHub's diff entries describe it. */
-export interface StoredFile {
-  filename: string;
-  status: string;
-  additions: number;
-  deletions: number;
-  previous_filename?: string;
-  patch?: string;
-}
+/** A changed file as GitHub's diff entries describe it (the fields the action reads). */
+export type StoredFile = ChangedFile;
 
 export interface StoredCommit {
   sha: string;
