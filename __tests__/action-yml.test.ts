@@ -27,10 +27,9 @@ describe('action.yml', () => {
       'githubToken',
       'docsToken',
     ]);
-    for (const input of Object.values(actionYml.inputs)) {
-      expect(input.description.length).toBeGreaterThan(20);
-      if ('default' in input) expect(typeof input.default).toBe('string');
-    }
+    for (const input of Object.values(actionYml.inputs)) expect(input.description.length).toBeGreaterThan(20);
+    const defaults = Object.values(actionYml.inputs).filter((input) => 'default' in input);
+    for (const input of defaults) expect(typeof input.default).toBe('string');
     expect(actionYml.inputs.wait?.default).toBe('true');
     expect(actionYml.inputs.timeout?.default).toBe('30m');
     expect(actionYml.inputs.pollInterval?.default).toBe('10s');
@@ -69,7 +68,9 @@ describe('README', () => {
   });
 
   it.each(blocks.map((block, i) => [i + 1, block]))('example %d is valid YAML', (_i, block) => {
-    expect(() => parse(block as string)).not.toThrow();
+    expect(() => {
+      parse(block as string);
+    }).not.toThrow();
   });
 
   it('uses only inputs that action.yml declares, in the steps that use this action', () => {

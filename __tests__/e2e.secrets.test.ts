@@ -24,7 +24,7 @@ function shapes(): void {
 }
 
 describe('a key echoed by the service', () => {
-  it('uses keys of the shapes that leaked', shapes);
+  it('uses keys of the shapes that leaked', () => shapes());
 
   it('in a gateway 503 on a poll: the warning says *** where the key was', async () => {
     const service = await emulator({ apiKey: PLAIN_38 });

@@ -51,7 +51,8 @@ describe('npm run release', () => {
     expect(git('rev-parse', 'v1^{commit}')).toBe(head);
     expect(git('log', '-1', '--format=%s')).toBe('Release v1.1.0');
     expect(git('status', '--porcelain')).toBe('');
-    expect(JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')).version).toBe('1.1.0');
+    const pkg = JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as { version: string };
+    expect(pkg.version).toBe('1.1.0');
     // The User-Agent's version comes from package.json, through the rebuilt bundle.
     expect(readFileSync(join(clone, 'dist', 'index.js'), 'utf8')).toContain('"1.1.0"');
     const changelog = readFileSync(join(clone, 'CHANGELOG.md'), 'utf8');

@@ -28861,6 +28861,7 @@ function classify(error) {
 const systemClock = {
     now: () => Date.now(),
     sleep: (ms, signal) => new Promise((resolve, reject) => {
+        // The abort's reason (the step's Cancelled) is what the caller must see.
         if (signal?.aborted)
             return reject(signal.reason);
         const timer = setTimeout(() => {
@@ -29462,7 +29463,11 @@ function isTransient(fault, sinceCreatedMs) {
 
 
 
-const log = { info: core/* info */.pq, warning: core/* warning */.$e, debug: core/* debug */.Yz };
+const log = {
+    info: (message) => core/* info */.pq(message),
+    warning: (message) => core/* warning */.$e(message),
+    debug: (message) => core/* debug */.Yz(message),
+};
 /**
  * The action: inputs → create, follow up or look up → wait → outputs and summary. Every failure,
  * whatever was thrown, ends in one `core.setFailed` line; outputs and the summary are written on
@@ -29544,7 +29549,7 @@ async function work(inputs, clock, startedAt, signal, known, opened) {
         apiKey: inputs.apiKey,
         dispatcher: connection.dispatcher,
         userAgent: userAgent(),
-        now: clock.now,
+        now: () => clock.now(),
     });
     const deadline = startedAt + inputs.timeoutMs;
     const context = {

@@ -9,14 +9,15 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
+      // The abort's reason (the step's Cancelled) is what the caller must see.
+      if (signal?.aborted) return reject(signal.reason as Error);
       const timer = setTimeout(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
       }, ms);
       const onAbort = () => {
         clearTimeout(timer);
-        reject(signal?.reason);
+        reject(signal?.reason as Error);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
     }),

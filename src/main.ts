@@ -15,7 +15,11 @@ import { writeSummary } from './summary.js';
 import { VERSION } from './version.js';
 import { waitForJob, type Log, type ReadJob } from './wait.js';
 
-const log: Log = { info: core.info, warning: core.warning, debug: core.debug };
+const log: Log = {
+  info: (message) => core.info(message),
+  warning: (message) => core.warning(message),
+  debug: (message) => core.debug(message),
+};
 
 /** What is known of the job so far: its id as soon as there is one, the last job object read. */
 interface Known {
@@ -109,7 +113,7 @@ async function work(
     apiKey: inputs.apiKey,
     dispatcher: connection.dispatcher,
     userAgent: userAgent(),
-    now: clock.now,
+    now: () => clock.now(),
   });
   const deadline = startedAt + inputs.timeoutMs;
   const context: FaultContext = {

@@ -167,8 +167,9 @@ function findInNodeModules(path: string): string {
 function nullableWithoutType(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(nullableWithoutType);
   if (!node || typeof node !== 'object') return node;
-  const entries = Object.entries(node).map(([key, value]) => [key, nullableWithoutType(value)] as const);
-  const schema = Object.fromEntries(entries) as Node;
+  const schema: Node = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, nullableWithoutType(value)] as const),
+  );
   if (schema.nullable === true && schema.type === undefined) {
     const rest = { ...schema };
     delete rest.nullable;

@@ -319,7 +319,10 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         const thread = repo.threads.get(Number(params.issue_number));
         if (!thread) return error(404, 'Not Found');
         if (spec.route === 'createComment') {
-          const c = store(thread, { login: grant.login, body: String(body.body ?? '') });
+          const c = store(thread, {
+            login: grant.login,
+            body: typeof body.body === 'string' ? body.body : '',
+          });
           return { status: 201, json: commentJson(repoName, thread, c) };
         }
         const perPage = Number(req.query.get('per_page') ?? 30);
@@ -343,7 +346,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         for (const thread of repo.threads.values()) {
           const c = thread.comments.find((x) => x.id === Number(params.comment_id));
           if (c) {
-            c.body = String(body.body ?? '');
+            c.body = typeof body.body === 'string' ? body.body : '';
             c.updatedAt = now;
             return { status: 200, json: commentJson(repoName, thread, c) };
           }
