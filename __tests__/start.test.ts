@@ -9,7 +9,7 @@ import { connect } from '../src/dispatcher.js';
 import { startEmulator, type Emulator } from '../src/emulator/server.js';
 import { ActionFailure, type FaultContext } from '../src/errors.js';
 import { startJob } from '../src/start.js';
-import type { Log } from '../src/wait.js';
+import type { Log } from '../src/log.js';
 import { VirtualClock } from '../__fixtures__/clock.js';
 
 const KEY = 'mint_start_test_key';

@@ -6,7 +6,8 @@ import { AgentClient } from '../src/client.js';
 import { startEmulator, type Emulator } from '../src/emulator/server.js';
 import { ActionFailure } from '../src/errors.js';
 import type { AgentJob } from '../src/job.js';
-import { waitForJob, type Log, type WaitOptions } from '../src/wait.js';
+import type { Log } from '../src/log.js';
+import { waitForJob, type WaitOptions } from '../src/wait.js';
 import { VirtualClock } from '../__fixtures__/clock.js';
 
 const KEY = 'mint_wait_test_key';

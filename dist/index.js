@@ -28850,9 +28850,16 @@ function classify(error) {
         return { kind: 'tls', code: tls };
     const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0] ?? 'no code';
     if (failedBeforeSending(error)) {
-        // The proxy answered the CONNECT with something other than 200.
-        const proxy = /^Proxy response \((\d+)\)/.exec(error instanceof Error ? error.message : '');
-        return { kind: 'not-sent', code: proxy ? `the proxy answered ${proxy[1]}` : code };
+        // undici reports a proxy that answered the CONNECT with anything but 200 as an abort while
+        // connecting. The status it answered is only in the message: a detail, not the test.
+        if (codes.includes('UND_ERR_ABORTED')) {
+            const status = /\((\d{3})\)/.exec(error instanceof Error ? error.message : '')?.[1];
+            return {
+                kind: 'not-sent',
+                code: status ? `the proxy answered ${status}` : 'the proxy refused the tunnel',
+            };
+        }
+        return { kind: 'not-sent', code };
     }
     return { kind: 'no-answer', code };
 }
@@ -29258,7 +29265,7 @@ const RATE_LIMIT_FIRST_MS = 2000;
  * after a 429 or when the request never left this machine. Anything else that is not a job ends
  * the step with a message that says the service may have acted.
  */
-async function sendOnce(attempt, options) {
+async function sendRetryingOnlyWhenSafe(attempt, options) {
     const { clock, deadline, log, context, signal } = options;
     let notSentTries = 0;
     let rateLimitedTries = 0;
@@ -29302,7 +29309,7 @@ async function startJob(client, request, options) {
     const { log, signal, clock } = options;
     if (jobId === undefined) {
         log.info(`Creating an agent job in project ${(0,src_log/* label */.Pf)(options.context.projectId)} at ${options.context.baseUrl}.`);
-        const job = await sendOnce(() => client.createJob(prompt ?? '', { signal }), options);
+        const job = await sendRetryingOnlyWhenSafe(() => client.createJob(prompt ?? '', { signal }), options);
         log.info(`Created agent job ${(0,src_log/* label */.Pf)(job.id)} (${(0,src_log/* label */.Pf)(job.status)}).`);
         return { job, id: job.id, createdAt: clock.now() };
     }
@@ -29310,7 +29317,10 @@ async function startJob(client, request, options) {
         return { id: jobId, createdAt: -Infinity };
     log.info(`Sending a follow-up message to agent job ${(0,src_log/* label */.Pf)(jobId)}.`);
     const context = { ...options.context, operation: 'message', jobId };
-    const job = await sendOnce(() => client.sendMessage(jobId, prompt, { signal }), { ...options, context });
+    const job = await sendRetryingOnlyWhenSafe(() => client.sendMessage(jobId, prompt, { signal }), {
+        ...options,
+        context,
+    });
     log.info(`Agent job ${(0,src_log/* label */.Pf)(job.id)} took the follow-up (${(0,src_log/* label */.Pf)(job.status)}).`);
     return { job, id: jobId, createdAt: -Infinity, settledAfter: clock.now() + FOLLOW_UP_SETTLE_MS };
 }

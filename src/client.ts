@@ -208,9 +208,16 @@ function classify(error: unknown): Fault {
   if (tls) return { kind: 'tls', code: tls };
   const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0] ?? 'no code';
   if (failedBeforeSending(error)) {
-    // The proxy answered the CONNECT with something other than 200.
-    const proxy = /^Proxy response \((\d+)\)/.exec(error instanceof Error ? error.message : '');
-    return { kind: 'not-sent', code: proxy ? `the proxy answered ${proxy[1]}` : code };
+    // undici reports a proxy that answered the CONNECT with anything but 200 as an abort while
+    // connecting. The status it answered is only in the message: a detail, not the test.
+    if (codes.includes('UND_ERR_ABORTED')) {
+      const status = /\((\d{3})\)/.exec(error instanceof Error ? error.message : '')?.[1];
+      return {
+        kind: 'not-sent',
+        code: status ? `the proxy answered ${status}` : 'the proxy refused the tunnel',
+      };
+    }
+    return { kind: 'not-sent', code };
   }
   return { kind: 'no-answer', code };
 }

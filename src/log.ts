@@ -1,5 +1,12 @@
 import { redact } from './secrets.js';
 
+/** Where the action's lines go: `@actions/core` in the action, a recorder in tests. */
+export interface Log {
+  info(message: string): void;
+  warning(message: string): void;
+  debug(message: string): void;
+}
+
 /**
  * Text from the service (error messages, job fields) is untrusted. Printed raw, a reply such as
  * "\n::add-mask::…" or "::stop-commands::x" would become a workflow command, because the runner

@@ -8,12 +8,12 @@ import { ActionFailure, explain, type FaultContext } from './errors.js';
 import type { GitHubReport } from './github/index.js';
 import { readInputs, wantsGitHub, type Inputs } from './inputs.js';
 import type { AgentJob } from './job.js';
-import { describeThrown, label, printableUrl } from './log.js';
+import { describeThrown, label, printableUrl, type Log } from './log.js';
 import { maskSecret, MIN_SECRET, redact } from './secrets.js';
 import { startJob } from './start.js';
 import { writeSummary } from './summary.js';
 import { VERSION } from './version.js';
-import { waitForJob, type Log, type ReadJob } from './wait.js';
+import { waitForJob, type ReadJob } from './wait.js';
 
 const log: Log = {
   info: (message) => core.info(message),

@@ -4,7 +4,7 @@ import { formatDuration } from './duration.js';
 import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
 import type { AgentJob } from './job.js';
 import { label } from './log.js';
-import type { Log } from './wait.js';
+import type { Log } from './log.js';
 
 export interface SendOptions {
   clock: Clock;
@@ -26,7 +26,10 @@ const RATE_LIMIT_FIRST_MS = 2000;
  * after a 429 or when the request never left this machine. Anything else that is not a job ends
  * the step with a message that says the service may have acted.
  */
-export async function sendOnce(attempt: () => Promise<AgentJob>, options: SendOptions): Promise<AgentJob> {
+export async function sendRetryingOnlyWhenSafe(
+  attempt: () => Promise<AgentJob>,
+  options: SendOptions,
+): Promise<AgentJob> {
   const { clock, deadline, log, context, signal } = options;
   let notSentTries = 0;
   let rateLimitedTries = 0;
@@ -88,14 +91,17 @@ export async function startJob(
     log.info(
       `Creating an agent job in project ${label(options.context.projectId)} at ${options.context.baseUrl}.`,
     );
-    const job = await sendOnce(() => client.createJob(prompt ?? '', { signal }), options);
+    const job = await sendRetryingOnlyWhenSafe(() => client.createJob(prompt ?? '', { signal }), options);
     log.info(`Created agent job ${label(job.id)} (${label(job.status)}).`);
     return { job, id: job.id, createdAt: clock.now() };
   }
   if (prompt === undefined) return { id: jobId, createdAt: -Infinity };
   log.info(`Sending a follow-up message to agent job ${label(jobId)}.`);
   const context = { ...options.context, operation: 'message' as const, jobId };
-  const job = await sendOnce(() => client.sendMessage(jobId, prompt, { signal }), { ...options, context });
+  const job = await sendRetryingOnlyWhenSafe(() => client.sendMessage(jobId, prompt, { signal }), {
+    ...options,
+    context,
+  });
   log.info(`Agent job ${label(job.id)} took the follow-up (${label(job.status)}).`);
   return { job, id: jobId, createdAt: -Infinity, settledAfter: clock.now() + FOLLOW_UP_SETTLE_MS };
 }

@@ -3,14 +3,8 @@ import type { Clock } from './clock.js';
 import { formatDuration } from './duration.js';
 import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
 import { isKnownStatus, isTerminal, type AgentJob } from './job.js';
-import { label } from './log.js';
+import { label, type Log } from './log.js';
 import { PollSchedule } from './schedule.js';
-
-export interface Log {
-  info(message: string): void;
-  warning(message: string): void;
-  debug(message: string): void;
-}
 
 export interface WaitOptions {
   clock: Clock;
