@@ -1,4 +1,6 @@
 import { afterEach, expect } from '@jest/globals';
+import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   startGitHubEmulator,
   type GitHubEmulator,
@@ -75,6 +77,26 @@ export async function run(options: RunOptions & { secrets?: string[] }): Promise
     if (secret) expect(whereSecretLeaks(result, secret)).toEqual([]);
   }
   return result;
+}
+
+/**
+ * Runs the bundle and, once `ready()` holds, sends it `signal` as the runner does on a
+ * cancellation; says how long it took to exit after the signal.
+ */
+export async function runAndSignal(
+  options: RunOptions & { secrets?: string[] },
+  ready: () => boolean,
+  signal: NodeJS.Signals,
+): Promise<{ result: RunResult; exitMs: number }> {
+  let child: ChildProcess | undefined;
+  let done = false;
+  const pending = run({ ...options, onStart: (c) => (child = c) }).finally(() => (done = true));
+  // A run that ends before it is ready gets no signal; its result still fails the test's checks.
+  while (!ready() && !done) await sleep(20);
+  const signalledAt = Date.now();
+  child?.kill(signal);
+  const result = await pending;
+  return { result, exitMs: Date.now() - signalledAt };
 }
 
 export function errors(result: RunResult): string[] {

@@ -63,7 +63,6 @@ export function runContext(overrides: Partial<RunContext> = {}): RunContext {
     repo: { owner: 'acme', repo: 'app' },
     sha: 'head0000000',
     serverUrl: 'https://github.com',
-    apiUrl: 'https://api.github.com',
     runId: 42,
     runAttempt: 1,
     workflow: 'docs',

@@ -1,7 +1,15 @@
 // `context: auto` and `promptFile`, through the bundle under Node 24, against both emulators: what
 // the service receives as the prompt, and what GitHub is asked.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, expectFailure, gitHubEmulators, inputsFor, run, warnings } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  expectFailure,
+  gitHubEmulators,
+  inputsFor,
+  run,
+  runAndSignal,
+  warnings,
+} from '../__fixtures__/e2e.js';
 import { APP, gitHubEnv, pushEvent, world } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 1 });
@@ -146,19 +154,15 @@ describe('context: auto', () => {
     const gh = await github();
     world(gh);
     gh.delay('compare', 20_000);
-    const result = await run({
-      inputs: inputsFor(service, { context: 'auto' }),
-      env: gitHubEnv(gh),
-      event: pushEvent(HEAD, { before: BASE }),
-      onStart: (child) => {
-        const timer = setInterval(() => {
-          if (gh.count('compare') > 0) {
-            clearInterval(timer);
-            child.kill('SIGINT');
-          }
-        }, 50);
+    const { result } = await runAndSignal(
+      {
+        inputs: inputsFor(service, { context: 'auto' }),
+        env: gitHubEnv(gh),
+        event: pushEvent(HEAD, { before: BASE }),
       },
-    });
+      () => gh.count('compare') > 0,
+      'SIGINT',
+    );
     expectFailure(result, 'The step was cancelled (SIGINT) before anything was sent to the service.');
     expect(warnings(result)).toEqual([]);
     expect(service.requests).toEqual([]);

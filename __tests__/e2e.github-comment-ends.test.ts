@@ -8,6 +8,7 @@ import {
   gitHubEmulators,
   inputsFor,
   run,
+  runAndSignal,
   warnings,
 } from '../__fixtures__/e2e.js';
 import { APP, gitHubEnv, pullRequestEvent, pushEvent, world } from '../__fixtures__/github-world.js';
@@ -63,22 +64,15 @@ describe('every path that knows a job updates it', () => {
     const service = await emulator({ activePolls: 100 });
     const gh = await github();
     const { pr } = world(gh);
-    let signalledAt = 0;
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-      onStart: (child) => {
-        const timer = setInterval(() => {
-          if (pr.comments.length > 0) {
-            clearInterval(timer);
-            signalledAt = Date.now();
-            child.kill('SIGINT');
-          }
-        }, 50);
+    const { result, exitMs } = await runAndSignal(
+      {
+        inputs: inputsFor(service, { comment: 'true' }),
+        env: gitHubEnv(gh),
+        event: pullRequestEvent(pr.number),
       },
-    });
-    const exitMs = Date.now() - signalledAt;
+      () => pr.comments.length > 0,
+      'SIGINT',
+    );
     expectFailure(result, 'The step was cancelled (SIGINT) while waiting');
     expect(result.outputs).toMatchObject({ status: 'active', commentUrl: expect.any(String) });
     expect(pr.comments).toHaveLength(1);
@@ -92,22 +86,16 @@ describe('every path that knows a job updates it', () => {
     const gh = await github();
     const { pr } = world(gh);
     gh.delay('updateComment', 20_000);
-    let signalledAt = 0;
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-      onStart: (child) => {
-        const timer = setInterval(() => {
-          if (gh.count('updateComment') > 0) {
-            clearInterval(timer);
-            signalledAt = Date.now();
-            child.kill('SIGTERM');
-          }
-        }, 50);
+    const { result, exitMs } = await runAndSignal(
+      {
+        inputs: inputsFor(service, { comment: 'true' }),
+        env: gitHubEnv(gh),
+        event: pullRequestEvent(pr.number),
       },
-    });
-    expect(Date.now() - signalledAt).toBeLessThan(3000);
+      () => gh.count('updateComment') > 0,
+      'SIGTERM',
+    );
+    expect(exitMs).toBeLessThan(3000);
     // The job completed before the signal: its outputs and summary are all there.
     expect(result.outputs).toMatchObject({ status: 'completed', prLink: expect.stringContaining('/pull/') });
     expect(result.summary).toContain('completed');

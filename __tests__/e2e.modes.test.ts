@@ -1,10 +1,16 @@
 // The modes beyond one-shot creation (docs/design.md §2 `wait`, `jobId`; §3.5; §4 `job`), end to end
 // through the bundle under Node 24 against the emulator.
 import { describe, expect, it } from '@jest/globals';
-import type { ChildProcess } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Emulator } from '../src/emulator/server.js';
-import { emulators, errors, expectFailure, inputsFor, run, warnings } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  errors,
+  expectFailure,
+  inputsFor,
+  run,
+  runAndSignal,
+  warnings,
+} from '../__fixtures__/e2e.js';
 
 const emulator = emulators({ activePolls: 1 });
 
@@ -135,23 +141,13 @@ describe('waiting on a job (jobId without prompt)', () => {
 
 describe('cancellation', () => {
   /** Signals the action as the runner does once `ready` holds; returns how long it took to exit. */
-  async function cancelWhen(
+  function cancelWhen(
     service: Emulator,
     ready: () => boolean,
     signal: NodeJS.Signals,
     overrides: Record<string, string> = {},
   ) {
-    let signalledAt = 0;
-    let child: ChildProcess | undefined;
-    const pending = run({
-      inputs: inputsFor(service, { timeout: '5m', ...overrides }),
-      onStart: (c) => (child = c),
-    });
-    while (!ready()) await sleep(20);
-    signalledAt = Date.now();
-    child?.kill(signal);
-    const result = await pending;
-    return { result, exitMs: Date.now() - signalledAt };
+    return runAndSignal({ inputs: inputsFor(service, { timeout: '5m', ...overrides }) }, ready, signal);
   }
 
   it.each<NodeJS.Signals>(['SIGINT', 'SIGTERM'])(

@@ -29,7 +29,6 @@ function runContext() {
         repo: repository(),
         sha: github/* context */._.sha ?? '',
         serverUrl: github/* context */._.serverUrl,
-        apiUrl: github/* context */._.apiUrl,
         runId: github/* context */._.runId,
         runAttempt: github/* context */._.runAttempt,
         workflow: github/* context */._.workflow ?? '',

@@ -124,8 +124,6 @@ export interface GitHubRequest {
   /** The token it carried, if any. */
   token?: string;
   json?: unknown;
-  /** The Host header: through a proxy's tunnel it is still the name the action asked for. */
-  host?: string;
   at: number;
 }
 
@@ -439,7 +437,6 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       path: req.url ?? '/',
       token,
       json,
-      host: req.headers.host,
       at: Date.now(),
     });
     if (!route) violations.push(`unexpected request ${method} ${req.url}`);

@@ -9,7 +9,6 @@ export interface RunContext {
   repo: { owner: string; repo: string };
   sha: string;
   serverUrl: string;
-  apiUrl: string;
   runId: number;
   runAttempt: number;
   workflow: string;
@@ -24,7 +23,6 @@ export function runContext(): RunContext {
     repo: repository(),
     sha: context.sha ?? '',
     serverUrl: context.serverUrl,
-    apiUrl: context.apiUrl,
     runId: context.runId,
     runAttempt: context.runAttempt,
     workflow: context.workflow ?? '',

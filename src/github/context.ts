@@ -156,8 +156,6 @@ export interface PushPayload {
   after?: string;
   forced?: boolean;
   deleted?: boolean;
-  created?: boolean;
-  compare?: string;
   commits?: { id?: string; message?: string }[];
   repository?: { default_branch?: string; full_name?: string; html_url?: string };
 }
