@@ -28420,7 +28420,7 @@ function formatDuration(ms) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7310);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9529);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28497,7 +28497,7 @@ function label(text) {
 
 /***/ }),
 
-/***/ 7310:
+/***/ 9529:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28883,8 +28883,6 @@ const systemClock = {
     }),
 };
 
-// EXTERNAL MODULE: ./src/duration.ts
-var duration = __nccwpck_require__(7607);
 // EXTERNAL MODULE: ./src/log.ts
 var src_log = __nccwpck_require__(5625);
 ;// CONCATENATED MODULE: ./src/errors.ts
@@ -28978,6 +28976,8 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
+// EXTERNAL MODULE: ./src/duration.ts
+var duration = __nccwpck_require__(7607);
 ;// CONCATENATED MODULE: ./src/inputs.ts
 
 
@@ -29250,6 +29250,122 @@ function isLoopback(hostname) {
     return (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname));
 }
 
+;// CONCATENATED MODULE: ./src/job-run.ts
+
+
+
+
+/**
+ * One run of the step: what it has learned of the job so far, and what it must release. Each
+ * stage of the work records here what it learned, so that whatever ends the run (a fault, a
+ * cancellation, the job's own end) the outputs, the summary and the step's error are written from
+ * the same facts. `failure` is the one place those facts become the step's error.
+ */
+class JobRun {
+    clock;
+    signal;
+    startedAt;
+    /** Absent only when the inputs were refused. */
+    inputs;
+    /** The job's id, as soon as there is one: named by the `jobId` input, or confirmed by a create. */
+    id;
+    /** The last job object the service sent. */
+    job;
+    timedOut = false;
+    /** Set once the create or follow-up may have left: before that, a failure sent nothing. */
+    sending = false;
+    /** The GitHub side, loading or loaded, when the workflow asked for it. */
+    github;
+    /** Kept-alive sockets would hold the process open after the work is done: closed at the end. */
+    connection;
+    #fault;
+    #ended = false;
+    constructor(clock, signal) {
+        this.clock = clock;
+        this.signal = signal;
+        this.startedAt = clock.now();
+    }
+    get waitedMs() {
+        return this.clock.now() - this.startedAt;
+    }
+    /** The create or follow-up is about to leave (or, waiting on an id, the id is known). */
+    sendingFor(jobId) {
+        this.id = jobId;
+        this.sending = true;
+    }
+    started(started) {
+        this.id = started.id;
+        this.job = started.job;
+    }
+    saw(job) {
+        this.job = job;
+    }
+    /** The work is over: the job ended, timed out, or goes on without this step (`wait: false`). */
+    ended(result) {
+        this.job = result.job;
+        this.timedOut = result.timedOut;
+        this.#ended = true;
+    }
+    /**
+     * Records what ended the work. The first failure is the one the step reports: a fault after the
+     * job's own end (say, outputs that cannot be written) does not hide a job that failed.
+     */
+    fail(error) {
+        return (this.#fault ??= this.verdict() ?? this.describe(error));
+    }
+    /** The step's error, or `undefined` for success. */
+    get failure() {
+        return this.#fault ?? this.verdict();
+    }
+    /** How the step ended, for the GitHub side's last word. */
+    outcome() {
+        if (!this.id)
+            return undefined;
+        const { id: jobId, job, failure, timedOut, waitedMs } = this;
+        return { jobId, job, failure, timedOut, waitedMs };
+    }
+    /**
+     * What the job's end means for the step. Only once the work is over: right after a follow-up,
+     * a job read while waiting may still carry the previous run's `failed`.
+     */
+    verdict() {
+        if (!this.#ended)
+            return undefined;
+        const { id, job } = this;
+        if (this.timedOut && id && this.inputs) {
+            const last = job ? `last status: ${(0,src_log/* label */.Pf)(job.status)}` : 'it could not be read';
+            return `Agent job ${(0,src_log/* label */.Pf)(id)} did not finish within ${(0,duration/* formatDuration */.a3)(this.inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
+        }
+        if (job?.status === 'failed')
+            return `Agent job ${(0,src_log/* label */.Pf)(job.id)} failed.`;
+        if (job?.status === 'archived')
+            return `Agent job ${(0,src_log/* label */.Pf)(job.id)} was archived before it completed.`;
+        return undefined;
+    }
+    describe(error) {
+        if (error instanceof Cancelled)
+            return this.cancelled(error);
+        if (error instanceof ActionFailure)
+            return error.message;
+        return `The action failed unexpectedly: ${(0,src_log/* describeThrown */.YI)(error)}. Re-run the job with debug logging enabled for details.`;
+    }
+    /** What a cancellation leaves behind depends on how far the request got. */
+    cancelled(error) {
+        const cancelled = `The step was cancelled (${error.signalName})`;
+        const { inputs, id, job } = this;
+        if (!this.sending)
+            return `${cancelled} before anything was sent to the service.`;
+        if (id && (job || !inputs?.prompt)) {
+            const last = job ? ` (last status: ${(0,src_log/* label */.Pf)(job.status)})` : '';
+            return `${cancelled} while waiting; agent job ${(0,src_log/* label */.Pf)(id)} goes on in the service${last}.`;
+        }
+        if (inputs?.jobId) {
+            return `${cancelled} before the service confirmed the follow-up message; agent job ${(0,src_log/* label */.Pf)(inputs.jobId)} may have taken it.`;
+        }
+        return `${cancelled} before the service confirmed the job; a job may have been created in project ${(0,src_log/* label */.Pf)(inputs?.projectId ?? '')}: look for it before you re-run.`;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/start.ts
 
 
@@ -29441,6 +29557,15 @@ async function waitForJob(read, id, first, options) {
         log.warning(`Could not read agent job ${name}: ${briefly(fault)}; trying again in ${(0,duration/* formatDuration */.a3)(until)}.`);
     }
 }
+/** A single read, for a step that does not wait: it has no second chance, so every fault is final. */
+async function readJobOnce(read, context, signal) {
+    try {
+        return await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal });
+    }
+    catch (error) {
+        throw error instanceof ServiceError ? new ActionFailure(explain(error.fault, context)) : error;
+    }
+}
 /** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
 function isTransient(fault, sinceCreatedMs) {
     switch (fault.kind) {
@@ -29473,6 +29598,7 @@ function isTransient(fault, sinceCreatedMs) {
 
 
 
+
 const log = {
     info: (message) => core/* info */.pq(message),
     warning: (message) => core/* warning */.$e(message),
@@ -29484,73 +29610,72 @@ const log = {
  * every path that knows a job, cancellation included.
  */
 async function run(clock = systemClock) {
-    const startedAt = clock.now();
-    // Before anything is printed: the key, both GitHub tokens (on every run: the runner does not
-    // show add-mask lines, and a refused input must not leave them unmasked), and a proxy's
-    // password, which error text from the HTTP stack may carry.
-    (0,secrets/* maskSecret */.$l)(core/* getInput */.V4('apiKey'));
-    (0,secrets/* maskSecret */.$l)(core/* getInput */.V4('githubToken'));
-    (0,secrets/* maskSecret */.$l)(core/* getInput */.V4('docsToken'));
-    for (const password of proxyPasswords(process.env))
-        if (password.length >= secrets/* MIN_SECRET */.Cq)
-            (0,secrets/* maskSecret */.$l)(password);
+    maskRunSecrets();
     const cancellation = listenForCancellation();
-    const known = {};
-    let inputs;
-    let connection;
-    let failure;
+    const step = new JobRun(clock, cancellation.signal);
     try {
-        inputs = readInputs((name) => core/* getInput */.V4(name));
-        failure = await work(inputs, clock, startedAt, cancellation.signal, known, (c) => (connection = c));
+        step.inputs = readInputs((name) => core/* getInput */.V4(name));
+        await work(step.inputs, step);
     }
     catch (error) {
-        failure = describeFailure(error, inputs, known);
+        step.fail(error);
         // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
         // source-map support at start-up would cost every run time, see npm run bench.)
         if (core/* isDebug */._o() && error instanceof Error && error.stack)
             core/* debug */.Yz((0,secrets/* redact */.E$)(error.stack));
     }
     finally {
-        // Sockets kept alive would hold the process open after the work is done.
-        await connection?.dispatcher.destroy().catch(() => undefined);
+        await step.connection?.dispatcher.destroy().catch(() => undefined);
     }
     try {
-        if (known.id)
-            setOutputs(known.id, known.job);
+        if (step.id)
+            setOutputs(step.id, step.job);
     }
     catch (error) {
-        failure ??= describeFailure(error, inputs, known);
+        step.fail(error);
     }
-    const waitedMs = clock.now() - startedAt;
-    if (known.job) {
-        await (0,summary/* writeSummary */.Sy)({ job: known.job, waitedMs, failure }).catch((error) => core/* warning */.$e(`Could not write the step summary: ${(0,src_log/* describeThrown */.YI)(error)}.`));
+    if (step.job) {
+        await (0,summary/* writeSummary */.Sy)({ job: step.job, waitedMs: step.waitedMs, failure: step.failure }).catch((error) => core/* warning */.$e(`Could not write the step summary: ${(0,src_log/* describeThrown */.YI)(error)}.`));
     }
-    if (failure)
-        core/* setFailed */.C1(failure);
+    if (step.failure)
+        core/* setFailed */.C1(step.failure);
     // The GitHub side comes last, so that a signal while it works cannot cost the outputs, the
     // summary or the step's error. Its faults are warnings: they never change the step's result.
-    const github = await known.github;
-    if (known.id && github) {
-        const { timedOut = false } = known;
-        const outcome = { jobId: known.id, job: known.job, failure, timedOut, waitedMs };
+    const github = await step.github;
+    const outcome = step.outcome();
+    if (github && outcome) {
         const commentUrl = await github.finish(outcome, cancellation.signal);
         try {
             if (commentUrl)
                 output('commentUrl', commentUrl);
         }
         catch (error) {
-            if (!failure)
-                core/* setFailed */.C1(describeFailure(error, inputs, known));
+            // A step that failed already keeps its first error.
+            if (!outcome.failure)
+                core/* setFailed */.C1(step.fail(error));
         }
     }
     // Only now: a signal while the outputs and summary are written must not kill the process
     // halfway through them (the handler is harmless once the work is done).
     cancellation.dispose();
 }
-/** The work between valid inputs and the verdict; returns the step's error, if any. */
-async function work(inputs, clock, startedAt, signal, known, opened) {
-    const connection = connect(inputs.baseUrl);
-    opened(connection);
+/**
+ * Before anything is printed: the key, both GitHub tokens (on every run: the runner does not show
+ * add-mask lines, and a refused input must not leave them unmasked), and a proxy's password, which
+ * error text from the HTTP stack may carry.
+ */
+function maskRunSecrets() {
+    (0,secrets/* maskSecret */.$l)(core/* getInput */.V4('apiKey'));
+    (0,secrets/* maskSecret */.$l)(core/* getInput */.V4('githubToken'));
+    (0,secrets/* maskSecret */.$l)(core/* getInput */.V4('docsToken'));
+    for (const password of proxyPasswords(process.env))
+        if (password.length >= secrets/* MIN_SECRET */.Cq)
+            (0,secrets/* maskSecret */.$l)(password);
+}
+/** The work between valid inputs and the job's end; what it learns goes into `step`. */
+async function work(inputs, step) {
+    const { signal, clock } = step;
+    const connection = (step.connection = connect(inputs.baseUrl));
     if (connection.proxy)
         core/* info */.pq(`Using the proxy ${connection.proxy}.`);
     const client = new AgentClient({
@@ -29561,7 +29686,7 @@ async function work(inputs, clock, startedAt, signal, known, opened) {
         userAgent: userAgent(),
         now: () => clock.now(),
     });
-    const deadline = startedAt + inputs.timeoutMs;
+    const deadline = step.startedAt + inputs.timeoutMs;
     const context = {
         operation: 'create',
         baseUrl: inputs.baseUrl,
@@ -29571,90 +29696,57 @@ async function work(inputs, clock, startedAt, signal, known, opened) {
     // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
     // the prompt needs the event's context first).
     if (wantsGitHub(inputs))
-        known.github = loadGitHubReport(inputs);
+        step.github = loadGitHubReport(inputs);
     if (inputs.promptFile) {
         core/* info */.pq(`The prompt is read from ${(0,src_log/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
     }
     let prompt = inputs.prompt;
     if (prompt !== undefined && inputs.context === 'auto') {
-        const section = await (await known.github)?.contextFor(inputs.contextLimit, signal);
+        const section = await (await step.github)?.contextFor(inputs.contextLimit, signal);
         if (section)
             prompt = `${prompt}\n\n${section}`;
     }
-    known.id = inputs.jobId;
-    known.sending = true;
+    step.sendingFor(inputs.jobId);
     const started = await startJob(client, { prompt, jobId: inputs.jobId }, { clock, deadline, log, context, signal });
-    known.id = started.id;
-    known.job = started.job;
+    step.started(started);
     output('jobId', started.id);
     // Without waiting, the comment is written once, at the end.
     if (inputs.wait)
-        (await known.github)?.started(started.id, started.job);
+        (await step.github)?.started(started.id, started.job);
     const read = (call) => client.getJob(started.id, call);
     const getContext = { ...context, operation: 'get', jobId: started.id };
     if (!inputs.wait) {
         // Without a prompt there is nothing created to report: read the job once.
-        known.job ??= await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal }).catch((error) => {
-            // A single read has no second chance: every fault is final.
-            throw error instanceof ServiceError ? new ActionFailure(explain(error.fault, getContext)) : error;
-        });
-        return verdict(known.job, inputs);
+        const job = started.job ?? (await readJobOnce(read, getContext, signal));
+        step.ended({ job, timedOut: false });
     }
-    const result = await waitForJob(read, started.id, started.job, {
-        clock,
-        deadline,
-        pollIntervalMs: inputs.pollIntervalMs,
-        createdAt: started.createdAt,
-        settledAfter: started.settledAfter,
-        log,
-        context: getContext,
-        signal,
-        onJob: (latest) => (known.job = latest),
-    });
-    known.job = result.job;
-    known.timedOut = result.timedOut;
-    if (result.timedOut || !result.job) {
-        const last = result.job ? `last status: ${(0,src_log/* label */.Pf)(result.job.status)}` : 'it could not be read';
-        return `Agent job ${(0,src_log/* label */.Pf)(started.id)} did not finish within ${(0,duration/* formatDuration */.a3)(inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
+    else {
+        step.ended(await waitForJob(read, started.id, started.job, {
+            clock,
+            deadline,
+            pollIntervalMs: inputs.pollIntervalMs,
+            createdAt: started.createdAt,
+            settledAfter: started.settledAfter,
+            log,
+            context: getContext,
+            signal,
+            onJob: (latest) => step.saw(latest),
+        }));
     }
-    return verdict(result.job, inputs);
+    if (!step.timedOut && step.job)
+        sayHowItEnded(step.job, inputs);
 }
-/** The step's error for a job, or `undefined` for success. */
-function verdict(job, inputs) {
-    switch (job.status) {
-        case 'completed':
-            core/* info */.pq(job.prLink
-                ? `Agent job ${(0,src_log/* label */.Pf)(job.id)} completed: ${(0,src_log/* printableUrl */.Zq)(job.prLink)}`
-                : `Agent job ${(0,src_log/* label */.Pf)(job.id)} completed without a pull request (no files changed).`);
-            return undefined;
-        case 'failed':
-            return `Agent job ${(0,src_log/* label */.Pf)(job.id)} failed.`;
-        case 'archived':
-            return `Agent job ${(0,src_log/* label */.Pf)(job.id)} was archived before it completed.`;
-        default:
-            // Only reachable with `wait: false`: the job goes on without this step.
-            if (!inputs.wait)
-                core/* info */.pq(`Agent job ${(0,src_log/* label */.Pf)(job.id)} goes on in the service (wait is false).`);
-            return undefined;
+/** The log's last word on a job that did not fail the step (a failure is the step's error). */
+function sayHowItEnded(job, inputs) {
+    if (job.status === 'completed') {
+        core/* info */.pq(job.prLink
+            ? `Agent job ${(0,src_log/* label */.Pf)(job.id)} completed: ${(0,src_log/* printableUrl */.Zq)(job.prLink)}`
+            : `Agent job ${(0,src_log/* label */.Pf)(job.id)} completed without a pull request (no files changed).`);
     }
-}
-function describeFailure(error, inputs, known) {
-    if (error instanceof Cancelled) {
-        const cancelled = `The step was cancelled (${error.signalName})`;
-        if (!known.sending)
-            return `${cancelled} before anything was sent to the service.`;
-        if (known.id && (known.job || !inputs?.prompt)) {
-            const last = known.job ? ` (last status: ${(0,src_log/* label */.Pf)(known.job.status)})` : '';
-            return `${cancelled} while waiting; agent job ${(0,src_log/* label */.Pf)(known.id)} goes on in the service${last}.`;
-        }
-        if (inputs?.jobId) {
-            return `${cancelled} before the service confirmed the follow-up message; agent job ${(0,src_log/* label */.Pf)(inputs.jobId)} may have taken it.`;
-        }
-        return `${cancelled} before the service confirmed the job; a job may have been created in project ${(0,src_log/* label */.Pf)(inputs?.projectId ?? '')}: look for it before you re-run.`;
+    else if (!isTerminal(job.status) && !inputs.wait) {
+        // Only reachable with `wait: false`: the job goes on without this step.
+        core/* info */.pq(`Agent job ${(0,src_log/* label */.Pf)(job.id)} goes on in the service (wait is false).`);
     }
-    if (error instanceof ActionFailure)
-        return error.message;
-    return `The action failed unexpectedly: ${(0,src_log/* describeThrown */.YI)(error)}. Re-run the job with debug logging enabled for details.`;
 }
 function setOutputs(id, job) {
     output('jobId', id);

@@ -1,19 +1,19 @@
 import * as core from '@actions/core';
-import { Cancelled, listenForCancellation } from './cancel.js';
-import { AgentClient, REQUEST_TIMEOUT_MS, ServiceError } from './client.js';
+import { listenForCancellation } from './cancel.js';
+import { AgentClient } from './client.js';
 import { systemClock, type Clock } from './clock.js';
-import { connect, proxyPasswords, type Connection } from './dispatcher.js';
-import { formatDuration } from './duration.js';
-import { ActionFailure, explain, type FaultContext } from './errors.js';
+import { connect, proxyPasswords } from './dispatcher.js';
+import { ActionFailure, type FaultContext } from './errors.js';
 import type { GitHubReport } from './github/index.js';
 import { readInputs, wantsGitHub, type Inputs } from './inputs.js';
-import type { AgentJob } from './job.js';
+import { isTerminal, type AgentJob } from './job.js';
+import { JobRun } from './job-run.js';
 import { describeThrown, label, printableUrl, type Log } from './log.js';
 import { maskSecret, MIN_SECRET, redact } from './secrets.js';
 import { startJob } from './start.js';
 import { writeSummary } from './summary.js';
 import { VERSION } from './version.js';
-import { waitForJob, type ReadJob } from './wait.js';
+import { readJobOnce, waitForJob, type ReadJob } from './wait.js';
 
 const log: Log = {
   info: (message) => core.info(message),
@@ -21,73 +21,50 @@ const log: Log = {
   debug: (message) => core.debug(message),
 };
 
-/** What is known of the job so far: its id as soon as there is one, the last job object read. */
-interface Known {
-  id?: string;
-  job?: AgentJob;
-  timedOut?: boolean;
-  /** Set once the create or follow-up may have left: before that, a failure sent nothing. */
-  sending?: boolean;
-  /** The GitHub side, loading or loaded, when the workflow asked for it. */
-  github?: Promise<GitHubReport | undefined>;
-}
-
 /**
  * The action: inputs → create, follow up or look up → wait → outputs and summary. Every failure,
  * whatever was thrown, ends in one `core.setFailed` line; outputs and the summary are written on
  * every path that knows a job, cancellation included.
  */
 export async function run(clock: Clock = systemClock): Promise<void> {
-  const startedAt = clock.now();
-  // Before anything is printed: the key, both GitHub tokens (on every run: the runner does not
-  // show add-mask lines, and a refused input must not leave them unmasked), and a proxy's
-  // password, which error text from the HTTP stack may carry.
-  maskSecret(core.getInput('apiKey'));
-  maskSecret(core.getInput('githubToken'));
-  maskSecret(core.getInput('docsToken'));
-  for (const password of proxyPasswords(process.env)) if (password.length >= MIN_SECRET) maskSecret(password);
+  maskRunSecrets();
   const cancellation = listenForCancellation();
-  const known: Known = {};
-  let inputs: Inputs | undefined;
-  let connection: Connection | undefined;
-  let failure: string | undefined;
+  const step = new JobRun(clock, cancellation.signal);
   try {
-    inputs = readInputs((name) => core.getInput(name));
-    failure = await work(inputs, clock, startedAt, cancellation.signal, known, (c) => (connection = c));
+    step.inputs = readInputs((name) => core.getInput(name));
+    await work(step.inputs, step);
   } catch (error) {
-    failure = describeFailure(error, inputs, known);
+    step.fail(error);
     // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
     // source-map support at start-up would cost every run time, see npm run bench.)
     if (core.isDebug() && error instanceof Error && error.stack) core.debug(redact(error.stack));
   } finally {
-    // Sockets kept alive would hold the process open after the work is done.
-    await connection?.dispatcher.destroy().catch(() => undefined);
+    await step.connection?.dispatcher.destroy().catch(() => undefined);
   }
 
   try {
-    if (known.id) setOutputs(known.id, known.job);
+    if (step.id) setOutputs(step.id, step.job);
   } catch (error) {
-    failure ??= describeFailure(error, inputs, known);
+    step.fail(error);
   }
-  const waitedMs = clock.now() - startedAt;
-  if (known.job) {
-    await writeSummary({ job: known.job, waitedMs, failure }).catch((error: unknown) =>
-      core.warning(`Could not write the step summary: ${describeThrown(error)}.`),
+  if (step.job) {
+    await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure }).catch(
+      (error: unknown) => core.warning(`Could not write the step summary: ${describeThrown(error)}.`),
     );
   }
-  if (failure) core.setFailed(failure);
+  if (step.failure) core.setFailed(step.failure);
 
   // The GitHub side comes last, so that a signal while it works cannot cost the outputs, the
   // summary or the step's error. Its faults are warnings: they never change the step's result.
-  const github = await known.github;
-  if (known.id && github) {
-    const { timedOut = false } = known;
-    const outcome = { jobId: known.id, job: known.job, failure, timedOut, waitedMs };
+  const github = await step.github;
+  const outcome = step.outcome();
+  if (github && outcome) {
     const commentUrl = await github.finish(outcome, cancellation.signal);
     try {
       if (commentUrl) output('commentUrl', commentUrl);
     } catch (error) {
-      if (!failure) core.setFailed(describeFailure(error, inputs, known));
+      // A step that failed already keeps its first error.
+      if (!outcome.failure) core.setFailed(step.fail(error));
     }
   }
   // Only now: a signal while the outputs and summary are written must not kill the process
@@ -95,17 +72,22 @@ export async function run(clock: Clock = systemClock): Promise<void> {
   cancellation.dispose();
 }
 
-/** The work between valid inputs and the verdict; returns the step's error, if any. */
-async function work(
-  inputs: Inputs,
-  clock: Clock,
-  startedAt: number,
-  signal: AbortSignal,
-  known: Known,
-  opened: (connection: Connection) => void,
-): Promise<string | undefined> {
-  const connection = connect(inputs.baseUrl);
-  opened(connection);
+/**
+ * Before anything is printed: the key, both GitHub tokens (on every run: the runner does not show
+ * add-mask lines, and a refused input must not leave them unmasked), and a proxy's password, which
+ * error text from the HTTP stack may carry.
+ */
+function maskRunSecrets(): void {
+  maskSecret(core.getInput('apiKey'));
+  maskSecret(core.getInput('githubToken'));
+  maskSecret(core.getInput('docsToken'));
+  for (const password of proxyPasswords(process.env)) if (password.length >= MIN_SECRET) maskSecret(password);
+}
+
+/** The work between valid inputs and the job's end; what it learns goes into `step`. */
+async function work(inputs: Inputs, step: JobRun): Promise<void> {
+  const { signal, clock } = step;
+  const connection = (step.connection = connect(inputs.baseUrl));
   if (connection.proxy) core.info(`Using the proxy ${connection.proxy}.`);
   const client = new AgentClient({
     baseUrl: inputs.baseUrl,
@@ -115,7 +97,7 @@ async function work(
     userAgent: userAgent(),
     now: () => clock.now(),
   });
-  const deadline = startedAt + inputs.timeoutMs;
+  const deadline = step.startedAt + inputs.timeoutMs;
   const context: FaultContext = {
     operation: 'create',
     baseUrl: inputs.baseUrl,
@@ -125,7 +107,7 @@ async function work(
 
   // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
   // the prompt needs the event's context first).
-  if (wantsGitHub(inputs)) known.github = loadGitHubReport(inputs);
+  if (wantsGitHub(inputs)) step.github = loadGitHubReport(inputs);
   if (inputs.promptFile) {
     core.info(
       `The prompt is read from ${label(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`,
@@ -133,89 +115,56 @@ async function work(
   }
   let prompt = inputs.prompt;
   if (prompt !== undefined && inputs.context === 'auto') {
-    const section = await (await known.github)?.contextFor(inputs.contextLimit, signal);
+    const section = await (await step.github)?.contextFor(inputs.contextLimit, signal);
     if (section) prompt = `${prompt}\n\n${section}`;
   }
-  known.id = inputs.jobId;
-  known.sending = true;
+  step.sendingFor(inputs.jobId);
   const started = await startJob(
     client,
     { prompt, jobId: inputs.jobId },
     { clock, deadline, log, context, signal },
   );
-  known.id = started.id;
-  known.job = started.job;
+  step.started(started);
   output('jobId', started.id);
   // Without waiting, the comment is written once, at the end.
-  if (inputs.wait) (await known.github)?.started(started.id, started.job);
+  if (inputs.wait) (await step.github)?.started(started.id, started.job);
 
   const read: ReadJob = (call) => client.getJob(started.id, call);
   const getContext: FaultContext = { ...context, operation: 'get', jobId: started.id };
   if (!inputs.wait) {
     // Without a prompt there is nothing created to report: read the job once.
-    known.job ??= await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal }).catch((error: unknown) => {
-      // A single read has no second chance: every fault is final.
-      throw error instanceof ServiceError ? new ActionFailure(explain(error.fault, getContext)) : error;
-    });
-    return verdict(known.job, inputs);
+    const job = started.job ?? (await readJobOnce(read, getContext, signal));
+    step.ended({ job, timedOut: false });
+  } else {
+    step.ended(
+      await waitForJob(read, started.id, started.job, {
+        clock,
+        deadline,
+        pollIntervalMs: inputs.pollIntervalMs,
+        createdAt: started.createdAt,
+        settledAfter: started.settledAfter,
+        log,
+        context: getContext,
+        signal,
+        onJob: (latest) => step.saw(latest),
+      }),
+    );
   }
-
-  const result = await waitForJob(read, started.id, started.job, {
-    clock,
-    deadline,
-    pollIntervalMs: inputs.pollIntervalMs,
-    createdAt: started.createdAt,
-    settledAfter: started.settledAfter,
-    log,
-    context: getContext,
-    signal,
-    onJob: (latest) => (known.job = latest),
-  });
-  known.job = result.job;
-  known.timedOut = result.timedOut;
-  if (result.timedOut || !result.job) {
-    const last = result.job ? `last status: ${label(result.job.status)}` : 'it could not be read';
-    return `Agent job ${label(started.id)} did not finish within ${formatDuration(inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
-  }
-  return verdict(result.job, inputs);
+  if (!step.timedOut && step.job) sayHowItEnded(step.job, inputs);
 }
 
-/** The step's error for a job, or `undefined` for success. */
-function verdict(job: AgentJob, inputs: Inputs): string | undefined {
-  switch (job.status) {
-    case 'completed':
-      core.info(
-        job.prLink
-          ? `Agent job ${label(job.id)} completed: ${printableUrl(job.prLink)}`
-          : `Agent job ${label(job.id)} completed without a pull request (no files changed).`,
-      );
-      return undefined;
-    case 'failed':
-      return `Agent job ${label(job.id)} failed.`;
-    case 'archived':
-      return `Agent job ${label(job.id)} was archived before it completed.`;
-    default:
-      // Only reachable with `wait: false`: the job goes on without this step.
-      if (!inputs.wait) core.info(`Agent job ${label(job.id)} goes on in the service (wait is false).`);
-      return undefined;
+/** The log's last word on a job that did not fail the step (a failure is the step's error). */
+function sayHowItEnded(job: AgentJob, inputs: Inputs): void {
+  if (job.status === 'completed') {
+    core.info(
+      job.prLink
+        ? `Agent job ${label(job.id)} completed: ${printableUrl(job.prLink)}`
+        : `Agent job ${label(job.id)} completed without a pull request (no files changed).`,
+    );
+  } else if (!isTerminal(job.status) && !inputs.wait) {
+    // Only reachable with `wait: false`: the job goes on without this step.
+    core.info(`Agent job ${label(job.id)} goes on in the service (wait is false).`);
   }
-}
-
-function describeFailure(error: unknown, inputs: Inputs | undefined, known: Known): string {
-  if (error instanceof Cancelled) {
-    const cancelled = `The step was cancelled (${error.signalName})`;
-    if (!known.sending) return `${cancelled} before anything was sent to the service.`;
-    if (known.id && (known.job || !inputs?.prompt)) {
-      const last = known.job ? ` (last status: ${label(known.job.status)})` : '';
-      return `${cancelled} while waiting; agent job ${label(known.id)} goes on in the service${last}.`;
-    }
-    if (inputs?.jobId) {
-      return `${cancelled} before the service confirmed the follow-up message; agent job ${label(inputs.jobId)} may have taken it.`;
-    }
-    return `${cancelled} before the service confirmed the job; a job may have been created in project ${label(inputs?.projectId ?? '')}: look for it before you re-run.`;
-  }
-  if (error instanceof ActionFailure) return error.message;
-  return `The action failed unexpectedly: ${describeThrown(error)}. Re-run the job with debug logging enabled for details.`;
 }
 
 function setOutputs(id: string, job: AgentJob | undefined): void {

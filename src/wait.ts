@@ -116,6 +116,19 @@ export async function waitForJob(
   }
 }
 
+/** A single read, for a step that does not wait: it has no second chance, so every fault is final. */
+export async function readJobOnce(
+  read: ReadJob,
+  context: FaultContext,
+  signal?: AbortSignal,
+): Promise<AgentJob> {
+  try {
+    return await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal });
+  } catch (error) {
+    throw error instanceof ServiceError ? new ActionFailure(explain(error.fault, context)) : error;
+  }
+}
+
 /** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
 function isTransient(fault: Fault, sinceCreatedMs: number): boolean {
   switch (fault.kind) {

@@ -1,0 +1,125 @@
+// The run's record of its job, and the one place it becomes the step's error: which failure wins,
+// and what a cancellation says at each stage of the request.
+import { describe, expect, it } from '@jest/globals';
+import { VirtualClock } from '../__fixtures__/clock.js';
+import { Cancelled } from '../src/cancel.js';
+import { ActionFailure } from '../src/errors.js';
+import { readInputs } from '../src/inputs.js';
+import { JobRun } from '../src/job-run.js';
+
+function stepWith(given: Record<string, string> = {}): { step: JobRun; clock: VirtualClock } {
+  const clock = new VirtualClock();
+  const step = new JobRun(clock, new AbortController().signal);
+  const values: Record<string, string> = {
+    prompt: 'Update the SDK pages',
+    projectId: 'proj',
+    apiKey: 'mint_job_run_key',
+    baseUrl: 'https://api.example.com',
+    pollInterval: '10s',
+    wait: 'true',
+    timeout: '10m',
+    ...given,
+  };
+  step.inputs = readInputs((name) => values[name] ?? '');
+  return { step, clock };
+}
+
+const job = (status: string) => ({ id: 'job_1', status });
+const SIGTERM = new Cancelled('SIGTERM');
+
+describe('JobRun', () => {
+  it('succeeds with a completed job, and counts the time waited', () => {
+    const { step, clock } = stepWith();
+    step.sendingFor(undefined);
+    step.started({ id: 'job_1', job: job('active'), createdAt: clock.now() });
+    clock.time += 65_000;
+    step.ended({ job: job('completed'), timedOut: false });
+    expect(step.failure).toBeUndefined();
+    expect(step.outcome()).toEqual({
+      jobId: 'job_1',
+      job: job('completed'),
+      failure: undefined,
+      timedOut: false,
+      waitedMs: 65_000,
+    });
+  });
+
+  it("turns the job's end into the step's error: failed, archived, timed out", () => {
+    const failed = stepWith().step;
+    failed.ended({ job: job('failed'), timedOut: false });
+    expect(failed.failure).toBe('Agent job job_1 failed.');
+
+    const archived = stepWith().step;
+    archived.ended({ job: job('archived'), timedOut: false });
+    expect(archived.failure).toBe('Agent job job_1 was archived before it completed.');
+
+    const late = stepWith().step;
+    late.started({ id: 'job_1', job: job('active'), createdAt: 0 });
+    late.ended({ job: job('active'), timedOut: true });
+    expect(late.failure).toBe(
+      'Agent job job_1 did not finish within 10m (last status: active); it goes on in the service. Raise the timeout input to wait longer.',
+    );
+
+    const unread = stepWith({ prompt: '', jobId: 'job_1' }).step;
+    unread.started({ id: 'job_1', createdAt: -Infinity });
+    unread.ended({ timedOut: true });
+    expect(unread.failure).toContain('(it could not be read)');
+  });
+
+  it("keeps the first failure: a fault after the job's end does not hide a failed job", () => {
+    const { step } = stepWith();
+    step.ended({ job: job('failed'), timedOut: false });
+    expect(step.fail(new ActionFailure("Could not set the step's outputs."))).toBe('Agent job job_1 failed.');
+    expect(step.failure).toBe('Agent job job_1 failed.');
+
+    const faulted = stepWith().step;
+    faulted.fail(new ActionFailure('The service rejected the API key (401).'));
+    faulted.fail(new ActionFailure("Could not set the step's outputs."));
+    expect(faulted.failure).toBe('The service rejected the API key (401).');
+  });
+
+  it("does not take a status read while waiting for the job's end", () => {
+    // Right after a follow-up the service may still report the previous run's failed.
+    const { step } = stepWith({ jobId: 'job_1' });
+    step.sendingFor('job_1');
+    step.started({ id: 'job_1', job: job('active'), createdAt: -Infinity });
+    step.saw(job('failed'));
+    expect(step.failure).toBeUndefined();
+    expect(step.fail(SIGTERM)).toBe(
+      'The step was cancelled (SIGTERM) while waiting; agent job job_1 goes on in the service (last status: failed).',
+    );
+  });
+
+  it('says what a cancellation leaves behind at each stage of the request', () => {
+    const before = stepWith().step;
+    expect(before.fail(SIGTERM)).toBe(
+      'The step was cancelled (SIGTERM) before anything was sent to the service.',
+    );
+
+    const creating = stepWith().step;
+    creating.sendingFor(undefined);
+    expect(creating.fail(SIGTERM)).toBe(
+      'The step was cancelled (SIGTERM) before the service confirmed the job; a job may have been created in project proj: look for it before you re-run.',
+    );
+
+    const messaging = stepWith({ jobId: 'job_1' }).step;
+    messaging.sendingFor('job_1');
+    expect(messaging.fail(SIGTERM)).toBe(
+      'The step was cancelled (SIGTERM) before the service confirmed the follow-up message; agent job job_1 may have taken it.',
+    );
+
+    const waitingOnId = stepWith({ prompt: '', jobId: 'job_1' }).step;
+    waitingOnId.sendingFor('job_1');
+    expect(waitingOnId.fail(new Cancelled('SIGINT'))).toBe(
+      'The step was cancelled (SIGINT) while waiting; agent job job_1 goes on in the service.',
+    );
+  });
+
+  it('names anything unexpected as such, and has no outcome without a job id', () => {
+    const { step } = stepWith();
+    expect(step.fail(new TypeError('x is not a function'))).toBe(
+      'The action failed unexpectedly: x is not a function. Re-run the job with debug logging enabled for details.',
+    );
+    expect(step.outcome()).toBeUndefined();
+  });
+});
