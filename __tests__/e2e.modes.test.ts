@@ -2,15 +2,7 @@
 // through the bundle under Node 24 against the emulator.
 import { describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../src/emulator/server.js';
-import {
-  emulators,
-  errors,
-  expectFailure,
-  inputsFor,
-  run,
-  runAndSignal,
-  warnings,
-} from '../__fixtures__/e2e.js';
+import { emulators, errors, expectFailure, inputsFor, run, runAndSignal } from '../__fixtures__/e2e.js';
 
 const emulator = emulators({ activePolls: 1 });
 
@@ -74,16 +66,6 @@ describe('follow-up (jobId with prompt)', () => {
       `the message may have reached the job anyway, so the action does not send it again. Check agent job ${id}`,
     );
     expect(service.count('message')).toBe(1);
-  });
-
-  it('waits out a 429 like create does', async () => {
-    const service = await emulator();
-    const id = await existingJob(service);
-    service.script('message', { status: 429, headers: { 'retry-after': '1' } });
-    const result = await run({ inputs: inputsFor(service, { jobId: id, prompt: 'more' }) });
-    expect(result.code).toBe(0);
-    expect(service.count('message')).toBe(2);
-    expect(warnings(result)[0]).toContain('HTTP 429');
   });
 
   it('with wait: false, sends it and ends at once', async () => {

@@ -92,10 +92,21 @@ describe('create: sent again only when the service certainly did not act', () =>
     expect(warnings).toHaveLength(3);
   });
 
+  it('never sooner than a second, whatever Retry-After says', async () => {
+    const { clock, client, options } = setUp();
+    const zero = { status: 429, headers: { 'retry-after': '0' } };
+    service.script('create', zero, zero);
+    await startJob(client, { prompt: 'x' }, options);
+    expect(clock.sleeps).toEqual([1000, 1000]);
+  });
+
   it.each([
     ['a 500', { status: 500, acted: true }],
+    ['a 503 even when the service acted', { status: 503, acted: true }],
     ['a reset after the request was sent', { drop: 'before-reply' as const, acted: true }],
-    ['a body that is not a job', { status: 201, raw: 'not json' }],
+    ['a reply cut off mid-body', { drop: 'mid-body' as const }],
+    ['a body that is not JSON', { status: 201, raw: '<html>gateway</html>' }],
+    ['JSON that is not a job', { status: 201, json: { ok: true } }],
   ])('never after %s: the job may exist, and the message says where to look', async (_what, reply) => {
     const { clock, client, options } = setUp();
     const before = service.count('create');
@@ -103,6 +114,35 @@ describe('create: sent again only when the service certainly did not act', () =>
     const message = await failure(startJob(client, { prompt: 'x' }, options));
     expect(message).toContain('the job may have been created anyway, so the action does not send it again');
     expect(message).toContain('Look for a new agent job in project p');
+    expect(service.count('create') - before).toBe(1);
+    expect(clock.sleeps).toEqual([]);
+  });
+});
+
+describe('create: fails at once, in words that say what to fix', () => {
+  it.each([
+    [
+      400,
+      { error: 'prompt is too long' },
+      'The service rejected the request to create the job as invalid (400). The service said: "prompt is too long". Check the prompt and projectId inputs.',
+    ],
+    [
+      401,
+      { error: 'Invalid API key' },
+      'The service rejected the API key (401): it is missing, mistyped, expired or revoked.',
+    ],
+    [
+      403,
+      { error: 'Forbidden' },
+      "lacks the write scope, or this runner's IP address is not on the key's allowlist",
+    ],
+    [404, { error: 'Project not found' }, 'No project p at http://127.0.0.1:'],
+    [409, { error: 'Conflict' }, 'The service answered 409 to the request to create the job.'],
+  ])('on %d', async (status, json, message) => {
+    const { clock, client, options } = setUp();
+    const before = service.count('create');
+    service.script('create', { status, json });
+    expect(await failure(startJob(client, { prompt: 'x' }, options))).toContain(message);
     expect(service.count('create') - before).toBe(1);
     expect(clock.sleeps).toEqual([]);
   });

@@ -102,6 +102,35 @@ describe('waitForJob', () => {
     ]);
   });
 
+  it('rides out 408, 429, 5xx, dropped connections and bodies that are not jobs', async () => {
+    const { job, clock, log, options, polls, read } = await setUp(600_000);
+    service.script(
+      'get',
+      { status: 408 },
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 502, raw: 'Bad gateway' },
+      { drop: 'before-reply' },
+      { status: 200, raw: 'not json' },
+      { status: 200, json: { id: 'x' } },
+      { job: { status: 'completed' } },
+    );
+    const result = await waitForJob(read, job.id, job, options);
+    expect(result).toMatchObject({ job: { status: 'completed' }, timedOut: false });
+    expect(polls()).toBe(7);
+    expect(clock.sleeps[2]).toBe(1000);
+    const warnings = log.lines.filter((l) => l.startsWith('warning:'));
+    expect(warnings).toHaveLength(6);
+    expect(warnings[0]).toContain(`Could not read agent job ${job.id}: HTTP 408`);
+  });
+
+  it('never polls sooner than a second, whatever Retry-After says', async () => {
+    const { job, clock, options, read } = await setUp(600_000, 1000);
+    const zero = { status: 503, headers: { 'retry-after': '0' } };
+    service.script('get', zero, zero, { job: { status: 'completed' } });
+    await waitForJob(read, job.id, job, options);
+    expect(clock.sleeps).toEqual([1000, 1000, 1000]);
+  });
+
   it('rides out a service that stops listening', async () => {
     const gone = await startEmulator({ apiKey: KEY, activePolls: 1000 });
     const client = new AgentClient({
@@ -156,6 +185,20 @@ describe('waitForJob', () => {
     await expect(waitForJob(read, job.id, job, options)).rejects.toThrow(
       'The service rejected the API key (401)',
     );
+    expect(polls()).toBe(1);
+  });
+
+  it.each([
+    [
+      403,
+      "The API key may not read this job (403): this runner's IP address may not be on the key's allowlist.",
+    ],
+    [400, 'The service rejected the request for the job as invalid (400). The service said: "bad id".'],
+    [410, 'The service answered 410 to the request for the job.'],
+  ])('fails at once on a %d, in words that say what to fix', async (status, message) => {
+    const { job, options, polls, read } = await setUp(600_000);
+    service.script('get', { status, json: { error: 'bad id' } });
+    await expect(waitForJob(read, job.id, job, options)).rejects.toThrow(message);
     expect(polls()).toBe(1);
   });
 

@@ -1,14 +1,17 @@
 // `npm run release -- 1.2.0 [--push]`: a maintainer's release, from a clean main.
 //   1. checks: a clean tree on main, a new version above the last tag, a CHANGELOG section for it;
-//   2. checks that dist/ is the build of the source (as CI does);
-//   3. sets the version in package.json (the one place the User-Agent reads it from), moves the
-//      CHANGELOG's "Unreleased" notes under the version, rebuilds dist/, commits;
+//   2. sets the version in package.json (the one place the User-Agent reads it from), moves the
+//      CHANGELOG's "Unreleased" notes under the version, and rebuilds dist/ once;
+//   3. checks that the committed dist/ was the build of its source (as CI does): the rebuilt
+//      dist/ may differ from it by the version alone. Otherwise it puts everything back and stops;
+//      else it commits;
 //   4. tags vX.Y.Z and moves the major tag vX to it (what workflows pinned to @v1 run);
 //   5. writes the release notes to build/release-notes-vX.Y.Z.md and prints the commands that
 //      publish it (or, with --push, pushes main and both tags itself).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { differsOnlyByVersion } from './dist-version-diff.mjs';
 
 const args = process.argv.slice(2);
 const push = args.includes('--push');
@@ -43,11 +46,6 @@ const unreleased = /^## Unreleased\n([\s\S]*?)(?=^## )/m.exec(changelog);
 const notes = unreleased?.[1].trim();
 if (!notes) fail('CHANGELOG.md has no notes under "## Unreleased": say what this release changes.');
 
-console.log('Checking that dist/ is the build of the source…');
-npm('run', '--silent', 'build');
-if (git('status', '--porcelain', '--', 'dist'))
-  fail('dist/ differs from a fresh build: commit the rebuilt dist/ first.');
-
 const date = new Date().toISOString().slice(0, 10);
 writeFileSync(
   'CHANGELOG.md',
@@ -56,9 +54,33 @@ writeFileSync(
     `## Unreleased\n\n## ${version} — ${date}\n\n${notes}\n\n`,
   ),
 );
+const previous = JSON.parse(readFileSync('package.json', 'utf8')).version;
 npm('version', version, '--no-git-tag-version');
 console.log(`Rebuilding dist/ for ${version}…`);
 npm('run', '--silent', 'build');
+const stale = [git('diff', '--name-only', 'HEAD', '--', 'dist'), git('ls-files', '--others', '--', 'dist')]
+  .join('\n')
+  .split('\n')
+  .filter(Boolean)
+  .filter((file) => {
+    try {
+      const before = execFileSync('git', ['show', `HEAD:${file}`], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      return !differsOnlyByVersion(before, readFileSync(file, 'utf8'), previous, version);
+    } catch {
+      return true; // added or deleted by the build
+    }
+  });
+if (stale.length) {
+  git('checkout', '--', 'package.json', 'package-lock.json', 'CHANGELOG.md', 'dist');
+  git('clean', '--quiet', '--force', '--', 'dist');
+  fail(
+    `the committed dist/ is not the build of its source (${stale.join(', ')} differ by more than the version): run npm run build, commit dist/, then release.`,
+  );
+}
 git('add', 'package.json', 'package-lock.json', 'CHANGELOG.md', 'dist');
 git('commit', '--quiet', '-m', `Release ${tag}`);
 git('tag', '--annotate', tag, '--message', `${tag}\n\n${notes}`);
