@@ -12,7 +12,7 @@ import {
 } from '../__fixtures__/e2e.js';
 import { APP, gitHubEnv, pushEvent, world } from '../__fixtures__/github-world.js';
 
-const emulator = emulators({ activePolls: 1 });
+const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
 
 const HEAD = 'c0ffee0000000000000000000000000000000001';
@@ -213,7 +213,7 @@ describe('promptFile', () => {
   });
 
   it('sends a follow-up from a file (jobId with promptFile)', async () => {
-    const service = await emulator();
+    const service = await emulator({ activePolls: 1 });
     service.script('message', { job: { id: 'job_1', status: 'active' } });
     const result = await run({
       inputs: inputsFor(service, { prompt: '', promptFile: 'follow-up.md', jobId: 'job_1' }),

@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 
-const emulator = emulators({ activePolls: 1 });
+const emulator = emulators({ activePolls: 0 });
 
 describe('poll', () => {
   it('rides out a gateway error and a body that is not a job', async () => {

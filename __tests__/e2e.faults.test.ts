@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
 import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
 
-const emulator = emulators({ activePolls: 1 });
+const emulator = emulators({ activePolls: 0 });
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {

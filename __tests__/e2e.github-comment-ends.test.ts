@@ -14,7 +14,7 @@ import {
 import { APP, gitHubEnv, pullRequestEvent, pushEvent, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 
-const emulator = emulators({ activePolls: 1 });
+const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
 
 describe('every path that knows a job updates it', () => {

@@ -2,10 +2,10 @@
 // Node 24, against the service's emulator and the GitHub emulator (both checked against their
 // published OpenAPI descriptions).
 import { describe, expect, it } from '@jest/globals';
-import { emulators, gitHubEmulators, inputsFor, notices, run, warnings } from '../__fixtures__/e2e.js';
-import { APP, BOT, gitHubEnv, pullRequestEvent, pushEvent, world } from '../__fixtures__/github-world.js';
+import { emulators, gitHubEmulators, inputsFor, run, warnings } from '../__fixtures__/e2e.js';
+import { APP, BOT, gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';
 
-const emulator = emulators({ activePolls: 1 });
+const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
 
 describe.each([
@@ -13,7 +13,7 @@ describe.each([
   ['GitHub Enterprise Server (API under /api/v3)', '/api/v3' as const],
 ])('on %s', (_, prefix) => {
   it('posts one comment when the job exists and updates it when it ends; a re-run updates it again', async () => {
-    const service = await emulator({ activePolls: 2 });
+    const service = await emulator({ activePolls: 1 });
     const gh = await github({ prefix });
     const { pr } = world(gh);
     const options = {
@@ -51,78 +51,6 @@ describe.each([
     expect(second.outputs.commentUrl).toBe(first.outputs.commentUrl);
     expect(pr.comments[0]?.body).toContain(`Job <code>${second.outputs.jobId}</code>`);
     expect(gh.count('createComment')).toBe(1);
-  });
-});
-
-describe('where the comment goes', () => {
-  it('on a push, the pull request the pushed commit was merged by', async () => {
-    const service = await emulator();
-    const gh = await github();
-    world(gh);
-    const sha = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
-    // An open pull request that also contains the commit comes first in GitHub's list.
-    const other = gh.thread(APP, { commits: [sha] });
-    const merged = gh.thread(APP, { mergeCommitSha: sha });
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pushEvent(sha),
-    });
-    expect(result.code).toBe(0);
-    expect(merged.comments).toHaveLength(1);
-    expect(other.comments).toHaveLength(0);
-    expect(result.outputs.commentUrl).toContain(`/pull/${merged.number}#issuecomment-`);
-  });
-
-  it('on an issue comment, that issue', async () => {
-    const service = await emulator();
-    const gh = await github();
-    world(gh);
-    const issue = gh.thread(APP, { pull: false });
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: {
-        name: 'issue_comment',
-        payload: { issue: { number: issue.number }, comment: { body: '@docs-bot please' } },
-      },
-    });
-    expect(result.code).toBe(0);
-    expect(issue.comments).toHaveLength(1);
-    expect(result.outputs.commentUrl).toContain(`/issues/${issue.number}#issuecomment-`);
-  });
-
-  it('nowhere, without a request, on an event with nothing to comment on', async () => {
-    const service = await emulator();
-    const gh = await github();
-    world(gh);
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: { name: 'workflow_dispatch', payload: { inputs: {} } },
-    });
-    expect(result.code).toBe(0);
-    expect(gh.requests).toEqual([]);
-    expect(notices(result)).toEqual([
-      'No comment posted: a workflow_dispatch run has no pull request or issue.',
-    ]);
-    expect(result.outputs.commentUrl).toBeUndefined();
-  });
-
-  it('nowhere, with a notice, on a push whose commit is in no pull request', async () => {
-    const service = await emulator();
-    const gh = await github();
-    world(gh);
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pushEvent('0123456789abcdef0123456789abcdef01234567'),
-    });
-    expect(result.code).toBe(0);
-    expect(gh.requests.map((r) => r.route)).toEqual(['pullsOfCommit']);
-    expect(notices(result)).toEqual([
-      'No comment posted: no pull request contains the pushed commit 0123456789ab.',
-    ]);
   });
 });
 

@@ -16,7 +16,7 @@ import {
 import { DOCS, DOCS_TOKEN, gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';
 import { ROOT, WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 
-const emulator = emulators({ activePolls: 1 });
+const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
 
 describe('the docs pull request', () => {

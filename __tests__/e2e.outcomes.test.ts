@@ -3,7 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
 
-const emulator = emulators({ activePolls: 1 });
+const emulator = emulators({ activePolls: 0 });
 
 describe('a job that completes', () => {
   it('hands back jobId, status and prLink, and writes the summary', async () => {
