@@ -1,9 +1,10 @@
 // The kept comment on the pull request or issue that started the run, through the bundle under
 // Node 24, against the service's emulator and the GitHub emulator (both checked against their
-// published OpenAPI descriptions).
+// published OpenAPI descriptions). Which comment is kept (paging, identity, one per marker) is
+// checked in process, in github-api.test.ts.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, gitHubEmulators, inputsFor, run, warnings } from '../__fixtures__/e2e.js';
-import { APP, BOT, gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';
+import { emulators, gitHubEmulators, inputsFor, notices, run, warnings } from '../__fixtures__/e2e.js';
+import { APP, BOT, gitHubEnv, pullRequestEvent, pushEvent, world } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
@@ -54,62 +55,40 @@ describe.each([
   });
 });
 
-describe('only its own comment is ever edited', () => {
-  it('finds it among 150 comments, past the first page', async () => {
+describe('where the comment goes', () => {
+  it('on a push, the pull request the pushed commit was merged by', async () => {
     const service = await emulator();
     const gh = await github();
-    const { pr } = world(gh);
-    const options = {
+    world(gh);
+    const sha = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+    // An open pull request that also contains the commit comes first in GitHub's list.
+    const other = gh.thread(APP, { commits: [sha] });
+    const merged = gh.thread(APP, { mergeCommitSha: sha });
+    const result = await run({
       inputs: inputsFor(service, { comment: 'true' }),
       env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    };
-    for (let i = 0; i < 120; i++) gh.addComment(APP, pr.number, { login: `user${i % 7}`, body: `LGTM ${i}` });
-    await run(options);
-    for (let i = 0; i < 30; i++) gh.addComment(APP, pr.number, { login: 'octocat', body: `later ${i}` });
-    expect(pr.comments).toHaveLength(151);
-
-    const before = gh.count('listComments');
-    const rerun = await run(options);
-    expect(rerun.code).toBe(0);
-    expect(pr.comments).toHaveLength(151);
-    // Comment 121 is on the second page of 100.
-    expect(gh.count('listComments') - before).toBe(2);
-    expect(pr.comments[120]?.body).toContain(`Job <code>${rerun.outputs.jobId}</code>`);
-  });
-
-  it('leaves a comment with a copied marker alone when someone else wrote it', async () => {
-    const service = await emulator();
-    const gh = await github();
-    const { pr } = world(gh);
-    const other = gh.thread(APP);
-    const inputs = inputsFor(service, { comment: 'true' });
-    await run({ inputs, env: gitHubEnv(gh), event: pullRequestEvent(pr.number) });
-    const copied = pr.comments[0]?.body ?? '';
-    const planted = gh.addComment(APP, other.number, {
-      login: 'mallory',
-      body: `${copied}\n[click here](https://evil.example)`,
+      event: pushEvent(sha),
     });
-
-    const result = await run({ inputs, env: gitHubEnv(gh), event: pullRequestEvent(other.number) });
     expect(result.code).toBe(0);
-    expect(planted.body).toBe(`${copied}\n[click here](https://evil.example)`);
-    expect(other.comments.map((c) => c.login)).toEqual(['mallory', BOT]);
-    expect(gh.count('updateComment')).toBe(2);
+    expect(merged.comments).toHaveLength(1);
+    expect(other.comments).toHaveLength(0);
+    expect(result.outputs.commentUrl).toContain(`/pull/${merged.number}#issuecomment-`);
   });
 
-  it('keeps one comment per matrix leg: another prompt is another comment', async () => {
+  it('nowhere, without a request, on an event with nothing to comment on', async () => {
     const service = await emulator();
     const gh = await github();
-    const { pr } = world(gh);
-    for (const prompt of ['Document the CLI', 'Document the SDK', 'Document the CLI']) {
-      const result = await run({
-        inputs: inputsFor(service, { comment: 'true', prompt }),
-        env: gitHubEnv(gh),
-        event: pullRequestEvent(pr.number),
-      });
-      expect(result.code).toBe(0);
-    }
-    expect(pr.comments).toHaveLength(2);
+    world(gh);
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: { name: 'workflow_dispatch', payload: { inputs: {} } },
+    });
+    expect(result.code).toBe(0);
+    expect(gh.requests).toEqual([]);
+    expect(notices(result)).toEqual([
+      'No comment posted: a workflow_dispatch run has no pull request or issue.',
+    ]);
+    expect(result.outputs.commentUrl).toBeUndefined();
   });
 });

@@ -99,31 +99,6 @@ describe('the docs pull request', () => {
     expect(gh.requests).toEqual([]);
   });
 
-  it('a team of another organisation is a warning; GitHub refusing reviewers is a warning; labels still land', async () => {
-    const gh = await github();
-    const { pr, docsPr, docsLink } = world(gh);
-    gh.fail('requestReviewers', {
-      status: 422,
-      message: 'Reviews may only be requested from collaborators.',
-    });
-    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
-    const result = await run({
-      inputs: inputsFor(service, {
-        labels: 'docs',
-        reviewers: 'outsider, other-org/writers',
-        docsToken: DOCS_TOKEN,
-      }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
-    expect(result.code).toBe(0);
-    expect(docsPr.labels).toEqual(['docs']);
-    expect(warnings(result)).toEqual([
-      `Could not request the team other-org/writers on ${DOCS}#${docsPr.number}: only teams of acme can review its pull requests.`,
-      `Could not request reviewers on ${DOCS}#${docsPr.number}: GitHub refused it (422 "Reviews may only be requested from collaborators."). Reviewers must be collaborators on ${DOCS}, and the pull request's author cannot review it.`,
-    ]);
-  });
-
   it('a job that fails leaves the step failed with its own error, whatever GitHub does', async () => {
     const gh = await github();
     const { pr } = world(gh, false);

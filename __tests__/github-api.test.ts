@@ -1,0 +1,158 @@
+// The GitHub side's rules against the GitHub emulator over real sockets, in process: which comment
+// is kept (paging, identity, marker), which pull request a push points to, and how labels and
+// reviewers fail one by one. The end-to-end files run the same paths through the bundle once each.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { startGitHubEmulator, type GitHubEmulator } from '../src/emulator/github.js';
+import type { GitHubApi } from '../src/github/client.js';
+import { runContext, APP, BOT, DOCS, DOCS_TOKEN, world } from '../__fixtures__/github-world.js';
+import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
+
+let gh: GitHubEmulator;
+// @actions/github reads GITHUB_API_URL when it is first imported, as it does on the runner.
+let gitHubApi: (token: string, userAgent: string) => GitHubApi;
+let KeptComment: typeof import('../src/github/comment.js').KeptComment;
+let findThread: typeof import('../src/github/target.js').findThread;
+let routeDocsPullRequest: typeof import('../src/github/docs-pr.js').routeDocsPullRequest;
+const saved = process.env.GITHUB_API_URL;
+beforeAll(async () => {
+  gh = await startGitHubEmulator();
+  process.env.GITHUB_API_URL = gh.apiUrl;
+  ({ gitHubApi } = await import('../src/github/client.js'));
+  ({ KeptComment } = await import('../src/github/comment.js'));
+  ({ findThread } = await import('../src/github/target.js'));
+  ({ routeDocsPullRequest } = await import('../src/github/docs-pr.js'));
+});
+afterEach(() => {
+  expect(gh.violations).toEqual([]);
+});
+afterAll(async () => {
+  process.env.GITHUB_API_URL = saved;
+  await gh.close();
+});
+
+const signal = () => AbortSignal.timeout(10_000);
+const [owner, repo] = APP.split('/') as [string, string];
+
+/** The repository's token, and the warnings said with it. */
+function setUp() {
+  const { pr, docsPr } = world(gh);
+  const warnings: string[] = [];
+  const api = gitHubApi(WORKFLOW_TOKEN, 'github-api-test');
+  const kept = (number: number, marker = '<!-- agent-job-action:000000000000000000000001 -->', pull = true) =>
+    new KeptComment(api, { owner, repo, number, pull, fork: false }, marker, (m) => warnings.push(m));
+  return { pr, docsPr, warnings, api, kept };
+}
+
+describe('the kept comment', () => {
+  it('is found among 150 comments, past the first page, and updated', async () => {
+    const { pr, kept, warnings } = setUp();
+    for (let i = 0; i < 120; i++) gh.addComment(APP, pr.number, { login: `user${i % 7}`, body: `LGTM ${i}` });
+    await kept(pr.number).write('first run <!-- agent-job-action:000000000000000000000001 -->', signal());
+    for (let i = 0; i < 30; i++) gh.addComment(APP, pr.number, { login: 'octocat', body: `later ${i}` });
+
+    const before = gh.count('listComments');
+    const url = await kept(pr.number).write(
+      're-run <!-- agent-job-action:000000000000000000000001 -->',
+      signal(),
+    );
+    expect(warnings).toEqual([]);
+    expect(pr.comments).toHaveLength(151);
+    // Comment 121 is on the second page of 100.
+    expect(gh.count('listComments') - before).toBe(2);
+    expect(pr.comments[120]?.body).toContain('re-run');
+    expect(url).toBe(`${gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${pr.comments[120]?.id}`);
+  });
+
+  it('is never one that someone else wrote, whatever marker it carries', async () => {
+    const { pr, kept } = setUp();
+    const marker = '<!-- agent-job-action:000000000000000000000001 -->';
+    const planted = gh.addComment(APP, pr.number, {
+      login: 'mallory',
+      body: `${marker}\n[click here](https://evil.example)`,
+    });
+    await kept(pr.number, marker).write(`ours ${marker}`, signal());
+    expect(planted.body).toBe(`${marker}\n[click here](https://evil.example)`);
+    expect(pr.comments.map((c) => c.login)).toEqual(['mallory', BOT]);
+  });
+
+  it('is another comment for another marker (a matrix leg with another prompt)', async () => {
+    const { pr, kept } = setUp();
+    const cli = '<!-- agent-job-action:00000000000000000000c1c1 -->';
+    const sdk = '<!-- agent-job-action:0000000000000000000005d4 -->';
+    await kept(pr.number, cli).write(`CLI ${cli}`, signal());
+    await kept(pr.number, sdk).write(`SDK ${sdk}`, signal());
+    await kept(pr.number, cli).write(`CLI again ${cli}`, signal());
+    expect(pr.comments.map((c) => c.body)).toEqual([`CLI again ${cli}`, `SDK ${sdk}`]);
+  });
+
+  it('goes on an issue as an issue comment', async () => {
+    const { kept } = setUp();
+    const issue = gh.thread(APP, { pull: false });
+    const url = await kept(issue.number, undefined, false).write('on the issue', signal());
+    expect(issue.comments).toHaveLength(1);
+    expect(url).toContain(`/issues/${issue.number}#issuecomment-`);
+  });
+
+  it('is posted anew when it was deleted since it was found', async () => {
+    const { pr, kept } = setUp();
+    const comment = kept(pr.number);
+    await comment.write('first <!-- agent-job-action:000000000000000000000001 -->', signal());
+    pr.comments.splice(0);
+    await comment.write('last <!-- agent-job-action:000000000000000000000001 -->', signal());
+    expect(pr.comments.map((c) => c.body)).toEqual([
+      'last <!-- agent-job-action:000000000000000000000001 -->',
+    ]);
+  });
+});
+
+describe('the pull request of a push', () => {
+  it('is the one the pushed commit was merged by, else the first that contains it', async () => {
+    const { api } = setUp();
+    const sha = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+    const other = gh.thread(APP, { commits: [sha] });
+    const merged = gh.thread(APP, { mergeCommitSha: sha });
+    const run = runContext({ eventName: 'push', payload: { after: sha } });
+    expect((await findThread(api, run, signal())).thread?.number).toBe(merged.number);
+
+    const contained = 'b1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+    const only = gh.thread(APP, { commits: [contained] });
+    const second = runContext({ eventName: 'push', payload: { after: contained } });
+    expect((await findThread(api, second, signal())).thread?.number).toBe(only.number);
+    expect(other.comments).toEqual([]);
+  });
+
+  it('is none, with the reason, when no pull request contains the commit', async () => {
+    const { api } = setUp();
+    const run = runContext({
+      eventName: 'push',
+      payload: { after: '0123456789abcdef0123456789abcdef01234567' },
+    });
+    expect(await findThread(api, run, signal())).toEqual({
+      none: 'no pull request contains the pushed commit 0123456789ab',
+    });
+  });
+});
+
+describe('labels and reviewers on the docs pull request', () => {
+  it('warn one by one: a team of another organisation, reviewers GitHub refuses; labels still land', async () => {
+    const { docsPr } = setUp();
+    gh.fail('requestReviewers', {
+      status: 422,
+      message: 'Reviews may only be requested from collaborators.',
+    });
+    const warnings: string[] = [];
+    const [docsOwner, docsRepo] = DOCS.split('/') as [string, string];
+    await routeDocsPullRequest(
+      gitHubApi(DOCS_TOKEN, 'github-api-test'),
+      { owner: docsOwner, repo: docsRepo, number: docsPr.number },
+      { labels: ['docs'], reviewers: ['outsider', 'other-org/writers'] },
+      (m) => warnings.push(m),
+      signal(),
+    );
+    expect(docsPr.labels).toEqual(['docs']);
+    expect(warnings).toEqual([
+      `Could not request the team other-org/writers on ${DOCS}#${docsPr.number}: only teams of acme can review its pull requests.`,
+      `Could not request reviewers on ${DOCS}#${docsPr.number}: GitHub refused it (422 "Reviews may only be requested from collaborators."). Reviewers must be collaborators on ${DOCS}, and the pull request's author cannot review it.`,
+    ]);
+  });
+});
