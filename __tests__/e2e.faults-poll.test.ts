@@ -36,6 +36,15 @@ describe('poll', () => {
     expect(result.outputs).toMatchObject({ jobId: id, status: 'active' });
     expect(result.summary).toContain(id);
   });
+
+  it('treats a poll that times out as transient and still honours the step timeout', async () => {
+    const service = await emulator({ activePolls: 1000 });
+    service.script('get', { delayMs: 20_000 });
+    const result = await run({ inputs: inputsFor(service, { timeout: '6s' }) });
+    expectFailure(result, 'did not finish within 6s');
+    // Near the deadline the poll's whole exchange is cut to the time left.
+    expect(warnings(result)[0]).toMatch(/no complete answer \((UND_ERR_HEADERS_TIMEOUT|request timeout)\)/);
+  });
 });
 
 describe('text from the service', () => {

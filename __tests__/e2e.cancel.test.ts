@@ -1,0 +1,68 @@
+// Cancellation as the runner does it (docs/design.md §3.5): SIGINT or SIGTERM while waiting, during
+// the create, and while waiting on a job by id, through the bundle under Node 24 against the emulator.
+import { describe, expect, it } from '@jest/globals';
+import type { Emulator } from '../src/emulator/server.js';
+import { emulators, errors, expectFailure, inputsFor, runAndSignal } from '../__fixtures__/e2e.js';
+
+const emulator = emulators({ activePolls: 0 });
+
+describe('cancellation', () => {
+  /** Signals the action as the runner does once `ready` holds; returns how long it took to exit. */
+  function cancelWhen(
+    service: Emulator,
+    ready: () => boolean,
+    signal: NodeJS.Signals,
+    overrides: Record<string, string> = {},
+  ) {
+    return runAndSignal({ inputs: inputsFor(service, { timeout: '5m', ...overrides }) }, ready, signal);
+  }
+
+  it.each<NodeJS.Signals>(['SIGINT', 'SIGTERM'])(
+    'on %s while waiting: outputs, summary, the job goes on, out before the runner escalates',
+    async (signal) => {
+      const service = await emulator({ activePolls: 1000 });
+      const { result, exitMs } = await cancelWhen(service, () => service.count('get') >= 1, signal);
+      const [id] = [...service.jobs.keys()];
+      expect(result.signal).toBeNull();
+      expectFailure(
+        result,
+        `The step was cancelled (${signal}) while waiting; agent job ${id} goes on in the service (last status: active).`,
+      );
+      expect(result.outputs).toMatchObject({ jobId: id, status: 'active', prLink: '' });
+      expect(JSON.parse(result.outputs.job ?? '')).toMatchObject({ id, status: 'active' });
+      expect(result.summary).toContain(`<code>${id}</code>`);
+      expect(result.summary).toContain('cancelled');
+      // The contract is 2 s; the bound leaves room for a loaded machine.
+      expect(exitMs).toBeLessThan(3000);
+    },
+  );
+
+  it('while the create is in flight: says a job may have been created', async () => {
+    const service = await emulator();
+    service.script('create', { delayMs: 20_000, acted: true });
+    const { result, exitMs } = await cancelWhen(service, () => service.count('create') >= 1, 'SIGINT');
+    // The create would take 20 s: the signal does not wait for it.
+    expect(exitMs).toBeLessThan(3000);
+    expectFailure(
+      result,
+      'The step was cancelled (SIGINT) before the service confirmed the job; a job may have been created in project proj_docs',
+    );
+    expect(result.outputs).toEqual({});
+    expect(errors(result)).toHaveLength(1);
+  });
+
+  it('while waiting on a job by id that was not read yet: names it', async () => {
+    const service = await emulator();
+    service.script('get', { delayMs: 20_000 });
+    const { result, exitMs } = await cancelWhen(service, () => service.count('get') >= 1, 'SIGTERM', {
+      jobId: 'job_elsewhere',
+      prompt: '',
+    });
+    expectFailure(
+      result,
+      'The step was cancelled (SIGTERM) while waiting; agent job job_elsewhere goes on in the service.',
+    );
+    expect(exitMs).toBeLessThan(3000);
+    expect(result.outputs).toEqual({ jobId: 'job_elsewhere' });
+  });
+});
