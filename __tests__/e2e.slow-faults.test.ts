@@ -3,7 +3,7 @@
 // a new job's 404 is a rule of the action's clock: wait.test.ts and main.test.ts check it on the
 // virtual clock.)
 import { describe, expect, it } from '@jest/globals';
-import { emulators, errors, expectFailure, inputsFor, run } from '../__fixtures__/e2e.js';
+import { emulators, errors, inputsFor, run } from '../__fixtures__/e2e.js';
 
 const emulator = emulators();
 
@@ -12,8 +12,14 @@ describe('a fault that takes the request timeout', () => {
     const service = await emulator();
     service.script('create', { delayMs: 40_000, acted: true });
     const result = await run({ inputs: inputsFor(service, { timeout: '2m' }), killAfterMs: 55_000 });
-    expectFailure(result, 'no complete answer (UND_ERR_HEADERS_TIMEOUT) to the request to create the job');
-    expect(errors(result)[0]).toContain('the job may have been created anyway');
+    expect(result.code).toBe(1);
+    // undici's header timer ticks once a second, so the exchange's own 31 s bound may fire first:
+    // either way, no complete answer.
+    expect(errors(result)).toEqual([
+      expect.stringMatching(
+        /no complete answer \((UND_ERR_HEADERS_TIMEOUT|request timeout)\) to the request to create the job: the job may have been created anyway/,
+      ),
+    ]);
     expect(service.count('create')).toBe(1);
   }, 60_000);
 });
