@@ -92,7 +92,7 @@ function smallProject(): { dir: string; run: (...args: string[]) => ReturnType<t
   writeFileSync(join(dir, 'build.cjs'), build);
   writeFileSync(
     join(dir, 'package.json'),
-    `${JSON.stringify({ name: 'small', version: '1.0.0', private: true, scripts: { build: 'node build.cjs' } }, null, 2)}\n`,
+    `${JSON.stringify({ name: 'small', version: '1.0.0', private: true, scripts: { build: 'node build.cjs', typecheck: 'node --check build.cjs' } }, null, 2)}\n`,
   );
   writeFileSync(
     join(dir, 'package-lock.json'),
@@ -148,6 +148,32 @@ describe('the check that the committed dist/ is the build of its source', () => 
     inDir('commit', '--quiet', '-m', 'a chunk the build no longer writes');
     const result = run('1.1.0');
     expect(result.stderr).toContain('(dist/stale-chunk.js differ by more than the version)');
+    expect(inDir('status', '--porcelain')).toBe('');
+  });
+
+  it('puts everything back when the build fails, and says so', () => {
+    const { dir, run } = smallProject();
+    const inDir = (...args: string[]) =>
+      execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' }).trim();
+    inDir('rm', '--quiet', 'src.js');
+    inDir('commit', '--quiet', '-m', 'the build cannot read its source');
+    const result = run('1.1.0');
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      'release: Command failed: npm run --silent build; nothing was committed and the tree is as it was.',
+    );
+    expect(inDir('status', '--porcelain')).toBe('');
+    expect(inDir('tag', '--list')).toBe('v1.0.0');
+  });
+
+  it('refuses code that does not type-check, before it changes anything', () => {
+    const { dir, run } = smallProject();
+    const inDir = (...args: string[]) =>
+      execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' }).trim();
+    writeFileSync(join(dir, 'build.cjs'), 'const = ;\n');
+    inDir('commit', '--quiet', '-am', 'a syntax error');
+    const result = run('1.1.0');
+    expect(result.stderr).toContain('release: the type check failed (npm run typecheck)');
     expect(inDir('status', '--porcelain')).toBe('');
   });
 

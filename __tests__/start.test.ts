@@ -155,7 +155,9 @@ describe('follow-up: the same rule', () => {
     const before = service.count('message');
     service.script('message', { status: 502, acted: true });
     const message = await failure(startJob(client, { prompt: 'more', jobId: job?.id ?? '' }, options));
-    expect(message).toContain('the message may have reached the job anyway');
+    expect(message).toContain(
+      `the message may have reached the job anyway, so the action does not send it again. Check agent job ${job?.id} before you re-run.`,
+    );
     expect(service.count('message') - before).toBe(1);
   });
 

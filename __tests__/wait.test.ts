@@ -81,7 +81,7 @@ describe('waitForJob', () => {
   });
 
   it('waits as long as Retry-After says, capped by the time left', async () => {
-    const { job, clock, options, read } = await setUp(120_000);
+    const { job, clock, log, options, read } = await setUp(120_000);
     service.script(
       'get',
       { status: 503, headers: { 'retry-after': '7' } },
@@ -90,6 +90,11 @@ describe('waitForJob', () => {
     const result = await waitForJob(read, job.id, job, options);
     expect(result.timedOut).toBe(true);
     expect(clock.sleeps.slice(0, 3)).toEqual([10_000, 7_000, 103_000]);
+    // The warning says the wait it will take, not the hour the service asked for.
+    expect(log.lines.filter((l) => l.startsWith('warning:'))).toEqual([
+      expect.stringMatching(/HTTP 503 .*; trying again in 7s\.$/),
+      expect.stringMatching(/HTTP 429 .*; trying again in 1m 43s\.$/),
+    ]);
   });
 
   it('backs off on the schedule after a fault without Retry-After', async () => {

@@ -29280,13 +29280,18 @@ class JobRun {
     connection;
     #fault;
     #ended = false;
-    constructor(clock, signal) {
+    #stoppedAt;
+    constructor(clock, signal, startedAt = clock.now()) {
         this.clock = clock;
         this.signal = signal;
-        this.startedAt = clock.now();
+        this.startedAt = startedAt;
     }
+    /** How long the step has run; fixed by `stopClock`, so the summary and the comment agree. */
     get waitedMs() {
-        return this.clock.now() - this.startedAt;
+        return (this.#stoppedAt ?? this.clock.now()) - this.startedAt;
+    }
+    stopClock() {
+        this.#stoppedAt ??= this.clock.now();
     }
     /** The create or follow-up is about to leave (or, waiting on an id, the id is known). */
     sendingFor(jobId) {
@@ -29610,9 +29615,10 @@ const log = {
  * every path that knows a job, cancellation included.
  */
 async function run(clock = systemClock) {
+    const startedAt = clock.now();
     maskRunSecrets();
     const cancellation = listenForCancellation();
-    const step = new JobRun(clock, cancellation.signal);
+    const step = new JobRun(clock, cancellation.signal, startedAt);
     try {
         step.inputs = readInputs((name) => core/* getInput */.V4(name));
         await work(step.inputs, step);
@@ -29634,6 +29640,7 @@ async function run(clock = systemClock) {
     catch (error) {
         step.fail(error);
     }
+    step.stopClock();
     if (step.job) {
         await (0,summary/* writeSummary */.Sy)({ job: step.job, waitedMs: step.waitedMs, failure: step.failure }).catch((error) => core/* warning */.$e(`Could not write the step summary: ${(0,src_log/* describeThrown */.YI)(error)}.`));
     }

@@ -1,7 +1,7 @@
 // `npm run release -- 1.2.0 [--push]`: a maintainer's release, from a clean main.
 //   1. checks: a clean tree on main, a new version above the last tag, a CHANGELOG section for it;
-//   2. sets the version in package.json (the one place the User-Agent reads it from), moves the
-//      CHANGELOG's "Unreleased" notes under the version, and rebuilds dist/ once;
+//   2. type-checks, sets the version in package.json (the one place the User-Agent reads it from),
+//      moves the CHANGELOG's "Unreleased" notes under the version, and rebuilds dist/ once;
 //   3. checks that the committed dist/ was the build of its source (as CI does): the rebuilt
 //      dist/ may differ from it by the version alone. Otherwise it puts everything back and stops;
 //      else it commits;
@@ -46,37 +46,55 @@ const unreleased = /^## Unreleased\n([\s\S]*?)(?=^## )/m.exec(changelog);
 const notes = unreleased?.[1].trim();
 if (!notes) fail('CHANGELOG.md has no notes under "## Unreleased": say what this release changes.');
 
+// ncc only transpiles: the type check is its own step, as in CI.
+console.log('Type-checking…');
+try {
+  npm('run', '--silent', 'typecheck');
+} catch {
+  fail('the type check failed (npm run typecheck): fix what it says above, then release.');
+}
+
 const date = new Date().toISOString().slice(0, 10);
-writeFileSync(
-  'CHANGELOG.md',
-  changelog.replace(
-    /^## Unreleased\n[\s\S]*?(?=^## )/m,
-    `## Unreleased\n\n## ${version} — ${date}\n\n${notes}\n\n`,
-  ),
-);
 const previous = JSON.parse(readFileSync('package.json', 'utf8')).version;
-npm('version', version, '--no-git-tag-version');
-console.log(`Rebuilding dist/ for ${version}…`);
-npm('run', '--silent', 'build');
-const stale = [git('diff', '--name-only', 'HEAD', '--', 'dist'), git('ls-files', '--others', '--', 'dist')]
-  .join('\n')
-  .split('\n')
-  .filter(Boolean)
-  .filter((file) => {
-    try {
-      const before = execFileSync('git', ['show', `HEAD:${file}`], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 30,
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
-      return !differsOnlyByVersion(before, readFileSync(file, 'utf8'), previous, version);
-    } catch {
-      return true; // added or deleted by the build
-    }
-  });
-if (stale.length) {
+/** Everything the steps below change, as it was: a release that stops leaves no trace. */
+const restore = () => {
   git('checkout', '--', 'package.json', 'package-lock.json', 'CHANGELOG.md', 'dist');
   git('clean', '--quiet', '--force', '--', 'dist');
+};
+let stale;
+try {
+  writeFileSync(
+    'CHANGELOG.md',
+    changelog.replace(
+      /^## Unreleased\n[\s\S]*?(?=^## )/m,
+      `## Unreleased\n\n## ${version} — ${date}\n\n${notes}\n\n`,
+    ),
+  );
+  npm('version', version, '--no-git-tag-version');
+  console.log(`Rebuilding dist/ for ${version}…`);
+  npm('run', '--silent', 'build');
+  stale = [git('diff', '--name-only', 'HEAD', '--', 'dist'), git('ls-files', '--others', '--', 'dist')]
+    .join('\n')
+    .split('\n')
+    .filter(Boolean)
+    .filter((file) => {
+      try {
+        const before = execFileSync('git', ['show', `HEAD:${file}`], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 30,
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
+        return !differsOnlyByVersion(before, readFileSync(file, 'utf8'), previous, version);
+      } catch {
+        return true; // added or deleted by the build
+      }
+    });
+} catch (error) {
+  restore();
+  fail(`${error.message.split('\n')[0]}; nothing was committed and the tree is as it was.`);
+}
+if (stale.length) {
+  restore();
   fail(
     `the committed dist/ is not the build of its source (${stale.join(', ')} differ by more than the version): run npm run build, commit dist/, then release.`,
   );

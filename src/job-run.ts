@@ -33,16 +33,23 @@ export class JobRun {
   connection?: Connection;
   #fault?: string;
   #ended = false;
+  #stoppedAt?: number;
 
   constructor(
     readonly clock: Clock,
     readonly signal: AbortSignal,
+    startedAt = clock.now(),
   ) {
-    this.startedAt = clock.now();
+    this.startedAt = startedAt;
   }
 
+  /** How long the step has run; fixed by `stopClock`, so the summary and the comment agree. */
   get waitedMs(): number {
-    return this.clock.now() - this.startedAt;
+    return (this.#stoppedAt ?? this.clock.now()) - this.startedAt;
+  }
+
+  stopClock(): void {
+    this.#stoppedAt ??= this.clock.now();
   }
 
   /** The create or follow-up is about to leave (or, waiting on an id, the id is known). */

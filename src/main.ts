@@ -27,9 +27,10 @@ const log: Log = {
  * every path that knows a job, cancellation included.
  */
 export async function run(clock: Clock = systemClock): Promise<void> {
+  const startedAt = clock.now();
   maskRunSecrets();
   const cancellation = listenForCancellation();
-  const step = new JobRun(clock, cancellation.signal);
+  const step = new JobRun(clock, cancellation.signal, startedAt);
   try {
     step.inputs = readInputs((name) => core.getInput(name));
     await work(step.inputs, step);
@@ -47,6 +48,7 @@ export async function run(clock: Clock = systemClock): Promise<void> {
   } catch (error) {
     step.fail(error);
   }
+  step.stopClock();
   if (step.job) {
     await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure }).catch(
       (error: unknown) => core.warning(`Could not write the step summary: ${describeThrown(error)}.`),
