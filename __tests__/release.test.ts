@@ -80,10 +80,14 @@ describe('npm run release', () => {
  * A project of the release script's shape whose build inlines the version as ncc does (`{"rE":"…"}`)
  * and takes no time, on main, tagged v1.0.0.
  */
-function smallProject(): { dir: string; run: (...args: string[]) => ReturnType<typeof spawnSync> } {
+function smallProject(): {
+  dir: string;
+  run: (...args: string[]) => ReturnType<typeof spawnSync>;
+  inDir: (...args: string[]) => string;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'release-small-'));
   made.push(dir);
-  const inDir = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' });
+  const inDir = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' }).trim();
   mkdirSync(join(dir, 'scripts'));
   for (const file of ['release.mjs', 'dist-version-diff.mjs']) {
     cpSync(join(ROOT, 'scripts', file), join(dir, 'scripts', file));
@@ -110,7 +114,7 @@ function smallProject(): { dir: string; run: (...args: string[]) => ReturnType<t
   inDir('tag', 'v1.0.0');
   const run = (...args: string[]) =>
     spawnSync(process.execPath, ['scripts/release.mjs', ...args], { cwd: dir, env, encoding: 'utf8' });
-  return { dir, run };
+  return { dir, run, inDir };
 }
 
 describe('the check that the committed dist/ is the build of its source', () => {
@@ -123,9 +127,7 @@ describe('the check that the committed dist/ is the build of its source', () => 
   });
 
   it('refuses a dist/ that is not the build of its source, and puts everything back', () => {
-    const { dir, run } = smallProject();
-    const inDir = (...args: string[]) =>
-      execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' }).trim();
+    const { dir, run, inDir } = smallProject();
     writeFileSync(join(dir, 'src.js'), 'export const answer = 43;\n');
     inDir('commit', '--quiet', '-am', 'source changed, dist/ not rebuilt');
     const head = inDir('rev-parse', 'HEAD');
@@ -140,9 +142,7 @@ describe('the check that the committed dist/ is the build of its source', () => 
   });
 
   it('refuses a file the build adds or no longer writes', () => {
-    const { dir, run } = smallProject();
-    const inDir = (...args: string[]) =>
-      execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' }).trim();
+    const { dir, run, inDir } = smallProject();
     writeFileSync(join(dir, 'dist', 'stale-chunk.js'), 'old');
     inDir('add', '.');
     inDir('commit', '--quiet', '-m', 'a chunk the build no longer writes');
@@ -152,9 +152,7 @@ describe('the check that the committed dist/ is the build of its source', () => 
   });
 
   it('puts everything back when the build fails, and says so', () => {
-    const { dir, run } = smallProject();
-    const inDir = (...args: string[]) =>
-      execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' }).trim();
+    const { run, inDir } = smallProject();
     inDir('rm', '--quiet', 'src.js');
     inDir('commit', '--quiet', '-m', 'the build cannot read its source');
     const result = run('1.1.0');
@@ -167,9 +165,7 @@ describe('the check that the committed dist/ is the build of its source', () => 
   });
 
   it('refuses code that does not type-check, before it changes anything', () => {
-    const { dir, run } = smallProject();
-    const inDir = (...args: string[]) =>
-      execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' }).trim();
+    const { dir, run, inDir } = smallProject();
     writeFileSync(join(dir, 'build.cjs'), 'const = ;\n');
     inDir('commit', '--quiet', '-am', 'a syntax error');
     const result = run('1.1.0');
