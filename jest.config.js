@@ -12,9 +12,11 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }],
   },
   testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
-  // The end-to-end tests mostly wait (polls, timeouts, a child process's start-up), not compute:
-  // four workers a core, up to eight, took the suite from 227 s to about 2 minutes on 2 cores.
-  maxWorkers: Math.min(8, Math.max(2, availableParallelism() * 4)),
+  testSequencer: '<rootDir>/jest.sequencer.js',
+  // The end-to-end tests mostly wait (polls, timeouts), so more workers than cores pay; but each
+  // run of the bundle is a child process, and past three workers a core they only fight over the
+  // CPU (on 2 cores, 6 workers: about 67 s and 125 s of CPU; 8: the same time and 140 s of CPU).
+  maxWorkers: Math.min(6, Math.max(2, availableParallelism() * 3)),
   testTimeout: 60_000,
   // Coverage (`--coverage`, as CI runs it) of the product's source, by V8's own counters (ESM-safe).
   // The end-to-end tests run the bundle in child processes, so only in-process tests count here.
