@@ -5,6 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChangedFile } from '../github/context.js';
 import { gitHubContract, type GitHubSpec } from './github-openapi.js';
 
@@ -181,6 +182,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   const repos = new Map<string, Repo>();
   const faults = new Map<GitHubRoute, GitHubFault[]>();
   const delays = new Map<GitHubRoute, number[]>();
+  const closing = new AbortController();
   let nextId = 1000;
   let serverUrl = '';
 
@@ -443,7 +445,15 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     if (template) violations.push(...contract.checkRequest(method, template, url.searchParams, json));
 
     const wait = route ? delays.get(route)?.shift() : undefined;
-    if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait) {
+      try {
+        await sleep(wait, undefined, { signal: closing.signal });
+      } catch {
+        // Closed while the reply was held back: a pending timer would keep the process alive.
+        res.destroy();
+        return;
+      }
+    }
     const fault = route ? faults.get(route)?.shift() : undefined;
     if (fault?.drop) {
       res.destroy();
@@ -537,6 +547,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     count: (route) => requests.filter((r) => r.route === route).length,
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
+        closing.abort();
         server.close(() => resolve());
         server.closeAllConnections();
       })),
