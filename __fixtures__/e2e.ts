@@ -12,37 +12,44 @@ import { runAction, whereSecretLeaks, WORKFLOW_TOKEN, type RunOptions, type RunR
 /** The key every end-to-end run uses; the emulator accepts only it. */
 export const KEY = 'mint_e2e_key_Zq8WvR2nLp5TxY7c';
 
+/** An emulator of either kind: closed after its test, having recorded what broke its contract. */
+interface Checked {
+  close(): Promise<void>;
+  violations: string[];
+}
+
 /**
- * Starts emulators for a test file's tests (accepting only `KEY`, with `defaults`); after each
- * test, every one of them must have seen only requests that keep the OpenAPI contract, and is closed.
+ * Wraps `start` for a test file's tests: after each test, every emulator it started must have seen
+ * only requests (and sent only replies) that keep its OpenAPI contract, and is closed.
  */
-export function emulators(defaults: EmulatorOptions = {}): (options?: EmulatorOptions) => Promise<Emulator> {
-  const running: Emulator[] = [];
+function closedAfterEach<O, E extends Checked>(
+  start: (options: O) => Promise<E>,
+): (options: O) => Promise<E> {
+  const running: E[] = [];
   afterEach(async () => {
     const started = running.splice(0);
     await Promise.all(started.map((e) => e.close()));
     for (const e of started) expect(e.violations).toEqual([]);
   });
-  return async (options = {}) => {
-    const started = await startEmulator({ apiKey: KEY, ...defaults, ...options });
+  return async (options) => {
+    const started = await start(options);
     running.push(started);
     return started;
   };
 }
 
+/** Emulators of the service for a test file's tests, accepting only `KEY`, with `defaults`. */
+export function emulators(defaults: EmulatorOptions = {}): (options?: EmulatorOptions) => Promise<Emulator> {
+  const start = closedAfterEach((options: EmulatorOptions) =>
+    startEmulator({ apiKey: KEY, ...defaults, ...options }),
+  );
+  return (options = {}) => start(options);
+}
+
 /** As `emulators`, for GitHub: each one's requests and replies must keep GitHub's OpenAPI description. */
 export function gitHubEmulators(): (options?: GitHubEmulatorOptions) => Promise<GitHubEmulator> {
-  const running: GitHubEmulator[] = [];
-  afterEach(async () => {
-    const started = running.splice(0);
-    await Promise.all(started.map((g) => g.close()));
-    for (const g of started) expect(g.violations).toEqual([]);
-  });
-  return async (options = {}) => {
-    const started = await startGitHubEmulator(options);
-    running.push(started);
-    return started;
-  };
+  const start = closedAfterEach(startGitHubEmulator);
+  return (options = {}) => start(options);
 }
 
 export function inputsFor(

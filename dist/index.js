@@ -29810,7 +29810,7 @@ function userAgent() {
 /* harmony export */   E$: () => (/* binding */ redact),
 /* harmony export */   Kp: () => (/* binding */ redactJson)
 /* harmony export */ });
-/* unused harmony exports REDACTED, MIN_PIECE, Redactor */
+/* unused harmony exports MIN_PIECE, Redactor */
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3340);
 
 /**

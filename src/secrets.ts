@@ -9,7 +9,7 @@ import * as core from '@actions/core';
  */
 
 /** The mark a redacted secret leaves, as the runner's mask does. */
-export const REDACTED = '***';
+const REDACTED = '***';
 
 /**
  * A run of this many characters taken from a secret is treated as the secret: gateways print

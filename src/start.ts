@@ -26,7 +26,7 @@ const RATE_LIMIT_FIRST_MS = 2000;
  * after a 429 or when the request never left this machine. Anything else that is not a job ends
  * the step with a message that says the service may have acted.
  */
-export async function sendRetryingOnlyWhenSafe(
+async function sendRetryingOnlyWhenSafe(
   attempt: () => Promise<AgentJob>,
   options: SendOptions,
 ): Promise<AgentJob> {

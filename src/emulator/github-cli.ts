@@ -5,7 +5,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startGitHubEmulator } from './github.js';
 
-export const DEMO_TOKEN = 'ghs_DemoWorkflowToken000000000000000000000';
+const DEMO_TOKEN = 'ghs_DemoWorkflowToken000000000000000000000';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
