@@ -7,7 +7,14 @@ import {
   type GitHubEmulatorOptions,
 } from '../src/emulator/github.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/server.js';
-import { runAction, whereSecretLeaks, WORKFLOW_TOKEN, type RunOptions, type RunResult } from './runner.js';
+import {
+  runAction,
+  RUNNER_TOKENS,
+  whereSecretLeaks,
+  WORKFLOW_TOKEN,
+  type RunOptions,
+  type RunResult,
+} from './runner.js';
 
 /** The key every end-to-end run uses; the emulator accepts only it. */
 export const KEY = 'mint_e2e_key_Zq8WvR2nLp5TxY7c';
@@ -68,8 +75,9 @@ export function inputsFor(
 }
 
 /**
- * Runs the bundled action and checks what must hold on every run: no piece of the key, nor of
- * any other secret named in `secrets`, shows anywhere the runner keeps.
+ * Runs the bundled action and checks what must hold on every run: no piece of the key, of either
+ * token, of the runner's own tokens, nor of any other secret named in `secrets`, raw or encoded,
+ * shows anywhere the runner keeps.
  */
 export async function run(options: RunOptions & { secrets?: string[] }): Promise<RunResult> {
   const result = await runAction(options);
@@ -80,7 +88,12 @@ export async function run(options: RunOptions & { secrets?: string[] }): Promise
   // Both tokens masked on every run, whatever it asked for.
   const masked = result.commands.filter((c) => c.name === 'add-mask').map((c) => c.data);
   for (const token of tokens) if (token) expect(masked).toContain(token);
-  for (const secret of [options.inputs.apiKey, ...tokens, ...(options.secrets ?? [])]) {
+  for (const secret of [
+    options.inputs.apiKey,
+    ...tokens,
+    ...Object.values(RUNNER_TOKENS),
+    ...(options.secrets ?? []),
+  ]) {
     if (secret) expect(whereSecretLeaks(result, secret)).toEqual([]);
   }
   return result;

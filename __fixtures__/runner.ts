@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,10 +54,18 @@ export interface RunOptions {
   action?: string;
   /** Files to put in the workspace first, by path relative to it. */
   workspace?: Record<string, string | Buffer>;
+  /** Symbolic links to put in the workspace, by path relative to it, to the target given. */
+  links?: Record<string, string>;
 }
 
 /** The workflow token the runner puts into `${{ github.token }}` unless a test names another. */
 export const WORKFLOW_TOKEN = 'ghs_WorkflowToken0000000000000000000001';
+
+/** The runner's own credentials, in every step's environment as on GitHub's runners. */
+export const RUNNER_TOKENS = {
+  ACTIONS_RUNTIME_TOKEN: 'eyJ0eXAiOiJKV1QiRuntimeToken7Qm2xVb9Lk4Pz',
+  ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'eyJhbGciOiJSUzIIdTokenRequest3Hn8Wq5Tc1',
+} as const;
 
 export interface RunResult {
   code: number | null;
@@ -93,6 +101,10 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), content);
   }
+  for (const [path, target] of Object.entries(options.links ?? {})) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    symlinkSync(target, join(dir, path));
+  }
   const event = join(dir, 'event.json');
   writeFileSync(event, JSON.stringify(options.event?.payload ?? { inputs: {} }));
 
@@ -118,6 +130,7 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     GITHUB_WORKFLOW: 'docs',
     GITHUB_JOB: 'refresh',
     GITHUB_ACTION: 'docs',
+    ...RUNNER_TOKENS,
     ...files,
     ...options.env,
   };
@@ -203,7 +216,9 @@ export function whereSecretLeaks(result: RunResult, secret: string, minPiece = M
     .filter((line) => !line.trim().startsWith('::add-mask::'))
     .join('\n');
   const pieces = new Set<string>();
-  for (let i = 0; i + minPiece <= secret.length; i++) pieces.add(secret.slice(i, i + minPiece));
+  for (const form of [secret, ...encodings(secret)]) {
+    for (let i = 0; i + minPiece <= form.length; i++) pieces.add(form.slice(i, i + minPiece));
+  }
   if (secret.length < minPiece) pieces.add(secret);
 
   const found: string[] = [];
@@ -220,6 +235,20 @@ export function whereSecretLeaks(result: RunResult, secret: string, minPiece = M
     }
   }
   return found;
+}
+
+/**
+ * The secret as a gateway or client may echo it: percent-encoded, and base64-encoded on its own or
+ * after one or two other bytes (as in `Basic base64("Bearer " + key)`), less the characters at each
+ * end that also encode what surrounds it.
+ */
+function encodings(secret: string): string[] {
+  const forms = [encodeURIComponent(secret)];
+  for (const before of ['', 'x', 'xy']) {
+    const encoded = Buffer.from(`${before}${secret}`).toString('base64');
+    forms.push(encoded.slice(before ? 4 : 0, -4));
+  }
+  return forms.filter((form) => form !== secret);
 }
 
 const UNESCAPES: ((text: string) => string)[] = [

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { connect } from '../src/dispatcher.js';
-import { AgentClient, ServiceError, type Fault } from '../src/client.js';
+import { AgentClient, nestedDeeperThan, ServiceError, type Fault } from '../src/client.js';
 import { startEmulator, type Emulator } from '../src/emulator/server.js';
 import { explain } from '../src/errors.js';
 import { makeTestPki } from '../__fixtures__/tls.js';
@@ -82,6 +82,32 @@ describe('AgentClient', () => {
     );
     for (let i = 0; i < 3; i++)
       expect(await faultOf(client().getJob('j'))).toEqual({ kind: 'not-a-job', status: 200 });
+  });
+
+  it('takes a reply nested deeper than 64 as not a job, on create and in an error, without a crash', async () => {
+    const deep = (n: number) => `{"id":"j","status":"active","x":${'['.repeat(n)}${']'.repeat(n)}}`;
+    const json = { 'content-type': 'application/json' };
+    service.script('create', { status: 201, raw: deep(20_000), headers: json });
+    expect(await faultOf(client().createJob('p'))).toEqual({ kind: 'not-a-job', status: 201 });
+    service.script('get', {
+      status: 403,
+      raw: `{"error":"no","x":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`,
+      headers: json,
+    });
+    expect(await faultOf(client().getJob('j'))).toEqual({
+      kind: 'http',
+      status: 403,
+      serviceMessage: undefined,
+    });
+    // Up to the bound, a deep field is kept as the service sent it.
+    service.script('get', { raw: deep(63), headers: json });
+    expect((await client().getJob('j')).x).toEqual((JSON.parse(deep(63)) as { x: unknown }).x);
+  });
+
+  it('counts depth outside strings only', () => {
+    expect(nestedDeeperThan('[[["[[[[[[[[[[[\\"[[["]]]', 3)).toBe(false);
+    expect(nestedDeeperThan('[[[[]]]]', 3)).toBe(true);
+    expect(nestedDeeperThan('{"a":{"b":{"c":{}}}}', 3)).toBe(true);
   });
 
   it('refuses a reply larger than 1 MiB as not a job', async () => {

@@ -73,13 +73,20 @@ describe('text from the service', () => {
     const service = await emulator({ final: { status: 'completed', prLink: evil } });
     const result = await run({ inputs: inputsFor(service) });
     expect(result.code).toBe(0);
-    expect(result.commands.filter((c) => c.name !== 'debug')).toEqual([
-      { name: 'add-mask', data: KEY },
-      { name: 'add-mask', data: WORKFLOW_TOKEN },
+    expect(result.commands.filter((c) => c.name !== 'debug').map((c) => c.name)).toEqual([
+      'add-mask',
+      'add-mask',
+      'warning',
     ]);
+    expect(result.commands.filter((c) => c.name === 'add-mask').map((c) => c.data)).toEqual([
+      KEY,
+      WORKFLOW_TOKEN,
+    ]);
+    expect(warnings(result)[0]).toContain('The prLink "https://x/pull/1\\u000a::error::INJECTED');
     expect(result.stdout).toContain('completed: "https://x/pull/1\\u000a::error::INJECTED');
-    // The output keeps the value as sent; the runner reads it back intact, not as commands.
-    expect(result.outputs.prLink).toBe(evil);
+    // A later step's `echo "$PR_LINK"` would print those lines for the runner to obey: no link.
+    expect(result.outputs.prLink).toBe('');
+    expect(result.outputs.job).toContain(JSON.stringify(evil));
     expect(result.summary).not.toContain('<a href="https://x/pull');
     expect(result.summary).not.toMatch(/\n\s*\n/);
   });
@@ -89,7 +96,10 @@ describe('text from the service', () => {
     service.script('create', { job: { model: '<img src=x onerror=alert(1)>' } });
     const result = await run({ inputs: inputsFor(service) });
     expect(result.code).toBe(0);
-    expect(result.outputs.prLink).toBe('javascript:alert(1)');
+    expect(result.outputs.prLink).toBe('');
+    expect(warnings(result)).toEqual([
+      'The prLink "javascript:alert(1)" is not a plain http(s) URL; the prLink output is left empty.',
+    ]);
     expect(result.summary).not.toContain('href="javascript');
     expect(result.summary).not.toContain('<img');
     expect(result.summary).toContain('&lt;img src=x onerror=alert(1)&gt;');

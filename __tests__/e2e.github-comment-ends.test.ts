@@ -113,7 +113,7 @@ describe('every path that knows a job updates it', () => {
     expectFailure(result, 'the message may have reached the job anyway');
     expect(pr.comments).toHaveLength(1);
     expect(pr.comments[0]?.body).toContain('⚠️ **Stopped**');
-    expect(pr.comments[0]?.body).toContain('Job <code>job_earlier</code>');
+    expect(pr.comments[0]?.body).toContain('Job `job_earlier`');
   });
 
   it('a first post still in flight when the job ends: the last update waits for it, one comment', async () => {

@@ -31,7 +31,7 @@ describe.each([
     expect(comment?.login).toBe(BOT);
     expect(comment?.body).toContain('✅ **Completed**');
     expect(comment?.body).toContain(first.outputs.prLink);
-    expect(comment?.body).toContain(`Job <code>${first.outputs.jobId}</code>`);
+    expect(comment?.body).toContain(`Job \`${first.outputs.jobId}\``);
     expect(comment?.body).toMatch(/<!-- agent-job-action:[0-9a-f]{24} -->/);
     expect(first.outputs.commentUrl).toBe(
       `${gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${comment?.id}`,
@@ -50,7 +50,7 @@ describe.each([
     expect(second.code).toBe(0);
     expect(pr.comments).toHaveLength(1);
     expect(second.outputs.commentUrl).toBe(first.outputs.commentUrl);
-    expect(pr.comments[0]?.body).toContain(`Job <code>${second.outputs.jobId}</code>`);
+    expect(pr.comments[0]?.body).toContain(`Job \`${second.outputs.jobId}\``);
     expect(gh.count('createComment')).toBe(1);
   });
 });

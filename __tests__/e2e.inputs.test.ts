@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startEmulator, type Emulator } from '../src/emulator/server.js';
 import { expectFailure, inputsFor, KEY, run } from '../__fixtures__/e2e.js';
+import { pullRequestEvent } from '../__fixtures__/github-world.js';
 
 let service: Emulator;
 beforeAll(async () => {
@@ -50,5 +51,18 @@ describe('bad input', () => {
     // Refused as a bad input, not merely unreachable: without the rule, the key would go there.
     expectFailure(result, 'Input "baseUrl" must not contain a user name or password.');
     expect(result.stdout + result.stderr).not.toContain('hunter2');
+  });
+
+  it('says why apiKey is empty on a pull request from a fork, and how to skip such runs', async () => {
+    const before = service.requests.length;
+    const result = await run({
+      inputs: inputsFor(service, { apiKey: '' }),
+      event: pullRequestEvent(7, 'someone/app'),
+    });
+    expectFailure(
+      result,
+      'Input "apiKey" is empty: this run is for a pull request from the fork "someone/app", and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository',
+    );
+    expect(service.requests.length).toBe(before);
   });
 });

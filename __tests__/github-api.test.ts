@@ -47,12 +47,12 @@ describe('the kept comment', () => {
   it('is found among 150 comments, past the first page, and updated', async () => {
     const { pr, kept, warnings } = setUp();
     for (let i = 0; i < 120; i++) gh.addComment(APP, pr.number, { login: `user${i % 7}`, body: `LGTM ${i}` });
-    await kept(pr.number).write('first run <!-- agent-job-action:000000000000000000000001 -->', signal());
+    await kept(pr.number).write('<!-- agent-job-action:000000000000000000000001 -->\nfirst run', signal());
     for (let i = 0; i < 30; i++) gh.addComment(APP, pr.number, { login: 'octocat', body: `later ${i}` });
 
     const before = gh.count('listComments');
     const url = await kept(pr.number).write(
-      're-run <!-- agent-job-action:000000000000000000000001 -->',
+      '<!-- agent-job-action:000000000000000000000001 -->\nre-run',
       signal(),
     );
     expect(warnings).toEqual([]);
@@ -70,19 +70,29 @@ describe('the kept comment', () => {
       login: 'mallory',
       body: `${marker}\n[click here](https://evil.example)`,
     });
-    await kept(pr.number, marker).write(`ours ${marker}`, signal());
+    await kept(pr.number, marker).write(`${marker}\nours`, signal());
     expect(planted.body).toBe(`${marker}\n[click here](https://evil.example)`);
     expect(pr.comments.map((c) => c.login)).toEqual(['mallory', BOT]);
+  });
+
+  it('is never one of its own identity that only quotes the marker: it counts only at the start', async () => {
+    const { pr, kept } = setUp();
+    const marker = '<!-- agent-job-action:000000000000000000000001 -->';
+    // Another workflow of the repository, with the same token, echoed an outsider's text.
+    const echoed = gh.addComment(APP, pr.number, { login: BOT, body: `> You wrote:\n> ${marker}` });
+    await kept(pr.number, marker).write(`${marker}\nours`, signal());
+    expect(echoed.body).toBe(`> You wrote:\n> ${marker}`);
+    expect(pr.comments.map((c) => c.body)).toEqual([`> You wrote:\n> ${marker}`, `${marker}\nours`]);
   });
 
   it('is another comment for another marker (a matrix leg with another prompt)', async () => {
     const { pr, kept } = setUp();
     const cli = '<!-- agent-job-action:00000000000000000000c1c1 -->';
     const sdk = '<!-- agent-job-action:0000000000000000000005d4 -->';
-    await kept(pr.number, cli).write(`CLI ${cli}`, signal());
-    await kept(pr.number, sdk).write(`SDK ${sdk}`, signal());
-    await kept(pr.number, cli).write(`CLI again ${cli}`, signal());
-    expect(pr.comments.map((c) => c.body)).toEqual([`CLI again ${cli}`, `SDK ${sdk}`]);
+    await kept(pr.number, cli).write(`${cli}\nCLI`, signal());
+    await kept(pr.number, sdk).write(`${sdk}\nSDK`, signal());
+    await kept(pr.number, cli).write(`${cli}\nCLI again`, signal());
+    expect(pr.comments.map((c) => c.body)).toEqual([`${cli}\nCLI again`, `${sdk}\nSDK`]);
   });
 
   it('goes on an issue as an issue comment', async () => {
@@ -96,11 +106,11 @@ describe('the kept comment', () => {
   it('is posted anew when it was deleted since it was found', async () => {
     const { pr, kept } = setUp();
     const comment = kept(pr.number);
-    await comment.write('first <!-- agent-job-action:000000000000000000000001 -->', signal());
+    await comment.write('<!-- agent-job-action:000000000000000000000001 -->\nfirst', signal());
     pr.comments.splice(0);
-    await comment.write('last <!-- agent-job-action:000000000000000000000001 -->', signal());
+    await comment.write('<!-- agent-job-action:000000000000000000000001 -->\nlast', signal());
     expect(pr.comments.map((c) => c.body)).toEqual([
-      'last <!-- agent-job-action:000000000000000000000001 -->',
+      '<!-- agent-job-action:000000000000000000000001 -->\nlast',
     ]);
   });
 });

@@ -3,13 +3,20 @@
 import { describe, expect, it } from '@jest/globals';
 import type { GitHubApi } from '../src/github/client.js';
 import { runContext } from '../__fixtures__/github-world.js';
-import { commentBody, commentMarker, type CommentState } from '../src/github/comment.js';
+import MarkdownIt from 'markdown-it';
+import { commentBody, commentMarker, inert, type CommentState } from '../src/github/comment.js';
 import { docsPullRequest } from '../src/github/docs-pr.js';
 import { describeGitHubFault, type GitHubOperation } from '../src/github/errors.js';
 import { eventHasThread, findThread } from '../src/github/target.js';
 import { maskSecret } from '../src/secrets.js';
 
 const run = runContext({ sha: 'abc' });
+
+const markdown = new MarkdownIt({ html: true, linkify: true });
+/** The comment as GitHub would render it. */
+const render = (text: string) => markdown.render(text);
+/** The rendered text outside code spans and tags: where GitHub finds mentions and references. */
+const live = (html: string) => html.replace(/<code>[\s\S]*?<\/code>/g, '').replace(/<[^>]*>/g, ' ');
 
 describe('commentMarker', () => {
   const key = { projectId: 'p', prompt: 'Document the CLI' };
@@ -44,7 +51,7 @@ describe('commentBody', () => {
     expect(done).toContain('time taken 1m 5s');
     expect(body({ job: { id: 'job_1', status: 'completed', prLink: null } })).toContain('with no changes');
     expect(body({ job: { id: 'job_1', status: 'failed' }, failure: 'Agent job job_1 failed.' })).toContain(
-      '❌ **Failed**: Agent job job_1 failed.',
+      '❌ **Failed**: `Agent job job_1 failed.`',
     );
     expect(body({ job: { id: 'job_1', status: 'archived' }, failure: 'x' })).toContain('🗄️ **Archived**');
     expect(body({ job: { id: 'job_1', status: 'active' }, failure: 'x', timedOut: true })).toContain(
@@ -64,10 +71,71 @@ describe('commentBody', () => {
       job: { id: 'j', status: 'failed' },
       failure: 'Agent job failed: "@everyone <img src=x onerror=alert(1)> -->"',
     });
-    expect(text).not.toMatch(/@everyone|<img|<!-- agent-job-action:x/);
-    expect(text).toContain('&#64;everyone &lt;img');
+    const html = render(text);
+    expect(html).not.toMatch(/<img|<!-- agent-job-action:x/);
+    expect(live(html)).not.toMatch(/@everyone/);
+    expect(html).toContain(
+      '<code>Agent job failed: &quot;@everyone &lt;img src=x onerror=alert(1)&gt; --&gt;&quot;</code>',
+    );
     const link = body({ job: { id: 'j', status: 'completed', prLink: 'javascript:alert(1)' } });
-    expect(link).not.toContain('<a href="javascript');
+    expect(render(link)).not.toContain('<a href="javascript');
+  });
+
+  // Rendered by a CommonMark renderer with GitHub's extended autolinks (linkify) and raw HTML on,
+  // as GitHub renders a comment; mentions and references are then looked for in the rendered
+  // text outside code, where GitHub looks for them.
+  const hostile = [
+    '[Re-auth](https://evil.example/l)',
+    '![p](https://evil.example/p.png)',
+    '**click** _here_',
+    'acme/other#1 and #2 and GH-3',
+    '@octocat &#64;team \\@someone',
+    'https://evil.example/bare www.evil.example',
+    '<https://evil.example/auto>',
+    '<a href="https://evil.example">html</a>',
+    '`code` ``two`` and a lone `',
+    '[ref]: https://evil.example/ref',
+  ];
+
+  it.each(hostile)('renders service text as text: %s', (said) => {
+    const states: Partial<CommentState>[] = [
+      { job: { id: 'job_1', status: 'active' }, failure: `The service said: ${said}`, cancelled: true },
+      { jobId: said, job: { id: said, status: said } },
+      { job: { id: 'job_1', status: 'completed', prLink: said } },
+      { job: { id: 'job_1', status: 'completed', prLink: `https://github.com/acme/docs/pull/3 ${said}` } },
+    ];
+    for (const state of states) {
+      const html = render(body(state));
+      // The only links are the workflow run, and the docs PR when it is a pull request URL.
+      expect(html.match(/<a [^>]*>/g) ?? []).toEqual([
+        '<a href="https://github.com/acme/app/actions/runs/42">',
+      ]);
+      expect(html).not.toMatch(/<img|<em>|<strong>click/);
+      expect(live(html)).not.toMatch(/@[A-Za-z0-9]|[\w.-]+\/[\w.-]+#\d|(^|\s)#\d|GH-\d|evil\.example/);
+    }
+  });
+
+  it('links the docs pull request, and only a pull request URL', () => {
+    const html = render(
+      body({ job: { id: 'job_1', status: 'completed', prLink: 'https://github.com/acme/docs/pull/3' } }),
+    );
+    expect(html).toContain(
+      '<a href="https://github.com/acme/docs/pull/3"><code>https://github.com/acme/docs/pull/3</code></a>',
+    );
+    const notPr = render(
+      body({ job: { id: 'job_1', status: 'completed', prLink: 'https://github.com/acme/docs/issues/3' } }),
+    );
+    expect(notPr).not.toContain('href="https://github.com/acme/docs/issues/3"');
+    expect(notPr).toContain('<code>https://github.com/acme/docs/issues/3</code>');
+  });
+
+  it('fences text with backticks in a longer run of backticks, and keeps it exact', () => {
+    expect(inert('a `b` c')).toBe('``a `b` c``');
+    expect(inert('``x``')).toBe('``` ``x`` ```');
+    expect(inert('`')).toBe('`` ` ``');
+    expect(inert(' ')).toBe('');
+    expect(render(inert('``x`` y ```'))).toBe('<p><code>``x`` y ```</code></p>\n');
+    expect(inert('a\nb\r\n::add-mask::x')).toBe('`a b ::add-mask::x`');
   });
 
   it('redacts a secret and stays far under 65,536 characters whatever the service sends', () => {

@@ -1,8 +1,8 @@
-import { describe, expect, it } from '@jest/globals';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError, isLoopback, readInputs, type Inputs } from '../src/inputs.js';
+import { InputError, isLoopback, readInputs, type Inputs, type RunnerEnv } from '../src/inputs.js';
 
 const KEY = 'mint_0123456789abcdef';
 const defaults: Record<string, string> = {
@@ -18,14 +18,15 @@ const defaults: Record<string, string> = {
   contextLimit: '20000',
 };
 
-function read(overrides: Record<string, string> = {}): Inputs {
+// No runner variables: where these tests run must not change what they see.
+function read(overrides: Record<string, string> = {}, env: RunnerEnv = {}): Inputs {
   const values = { ...defaults, ...overrides };
-  return readInputs((name) => values[name] ?? '');
+  return readInputs((name) => values[name] ?? '', undefined, env);
 }
 
-function problem(overrides: Record<string, string>): string {
+function problem(overrides: Record<string, string>, env: RunnerEnv = {}): string {
   try {
-    read(overrides);
+    read(overrides, env);
   } catch (error) {
     expect(error).toBeInstanceOf(InputError);
     return (error as Error).message;
@@ -221,6 +222,91 @@ describe('readInputs', () => {
   it('reports the first bad input in the order of the inputs table', () => {
     expect(problem({ prompt: '', timeout: 'x' })).toContain('"prompt"');
     expect(problem({ baseUrl: '', pollInterval: 'x' })).toContain('"baseUrl"');
+  });
+});
+
+describe('an empty apiKey on a pull request from a fork', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'event-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let files = 0;
+
+  /** The runner's variables for an event whose payload is `payload` (a string as is). */
+  function event(name: string, payload: unknown): RunnerEnv {
+    const path = join(dir, `event-${++files}.json`);
+    writeFileSync(path, typeof payload === 'string' ? payload : JSON.stringify(payload));
+    return { GITHUB_EVENT_NAME: name, GITHUB_EVENT_PATH: path };
+  }
+
+  const pullRequest = (head: unknown, base: unknown = { full_name: 'acme/docs', fork: false }) => ({
+    action: 'opened',
+    pull_request: { number: 7, head: { ref: 'patch-1', repo: head }, base: { ref: 'main', repo: base } },
+  });
+  const fromFork = pullRequest({ full_name: 'someone/docs', fork: true });
+  const PLAIN = 'Input "apiKey" is required: pass an admin API key from a secret';
+  const FORK =
+    'Input "apiKey" is empty: this run is for a pull request from the fork "someone/docs", and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository on the step or its job.';
+
+  it.each(['pull_request', 'pull_request_review', 'pull_request_review_comment'])(
+    'says why on %s, and how to skip such runs',
+    (name) => {
+      expect(problem({ apiKey: '' }, event(name, fromFork))).toBe(FORK);
+    },
+  );
+
+  it('takes a head repository other than the base as a fork, even without the fork flag', () => {
+    expect(problem({ apiKey: '' }, event('pull_request', pullRequest({ full_name: 'someone/docs' })))).toBe(
+      FORK,
+    );
+  });
+
+  it('takes a head repository deleted since (null) as a fork', () => {
+    expect(problem({ apiKey: '' }, event('pull_request', pullRequest(null)))).toContain(
+      'this run is for a pull request from a fork, and GitHub',
+    );
+  });
+
+  it('keeps the plain message within a repository that is itself a fork (its head says fork: true)', () => {
+    const own = { full_name: 'acme/docs', fork: true };
+    expect(problem({ apiKey: '' }, event('pull_request', pullRequest(own, own)))).toContain(PLAIN);
+  });
+
+  it('escapes the fork name, which the fork chose', () => {
+    const env = event('pull_request', pullRequest({ full_name: 'someone/docs\u001b[31m\u202e', fork: true }));
+    expect(problem({ apiKey: '' }, env)).toContain(
+      'from the fork "someone/docs\\u001b[31m\\u202e", and GitHub',
+    );
+  });
+
+  it('keeps the plain message for a pull request within the repository', () => {
+    const sameRepo = pullRequest({ full_name: 'acme/docs', fork: false });
+    expect(problem({ apiKey: '' }, event('pull_request', sameRepo))).toContain(PLAIN);
+    expect(problem({ apiKey: '' }, event('pull_request', pullRequest({ full_name: 'ACME/docs' })))).toContain(
+      PLAIN,
+    );
+  });
+
+  it.each([
+    ['pull_request_target', 'pull_request_target', fromFork],
+    ['push', 'push', fromFork],
+    ['a payload that is not JSON', 'pull_request', '{"pull_request": '],
+    ['a payload without a pull request', 'pull_request', { action: 'opened' }],
+    ['a head without a repository name or flag', 'pull_request', pullRequest({})],
+    ['a fork flag that is not true', 'pull_request', pullRequest({ full_name: 'acme/docs', fork: 'true' })],
+  ])('keeps the plain message for %s', (_case, name, payload) => {
+    expect(problem({ apiKey: '' }, event(name, payload))).toContain(PLAIN);
+  });
+
+  it('keeps the plain message when the payload cannot be read', () => {
+    const env = { GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: join(dir, 'missing.json') };
+    expect(problem({ apiKey: '' }, env)).toContain(PLAIN);
+    expect(problem({ apiKey: '' }, { GITHUB_EVENT_NAME: 'pull_request' })).toContain(PLAIN);
+  });
+
+  it('changes nothing when apiKey is given, nor the report of an earlier bad input', () => {
+    expect(read({}, event('pull_request', fromFork)).apiKey).toBe(KEY);
+    expect(problem({ apiKey: '', projectId: '' }, event('pull_request', fromFork))).toContain(
+      'Input "projectId" is required',
+    );
   });
 });
 

@@ -146,3 +146,87 @@ describe('run', () => {
     expect(core.setOutput).toHaveBeenCalledWith('status', 'active');
   });
 });
+
+describe('what comes from outside stays inert', () => {
+  const RUNTIME = 'runtime_Tk4pXq9ZrW2mLs8VnB3c';
+  const ID_TOKEN = 'idtok_Hy7Rt2KqP9wZx5VmC1bN';
+  afterAll(() => {
+    delete process.env.ACTIONS_RUNTIME_TOKEN;
+    delete process.env.ACTIONS_ID_TOKEN_REQUEST_TOKEN;
+  });
+
+  it('sends no run secret in the prompt, in any form, and says so without saying what', async () => {
+    process.env.ACTIONS_RUNTIME_TOKEN = RUNTIME;
+    process.env.ACTIONS_ID_TOKEN_REQUEST_TOKEN = ID_TOKEN;
+    inputs.githubToken = 'ghs_PromptTestToken0123456789abcdef';
+    const basic = Buffer.from(`Bearer ${KEY}`).toString('base64');
+    inputs.prompt = [
+      'Document these:',
+      `key ${KEY}`,
+      `token ${inputs.githubToken}`,
+      `runtime ${RUNTIME} id ${ID_TOKEN}`,
+      `header Authorization: Basic ${basic}`,
+      `url ?t=${encodeURIComponent(inputs.githubToken)}`,
+    ].join('\n');
+    const before = service.requests.length;
+    await run(new VirtualClock());
+    const sent = (service.requests[before]?.json as { prompt: string }).prompt;
+    expect(sent.startsWith('Document these:\nkey ***\ntoken ***\nruntime *** id ***')).toBe(true);
+    for (const secret of [KEY, inputs.githubToken, RUNTIME, ID_TOKEN, basic.slice(12, 36)]) {
+      expect(sent).not.toContain(secret.slice(0, 12));
+    }
+    const warned = core.warning.mock.calls.map(([m]) => String(m));
+    expect(warned).toEqual([
+      'The prompt held a secret of this run (the API key, a GitHub token, a proxy password or a runner token); it was replaced by *** before the prompt was sent.',
+    ]);
+  });
+
+  it('sends a prompt without secrets as written, with no warning', async () => {
+    inputs.prompt = 'Update the SDK pages: Basic auth, tokens, mint_ keys';
+    const before = service.requests.length;
+    await run(new VirtualClock());
+    expect((service.requests[before]?.json as { prompt: string }).prompt).toBe(inputs.prompt);
+    expect(core.warning).not.toHaveBeenCalled();
+  });
+
+  it('sets outputs a later step can echo: no control character, a prLink only when plain', async () => {
+    const link = 'https://github.com/a/b/pull/1\n::add-mask::x';
+    service.script('create', {
+      status: 201,
+      raw: JSON.stringify({
+        id: 'job_ctl',
+        status: 'completed\r\n::stop-commands::t\u001b[2J\u0085',
+        prLink: link,
+      }),
+      headers: { 'content-type': 'application/json' },
+    });
+    await run(new VirtualClock());
+    const outputs = Object.fromEntries(core.setOutput.mock.calls.map(([n, v]) => [n, String(v)]));
+    expect(outputs.prLink).toBe('');
+    expect(outputs.status).toBe('completed\\u000d\\u000a::stop-commands::t\\u001b[2J\\u0085');
+    for (const value of Object.values(outputs)) expect(value).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect((JSON.parse(outputs.job ?? '') as { prLink: string }).prLink).toBe(link);
+    expect(core.warning).toHaveBeenCalledWith(
+      'The prLink "https://github.com/a/b/pull/1\\u000a::add-mask::x" is not a plain http(s) URL; the prLink output is left empty.',
+    );
+  });
+
+  it('a create answered with a job nested 20,000 deep: a job may exist, no blind re-run advice', async () => {
+    const deep = `{"id":"job_deep","status":"active","x":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    service.script('create', { status: 201, raw: deep, headers: { 'content-type': 'application/json' } });
+    await run(new VirtualClock());
+    expect(core.setFailed).toHaveBeenCalledTimes(1);
+    const failure = String(core.setFailed.mock.calls[0]?.[0]);
+    expect(failure).toContain('the job may have been created anyway, so the action does not send it again');
+    expect(failure).not.toMatch(/unexpectedly|Maximum call stack/);
+  });
+
+  it('a poll answered with a job nested 20,000 deep is a passing fault: the next poll ends it', async () => {
+    const deep = `{"id":"job_deep","status":"active","x":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`;
+    service.script('get', { raw: deep, headers: { 'content-type': 'application/json' } });
+    await run(new VirtualClock());
+    expect(core.setFailed).not.toHaveBeenCalled();
+    expect(core.warning.mock.calls.map(([m]) => String(m)).join('\n')).toContain('a body that is not a job');
+    expect(core.setOutput).toHaveBeenCalledWith('status', 'completed');
+  });
+});

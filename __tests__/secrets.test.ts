@@ -63,6 +63,46 @@ describe('Redactor', () => {
     ).toEqual({ error: 'bad ***', '***': 1, list: ['***', 2, null, true, { ref: '***' }] });
   });
 
+  it('replaces a secret percent-encoded, in either case of hex', () => {
+    const r = redactor('p@ss:w/rd+1%');
+    expect(r.redact('proxy=p%40ss%3Aw%2Frd%2B1%25 and p%40ss%3aw%2frd%2b1%25')).toBe('proxy=*** and ***');
+  });
+
+  it('replaces a secret base64-encoded alone, and inside a longer encoded text at every alignment', () => {
+    const r = redactor(KEY);
+    expect(r.redact(Buffer.from(KEY).toString('base64'))).not.toContain(
+      Buffer.from(KEY).toString('base64').slice(0, 12),
+    );
+    for (const before of ['Bearer ', 'x', 'xy', 'xyz', 'token=']) {
+      const encoded = Buffer.from(`${before}${KEY}!`).toString('base64');
+      const clean = r.redact(`Authorization: Basic ${encoded}`);
+      expect(clean).toContain('***');
+      // What is left is what encodes the text around the key, and a few characters at each end
+      // that encode the key's first or last byte together with it.
+      const left = clean.length - 'Authorization: Basic '.length - '***'.length;
+      expect(left).toBeLessThanOrEqual(Math.ceil((before.length * 4) / 3) + 8);
+    }
+    const url = Buffer.from(`\u00ff\u00fe${KEY}`).toString('base64url');
+    expect(r.redact(url)).toContain('***');
+  });
+
+  it('walks a reply nested 100,000 deep without running out of stack', () => {
+    let deep: unknown = KEY;
+    for (let i = 0; i < 100_000; i++) deep = i % 2 ? [deep] : { [KEY]: deep };
+    let clean = redactor(KEY).redactJson(deep);
+    for (let i = 100_000 - 1; i >= 0; i--) {
+      clean = i % 2 ? (clean as unknown[])[0] : (clean as Record<string, unknown>)['***'];
+    }
+    expect(clean).toBe('***');
+  });
+
+  it('keeps a "__proto__" property a plain property', () => {
+    const body = JSON.parse('{"__proto__": {"polluted": "x"}, "error": "e"}') as object;
+    const clean = redactor(KEY).redactJson(body) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(clean)).toBe(Object.prototype);
+    expect(Object.keys(clean)).toEqual(['__proto__', 'error']);
+  });
+
   it('changes nothing when no secret is known', () => {
     const body = { error: KEY };
     expect(new Redactor().redactJson(body)).toBe(body);

@@ -146,6 +146,8 @@ function gitHubApi(token, userAgent) {
 var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: ./src/duration.ts
 var duration = __webpack_require__(7607);
+// EXTERNAL MODULE: ./src/secrets.ts
+var secrets = __webpack_require__(7194);
 // EXTERNAL MODULE: ./src/summary.ts
 var summary = __webpack_require__(8855);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/errors.js
@@ -171,6 +173,11 @@ function describeGitHubFault(error, op) {
         return `${start}: GitHub's GraphQL API refused the query (${(0,log/* quote */.hD)(failure.message ?? '', 200)}).`;
     }
     if (status === undefined) {
+        const refusedWith = proxyRefusal(error);
+        if (refusedWith !== undefined) {
+            const why = refusedWith === '407' ? ': it wants credentials' : '';
+            return `${start}: the proxy refused the connection to GitHub (it answered ${refusedWith}${why}). Put the proxy's user and password in HTTPS_PROXY (http://user:password@host:port), or add GitHub's host to NO_PROXY; the job's result is not affected.`;
+        }
         return `${start}: GitHub did not answer (${(0,log/* describeThrown */.YI)(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY); the job's result is not affected.`;
     }
     const headers = failure.response?.headers ?? {};
@@ -196,6 +203,22 @@ function describeGitHubFault(error, op) {
         default:
             return `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
     }
+}
+/**
+ * The status a proxy answered instead of opening the tunnel, when that is why no answer came.
+ * Octokit wraps fetch's error, which wraps undici's ("Request was cancelled", then "Proxy response
+ * (407) !== 200 when HTTP Tunneling"): only the innermost one says the proxy refused.
+ */
+function proxyRefusal(error) {
+    // Duck-typed: errors from other realms (Node's own fetch) are not `instanceof Error` here.
+    let current = error;
+    for (let depth = 0; depth < 8 && current && typeof current === 'object'; depth++) {
+        const refused = /^Proxy response \((\d{3})\)/.exec(String(current.message));
+        if (refused)
+            return refused[1];
+        current = current.cause;
+    }
+    return undefined;
 }
 /** Statuses after which trying again in the same run cannot help: the token or the thread is wrong. */
 const FINAL_STATUSES = new Set([401, 403, 404, 410]);
@@ -242,11 +265,33 @@ function commentMarker(run, key) {
     return `<!-- agent-job-action:${(0,external_node_crypto_.createHash)('sha256').update(named).digest('hex').slice(0, 24)} -->`;
 }
 /**
- * Text in the comment: one line, HTML-escaped and with secrets redacted (the summary's cell),
- * and no `@` left to ping anyone with.
+ * Service text in the comment, as text: one line, secrets redacted, cut to `max`, inside a code
+ * span whose fence is longer than any run of backticks in it. GitHub renders Markdown and finds
+ * `@mentions` and `owner/repo#1` references in what it rendered, after entities and backslash
+ * escapes are decoded, so escaping cannot stop them; a code span stops all of it, links, images,
+ * emphasis, autolinks and raw HTML included, and shows the text exactly as it came.
  */
-function inert(text, max) {
-    return (0,summary/* cell */.Hn)(text, max).replace(/@/g, '&#64;');
+function inert(text, max = 200) {
+    let line = (0,secrets/* redact */.E$)(text)
+        .replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ')
+        .trim();
+    if (line.length > max)
+        line = `${line.slice(0, max)}…`;
+    if (!line)
+        return '';
+    const longestRun = Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length));
+    const fence = '`'.repeat(longestRun + 1);
+    // A space on each side is dropped again by the renderer; it keeps a backtick at either end
+    // from joining the fence.
+    const pad = /^[ `]|[ `]$/.test(line) ? ' ' : '';
+    return `${fence}${pad}${line}${pad}${fence}`;
+}
+/**
+ * A pull request URL as GitHub forms them (`https://host/owner/repo/pull/12`): the only link from
+ * the service the comment makes live. Anything else is shown as text.
+ */
+function isPullRequestUrl(url) {
+    return /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/[A-Za-z0-9-]{1,100}\/[A-Za-z0-9._-]{1,100}\/pull\/\d{1,10}\/?$/.test(url);
 }
 function headline(state) {
     const { job, failure } = state;
@@ -268,17 +313,18 @@ function headline(state) {
         const link = job.prLink;
         if (!link)
             return '✅ **Completed** with no changes: the docs needed none, so there is no pull request.';
-        return (0,log/* isPlainHttpUrl */.i0)(link)
-            ? `✅ **Completed**: <a href="${(0,summary/* cell */.Hn)(link, 2000)}">${inert(link)}</a>`
-            : `✅ **Completed**: ${inert(link)}`;
+        const shown = (0,secrets/* redact */.E$)(link);
+        return isPullRequestUrl(shown)
+            ? `✅ **Completed**: <a href="${shown}">${inert(shown, 300)}</a>`
+            : `✅ **Completed**, with a link that is not a pull request: ${inert(shown, 300)}`;
     }
     return '⏩ **Started**: the job goes on in the service; this run did not wait for it.';
 }
 /** The comment's Markdown: far under GitHub's 65,536 characters by construction (cells are cut). */
 function commentBody(marker, state) {
-    const facts = [`Job <code>${inert(state.jobId, 200)}</code>`];
+    const facts = [`Job ${inert(state.jobId)}`];
     if (state.job)
-        facts.push(`status <code>${inert(state.job.status, 100)}</code>`);
+        facts.push(`status ${inert(state.job.status, 100)}`);
     if (state.waitedMs !== undefined)
         facts.push(`time taken ${(0,duration/* formatDuration */.a3)(state.waitedMs)}`);
     facts.push(`<a href="${(0,summary/* cell */.Hn)(state.runUrl, 2000)}">workflow run</a>`);
@@ -357,7 +403,9 @@ class KeptComment {
         const { owner, repo, number } = this.thread;
         for (let page = 1; page <= MAX_PAGES; page++) {
             const comments = await this.api.listComments({ owner, repo, issue_number: number, page }, signal);
-            const mine = comments.find((c) => c.login === this.login && c.body.includes(this.marker));
+            // Only at the very start: any workflow that echoes outside text could plant the marker
+            // inside a comment of this token's identity.
+            const mine = comments.find((c) => c.login === this.login && c.body.startsWith(this.marker));
             if (mine)
                 return mine;
             if (comments.length < PAGE_SIZE)

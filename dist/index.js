@@ -28420,7 +28420,7 @@ function formatDuration(ms) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9529);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3927);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28436,6 +28436,7 @@ __webpack_async_result__();
 /* harmony export */   Pf: () => (/* binding */ label),
 /* harmony export */   YI: () => (/* binding */ describeThrown),
 /* harmony export */   Zq: () => (/* binding */ printableUrl),
+/* harmony export */   au: () => (/* binding */ escapeUnsafe),
 /* harmony export */   hD: () => (/* binding */ quote),
 /* harmony export */   i0: () => (/* binding */ isPlainHttpUrl)
 /* harmony export */ });
@@ -28452,9 +28453,13 @@ const MAX_UNTRUSTED = 300;
 // C0/C1 controls, DEL, the Unicode line and paragraph separators, and bidi overrides (which can
 // make a log line read differently from what it is).
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** Every control, line-breaking or bidi character as a visible `\uXXXX` escape (valid in JSON too). */
+function escapeUnsafe(text) {
+    return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
 function quote(text, max = MAX_UNTRUSTED) {
     // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.
-    let clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    let clean = escapeUnsafe((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text));
     if (clean.length > max)
         clean = `${clean.slice(0, max)}…`;
     return `"${clean.replace(/"/g, '\\"')}"`;
@@ -28497,7 +28502,7 @@ function label(text) {
 
 /***/ }),
 
-/***/ 9529:
+/***/ 3927:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28778,23 +28783,66 @@ class AgentClient {
             throw new ServiceError(operation, overall.aborted ? { kind: 'no-answer', code: 'request timeout' } : classify(error));
         }
         const { statusCode: status } = response;
-        // Redacted before anything reads it: a gateway may echo the bearer token it refused, and
-        // the job's fields go to the log, the outputs and the summary.
-        const reply = (0,secrets/* redactJson */.Kp)(parseJson(text));
         if (status < 200 || status > 299) {
             const retryAfter = response.headers['retry-after'];
             throw new ServiceError(operation, {
                 kind: 'http',
                 status,
                 retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.now()),
-                serviceMessage: serviceMessage(reply),
+                serviceMessage: serviceMessage(readReply(text)),
             });
         }
-        const job = parseJob(reply);
+        const job = parseJob(readReply(text));
         if (!job)
             throw new ServiceError(operation, { kind: 'not-a-job', status });
         return job;
     }
+}
+/**
+ * JSON nested deeper than this is not a reply of this service (a job is three levels deep): it is
+ * treated as a body that is not JSON, before anything walks it, so no reply can exhaust the stack
+ * on its way to the outputs (`JSON.stringify` recurses).
+ */
+const MAX_REPLY_DEPTH = 64;
+/**
+ * The body as a value, redacted before anything reads it: a gateway may echo the bearer token it
+ * refused, and the job's fields go to the log, the outputs and the summary. `undefined` when it is
+ * not JSON, too deep, or anything at all goes wrong reading it: the callers then see a reply that
+ * is not a job, which each operation's fault rules already handle (a create that may have created
+ * a job says so; a poll tries again).
+ */
+function readReply(text) {
+    try {
+        if (nestedDeeperThan(text, MAX_REPLY_DEPTH))
+            return undefined;
+        return (0,secrets/* redactJson */.Kp)(JSON.parse(text));
+    }
+    catch {
+        return undefined;
+    }
+}
+/** Whether JSON text opens more than `max` arrays or objects inside each other; one pass, no recursion. */
+function nestedDeeperThan(text, max) {
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+        const ch = text.charCodeAt(i);
+        if (inString) {
+            if (ch === 0x5c)
+                i++; // a backslash: the next character is escaped
+            else if (ch === 0x22)
+                inString = false;
+        }
+        else if (ch === 0x22)
+            inString = true;
+        else if (ch === 0x5b || ch === 0x7b) {
+            if (++depth > max)
+                return true;
+        }
+        else if (ch === 0x5d || ch === 0x7d)
+            depth--;
+    }
+    return false;
 }
 async function readCapped(body) {
     const chunks = [];
@@ -28809,14 +28857,6 @@ async function readCapped(body) {
         chunks.push(chunk);
     }
     return Buffer.concat(chunks).toString('utf8');
-}
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
 }
 /** The service's `{"error": "..."}` text, when the body has one. */
 function serviceMessage(body) {
@@ -28883,6 +28923,12 @@ const systemClock = {
     }),
 };
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
+var core_core = __nccwpck_require__(8532);
+// EXTERNAL MODULE: ./src/duration.ts
+var duration = __nccwpck_require__(7607);
 // EXTERNAL MODULE: ./src/log.ts
 var src_log = __nccwpck_require__(5625);
 ;// CONCATENATED MODULE: ./src/errors.ts
@@ -28970,14 +29016,159 @@ function ambiguous(fault, context, host) {
     return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${what}`;
 }
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
-var core_core = __nccwpck_require__(8532);
-// EXTERNAL MODULE: ./src/duration.ts
-var duration = __nccwpck_require__(7607);
+;// CONCATENATED MODULE: ./src/prompt-file.ts
+
+
+
+const MAX_PROMPT_FILE_BYTES = 1024 * 1024;
+// Kernel interfaces: they report a size of 0 whatever they hold (so no size check stops them), and
+// some of them are the runner's secrets (/proc/self/environ) or never end (/dev/zero).
+const SYSTEM_ROOTS = ['/proc', '/sys', '/dev'];
+const SAVE_AS_UTF8 = 'the prompt is sent as UTF-8; save it as UTF-8.';
+/** Within `root` (or `root` itself), once both are absolute and normalized. */
+function isWithin(root, path) {
+    const rel = (0,external_node_path_namespaceObject.relative)(root, path);
+    return rel === '' || (rel !== '..' && !rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
+}
+function kind(stat) {
+    if (stat.isFIFO())
+        return 'a FIFO';
+    if (stat.isSocket())
+        return 'a socket';
+    if (stat.isCharacterDevice())
+        return 'a character device';
+    if (stat.isBlockDevice())
+        return 'a block device';
+    return 'an unknown kind of file';
+}
+function errorCode(error) {
+    return error?.code ?? 'error';
+}
+/**
+ * Reads the prompt kept in a file. A relative name, and an absolute one inside the workspace, must
+ * stay inside the workspace once every symbolic link is followed: a checked-out branch (a fork's,
+ * under pull_request_target) decides what its files link to, and a link to /proc/self/environ
+ * would send the runner's secrets as the prompt. An absolute path outside the workspace was
+ * written by the workflow itself, so it is taken as is; whatever the path, only a regular file
+ * outside the kernel's trees is read.
+ */
+function readPromptFile(name, workspace) {
+    const which = (reason) => ({
+        problem: `Input "promptFile" names ${(0,src_log/* quote */.hD)(name, 200)}, which ${reason}`,
+    });
+    const unreadable = (error) => which(`could not be read (${errorCode(error)}).`);
+    const missing = () => which('does not exist in the workspace: check the path, and that the job checks out the repository (actions/checkout) first.');
+    const path = (0,external_node_path_namespaceObject.resolve)(workspace, name);
+    let real;
+    try {
+        real = (0,external_node_fs_namespaceObject.realpathSync)(path);
+    }
+    catch (error) {
+        const code = errorCode(error);
+        return code === 'ENOENT' || code === 'ENOTDIR' ? missing() : unreadable(error);
+    }
+    const givenWorkspace = (0,external_node_path_namespaceObject.resolve)(workspace);
+    let realWorkspace;
+    try {
+        realWorkspace = (0,external_node_fs_namespaceObject.realpathSync)(givenWorkspace);
+    }
+    catch {
+        realWorkspace = givenWorkspace;
+    }
+    const pathInWorkspace = isWithin(givenWorkspace, path) || isWithin(realWorkspace, path);
+    // `${{ github.workspace }}/prompt.md` is absolute, yet names a checked-out file like any other.
+    if ((!(0,external_node_path_namespaceObject.isAbsolute)(name) || pathInWorkspace) && !isWithin(realWorkspace, real)) {
+        // Where a link leads is not shown: the path alone can tell what the runner holds.
+        const how = pathInWorkspace
+            ? 'a symbolic link to a path outside GITHUB_WORKSPACE'
+            : 'a path outside GITHUB_WORKSPACE';
+        return which(`leads outside the workspace (${how}); the prompt is read only from files in the workspace.`);
+    }
+    const root = SYSTEM_ROOTS.find((dir) => isWithin(dir, real));
+    if (root)
+        return which(`is a system file (${root}); the prompt is read only from regular files.`);
+    // Before opening: opening a FIFO waits for a writer, forever if none comes.
+    let before;
+    try {
+        before = (0,external_node_fs_namespaceObject.lstatSync)(real);
+    }
+    catch (error) {
+        return errorCode(error) === 'ENOENT' ? missing() : unreadable(error);
+    }
+    if (before.isDirectory())
+        return which('is not a file.');
+    if (!before.isFile()) {
+        return which(`is not a regular file (${kind(before)}); the prompt is read only from regular files.`);
+    }
+    let fd;
+    try {
+        // O_NOFOLLOW and O_NONBLOCK: should the path be swapped for a link or a FIFO after the check
+        // above, the open fails or returns at once instead of following it or waiting.
+        fd = (0,external_node_fs_namespaceObject.openSync)(real, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW | external_node_fs_namespaceObject.constants.O_NONBLOCK);
+    }
+    catch (error) {
+        const code = errorCode(error);
+        if (code === 'ENOENT')
+            return missing();
+        if (code === 'ELOOP')
+            return which('changed while it was being opened; run the step again.');
+        return unreadable(error);
+    }
+    let bytes;
+    try {
+        const opened = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+        if (!opened.isFile() || opened.ino !== before.ino || opened.dev !== before.dev) {
+            return which('changed while it was being opened; run the step again.');
+        }
+        if (opened.size > MAX_PROMPT_FILE_BYTES) {
+            return which(`is ${opened.size} bytes; at most 1 MiB is sent as a prompt.`);
+        }
+        // The size a file reports is not a bound on what reading it returns (it may grow meanwhile),
+        // so the cap is on the bytes read: one past it tells that there was more.
+        const buffer = Buffer.alloc(MAX_PROMPT_FILE_BYTES + 1);
+        let length = 0;
+        for (;;) {
+            const count = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, length, buffer.length - length, null);
+            if (count === 0)
+                break;
+            length += count;
+            if (length === buffer.length)
+                break;
+        }
+        if (length > MAX_PROMPT_FILE_BYTES) {
+            return which('is more than 1 MiB; at most 1 MiB is sent as a prompt.');
+        }
+        bytes = buffer.subarray(0, length);
+    }
+    catch (error) {
+        return unreadable(error);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+        return which(`looks like UTF-16 text (it starts with a UTF-16 byte-order mark), not UTF-8: ${SAVE_AS_UTF8}`);
+    }
+    let text;
+    try {
+        // A UTF-8 byte-order mark is dropped by the decoder (ignoreBOM is false).
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    }
+    catch {
+        return which(`is not UTF-8 text: ${SAVE_AS_UTF8}`);
+    }
+    // Valid UTF-8, but no text editor writes NUL: this is UTF-16 without a mark, or a binary file.
+    if (text.includes('\u0000')) {
+        return which(`holds NUL bytes, so it is not UTF-8 text (perhaps UTF-16, or a binary file): ${SAVE_AS_UTF8}`);
+    }
+    text = text.trim();
+    if (!text)
+        return which('is empty.');
+    return { text };
+}
+
 ;// CONCATENATED MODULE: ./src/inputs.ts
 
 
@@ -29019,7 +29210,6 @@ const apiKey = schemas/* string */.YjP()
  * nothing, and an input it does not know of must not fail it.
  */
 const OPTIONAL_DEFAULTS = { comment: 'false', context: 'none', contextLimit: '20000' };
-const MAX_PROMPT_FILE_BYTES = 1024 * 1024;
 const MIN_CONTEXT_LIMIT = 1000;
 const MAX_CONTEXT_LIMIT = 1_000_000;
 const contextMode = schemas/* string */.YjP().transform((text, ctx) => {
@@ -29039,42 +29229,6 @@ const contextLimit = schemas/* string */.YjP().transform((text, ctx) => {
     });
     return core_core/* NEVER */.tm;
 });
-/**
- * The prompt kept in a file of the workspace (an absolute path is taken as is), trimmed. Every
- * way it can be unusable is a bad input, found before any request.
- */
-function readPromptFile(name, workspace) {
-    const path = (0,external_node_path_namespaceObject.isAbsolute)(name) ? name : (0,external_node_path_namespaceObject.resolve)(workspace, name);
-    const shown = (0,src_log/* quote */.hD)(name, 200);
-    let size;
-    try {
-        const stat = (0,external_node_fs_namespaceObject.statSync)(path);
-        if (!stat.isFile())
-            throw new InputError(`Input "promptFile" names ${shown}, which is not a file.`);
-        size = stat.size;
-    }
-    catch (error) {
-        if (error instanceof InputError)
-            throw error;
-        const code = error.code;
-        throw new InputError(code === 'ENOENT'
-            ? `Input "promptFile" names ${shown}, which does not exist in the workspace: check the path, and that the job checks out the repository (actions/checkout) first.`
-            : `Input "promptFile" names ${shown}, which could not be read (${code ?? 'error'}).`);
-    }
-    if (size > MAX_PROMPT_FILE_BYTES) {
-        throw new InputError(`Input "promptFile" names ${shown}, which is ${size} bytes; at most 1 MiB is sent as a prompt.`);
-    }
-    let text;
-    try {
-        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8').trim();
-    }
-    catch (error) {
-        throw new InputError(`Input "promptFile" names ${shown}, which could not be read (${error.code ?? 'error'}).`);
-    }
-    if (!text)
-        throw new InputError(`Input "promptFile" names ${shown}, which is empty.`);
-    return text;
-}
 /** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
 const MAX_LABEL = 50;
 const MAX_LABELS = 100;
@@ -29193,7 +29347,49 @@ const schema = schemas/* object */.Ikc({
     context: contextMode,
     contextLimit,
 });
-function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cwd()) {
+// Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
+const SECRETLESS_FOR_FORKS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment']);
+const repoName = schemas/* object */.Ikc({ full_name: schemas/* string */.YjP() }).partial().nullish();
+const pullRequestPayload = schemas/* object */.Ikc({
+    pull_request: schemas/* object */.Ikc({ head: schemas/* object */.Ikc({ repo: repoName }), base: schemas/* object */.Ikc({ repo: repoName }) }),
+});
+/**
+ * Whether the run is for a pull request from another repository, with that repository's name.
+ * By names, not by `head.repo.fork`: a repository that is itself a fork opens pull requests within
+ * itself whose head says `fork: true`, and its runs do get secrets. A head repository deleted since
+ * (`null`) was a fork. Anything unexpected in the payload means "no": the plain message is never
+ * wrong.
+ */
+function pullRequestFork(env) {
+    if (!SECRETLESS_FOR_FORKS.has(env.GITHUB_EVENT_NAME ?? '') || !env.GITHUB_EVENT_PATH)
+        return undefined;
+    let payload;
+    try {
+        payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+    }
+    catch {
+        return undefined;
+    }
+    const parsed = pullRequestPayload.safeParse(payload);
+    if (!parsed.success)
+        return undefined;
+    const { head, base } = parsed.data.pull_request;
+    const baseName = base.repo?.full_name;
+    if (baseName === undefined)
+        return undefined;
+    if (head.repo === null)
+        return {};
+    const headName = head.repo?.full_name;
+    if (headName === undefined || headName.toLowerCase() === baseName.toLowerCase())
+        return undefined;
+    return { repo: headName };
+}
+function forkMessage(fork) {
+    const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,src_log/* quote */.hD)(fork.repo, 140)}`;
+    return `Input "apiKey" is empty: this run is for a pull request from ${from}, and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository on the step or its job.`;
+}
+/** `env` is read for the event only when apiKey is empty, to tell why. */
+function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cwd(), env = process.env) {
     // Checked first, as `prompt` comes first: its rule depends on other inputs.
     const promptFile = read('promptFile');
     if (read('prompt') === '' && read('jobId') === '' && promptFile === '') {
@@ -29221,11 +29417,23 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
     });
     if (!parsed.success) {
         const first = parsed.error.issues[0];
+        if (first?.path[0] === 'apiKey' && read('apiKey') === '') {
+            // The secret named is most likely fine: GitHub withheld it, and the workflow should skip.
+            const fork = pullRequestFork(env);
+            if (fork)
+                throw new InputError(forkMessage(fork));
+        }
         throw new InputError(first?.message ?? 'The inputs are not valid.');
     }
     const { prompt: written, jobId, docsToken, ...rest } = parsed.data;
     // Read last, once every other input is known to be good.
-    const prompt = promptFile ? readPromptFile(promptFile, workspace) : written;
+    let prompt = written;
+    if (promptFile) {
+        const file = readPromptFile(promptFile, workspace);
+        if ('problem' in file)
+            throw new InputError(file.problem);
+        prompt = file.text;
+    }
     const inputs = {
         ...rest,
         docsToken: docsToken || rest.githubToken,
@@ -29368,6 +29576,50 @@ class JobRun {
             return `${cancelled} before the service confirmed the follow-up message; agent job ${(0,src_log/* label */.Pf)(inputs.jobId)} may have taken it.`;
         }
         return `${cancelled} before the service confirmed the job; a job may have been created in project ${(0,src_log/* label */.Pf)(inputs?.projectId ?? '')}: look for it before you re-run.`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/outputs.ts
+
+
+
+
+/**
+ * Outputs are read by later steps, often as `echo "$PR_LINK"` or `${{ steps.x.outputs.status }}`
+ * inside `run:`. A line break in one would let the service write a line the runner obeys
+ * (`::add-mask::`, `::stop-commands::`) or a terminal escape, so no output carries a control
+ * character: ids and statuses have them escaped, a link that is not plain is left out, and the job
+ * stays JSON with them escaped.
+ */
+function setJobOutputs(id, job, warn) {
+    setOutput('jobId', (0,src_log/* escapeUnsafe */.au)(id));
+    if (!job)
+        return;
+    setOutput('status', (0,src_log/* escapeUnsafe */.au)(job.status));
+    setOutput('prLink', plainLink(job.prLink, 'prLink', warn));
+    setOutput('job', (0,src_log/* escapeUnsafe */.au)(JSON.stringify(job)));
+}
+/**
+ * A link for an output: as it came when it is a plain http(s) URL (printable ASCII, no spaces),
+ * else empty, with a warning that quotes it inertly.
+ */
+function plainLink(link, name, warn) {
+    if (!link)
+        return '';
+    const clean = (0,secrets/* redact */.E$)(link);
+    if ((0,src_log/* isPlainHttpUrl */.i0)(clean))
+        return clean;
+    warn(`The ${name} ${(0,src_log/* quote */.hD)(clean, 200)} is not a plain http(s) URL; the ${name} output is left empty.`);
+    return '';
+}
+function setOutput(name, value) {
+    try {
+        // Job fields were redacted where they came in; this also covers what came from GitHub.
+        core/* setOutput */.uH(name, (0,secrets/* redact */.E$)(value));
+    }
+    catch (error) {
+        // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
+        throw new ActionFailure(`Could not set the step's outputs: ${(0,src_log/* describeThrown */.YI)(error)}.`);
     }
 }
 
@@ -29635,7 +29887,7 @@ async function run(clock = systemClock) {
     }
     try {
         if (step.id)
-            setOutputs(step.id, step.job);
+            setJobOutputs(step.id, step.job, (message) => core/* warning */.$e(message));
     }
     catch (error) {
         step.fail(error);
@@ -29654,7 +29906,7 @@ async function run(clock = systemClock) {
         const commentUrl = await github.finish(outcome, cancellation.signal);
         try {
             if (commentUrl)
-                output('commentUrl', commentUrl);
+                setOutput('commentUrl', plainLink(commentUrl, 'commentUrl', (m) => core/* warning */.$e(m)));
         }
         catch (error) {
             // A step that failed already keeps its first error.
@@ -29678,6 +29930,8 @@ function maskRunSecrets() {
     for (const password of proxyPasswords(process.env))
         if (password.length >= secrets/* MIN_SECRET */.Cq)
             (0,secrets/* maskSecret */.$l)(password);
+    for (const name of secrets/* RUNNER_TOKENS */.UI)
+        (0,secrets/* redactAlso */.LG)(process.env[name]);
 }
 /** The work between valid inputs and the job's end; what it learns goes into `step`. */
 async function work(inputs, step) {
@@ -29713,10 +29967,12 @@ async function work(inputs, step) {
         if (section)
             prompt = `${prompt}\n\n${section}`;
     }
+    if (prompt !== undefined)
+        prompt = withoutRunSecrets(prompt);
     step.sendingFor(inputs.jobId);
     const started = await startJob(client, { prompt, jobId: inputs.jobId }, { clock, deadline, log, context, signal });
     step.started(started);
-    output('jobId', started.id);
+    setOutput('jobId', (0,src_log/* escapeUnsafe */.au)(started.id));
     // Without waiting, the comment is written once, at the end.
     if (inputs.wait)
         (await step.github)?.started(started.id, started.job);
@@ -29743,6 +29999,18 @@ async function work(inputs, step) {
     if (!step.timedOut && step.job)
         sayHowItEnded(step.job, inputs);
 }
+/**
+ * The prompt as it may leave: a file, the event's text or a careless `prompt:` can hold the key,
+ * a token or the runner's own credentials, and the service is not where they belong. What was
+ * taken out is never said, only that something was.
+ */
+function withoutRunSecrets(prompt) {
+    const clean = (0,secrets/* redact */.E$)(prompt);
+    if (clean !== prompt) {
+        core/* warning */.$e('The prompt held a secret of this run (the API key, a GitHub token, a proxy password or a runner token); it was replaced by *** before the prompt was sent.');
+    }
+    return clean;
+}
 /** The log's last word on a job that did not fail the step (a failure is the step's error). */
 function sayHowItEnded(job, inputs) {
     if (job.status === 'completed') {
@@ -29754,14 +30022,6 @@ function sayHowItEnded(job, inputs) {
         // Only reachable with `wait: false`: the job goes on without this step.
         core/* info */.pq(`Agent job ${(0,src_log/* label */.Pf)(job.id)} goes on in the service (wait is false).`);
     }
-}
-function setOutputs(id, job) {
-    output('jobId', id);
-    if (!job)
-        return;
-    output('status', job.status);
-    output('prLink', job.prLink ?? '');
-    output('job', JSON.stringify(job));
 }
 /**
  * The GitHub side, in its own chunk of dist/: a run that asks for none of it never loads
@@ -29775,16 +30035,6 @@ async function loadGitHubReport(inputs) {
     catch (error) {
         core/* warning */.$e(`Could not load the GitHub side of the action: ${(0,src_log/* describeThrown */.YI)(error)}. The job goes on without it.`);
         return undefined;
-    }
-}
-function output(name, value) {
-    try {
-        // Job fields were redacted where they came in; this also covers what came from GitHub.
-        core/* setOutput */.uH(name, (0,secrets/* redact */.E$)(value));
-    }
-    catch (error) {
-        // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
-        throw new ActionFailure(`Could not set the step's outputs: ${(0,src_log/* describeThrown */.YI)(error)}.`);
     }
 }
 /**
@@ -29808,9 +30058,11 @@ function userAgent() {
 /* harmony export */   $l: () => (/* binding */ maskSecret),
 /* harmony export */   Cq: () => (/* binding */ MIN_SECRET),
 /* harmony export */   E$: () => (/* binding */ redact),
-/* harmony export */   Kp: () => (/* binding */ redactJson)
+/* harmony export */   Kp: () => (/* binding */ redactJson),
+/* harmony export */   LG: () => (/* binding */ redactAlso),
+/* harmony export */   UI: () => (/* binding */ RUNNER_TOKENS)
 /* harmony export */ });
-/* unused harmony exports MIN_PIECE, Redactor */
+/* unused harmony exports MIN_PIECE, encodedForms, Redactor */
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3340);
 
 /**
@@ -29833,6 +30085,30 @@ const MIN_PIECE = 12;
  * (No real key or token is that short; a proxy password that short is not masked either.)
  */
 const MIN_SECRET = 6;
+/**
+ * The forms a secret takes when a gateway or a client encodes it before echoing it: percent-encoded
+ * (either case of hex) and base64 (standard and URL-safe). Base64 of a longer text that holds the
+ * secret (`Basic base64("Bearer " + key)`) depends on where the secret starts within groups of
+ * three bytes, so each of the three alignments is covered, as the runner's masker does: the
+ * characters that encode only the secret's bytes are the same whatever surrounds it.
+ */
+function encodedForms(secret) {
+    const forms = new Set();
+    const percent = encodeURIComponent(secret);
+    forms.add(percent);
+    forms.add(percent.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+    const bytes = Buffer.from(secret, 'utf8');
+    for (const skip of [0, 1, 2]) {
+        const whole = Math.floor((bytes.length - skip) / 3) * 3;
+        if (whole <= 0)
+            continue;
+        const aligned = bytes.subarray(skip, skip + whole);
+        forms.add(aligned.toString('base64'));
+        forms.add(aligned.toString('base64url'));
+    }
+    // Shorter forms would match ordinary text; the secret itself is already on the list.
+    return [...forms].filter((form) => form.length >= MIN_PIECE && form !== secret);
+}
 class Redactor {
     /** Longest first, so a secret that contains another is replaced whole. */
     secrets = [];
@@ -29841,7 +30117,7 @@ class Redactor {
     add(secret) {
         if (secret.length < MIN_SECRET || this.secrets.includes(secret))
             return;
-        this.secrets = [...this.secrets, secret].sort((a, b) => b.length - a.length);
+        this.secrets = [...this.secrets, secret, ...encodedForms(secret)].sort((a, b) => b.length - a.length);
         for (let i = 0; i + MIN_PIECE <= secret.length; i++)
             this.pieces.add(secret.slice(i, i + MIN_PIECE));
     }
@@ -29856,18 +30132,36 @@ class Redactor {
         }
         return this.pieces.size > 0 ? this.redactPieces(clean) : clean;
     }
-    /** A parsed JSON value with every string in it (property names too) redacted. */
+    /**
+     * A parsed JSON value with every string in it (property names too) redacted. Iterative: a
+     * reply nested thousands deep must not overflow the stack on its way in.
+     */
     redactJson(value) {
         if (this.secrets.length === 0)
             return value;
-        if (typeof value === 'string')
-            return this.redact(value);
-        if (Array.isArray(value))
-            return value.map((item) => this.redactJson(item));
-        if (value && typeof value === 'object') {
-            return Object.fromEntries(Object.entries(value).map(([name, item]) => [this.redact(name), this.redactJson(item)]));
+        const root = { value };
+        const todo = [[root, 'value']];
+        for (let next = todo.pop(); next; next = todo.pop()) {
+            const [holder, key] = next;
+            const item = holder[key];
+            if (typeof item === 'string') {
+                holder[key] = this.redact(item);
+            }
+            else if (Array.isArray(item)) {
+                const copy = [...item];
+                holder[key] = copy;
+                for (let i = 0; i < copy.length; i++)
+                    todo.push([copy, i]);
+            }
+            else if (item && typeof item === 'object') {
+                // fromEntries defines properties, so a "__proto__" name stays a plain property.
+                const copy = Object.fromEntries(Object.entries(item).map(([name, inner]) => [this.redact(name), inner]));
+                holder[key] = copy;
+                for (const name of Object.keys(copy))
+                    todo.push([copy, name]);
+            }
         }
-        return value;
+        return root.value;
     }
     redactPieces(text) {
         // Runs of overlapping or touching pieces, as [start, end) ranges.
@@ -29921,6 +30215,16 @@ function redact(text) {
 /** `redact` for every string in a parsed reply body. */
 function redactJson(value) {
     return redactor.redactJson(value);
+}
+/**
+ * The runner's own tokens: it masks them in its log already, but nothing stops a prompt file or
+ * an echo from carrying them into a request, an output or the comment.
+ */
+const RUNNER_TOKENS = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN'];
+/** Registers a secret the runner masks already: redacted here, not announced to it again. */
+function redactAlso(secret) {
+    if (secret)
+        redactor.add(secret);
 }
 
 

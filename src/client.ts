@@ -133,22 +133,60 @@ export class AgentClient {
     }
 
     const { statusCode: status } = response;
-    // Redacted before anything reads it: a gateway may echo the bearer token it refused, and
-    // the job's fields go to the log, the outputs and the summary.
-    const reply = redactJson(parseJson(text));
     if (status < 200 || status > 299) {
       const retryAfter = response.headers['retry-after'];
       throw new ServiceError(operation, {
         kind: 'http',
         status,
         retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.now()),
-        serviceMessage: serviceMessage(reply),
+        serviceMessage: serviceMessage(readReply(text)),
       });
     }
-    const job = parseJob(reply);
+    const job = parseJob(readReply(text));
     if (!job) throw new ServiceError(operation, { kind: 'not-a-job', status });
     return job;
   }
+}
+
+/**
+ * JSON nested deeper than this is not a reply of this service (a job is three levels deep): it is
+ * treated as a body that is not JSON, before anything walks it, so no reply can exhaust the stack
+ * on its way to the outputs (`JSON.stringify` recurses).
+ */
+export const MAX_REPLY_DEPTH = 64;
+
+/**
+ * The body as a value, redacted before anything reads it: a gateway may echo the bearer token it
+ * refused, and the job's fields go to the log, the outputs and the summary. `undefined` when it is
+ * not JSON, too deep, or anything at all goes wrong reading it: the callers then see a reply that
+ * is not a job, which each operation's fault rules already handle (a create that may have created
+ * a job says so; a poll tries again).
+ */
+export function readReply(text: string): unknown {
+  try {
+    if (nestedDeeperThan(text, MAX_REPLY_DEPTH)) return undefined;
+    return redactJson(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether JSON text opens more than `max` arrays or objects inside each other; one pass, no recursion. */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c)
+        i++; // a backslash: the next character is escaped
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > max) return true;
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return false;
 }
 
 async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
@@ -164,14 +202,6 @@ async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The service's `{"error": "..."}` text, when the body has one. */

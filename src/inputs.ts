@@ -1,9 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DURATION_FORMS, parseDuration } from './duration.js';
 import { ActionFailure } from './errors.js';
 import { quote } from './log.js';
+import { readPromptFile } from './prompt-file.js';
 
 /** Everything the action acts on, validated before the first request. */
 export interface Inputs {
@@ -94,7 +94,6 @@ const apiKey = z
  */
 export const OPTIONAL_DEFAULTS = { comment: 'false', context: 'none', contextLimit: '20000' } as const;
 
-const MAX_PROMPT_FILE_BYTES = 1024 * 1024;
 const MIN_CONTEXT_LIMIT = 1000;
 const MAX_CONTEXT_LIMIT = 1_000_000;
 
@@ -114,44 +113,6 @@ const contextLimit = z.string().transform((text, ctx) => {
   });
   return z.NEVER;
 });
-
-/**
- * The prompt kept in a file of the workspace (an absolute path is taken as is), trimmed. Every
- * way it can be unusable is a bad input, found before any request.
- */
-function readPromptFile(name: string, workspace: string): string {
-  const path = isAbsolute(name) ? name : resolve(workspace, name);
-  const shown = quote(name, 200);
-  let size: number;
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) throw new InputError(`Input "promptFile" names ${shown}, which is not a file.`);
-    size = stat.size;
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    const code = (error as { code?: string }).code;
-    throw new InputError(
-      code === 'ENOENT'
-        ? `Input "promptFile" names ${shown}, which does not exist in the workspace: check the path, and that the job checks out the repository (actions/checkout) first.`
-        : `Input "promptFile" names ${shown}, which could not be read (${code ?? 'error'}).`,
-    );
-  }
-  if (size > MAX_PROMPT_FILE_BYTES) {
-    throw new InputError(
-      `Input "promptFile" names ${shown}, which is ${size} bytes; at most 1 MiB is sent as a prompt.`,
-    );
-  }
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8').trim();
-  } catch (error) {
-    throw new InputError(
-      `Input "promptFile" names ${shown}, which could not be read (${(error as { code?: string }).code ?? 'error'}).`,
-    );
-  }
-  if (!text) throw new InputError(`Input "promptFile" names ${shown}, which is empty.`);
-  return text;
-}
 
 /** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
 const MAX_LABEL = 50;
@@ -279,9 +240,53 @@ const schema = z.object({
   contextLimit,
 });
 
+/** The runner's variables that inputs depend on; tests pass their own. */
+export type RunnerEnv = Readonly<Record<string, string | undefined>>;
+
+// Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
+const SECRETLESS_FOR_FORKS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment']);
+
+const repoName = z.object({ full_name: z.string() }).partial().nullish();
+const pullRequestPayload = z.object({
+  pull_request: z.object({ head: z.object({ repo: repoName }), base: z.object({ repo: repoName }) }),
+});
+
+/**
+ * Whether the run is for a pull request from another repository, with that repository's name.
+ * By names, not by `head.repo.fork`: a repository that is itself a fork opens pull requests within
+ * itself whose head says `fork: true`, and its runs do get secrets. A head repository deleted since
+ * (`null`) was a fork. Anything unexpected in the payload means "no": the plain message is never
+ * wrong.
+ */
+function pullRequestFork(env: RunnerEnv): { repo?: string } | undefined {
+  if (!SECRETLESS_FOR_FORKS.has(env.GITHUB_EVENT_NAME ?? '') || !env.GITHUB_EVENT_PATH) return undefined;
+  let payload: unknown;
+  try {
+    payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = pullRequestPayload.safeParse(payload);
+  if (!parsed.success) return undefined;
+  const { head, base } = parsed.data.pull_request;
+  const baseName = base.repo?.full_name;
+  if (baseName === undefined) return undefined;
+  if (head.repo === null) return {};
+  const headName = head.repo?.full_name;
+  if (headName === undefined || headName.toLowerCase() === baseName.toLowerCase()) return undefined;
+  return { repo: headName };
+}
+
+function forkMessage(fork: { repo?: string }): string {
+  const from = fork.repo === undefined ? 'a fork' : `the fork ${quote(fork.repo, 140)}`;
+  return `Input "apiKey" is empty: this run is for a pull request from ${from}, and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository on the step or its job.`;
+}
+
+/** `env` is read for the event only when apiKey is empty, to tell why. */
 export function readInputs(
   read: ReadInput,
   workspace = process.env.GITHUB_WORKSPACE || process.cwd(),
+  env: RunnerEnv = process.env,
 ): Inputs {
   // Checked first, as `prompt` comes first: its rule depends on other inputs.
   const promptFile = read('promptFile');
@@ -314,11 +319,21 @@ export function readInputs(
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
+    if (first?.path[0] === 'apiKey' && read('apiKey') === '') {
+      // The secret named is most likely fine: GitHub withheld it, and the workflow should skip.
+      const fork = pullRequestFork(env);
+      if (fork) throw new InputError(forkMessage(fork));
+    }
     throw new InputError(first?.message ?? 'The inputs are not valid.');
   }
   const { prompt: written, jobId, docsToken, ...rest } = parsed.data;
   // Read last, once every other input is known to be good.
-  const prompt = promptFile ? readPromptFile(promptFile, workspace) : written;
+  let prompt = written;
+  if (promptFile) {
+    const file = readPromptFile(promptFile, workspace);
+    if ('problem' in file) throw new InputError(file.problem);
+    prompt = file.text;
+  }
   const inputs: Inputs = {
     ...rest,
     docsToken: docsToken || rest.githubToken,

@@ -20,9 +20,14 @@ const MAX_UNTRUSTED = 300;
 // make a log line read differently from what it is).
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+/** Every control, line-breaking or bidi character as a visible `\uXXXX` escape (valid in JSON too). */
+export function escapeUnsafe(text: string): string {
+  return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function quote(text: string, max = MAX_UNTRUSTED): string {
   // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.
-  let clean = redact(text).replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  let clean = escapeUnsafe(redact(text));
   if (clean.length > max) clean = `${clean.slice(0, max)}…`;
   return `"${clean.replace(/"/g, '\\"')}"`;
 }

@@ -3,13 +3,14 @@ import { listenForCancellation } from './cancel.js';
 import { AgentClient } from './client.js';
 import { systemClock, type Clock } from './clock.js';
 import { connect, proxyPasswords } from './dispatcher.js';
-import { ActionFailure, type FaultContext } from './errors.js';
+import type { FaultContext } from './errors.js';
 import type { GitHubReport } from './github/index.js';
 import { readInputs, wantsGitHub, type Inputs } from './inputs.js';
 import { isTerminal, type AgentJob } from './job.js';
 import { JobRun } from './job-run.js';
-import { describeThrown, label, printableUrl, type Log } from './log.js';
-import { maskSecret, MIN_SECRET, redact } from './secrets.js';
+import { describeThrown, escapeUnsafe, label, printableUrl, type Log } from './log.js';
+import { plainLink, setJobOutputs, setOutput } from './outputs.js';
+import { maskSecret, MIN_SECRET, redact, redactAlso, RUNNER_TOKENS } from './secrets.js';
 import { startJob } from './start.js';
 import { writeSummary } from './summary.js';
 import { VERSION } from './version.js';
@@ -44,7 +45,7 @@ export async function run(clock: Clock = systemClock): Promise<void> {
   }
 
   try {
-    if (step.id) setOutputs(step.id, step.job);
+    if (step.id) setJobOutputs(step.id, step.job, (message) => core.warning(message));
   } catch (error) {
     step.fail(error);
   }
@@ -63,7 +64,11 @@ export async function run(clock: Clock = systemClock): Promise<void> {
   if (github && outcome) {
     const commentUrl = await github.finish(outcome, cancellation.signal);
     try {
-      if (commentUrl) output('commentUrl', commentUrl);
+      if (commentUrl)
+        setOutput(
+          'commentUrl',
+          plainLink(commentUrl, 'commentUrl', (m) => core.warning(m)),
+        );
     } catch (error) {
       // A step that failed already keeps its first error.
       if (!outcome.failure) core.setFailed(step.fail(error));
@@ -84,6 +89,7 @@ function maskRunSecrets(): void {
   maskSecret(core.getInput('githubToken'));
   maskSecret(core.getInput('docsToken'));
   for (const password of proxyPasswords(process.env)) if (password.length >= MIN_SECRET) maskSecret(password);
+  for (const name of RUNNER_TOKENS) redactAlso(process.env[name]);
 }
 
 /** The work between valid inputs and the job's end; what it learns goes into `step`. */
@@ -120,6 +126,7 @@ async function work(inputs: Inputs, step: JobRun): Promise<void> {
     const section = await (await step.github)?.contextFor(inputs.contextLimit, signal);
     if (section) prompt = `${prompt}\n\n${section}`;
   }
+  if (prompt !== undefined) prompt = withoutRunSecrets(prompt);
   step.sendingFor(inputs.jobId);
   const started = await startJob(
     client,
@@ -127,7 +134,7 @@ async function work(inputs: Inputs, step: JobRun): Promise<void> {
     { clock, deadline, log, context, signal },
   );
   step.started(started);
-  output('jobId', started.id);
+  setOutput('jobId', escapeUnsafe(started.id));
   // Without waiting, the comment is written once, at the end.
   if (inputs.wait) (await step.github)?.started(started.id, started.job);
 
@@ -155,6 +162,21 @@ async function work(inputs: Inputs, step: JobRun): Promise<void> {
   if (!step.timedOut && step.job) sayHowItEnded(step.job, inputs);
 }
 
+/**
+ * The prompt as it may leave: a file, the event's text or a careless `prompt:` can hold the key,
+ * a token or the runner's own credentials, and the service is not where they belong. What was
+ * taken out is never said, only that something was.
+ */
+function withoutRunSecrets(prompt: string): string {
+  const clean = redact(prompt);
+  if (clean !== prompt) {
+    core.warning(
+      'The prompt held a secret of this run (the API key, a GitHub token, a proxy password or a runner token); it was replaced by *** before the prompt was sent.',
+    );
+  }
+  return clean;
+}
+
 /** The log's last word on a job that did not fail the step (a failure is the step's error). */
 function sayHowItEnded(job: AgentJob, inputs: Inputs): void {
   if (job.status === 'completed') {
@@ -167,14 +189,6 @@ function sayHowItEnded(job: AgentJob, inputs: Inputs): void {
     // Only reachable with `wait: false`: the job goes on without this step.
     core.info(`Agent job ${label(job.id)} goes on in the service (wait is false).`);
   }
-}
-
-function setOutputs(id: string, job: AgentJob | undefined): void {
-  output('jobId', id);
-  if (!job) return;
-  output('status', job.status);
-  output('prLink', job.prLink ?? '');
-  output('job', JSON.stringify(job));
 }
 
 /**
@@ -190,16 +204,6 @@ async function loadGitHubReport(inputs: Inputs): Promise<GitHubReport | undefine
       `Could not load the GitHub side of the action: ${describeThrown(error)}. The job goes on without it.`,
     );
     return undefined;
-  }
-}
-
-function output(name: string, value: string): void {
-  try {
-    // Job fields were redacted where they came in; this also covers what came from GitHub.
-    core.setOutput(name, redact(value));
-  } catch (error) {
-    // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
-    throw new ActionFailure(`Could not set the step's outputs: ${describeThrown(error)}.`);
   }
 }
 

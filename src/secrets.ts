@@ -24,6 +24,30 @@ export const MIN_PIECE = 12;
  */
 export const MIN_SECRET = 6;
 
+/**
+ * The forms a secret takes when a gateway or a client encodes it before echoing it: percent-encoded
+ * (either case of hex) and base64 (standard and URL-safe). Base64 of a longer text that holds the
+ * secret (`Basic base64("Bearer " + key)`) depends on where the secret starts within groups of
+ * three bytes, so each of the three alignments is covered, as the runner's masker does: the
+ * characters that encode only the secret's bytes are the same whatever surrounds it.
+ */
+export function encodedForms(secret: string): string[] {
+  const forms = new Set<string>();
+  const percent = encodeURIComponent(secret);
+  forms.add(percent);
+  forms.add(percent.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+  const bytes = Buffer.from(secret, 'utf8');
+  for (const skip of [0, 1, 2]) {
+    const whole = Math.floor((bytes.length - skip) / 3) * 3;
+    if (whole <= 0) continue;
+    const aligned = bytes.subarray(skip, skip + whole);
+    forms.add(aligned.toString('base64'));
+    forms.add(aligned.toString('base64url'));
+  }
+  // Shorter forms would match ordinary text; the secret itself is already on the list.
+  return [...forms].filter((form) => form.length >= MIN_PIECE && form !== secret);
+}
+
 export class Redactor {
   /** Longest first, so a secret that contains another is replaced whole. */
   private secrets: string[] = [];
@@ -32,7 +56,7 @@ export class Redactor {
 
   add(secret: string): void {
     if (secret.length < MIN_SECRET || this.secrets.includes(secret)) return;
-    this.secrets = [...this.secrets, secret].sort((a, b) => b.length - a.length);
+    this.secrets = [...this.secrets, secret, ...encodedForms(secret)].sort((a, b) => b.length - a.length);
     for (let i = 0; i + MIN_PIECE <= secret.length; i++) this.pieces.add(secret.slice(i, i + MIN_PIECE));
   }
 
@@ -46,17 +70,33 @@ export class Redactor {
     return this.pieces.size > 0 ? this.redactPieces(clean) : clean;
   }
 
-  /** A parsed JSON value with every string in it (property names too) redacted. */
+  /**
+   * A parsed JSON value with every string in it (property names too) redacted. Iterative: a
+   * reply nested thousands deep must not overflow the stack on its way in.
+   */
   redactJson(value: unknown): unknown {
     if (this.secrets.length === 0) return value;
-    if (typeof value === 'string') return this.redact(value);
-    if (Array.isArray(value)) return value.map((item) => this.redactJson(item));
-    if (value && typeof value === 'object') {
-      return Object.fromEntries(
-        Object.entries(value).map(([name, item]) => [this.redact(name), this.redactJson(item)]),
-      );
+    const root: Record<string, unknown> = { value };
+    const todo: [Record<string | number, unknown>, string | number][] = [[root, 'value']];
+    for (let next = todo.pop(); next; next = todo.pop()) {
+      const [holder, key] = next;
+      const item = holder[key];
+      if (typeof item === 'string') {
+        holder[key] = this.redact(item);
+      } else if (Array.isArray(item)) {
+        const copy: unknown[] = [...(item as unknown[])];
+        holder[key] = copy;
+        for (let i = 0; i < copy.length; i++) todo.push([copy as unknown as Record<number, unknown>, i]);
+      } else if (item && typeof item === 'object') {
+        // fromEntries defines properties, so a "__proto__" name stays a plain property.
+        const copy = Object.fromEntries(
+          Object.entries(item).map(([name, inner]) => [this.redact(name), inner]),
+        ) as Record<string, unknown>;
+        holder[key] = copy;
+        for (const name of Object.keys(copy)) todo.push([copy, name]);
+      }
     }
-    return value;
+    return root.value;
   }
 
   private redactPieces(text: string): string {
@@ -110,4 +150,15 @@ export function redact(text: string): string {
 /** `redact` for every string in a parsed reply body. */
 export function redactJson(value: unknown): unknown {
   return redactor.redactJson(value);
+}
+
+/**
+ * The runner's own tokens: it masks them in its log already, but nothing stops a prompt file or
+ * an echo from carrying them into a request, an output or the comment.
+ */
+export const RUNNER_TOKENS = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN'] as const;
+
+/** Registers a secret the runner masks already: redacted here, not announced to it again. */
+export function redactAlso(secret: string | undefined): void {
+  if (secret) redactor.add(secret);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { formatDuration } from '../duration.js';
 import type { AgentJob } from '../job.js';
-import { isPlainHttpUrl } from '../log.js';
+import { redact } from '../secrets.js';
 import { cell } from '../summary.js';
 import { PAGE_SIZE, type Comment, type GitHubApi, type RunContext } from './client.js';
 import { describeGitHubFault, isFinalFault, type GitHubOperation } from './errors.js';
@@ -45,11 +45,34 @@ export interface CommentState {
 }
 
 /**
- * Text in the comment: one line, HTML-escaped and with secrets redacted (the summary's cell),
- * and no `@` left to ping anyone with.
+ * Service text in the comment, as text: one line, secrets redacted, cut to `max`, inside a code
+ * span whose fence is longer than any run of backticks in it. GitHub renders Markdown and finds
+ * `@mentions` and `owner/repo#1` references in what it rendered, after entities and backslash
+ * escapes are decoded, so escaping cannot stop them; a code span stops all of it, links, images,
+ * emphasis, autolinks and raw HTML included, and shows the text exactly as it came.
  */
-function inert(text: string, max?: number): string {
-  return cell(text, max).replace(/@/g, '&#64;');
+export function inert(text: string, max = 200): string {
+  let line = redact(text)
+    .replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ')
+    .trim();
+  if (line.length > max) line = `${line.slice(0, max)}…`;
+  if (!line) return '';
+  const longestRun = Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longestRun + 1);
+  // A space on each side is dropped again by the renderer; it keeps a backtick at either end
+  // from joining the fence.
+  const pad = /^[ `]|[ `]$/.test(line) ? ' ' : '';
+  return `${fence}${pad}${line}${pad}${fence}`;
+}
+
+/**
+ * A pull request URL as GitHub forms them (`https://host/owner/repo/pull/12`): the only link from
+ * the service the comment makes live. Anything else is shown as text.
+ */
+export function isPullRequestUrl(url: string): boolean {
+  return /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/[A-Za-z0-9-]{1,100}\/[A-Za-z0-9._-]{1,100}\/pull\/\d{1,10}\/?$/.test(
+    url,
+  );
 }
 
 function headline(state: CommentState): string {
@@ -71,17 +94,18 @@ function headline(state: CommentState): string {
   if (job?.status === 'completed') {
     const link = job.prLink;
     if (!link) return '✅ **Completed** with no changes: the docs needed none, so there is no pull request.';
-    return isPlainHttpUrl(link)
-      ? `✅ **Completed**: <a href="${cell(link, 2000)}">${inert(link)}</a>`
-      : `✅ **Completed**: ${inert(link)}`;
+    const shown = redact(link);
+    return isPullRequestUrl(shown)
+      ? `✅ **Completed**: <a href="${shown}">${inert(shown, 300)}</a>`
+      : `✅ **Completed**, with a link that is not a pull request: ${inert(shown, 300)}`;
   }
   return '⏩ **Started**: the job goes on in the service; this run did not wait for it.';
 }
 
 /** The comment's Markdown: far under GitHub's 65,536 characters by construction (cells are cut). */
 export function commentBody(marker: string, state: CommentState): string {
-  const facts = [`Job <code>${inert(state.jobId, 200)}</code>`];
-  if (state.job) facts.push(`status <code>${inert(state.job.status, 100)}</code>`);
+  const facts = [`Job ${inert(state.jobId)}`];
+  if (state.job) facts.push(`status ${inert(state.job.status, 100)}`);
   if (state.waitedMs !== undefined) facts.push(`time taken ${formatDuration(state.waitedMs)}`);
   facts.push(`<a href="${cell(state.runUrl, 2000)}">workflow run</a>`);
   return [
@@ -160,7 +184,9 @@ export class KeptComment {
     const { owner, repo, number } = this.thread;
     for (let page = 1; page <= MAX_PAGES; page++) {
       const comments = await this.api.listComments({ owner, repo, issue_number: number, page }, signal);
-      const mine = comments.find((c) => c.login === this.login && c.body.includes(this.marker));
+      // Only at the very start: any workflow that echoes outside text could plant the marker
+      // inside a comment of this token's identity.
+      const mine = comments.find((c) => c.login === this.login && c.body.startsWith(this.marker));
       if (mine) return mine;
       if (comments.length < PAGE_SIZE) return undefined;
     }

@@ -42,6 +42,11 @@ export function describeGitHubFault(error: unknown, op: GitHubOperation): string
     return `${start}: GitHub's GraphQL API refused the query (${quote(failure.message ?? '', 200)}).`;
   }
   if (status === undefined) {
+    const refusedWith = proxyRefusal(error);
+    if (refusedWith !== undefined) {
+      const why = refusedWith === '407' ? ': it wants credentials' : '';
+      return `${start}: the proxy refused the connection to GitHub (it answered ${refusedWith}${why}). Put the proxy's user and password in HTTPS_PROXY (http://user:password@host:port), or add GitHub's host to NO_PROXY; the job's result is not affected.`;
+    }
     return `${start}: GitHub did not answer (${describeThrown(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY); the job's result is not affected.`;
   }
   const headers = failure.response?.headers ?? {};
@@ -67,6 +72,22 @@ export function describeGitHubFault(error: unknown, op: GitHubOperation): string
     default:
       return `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
   }
+}
+
+/**
+ * The status a proxy answered instead of opening the tunnel, when that is why no answer came.
+ * Octokit wraps fetch's error, which wraps undici's ("Request was cancelled", then "Proxy response
+ * (407) !== 200 when HTTP Tunneling"): only the innermost one says the proxy refused.
+ */
+function proxyRefusal(error: unknown): string | undefined {
+  // Duck-typed: errors from other realms (Node's own fetch) are not `instanceof Error` here.
+  let current = error as { message?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; depth < 8 && current && typeof current === 'object'; depth++) {
+    const refused = /^Proxy response \((\d{3})\)/.exec(String(current.message));
+    if (refused) return refused[1];
+    current = current.cause as typeof current;
+  }
+  return undefined;
 }
 
 /** Statuses after which trying again in the same run cannot help: the token or the thread is wrong. */

@@ -1,0 +1,46 @@
+import * as core from '@actions/core';
+import { ActionFailure } from './errors.js';
+import type { AgentJob } from './job.js';
+import { describeThrown, escapeUnsafe, isPlainHttpUrl, quote } from './log.js';
+import { redact } from './secrets.js';
+
+/**
+ * Outputs are read by later steps, often as `echo "$PR_LINK"` or `${{ steps.x.outputs.status }}`
+ * inside `run:`. A line break in one would let the service write a line the runner obeys
+ * (`::add-mask::`, `::stop-commands::`) or a terminal escape, so no output carries a control
+ * character: ids and statuses have them escaped, a link that is not plain is left out, and the job
+ * stays JSON with them escaped.
+ */
+export function setJobOutputs(id: string, job: AgentJob | undefined, warn: (message: string) => void): void {
+  setOutput('jobId', escapeUnsafe(id));
+  if (!job) return;
+  setOutput('status', escapeUnsafe(job.status));
+  setOutput('prLink', plainLink(job.prLink, 'prLink', warn));
+  setOutput('job', escapeUnsafe(JSON.stringify(job)));
+}
+
+/**
+ * A link for an output: as it came when it is a plain http(s) URL (printable ASCII, no spaces),
+ * else empty, with a warning that quotes it inertly.
+ */
+export function plainLink(
+  link: string | null | undefined,
+  name: string,
+  warn: (message: string) => void,
+): string {
+  if (!link) return '';
+  const clean = redact(link);
+  if (isPlainHttpUrl(clean)) return clean;
+  warn(`The ${name} ${quote(clean, 200)} is not a plain http(s) URL; the ${name} output is left empty.`);
+  return '';
+}
+
+export function setOutput(name: string, value: string): void {
+  try {
+    // Job fields were redacted where they came in; this also covers what came from GitHub.
+    core.setOutput(name, redact(value));
+  } catch (error) {
+    // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
+    throw new ActionFailure(`Could not set the step's outputs: ${describeThrown(error)}.`);
+  }
+}
