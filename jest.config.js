@@ -21,6 +21,9 @@ export default {
   // Coverage (`--coverage`, as CI runs it) of the product's source, by V8's own counters (ESM-safe).
   // The end-to-end tests run the bundle in child processes, so only in-process tests count here.
   coverageProvider: 'v8',
-  collectCoverageFrom: ['src/**/*.ts', '!src/emulator/**'],
+  // The entry only calls run(); every other file keeps 70 % of its lines covered in process, so
+  // no rule lives only where a child process exercises it.
+  collectCoverageFrom: ['src/**/*.ts', '!src/emulator/**', '!src/index.ts'],
+  coverageThreshold: { './src/**/*.ts': { lines: 70 } },
   coverageReporters: ['text-summary'],
 };

@@ -8,6 +8,7 @@ export const setSecret = jest.fn<typeof core.setSecret>();
 export const setOutput = jest.fn<typeof core.setOutput>();
 export const setFailed = jest.fn<typeof core.setFailed>();
 export const info = jest.fn<typeof core.info>();
+export const notice = jest.fn<typeof core.notice>();
 export const warning = jest.fn<typeof core.warning>();
 export const debug = jest.fn<typeof core.debug>();
 export const isDebug = jest.fn<typeof core.isDebug>(() => false);

@@ -20,7 +20,7 @@ function stepWith(given: Record<string, string> = {}): { step: JobRun; clock: Vi
     timeout: '10m',
     ...given,
   };
-  step.inputs = readInputs((name) => values[name] ?? '');
+  step.accepted(readInputs((name) => values[name] ?? ''));
   return { step, clock };
 }
 

@@ -133,6 +133,18 @@ describe('run', () => {
     expect(core.setOutput).not.toHaveBeenCalled();
   });
 
+  it('goes on without the GitHub side when its chunk cannot load: one warning, the job as usual', async () => {
+    Object.assign(inputs, { comment: 'true', githubToken: 'ghs_MainTestToken000000000000000000000001' });
+    await run(new VirtualClock(), () => Promise.reject(new Error("Cannot find module './413.index.js'")));
+    expect(core.warning.mock.calls).toEqual([
+      [
+        "Could not load the GitHub side of the action: Cannot find module './413.index.js'. The job goes on without it.",
+      ],
+    ]);
+    expect(core.setFailed).not.toHaveBeenCalled();
+    expect(core.setOutput).toHaveBeenCalledWith('status', 'completed');
+  });
+
   it('ends the step on a 404 more than 30 s after the create, keeping the outputs', async () => {
     const clock = new VirtualClock();
     service.script(

@@ -35,7 +35,12 @@ function setUp(baseUrl = service.url, timeoutMs = 600_000) {
     now: clock.now,
   });
   const warnings: string[] = [];
-  const log: Log = { info: () => undefined, warning: (m) => warnings.push(m), debug: () => undefined };
+  const log: Log = {
+    info: () => undefined,
+    notice: () => undefined,
+    warning: (m) => warnings.push(m),
+    debug: () => undefined,
+  };
   const context: FaultContext = { operation: 'create', baseUrl, projectId: 'p' };
   const options = { clock, deadline: clock.now() + timeoutMs, log, context };
   return { clock, client, warnings, options };

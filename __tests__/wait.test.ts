@@ -31,6 +31,7 @@ function recorder(): Recorded {
   return {
     lines,
     info: (m) => lines.push(`info: ${m}`),
+    notice: (m) => lines.push(`notice: ${m}`),
     warning: (m) => lines.push(`warning: ${m}`),
     debug: () => undefined,
   };

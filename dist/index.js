@@ -28370,6 +28370,33 @@ module.exports = {
 
 /***/ }),
 
+/***/ 9373:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   m: () => (/* binding */ systemClock)
+/* harmony export */ });
+const systemClock = {
+    now: () => Date.now(),
+    sleep: (ms, signal) => new Promise((resolve, reject) => {
+        // The abort's reason (the step's Cancelled) is what the caller must see.
+        if (signal?.aborted)
+            return reject(signal.reason);
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+        }, ms);
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal?.reason);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+
+/***/ }),
+
 /***/ 7607:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -28420,7 +28447,7 @@ function formatDuration(ms) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3927);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(88);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28502,7 +28529,7 @@ function label(text) {
 
 /***/ }),
 
-/***/ 3927:
+/***/ 88:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28904,25 +28931,8 @@ function classify(error) {
     return { kind: 'no-answer', code };
 }
 
-;// CONCATENATED MODULE: ./src/clock.ts
-const systemClock = {
-    now: () => Date.now(),
-    sleep: (ms, signal) => new Promise((resolve, reject) => {
-        // The abort's reason (the step's Cancelled) is what the caller must see.
-        if (signal?.aborted)
-            return reject(signal.reason);
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-        }, ms);
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(signal?.reason);
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
-
+// EXTERNAL MODULE: ./src/clock.ts
+var src_clock = __nccwpck_require__(9373);
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
@@ -28931,7 +28941,45 @@ var core_core = __nccwpck_require__(8532);
 var duration = __nccwpck_require__(7607);
 // EXTERNAL MODULE: ./src/log.ts
 var src_log = __nccwpck_require__(5625);
+;// CONCATENATED MODULE: ./src/mode.ts
+
+function modeOf(request) {
+    if (request.jobId === undefined)
+        return { kind: 'create', projectId: request.projectId };
+    return request.prompt === undefined
+        ? { kind: 'wait', jobId: request.jobId }
+        : { kind: 'follow-up', jobId: request.jobId };
+}
+/** The log line before the request that makes the service act. */
+function sending(mode, baseUrl) {
+    return mode.kind === 'create'
+        ? `Creating an agent job in project ${(0,src_log/* label */.Pf)(mode.projectId)} at ${baseUrl}.`
+        : `Sending a follow-up message to agent job ${(0,src_log/* label */.Pf)(mode.jobId)}.`;
+}
+/** The log line once the service confirmed it. */
+function sent(mode, job) {
+    return mode.kind === 'create'
+        ? `Created agent job ${(0,src_log/* label */.Pf)(job.id)} (${(0,src_log/* label */.Pf)(job.status)}).`
+        : `Agent job ${(0,src_log/* label */.Pf)(job.id)} took the follow-up (${(0,src_log/* label */.Pf)(job.status)}).`;
+}
+/**
+ * After a fault that leaves it open whether the service acted: the service has no idempotency
+ * key, so the only safe move is to say so, and where to look, instead of sending it again.
+ */
+function mayHaveActed(mode) {
+    return mode.kind === 'create'
+        ? `the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project ${(0,src_log/* label */.Pf)(mode.projectId)} before you re-run.`
+        : `the message may have reached the job anyway, so the action does not send it again. Check agent job ${(0,src_log/* label */.Pf)(mode.jobId)} before you re-run.`;
+}
+/** A cancellation after the request left but before the service confirmed it. */
+function unconfirmed(mode) {
+    return mode.kind === 'create'
+        ? `before the service confirmed the job; a job may have been created in project ${(0,src_log/* label */.Pf)(mode.projectId)}: look for it before you re-run.`
+        : `before the service confirmed the follow-up message; agent job ${(0,src_log/* label */.Pf)(mode.jobId)} may have taken it.`;
+}
+
 ;// CONCATENATED MODULE: ./src/errors.ts
+
 
 /** A failure whose message is already the one line the workflow author reads. */
 class ActionFailure extends Error {
@@ -29010,10 +29058,10 @@ function explain(fault, context) {
  * idempotency key: saying so is the only safe move, because a retry could start a second job.
  */
 function ambiguous(fault, context, host) {
-    const what = context.operation === 'create'
-        ? `the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project ${(0,src_log/* label */.Pf)(context.projectId)} before you re-run.`
-        : `the message may have reached the job anyway, so the action does not send it again. Check agent job ${(0,src_log/* label */.Pf)(context.jobId ?? '')} before you re-run.`;
-    return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${what}`;
+    const mode = context.operation === 'create'
+        ? { kind: 'create', projectId: context.projectId }
+        : { kind: 'follow-up', jobId: context.jobId ?? '' };
+    return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${mayHaveActed(mode)}`;
 }
 
 ;// CONCATENATED MODULE: external "node:path"
@@ -29463,29 +29511,26 @@ function isLoopback(hostname) {
 
 
 
+
 /**
- * One run of the step: what it has learned of the job so far, and what it must release. Each
- * stage of the work records here what it learned, so that whatever ends the run (a fault, a
- * cancellation, the job's own end) the outputs, the summary and the step's error are written from
- * the same facts. `failure` is the one place those facts become the step's error.
+ * One run of the step: what it has learned of the job so far. Each stage of the work tells it what
+ * it learned, through one method a stage, so that whatever ends the run (a fault, a cancellation,
+ * the job's own end) the outputs, the summary and the step's error are written from the same
+ * facts. `failure` is the one place those facts become the step's error.
+ *
+ * The stages, in order: `accepted` (the inputs are valid), `sendingFor` (the create or follow-up
+ * may leave from now on), `started` (the service confirmed it, or the job was given by id), `saw`
+ * (each job read while waiting), `ended` (the work is over). Any of them may be the last.
  */
 class JobRun {
     clock;
     signal;
     startedAt;
-    /** Absent only when the inputs were refused. */
-    inputs;
-    /** The job's id, as soon as there is one: named by the `jobId` input, or confirmed by a create. */
-    id;
-    /** The last job object the service sent. */
-    job;
-    timedOut = false;
-    /** Set once the create or follow-up may have left: before that, a failure sent nothing. */
-    sending = false;
-    /** The GitHub side, loading or loaded, when the workflow asked for it. */
-    github;
-    /** Kept-alive sockets would hold the process open after the work is done: closed at the end. */
-    connection;
+    #inputs;
+    #id;
+    #job;
+    #timedOut = false;
+    #sending = false;
     #fault;
     #ended = false;
     #stoppedAt;
@@ -29494,6 +29539,17 @@ class JobRun {
         this.signal = signal;
         this.startedAt = startedAt;
     }
+    /** The job's id, as soon as there is one: named by the `jobId` input, or confirmed by a create. */
+    get id() {
+        return this.#id;
+    }
+    /** The last job object the service sent. */
+    get job() {
+        return this.#job;
+    }
+    get timedOut() {
+        return this.#timedOut;
+    }
     /** How long the step has run; fixed by `stopClock`, so the summary and the comment agree. */
     get waitedMs() {
         return (this.#stoppedAt ?? this.clock.now()) - this.startedAt;
@@ -29501,22 +29557,25 @@ class JobRun {
     stopClock() {
         this.#stoppedAt ??= this.clock.now();
     }
+    accepted(inputs) {
+        this.#inputs = inputs;
+    }
     /** The create or follow-up is about to leave (or, waiting on an id, the id is known). */
     sendingFor(jobId) {
-        this.id = jobId;
-        this.sending = true;
+        this.#id = jobId;
+        this.#sending = true;
     }
     started(started) {
-        this.id = started.id;
-        this.job = started.job;
+        this.#id = started.id;
+        this.#job = started.job;
     }
     saw(job) {
-        this.job = job;
+        this.#job = job;
     }
     /** The work is over: the job ended, timed out, or goes on without this step (`wait: false`). */
     ended(result) {
-        this.job = result.job;
-        this.timedOut = result.timedOut;
+        this.#job = result.job;
+        this.#timedOut = result.timedOut;
         this.#ended = true;
     }
     /**
@@ -29532,9 +29591,10 @@ class JobRun {
     }
     /** How the step ended, for the GitHub side's last word. */
     outcome() {
-        if (!this.id)
+        const jobId = this.#id;
+        if (!jobId)
             return undefined;
-        const { id: jobId, job, failure, timedOut, waitedMs } = this;
+        const { job, failure, timedOut, waitedMs } = this;
         return { jobId, job, failure, timedOut, waitedMs };
     }
     /**
@@ -29544,10 +29604,11 @@ class JobRun {
     verdict() {
         if (!this.#ended)
             return undefined;
-        const { id, job } = this;
-        if (this.timedOut && id && this.inputs) {
+        const id = this.#id;
+        const job = this.#job;
+        if (this.#timedOut && id && this.#inputs) {
             const last = job ? `last status: ${(0,src_log/* label */.Pf)(job.status)}` : 'it could not be read';
-            return `Agent job ${(0,src_log/* label */.Pf)(id)} did not finish within ${(0,duration/* formatDuration */.a3)(this.inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
+            return `Agent job ${(0,src_log/* label */.Pf)(id)} did not finish within ${(0,duration/* formatDuration */.a3)(this.#inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
         }
         if (job?.status === 'failed')
             return `Agent job ${(0,src_log/* label */.Pf)(job.id)} failed.`;
@@ -29565,17 +29626,16 @@ class JobRun {
     /** What a cancellation leaves behind depends on how far the request got. */
     cancelled(error) {
         const cancelled = `The step was cancelled (${error.signalName})`;
-        const { inputs, id, job } = this;
-        if (!this.sending)
+        const inputs = this.#inputs;
+        const id = this.#id;
+        const job = this.#job;
+        if (!this.#sending || !inputs)
             return `${cancelled} before anything was sent to the service.`;
-        if (id && (job || !inputs?.prompt)) {
+        if (id && (job || !inputs.prompt)) {
             const last = job ? ` (last status: ${(0,src_log/* label */.Pf)(job.status)})` : '';
             return `${cancelled} while waiting; agent job ${(0,src_log/* label */.Pf)(id)} goes on in the service${last}.`;
         }
-        if (inputs?.jobId) {
-            return `${cancelled} before the service confirmed the follow-up message; agent job ${(0,src_log/* label */.Pf)(inputs.jobId)} may have taken it.`;
-        }
-        return `${cancelled} before the service confirmed the job; a job may have been created in project ${(0,src_log/* label */.Pf)(inputs?.projectId ?? '')}: look for it before you re-run.`;
+        return `${cancelled} ${unconfirmed(modeOf(inputs))}`;
     }
 }
 
@@ -29678,24 +29738,24 @@ const FOLLOW_UP_SETTLE_MS = 30_000;
  * (`prompt` and `jobId`), or nothing yet when only waiting on one (`jobId`).
  */
 async function startJob(client, request, options) {
-    const { prompt, jobId } = request;
+    const { prompt } = request;
     const { log, signal, clock } = options;
-    if (jobId === undefined) {
-        log.info(`Creating an agent job in project ${(0,src_log/* label */.Pf)(options.context.projectId)} at ${options.context.baseUrl}.`);
+    const mode = modeOf({ ...request, projectId: options.context.projectId });
+    if (mode.kind === 'wait')
+        return { id: mode.jobId, createdAt: -Infinity };
+    log.info(sending(mode, options.context.baseUrl));
+    if (mode.kind === 'create') {
         const job = await sendRetryingOnlyWhenSafe(() => client.createJob(prompt ?? '', { signal }), options);
-        log.info(`Created agent job ${(0,src_log/* label */.Pf)(job.id)} (${(0,src_log/* label */.Pf)(job.status)}).`);
+        log.info(sent(mode, job));
         return { job, id: job.id, createdAt: clock.now() };
     }
-    if (prompt === undefined)
-        return { id: jobId, createdAt: -Infinity };
-    log.info(`Sending a follow-up message to agent job ${(0,src_log/* label */.Pf)(jobId)}.`);
-    const context = { ...options.context, operation: 'message', jobId };
-    const job = await sendRetryingOnlyWhenSafe(() => client.sendMessage(jobId, prompt, { signal }), {
+    const context = { ...options.context, operation: 'message', jobId: mode.jobId };
+    const job = await sendRetryingOnlyWhenSafe(() => client.sendMessage(mode.jobId, prompt ?? '', { signal }), {
         ...options,
         context,
     });
-    log.info(`Agent job ${(0,src_log/* label */.Pf)(job.id)} took the follow-up (${(0,src_log/* label */.Pf)(job.status)}).`);
-    return { job, id: jobId, createdAt: -Infinity, settledAfter: clock.now() + FOLLOW_UP_SETTLE_MS };
+    log.info(sent(mode, job));
+    return { job, id: mode.jobId, createdAt: -Infinity, settledAfter: clock.now() + FOLLOW_UP_SETTLE_MS };
 }
 function describe(context) {
     return context.operation === 'create' ? 'the create request' : 'the follow-up message';
@@ -29858,22 +29918,31 @@ function isTransient(fault, sinceCreatedMs) {
 
 const log = {
     info: (message) => core/* info */.pq(message),
+    notice: (message) => core/* notice */.lm(message),
     warning: (message) => core/* warning */.$e(message),
     debug: (message) => core/* debug */.Yz(message),
 };
+const loadGitHubChunk = () => Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(10)]).then(__nccwpck_require__.bind(__nccwpck_require__, 10));
 /**
  * The action: inputs → create, follow up or look up → wait → outputs and summary. Every failure,
  * whatever was thrown, ends in one `core.setFailed` line; outputs and the summary are written on
  * every path that knows a job, cancellation included.
  */
-async function run(clock = systemClock) {
+async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHubChunk) {
     const startedAt = clock.now();
     maskRunSecrets();
     const cancellation = listenForCancellation();
     const step = new JobRun(clock, cancellation.signal, startedAt);
+    const held = {};
     try {
-        step.inputs = readInputs((name) => core/* getInput */.V4(name));
-        await work(step.inputs, step);
+        const inputs = readInputs((name) => core/* getInput */.V4(name));
+        step.accepted(inputs);
+        held.connection = connect(inputs.baseUrl);
+        // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
+        // the prompt needs the event's context first).
+        if (wantsGitHub(inputs))
+            held.github = loadGitHubReport(inputs, loadGitHub);
+        await work(inputs, step, held);
     }
     catch (error) {
         step.fail(error);
@@ -29883,7 +29952,7 @@ async function run(clock = systemClock) {
             core/* debug */.Yz((0,secrets/* redact */.E$)(error.stack));
     }
     finally {
-        await step.connection?.dispatcher.destroy().catch(() => undefined);
+        await held.connection?.dispatcher.destroy().catch(() => undefined);
     }
     try {
         if (step.id)
@@ -29900,7 +29969,7 @@ async function run(clock = systemClock) {
         core/* setFailed */.C1(step.failure);
     // The GitHub side comes last, so that a signal while it works cannot cost the outputs, the
     // summary or the step's error. Its faults are warnings: they never change the step's result.
-    const github = await step.github;
+    const github = await held.github;
     const outcome = step.outcome();
     if (github && outcome) {
         const commentUrl = await github.finish(outcome, cancellation.signal);
@@ -29934,9 +30003,9 @@ function maskRunSecrets() {
         (0,secrets/* redactAlso */.LG)(process.env[name]);
 }
 /** The work between valid inputs and the job's end; what it learns goes into `step`. */
-async function work(inputs, step) {
+async function work(inputs, step, held) {
     const { signal, clock } = step;
-    const connection = (step.connection = connect(inputs.baseUrl));
+    const { connection = connect(inputs.baseUrl), github } = held;
     if (connection.proxy)
         core/* info */.pq(`Using the proxy ${connection.proxy}.`);
     const client = new AgentClient({
@@ -29954,16 +30023,12 @@ async function work(inputs, step) {
         projectId: inputs.projectId,
         proxy: connection.proxy,
     };
-    // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
-    // the prompt needs the event's context first).
-    if (wantsGitHub(inputs))
-        step.github = loadGitHubReport(inputs);
     if (inputs.promptFile) {
         core/* info */.pq(`The prompt is read from ${(0,src_log/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
     }
     let prompt = inputs.prompt;
     if (prompt !== undefined && inputs.context === 'auto') {
-        const section = await (await step.github)?.contextFor(inputs.contextLimit, signal);
+        const section = await (await github)?.contextFor(inputs.contextLimit, signal);
         if (section)
             prompt = `${prompt}\n\n${section}`;
     }
@@ -29975,7 +30040,7 @@ async function work(inputs, step) {
     setOutput('jobId', (0,src_log/* escapeUnsafe */.au)(started.id));
     // Without waiting, the comment is written once, at the end.
     if (inputs.wait)
-        (await step.github)?.started(started.id, started.job);
+        (await github)?.started(started.id, started.job);
     const read = (call) => client.getJob(started.id, call);
     const getContext = { ...context, operation: 'get', jobId: started.id };
     if (!inputs.wait) {
@@ -30027,10 +30092,10 @@ function sayHowItEnded(job, inputs) {
  * The GitHub side, in its own chunk of dist/: a run that asks for none of it never loads
  * Octokit. A chunk that cannot load is a warning, like any other GitHub fault.
  */
-async function loadGitHubReport(inputs) {
+async function loadGitHubReport(inputs, load) {
     try {
-        const { startGitHubReport } = await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(673)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2673));
-        return startGitHubReport({ ...inputs, userAgent: userAgent() });
+        const { startGitHubReport } = await load();
+        return startGitHubReport({ ...inputs, userAgent: userAgent() }, log);
     }
     catch (error) {
         core/* warning */.$e(`Could not load the GitHub side of the action: ${(0,src_log/* describeThrown */.YI)(error)}. The job goes on without it.`);

@@ -202,7 +202,12 @@ async function simulate(minutes: number): Promise<{ action: Simulated; fixed: Si
       deadline: start + 3 * 3600_000,
       pollIntervalMs: 10_000,
       createdAt: start,
-      log: { info: () => undefined, warning: () => undefined, debug: () => undefined },
+      log: {
+        info: () => undefined,
+        notice: () => undefined,
+        warning: () => undefined,
+        debug: () => undefined,
+      },
       context: { operation: 'get', baseUrl: 'https://bench.invalid', projectId: 'bench' },
     });
     worstLag = Math.max(worstLag, clock.now() - start - duration);

@@ -1,5 +1,6 @@
 import type { Fault, Operation } from './client.js';
 import { label, quote } from './log.js';
+import { mayHaveActed, type Mode } from './mode.js';
 
 /** A failure whose message is already the one line the workflow author reads. */
 export class ActionFailure extends Error {
@@ -93,9 +94,9 @@ export function explain(fault: Fault, context: FaultContext): string {
  * idempotency key: saying so is the only safe move, because a retry could start a second job.
  */
 function ambiguous(fault: Fault, context: FaultContext, host: string): string {
-  const what =
+  const mode: Mode =
     context.operation === 'create'
-      ? `the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project ${label(context.projectId)} before you re-run.`
-      : `the message may have reached the job anyway, so the action does not send it again. Check agent job ${label(context.jobId ?? '')} before you re-run.`;
-  return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${what}`;
+      ? { kind: 'create', projectId: context.projectId }
+      : { kind: 'follow-up', jobId: context.jobId ?? '' };
+  return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${mayHaveActed(mode)}`;
 }

@@ -1,36 +1,32 @@
 import { Cancelled } from './cancel.js';
 import type { Clock } from './clock.js';
-import type { Connection } from './dispatcher.js';
 import { formatDuration } from './duration.js';
 import { ActionFailure } from './errors.js';
-import type { GitHubReport, Outcome } from './github/index.js';
+import type { Outcome } from './github/index.js';
 import type { Inputs } from './inputs.js';
 import type { AgentJob } from './job.js';
 import { describeThrown, label } from './log.js';
+import { modeOf, unconfirmed } from './mode.js';
 import type { Started } from './start.js';
 import type { WaitResult } from './wait.js';
 
 /**
- * One run of the step: what it has learned of the job so far, and what it must release. Each
- * stage of the work records here what it learned, so that whatever ends the run (a fault, a
- * cancellation, the job's own end) the outputs, the summary and the step's error are written from
- * the same facts. `failure` is the one place those facts become the step's error.
+ * One run of the step: what it has learned of the job so far. Each stage of the work tells it what
+ * it learned, through one method a stage, so that whatever ends the run (a fault, a cancellation,
+ * the job's own end) the outputs, the summary and the step's error are written from the same
+ * facts. `failure` is the one place those facts become the step's error.
+ *
+ * The stages, in order: `accepted` (the inputs are valid), `sendingFor` (the create or follow-up
+ * may leave from now on), `started` (the service confirmed it, or the job was given by id), `saw`
+ * (each job read while waiting), `ended` (the work is over). Any of them may be the last.
  */
 export class JobRun {
   readonly startedAt: number;
-  /** Absent only when the inputs were refused. */
-  inputs?: Inputs;
-  /** The job's id, as soon as there is one: named by the `jobId` input, or confirmed by a create. */
-  id?: string;
-  /** The last job object the service sent. */
-  job?: AgentJob;
-  timedOut = false;
-  /** Set once the create or follow-up may have left: before that, a failure sent nothing. */
-  sending = false;
-  /** The GitHub side, loading or loaded, when the workflow asked for it. */
-  github?: Promise<GitHubReport | undefined>;
-  /** Kept-alive sockets would hold the process open after the work is done: closed at the end. */
-  connection?: Connection;
+  #inputs?: Inputs;
+  #id?: string;
+  #job?: AgentJob;
+  #timedOut = false;
+  #sending = false;
   #fault?: string;
   #ended = false;
   #stoppedAt?: number;
@@ -43,6 +39,20 @@ export class JobRun {
     this.startedAt = startedAt;
   }
 
+  /** The job's id, as soon as there is one: named by the `jobId` input, or confirmed by a create. */
+  get id(): string | undefined {
+    return this.#id;
+  }
+
+  /** The last job object the service sent. */
+  get job(): AgentJob | undefined {
+    return this.#job;
+  }
+
+  get timedOut(): boolean {
+    return this.#timedOut;
+  }
+
   /** How long the step has run; fixed by `stopClock`, so the summary and the comment agree. */
   get waitedMs(): number {
     return (this.#stoppedAt ?? this.clock.now()) - this.startedAt;
@@ -52,25 +62,29 @@ export class JobRun {
     this.#stoppedAt ??= this.clock.now();
   }
 
+  accepted(inputs: Inputs): void {
+    this.#inputs = inputs;
+  }
+
   /** The create or follow-up is about to leave (or, waiting on an id, the id is known). */
   sendingFor(jobId: string | undefined): void {
-    this.id = jobId;
-    this.sending = true;
+    this.#id = jobId;
+    this.#sending = true;
   }
 
   started(started: Started): void {
-    this.id = started.id;
-    this.job = started.job;
+    this.#id = started.id;
+    this.#job = started.job;
   }
 
   saw(job: AgentJob): void {
-    this.job = job;
+    this.#job = job;
   }
 
   /** The work is over: the job ended, timed out, or goes on without this step (`wait: false`). */
   ended(result: WaitResult): void {
-    this.job = result.job;
-    this.timedOut = result.timedOut;
+    this.#job = result.job;
+    this.#timedOut = result.timedOut;
     this.#ended = true;
   }
 
@@ -89,8 +103,9 @@ export class JobRun {
 
   /** How the step ended, for the GitHub side's last word. */
   outcome(): Outcome | undefined {
-    if (!this.id) return undefined;
-    const { id: jobId, job, failure, timedOut, waitedMs } = this;
+    const jobId = this.#id;
+    if (!jobId) return undefined;
+    const { job, failure, timedOut, waitedMs } = this;
     return { jobId, job, failure, timedOut, waitedMs };
   }
 
@@ -100,10 +115,11 @@ export class JobRun {
    */
   private verdict(): string | undefined {
     if (!this.#ended) return undefined;
-    const { id, job } = this;
-    if (this.timedOut && id && this.inputs) {
+    const id = this.#id;
+    const job = this.#job;
+    if (this.#timedOut && id && this.#inputs) {
       const last = job ? `last status: ${label(job.status)}` : 'it could not be read';
-      return `Agent job ${label(id)} did not finish within ${formatDuration(this.inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
+      return `Agent job ${label(id)} did not finish within ${formatDuration(this.#inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
     }
     if (job?.status === 'failed') return `Agent job ${label(job.id)} failed.`;
     if (job?.status === 'archived') return `Agent job ${label(job.id)} was archived before it completed.`;
@@ -119,15 +135,14 @@ export class JobRun {
   /** What a cancellation leaves behind depends on how far the request got. */
   private cancelled(error: Cancelled): string {
     const cancelled = `The step was cancelled (${error.signalName})`;
-    const { inputs, id, job } = this;
-    if (!this.sending) return `${cancelled} before anything was sent to the service.`;
-    if (id && (job || !inputs?.prompt)) {
+    const inputs = this.#inputs;
+    const id = this.#id;
+    const job = this.#job;
+    if (!this.#sending || !inputs) return `${cancelled} before anything was sent to the service.`;
+    if (id && (job || !inputs.prompt)) {
       const last = job ? ` (last status: ${label(job.status)})` : '';
       return `${cancelled} while waiting; agent job ${label(id)} goes on in the service${last}.`;
     }
-    if (inputs?.jobId) {
-      return `${cancelled} before the service confirmed the follow-up message; agent job ${label(inputs.jobId)} may have taken it.`;
-    }
-    return `${cancelled} before the service confirmed the job; a job may have been created in project ${label(inputs?.projectId ?? '')}: look for it before you re-run.`;
+    return `${cancelled} ${unconfirmed(modeOf(inputs))}`;
   }
 }

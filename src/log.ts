@@ -3,6 +3,7 @@ import { redact } from './secrets.js';
 /** Where the action's lines go: `@actions/core` in the action, a recorder in tests. */
 export interface Log {
   info(message: string): void;
+  notice(message: string): void;
   warning(message: string): void;
   debug(message: string): void;
 }

@@ -2,7 +2,7 @@ import * as core from '@actions/core';
 import { listenForCancellation } from './cancel.js';
 import { AgentClient } from './client.js';
 import { systemClock, type Clock } from './clock.js';
-import { connect, proxyPasswords } from './dispatcher.js';
+import { connect, proxyPasswords, type Connection } from './dispatcher.js';
 import type { FaultContext } from './errors.js';
 import type { GitHubReport } from './github/index.js';
 import { readInputs, wantsGitHub, type Inputs } from './inputs.js';
@@ -18,30 +18,49 @@ import { readJobOnce, waitForJob, type ReadJob } from './wait.js';
 
 const log: Log = {
   info: (message) => core.info(message),
+  notice: (message) => core.notice(message),
   warning: (message) => core.warning(message),
   debug: (message) => core.debug(message),
 };
+
+/** The GitHub side's chunk of dist/, loaded only when asked for; tests give their own. */
+export type LoadGitHub = () => Promise<Pick<typeof import('./github/index.js'), 'startGitHubReport'>>;
+const loadGitHubChunk: LoadGitHub = () => import('./github/index.js');
+
+/** What only `run()` holds while the work goes on, and releases at the end. */
+interface Resources {
+  /** Kept-alive sockets would hold the process open after the work is done: closed at the end. */
+  connection?: Connection;
+  /** The GitHub side, loading or loaded, when the workflow asked for it. */
+  github?: Promise<GitHubReport | undefined>;
+}
 
 /**
  * The action: inputs → create, follow up or look up → wait → outputs and summary. Every failure,
  * whatever was thrown, ends in one `core.setFailed` line; outputs and the summary are written on
  * every path that knows a job, cancellation included.
  */
-export async function run(clock: Clock = systemClock): Promise<void> {
+export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChunk): Promise<void> {
   const startedAt = clock.now();
   maskRunSecrets();
   const cancellation = listenForCancellation();
   const step = new JobRun(clock, cancellation.signal, startedAt);
+  const held: Resources = {};
   try {
-    step.inputs = readInputs((name) => core.getInput(name));
-    await work(step.inputs, step);
+    const inputs = readInputs((name) => core.getInput(name));
+    step.accepted(inputs);
+    held.connection = connect(inputs.baseUrl);
+    // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
+    // the prompt needs the event's context first).
+    if (wantsGitHub(inputs)) held.github = loadGitHubReport(inputs, loadGitHub);
+    await work(inputs, step, held);
   } catch (error) {
     step.fail(error);
     // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
     // source-map support at start-up would cost every run time, see npm run bench.)
     if (core.isDebug() && error instanceof Error && error.stack) core.debug(redact(error.stack));
   } finally {
-    await step.connection?.dispatcher.destroy().catch(() => undefined);
+    await held.connection?.dispatcher.destroy().catch(() => undefined);
   }
 
   try {
@@ -59,7 +78,7 @@ export async function run(clock: Clock = systemClock): Promise<void> {
 
   // The GitHub side comes last, so that a signal while it works cannot cost the outputs, the
   // summary or the step's error. Its faults are warnings: they never change the step's result.
-  const github = await step.github;
+  const github = await held.github;
   const outcome = step.outcome();
   if (github && outcome) {
     const commentUrl = await github.finish(outcome, cancellation.signal);
@@ -93,9 +112,9 @@ function maskRunSecrets(): void {
 }
 
 /** The work between valid inputs and the job's end; what it learns goes into `step`. */
-async function work(inputs: Inputs, step: JobRun): Promise<void> {
+async function work(inputs: Inputs, step: JobRun, held: Resources): Promise<void> {
   const { signal, clock } = step;
-  const connection = (step.connection = connect(inputs.baseUrl));
+  const { connection = connect(inputs.baseUrl), github } = held;
   if (connection.proxy) core.info(`Using the proxy ${connection.proxy}.`);
   const client = new AgentClient({
     baseUrl: inputs.baseUrl,
@@ -113,9 +132,6 @@ async function work(inputs: Inputs, step: JobRun): Promise<void> {
     proxy: connection.proxy,
   };
 
-  // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
-  // the prompt needs the event's context first).
-  if (wantsGitHub(inputs)) step.github = loadGitHubReport(inputs);
   if (inputs.promptFile) {
     core.info(
       `The prompt is read from ${label(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`,
@@ -123,7 +139,7 @@ async function work(inputs: Inputs, step: JobRun): Promise<void> {
   }
   let prompt = inputs.prompt;
   if (prompt !== undefined && inputs.context === 'auto') {
-    const section = await (await step.github)?.contextFor(inputs.contextLimit, signal);
+    const section = await (await github)?.contextFor(inputs.contextLimit, signal);
     if (section) prompt = `${prompt}\n\n${section}`;
   }
   if (prompt !== undefined) prompt = withoutRunSecrets(prompt);
@@ -136,7 +152,7 @@ async function work(inputs: Inputs, step: JobRun): Promise<void> {
   step.started(started);
   setOutput('jobId', escapeUnsafe(started.id));
   // Without waiting, the comment is written once, at the end.
-  if (inputs.wait) (await step.github)?.started(started.id, started.job);
+  if (inputs.wait) (await github)?.started(started.id, started.job);
 
   const read: ReadJob = (call) => client.getJob(started.id, call);
   const getContext: FaultContext = { ...context, operation: 'get', jobId: started.id };
@@ -195,10 +211,10 @@ function sayHowItEnded(job: AgentJob, inputs: Inputs): void {
  * The GitHub side, in its own chunk of dist/: a run that asks for none of it never loads
  * Octokit. A chunk that cannot load is a warning, like any other GitHub fault.
  */
-async function loadGitHubReport(inputs: Inputs): Promise<GitHubReport | undefined> {
+async function loadGitHubReport(inputs: Inputs, load: LoadGitHub): Promise<GitHubReport | undefined> {
   try {
-    const { startGitHubReport } = await import('./github/index.js');
-    return startGitHubReport({ ...inputs, userAgent: userAgent() });
+    const { startGitHubReport } = await load();
+    return startGitHubReport({ ...inputs, userAgent: userAgent() }, log);
   } catch (error) {
     core.warning(
       `Could not load the GitHub side of the action: ${describeThrown(error)}. The job goes on without it.`,

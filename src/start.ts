@@ -3,8 +3,8 @@ import type { Clock } from './clock.js';
 import { formatDuration } from './duration.js';
 import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
 import type { AgentJob } from './job.js';
-import { label } from './log.js';
 import type { Log } from './log.js';
+import { modeOf, sending, sent } from './mode.js';
 
 export interface SendOptions {
   clock: Clock;
@@ -85,25 +85,23 @@ export async function startJob(
   request: { prompt?: string; jobId?: string },
   options: SendOptions,
 ): Promise<Started> {
-  const { prompt, jobId } = request;
+  const { prompt } = request;
   const { log, signal, clock } = options;
-  if (jobId === undefined) {
-    log.info(
-      `Creating an agent job in project ${label(options.context.projectId)} at ${options.context.baseUrl}.`,
-    );
+  const mode = modeOf({ ...request, projectId: options.context.projectId });
+  if (mode.kind === 'wait') return { id: mode.jobId, createdAt: -Infinity };
+  log.info(sending(mode, options.context.baseUrl));
+  if (mode.kind === 'create') {
     const job = await sendRetryingOnlyWhenSafe(() => client.createJob(prompt ?? '', { signal }), options);
-    log.info(`Created agent job ${label(job.id)} (${label(job.status)}).`);
+    log.info(sent(mode, job));
     return { job, id: job.id, createdAt: clock.now() };
   }
-  if (prompt === undefined) return { id: jobId, createdAt: -Infinity };
-  log.info(`Sending a follow-up message to agent job ${label(jobId)}.`);
-  const context = { ...options.context, operation: 'message' as const, jobId };
-  const job = await sendRetryingOnlyWhenSafe(() => client.sendMessage(jobId, prompt, { signal }), {
+  const context = { ...options.context, operation: 'message' as const, jobId: mode.jobId };
+  const job = await sendRetryingOnlyWhenSafe(() => client.sendMessage(mode.jobId, prompt ?? '', { signal }), {
     ...options,
     context,
   });
-  log.info(`Agent job ${label(job.id)} took the follow-up (${label(job.status)}).`);
-  return { job, id: jobId, createdAt: -Infinity, settledAfter: clock.now() + FOLLOW_UP_SETTLE_MS };
+  log.info(sent(mode, job));
+  return { job, id: mode.jobId, createdAt: -Infinity, settledAfter: clock.now() + FOLLOW_UP_SETTLE_MS };
 }
 
 function describe(context: FaultContext): string {

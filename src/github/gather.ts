@@ -137,6 +137,7 @@ async function pushChanges(
   }
 }
 
+/** Duck-typed: a DOMException from another realm is not `instanceof Error`. */
 function isTimeout(reason: unknown): boolean {
-  return reason instanceof Error && reason.name === 'TimeoutError';
+  return (reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
 }

@@ -1,0 +1,252 @@
+// The GitHub side as an object, in process, against the GitHub emulator over real sockets, with
+// its time on a manual clock: the races between the first post and the last update, a comment
+// deleted while the job ran, and the budgets that bound GitHub's work when the step ends or is
+// cancelled. The end-to-end files run the same paths through the bundle once each.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ManualClock } from '../__fixtures__/clock.js';
+import { APP, runContext, world } from '../__fixtures__/github-world.js';
+import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
+import { startGitHubEmulator, type GitHubEmulator } from '../src/emulator/github.js';
+import type { GitHubApi, RunContext } from '../src/github/client.js';
+import type { ReportRequest } from '../src/github/report.js';
+
+let gh: GitHubEmulator;
+// @actions/github reads GITHUB_API_URL when it is first imported, as it does on the runner.
+let gitHubApi: (token: string, userAgent: string) => GitHubApi;
+let GitHubReport: typeof import('../src/github/report.js').GitHubReport;
+const saved = process.env.GITHUB_API_URL;
+beforeAll(async () => {
+  gh = await startGitHubEmulator();
+  process.env.GITHUB_API_URL = gh.apiUrl;
+  // Read by @actions/github's context when first imported, as on the runner: for the entry's test.
+  process.env.GITHUB_EVENT_NAME = 'schedule';
+  ({ gitHubApi } = await import('../src/github/client.js'));
+  ({ GitHubReport } = await import('../src/github/report.js'));
+});
+afterEach(() => {
+  expect(gh.violations).toEqual([]);
+});
+afterAll(async () => {
+  process.env.GITHUB_API_URL = saved;
+  delete process.env.GITHUB_EVENT_NAME;
+  await gh.close();
+});
+
+const request: ReportRequest = {
+  comment: true,
+  labels: [],
+  reviewers: [],
+  githubToken: WORKFLOW_TOKEN,
+  docsToken: WORKFLOW_TOKEN,
+  baseUrl: 'https://api.example.com',
+  projectId: 'proj',
+  prompt: 'Document the CLI',
+};
+const completed = {
+  jobId: 'job_1',
+  job: { id: 'job_1', status: 'completed' },
+  timedOut: false,
+  waitedMs: 5000,
+};
+
+/** A GitHub side for a pull request of acme/app, its lines recorded, its time on a manual clock. */
+function setUp(overrides: Partial<RunContext> = {}, asked: Partial<ReportRequest> = {}) {
+  const { pr } = world(gh);
+  const lines: string[] = [];
+  const clock = new ManualClock();
+  const run = runContext({
+    serverUrl: gh.serverUrl,
+    payload: { pull_request: { number: pr.number } },
+    ...overrides,
+  });
+  const report = new GitHubReport(
+    { ...request, ...asked },
+    {
+      run,
+      api: (token) => gitHubApi(token, 'github-report-test'),
+      clock,
+      log: {
+        info: (m) => lines.push(`info: ${m}`),
+        notice: (m) => lines.push(`notice: ${m}`),
+        warning: (m) => lines.push(`warning: ${m}`),
+        debug: () => undefined,
+      },
+    },
+  );
+  return { pr, lines, clock, report };
+}
+
+/** Resolves once `done` holds, checking every few milliseconds of real time. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await sleep(5);
+}
+
+describe('the comment', () => {
+  it('is posted once when the job starts and updated at the end, even when the end comes before the post', async () => {
+    const { pr, lines, report } = setUp();
+    gh.delay('createComment', 300);
+    report.started('job_1', { id: 'job_1', status: 'active' });
+    // The job ends at once: the last update must wait for the first post, not make a second one.
+    const url = await report.finish(completed, new AbortController().signal);
+    expect(lines).toEqual([]);
+    expect(pr.comments).toHaveLength(1);
+    expect(pr.comments[0]?.body).toContain('✅ **Completed**');
+    expect(url).toBe(`${gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${pr.comments[0]?.id}`);
+    expect(gh.count('createComment')).toBe(1);
+  });
+
+  it('is posted anew when someone deleted it while the job ran', async () => {
+    const { pr, lines, report } = setUp();
+    const before = gh.count('createComment');
+    report.started('job_1', undefined);
+    await until(() => pr.comments.length === 1);
+    pr.comments.splice(0);
+    await report.finish(completed, new AbortController().signal);
+    expect(lines).toEqual([]);
+    expect(pr.comments.map((c) => c.body.includes('✅ **Completed**'))).toEqual([true]);
+    expect(gh.count('createComment') - before).toBe(2);
+  });
+
+  it('gets 1.2 s once the step is cancelled: a slow GitHub costs a warning, not the exit', async () => {
+    const { pr, lines, clock, report } = setUp();
+    report.started('job_1', undefined);
+    const first = report.finish(
+      { ...completed, job: { id: 'job_1', status: 'active' }, failure: 'The step was cancelled (SIGINT).' },
+      AbortSignal.abort(),
+    );
+    expect(await first).toBeDefined();
+    expect(pr.comments[0]?.body).toContain('🛑 **Cancelled**');
+
+    // Another run of the same step, cancelled, with GitHub holding back its answer.
+    const again = setUp();
+    gh.delay('listComments', 10_000);
+    const cancellation = new AbortController();
+    cancellation.abort();
+    const pending = again.report.finish(completed, cancellation.signal);
+    await clock.advance(0);
+    await again.clock.advance(1199);
+    let settled = false;
+    void pending.then(() => (settled = true));
+    await sleep(20);
+    expect(settled).toBe(false);
+    await again.clock.advance(1);
+    expect(await pending).toBeUndefined();
+    expect(again.lines).toEqual([
+      expect.stringMatching(/^warning: Could not post the comment on acme\/app#\d+: GitHub did not answer/),
+    ]);
+    expect(lines).toEqual([]);
+  });
+
+  it('gets 30 s at the end of a step that was not cancelled, cut to 1.2 s if a cancellation comes', async () => {
+    const { lines, clock, report } = setUp();
+    gh.delay('listComments', 10_000);
+    const cancellation = new AbortController();
+    const pending = report.finish(completed, cancellation.signal);
+    await clock.advance(29_000);
+    await sleep(20);
+    expect(clock.sleeping).toBe(1);
+    cancellation.abort();
+    await clock.advance(1200);
+    expect(await pending).toBeUndefined();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^warning: Could not post the comment/);
+  });
+
+  it('says the first post did not finish in time rather than racing it with a second one', async () => {
+    const { pr, lines, clock, report } = setUp();
+    gh.delay('listComments', 10_000);
+    report.started('job_1', undefined);
+    const pending = report.finish(completed, new AbortController().signal);
+    // Both the first post's and the end's budgets run out.
+    await clock.advance(30_000);
+    expect(await pending).toBeUndefined();
+    expect(lines).toContain(
+      'warning: Could not update the comment with how the job ended: GitHub did not answer in time.',
+    );
+    expect(pr.comments).toEqual([]);
+  });
+
+  it('is not posted, and GitHub not asked, on an event without a pull request or issue', async () => {
+    const { lines, report } = setUp({ eventName: 'schedule', payload: {} });
+    const before = gh.requests.length;
+    report.started('job_1', undefined);
+    expect(await report.finish(completed, new AbortController().signal)).toBeUndefined();
+    expect(gh.requests.length).toBe(before);
+    expect(lines).toEqual(['notice: No comment posted: a schedule run has no pull request or issue.']);
+  });
+});
+
+describe('the context', () => {
+  it('is nothing, without a request, for an event that changes nothing', async () => {
+    const { lines, report } = setUp({ eventName: 'workflow_dispatch', payload: {} });
+    const before = gh.requests.length;
+    expect(await report.contextFor(20_000, new AbortController().signal)).toBe('');
+    expect(gh.requests.length).toBe(before);
+    expect(lines).toEqual([
+      'info: No context appended: a workflow_dispatch run changes nothing to describe.',
+    ]);
+  });
+
+  it('gives up after 30 s of GitHub not answering, and the job goes on without it', async () => {
+    const { lines, clock, report } = setUp({ eventName: 'pull_request' });
+    gh.delay('listPullFiles', 10_000);
+    const pending = report.contextFor(20_000, new AbortController().signal);
+    await sleep(20);
+    await clock.advance(30_000);
+    const text = await pending;
+    expect(text).toContain('Context from GitHub');
+    expect(lines.some((l) => l.startsWith('warning: Could not read the files of'))).toBe(true);
+  });
+
+  it('ends with the cancellation when the step is cancelled while gathering', async () => {
+    const { report } = setUp({ eventName: 'pull_request' });
+    gh.delay('listPullFiles', 10_000);
+    const cancellation = new AbortController();
+    const pending = report.contextFor(20_000, cancellation.signal);
+    await sleep(20);
+    const reason = new Error('cancelled by SIGINT');
+    cancellation.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+  });
+});
+
+describe('labels and reviewers', () => {
+  it('wait for a completed job with a pull request on this host, and say why when there is none', async () => {
+    const { lines, report } = setUp({}, { comment: false, labels: ['docs'] });
+    await report.finish(
+      {
+        ...completed,
+        job: { id: 'job_1', status: 'completed', prLink: 'https://gitlab.com/a/b/-/merge_requests/1' },
+      },
+      new AbortController().signal,
+    );
+    await report.finish(completed, new AbortController().signal);
+    await report.finish(
+      { ...completed, job: { id: 'job_1', status: 'failed' }, failure: 'Agent job job_1 failed.' },
+      new AbortController().signal,
+    );
+    expect(lines).toEqual([
+      `notice: Labels and reviewers not set: https://gitlab.com/a/b/-/merge_requests/1 is not a pull request on ${gh.serverUrl}.`,
+      'info: No docs pull request to label or route to reviewers: the job changed no files.',
+    ]);
+  });
+});
+
+describe("the chunk's entry", () => {
+  it("makes the GitHub side from the runner's variables", async () => {
+    const { startGitHubReport } = await import('../src/github/index.js');
+    const lines: string[] = [];
+    const report = startGitHubReport(
+      { ...request, userAgent: 'github-report-test' },
+      {
+        info: (m) => lines.push(m),
+        notice: (m) => lines.push(m),
+        warning: (m) => lines.push(m),
+        debug: () => undefined,
+      },
+    );
+    expect(await report.contextFor(20_000, new AbortController().signal)).toBe('');
+    expect(lines).toEqual(['No context appended: a schedule run changes nothing to describe.']);
+  });
+});

@@ -1,0 +1,262 @@
+import type { Clock } from '../clock.js';
+import type { AgentJob } from '../job.js';
+import { describeThrown, printableUrl, type Log } from '../log.js';
+import type { GitHubApi, RunContext } from './client.js';
+import { commentBody, commentMarker, KeptComment } from './comment.js';
+import { renderContext } from './context.js';
+import { docsPullRequest, routeDocsPullRequest } from './docs-pr.js';
+import { describeGitHubFault, isFinalFault } from './errors.js';
+import { eventHasContext, gatherContext } from './gather.js';
+import { eventHasThread, findThread } from './target.js';
+
+export interface ReportRequest {
+  comment: boolean;
+  labels: string[];
+  reviewers: string[];
+  githubToken: string;
+  docsToken: string;
+  baseUrl: string;
+  projectId: string;
+  prompt?: string;
+  jobId?: string;
+}
+
+/** How the step ended, for the comment's last update. */
+export interface Outcome {
+  jobId: string;
+  job?: AgentJob;
+  failure?: string;
+  timedOut: boolean;
+  waitedMs: number;
+}
+
+/** What the GitHub side works with; the chunk's entry gives the real ones, tests their own. */
+export interface ReportDeps {
+  run: RunContext;
+  /** The GitHub API as a token sees it. */
+  api: (token: string) => GitHubApi;
+  log: Log;
+  /** Bounds every piece of GitHub work. */
+  clock: Clock;
+}
+
+/** How long gathering the event's context may hold up the create. */
+const CONTEXT_BUDGET_MS = 30_000;
+/** How long GitHub gets for the first comment, and for everything at the end. */
+const STARTED_BUDGET_MS = 30_000;
+const FINISH_BUDGET_MS = 30_000;
+/** After a cancellation the runner kills the process 7.5 s on; the action exits within 2 s. */
+const CANCELLED_BUDGET_MS = 1_200;
+
+/**
+ * The GitHub side of one run: the event's context for the prompt, the kept comment (posted when
+ * the job exists, updated when it ends), and the docs pull request's labels and reviewers. Every
+ * GitHub fault is a warning: nothing here changes the job's result.
+ */
+export class GitHubReport {
+  private readonly marker: string;
+  private readonly runUrl: string;
+  private readonly apis = new Map<string, GitHubApi>();
+  /** The thread's kept comment, once looked for; cleared after a passing fault to ask again. */
+  private thread?: Promise<KeptComment | undefined>;
+  /** The first post, started without waiting: the last update must not race it. */
+  private posting?: Promise<unknown>;
+
+  constructor(
+    private readonly request: ReportRequest,
+    private readonly deps: ReportDeps,
+  ) {
+    const { run } = deps;
+    this.marker = commentMarker(run, request);
+    this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
+  }
+
+  /**
+   * What the triggering event changed, as a section to append to the prompt (at most `limit`
+   * characters), or `''`: events that change nothing add nothing and make no request.
+   */
+  async contextFor(limit: number, cancellation: AbortSignal): Promise<string> {
+    const { run, log } = this.deps;
+    if (!eventHasContext(run.eventName)) {
+      log.info(`No context appended: a ${run.eventName || 'local'} run changes nothing to describe.`);
+      return '';
+    }
+    // A cancellation stops gathering at once: nothing has been sent yet.
+    const { signal: timed, done } = this.budget(CONTEXT_BUDGET_MS);
+    const signal = AbortSignal.any([cancellation, timed]);
+    try {
+      const context = await gatherContext(this.forRepo(), run, this.warn, signal);
+      const text = context ? renderContext(context, limit) : '';
+      log.info(
+        text
+          ? `Appended ${text.length} characters of context from the ${run.eventName} event (${context?.commits.length ?? 0} commits, ${context?.files.length ?? 0} files).`
+          : context
+            ? 'No context appended: contextLimit leaves no room for even its header.'
+            : `No context appended: the ${run.eventName} event changed nothing to describe.`,
+      );
+      return text;
+    } catch (error) {
+      // A cancelled step ends here; the caller says nothing was sent.
+      if (cancellation.aborted) throw cancellation.reason;
+      this.warn(
+        `Could not gather the event's context: ${describeThrown(error)}. The job is created without it.`,
+      );
+      return '';
+    } finally {
+      done();
+    }
+  }
+
+  /** The job exists and is being waited for: post (or, on a re-run, update) the comment. */
+  started(jobId: string, job: AgentJob | undefined): void {
+    if (!this.request.comment) return;
+    const { signal, done } = this.budget(STARTED_BUDGET_MS);
+    this.posting = (async () => {
+      const comment = await this.keptComment(signal);
+      await comment?.write(this.body({ jobId, job, ended: false }), signal);
+    })()
+      .catch((error: unknown) => this.warn(`Could not post the comment: ${describeThrown(error)}.`))
+      .finally(done);
+  }
+
+  /**
+   * The step ends: the comment's last update, then labels and reviewers; the comment's URL.
+   * `cancellation` is the step's: once it fires, GitHub gets only a short while more.
+   */
+  async finish(outcome: Outcome, cancellation: AbortSignal): Promise<string | undefined> {
+    const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
+    const cancelled = cancellation.aborted;
+    let url: string | undefined;
+    try {
+      if (this.request.comment) {
+        // The first write must be done before the last one starts, or both could create a comment.
+        if (this.posting && !(await settledWithin(this.posting, signal))) {
+          this.warn('Could not update the comment with how the job ended: GitHub did not answer in time.');
+        } else {
+          const comment = await this.keptComment(signal);
+          url = await comment?.write(this.body({ ...outcome, cancelled, ended: true }), signal);
+        }
+      }
+      await this.routeDocs(outcome.job, outcome.failure, signal);
+    } catch (error) {
+      this.warn(`Could not report the job on GitHub: ${describeThrown(error)}.`);
+    } finally {
+      done();
+    }
+    return url;
+  }
+
+  private readonly warn = (message: string): void => this.deps.log.warning(message);
+
+  private body(state: Omit<Parameters<typeof commentBody>[1], 'runUrl'>): string {
+    return commentBody(this.marker, { ...state, runUrl: this.runUrl });
+  }
+
+  private api(token: string): GitHubApi {
+    let api = this.apis.get(token);
+    if (!api) this.apis.set(token, (api = this.deps.api(token)));
+    return api;
+  }
+
+  private forRepo(): GitHubApi {
+    return this.api(this.request.githubToken);
+  }
+
+  private keptComment(signal: AbortSignal): Promise<KeptComment | undefined> {
+    return (this.thread ??= this.findKeptComment(signal));
+  }
+
+  private async findKeptComment(signal: AbortSignal): Promise<KeptComment | undefined> {
+    const { run, log } = this.deps;
+    if (!eventHasThread(run.eventName)) {
+      log.notice(`No comment posted: a ${run.eventName || 'local'} run has no pull request or issue.`);
+      return undefined;
+    }
+    try {
+      const found = await findThread(this.forRepo(), run, signal);
+      if (!found.thread) {
+        log.notice(`No comment posted: ${found.none}.`);
+        return undefined;
+      }
+      return new KeptComment(this.forRepo(), found.thread, this.marker, this.warn);
+    } catch (error) {
+      const { owner, repo } = run.repo;
+      this.warn(
+        describeGitHubFault(error, {
+          what: 'find the pull request the pushed commit came from',
+          token: 'githubToken',
+          permission: 'contents: read and pull-requests: read',
+          repo: `${owner}/${repo}`,
+        }),
+      );
+      // A passing fault (5xx, the network): the end of the job asks again.
+      if (!isFinalFault(error)) this.thread = undefined;
+      return undefined;
+    }
+  }
+
+  private async routeDocs(job: AgentJob | undefined, failure: string | undefined, signal: AbortSignal) {
+    const { request } = this;
+    const { run, log } = this.deps;
+    if (request.labels.length + request.reviewers.length === 0) return;
+    if (failure || job?.status !== 'completed') return;
+    if (!job.prLink) {
+      log.info('No docs pull request to label or route to reviewers: the job changed no files.');
+      return;
+    }
+    const pr = docsPullRequest(job.prLink, run.serverUrl);
+    if (!pr) {
+      log.notice(
+        `Labels and reviewers not set: ${printableUrl(job.prLink)} is not a pull request on ${run.serverUrl}.`,
+      );
+      return;
+    }
+    await routeDocsPullRequest(
+      this.api(request.docsToken || request.githubToken),
+      pr,
+      request,
+      this.warn,
+      signal,
+    );
+  }
+
+  /**
+   * A signal that bounds a piece of GitHub work: `ms`, cut to 1.2 s from the moment the step is
+   * cancelled (the action exits within 2 s of the runner's signal). `done` stops its clocks.
+   */
+  private budget(ms: number, cancellation?: AbortSignal): { signal: AbortSignal; done: () => void } {
+    const { clock } = this.deps;
+    const controller = new AbortController();
+    const stop = new AbortController();
+    // A timeout, not a cancellation: the GitHub work that it cuts short warns and goes on.
+    const abortAfter = (after: number) =>
+      clock.sleep(after, stop.signal).then(
+        () => controller.abort(new DOMException('GitHub did not answer in time.', 'TimeoutError')),
+        () => undefined,
+      );
+    void abortAfter(cancellation?.aborted ? CANCELLED_BUDGET_MS : ms);
+    const onCancel = () => void abortAfter(CANCELLED_BUDGET_MS);
+    cancellation?.addEventListener('abort', onCancel, { once: true });
+    return {
+      signal: controller.signal,
+      done: () => {
+        cancellation?.removeEventListener('abort', onCancel);
+        stop.abort();
+      },
+    };
+  }
+}
+
+/** Whether `work` settles before `signal` aborts. */
+function settledWithin(work: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const settled = () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    };
+    work.then(settled, settled);
+  });
+}
