@@ -25,7 +25,10 @@ export function gitHubEnv(gh: GitHubEmulator): Record<string, string> {
   return { GITHUB_API_URL: gh.apiUrl, GITHUB_SERVER_URL: gh.serverUrl, GITHUB_REPOSITORY: APP };
 }
 
-/** A `pull_request` event for `number` in acme/app; `fork` names the head repository. */
+/**
+ * A `pull_request` event for `number` in acme/app, opened by a member (octocat); `fork` names the
+ * head repository.
+ */
 export function pullRequestEvent(number: number, fork?: string) {
   return {
     name: 'pull_request',
@@ -34,10 +37,35 @@ export function pullRequestEvent(number: number, fork?: string) {
       number,
       pull_request: {
         number,
+        user: { login: 'octocat' },
+        author_association: 'MEMBER',
         head: { repo: { full_name: fork ?? APP } },
         base: { repo: { full_name: APP } },
       },
       repository: { name: 'app', owner: { login: 'acme' } },
+      sender: { login: 'octocat', type: 'User' },
+    },
+  };
+}
+
+/**
+ * A `/docs`-style comment on pull request `number` of acme/app (`issue_comment`, `created` unless
+ * told), by `login` with `association` to the repository.
+ */
+export function commentEvent(
+  number: number,
+  body: string,
+  options: { login?: string; association?: string; action?: string; id?: number; type?: string } = {},
+) {
+  const { login = 'octocat', association = 'MEMBER', action = 'created', id = 9001, type = 'User' } = options;
+  return {
+    name: 'issue_comment',
+    payload: {
+      action,
+      issue: { number, pull_request: { url: `https://api.github.com/repos/${APP}/pulls/${number}` } },
+      comment: { id, body, user: { login }, author_association: association },
+      repository: { name: 'app', owner: { login: 'acme' } },
+      sender: { login, type },
     },
   };
 }

@@ -26,6 +26,8 @@ describe('action.yml', () => {
       'reviewers',
       'githubToken',
       'docsToken',
+      'trigger',
+      'allowedActors',
     ]);
     for (const input of Object.values(actionYml.inputs)) expect(input.description.length).toBeGreaterThan(20);
     const defaults = Object.values(actionYml.inputs).filter((input) => 'default' in input);
@@ -45,7 +47,14 @@ describe('action.yml', () => {
   });
 
   it('declares the outputs workflows read (docs/design.md §4)', () => {
-    expect(Object.keys(actionYml.outputs)).toEqual(['jobId', 'status', 'prLink', 'job', 'commentUrl']);
+    expect(Object.keys(actionYml.outputs)).toEqual([
+      'jobId',
+      'status',
+      'mode',
+      'prLink',
+      'job',
+      'commentUrl',
+    ]);
   });
 
   it('runs dist/index.js on Node 24', () => {

@@ -63,6 +63,6 @@ describe('cancellation', () => {
       'The step was cancelled (SIGTERM) while waiting; agent job job_elsewhere goes on in the service.',
     );
     expect(exitMs).toBeLessThan(3000);
-    expect(result.outputs).toEqual({ jobId: 'job_elsewhere' });
+    expect(result.outputs).toEqual({ jobId: 'job_elsewhere', mode: 'given' });
   });
 });

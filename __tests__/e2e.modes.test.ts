@@ -86,7 +86,7 @@ describe('waiting on a job (jobId without prompt)', () => {
     const result = await run({ inputs: inputsFor(service, { jobId: 'job_gone', prompt: '' }) });
     expectFailure(result, 'Agent job job_gone was not found in project proj_docs');
     expect(service.count('get')).toBe(1);
-    expect(result.outputs).toEqual({ jobId: 'job_gone' });
+    expect(result.outputs).toEqual({ jobId: 'job_gone', mode: 'given' });
   });
 
   it('with wait: false, reads the job once and reports it', async () => {

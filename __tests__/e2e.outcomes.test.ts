@@ -15,6 +15,7 @@ describe('a job that completes', () => {
     const [id] = [...service.jobs.keys()];
     expect(result.outputs).toEqual({
       jobId: id,
+      mode: 'created',
       status: 'completed',
       prLink: expect.stringMatching(/^https:\/\/github\.com\/acme\/docs\/pull\/\d+$/),
       job: expect.any(String),

@@ -78,3 +78,226 @@ describe('GitHub emulator contract', () => {
     expect(g.violations).toEqual([]);
   });
 });
+
+describe('GitHub emulator: pull requests, reactions, permissions and statuses', () => {
+  const SHA = 'a'.repeat(40);
+
+  it.each(['', '/api/v3'] as const)('answers each as the description allows (prefix %j)', async (prefix) => {
+    const g = await world(prefix);
+    const pr = g.thread('acme/app', { headSha: SHA, headRef: 'feature' });
+    const comment = g.addComment('acme/app', pr.number, { login: 'alice', body: 'hello' });
+    const review = g.addReviewComment('acme/app', pr.number, { login: 'alice', body: 'nit' });
+    g.collaborator('acme/app', 'alice', 'maintain');
+    const got = await call(g, 'GET', `/repos/acme/app/pulls/${pr.number}`);
+    expect(got.status).toBe(200);
+    expect(await got.json()).toMatchObject({
+      number: pr.number,
+      state: 'open',
+      merged: false,
+      merged_at: null,
+      html_url: `${g.serverUrl}/acme/app/pull/${pr.number}`,
+      head: { sha: SHA, ref: 'feature', repo: { full_name: 'acme/app' } },
+      base: { repo: { full_name: 'acme/app' } },
+    });
+    const issueReaction = `/repos/acme/app/issues/comments/${comment.id}/reactions`;
+    expect((await call(g, 'POST', issueReaction, { content: 'eyes' })).status).toBe(201);
+    const reviewReaction = `/repos/acme/app/pulls/comments/${review.id}/reactions`;
+    expect((await call(g, 'POST', reviewReaction, { content: '+1' })).status).toBe(201);
+    const permission = await call(g, 'GET', '/repos/acme/app/collaborators/alice/permission');
+    expect(await permission.json()).toMatchObject({ permission: 'write', role_name: 'maintain' });
+    const status = {
+      state: 'pending',
+      target_url: 'https://ci.example.com/1',
+      description: 'x',
+      context: 'ci',
+    };
+    expect((await call(g, 'POST', `/repos/acme/app/statuses/${SHA}`, status)).status).toBe(201);
+    const listed = await call(g, 'GET', `/repos/acme/app/commits/${SHA}/statuses?per_page=10&page=1`);
+    expect(await listed.json()).toMatchObject([
+      { state: 'pending', context: 'ci', creator: { login: 'bot' } },
+    ]);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('tells a pull request as it is now: closed, merged, from a fork; an issue is no pull request', async () => {
+    const g = await world();
+    const fork = g.thread('acme/app', { headRepo: 'alice/app', headRef: 'fix', commits: ['c1', SHA] });
+    const get = async (n: number) => {
+      const res = await call(g, 'GET', `/repos/acme/app/pulls/${n}`);
+      return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+    };
+    expect((await get(fork.number)).json).toMatchObject({
+      head: { sha: SHA, ref: 'fix', label: 'alice:fix', repo: { full_name: 'alice/app', fork: true } },
+      base: { repo: { full_name: 'acme/app', fork: false } },
+    });
+    fork.state = 'closed';
+    const closed = (await get(fork.number)).json;
+    expect(closed).toMatchObject({ state: 'closed', merged: false, merged_at: null });
+    expect(closed.closed_at).toEqual(expect.any(String));
+    fork.merged = true;
+    const merged = (await get(fork.number)).json;
+    expect(merged).toMatchObject({ state: 'closed', merged: true, merged_at: closed.closed_at });
+    // Lists of pull requests tell the same.
+    const ofCommit = await call(g, 'GET', `/repos/acme/app/commits/${SHA}/pulls`);
+    expect(await ofCommit.json()).toMatchObject([
+      { number: fork.number, state: 'closed', merged_at: closed.closed_at, head: { sha: SHA } },
+    ]);
+    const issue = g.thread('acme/app', { pull: false });
+    expect((await get(issue.number)).status).toBe(404);
+    expect((await get(99)).status).toBe(404);
+    expect(g.count('getPull')).toBe(5);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('records reactions on the comment they are for, once a user and content', async () => {
+    const g = await world();
+    g.grant('ghs_alice', { login: 'alice', read: ['acme/app'], write: ['acme/app'] });
+    const comment = g.addComment('acme/app', 1, { login: 'carol', body: 'an issue comment' });
+    const review = g.addReviewComment('acme/app', 1, { login: 'carol', body: 'a review comment' });
+    const onIssue = `/repos/acme/app/issues/comments/${comment.id}/reactions`;
+    const onReview = `/repos/acme/app/pulls/comments/${review.id}/reactions`;
+    const first = await call(g, 'POST', onIssue, { content: 'rocket' });
+    expect(first.status).toBe(201);
+    const again = await call(g, 'POST', onIssue, { content: 'rocket' });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { id: number }).id).toBe(((await first.json()) as { id: number }).id);
+    expect((await call(g, 'POST', onIssue, { content: 'rocket' }, 'ghs_alice')).status).toBe(201);
+    expect((await call(g, 'POST', onReview, { content: 'heart' })).status).toBe(201);
+    expect(comment.reactions).toEqual(['rocket', 'rocket']);
+    expect(review.reactions).toEqual(['heart']);
+    // Each kind of comment is found only through its own operation.
+    expect(
+      (await call(g, 'POST', `/repos/acme/app/pulls/comments/${comment.id}/reactions`, { content: '+1' }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await call(g, 'POST', `/repos/acme/app/issues/comments/${review.id}/reactions`, { content: '+1' }))
+        .status,
+    ).toBe(404);
+    expect(comment.reactions).toEqual(['rocket', 'rocket']);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('folds roles into the legacy permission as GitHub does; a login with no role has none', async () => {
+    const g = await world();
+    const roles = ['admin', 'maintain', 'write', 'triage', 'read'] as const;
+    for (const role of roles) g.collaborator('acme/app', `u-${role}`, role);
+    const answers = [];
+    for (const login of [...roles.map((r) => `u-${r}`), 'stranger']) {
+      const res = await call(g, 'GET', `/repos/acme/app/collaborators/${login}/permission`);
+      const json = (await res.json()) as { permission: string; role_name: string; user: { login: string } };
+      answers.push([res.status, json.user.login, json.permission, json.role_name]);
+    }
+    expect(answers).toEqual([
+      [200, 'u-admin', 'admin', 'admin'],
+      [200, 'u-maintain', 'write', 'maintain'],
+      [200, 'u-write', 'write', 'write'],
+      [200, 'u-triage', 'read', 'triage'],
+      [200, 'u-read', 'read', 'read'],
+      [200, 'stranger', 'none', 'none'],
+    ]);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('refuses a status description over 140 characters with 422, as GitHub does', async () => {
+    const g = await world();
+    const path = `/repos/acme/app/statuses/${SHA}`;
+    expect((await call(g, 'POST', path, { state: 'success', description: 'x'.repeat(140) })).status).toBe(
+      201,
+    );
+    const tooLong = await call(g, 'POST', path, { state: 'failure', description: 'x'.repeat(141) });
+    expect(tooLong.status).toBe(422);
+    expect(await tooLong.json()).toMatchObject({
+      message: 'Validation Failed',
+      errors: [{ resource: 'Status', field: 'description', code: 'custom' }],
+    });
+    expect(g.statuses('acme/app', SHA)).toEqual([
+      {
+        id: expect.any(Number),
+        state: 'success',
+        target_url: null,
+        description: 'x'.repeat(140),
+        context: 'default',
+        creator: 'bot',
+        createdAt: expect.any(String),
+      },
+    ]);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('lists statuses newest first, a page at a time, and 404 for a commit GitHub does not know', async () => {
+    const g = await world();
+    for (let i = 0; i < 5; i++) {
+      await call(g, 'POST', `/repos/acme/app/statuses/${SHA}`, { state: 'pending', context: `ci/${i}` });
+    }
+    expect(g.statuses('acme/app', SHA).map((s) => s.context)).toEqual([
+      'ci/4',
+      'ci/3',
+      'ci/2',
+      'ci/1',
+      'ci/0',
+    ]);
+    const list = `/repos/acme/app/commits/${SHA}/statuses`;
+    const first = await call(g, 'GET', `${list}?per_page=2`);
+    expect(((await first.json()) as { context: string }[]).map((s) => s.context)).toEqual(['ci/4', 'ci/3']);
+    expect(first.headers.get('link')).toBe(
+      `<${g.apiUrl}${list}?per_page=2&page=2>; rel="next", <${g.apiUrl}${list}?per_page=2&page=3>; rel="last"`,
+    );
+    const last = await call(g, 'GET', `${list}?per_page=2&page=3`);
+    expect(((await last.json()) as { context: string }[]).map((s) => s.context)).toEqual(['ci/0']);
+    expect(last.headers.get('link')).toBeNull();
+    expect(await (await call(g, 'GET', `/repos/acme/app/commits/${'b'.repeat(40)}/statuses`)).json()).toEqual(
+      [],
+    );
+    g.forget('acme/app', 'c0ffee');
+    expect((await call(g, 'GET', '/repos/acme/app/commits/c0ffee/statuses')).status).toBe(404);
+    const onUnknown = await call(g, 'POST', '/repos/acme/app/statuses/c0ffee', { state: 'success' });
+    expect(onUnknown.status).toBe(422);
+    expect(await onUnknown.json()).toMatchObject({ message: 'No commit found for SHA: c0ffee' });
+    expect(g.count('listStatuses')).toBe(4);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('needs write access to react and to write a status; reading needs only read access', async () => {
+    const g = await world();
+    g.grant('ghs_read', { login: 'reader', read: ['acme/app'] });
+    g.grant('ghs_other', { login: 'other', read: ['acme/docs'], write: ['acme/docs'] });
+    const comment = g.addComment('acme/app', 1, { login: 'carol', body: 'hi' });
+    const review = g.addReviewComment('acme/app', 1, { login: 'carol', body: 'nit' });
+    for (const [path, body] of [
+      [`/repos/acme/app/issues/comments/${comment.id}/reactions`, { content: '+1' }],
+      [`/repos/acme/app/pulls/comments/${review.id}/reactions`, { content: '+1' }],
+      [`/repos/acme/app/statuses/${SHA}`, { state: 'success' }],
+    ] as const) {
+      const refused = await call(g, 'POST', path, body, 'ghs_read');
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ message: 'Resource not accessible by integration' });
+      expect((await call(g, 'POST', path, body, 'ghs_other')).status).toBe(404);
+    }
+    expect(comment.reactions).toEqual([]);
+    expect(review.reactions).toEqual([]);
+    expect(g.statuses('acme/app', SHA)).toEqual([]);
+    for (const path of [
+      '/repos/acme/app/pulls/1',
+      '/repos/acme/app/collaborators/bot/permission',
+      `/repos/acme/app/commits/${SHA}/statuses`,
+    ]) {
+      expect((await call(g, 'GET', path, undefined, 'ghs_read')).status).toBe(200);
+      expect((await call(g, 'GET', path, undefined, 'ghs_other')).status).toBe(404);
+    }
+    expect(g.violations).toEqual([]);
+  });
+
+  it('fails and delays the new routes on demand', async () => {
+    const g = await world();
+    g.fail('createStatus', { status: 500 });
+    g.delay('getPull', 50);
+    expect((await call(g, 'POST', `/repos/acme/app/statuses/${SHA}`, { state: 'error' })).status).toBe(500);
+    expect((await call(g, 'POST', `/repos/acme/app/statuses/${SHA}`, { state: 'error' })).status).toBe(201);
+    const started = Date.now();
+    expect((await call(g, 'GET', '/repos/acme/app/pulls/1')).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect(g.count('createStatus')).toBe(2);
+    expect(g.violations).toEqual([]);
+  });
+});

@@ -60,21 +60,19 @@ function setUp(overrides: Partial<RunContext> = {}, asked: Partial<ReportRequest
     payload: { pull_request: { number: pr.number } },
     ...overrides,
   });
-  const report = new GitHubReport(
-    { ...request, ...asked },
-    {
-      run,
-      api: (token) => gitHubApi(token, 'github-report-test'),
-      clock,
-      log: {
-        info: (m) => lines.push(`info: ${m}`),
-        notice: (m) => lines.push(`notice: ${m}`),
-        warning: (m) => lines.push(`warning: ${m}`),
-        debug: () => undefined,
-      },
+  const deps = {
+    run,
+    api: (token: string) => gitHubApi(token, 'github-report-test'),
+    clock,
+    log: {
+      info: (m: string) => lines.push(`info: ${m}`),
+      notice: (m: string) => lines.push(`notice: ${m}`),
+      warning: (m: string) => lines.push(`warning: ${m}`),
+      debug: () => undefined,
     },
-  );
-  return { pr, lines, clock, report };
+  };
+  const report = new GitHubReport({ ...request, ...asked }, deps);
+  return { pr, lines, clock, report, deps };
 }
 
 /** Resolves once `done` holds, checking every few milliseconds of real time. */
@@ -229,6 +227,33 @@ describe('labels and reviewers', () => {
     expect(lines).toEqual([
       `notice: Labels and reviewers not set: https://gitlab.com/a/b/-/merge_requests/1 is not a pull request on ${gh.serverUrl}.`,
       'info: No docs pull request to label or route to reviewers: the job changed no files.',
+    ]);
+  });
+});
+
+describe('a /docs request', () => {
+  it("gets an 👀 on a review comment through the review comments' endpoint, once", async () => {
+    const { pr, lines, deps } = setUp();
+    const asked = gh.addReviewComment(APP, pr.number, { login: 'octocat', body: '/docs here' });
+    const withAsk = new GitHubReport(
+      { ...request, comment: false, asked: { id: asked.id, review: true } },
+      deps,
+    );
+    withAsk.started('job_1', undefined);
+    await withAsk.finish(completed, new AbortController().signal);
+    expect(asked.reactions).toEqual(['eyes']);
+    expect(gh.count('createReviewCommentReaction')).toBe(1);
+    expect(lines).toEqual([]);
+  });
+
+  it("reads an actor's role; a fault is a warning and no role", async () => {
+    const { lines, report } = setUp();
+    gh.collaborator(APP, 'helper', 'triage');
+    expect(await report.roleOf('helper', new AbortController().signal)).toBe('triage');
+    gh.fail('getCollaboratorPermission', { status: 502, message: 'Server Error' });
+    expect(await report.roleOf('helper', new AbortController().signal)).toBeUndefined();
+    expect(lines).toEqual([
+      expect.stringMatching(/^warning: Could not read the role of helper on acme\/app: GitHub answered 502/),
     ]);
   });
 });

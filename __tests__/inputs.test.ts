@@ -51,6 +51,7 @@ describe('readInputs', () => {
       docsToken: '',
       context: 'none',
       contextLimit: 20_000,
+      allowedActors: [],
     });
   });
 
@@ -135,7 +136,7 @@ describe('readInputs', () => {
     [{ contextLimit: '2e4' }, 'Input "contextLimit" must be a whole number'],
     [
       { context: 'auto', githubToken: '' },
-      'Input "githubToken" is empty, but comment is true or context is auto',
+      'Input "githubToken" is empty, but comment is true, context is auto or trigger is set',
     ],
     [{ prompt: 'x', promptFile: 'p.md' }, 'Input "promptFile" and input "prompt" are both set'],
     [

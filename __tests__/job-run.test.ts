@@ -30,7 +30,7 @@ const SIGTERM = new Cancelled('SIGTERM');
 describe('JobRun', () => {
   it('succeeds with a completed job, and counts the time waited until the clock stops', () => {
     const { step, clock } = stepWith();
-    step.sendingFor(undefined);
+    step.sendingFor({ kind: 'create', projectId: 'proj' });
     step.started({ id: 'job_1', job: job('active'), createdAt: clock.now() });
     clock.time += 65_000;
     step.ended({ job: job('completed'), timedOut: false });
@@ -84,7 +84,7 @@ describe('JobRun', () => {
   it("does not take a status read while waiting for the job's end", () => {
     // Right after a follow-up the service may still report the previous run's failed.
     const { step } = stepWith({ jobId: 'job_1' });
-    step.sendingFor('job_1');
+    step.sendingFor({ kind: 'follow-up', jobId: 'job_1' });
     step.started({ id: 'job_1', job: job('active'), createdAt: -Infinity });
     step.saw(job('failed'));
     expect(step.failure).toBeUndefined();
@@ -100,19 +100,19 @@ describe('JobRun', () => {
     );
 
     const creating = stepWith().step;
-    creating.sendingFor(undefined);
+    creating.sendingFor({ kind: 'create', projectId: 'proj' });
     expect(creating.fail(SIGTERM)).toBe(
       'The step was cancelled (SIGTERM) before the service confirmed the job; a job may have been created in project proj: look for it before you re-run.',
     );
 
     const messaging = stepWith({ jobId: 'job_1' }).step;
-    messaging.sendingFor('job_1');
+    messaging.sendingFor({ kind: 'follow-up', jobId: 'job_1' });
     expect(messaging.fail(SIGTERM)).toBe(
       'The step was cancelled (SIGTERM) before the service confirmed the follow-up message; agent job job_1 may have taken it.',
     );
 
     const waitingOnId = stepWith({ prompt: '', jobId: 'job_1' }).step;
-    waitingOnId.sendingFor('job_1');
+    waitingOnId.sendingFor({ kind: 'wait', jobId: 'job_1' });
     expect(waitingOnId.fail(new Cancelled('SIGINT'))).toBe(
       'The step was cancelled (SIGINT) while waiting; agent job job_1 goes on in the service.',
     );

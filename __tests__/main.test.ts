@@ -2,11 +2,16 @@
 // over real sockets: the order of work (docs/design.md §3.1) without waiting in real time.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import * as core from '../__fixtures__/core.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { VirtualClock } from '../__fixtures__/clock.js';
 import { startEmulator, type Emulator } from '../src/emulator/server.js';
 
 jest.unstable_mockModule('@actions/core', () => core);
 const { run } = await import('../src/main.js');
+// After the mock: the fixture reaches src/secrets.ts, which must see the mocked core.
+const { commentEvent } = await import('../__fixtures__/github-world.js');
 
 const KEY = 'mint_main_test_key';
 let service: Emulator;
@@ -240,5 +245,75 @@ describe('what comes from outside stays inert', () => {
     expect(core.setFailed).not.toHaveBeenCalled();
     expect(core.warning.mock.calls.map(([m]) => String(m)).join('\n')).toContain('a body that is not a job');
     expect(core.setOutput).toHaveBeenCalledWith('status', 'completed');
+  });
+});
+
+describe('a step that does nothing', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'main-event-'));
+  function onEvent(name: string, payload: unknown): void {
+    const path = join(dir, `${name}.json`);
+    writeFileSync(path, JSON.stringify(payload));
+    process.env.GITHUB_EVENT_NAME = name;
+    process.env.GITHUB_EVENT_PATH = path;
+  }
+  afterAll(() => {
+    delete process.env.GITHUB_EVENT_NAME;
+    delete process.env.GITHUB_EVENT_PATH;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a comment that is not a request: one notice, status and mode skipped, not one request', async () => {
+    Object.assign(inputs, {
+      prompt: '',
+      trigger: '/docs',
+      githubToken: 'ghs_MainTestToken000000000000000000000001',
+    });
+    onEvent('issue_comment', commentEvent(3, 'LGTM!').payload);
+    const before = service.requests.length;
+    let loaded = false;
+    await run(new VirtualClock(), () => {
+      loaded = true;
+      return Promise.reject(new Error('not loaded on a skip'));
+    });
+    expect(service.requests.length).toBe(before);
+    expect(loaded).toBe(false);
+    expect(core.notice.mock.calls).toEqual([['Skipped: the comment does not begin with "/docs".']]);
+    expect(core.setOutput.mock.calls).toEqual([
+      ['status', 'skipped'],
+      ['mode', 'skipped'],
+    ]);
+    expect(core.setFailed).not.toHaveBeenCalled();
+    expect(core.summary.write).not.toHaveBeenCalled();
+  });
+
+  it('a request from a bot: refused the same way, the step does not fail', async () => {
+    Object.assign(inputs, {
+      prompt: '',
+      trigger: '/docs',
+      githubToken: 'ghs_MainTestToken000000000000000000000001',
+    });
+    onEvent('issue_comment', commentEvent(3, '/docs document it', { login: 'ci[bot]', type: 'Bot' }).payload);
+    const before = service.requests.length;
+    await run(new VirtualClock(), () => Promise.reject(new Error('no GitHub side in this test')));
+    expect(service.requests.length).toBe(before);
+    expect(core.notice.mock.calls[0]?.[0]).toContain('Skipped: "ci[bot]" may not start a docs job here');
+    expect(core.setOutput).toHaveBeenCalledWith('status', 'skipped');
+    expect(core.setFailed).not.toHaveBeenCalled();
+  });
+
+  it("a member's request creates a job with the request as the prompt, and says so in mode", async () => {
+    Object.assign(inputs, {
+      prompt: 'Keep the style guide.',
+      trigger: '/docs',
+      githubToken: 'ghs_MainTestToken000000000000000000000001',
+    });
+    onEvent('issue_comment', commentEvent(3, '/docs document the flag').payload);
+    const before = service.requests.length;
+    await run(new VirtualClock(), () => Promise.reject(new Error('no GitHub side in this test')));
+    expect((service.requests[before]?.json as { prompt: string }).prompt).toBe(
+      'Keep the style guide.\n\ndocument the flag',
+    );
+    expect(core.setOutput).toHaveBeenCalledWith('mode', 'created');
+    expect(core.setFailed).not.toHaveBeenCalled();
   });
 });

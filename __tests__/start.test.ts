@@ -8,6 +8,7 @@ import { AgentClient } from '../src/client.js';
 import { connect } from '../src/dispatcher.js';
 import { startEmulator, type Emulator } from '../src/emulator/server.js';
 import { ActionFailure, type FaultContext } from '../src/errors.js';
+import type { Mode } from '../src/mode.js';
 import { startJob } from '../src/start.js';
 import type { Log } from '../src/log.js';
 import { VirtualClock } from '../__fixtures__/clock.js';
@@ -46,6 +47,8 @@ function setUp(baseUrl = service.url, timeoutMs = 600_000) {
   return { clock, client, warnings, options };
 }
 
+const create: Mode = { kind: 'create', projectId: 'p' };
+
 async function failure(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(
     () => undefined,
@@ -60,7 +63,7 @@ describe('create: sent again only when the service certainly did not act', () =>
     const { clock, client, options } = setUp();
     const before = service.count('create');
     service.script('create', { status: 429, headers: { 'retry-after': '7' } });
-    const started = await startJob(client, { prompt: 'x' }, options);
+    const started = await startJob(client, create, 'x', options);
     expect(started.job?.status).toBe('active');
     expect(service.count('create') - before).toBe(2);
     expect(clock.sleeps).toEqual([7000]);
@@ -69,7 +72,7 @@ describe('create: sent again only when the service certainly did not act', () =>
   it('after 429s without Retry-After, backing off 2, 4 and 8 s', async () => {
     const { clock, client, options } = setUp();
     service.script('create', { status: 429 }, { status: 429 }, { status: 429 });
-    await startJob(client, { prompt: 'x' }, options);
+    await startJob(client, create, 'x', options);
     expect(clock.sleeps).toEqual([2000, 4000, 8000]);
   });
 
@@ -77,9 +80,7 @@ describe('create: sent again only when the service certainly did not act', () =>
     const { clock, client, options } = setUp(service.url, 5000);
     const before = service.count('create');
     service.script('create', { status: 429, headers: { 'retry-after': '60' } });
-    expect(await failure(startJob(client, { prompt: 'x' }, options))).toContain(
-      'rate limit (429) did not clear',
-    );
+    expect(await failure(startJob(client, create, 'x', options))).toContain('rate limit (429) did not clear');
     expect(service.count('create') - before).toBe(1);
     expect(clock.sleeps).toEqual([]);
   });
@@ -90,9 +91,7 @@ describe('create: sent again only when the service certainly did not act', () =>
     const { port } = server.address() as { port: number };
     await new Promise((resolve) => server.close(resolve));
     const { clock, client, options, warnings } = setUp(`http://127.0.0.1:${port}`);
-    expect(await failure(startJob(client, { prompt: 'x' }, options))).toContain(
-      '(ECONNREFUSED) after 4 tries',
-    );
+    expect(await failure(startJob(client, create, 'x', options))).toContain('(ECONNREFUSED) after 4 tries');
     expect(clock.sleeps).toEqual([1000, 2000, 4000]);
     expect(warnings).toHaveLength(3);
   });
@@ -101,7 +100,7 @@ describe('create: sent again only when the service certainly did not act', () =>
     const { clock, client, options } = setUp();
     const zero = { status: 429, headers: { 'retry-after': '0' } };
     service.script('create', zero, zero);
-    await startJob(client, { prompt: 'x' }, options);
+    await startJob(client, create, 'x', options);
     expect(clock.sleeps).toEqual([1000, 1000]);
   });
 
@@ -116,7 +115,7 @@ describe('create: sent again only when the service certainly did not act', () =>
     const { clock, client, options } = setUp();
     const before = service.count('create');
     service.script('create', reply);
-    const message = await failure(startJob(client, { prompt: 'x' }, options));
+    const message = await failure(startJob(client, create, 'x', options));
     expect(message).toContain('the job may have been created anyway, so the action does not send it again');
     expect(message).toContain('Look for a new agent job in project p');
     expect(service.count('create') - before).toBe(1);
@@ -147,7 +146,7 @@ describe('create: fails at once, in words that say what to fix', () => {
     const { clock, client, options } = setUp();
     const before = service.count('create');
     service.script('create', { status, json });
-    expect(await failure(startJob(client, { prompt: 'x' }, options))).toContain(message);
+    expect(await failure(startJob(client, create, 'x', options))).toContain(message);
     expect(service.count('create') - before).toBe(1);
     expect(clock.sleeps).toEqual([]);
   });
@@ -156,10 +155,12 @@ describe('create: fails at once, in words that say what to fix', () => {
 describe('follow-up: the same rule', () => {
   it('never sends a message again after a 502', async () => {
     const { client, options } = setUp();
-    const { job } = await startJob(client, { prompt: 'x' }, options);
+    const { job } = await startJob(client, create, 'x', options);
     const before = service.count('message');
     service.script('message', { status: 502, acted: true });
-    const message = await failure(startJob(client, { prompt: 'more', jobId: job?.id ?? '' }, options));
+    const message = await failure(
+      startJob(client, { kind: 'follow-up', jobId: job?.id ?? '' }, 'more', options),
+    );
     expect(message).toContain(
       `the message may have reached the job anyway, so the action does not send it again. Check agent job ${job?.id} before you re-run.`,
     );
@@ -168,10 +169,10 @@ describe('follow-up: the same rule', () => {
 
   it('sends it again after a 429', async () => {
     const { clock, client, options } = setUp();
-    const { job } = await startJob(client, { prompt: 'x' }, options);
+    const { job } = await startJob(client, create, 'x', options);
     const before = service.count('message');
     service.script('message', { status: 429, headers: { 'retry-after': '3' } });
-    const started = await startJob(client, { prompt: 'more', jobId: job?.id ?? '' }, options);
+    const started = await startJob(client, { kind: 'follow-up', jobId: job?.id ?? '' }, 'more', options);
     expect(started.settledAfter).toBe(clock.now() + 30_000);
     expect(service.count('message') - before).toBe(2);
   });
@@ -179,7 +180,7 @@ describe('follow-up: the same rule', () => {
   it('makes no request when only waiting on a job', async () => {
     const { client, options } = setUp();
     const before = service.requests.length;
-    expect(await startJob(client, { jobId: 'job_elsewhere' }, options)).toEqual({
+    expect(await startJob(client, { kind: 'wait', jobId: 'job_elsewhere' }, undefined, options)).toEqual({
       id: 'job_elsewhere',
       createdAt: -Infinity,
     });
@@ -199,7 +200,7 @@ describe('cancellation', () => {
     };
     const before = service.count('create');
     service.script('create', { status: 429, headers: { 'retry-after': '30' } });
-    await expect(startJob(client, { prompt: 'x' }, { ...options, signal: controller.signal })).rejects.toBe(
+    await expect(startJob(client, create, 'x', { ...options, signal: controller.signal })).rejects.toBe(
       cancelled,
     );
     expect(service.count('create') - before).toBe(1);
@@ -211,7 +212,7 @@ describe('cancellation', () => {
     service.script('create', { delayMs: 5000, acted: true });
     const cancelled = new Cancelled('SIGTERM');
     setTimeout(() => controller.abort(cancelled), 100);
-    await expect(startJob(client, { prompt: 'x' }, { ...options, signal: controller.signal })).rejects.toBe(
+    await expect(startJob(client, create, 'x', { ...options, signal: controller.signal })).rejects.toBe(
       cancelled,
     );
   });

@@ -136,6 +136,16 @@ function gitHubApi(token, userAgent) {
             const reply = commitReply.extend({ files: schemas/* unknown */.L5J() }).parse(data);
             return { commit: toCommit(reply), files: toFiles(reply.files), url: reply.html_url };
         },
+        async collaboratorRole(at, signal) {
+            const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...at, ...bounded(signal) });
+            return schemas/* object */.Ikc({ role_name: schemas/* string */.YjP() }).parse(data).role_name;
+        },
+        async react({ review, ...at }, signal) {
+            if (review)
+                await octokit.rest.reactions.createForPullRequestReviewComment({ ...at, ...bounded(signal) });
+            else
+                await octokit.rest.reactions.createForIssueComment({ ...at, ...bounded(signal) });
+        },
         async listPullFiles(at, signal) {
             const { data } = await octokit.rest.pulls.listFiles({ ...at, per_page: PAGE_SIZE, ...bounded(signal) });
             return toFiles(data);
@@ -338,6 +348,18 @@ function commentBody(marker, state) {
         headline(state),
         '',
         `<sub>${facts.join(' · ')}</sub>`,
+        '',
+    ].join('\n');
+}
+/** A word on the thread instead of a job (a bare `/docs`): the action's own text, not the service's. */
+function answerBody(marker, text, runUrl) {
+    return [
+        marker,
+        '### Documentation agent',
+        '',
+        `💬 ${text}`,
+        '',
+        `<sub><a href="${(0,summary/* cell */.Hn)(runUrl, 2000)}">workflow run</a></sub>`,
         '',
     ].join('\n');
 }
@@ -916,6 +938,8 @@ class GitHubReport {
     thread;
     /** The first post, started without waiting: the last update must not race it. */
     posting;
+    /** The reaction on the comment that asked, once. */
+    reaction;
     constructor(request, deps) {
         this.request = request;
         this.deps = deps;
@@ -957,8 +981,46 @@ class GitHubReport {
             done();
         }
     }
+    /**
+     * The actor's role on the repository (`admin`, `maintain`, `write`, `triage`, `read`), for the
+     * gate; `undefined`, with a warning, when GitHub does not tell: the actor is then refused.
+     */
+    async roleOf(actor, cancellation) {
+        const { owner, repo } = this.deps.run.repo;
+        const { signal: timed, done } = this.budget(STARTED_BUDGET_MS);
+        try {
+            const signal = AbortSignal.any([cancellation, timed]);
+            return await this.forRepo().collaboratorRole({ owner, repo, username: actor }, signal);
+        }
+        catch (error) {
+            if (cancellation.aborted)
+                throw cancellation.reason;
+            this.warn(describeGitHubFault(error, {
+                what: `read the role of ${actor} on ${owner}/${repo}`,
+                token: 'githubToken',
+                permission: 'read access (metadata)',
+                repo: `${owner}/${repo}`,
+            }));
+            return undefined;
+        }
+        finally {
+            done();
+        }
+    }
+    /** A bare `/docs`: the kept comment says what a request looks like; its URL. */
+    async answer(text, cancellation) {
+        const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
+        try {
+            const comment = await this.keptComment(signal);
+            return await comment?.write(answerBody(this.marker, text, this.runUrl), signal);
+        }
+        finally {
+            done();
+        }
+    }
     /** The job exists and is being waited for: post (or, on a re-run, update) the comment. */
     started(jobId, job) {
+        void this.acknowledge();
         if (!this.request.comment)
             return;
         const { signal, done } = this.budget(STARTED_BUDGET_MS);
@@ -978,6 +1040,7 @@ class GitHubReport {
         const cancelled = cancellation.aborted;
         let url;
         try {
+            await settledWithin(this.acknowledge(), signal);
             if (this.request.comment) {
                 // The first write must be done before the last one starts, or both could create a comment.
                 if (this.posting && !(await settledWithin(this.posting, signal))) {
@@ -999,6 +1062,30 @@ class GitHubReport {
         return url;
     }
     warn = (message) => this.deps.log.warning(message);
+    /** The 👀 on the `/docs` comment that asked: its request was taken and a job exists. */
+    acknowledge() {
+        const { asked } = this.request;
+        if (!asked)
+            return Promise.resolve();
+        return (this.reaction ??= (async () => {
+            const { owner, repo } = this.deps.run.repo;
+            const { signal, done } = this.budget(STARTED_BUDGET_MS);
+            try {
+                await this.forRepo().react({ owner, repo, comment_id: asked.id, review: asked.review, content: 'eyes' }, signal);
+            }
+            catch (error) {
+                this.warn(describeGitHubFault(error, {
+                    what: `react to the comment that asked for docs on ${owner}/${repo}`,
+                    token: 'githubToken',
+                    permission: asked.review ? 'pull-requests: write' : 'issues: write or pull-requests: write',
+                    repo: `${owner}/${repo}`,
+                }));
+            }
+            finally {
+                done();
+            }
+        })());
+    }
     body(state) {
         return commentBody(this.marker, { ...state, runUrl: this.runUrl });
     }

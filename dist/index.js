@@ -28447,7 +28447,7 @@ function formatDuration(ms) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(88);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3043);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28529,7 +28529,7 @@ function label(text) {
 
 /***/ }),
 
-/***/ 88:
+/***/ 3043:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28935,14 +28935,173 @@ function classify(error) {
 var src_clock = __nccwpck_require__(9373);
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/event.ts
+
+/** Reads the event once; a payload that is missing or not JSON reads as empty. */
+function readEvent(env = process.env) {
+    const name = env.GITHUB_EVENT_NAME ?? '';
+    let payload = {};
+    if (env.GITHUB_EVENT_PATH) {
+        try {
+            payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+        }
+        catch {
+            payload = {};
+        }
+    }
+    return { name, payload: isObject(payload) ? payload : {} };
+}
+function isObject(value) {
+    return typeof value === 'object' && value !== null;
+}
+/** A string field of the payload, or `undefined`. */
+function event_text(value) {
+    return typeof value === 'string' ? value : undefined;
+}
+/**
+ * Whether the payload's pull request comes from another repository, with that repository's name.
+ * By names, not by `head.repo.fork`: a repository that is itself a fork opens pull requests within
+ * itself whose head says `fork: true`. A head repository deleted since (`null`) was a fork.
+ */
+function pullRequestFork(payload) {
+    const pr = payload.pull_request;
+    const base = event_text(pr?.base?.repo?.full_name);
+    if (!pr || base === undefined)
+        return undefined;
+    if (pr.head?.repo === null)
+        return {};
+    const head = event_text(pr.head?.repo?.full_name);
+    if (head === undefined || head.toLowerCase() === base.toLowerCase())
+        return undefined;
+    return { repo: head };
+}
+
+// EXTERNAL MODULE: ./src/log.ts
+var src_log = __nccwpck_require__(5625);
+;// CONCATENATED MODULE: ./src/gate.ts
+
+
+/**
+ * Events that anyone who can see the repository can cause: on them, a job starts or goes on only
+ * for someone with write access, or named in `allowedActors`. Events that need write access to
+ * cause (`push`, `schedule`, `workflow_dispatch`, `release`, …) are not checked.
+ */
+const OPEN_EVENTS = new Set([
+    'issue_comment',
+    'pull_request_review_comment',
+    'pull_request_review',
+    'issues',
+    'discussion',
+    'discussion_comment',
+    'pull_request_target',
+]);
+/** `author_association` values that mean write access to the repository. */
+const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
+/** Collaborator roles (`role_name`) that mean write access. */
+const WRITER_ROLES = new Set(['admin', 'maintain', 'write']);
+/** Whether the gate may have to look at this event's payload (a `pull_request` only if from a fork). */
+function mayBeOpen(eventName) {
+    return OPEN_EVENTS.has(eventName) || eventName === 'pull_request';
+}
+/**
+ * Who may start (or continue) a job from this event, as far as the payload tells. An
+ * `author_association` counts only when it describes the event's sender: a push to someone else's
+ * pull request, or a review of it, is not their own.
+ */
+function gate(event, allowedActors, fallbackActor = '') {
+    const { payload } = event;
+    if (!OPEN_EVENTS.has(event.name) && !(event.name === 'pull_request' && pullRequestFork(payload))) {
+        return { kind: 'open' };
+    }
+    const actor = event_text(payload.sender?.login) ?? fallbackActor;
+    const named = (login) => allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
+    if (!actor)
+        return { kind: 'refused', actor: '(unknown)', rule: 'the event names no sender' };
+    const bot = actor.toLowerCase().endsWith('[bot]') || payload.sender?.type === 'Bot';
+    if (bot) {
+        return named(actor)
+            ? { kind: 'allowed', actor }
+            : {
+                kind: 'refused',
+                actor,
+                rule: 'a bot starts a job only when allowedActors names it',
+            };
+    }
+    if (named(actor) || allowedActors.includes('*'))
+        return { kind: 'allowed', actor };
+    const authored = authoredBySender(event, actor);
+    if (authored && WRITERS.has(event_text(authored.author_association) ?? ''))
+        return { kind: 'allowed', actor };
+    return { kind: 'ask', actor };
+}
+/** The refusal's one notice. */
+function refusal(actor, rule) {
+    return `Skipped: ${(0,src_log/* label */.Pf)(actor)} may not start a docs job here: ${rule}. People with write access to the repository may; allowedActors can name others.`;
+}
+/** The comment, review, issue or pull request the event is about, when its author is the sender. */
+function authoredBySender(event, actor) {
+    const { payload } = event;
+    const object = event.name === 'issue_comment' ||
+        event.name === 'pull_request_review_comment' ||
+        event.name === 'discussion_comment'
+        ? payload.comment
+        : event.name === 'pull_request_review'
+            ? payload.review
+            : event.name === 'issues'
+                ? payload.issue
+                : event.name === 'discussion'
+                    ? payload.discussion
+                    : payload.pull_request;
+    const author = event_text(object?.user?.login);
+    return author && author.toLowerCase() === actor.toLowerCase() ? object : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/admission.ts
+
+
+/**
+ * A `/docs` request, if the event is one; then who asked, if anyone may cause the event; then
+ * the prompt. A comment that is not a request costs no request at all, not even to GitHub; an
+ * actor who may not start a job costs one look-up at most.
+ */
+async function admit(inputs, event, request, roleOf, fallbackActor = '') {
+    if (request.kind === 'skip')
+        return { kind: 'skip', notice: `Skipped: ${request.why}.` };
+    const decided = gate(event, inputs.allowedActors, fallbackActor);
+    if (decided.kind === 'refused')
+        return { kind: 'skip', notice: refusal(decided.actor, decided.rule) };
+    if (decided.kind === 'ask') {
+        const role = await roleOf(decided.actor);
+        if (role === undefined || !WRITER_ROLES.has(role)) {
+            const rule = role === undefined
+                ? 'GitHub could not tell whether they have write access'
+                : `their role on the repository is ${(0,src_log/* label */.Pf)(role)}, and a job needs write access`;
+            return { kind: 'skip', notice: refusal(decided.actor, rule) };
+        }
+    }
+    if (request.kind === 'none')
+        return { kind: 'go', prompt: inputs.prompt };
+    if (!request.text && !inputs.prompt) {
+        const phrase = inputs.trigger ?? '';
+        return {
+            kind: 'skip',
+            notice: `Skipped: the comment holds ${(0,src_log/* label */.Pf)(phrase)} and no request, and there is no standing prompt.`,
+            answer: `Nothing to do yet: write what the docs need after ${phrase}, on the same line or below it — for example \`${phrase} document the new --dry-run flag\`.`,
+        };
+    }
+    const prompt = [inputs.prompt, request.text].filter(Boolean).join('\n\n');
+    return { kind: 'go', prompt, request: request.comment };
+}
+
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
 // EXTERNAL MODULE: ./src/duration.ts
 var duration = __nccwpck_require__(7607);
-// EXTERNAL MODULE: ./src/log.ts
-var src_log = __nccwpck_require__(5625);
 ;// CONCATENATED MODULE: ./src/mode.ts
 
+function modeOutput(mode) {
+    return mode.kind === 'create' ? 'created' : mode.kind === 'follow-up' ? 'followed-up' : 'given';
+}
 function modeOf(request) {
     if (request.jobId === undefined)
         return { kind: 'create', projectId: request.projectId };
@@ -29307,6 +29466,22 @@ const labels = schemas/* string */.YjP().transform((text, ctx) => {
     }
     return names;
 });
+// An actor: a login, a bot (`name[bot]`), or `*` for every human account.
+const ACTOR = /^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\[bot\])?)$/;
+const allowedActors = schemas/* string */.YjP().transform((text, ctx) => {
+    const names = list(text);
+    const bad = names.find((name) => !ACTOR.test(name));
+    if (bad !== undefined) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `Input "allowedActors" has ${(0,src_log/* quote */.hD)(bad, 60)}: expected GitHub logins, bots as name[bot], or * for every human account, separated by commas or lines.`,
+        });
+        return core_core/* NEVER */.tm;
+    }
+    return names;
+});
+const trigger = schemas/* string */.YjP()
+    .refine((phrase) => phrase.length <= 50 && !/[\u0000-\u001f\u007f]/.test(phrase), 'Input "trigger" must be a phrase of at most 50 characters on one line, e.g. /docs.');
 const reviewers = schemas/* string */.YjP().transform((text, ctx) => {
     const names = list(text);
     const bad = names.find((name) => {
@@ -29394,53 +29569,30 @@ const schema = schemas/* object */.Ikc({
     docsToken: headerSecret('docsToken'),
     context: contextMode,
     contextLimit,
+    trigger,
+    allowedActors,
 });
 // Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
 const SECRETLESS_FOR_FORKS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment']);
-const repoName = schemas/* object */.Ikc({ full_name: schemas/* string */.YjP() }).partial().nullish();
-const pullRequestPayload = schemas/* object */.Ikc({
-    pull_request: schemas/* object */.Ikc({ head: schemas/* object */.Ikc({ repo: repoName }), base: schemas/* object */.Ikc({ repo: repoName }) }),
-});
-/**
- * Whether the run is for a pull request from another repository, with that repository's name.
- * By names, not by `head.repo.fork`: a repository that is itself a fork opens pull requests within
- * itself whose head says `fork: true`, and its runs do get secrets. A head repository deleted since
- * (`null`) was a fork. Anything unexpected in the payload means "no": the plain message is never
- * wrong.
- */
-function pullRequestFork(env) {
+/** Whether the run is for a pull request from a fork; read only when apiKey is empty, to say why. */
+function forkOfRun(env) {
     if (!SECRETLESS_FOR_FORKS.has(env.GITHUB_EVENT_NAME ?? '') || !env.GITHUB_EVENT_PATH)
         return undefined;
-    let payload;
-    try {
-        payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
-    }
-    catch {
-        return undefined;
-    }
-    const parsed = pullRequestPayload.safeParse(payload);
-    if (!parsed.success)
-        return undefined;
-    const { head, base } = parsed.data.pull_request;
-    const baseName = base.repo?.full_name;
-    if (baseName === undefined)
-        return undefined;
-    if (head.repo === null)
-        return {};
-    const headName = head.repo?.full_name;
-    if (headName === undefined || headName.toLowerCase() === baseName.toLowerCase())
-        return undefined;
-    return { repo: headName };
+    return pullRequestFork(readEvent(env).payload);
 }
 function forkMessage(fork) {
     const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,src_log/* quote */.hD)(fork.repo, 140)}`;
     return `Input "apiKey" is empty: this run is for a pull request from ${from}, and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository on the step or its job.`;
 }
 /** `env` is read for the event only when apiKey is empty, to tell why. */
+/** The comment events on which a `trigger` phrase makes the comment the request. */
+const REQUEST_EVENTS = new Set(['issue_comment', 'pull_request_review_comment']);
 function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cwd(), env = process.env) {
-    // Checked first, as `prompt` comes first: its rule depends on other inputs.
+    // Checked first, as `prompt` comes first: its rule depends on other inputs. On a comment event
+    // with a trigger, the comment itself may be the whole prompt.
     const promptFile = read('promptFile');
-    if (read('prompt') === '' && read('jobId') === '' && promptFile === '') {
+    const requestMayCome = read('trigger') !== '' && REQUEST_EVENTS.has(env.GITHUB_EVENT_NAME ?? '');
+    if (read('prompt') === '' && read('jobId') === '' && promptFile === '' && !requestMayCome) {
         throw new InputError('Input "prompt" is required (unless promptFile names a file that holds it, or jobId names a job to wait for): the instruction for the agent.');
     }
     if (promptFile !== '' && read('prompt') !== '') {
@@ -29462,18 +29614,20 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
         docsToken: read('docsToken'),
         context: read('context') || OPTIONAL_DEFAULTS.context,
         contextLimit: read('contextLimit') || OPTIONAL_DEFAULTS.contextLimit,
+        trigger: read('trigger'),
+        allowedActors: read('allowedActors'),
     });
     if (!parsed.success) {
         const first = parsed.error.issues[0];
         if (first?.path[0] === 'apiKey' && read('apiKey') === '') {
             // The secret named is most likely fine: GitHub withheld it, and the workflow should skip.
-            const fork = pullRequestFork(env);
+            const fork = forkOfRun(env);
             if (fork)
                 throw new InputError(forkMessage(fork));
         }
         throw new InputError(first?.message ?? 'The inputs are not valid.');
     }
-    const { prompt: written, jobId, docsToken, ...rest } = parsed.data;
+    const { prompt: written, jobId, docsToken, trigger: phrase, ...rest } = parsed.data;
     // Read last, once every other input is known to be good.
     let prompt = written;
     if (promptFile) {
@@ -29488,22 +29642,69 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
         ...(prompt ? { prompt } : {}),
         ...(jobId ? { jobId } : {}),
         ...(promptFile ? { promptFile } : {}),
+        ...(phrase ? { trigger: phrase } : {}),
     };
-    if ((inputs.comment || inputs.context === 'auto') && !inputs.githubToken) {
-        throw new InputError('Input "githubToken" is empty, but comment is true or context is auto: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.');
+    if ((inputs.comment || inputs.context === 'auto' || inputs.trigger) && !inputs.githubToken) {
+        throw new InputError('Input "githubToken" is empty, but comment is true, context is auto or trigger is set: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.');
     }
     if ((inputs.labels.length > 0 || inputs.reviewers.length > 0) && !inputs.docsToken) {
         throw new InputError('Input "docsToken" is empty (and so is githubToken), but labels or reviewers are set: pass a token with pull-requests: write on the docs repository.');
     }
     return inputs;
 }
-/** Whether any GitHub work is asked for; without it the GitHub client is never loaded. */
-function wantsGitHub(inputs) {
-    return (inputs.comment || inputs.labels.length > 0 || inputs.reviewers.length > 0 || inputs.context === 'auto');
+/**
+ * Whether any GitHub work is asked for on this event; without it the GitHub client is never
+ * loaded. A `trigger` needs it only on the comment events it acts on (the reaction).
+ */
+function wantsGitHub(inputs, eventName = '') {
+    return ((inputs.trigger !== undefined && REQUEST_EVENTS.has(eventName)) ||
+        inputs.comment ||
+        inputs.labels.length > 0 ||
+        inputs.reviewers.length > 0 ||
+        inputs.context === 'auto');
 }
 /** The hosts to which a key may go over plain http: this machine. */
 function isLoopback(hostname) {
     return (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname));
+}
+
+;// CONCATENATED MODULE: ./src/trigger.ts
+
+
+
+/**
+ * Whether the comment that started the run asks for docs: a new comment whose text begins with
+ * the phrase (leading white space ignored, any case), followed by a space, a line break or its
+ * end. An edit or a deletion never is: an edit of an old request must not start a second job.
+ */
+function readRequest(phrase, event) {
+    if (!phrase || !REQUEST_EVENTS.has(event.name))
+        return { kind: 'none' };
+    const { action, comment } = event.payload;
+    if (action !== 'created') {
+        const what = event_text(action) ?? 'changed';
+        return { kind: 'skip', why: `the comment was ${(0,src_log/* quote */.hD)(what, 40)}, and only a new comment is a request` };
+    }
+    const rest = afterPhrase(event_text(comment?.body) ?? '', phrase);
+    if (rest === undefined)
+        return { kind: 'skip', why: `the comment does not begin with ${(0,src_log/* quote */.hD)(phrase, 60)}` };
+    const id = comment?.id;
+    if (typeof id !== 'number')
+        return { kind: 'skip', why: 'the event names no comment' };
+    return {
+        kind: 'request',
+        text: rest,
+        comment: { id, review: event.name === 'pull_request_review_comment' },
+    };
+}
+function afterPhrase(body, phrase) {
+    const start = body.trimStart();
+    if (start.slice(0, phrase.length).toLowerCase() !== phrase.toLowerCase())
+        return undefined;
+    const next = start.charAt(phrase.length);
+    if (next !== '' && !/\s/.test(next))
+        return undefined;
+    return start.slice(phrase.length).trim();
 }
 
 ;// CONCATENATED MODULE: ./src/job-run.ts
@@ -29518,8 +29719,8 @@ function isLoopback(hostname) {
  * the job's own end) the outputs, the summary and the step's error are written from the same
  * facts. `failure` is the one place those facts become the step's error.
  *
- * The stages, in order: `accepted` (the inputs are valid), `sendingFor` (the create or follow-up
- * may leave from now on), `started` (the service confirmed it, or the job was given by id), `saw`
+ * The stages, in order: `accepted` (the inputs are valid), `skip` (the step does nothing, and
+ * ends here), `sendingFor` (the create or follow-up may leave from now on), `started` (the service confirmed it, or the job was given by id), `saw`
  * (each job read while waiting), `ended` (the work is over). Any of them may be the last.
  */
 class JobRun {
@@ -29530,7 +29731,8 @@ class JobRun {
     #id;
     #job;
     #timedOut = false;
-    #sending = false;
+    #mode;
+    #skipped;
     #fault;
     #ended = false;
     #stoppedAt;
@@ -29561,9 +29763,21 @@ class JobRun {
         this.#inputs = inputs;
     }
     /** The create or follow-up is about to leave (or, waiting on an id, the id is known). */
-    sendingFor(jobId) {
-        this.#id = jobId;
-        this.#sending = true;
+    sendingFor(mode) {
+        this.#mode = mode;
+        this.#id = mode.kind === 'create' ? undefined : mode.jobId;
+    }
+    /** The step does nothing: not a request, or not an actor who may start a job. */
+    skip(notice) {
+        this.#skipped = notice;
+    }
+    /** The notice of a skipped step; `undefined` when the step went on. */
+    get skipped() {
+        return this.#skipped;
+    }
+    /** Which way the run went with the job, once it is about to go. */
+    get mode() {
+        return this.#mode;
     }
     started(started) {
         this.#id = started.id;
@@ -29626,16 +29840,16 @@ class JobRun {
     /** What a cancellation leaves behind depends on how far the request got. */
     cancelled(error) {
         const cancelled = `The step was cancelled (${error.signalName})`;
-        const inputs = this.#inputs;
+        const mode = this.#mode;
         const id = this.#id;
         const job = this.#job;
-        if (!this.#sending || !inputs)
+        if (!mode)
             return `${cancelled} before anything was sent to the service.`;
-        if (id && (job || !inputs.prompt)) {
+        if (id && (job || mode.kind === 'wait')) {
             const last = job ? ` (last status: ${(0,src_log/* label */.Pf)(job.status)})` : '';
             return `${cancelled} while waiting; agent job ${(0,src_log/* label */.Pf)(id)} goes on in the service${last}.`;
         }
-        return `${cancelled} ${unconfirmed(modeOf(inputs))}`;
+        return `${cancelled} ${unconfirmed(mode)}`;
     }
 }
 
@@ -29737,10 +29951,8 @@ const FOLLOW_UP_SETTLE_MS = 30_000;
  * The first step of the three modes: create a job (`prompt`), send a follow-up to one
  * (`prompt` and `jobId`), or nothing yet when only waiting on one (`jobId`).
  */
-async function startJob(client, request, options) {
-    const { prompt } = request;
+async function startJob(client, mode, prompt, options) {
     const { log, signal, clock } = options;
-    const mode = modeOf({ ...request, projectId: options.context.projectId });
     if (mode.kind === 'wait')
         return { id: mode.jobId, createdAt: -Infinity };
     log.info(sending(mode, options.context.baseUrl));
@@ -29916,6 +30128,11 @@ function isTransient(fault, sinceCreatedMs) {
 
 
 
+
+
+
+
+
 const log = {
     info: (message) => core/* info */.pq(message),
     notice: (message) => core/* notice */.lm(message),
@@ -29937,12 +30154,29 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
     try {
         const inputs = readInputs((name) => core/* getInput */.V4(name));
         step.accepted(inputs);
-        held.connection = connect(inputs.baseUrl);
-        // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
-        // the prompt needs the event's context first).
-        if (wantsGitHub(inputs))
-            held.github = loadGitHubReport(inputs, loadGitHub);
-        await work(inputs, step, held);
+        // The payload is read only where a decision needs it: a /docs request, an event anyone can cause.
+        const eventName = process.env.GITHUB_EVENT_NAME ?? '';
+        const event = (inputs.trigger && REQUEST_EVENTS.has(eventName)) || mayBeOpen(eventName)
+            ? readEvent()
+            : { name: eventName, payload: {} };
+        const request = readRequest(inputs.trigger, event);
+        const github = () => (held.github ??= loadGitHubReport({ ...inputs, ...(request.kind === 'request' ? { asked: request.comment } : {}) }, loadGitHub));
+        const admission = await admit(inputs, event, request, async (actor) => (await github())?.roleOf(actor, cancellation.signal), process.env.GITHUB_ACTOR);
+        if (admission.kind === 'skip') {
+            step.skip(admission.notice);
+            if (admission.answer) {
+                held.answer = admission.answer;
+                void github();
+            }
+        }
+        else {
+            held.connection = connect(inputs.baseUrl);
+            // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
+            // the prompt needs the event's context first).
+            if (wantsGitHub(inputs, eventName))
+                void github();
+            await work(inputs, admission.prompt, step, held);
+        }
     }
     catch (error) {
         step.fail(error);
@@ -29953,6 +30187,11 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
     }
     finally {
         await held.connection?.dispatcher.destroy().catch(() => undefined);
+    }
+    if (step.skipped) {
+        await endSkipped(step.skipped, held, cancellation.signal);
+        cancellation.dispose();
+        return;
     }
     try {
         if (step.id)
@@ -29988,6 +30227,30 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
     cancellation.dispose();
 }
 /**
+ * A step that does nothing ends here: one notice, `status` and `mode` `skipped`, and on a bare
+ * `/docs` a word on the thread. No summary, no error, no comment about a job.
+ */
+async function endSkipped(notice, held, cancellation) {
+    core/* notice */.lm(notice);
+    try {
+        setOutput('status', 'skipped');
+        setOutput('mode', 'skipped');
+    }
+    catch (error) {
+        core/* setFailed */.C1((0,src_log/* describeThrown */.YI)(error));
+        return;
+    }
+    const github = await held.github;
+    if (!github || !held.answer)
+        return;
+    const url = await github.answer(held.answer, cancellation).catch((error) => {
+        core/* warning */.$e(`Could not answer on the thread: ${(0,src_log/* describeThrown */.YI)(error)}.`);
+        return undefined;
+    });
+    if (url)
+        setOutput('commentUrl', plainLink(url, 'commentUrl', (m) => core/* warning */.$e(m)));
+}
+/**
  * Before anything is printed: the key, both GitHub tokens (on every run: the runner does not show
  * add-mask lines, and a refused input must not leave them unmasked), and a proxy's password, which
  * error text from the HTTP stack may carry.
@@ -30003,7 +30266,7 @@ function maskRunSecrets() {
         (0,secrets/* redactAlso */.LG)(process.env[name]);
 }
 /** The work between valid inputs and the job's end; what it learns goes into `step`. */
-async function work(inputs, step, held) {
+async function work(inputs, written, step, held) {
     const { signal, clock } = step;
     const { connection = connect(inputs.baseUrl), github } = held;
     if (connection.proxy)
@@ -30026,7 +30289,7 @@ async function work(inputs, step, held) {
     if (inputs.promptFile) {
         core/* info */.pq(`The prompt is read from ${(0,src_log/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
     }
-    let prompt = inputs.prompt;
+    let prompt = written;
     if (prompt !== undefined && inputs.context === 'auto') {
         const section = await (await github)?.contextFor(inputs.contextLimit, signal);
         if (section)
@@ -30034,10 +30297,12 @@ async function work(inputs, step, held) {
     }
     if (prompt !== undefined)
         prompt = withoutRunSecrets(prompt);
-    step.sendingFor(inputs.jobId);
-    const started = await startJob(client, { prompt, jobId: inputs.jobId }, { clock, deadline, log, context, signal });
+    const mode = modeOf({ prompt, jobId: inputs.jobId, projectId: inputs.projectId });
+    step.sendingFor(mode);
+    const started = await startJob(client, mode, prompt, { clock, deadline, log, context, signal });
     step.started(started);
     setOutput('jobId', (0,src_log/* escapeUnsafe */.au)(started.id));
+    setOutput('mode', modeOutput(mode));
     // Without waiting, the comment is written once, at the end.
     if (inputs.wait)
         (await github)?.started(started.id, started.job);

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DURATION_FORMS, parseDuration } from './duration.js';
 import { ActionFailure } from './errors.js';
+import { pullRequestFork, readEvent } from './event.js';
 import { quote } from './log.js';
 import { readPromptFile } from './prompt-file.js';
 
@@ -34,6 +34,10 @@ export interface Inputs {
   contextLimit: number;
   /** The file the prompt was read from, as the workflow named it. */
   promptFile?: string;
+  /** A phrase such as `/docs`: on a comment event, only a comment that begins with it is acted on. */
+  trigger?: string;
+  /** Who besides writers may start a job from events anyone can cause: logins, `name[bot]`, `*`. */
+  allowedActors: string[];
 }
 
 /** A bad input: the message names it and says what is expected. No request has been made. */
@@ -147,6 +151,29 @@ const labels = z.string().transform((text, ctx) => {
   return names;
 });
 
+// An actor: a login, a bot (`name[bot]`), or `*` for every human account.
+const ACTOR = /^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\[bot\])?)$/;
+
+const allowedActors = z.string().transform((text, ctx) => {
+  const names = list(text);
+  const bad = names.find((name) => !ACTOR.test(name));
+  if (bad !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `Input "allowedActors" has ${quote(bad, 60)}: expected GitHub logins, bots as name[bot], or * for every human account, separated by commas or lines.`,
+    });
+    return z.NEVER;
+  }
+  return names;
+});
+
+const trigger = z
+  .string()
+  .refine(
+    (phrase) => phrase.length <= 50 && !/[\u0000-\u001f\u007f]/.test(phrase),
+    'Input "trigger" must be a phrase of at most 50 characters on one line, e.g. /docs.',
+  );
+
 const reviewers = z.string().transform((text, ctx) => {
   const names = list(text);
   const bad = names.find((name) => {
@@ -238,6 +265,8 @@ const schema = z.object({
   docsToken: headerSecret('docsToken'),
   context: contextMode,
   contextLimit,
+  trigger,
+  allowedActors,
 });
 
 /** The runner's variables that inputs depend on; tests pass their own. */
@@ -246,35 +275,10 @@ export type RunnerEnv = Readonly<Record<string, string | undefined>>;
 // Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
 const SECRETLESS_FOR_FORKS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment']);
 
-const repoName = z.object({ full_name: z.string() }).partial().nullish();
-const pullRequestPayload = z.object({
-  pull_request: z.object({ head: z.object({ repo: repoName }), base: z.object({ repo: repoName }) }),
-});
-
-/**
- * Whether the run is for a pull request from another repository, with that repository's name.
- * By names, not by `head.repo.fork`: a repository that is itself a fork opens pull requests within
- * itself whose head says `fork: true`, and its runs do get secrets. A head repository deleted since
- * (`null`) was a fork. Anything unexpected in the payload means "no": the plain message is never
- * wrong.
- */
-function pullRequestFork(env: RunnerEnv): { repo?: string } | undefined {
+/** Whether the run is for a pull request from a fork; read only when apiKey is empty, to say why. */
+function forkOfRun(env: RunnerEnv): { repo?: string } | undefined {
   if (!SECRETLESS_FOR_FORKS.has(env.GITHUB_EVENT_NAME ?? '') || !env.GITHUB_EVENT_PATH) return undefined;
-  let payload: unknown;
-  try {
-    payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'));
-  } catch {
-    return undefined;
-  }
-  const parsed = pullRequestPayload.safeParse(payload);
-  if (!parsed.success) return undefined;
-  const { head, base } = parsed.data.pull_request;
-  const baseName = base.repo?.full_name;
-  if (baseName === undefined) return undefined;
-  if (head.repo === null) return {};
-  const headName = head.repo?.full_name;
-  if (headName === undefined || headName.toLowerCase() === baseName.toLowerCase()) return undefined;
-  return { repo: headName };
+  return pullRequestFork(readEvent(env).payload);
 }
 
 function forkMessage(fork: { repo?: string }): string {
@@ -283,14 +287,19 @@ function forkMessage(fork: { repo?: string }): string {
 }
 
 /** `env` is read for the event only when apiKey is empty, to tell why. */
+/** The comment events on which a `trigger` phrase makes the comment the request. */
+export const REQUEST_EVENTS = new Set(['issue_comment', 'pull_request_review_comment']);
+
 export function readInputs(
   read: ReadInput,
   workspace = process.env.GITHUB_WORKSPACE || process.cwd(),
   env: RunnerEnv = process.env,
 ): Inputs {
-  // Checked first, as `prompt` comes first: its rule depends on other inputs.
+  // Checked first, as `prompt` comes first: its rule depends on other inputs. On a comment event
+  // with a trigger, the comment itself may be the whole prompt.
   const promptFile = read('promptFile');
-  if (read('prompt') === '' && read('jobId') === '' && promptFile === '') {
+  const requestMayCome = read('trigger') !== '' && REQUEST_EVENTS.has(env.GITHUB_EVENT_NAME ?? '');
+  if (read('prompt') === '' && read('jobId') === '' && promptFile === '' && !requestMayCome) {
     throw new InputError(
       'Input "prompt" is required (unless promptFile names a file that holds it, or jobId names a job to wait for): the instruction for the agent.',
     );
@@ -316,17 +325,19 @@ export function readInputs(
     docsToken: read('docsToken'),
     context: read('context') || OPTIONAL_DEFAULTS.context,
     contextLimit: read('contextLimit') || OPTIONAL_DEFAULTS.contextLimit,
+    trigger: read('trigger'),
+    allowedActors: read('allowedActors'),
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     if (first?.path[0] === 'apiKey' && read('apiKey') === '') {
       // The secret named is most likely fine: GitHub withheld it, and the workflow should skip.
-      const fork = pullRequestFork(env);
+      const fork = forkOfRun(env);
       if (fork) throw new InputError(forkMessage(fork));
     }
     throw new InputError(first?.message ?? 'The inputs are not valid.');
   }
-  const { prompt: written, jobId, docsToken, ...rest } = parsed.data;
+  const { prompt: written, jobId, docsToken, trigger: phrase, ...rest } = parsed.data;
   // Read last, once every other input is known to be good.
   let prompt = written;
   if (promptFile) {
@@ -340,10 +351,11 @@ export function readInputs(
     ...(prompt ? { prompt } : {}),
     ...(jobId ? { jobId } : {}),
     ...(promptFile ? { promptFile } : {}),
+    ...(phrase ? { trigger: phrase } : {}),
   };
-  if ((inputs.comment || inputs.context === 'auto') && !inputs.githubToken) {
+  if ((inputs.comment || inputs.context === 'auto' || inputs.trigger) && !inputs.githubToken) {
     throw new InputError(
-      'Input "githubToken" is empty, but comment is true or context is auto: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.',
+      'Input "githubToken" is empty, but comment is true, context is auto or trigger is set: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.',
     );
   }
   if ((inputs.labels.length > 0 || inputs.reviewers.length > 0) && !inputs.docsToken) {
@@ -354,10 +366,17 @@ export function readInputs(
   return inputs;
 }
 
-/** Whether any GitHub work is asked for; without it the GitHub client is never loaded. */
-export function wantsGitHub(inputs: Inputs): boolean {
+/**
+ * Whether any GitHub work is asked for on this event; without it the GitHub client is never
+ * loaded. A `trigger` needs it only on the comment events it acts on (the reaction).
+ */
+export function wantsGitHub(inputs: Inputs, eventName = ''): boolean {
   return (
-    inputs.comment || inputs.labels.length > 0 || inputs.reviewers.length > 0 || inputs.context === 'auto'
+    (inputs.trigger !== undefined && REQUEST_EVENTS.has(eventName)) ||
+    inputs.comment ||
+    inputs.labels.length > 0 ||
+    inputs.reviewers.length > 0 ||
+    inputs.context === 'auto'
   );
 }
 

@@ -6,7 +6,7 @@ import type { Outcome } from './github/index.js';
 import type { Inputs } from './inputs.js';
 import type { AgentJob } from './job.js';
 import { describeThrown, label } from './log.js';
-import { modeOf, unconfirmed } from './mode.js';
+import { unconfirmed, type Mode } from './mode.js';
 import type { Started } from './start.js';
 import type { WaitResult } from './wait.js';
 
@@ -16,8 +16,8 @@ import type { WaitResult } from './wait.js';
  * the job's own end) the outputs, the summary and the step's error are written from the same
  * facts. `failure` is the one place those facts become the step's error.
  *
- * The stages, in order: `accepted` (the inputs are valid), `sendingFor` (the create or follow-up
- * may leave from now on), `started` (the service confirmed it, or the job was given by id), `saw`
+ * The stages, in order: `accepted` (the inputs are valid), `skip` (the step does nothing, and
+ * ends here), `sendingFor` (the create or follow-up may leave from now on), `started` (the service confirmed it, or the job was given by id), `saw`
  * (each job read while waiting), `ended` (the work is over). Any of them may be the last.
  */
 export class JobRun {
@@ -26,7 +26,8 @@ export class JobRun {
   #id?: string;
   #job?: AgentJob;
   #timedOut = false;
-  #sending = false;
+  #mode?: Mode;
+  #skipped?: string;
   #fault?: string;
   #ended = false;
   #stoppedAt?: number;
@@ -67,9 +68,24 @@ export class JobRun {
   }
 
   /** The create or follow-up is about to leave (or, waiting on an id, the id is known). */
-  sendingFor(jobId: string | undefined): void {
-    this.#id = jobId;
-    this.#sending = true;
+  sendingFor(mode: Mode): void {
+    this.#mode = mode;
+    this.#id = mode.kind === 'create' ? undefined : mode.jobId;
+  }
+
+  /** The step does nothing: not a request, or not an actor who may start a job. */
+  skip(notice: string): void {
+    this.#skipped = notice;
+  }
+
+  /** The notice of a skipped step; `undefined` when the step went on. */
+  get skipped(): string | undefined {
+    return this.#skipped;
+  }
+
+  /** Which way the run went with the job, once it is about to go. */
+  get mode(): Mode | undefined {
+    return this.#mode;
   }
 
   started(started: Started): void {
@@ -135,14 +151,14 @@ export class JobRun {
   /** What a cancellation leaves behind depends on how far the request got. */
   private cancelled(error: Cancelled): string {
     const cancelled = `The step was cancelled (${error.signalName})`;
-    const inputs = this.#inputs;
+    const mode = this.#mode;
     const id = this.#id;
     const job = this.#job;
-    if (!this.#sending || !inputs) return `${cancelled} before anything was sent to the service.`;
-    if (id && (job || !inputs.prompt)) {
+    if (!mode) return `${cancelled} before anything was sent to the service.`;
+    if (id && (job || mode.kind === 'wait')) {
       const last = job ? ` (last status: ${label(job.status)})` : '';
       return `${cancelled} while waiting; agent job ${label(id)} goes on in the service${last}.`;
     }
-    return `${cancelled} ${unconfirmed(modeOf(inputs))}`;
+    return `${cancelled} ${unconfirmed(mode)}`;
   }
 }

@@ -5,7 +5,12 @@ import { systemClock, type Clock } from './clock.js';
 import { connect, proxyPasswords, type Connection } from './dispatcher.js';
 import type { FaultContext } from './errors.js';
 import type { GitHubReport } from './github/index.js';
-import { readInputs, wantsGitHub, type Inputs } from './inputs.js';
+import { admit } from './admission.js';
+import { readEvent, type RunnerEvent } from './event.js';
+import { mayBeOpen } from './gate.js';
+import { readInputs, REQUEST_EVENTS, wantsGitHub, type Inputs } from './inputs.js';
+import { modeOf, modeOutput } from './mode.js';
+import { readRequest, type RequestComment } from './trigger.js';
 import { isTerminal, type AgentJob } from './job.js';
 import { JobRun } from './job-run.js';
 import { describeThrown, escapeUnsafe, label, printableUrl, type Log } from './log.js';
@@ -33,6 +38,8 @@ interface Resources {
   connection?: Connection;
   /** The GitHub side, loading or loaded, when the workflow asked for it. */
   github?: Promise<GitHubReport | undefined>;
+  /** What a skipped step says on the thread instead of a job. */
+  answer?: string;
 }
 
 /**
@@ -49,11 +56,38 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
   try {
     const inputs = readInputs((name) => core.getInput(name));
     step.accepted(inputs);
-    held.connection = connect(inputs.baseUrl);
-    // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
-    // the prompt needs the event's context first).
-    if (wantsGitHub(inputs)) held.github = loadGitHubReport(inputs, loadGitHub);
-    await work(inputs, step, held);
+    // The payload is read only where a decision needs it: a /docs request, an event anyone can cause.
+    const eventName = process.env.GITHUB_EVENT_NAME ?? '';
+    const event: RunnerEvent =
+      (inputs.trigger && REQUEST_EVENTS.has(eventName)) || mayBeOpen(eventName)
+        ? readEvent()
+        : { name: eventName, payload: {} };
+    const request = readRequest(inputs.trigger, event);
+    const github = () =>
+      (held.github ??= loadGitHubReport(
+        { ...inputs, ...(request.kind === 'request' ? { asked: request.comment } : {}) },
+        loadGitHub,
+      ));
+    const admission = await admit(
+      inputs,
+      event,
+      request,
+      async (actor) => (await github())?.roleOf(actor, cancellation.signal),
+      process.env.GITHUB_ACTOR,
+    );
+    if (admission.kind === 'skip') {
+      step.skip(admission.notice);
+      if (admission.answer) {
+        held.answer = admission.answer;
+        void github();
+      }
+    } else {
+      held.connection = connect(inputs.baseUrl);
+      // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
+      // the prompt needs the event's context first).
+      if (wantsGitHub(inputs, eventName)) void github();
+      await work(inputs, admission.prompt, step, held);
+    }
   } catch (error) {
     step.fail(error);
     // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
@@ -63,6 +97,11 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
     await held.connection?.dispatcher.destroy().catch(() => undefined);
   }
 
+  if (step.skipped) {
+    await endSkipped(step.skipped, held, cancellation.signal);
+    cancellation.dispose();
+    return;
+  }
   try {
     if (step.id) setJobOutputs(step.id, step.job, (message) => core.warning(message));
   } catch (error) {
@@ -99,6 +138,32 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
 }
 
 /**
+ * A step that does nothing ends here: one notice, `status` and `mode` `skipped`, and on a bare
+ * `/docs` a word on the thread. No summary, no error, no comment about a job.
+ */
+async function endSkipped(notice: string, held: Resources, cancellation: AbortSignal): Promise<void> {
+  core.notice(notice);
+  try {
+    setOutput('status', 'skipped');
+    setOutput('mode', 'skipped');
+  } catch (error) {
+    core.setFailed(describeThrown(error));
+    return;
+  }
+  const github = await held.github;
+  if (!github || !held.answer) return;
+  const url = await github.answer(held.answer, cancellation).catch((error: unknown) => {
+    core.warning(`Could not answer on the thread: ${describeThrown(error)}.`);
+    return undefined;
+  });
+  if (url)
+    setOutput(
+      'commentUrl',
+      plainLink(url, 'commentUrl', (m) => core.warning(m)),
+    );
+}
+
+/**
  * Before anything is printed: the key, both GitHub tokens (on every run: the runner does not show
  * add-mask lines, and a refused input must not leave them unmasked), and a proxy's password, which
  * error text from the HTTP stack may carry.
@@ -112,7 +177,12 @@ function maskRunSecrets(): void {
 }
 
 /** The work between valid inputs and the job's end; what it learns goes into `step`. */
-async function work(inputs: Inputs, step: JobRun, held: Resources): Promise<void> {
+async function work(
+  inputs: Inputs,
+  written: string | undefined,
+  step: JobRun,
+  held: Resources,
+): Promise<void> {
   const { signal, clock } = step;
   const { connection = connect(inputs.baseUrl), github } = held;
   if (connection.proxy) core.info(`Using the proxy ${connection.proxy}.`);
@@ -137,20 +207,18 @@ async function work(inputs: Inputs, step: JobRun, held: Resources): Promise<void
       `The prompt is read from ${label(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`,
     );
   }
-  let prompt = inputs.prompt;
+  let prompt = written;
   if (prompt !== undefined && inputs.context === 'auto') {
     const section = await (await github)?.contextFor(inputs.contextLimit, signal);
     if (section) prompt = `${prompt}\n\n${section}`;
   }
   if (prompt !== undefined) prompt = withoutRunSecrets(prompt);
-  step.sendingFor(inputs.jobId);
-  const started = await startJob(
-    client,
-    { prompt, jobId: inputs.jobId },
-    { clock, deadline, log, context, signal },
-  );
+  const mode = modeOf({ prompt, jobId: inputs.jobId, projectId: inputs.projectId });
+  step.sendingFor(mode);
+  const started = await startJob(client, mode, prompt, { clock, deadline, log, context, signal });
   step.started(started);
   setOutput('jobId', escapeUnsafe(started.id));
+  setOutput('mode', modeOutput(mode));
   // Without waiting, the comment is written once, at the end.
   if (inputs.wait) (await github)?.started(started.id, started.job);
 
@@ -211,7 +279,10 @@ function sayHowItEnded(job: AgentJob, inputs: Inputs): void {
  * The GitHub side, in its own chunk of dist/: a run that asks for none of it never loads
  * Octokit. A chunk that cannot load is a warning, like any other GitHub fault.
  */
-async function loadGitHubReport(inputs: Inputs, load: LoadGitHub): Promise<GitHubReport | undefined> {
+async function loadGitHubReport(
+  inputs: Inputs & { asked?: RequestComment },
+  load: LoadGitHub,
+): Promise<GitHubReport | undefined> {
   try {
     const { startGitHubReport } = await load();
     return startGitHubReport({ ...inputs, userAgent: userAgent() }, log);

@@ -11,6 +11,13 @@ export type Mode =
   | { kind: 'follow-up'; jobId: string }
   | { kind: 'wait'; jobId: string };
 
+/** The `mode` output: which way the run went. */
+export type ModeOutput = 'created' | 'followed-up' | 'given' | 'skipped';
+
+export function modeOutput(mode: Mode): ModeOutput {
+  return mode.kind === 'create' ? 'created' : mode.kind === 'follow-up' ? 'followed-up' : 'given';
+}
+
 export function modeOf(request: { prompt?: string; jobId?: string; projectId: string }): Mode {
   if (request.jobId === undefined) return { kind: 'create', projectId: request.projectId };
   return request.prompt === undefined

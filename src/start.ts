@@ -4,7 +4,7 @@ import { formatDuration } from './duration.js';
 import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
 import type { AgentJob } from './job.js';
 import type { Log } from './log.js';
-import { modeOf, sending, sent } from './mode.js';
+import { sending, sent, type Mode } from './mode.js';
 
 export interface SendOptions {
   clock: Clock;
@@ -82,12 +82,11 @@ const FOLLOW_UP_SETTLE_MS = 30_000;
  */
 export async function startJob(
   client: AgentClient,
-  request: { prompt?: string; jobId?: string },
+  mode: Mode,
+  prompt: string | undefined,
   options: SendOptions,
 ): Promise<Started> {
-  const { prompt } = request;
   const { log, signal, clock } = options;
-  const mode = modeOf({ ...request, projectId: options.context.projectId });
   if (mode.kind === 'wait') return { id: mode.jobId, createdAt: -Infinity };
   log.info(sending(mode, options.context.baseUrl));
   if (mode.kind === 'create') {

@@ -1,6 +1,7 @@
 // A loopback stand-in for GitHub's REST API (and the one GraphQL query the action makes), for the
-// calls the action's GitHub side uses: repositories with issues and pull requests, comments,
-// labels, review requests, and tokens that each reach some repositories, some with write access.
+// calls the action's GitHub side uses: repositories with issues and pull requests, comments and
+// their reactions, labels, review requests, collaborators' roles, commit statuses, and tokens that
+// each reach some repositories, some with write access.
 // Every request and every reply is checked against GitHub's published OpenAPI description.
 import http from 'node:http';
 import https from 'node:https';
@@ -19,7 +20,13 @@ export type GitHubRoute =
   | 'requestReviewers'
   | 'compare'
   | 'getCommit'
-  | 'listPullFiles';
+  | 'listPullFiles'
+  | 'getPull'
+  | 'createIssueCommentReaction'
+  | 'createReviewCommentReaction'
+  | 'getCollaboratorPermission'
+  | 'createStatus'
+  | 'listStatuses';
 
 const ROUTES: { route: Exclude<GitHubRoute, 'graphql'>; method: string; template: string; write: boolean }[] =
   [
@@ -67,7 +74,40 @@ const ROUTES: { route: Exclude<GitHubRoute, 'graphql'>; method: string; template
       template: '/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers',
       write: true,
     },
+    { route: 'getPull', method: 'GET', template: '/repos/{owner}/{repo}/pulls/{pull_number}', write: false },
+    {
+      route: 'createIssueCommentReaction',
+      method: 'POST',
+      template: '/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions',
+      write: true,
+    },
+    {
+      route: 'createReviewCommentReaction',
+      method: 'POST',
+      template: '/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions',
+      write: true,
+    },
+    {
+      route: 'getCollaboratorPermission',
+      method: 'GET',
+      template: '/repos/{owner}/{repo}/collaborators/{username}/permission',
+      write: false,
+    },
+    { route: 'createStatus', method: 'POST', template: '/repos/{owner}/{repo}/statuses/{sha}', write: true },
+    {
+      route: 'listStatuses',
+      method: 'GET',
+      template: '/repos/{owner}/{repo}/commits/{ref}/statuses',
+      write: false,
+    },
   ];
+
+/** The reactions GitHub offers. */
+const REACTIONS = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
+/** The states of a commit status. */
+const STATUS_STATES = ['error', 'failure', 'pending', 'success'] as const;
+/** The longest description a commit status may have, in characters. */
+const STATUS_DESCRIPTION_MAX = 140;
 
 export interface GitHubEmulatorOptions {
   /** `''`: the API at the root, as api.github.com and GHE.com; `/api/v3`: GitHub Enterprise Server. */
@@ -85,7 +125,7 @@ export interface TokenGrant {
   type?: 'User' | 'Bot';
   /** Repositories (`owner/repo`) the token can see; `*` for all. */
   read?: string[] | '*';
-  /** Repositories it may write to (comments, labels, review requests). */
+  /** Repositories it may write to (comments, reactions, labels, review requests, commit statuses). */
   write?: string[];
 }
 
@@ -95,6 +135,24 @@ export interface StoredComment {
   login: string;
   createdAt: string;
   updatedAt: string;
+  /** The contents of the reactions to it (`+1`, `eyes`, …), oldest first. */
+  reactions: string[];
+}
+
+/** A collaborator's role in a repository, as GitHub names them. */
+export type CollaboratorRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read';
+
+/** A commit status, as written through `POST …/statuses/{sha}`. */
+export interface StoredStatus {
+  id: number;
+  state: (typeof STATUS_STATES)[number];
+  target_url: string | null;
+  description: string | null;
+  /** `default` when the request named none, as on GitHub. */
+  context: string;
+  /** The login of the token that wrote it. */
+  creator: string;
+  createdAt: string;
 }
 
 /** A changed file as GitHub's diff entries describe it (the fields the action reads). */
@@ -112,7 +170,20 @@ export interface StoredThread {
   /** A pull request's changed files. */
   files: StoredFile[];
   mergeCommitSha?: string;
+  /** A pull request's head commit; a test may change it (a push). */
+  headSha: string;
+  /** A pull request's head branch. */
+  headRef: string;
+  /** The repository (`owner/repo`) of a pull request's head branch: another one for a fork. */
+  headRepo: string;
+  /** A test may close it (`'closed'`) or reopen it; a merged pull request is closed whatever this says. */
+  state: 'open' | 'closed';
+  /** A test may merge a pull request (`merged = true`). */
+  merged: boolean;
+  /** Issue comments (the conversation). */
   comments: StoredComment[];
+  /** A pull request's review comments (on lines of its diff). */
+  reviewComments: StoredComment[];
   labels: string[];
   reviewers: string[];
   teams: string[];
@@ -145,12 +216,30 @@ export interface GitHubEmulator {
   requests: GitHubRequest[];
   violations: string[];
   grant(token: string, grant: TokenGrant): void;
-  /** A pull request (or an issue, `pull: false`) in `repo`; commits it contains lead to it. */
+  /**
+   * A pull request (or an issue, `pull: false`) in `repo`; commits it contains (`commits`, the merge
+   * commit, the head commit) lead to it. A pull request is open and unmerged unless `state` and
+   * `merged` say otherwise; its head is `headSha` (by default the last of `commits`) on branch
+   * `headRef` (`topic-{number}`) of `headRepo` (`repo`; another repository for a fork).
+   */
   thread(
     repo: string,
-    options?: { pull?: boolean; mergeCommitSha?: string; commits?: string[]; files?: StoredFile[] },
+    options?: {
+      pull?: boolean;
+      mergeCommitSha?: string;
+      commits?: string[];
+      files?: StoredFile[];
+      headSha?: string;
+      headRef?: string;
+      headRepo?: string;
+      state?: 'open' | 'closed';
+      merged?: boolean;
+    },
   ): StoredThread;
+  /** An issue comment on a thread. */
   addComment(repo: string, number: number, comment: { login: string; body: string }): StoredComment;
+  /** A review comment on a pull request (kept in its `reviewComments`). */
+  addReviewComment(repo: string, number: number, comment: { login: string; body: string }): StoredComment;
   get(repo: string, number: number): StoredThread;
   /** The next request of `route` gets this answer instead. */
   fail(route: GitHubRoute, ...faults: GitHubFault[]): void;
@@ -158,6 +247,18 @@ export interface GitHubEmulator {
   commit(repo: string, commit: StoredCommit): void;
   /** What `GET …/compare/{base}...{head}` answers: the commits (known by `commit`) and the files. */
   comparison(repo: string, basehead: string, comparison: { commits: string[]; files: StoredFile[] }): void;
+  /**
+   * `login`'s role in `repo`, as `GET …/collaborators/{username}/permission` tells it. A login
+   * given no role has none: permission `none`, role_name `none`.
+   */
+  collaborator(repo: string, login: string, role: CollaboratorRole): void;
+  /** The statuses written for commit `sha` of `repo`, newest first. */
+  statuses(repo: string, sha: string): StoredStatus[];
+  /**
+   * GitHub knows no commit `sha` in `repo`: listing its statuses answers 404 and creating one 422
+   * `No commit found for SHA: {sha}`, as on GitHub. Any other sha is known (with no statuses yet).
+   */
+  forget(repo: string, sha: string): void;
   /** The next request of `route` is answered (as usual) only after `ms`. */
   delay(route: GitHubRoute, ms: number): void;
   count(route: GitHubRoute): number;
@@ -170,6 +271,20 @@ interface Repo {
   commits: Map<string, number[]>;
   known: Map<string, StoredCommit>;
   comparisons: Map<string, { commits: string[]; files: StoredFile[] }>;
+  /** Collaborators' roles, by lower-case login. */
+  roles: Map<string, { login: string; role: CollaboratorRole }>;
+  /** Commit statuses by sha, newest first. */
+  statuses: Map<string, StoredStatus[]>;
+  /** Shas GitHub does not know (`forget`). */
+  unknown: Set<string>;
+}
+
+/** A reaction as GitHub keeps it: who reacted matters (one reaction of a content a user). */
+interface StoredReaction {
+  id: number;
+  login: string;
+  content: string;
+  createdAt: string;
 }
 
 export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): Promise<GitHubEmulator> {
@@ -182,6 +297,9 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   const repos = new Map<string, Repo>();
   const faults = new Map<GitHubRoute, GitHubFault[]>();
   const delays = new Map<GitHubRoute, number[]>();
+  const reactions = new WeakMap<StoredComment, StoredReaction[]>();
+  // When a pull request was first seen closed (or merged): its closed_at and merged_at.
+  const closedAt = new WeakMap<StoredThread, string>();
   const closing = new AbortController();
   let nextId = 1000;
   let serverUrl = '';
@@ -195,6 +313,9 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         commits: new Map(),
         known: new Map(),
         comparisons: new Map(),
+        roles: new Map(),
+        statuses: new Map(),
+        unknown: new Set(),
       };
       repos.set(name.toLowerCase(), repo);
     }
@@ -229,19 +350,159 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     performed_via_github_app: null,
   });
 
-  const pullJson = (repoName: string, thread: StoredThread) => {
-    const pr = contract.example('pull-request-simple');
+  // A repository as a pull request's head and base carry it (the `repository` schema).
+  const repositoryJson = (template: Record<string, unknown>, fullName: string, fork: boolean) => {
+    const [owner = '', name = ''] = fullName.split('/');
+    const id = repos.get(fullName.toLowerCase())?.id ?? 0;
+    return {
+      ...template,
+      id,
+      node_id: `R_${id}`,
+      name,
+      full_name: fullName,
+      owner: user(owner),
+      fork,
+      html_url: `${serverUrl}/${fullName}`,
+      url: `${serverUrl}${prefix}/repos/${fullName}`,
+    };
+  };
+
+  // A pull request as lists carry it (`pull-request-simple`), or what the full one builds on.
+  const pullJson = (
+    repoName: string,
+    thread: StoredThread,
+    pr: Record<string, unknown> = contract.example('pull-request-simple'),
+  ) => {
+    const head = pr.head as Record<string, unknown>;
+    const base = pr.base as Record<string, unknown>;
+    const closed = thread.merged || thread.state === 'closed';
+    if (!closed) closedAt.delete(thread);
+    else if (!closedAt.has(thread)) closedAt.set(thread, new Date().toISOString());
+    const at = closedAt.get(thread) ?? null;
+    const [headOwner = ''] = thread.headRepo.split('/');
+    const [owner = ''] = repoName.split('/');
+    const api = `${serverUrl}${prefix}/repos/${repoName}`;
     return {
       ...pr,
       number: thread.number,
       id: thread.number + 5000,
       html_url: `${serverUrl}/${repoName}/pull/${thread.number}`,
-      url: `${serverUrl}${prefix}/repos/${repoName}/pulls/${thread.number}`,
+      url: `${api}/pulls/${thread.number}`,
+      diff_url: `${serverUrl}/${repoName}/pull/${thread.number}.diff`,
+      patch_url: `${serverUrl}/${repoName}/pull/${thread.number}.patch`,
+      issue_url: `${api}/issues/${thread.number}`,
+      commits_url: `${api}/pulls/${thread.number}/commits`,
+      review_comments_url: `${api}/pulls/${thread.number}/comments`,
+      review_comment_url: `${api}/pulls/comments{/number}`,
+      comments_url: `${api}/issues/${thread.number}/comments`,
+      statuses_url: `${api}/statuses/${thread.headSha}`,
+      state: closed ? 'closed' : 'open',
+      closed_at: at,
+      merged_at: thread.merged ? at : null,
       merge_commit_sha: thread.mergeCommitSha ?? null,
       requested_reviewers: thread.reviewers.map(user),
       // The published example's teams lack a field its own schema requires.
       requested_teams: [],
       labels: [],
+      head: {
+        ...head,
+        label: `${headOwner}:${thread.headRef}`,
+        ref: thread.headRef,
+        sha: thread.headSha,
+        user: user(headOwner),
+        repo: repositoryJson(
+          head.repo as Record<string, unknown>,
+          thread.headRepo,
+          thread.headRepo.toLowerCase() !== repoName.toLowerCase(),
+        ),
+      },
+      base: {
+        ...base,
+        label: `${owner}:${String(base.ref)}`,
+        user: user(owner),
+        repo: repositoryJson(base.repo as Record<string, unknown>, repoName, false),
+      },
+    };
+  };
+
+  // The full pull request, as `GET …/pulls/{pull_number}` answers it.
+  const pullRequestJson = (repoName: string, thread: StoredThread) => {
+    const pr = contract.example('pull-request');
+    const json = pullJson(repoName, thread, pr);
+    return {
+      ...json,
+      merged: thread.merged,
+      merged_by: thread.merged ? pr.merged_by : null,
+      mergeable: json.state === 'closed' ? null : pr.mergeable,
+      labels: thread.labels.map(labelJson),
+      comments: thread.comments.length,
+      review_comments: thread.reviewComments.length,
+    };
+  };
+
+  const reactionJson = (r: StoredReaction) => ({
+    ...contract.example('reaction'),
+    id: r.id,
+    node_id: `REA_${r.id}`,
+    user: user(r.login),
+    content: r.content,
+    created_at: r.createdAt,
+  });
+
+  const statusJson = (repoName: string, sha: string, s: StoredStatus) => ({
+    ...contract.example('status'),
+    url: `${serverUrl}${prefix}/repos/${repoName}/statuses/${sha}`,
+    id: s.id,
+    node_id: `SC_${s.id}`,
+    state: s.state,
+    description: s.description,
+    target_url: s.target_url,
+    context: s.context,
+    created_at: s.createdAt,
+    updated_at: s.createdAt,
+    creator: user(s.creator),
+  });
+
+  // `permission` is the legacy base role GitHub folds the others into: maintain is write, triage read.
+  const permissionJson = (login: string, role: CollaboratorRole | 'none') => {
+    const example = contract.example(
+      'repository-collaborator-permission-response-if-user-has-admin-permissions',
+    );
+    const rank = ['none', 'read', 'triage', 'write', 'maintain', 'admin'].indexOf(role);
+    return {
+      ...example,
+      permission: role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role,
+      role_name: role,
+      user: {
+        ...user(login),
+        permissions: {
+          pull: rank >= 1,
+          triage: rank >= 2,
+          push: rank >= 3,
+          maintain: rank >= 4,
+          admin: rank >= 5,
+        },
+        // The published example's user lacks a field its own schema (github.com's) requires.
+        role_name: role,
+      },
+    };
+  };
+
+  // A page of a list, with the `link` header GitHub sends when there are more.
+  const paged = <T>(
+    items: T[],
+    query: URLSearchParams,
+    path: string,
+  ): { slice: T[]; headers: Record<string, string> } => {
+    const perPage = Number(query.get('per_page') ?? 30);
+    const page = Number(query.get('page') ?? 1);
+    const last = Math.max(1, Math.ceil(items.length / perPage));
+    const link = (p: number, rel: string) =>
+      `<${serverUrl}${prefix}${path}?per_page=${perPage}&page=${p}>; rel="${rel}"`;
+    const links = [page < last && link(page + 1, 'next'), page < last && link(last, 'last')].filter(Boolean);
+    return {
+      slice: items.slice((page - 1) * perPage, page * perPage),
+      headers: links.length ? { link: links.join(', ') } : {},
     };
   };
 
@@ -319,26 +580,18 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         const thread = repo.threads.get(Number(params.issue_number));
         if (!thread) return error(404, 'Not Found');
         if (spec.route === 'createComment') {
-          const c = store(thread, {
+          const c = store(thread.comments, {
             login: grant.login,
             body: typeof body.body === 'string' ? body.body : '',
           });
           return { status: 201, json: commentJson(repoName, thread, c) };
         }
-        const perPage = Number(req.query.get('per_page') ?? 30);
-        const page = Number(req.query.get('page') ?? 1);
-        const slice = thread.comments.slice((page - 1) * perPage, page * perPage);
-        const last = Math.max(1, Math.ceil(thread.comments.length / perPage));
-        const link = (p: number, rel: string) =>
-          `<${serverUrl}${prefix}/repos/${repoName}/issues/${thread.number}/comments?per_page=${perPage}&page=${p}>; rel="${rel}"`;
-        const links = [page < last && link(page + 1, 'next'), page < last && link(last, 'last')].filter(
-          Boolean,
+        const { slice, headers } = paged(
+          thread.comments,
+          req.query,
+          `/repos/${repoName}/issues/${thread.number}/comments`,
         );
-        return {
-          status: 200,
-          json: slice.map((c) => commentJson(repoName, thread, c)),
-          headers: links.length ? { link: links.join(', ') } : {},
-        };
+        return { status: 200, json: slice.map((c) => commentJson(repoName, thread, c)), headers };
       }
       case 'updateComment': {
         // As on GitHub, anyone with write access may edit any comment: that the action edits
@@ -401,13 +654,92 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         thread.teams.push(...((body.team_reviewers as string[] | undefined) ?? []));
         return { status: 201, json: pullJson(repoName, thread) };
       }
+      case 'getPull': {
+        const thread = repo.threads.get(Number(params.pull_number));
+        if (!thread?.pull) return error(404, 'Not Found');
+        return { status: 200, json: pullRequestJson(repoName, thread) };
+      }
+      case 'createIssueCommentReaction':
+      case 'createReviewCommentReaction': {
+        const issue = spec.route === 'createIssueCommentReaction';
+        const comment = [...repo.threads.values()]
+          .flatMap((t) => (issue ? t.comments : t.reviewComments))
+          .find((c) => c.id === Number(params.comment_id));
+        if (!comment) return error(404, 'Not Found');
+        const content = body.content;
+        if (typeof content !== 'string' || !REACTIONS.includes(content)) {
+          return validationFailed({ resource: 'Reaction', field: 'content', code: 'invalid' });
+        }
+        // One reaction of a content a user: reacting again answers the one there is, 200.
+        const list = reactions.get(comment) ?? [];
+        reactions.set(comment, list);
+        const existing = list.find((r) => r.login === grant.login && r.content === content);
+        if (existing) return { status: 200, json: reactionJson(existing) };
+        const reaction = { id: nextId++, login: grant.login, content, createdAt: now };
+        list.push(reaction);
+        comment.reactions.push(content);
+        return { status: 201, json: reactionJson(reaction) };
+      }
+      case 'getCollaboratorPermission': {
+        const login = params.username ?? '';
+        const collaborator = repo.roles.get(login.toLowerCase());
+        return {
+          status: 200,
+          json: permissionJson(collaborator?.login ?? login, collaborator?.role ?? 'none'),
+        };
+      }
+      case 'createStatus': {
+        const sha = params.sha ?? '';
+        if (repo.unknown.has(sha)) return error(422, `No commit found for SHA: ${sha}`);
+        const state = STATUS_STATES.find((s) => s === body.state);
+        if (!state) return validationFailed({ resource: 'Status', field: 'state', code: 'invalid' });
+        const description = typeof body.description === 'string' ? body.description : null;
+        // GitHub counts characters, not UTF-16 code units.
+        if (description !== null && [...description].length > STATUS_DESCRIPTION_MAX) {
+          return validationFailed({
+            resource: 'Status',
+            field: 'description',
+            code: 'custom',
+            message: `description is too long (maximum is ${STATUS_DESCRIPTION_MAX} characters)`,
+          });
+        }
+        const status: StoredStatus = {
+          id: nextId++,
+          state,
+          target_url: typeof body.target_url === 'string' ? body.target_url : null,
+          description,
+          context: typeof body.context === 'string' ? body.context : 'default',
+          creator: grant.login,
+          createdAt: now,
+        };
+        repo.statuses.set(sha, [status, ...(repo.statuses.get(sha) ?? [])]);
+        const json = statusJson(repoName, sha, status);
+        return { status: 201, json, headers: { location: json.url } };
+      }
+      case 'listStatuses': {
+        const ref = params.ref ?? '';
+        if (repo.unknown.has(ref)) return error(404, 'Not Found');
+        const { slice, headers } = paged(
+          repo.statuses.get(ref) ?? [],
+          req.query,
+          `/repos/${repoName}/commits/${encodeURIComponent(ref)}/statuses`,
+        );
+        return { status: 200, json: slice.map((s) => statusJson(repoName, ref, s)), headers };
+      }
     }
   }
 
-  function store(thread: StoredThread, c: { login: string; body: string }): StoredComment {
+  function store(list: StoredComment[], c: { login: string; body: string }): StoredComment {
     const now = new Date().toISOString();
-    const comment = { id: nextId++, body: c.body, login: c.login, createdAt: now, updatedAt: now };
-    thread.comments.push(comment);
+    const comment = {
+      id: nextId++,
+      body: c.body,
+      login: c.login,
+      createdAt: now,
+      updatedAt: now,
+      reactions: [],
+    };
+    list.push(comment);
     return comment;
   }
 
@@ -508,21 +840,33 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     },
     thread(repoName, threadOptions = {}) {
       const repo = repoOf(repoName);
+      const number = repo.threads.size + 1;
+      const pull = threadOptions.pull ?? true;
       const thread: StoredThread = {
-        number: repo.threads.size + 1,
-        pull: threadOptions.pull ?? true,
+        number,
+        pull,
         files: threadOptions.files ?? [],
         mergeCommitSha: threadOptions.mergeCommitSha,
+        headSha:
+          threadOptions.headSha ??
+          threadOptions.commits?.at(-1) ??
+          String((contract.example('pull-request').head as { sha: string }).sha),
+        headRef: threadOptions.headRef ?? `topic-${number}`,
+        headRepo: threadOptions.headRepo ?? repoName,
+        state: threadOptions.state ?? 'open',
+        merged: threadOptions.merged ?? false,
         comments: [],
+        reviewComments: [],
         labels: [],
         reviewers: [],
         teams: [],
       };
       repo.threads.set(thread.number, thread);
-      const commits = [
+      const commits = new Set([
         ...(threadOptions.commits ?? []),
         ...(threadOptions.mergeCommitSha ? [threadOptions.mergeCommitSha] : []),
-      ];
+        ...(pull && threadOptions.headSha ? [threadOptions.headSha] : []),
+      ]);
       for (const sha of commits) repo.commits.set(sha, [...(repo.commits.get(sha) ?? []), thread.number]);
       return thread;
     },
@@ -535,7 +879,19 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     addComment(repoName, number, comment) {
       const thread = repoOf(repoName).threads.get(number);
       if (!thread) throw new Error(`no thread ${repoName}#${number}`);
-      return store(thread, comment);
+      return store(thread.comments, comment);
+    },
+    addReviewComment(repoName, number, comment) {
+      const thread = repoOf(repoName).threads.get(number);
+      if (!thread?.pull) throw new Error(`no pull request ${repoName}#${number}`);
+      return store(thread.reviewComments, comment);
+    },
+    collaborator(repoName, login, role) {
+      repoOf(repoName).roles.set(login.toLowerCase(), { login, role });
+    },
+    statuses: (repoName, sha) => [...(repoOf(repoName).statuses.get(sha) ?? [])],
+    forget(repoName, sha) {
+      repoOf(repoName).unknown.add(sha);
     },
     get(repoName, number) {
       const thread = repoOf(repoName).threads.get(number);
@@ -571,6 +927,19 @@ function error(status: number, message: string): Reply {
   return {
     status,
     json: { message, documentation_url: 'https://docs.github.com/rest', status: String(status) },
+  };
+}
+
+/** GitHub's 422 `Validation Failed`, with its one error entry. */
+function validationFailed(entry: { resource: string; field: string; code: string; message?: string }): Reply {
+  return {
+    status: 422,
+    json: {
+      message: 'Validation Failed',
+      errors: [entry],
+      documentation_url: 'https://docs.github.com/rest',
+      status: '422',
+    },
   };
 }
 

@@ -90,6 +90,16 @@ export interface GitHubApi {
     at: { owner: string; repo: string; pull_number: number; page: number },
     signal: AbortSignal,
   ): Promise<ChangedFile[]>;
+  /** The login's role on the repository (`role_name`: `permission` folds maintain into write). */
+  collaboratorRole(
+    at: { owner: string; repo: string; username: string },
+    signal: AbortSignal,
+  ): Promise<string>;
+  /** A reaction on an issue comment, or on a pull request review comment (`review`). */
+  react(
+    at: { owner: string; repo: string; comment_id: number; review: boolean; content: 'eyes' },
+    signal: AbortSignal,
+  ): Promise<void>;
 }
 
 export const PAGE_SIZE = 100;
@@ -187,6 +197,15 @@ export function gitHubApi(token: string, userAgent: string): GitHubApi {
       const { data } = await octokit.rest.repos.getCommit({ ...at, ...bounded(signal) });
       const reply = commitReply.extend({ files: z.unknown() }).parse(data);
       return { commit: toCommit(reply), files: toFiles(reply.files), url: reply.html_url };
+    },
+    async collaboratorRole(at, signal) {
+      const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...at, ...bounded(signal) });
+      return z.object({ role_name: z.string() }).parse(data).role_name;
+    },
+    async react({ review, ...at }, signal) {
+      if (review)
+        await octokit.rest.reactions.createForPullRequestReviewComment({ ...at, ...bounded(signal) });
+      else await octokit.rest.reactions.createForIssueComment({ ...at, ...bounded(signal) });
     },
     async listPullFiles(at, signal) {
       const { data } = await octokit.rest.pulls.listFiles({ ...at, per_page: PAGE_SIZE, ...bounded(signal) });

@@ -119,6 +119,19 @@ export function commentBody(marker: string, state: CommentState): string {
   ].join('\n');
 }
 
+/** A word on the thread instead of a job (a bare `/docs`): the action's own text, not the service's. */
+export function answerBody(marker: string, text: string, runUrl: string): string {
+  return [
+    marker,
+    '### Documentation agent',
+    '',
+    `💬 ${text}`,
+    '',
+    `<sub><a href="${cell(runUrl, 2000)}">workflow run</a></sub>`,
+    '',
+  ].join('\n');
+}
+
 export interface Warn {
   (message: string): void;
 }

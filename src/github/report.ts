@@ -2,7 +2,8 @@ import type { Clock } from '../clock.js';
 import type { AgentJob } from '../job.js';
 import { describeThrown, printableUrl, type Log } from '../log.js';
 import type { GitHubApi, RunContext } from './client.js';
-import { commentBody, commentMarker, KeptComment } from './comment.js';
+import type { RequestComment } from '../trigger.js';
+import { answerBody, commentBody, commentMarker, KeptComment } from './comment.js';
 import { renderContext } from './context.js';
 import { docsPullRequest, routeDocsPullRequest } from './docs-pr.js';
 import { describeGitHubFault, isFinalFault } from './errors.js';
@@ -19,6 +20,8 @@ export interface ReportRequest {
   projectId: string;
   prompt?: string;
   jobId?: string;
+  /** The `/docs` comment that asked for this run's job: it gets a reaction once the job exists. */
+  asked?: RequestComment;
 }
 
 /** How the step ended, for the comment's last update. */
@@ -61,6 +64,8 @@ export class GitHubReport {
   private thread?: Promise<KeptComment | undefined>;
   /** The first post, started without waiting: the last update must not race it. */
   private posting?: Promise<unknown>;
+  /** The reaction on the comment that asked, once. */
+  private reaction?: Promise<void>;
 
   constructor(
     private readonly request: ReportRequest,
@@ -107,8 +112,46 @@ export class GitHubReport {
     }
   }
 
+  /**
+   * The actor's role on the repository (`admin`, `maintain`, `write`, `triage`, `read`), for the
+   * gate; `undefined`, with a warning, when GitHub does not tell: the actor is then refused.
+   */
+  async roleOf(actor: string, cancellation: AbortSignal): Promise<string | undefined> {
+    const { owner, repo } = this.deps.run.repo;
+    const { signal: timed, done } = this.budget(STARTED_BUDGET_MS);
+    try {
+      const signal = AbortSignal.any([cancellation, timed]);
+      return await this.forRepo().collaboratorRole({ owner, repo, username: actor }, signal);
+    } catch (error) {
+      if (cancellation.aborted) throw cancellation.reason;
+      this.warn(
+        describeGitHubFault(error, {
+          what: `read the role of ${actor} on ${owner}/${repo}`,
+          token: 'githubToken',
+          permission: 'read access (metadata)',
+          repo: `${owner}/${repo}`,
+        }),
+      );
+      return undefined;
+    } finally {
+      done();
+    }
+  }
+
+  /** A bare `/docs`: the kept comment says what a request looks like; its URL. */
+  async answer(text: string, cancellation: AbortSignal): Promise<string | undefined> {
+    const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
+    try {
+      const comment = await this.keptComment(signal);
+      return await comment?.write(answerBody(this.marker, text, this.runUrl), signal);
+    } finally {
+      done();
+    }
+  }
+
   /** The job exists and is being waited for: post (or, on a re-run, update) the comment. */
   started(jobId: string, job: AgentJob | undefined): void {
+    void this.acknowledge();
     if (!this.request.comment) return;
     const { signal, done } = this.budget(STARTED_BUDGET_MS);
     this.posting = (async () => {
@@ -128,6 +171,7 @@ export class GitHubReport {
     const cancelled = cancellation.aborted;
     let url: string | undefined;
     try {
+      await settledWithin(this.acknowledge(), signal);
       if (this.request.comment) {
         // The first write must be done before the last one starts, or both could create a comment.
         if (this.posting && !(await settledWithin(this.posting, signal))) {
@@ -147,6 +191,33 @@ export class GitHubReport {
   }
 
   private readonly warn = (message: string): void => this.deps.log.warning(message);
+
+  /** The 👀 on the `/docs` comment that asked: its request was taken and a job exists. */
+  private acknowledge(): Promise<void> {
+    const { asked } = this.request;
+    if (!asked) return Promise.resolve();
+    return (this.reaction ??= (async () => {
+      const { owner, repo } = this.deps.run.repo;
+      const { signal, done } = this.budget(STARTED_BUDGET_MS);
+      try {
+        await this.forRepo().react(
+          { owner, repo, comment_id: asked.id, review: asked.review, content: 'eyes' },
+          signal,
+        );
+      } catch (error) {
+        this.warn(
+          describeGitHubFault(error, {
+            what: `react to the comment that asked for docs on ${owner}/${repo}`,
+            token: 'githubToken',
+            permission: asked.review ? 'pull-requests: write' : 'issues: write or pull-requests: write',
+            repo: `${owner}/${repo}`,
+          }),
+        );
+      } finally {
+        done();
+      }
+    })());
+  }
 
   private body(state: Omit<Parameters<typeof commentBody>[1], 'runUrl'>): string {
     return commentBody(this.marker, { ...state, runUrl: this.runUrl });

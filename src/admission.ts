@@ -1,0 +1,65 @@
+import type { RunnerEvent } from './event.js';
+import { gate, refusal, WRITER_ROLES } from './gate.js';
+import type { Inputs } from './inputs.js';
+import { label } from './log.js';
+import type { Request, RequestComment } from './trigger.js';
+
+/** Whether the step acts on this event at all, decided before anything is sent anywhere. */
+export type Admission =
+  | {
+      kind: 'skip';
+      /** The step's one notice. */
+      notice: string;
+      /** Said on the thread instead of a job: a bare phrase gets told what a request looks like. */
+      answer?: string;
+    }
+  | {
+      kind: 'go';
+      /** The prompt to send: the standing prompt, then the request (if any). */
+      prompt?: string;
+      /** The comment that asked, when a `/docs` request started the run. */
+      request?: RequestComment;
+    };
+
+/** The actor's role on the repository, asked of GitHub; `undefined` when GitHub could not tell. */
+export type RoleOf = (actor: string) => Promise<string | undefined>;
+
+/**
+ * A `/docs` request, if the event is one; then who asked, if anyone may cause the event; then
+ * the prompt. A comment that is not a request costs no request at all, not even to GitHub; an
+ * actor who may not start a job costs one look-up at most.
+ */
+export async function admit(
+  inputs: Inputs,
+  event: RunnerEvent,
+  request: Request,
+  roleOf: RoleOf,
+  fallbackActor = '',
+): Promise<Admission> {
+  if (request.kind === 'skip') return { kind: 'skip', notice: `Skipped: ${request.why}.` };
+
+  const decided = gate(event, inputs.allowedActors, fallbackActor);
+  if (decided.kind === 'refused') return { kind: 'skip', notice: refusal(decided.actor, decided.rule) };
+  if (decided.kind === 'ask') {
+    const role = await roleOf(decided.actor);
+    if (role === undefined || !WRITER_ROLES.has(role)) {
+      const rule =
+        role === undefined
+          ? 'GitHub could not tell whether they have write access'
+          : `their role on the repository is ${label(role)}, and a job needs write access`;
+      return { kind: 'skip', notice: refusal(decided.actor, rule) };
+    }
+  }
+
+  if (request.kind === 'none') return { kind: 'go', prompt: inputs.prompt };
+  if (!request.text && !inputs.prompt) {
+    const phrase = inputs.trigger ?? '';
+    return {
+      kind: 'skip',
+      notice: `Skipped: the comment holds ${label(phrase)} and no request, and there is no standing prompt.`,
+      answer: `Nothing to do yet: write what the docs need after ${phrase}, on the same line or below it — for example \`${phrase} document the new --dry-run flag\`.`,
+    };
+  }
+  const prompt = [inputs.prompt, request.text].filter(Boolean).join('\n\n');
+  return { kind: 'go', prompt, request: request.comment };
+}

@@ -1,0 +1,51 @@
+import { text, type RunnerEvent } from './event.js';
+import { REQUEST_EVENTS } from './inputs.js';
+import { quote } from './log.js';
+
+/** What a comment event means for a step with a `trigger` phrase. */
+export type Request =
+  /** No phrase, or not a comment event: the step runs as it would without one. */
+  | { kind: 'none' }
+  /** Not a request: the step ends at once, with `why` in its one notice. */
+  | { kind: 'skip'; why: string }
+  /** A request: `text` is what follows the phrase (may be empty: a bare phrase). */
+  | { kind: 'request'; text: string; comment: RequestComment };
+
+/** The comment that asked, for the reaction that says it was taken. */
+export interface RequestComment {
+  id: number;
+  /** A pull request review comment (reactions go to another endpoint than an issue comment's). */
+  review: boolean;
+}
+
+/**
+ * Whether the comment that started the run asks for docs: a new comment whose text begins with
+ * the phrase (leading white space ignored, any case), followed by a space, a line break or its
+ * end. An edit or a deletion never is: an edit of an old request must not start a second job.
+ */
+export function readRequest(phrase: string | undefined, event: RunnerEvent): Request {
+  if (!phrase || !REQUEST_EVENTS.has(event.name)) return { kind: 'none' };
+  const { action, comment } = event.payload;
+  if (action !== 'created') {
+    const what = text(action) ?? 'changed';
+    return { kind: 'skip', why: `the comment was ${quote(what, 40)}, and only a new comment is a request` };
+  }
+  const rest = afterPhrase(text(comment?.body) ?? '', phrase);
+  if (rest === undefined)
+    return { kind: 'skip', why: `the comment does not begin with ${quote(phrase, 60)}` };
+  const id = comment?.id;
+  if (typeof id !== 'number') return { kind: 'skip', why: 'the event names no comment' };
+  return {
+    kind: 'request',
+    text: rest,
+    comment: { id, review: event.name === 'pull_request_review_comment' },
+  };
+}
+
+function afterPhrase(body: string, phrase: string): string | undefined {
+  const start = body.trimStart();
+  if (start.slice(0, phrase.length).toLowerCase() !== phrase.toLowerCase()) return undefined;
+  const next = start.charAt(phrase.length);
+  if (next !== '' && !/\s/.test(next)) return undefined;
+  return start.slice(phrase.length).trim();
+}
