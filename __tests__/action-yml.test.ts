@@ -28,6 +28,8 @@ describe('action.yml', () => {
       'docsToken',
       'trigger',
       'allowedActors',
+      'thread',
+      'status',
     ]);
     for (const input of Object.values(actionYml.inputs)) expect(input.description.length).toBeGreaterThan(20);
     const defaults = Object.values(actionYml.inputs).filter((input) => 'default' in input);

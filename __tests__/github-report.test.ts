@@ -42,6 +42,8 @@ const request: ReportRequest = {
   baseUrl: 'https://api.example.com',
   projectId: 'proj',
   prompt: 'Document the CLI',
+  thread: false,
+  status: false,
 };
 const completed = {
   jobId: 'job_1',

@@ -52,6 +52,8 @@ describe('readInputs', () => {
       context: 'none',
       contextLimit: 20_000,
       allowedActors: [],
+      thread: false,
+      status: false,
     });
   });
 
@@ -136,7 +138,7 @@ describe('readInputs', () => {
     [{ contextLimit: '2e4' }, 'Input "contextLimit" must be a whole number'],
     [
       { context: 'auto', githubToken: '' },
-      'Input "githubToken" is empty, but comment is true, context is auto or trigger is set',
+      'Input "githubToken" is empty, but comment, thread or status is true, context is auto or trigger is set',
     ],
     [{ prompt: 'x', promptFile: 'p.md' }, 'Input "promptFile" and input "prompt" are both set'],
     [
@@ -151,7 +153,10 @@ describe('readInputs', () => {
     [{ reviewers: 'acme/' }, 'Input "reviewers" has "acme/"'],
     [{ githubToken: 'ghs_a b' }, 'Input "githubToken" may only hold printable ASCII characters'],
     [{ docsToken: 'ghs_a\nX: y' }, 'Input "docsToken" may only hold printable ASCII characters'],
-    [{ comment: 'true', githubToken: '' }, 'Input "githubToken" is empty, but comment is true'],
+    [
+      { comment: 'true', githubToken: '' },
+      'Input "githubToken" is empty, but comment, thread or status is true',
+    ],
     [{ reviewers: 'octocat', githubToken: '', docsToken: '' }, 'Input "docsToken" is empty'],
     [{ projectId: '' }, 'Input "projectId" is required'],
     [{ projectId: 'a b' }, 'Input "projectId" must not contain spaces'],

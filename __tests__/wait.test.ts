@@ -174,6 +174,22 @@ describe('waitForJob', () => {
     expect(clock.sleeps).toEqual([10_000, 15_000, 22_500]);
   });
 
+  it('after a follow-up whose reply said active, takes the next terminal status at once', async () => {
+    const { job, clock, options, read } = await setUp(600_000);
+    service.script('get', { job: { status: 'completed' } });
+    const result = await waitForJob(
+      read,
+      job.id,
+      { ...job, status: 'active' },
+      {
+        ...options,
+        settledAfter: clock.now() + 30_000,
+      },
+    );
+    expect(result.job?.status).toBe('completed');
+    expect(clock.sleeps).toEqual([10_000]);
+  });
+
   it('forgives a 404 in the first 30 s but not after', async () => {
     const { job, options, read } = await setUp(600_000);
     service.script('get', { status: 404 }, { status: 404 }, { status: 404 });

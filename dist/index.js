@@ -28447,7 +28447,7 @@ function formatDuration(ms) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3043);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3359);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28529,7 +28529,7 @@ function label(text) {
 
 /***/ }),
 
-/***/ 3043:
+/***/ 3359:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29100,7 +29100,20 @@ var duration = __nccwpck_require__(7607);
 ;// CONCATENATED MODULE: ./src/mode.ts
 
 function modeOutput(mode) {
-    return mode.kind === 'create' ? 'created' : mode.kind === 'follow-up' ? 'followed-up' : 'given';
+    switch (mode.kind) {
+        case 'create':
+            return 'created';
+        case 'follow-up':
+            return 'followed-up';
+        case 'wait':
+            return 'given';
+        case 'resume':
+            return 'resumed';
+    }
+}
+/** Whether the run only waits for a job that exists: nothing is sent to it. */
+function onlyWaits(mode) {
+    return mode.kind === 'wait' || mode.kind === 'resume';
 }
 function modeOf(request) {
     if (request.jobId === undefined)
@@ -29416,7 +29429,13 @@ const apiKey = schemas/* string */.YjP()
  * equal): the runner always passes a default, but a local run (local-action, the demo) may pass
  * nothing, and an input it does not know of must not fail it.
  */
-const OPTIONAL_DEFAULTS = { comment: 'false', context: 'none', contextLimit: '20000' };
+const OPTIONAL_DEFAULTS = {
+    comment: 'false',
+    context: 'none',
+    contextLimit: '20000',
+    thread: 'false',
+    status: 'false',
+};
 const MIN_CONTEXT_LIMIT = 1000;
 const MAX_CONTEXT_LIMIT = 1_000_000;
 const contextMode = schemas/* string */.YjP().transform((text, ctx) => {
@@ -29571,6 +29590,8 @@ const schema = schemas/* object */.Ikc({
     contextLimit,
     trigger,
     allowedActors,
+    thread: bool('thread'),
+    status: bool('status'),
 });
 // Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
 const SECRETLESS_FOR_FORKS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment']);
@@ -29616,6 +29637,8 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
         contextLimit: read('contextLimit') || OPTIONAL_DEFAULTS.contextLimit,
         trigger: read('trigger'),
         allowedActors: read('allowedActors'),
+        thread: read('thread') || OPTIONAL_DEFAULTS.thread,
+        status: read('status') || OPTIONAL_DEFAULTS.status,
     });
     if (!parsed.success) {
         const first = parsed.error.issues[0];
@@ -29638,14 +29661,20 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
     }
     const inputs = {
         ...rest,
+        // The thread's job is kept in the comment.
+        comment: rest.comment || rest.thread,
         docsToken: docsToken || rest.githubToken,
         ...(prompt ? { prompt } : {}),
         ...(jobId ? { jobId } : {}),
         ...(promptFile ? { promptFile } : {}),
         ...(phrase ? { trigger: phrase } : {}),
     };
-    if ((inputs.comment || inputs.context === 'auto' || inputs.trigger) && !inputs.githubToken) {
-        throw new InputError('Input "githubToken" is empty, but comment is true, context is auto or trigger is set: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.');
+    if (inputs.thread && inputs.jobId) {
+        throw new InputError('Input "jobId" and input "thread" are both set: a thread finds its own job; give one of them.');
+    }
+    if ((inputs.comment || inputs.context === 'auto' || inputs.trigger || inputs.status) &&
+        !inputs.githubToken) {
+        throw new InputError('Input "githubToken" is empty, but comment, thread or status is true, context is auto or trigger is set: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.');
     }
     if ((inputs.labels.length > 0 || inputs.reviewers.length > 0) && !inputs.docsToken) {
         throw new InputError('Input "docsToken" is empty (and so is githubToken), but labels or reviewers are set: pass a token with pull-requests: write on the docs repository.');
@@ -29659,6 +29688,7 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
 function wantsGitHub(inputs, eventName = '') {
     return ((inputs.trigger !== undefined && REQUEST_EVENTS.has(eventName)) ||
         inputs.comment ||
+        inputs.status ||
         inputs.labels.length > 0 ||
         inputs.reviewers.length > 0 ||
         inputs.context === 'auto');
@@ -29666,6 +29696,84 @@ function wantsGitHub(inputs, eventName = '') {
 /** The hosts to which a key may go over plain http: this machine. */
 function isLoopback(hostname) {
     return (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname));
+}
+
+;// CONCATENATED MODULE: ./src/continuity.ts
+
+
+
+
+
+/**
+ * Before anything is sent: a re-run resumes the job its earlier attempt started; on a thread, a
+ * later run follows the thread's job up while that job is active or its docs pull request is
+ * open; anything else creates a job. A job given by `jobId` is the workflow's own choice.
+ */
+async function planJob(request, memory, client, log) {
+    const given = modeOf(request);
+    if (request.jobId !== undefined || !memory)
+        return { mode: given };
+    const recall = await memory.recall();
+    if (request.attempt > 1) {
+        const earlier = recall.note?.run === request.runId
+            ? recall.note.job
+            : recall.status?.run === request.runId
+                ? recall.status.job
+                : undefined;
+        if (earlier) {
+            log.info(`Attempt ${request.attempt} of this run: resuming agent job ${(0,src_log/* label */.Pf)(earlier)}, which an earlier attempt started, instead of starting another.`);
+            return { mode: { kind: 'resume', jobId: earlier } };
+        }
+        log.info(`Attempt ${request.attempt} of this run: no job of an earlier attempt was found on GitHub, so this attempt goes on as a new run.`);
+    }
+    const threadJob = request.thread ? (recall.note?.job ?? recall.branch?.job) : undefined;
+    if (!threadJob || request.prompt === undefined)
+        return { mode: given };
+    const where = recall.note ? 'the thread' : 'the branch';
+    const job = await readThreadJob(threadJob, where, client, log);
+    const followUp = {
+        mode: { kind: 'follow-up', jobId: threadJob },
+        ...(recall.note?.head ? { since: recall.note.head } : {}),
+    };
+    if (!job)
+        return { mode: given };
+    if (!isTerminal(job.status)) {
+        log.info(`Agent job ${(0,src_log/* label */.Pf)(threadJob)} of ${where} is ${(0,src_log/* label */.Pf)(job.status)}: this run follows it up.`);
+        return followUp;
+    }
+    if (job.status !== 'completed') {
+        log.info(`Agent job ${(0,src_log/* label */.Pf)(threadJob)} of ${where} ${job.status === 'failed' ? 'failed' : 'was archived'}: a new job is started.`);
+        return { mode: given };
+    }
+    if (!job.prLink) {
+        log.info(`Agent job ${(0,src_log/* label */.Pf)(threadJob)} of ${where} completed without a docs pull request: a new job is started.`);
+        return { mode: given };
+    }
+    const state = await memory.docsPullState(job.prLink);
+    if (state === 'open') {
+        log.info(`The docs pull request of ${where} is still open: this run follows agent job ${(0,src_log/* label */.Pf)(threadJob)} up.`);
+        return followUp;
+    }
+    if (state === 'closed')
+        log.info(`The docs pull request of ${where} was merged or closed: a new job is started.`);
+    return { mode: given };
+}
+/** The thread's job as the service knows it; `undefined` (and a new job) when it does not. */
+async function readThreadJob(id, where, client, log) {
+    try {
+        return await client.getJob(id);
+    }
+    catch (error) {
+        if (!(error instanceof ServiceError))
+            throw error;
+        if (error.fault.kind === 'http' && error.fault.status === 404) {
+            log.info(`Agent job ${(0,src_log/* label */.Pf)(id)} of ${where} is no longer known to the service: a new job is started.`);
+        }
+        else {
+            log.warning(`Could not read agent job ${(0,src_log/* label */.Pf)(id)} of ${where} (${briefly(error.fault)}): a new job is started.`);
+        }
+        return undefined;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/trigger.ts
@@ -29845,7 +29953,7 @@ class JobRun {
         const job = this.#job;
         if (!mode)
             return `${cancelled} before anything was sent to the service.`;
-        if (id && (job || mode.kind === 'wait')) {
+        if (id && (job || onlyWaits(mode))) {
             const last = job ? ` (last status: ${(0,src_log/* label */.Pf)(job.status)})` : '';
             return `${cancelled} while waiting; agent job ${(0,src_log/* label */.Pf)(id)} goes on in the service${last}.`;
         }
@@ -29953,7 +30061,7 @@ const FOLLOW_UP_SETTLE_MS = 30_000;
  */
 async function startJob(client, mode, prompt, options) {
     const { log, signal, clock } = options;
-    if (mode.kind === 'wait')
+    if (onlyWaits(mode))
         return { id: mode.jobId, createdAt: -Infinity };
     log.info(sending(mode, options.context.baseUrl));
     if (mode.kind === 'create') {
@@ -30037,7 +30145,9 @@ async function waitForJob(read, id, first, options) {
     const name = (0,src_log/* label */.Pf)(id);
     let job = first;
     let nextWait = job ? schedule.next() : 0;
-    let seenActive = false;
+    // A follow-up's own reply counts: `active` there means the service took the message and works
+    // on it, so the next `completed` is this run's, not the previous one's.
+    let seenActive = first !== undefined && !isTerminal(first.status);
     const settled = () => seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
     for (;;) {
         if (job && isTerminal(job.status)) {
@@ -30133,13 +30243,14 @@ function isTransient(fault, sinceCreatedMs) {
 
 
 
+
 const log = {
     info: (message) => core/* info */.pq(message),
     notice: (message) => core/* notice */.lm(message),
     warning: (message) => core/* warning */.$e(message),
     debug: (message) => core/* debug */.Yz(message),
 };
-const loadGitHubChunk = () => Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(10)]).then(__nccwpck_require__.bind(__nccwpck_require__, 10));
+const loadGitHubChunk = () => Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(330)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8330));
 /**
  * The action: inputs → create, follow up or look up → wait → outputs and summary. Every failure,
  * whatever was thrown, ends in one `core.setFailed` line; outputs and the summary are written on
@@ -30289,15 +30400,26 @@ async function work(inputs, written, step, held) {
     if (inputs.promptFile) {
         core/* info */.pq(`The prompt is read from ${(0,src_log/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
     }
-    let prompt = written;
-    if (prompt !== undefined && inputs.context === 'auto') {
-        const section = await (await github)?.contextFor(inputs.contextLimit, signal);
+    // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
+    const remembers = inputs.thread || inputs.status || (inputs.comment && runAttempt() > 1);
+    // Awaited only where the create needs it first; otherwise the chunk loads beside the create.
+    const report = remembers || inputs.context === 'auto' ? await github : undefined;
+    const { mode, since } = await planJob({ ...inputs, prompt: written, runId: runId(), attempt: runAttempt() }, report && remembers
+        ? {
+            recall: () => report.recall(signal),
+            docsPullState: (link) => report.docsPullState(link, signal),
+        }
+        : undefined, client, log);
+    let prompt = onlyWaits(mode) ? undefined : written;
+    if (prompt !== undefined && inputs.context === 'auto' && report) {
+        const section = since
+            ? await report.contextSince(since, inputs.contextLimit, signal)
+            : await report.contextFor(inputs.contextLimit, signal);
         if (section)
             prompt = `${prompt}\n\n${section}`;
     }
     if (prompt !== undefined)
         prompt = withoutRunSecrets(prompt);
-    const mode = modeOf({ prompt, jobId: inputs.jobId, projectId: inputs.projectId });
     step.sendingFor(mode);
     const started = await startJob(client, mode, prompt, { clock, deadline, log, context, signal });
     step.started(started);
@@ -30366,6 +30488,14 @@ async function loadGitHubReport(inputs, load) {
         core/* warning */.$e(`Could not load the GitHub side of the action: ${(0,src_log/* describeThrown */.YI)(error)}. The job goes on without it.`);
         return undefined;
     }
+}
+/** `GITHUB_RUN_ID`: the run, the same for each of its attempts. */
+function runId() {
+    return Number(process.env.GITHUB_RUN_ID) || 0;
+}
+/** `GITHUB_RUN_ATTEMPT`: 2 and above for a re-run. */
+function runAttempt() {
+    return Number(process.env.GITHUB_RUN_ATTEMPT) || 1;
 }
 /**
  * Lets the service's operators see which workflow run made a request. Read from the runner's
@@ -33910,6 +34040,7 @@ const ZodRealError = /*@__PURE__*/ _core_index_js__WEBPACK_IMPORTED_MODULE_2__/*
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   YOg: () => (/* binding */ array),
+  zMY: () => (/* binding */ schemas_boolean),
   _H3: () => (/* binding */ looseObject),
   aig: () => (/* binding */ schemas_number),
   Ikc: () => (/* binding */ object),
@@ -33917,7 +34048,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODateTime, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, boolean, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, enum, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, literal, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, partialRecord, pipe, prefault, preprocess, promise, readonly, record, refine, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODateTime, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, enum, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, literal, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, partialRecord, pipe, prefault, preprocess, promise, readonly, record, refine, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
@@ -35625,9 +35756,9 @@ const $ZodNumberFormat = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodNumbe
     $ZodCheckNumberFormat.init(inst, def);
     $ZodNumber.init(inst, def); // no format checks
 });
-const $ZodBoolean = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodBoolean", (inst, def) => {
+const $ZodBoolean = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodBoolean", (inst, def) => {
     $ZodType.init(inst, def);
-    inst._zod.pattern = regexes.boolean;
+    inst._zod.pattern = regexes_boolean;
     inst._zod.parse = (payload, _ctx) => {
         if (def.coerce)
             try {
@@ -35645,7 +35776,7 @@ const $ZodBoolean = /*@__PURE__*/ (/* unused pure expression or super */ null &&
         });
         return payload;
     };
-})));
+});
 const $ZodBigInt = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodBigInt", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.pattern = bigint;
@@ -38035,7 +38166,7 @@ function _uint32(Class, params) {
 function _boolean(Class, params) {
     return new Class({
         type: "boolean",
-        ...util.normalizeParams(params),
+        ...core_util/* normalizeParams */.A2(params),
     });
 }
 // @__NO_SIDE_EFFECTS__
@@ -41253,13 +41384,13 @@ function int32(params) {
 function uint32(params) {
     return core._uint32(ZodNumberFormat, params);
 }
-const ZodBoolean = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodBoolean", (inst, def) => {
-    core.$ZodBoolean.init(inst, def);
+const ZodBoolean = /*@__PURE__*/ core_core/* $constructor */.xI("ZodBoolean", (inst, def) => {
+    $ZodBoolean.init(inst, def);
     ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.booleanProcessor(inst, ctx, json, params);
-})));
+    inst._zod.processJSONSchema = (ctx, json, params) => booleanProcessor(inst, ctx, json, params);
+});
 function schemas_boolean(params) {
-    return core._boolean(ZodBoolean, params);
+    return _boolean(ZodBoolean, params);
 }
 const ZodBigInt = /*@__PURE__*/ core_core/* $constructor */.xI("ZodBigInt", (inst, def) => {
     $ZodBigInt.init(inst, def);

@@ -38,6 +38,10 @@ export interface Inputs {
   trigger?: string;
   /** Who besides writers may start a job from events anyone can cause: logins, `name[bot]`, `*`. */
   allowedActors: string[];
+  /** One job per pull request or issue (and branch, with `status`): later runs follow it up. */
+  thread: boolean;
+  /** A commit status on the triggering commit follows the job. */
+  status: boolean;
 }
 
 /** A bad input: the message names it and says what is expected. No request has been made. */
@@ -96,7 +100,13 @@ const apiKey = z
  * equal): the runner always passes a default, but a local run (local-action, the demo) may pass
  * nothing, and an input it does not know of must not fail it.
  */
-export const OPTIONAL_DEFAULTS = { comment: 'false', context: 'none', contextLimit: '20000' } as const;
+export const OPTIONAL_DEFAULTS = {
+  comment: 'false',
+  context: 'none',
+  contextLimit: '20000',
+  thread: 'false',
+  status: 'false',
+} as const;
 
 const MIN_CONTEXT_LIMIT = 1000;
 const MAX_CONTEXT_LIMIT = 1_000_000;
@@ -267,6 +277,8 @@ const schema = z.object({
   contextLimit,
   trigger,
   allowedActors,
+  thread: bool('thread'),
+  status: bool('status'),
 });
 
 /** The runner's variables that inputs depend on; tests pass their own. */
@@ -327,6 +339,8 @@ export function readInputs(
     contextLimit: read('contextLimit') || OPTIONAL_DEFAULTS.contextLimit,
     trigger: read('trigger'),
     allowedActors: read('allowedActors'),
+    thread: read('thread') || OPTIONAL_DEFAULTS.thread,
+    status: read('status') || OPTIONAL_DEFAULTS.status,
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
@@ -347,15 +361,25 @@ export function readInputs(
   }
   const inputs: Inputs = {
     ...rest,
+    // The thread's job is kept in the comment.
+    comment: rest.comment || rest.thread,
     docsToken: docsToken || rest.githubToken,
     ...(prompt ? { prompt } : {}),
     ...(jobId ? { jobId } : {}),
     ...(promptFile ? { promptFile } : {}),
     ...(phrase ? { trigger: phrase } : {}),
   };
-  if ((inputs.comment || inputs.context === 'auto' || inputs.trigger) && !inputs.githubToken) {
+  if (inputs.thread && inputs.jobId) {
     throw new InputError(
-      'Input "githubToken" is empty, but comment is true, context is auto or trigger is set: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.',
+      'Input "jobId" and input "thread" are both set: a thread finds its own job; give one of them.',
+    );
+  }
+  if (
+    (inputs.comment || inputs.context === 'auto' || inputs.trigger || inputs.status) &&
+    !inputs.githubToken
+  ) {
+    throw new InputError(
+      'Input "githubToken" is empty, but comment, thread or status is true, context is auto or trigger is set: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.',
     );
   }
   if ((inputs.labels.length > 0 || inputs.reviewers.length > 0) && !inputs.docsToken) {
@@ -374,6 +398,7 @@ export function wantsGitHub(inputs: Inputs, eventName = ''): boolean {
   return (
     (inputs.trigger !== undefined && REQUEST_EVENTS.has(eventName)) ||
     inputs.comment ||
+    inputs.status ||
     inputs.labels.length > 0 ||
     inputs.reviewers.length > 0 ||
     inputs.context === 'auto'

@@ -6,7 +6,7 @@ import type { Outcome } from './github/index.js';
 import type { Inputs } from './inputs.js';
 import type { AgentJob } from './job.js';
 import { describeThrown, label } from './log.js';
-import { unconfirmed, type Mode } from './mode.js';
+import { onlyWaits, unconfirmed, type Mode } from './mode.js';
 import type { Started } from './start.js';
 import type { WaitResult } from './wait.js';
 
@@ -155,7 +155,7 @@ export class JobRun {
     const id = this.#id;
     const job = this.#job;
     if (!mode) return `${cancelled} before anything was sent to the service.`;
-    if (id && (job || mode.kind === 'wait')) {
+    if (id && (job || onlyWaits(mode))) {
       const last = job ? ` (last status: ${label(job.status)})` : '';
       return `${cancelled} while waiting; agent job ${label(id)} goes on in the service${last}.`;
     }

@@ -9,7 +9,8 @@ import { admit } from './admission.js';
 import { readEvent, type RunnerEvent } from './event.js';
 import { mayBeOpen } from './gate.js';
 import { readInputs, REQUEST_EVENTS, wantsGitHub, type Inputs } from './inputs.js';
-import { modeOf, modeOutput } from './mode.js';
+import { planJob } from './continuity.js';
+import { modeOutput, onlyWaits } from './mode.js';
 import { readRequest, type RequestComment } from './trigger.js';
 import { isTerminal, type AgentJob } from './job.js';
 import { JobRun } from './job-run.js';
@@ -207,13 +208,29 @@ async function work(
       `The prompt is read from ${label(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`,
     );
   }
-  let prompt = written;
-  if (prompt !== undefined && inputs.context === 'auto') {
-    const section = await (await github)?.contextFor(inputs.contextLimit, signal);
+  // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
+  const remembers = inputs.thread || inputs.status || (inputs.comment && runAttempt() > 1);
+  // Awaited only where the create needs it first; otherwise the chunk loads beside the create.
+  const report = remembers || inputs.context === 'auto' ? await github : undefined;
+  const { mode, since } = await planJob(
+    { ...inputs, prompt: written, runId: runId(), attempt: runAttempt() },
+    report && remembers
+      ? {
+          recall: () => report.recall(signal),
+          docsPullState: (link) => report.docsPullState(link, signal),
+        }
+      : undefined,
+    client,
+    log,
+  );
+  let prompt = onlyWaits(mode) ? undefined : written;
+  if (prompt !== undefined && inputs.context === 'auto' && report) {
+    const section = since
+      ? await report.contextSince(since, inputs.contextLimit, signal)
+      : await report.contextFor(inputs.contextLimit, signal);
     if (section) prompt = `${prompt}\n\n${section}`;
   }
   if (prompt !== undefined) prompt = withoutRunSecrets(prompt);
-  const mode = modeOf({ prompt, jobId: inputs.jobId, projectId: inputs.projectId });
   step.sendingFor(mode);
   const started = await startJob(client, mode, prompt, { clock, deadline, log, context, signal });
   step.started(started);
@@ -292,6 +309,16 @@ async function loadGitHubReport(
     );
     return undefined;
   }
+}
+
+/** `GITHUB_RUN_ID`: the run, the same for each of its attempts. */
+function runId(): number {
+  return Number(process.env.GITHUB_RUN_ID) || 0;
+}
+
+/** `GITHUB_RUN_ATTEMPT`: 2 and above for a re-run. */
+function runAttempt(): number {
+  return Number(process.env.GITHUB_RUN_ATTEMPT) || 1;
 }
 
 /**

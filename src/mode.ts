@@ -9,13 +9,29 @@ import { label } from './log.js';
 export type Mode =
   | { kind: 'create'; projectId: string }
   | { kind: 'follow-up'; jobId: string }
-  | { kind: 'wait'; jobId: string };
+  | { kind: 'wait'; jobId: string }
+  /** A re-run: the job an earlier attempt of the same run started, waited for without a message. */
+  | { kind: 'resume'; jobId: string };
 
 /** The `mode` output: which way the run went. */
-export type ModeOutput = 'created' | 'followed-up' | 'given' | 'skipped';
+export type ModeOutput = 'created' | 'followed-up' | 'given' | 'resumed' | 'skipped';
 
 export function modeOutput(mode: Mode): ModeOutput {
-  return mode.kind === 'create' ? 'created' : mode.kind === 'follow-up' ? 'followed-up' : 'given';
+  switch (mode.kind) {
+    case 'create':
+      return 'created';
+    case 'follow-up':
+      return 'followed-up';
+    case 'wait':
+      return 'given';
+    case 'resume':
+      return 'resumed';
+  }
+}
+
+/** Whether the run only waits for a job that exists: nothing is sent to it. */
+export function onlyWaits(mode: Mode): mode is Extract<Mode, { kind: 'wait' | 'resume' }> {
+  return mode.kind === 'wait' || mode.kind === 'resume';
 }
 
 export function modeOf(request: { prompt?: string; jobId?: string; projectId: string }): Mode {

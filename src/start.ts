@@ -4,7 +4,7 @@ import { formatDuration } from './duration.js';
 import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
 import type { AgentJob } from './job.js';
 import type { Log } from './log.js';
-import { sending, sent, type Mode } from './mode.js';
+import { onlyWaits, sending, sent, type Mode } from './mode.js';
 
 export interface SendOptions {
   clock: Clock;
@@ -87,7 +87,7 @@ export async function startJob(
   options: SendOptions,
 ): Promise<Started> {
   const { log, signal, clock } = options;
-  if (mode.kind === 'wait') return { id: mode.jobId, createdAt: -Infinity };
+  if (onlyWaits(mode)) return { id: mode.jobId, createdAt: -Infinity };
   log.info(sending(mode, options.context.baseUrl));
   if (mode.kind === 'create') {
     const job = await sendRetryingOnlyWhenSafe(() => client.createJob(prompt ?? '', { signal }), options);

@@ -22,7 +22,7 @@ export interface WaitOptions {
   random?: () => number;
   /**
    * After a follow-up: until this clock time, a terminal status counts only once the job has been
-   * seen `active` since the message. The service takes messages asynchronously, so right after one
+   * seen `active` since the message (its reply to the message included). The service takes messages asynchronously, so right after one
    * it may still report the previous run's `completed` (and its pull request).
    */
   settledAfter?: number;
@@ -62,7 +62,9 @@ export async function waitForJob(
   const name = label(id);
   let job = first;
   let nextWait = job ? schedule.next() : 0;
-  let seenActive = false;
+  // A follow-up's own reply counts: `active` there means the service took the message and works
+  // on it, so the next `completed` is this run's, not the previous one's.
+  let seenActive = first !== undefined && !isTerminal(first.status);
   const settled = () =>
     seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
 

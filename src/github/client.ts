@@ -90,6 +90,28 @@ export interface GitHubApi {
     at: { owner: string; repo: string; pull_number: number; page: number },
     signal: AbortSignal,
   ): Promise<ChangedFile[]>;
+  /** A pull request's state and head commit. */
+  getPull(
+    at: { owner: string; repo: string; pull_number: number },
+    signal: AbortSignal,
+  ): Promise<{ state: string; merged: boolean; headSha: string }>;
+  createStatus(
+    at: {
+      owner: string;
+      repo: string;
+      sha: string;
+      state: 'pending' | 'success' | 'failure' | 'error';
+      target_url: string;
+      description: string;
+      context: string;
+    },
+    signal: AbortSignal,
+  ): Promise<void>;
+  /** One page of a commit's statuses, newest first; 100 a page. */
+  listStatuses(
+    at: { owner: string; repo: string; ref: string; page: number },
+    signal: AbortSignal,
+  ): Promise<{ context: string; description: string | null; state: string }[]>;
   /** The login's role on the repository (`role_name`: `permission` folds maintain into write). */
   collaboratorRole(
     at: { owner: string; repo: string; username: string },
@@ -197,6 +219,26 @@ export function gitHubApi(token: string, userAgent: string): GitHubApi {
       const { data } = await octokit.rest.repos.getCommit({ ...at, ...bounded(signal) });
       const reply = commitReply.extend({ files: z.unknown() }).parse(data);
       return { commit: toCommit(reply), files: toFiles(reply.files), url: reply.html_url };
+    },
+    async getPull(at, signal) {
+      const { data } = await octokit.rest.pulls.get({ ...at, ...bounded(signal) });
+      const pull = z
+        .object({ state: z.string(), merged: z.boolean().nullish(), head: z.object({ sha: z.string() }) })
+        .parse(data);
+      return { state: pull.state, merged: pull.merged === true, headSha: pull.head.sha };
+    },
+    async createStatus(at, signal) {
+      await octokit.rest.repos.createCommitStatus({ ...at, ...bounded(signal) });
+    },
+    async listStatuses(at, signal) {
+      const { data } = await octokit.rest.repos.listCommitStatusesForRef({
+        ...at,
+        per_page: PAGE_SIZE,
+        ...bounded(signal),
+      });
+      return z
+        .array(z.object({ context: z.string(), description: z.string().nullable(), state: z.string() }))
+        .parse(data);
     },
     async collaboratorRole(at, signal) {
       const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...at, ...bounded(signal) });

@@ -5,6 +5,7 @@ import { redact } from '../secrets.js';
 import { cell } from '../summary.js';
 import { PAGE_SIZE, type Comment, type GitHubApi, type RunContext } from './client.js';
 import { describeGitHubFault, isFinalFault, type GitHubOperation } from './errors.js';
+import { noteLine, type ThreadNote } from './note.js';
 import type { Thread } from './target.js';
 
 /**
@@ -16,8 +17,10 @@ import type { Thread } from './target.js';
  */
 export function commentMarker(
   run: RunContext,
-  key: { baseUrl?: string; projectId: string; prompt?: string; jobId?: string },
+  key: { baseUrl?: string; projectId: string; prompt?: string; jobId?: string; thread?: boolean },
 ): string {
+  // A thread's comment is named without the prompt: a push, a /docs request and the merge send
+  // different prompts to one job, and must find one comment.
   const named = JSON.stringify([
     `${run.repo.owner}/${run.repo.repo}`,
     run.workflow,
@@ -25,8 +28,7 @@ export function commentMarker(
     run.action,
     key.baseUrl ?? '',
     key.projectId,
-    key.prompt ?? '',
-    key.prompt === undefined ? (key.jobId ?? '') : '',
+    ...(key.thread ? ['thread'] : [key.prompt ?? '', key.prompt === undefined ? (key.jobId ?? '') : '']),
   ]);
   return `<!-- agent-job-action:${createHash('sha256').update(named).digest('hex').slice(0, 24)} -->`;
 }
@@ -42,6 +44,8 @@ export interface CommentState {
   timedOut?: boolean;
   waitedMs?: number;
   runUrl: string;
+  /** What the next run on the thread (or a re-run) needs to find this job again. */
+  note?: ThreadNote;
 }
 
 /**
@@ -110,6 +114,7 @@ export function commentBody(marker: string, state: CommentState): string {
   facts.push(`<a href="${cell(state.runUrl, 2000)}">workflow run</a>`);
   return [
     marker,
+    ...(state.note ? [noteLine(state.note)] : []),
     '### Documentation agent',
     '',
     headline(state),
@@ -147,6 +152,8 @@ export class KeptComment {
   private id?: number;
   private url?: string;
   private login?: string;
+  /** The look-up, once it succeeded (found or not): a run looks for its comment once. */
+  private found?: Promise<Comment | undefined>;
   private givenUp = false;
   private readonly op: GitHubOperation;
 
@@ -166,12 +173,32 @@ export class KeptComment {
     };
   }
 
+  /**
+   * The body of the comment this step keeps, as an earlier run left it; `undefined` when there is
+   * none or GitHub would not say (a warning).
+   */
+  async read(signal: AbortSignal): Promise<string | undefined> {
+    try {
+      return (await this.lookUp(signal))?.body;
+    } catch (error) {
+      const { owner, repo, number } = this.thread;
+      this.warn(
+        describeGitHubFault(error, {
+          ...this.op,
+          what: `read the comments of ${owner}/${repo}#${number}`,
+          permission: this.thread.pull ? 'pull-requests: read' : 'issues: read',
+        }),
+      );
+      return undefined;
+    }
+  }
+
   /** Posts or updates the comment; its URL, or `undefined` if GitHub would not have it. */
   async write(body: string, signal: AbortSignal): Promise<string | undefined> {
     if (this.givenUp) return this.url;
     const { owner, repo, number } = this.thread;
     try {
-      this.id ??= (await this.find(signal))?.id;
+      if (this.id === undefined) this.id = (await this.lookUp(signal))?.id;
       let written: Comment | undefined;
       if (this.id !== undefined) {
         try {
@@ -189,6 +216,18 @@ export class KeptComment {
       if (isFinalFault(error)) this.givenUp = true;
     }
     return this.url;
+  }
+
+  private lookUp(signal: AbortSignal): Promise<Comment | undefined> {
+    if (!this.found) {
+      const looking = this.find(signal);
+      this.found = looking;
+      // A passing fault is asked again next time; an answer is kept.
+      looking.catch(() => {
+        if (this.found === looking) this.found = undefined;
+      });
+    }
+    return this.found;
   }
 
   /** Pages through every comment: on a long thread the kept one may be far from the first page. */

@@ -266,6 +266,34 @@ export function pullRequestContext(
   };
 }
 
+/**
+ * A pull request's context for a follow-up: only what changed since the head the docs job last
+ * saw (`since`), or, when GitHub could not compare (a forced push), the whole pull request again,
+ * said in the context.
+ */
+export function pullRequestSinceContext(
+  payload: PullRequestPayload,
+  since:
+    { base: string; head: string; commits: CommitFacts[]; files: ChangedFile[]; url: string } | undefined,
+  whole: ChangedFile[] | undefined,
+): EventContext {
+  if (!since) {
+    const context = pullRequestContext(payload, whole);
+    context.notes.unshift(
+      'GitHub could not compare with the commit the docs job last saw (a forced push?): the whole pull request is shown again.',
+    );
+    return context;
+  }
+  const context = pullRequestContext(payload, since.files);
+  const number = payload.pull_request?.number ?? '?';
+  return {
+    ...context,
+    title: `Pull request #${number}: what changed since the docs job last saw it (${since.base.slice(0, 7)}…${since.head.slice(0, 7)}).`,
+    facts: [...context.facts, `Compare: ${since.url}`],
+    commits: since.commits,
+  };
+}
+
 export interface ReleasePayload {
   release?: { tag_name?: string; name?: string | null; body?: string | null; html_url?: string };
 }

@@ -4,6 +4,7 @@ import {
   branchOf,
   issueContext,
   pullRequestContext,
+  pullRequestSinceContext,
   pushContext,
   releaseContext,
   ZERO_SHA,
@@ -140,4 +141,39 @@ async function pushChanges(
 /** Duck-typed: a DOMException from another realm is not `instanceof Error`. */
 function isTimeout(reason: unknown): boolean {
   return (reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
+}
+
+/**
+ * For a follow-up on a pull request: what changed since `last`, the head the job saw. Any other
+ * event gives what `gatherContext` gives.
+ */
+export async function gatherSince(
+  api: GitHubApi,
+  run: RunContext,
+  last: string,
+  head: string,
+  warn: (message: string) => void,
+  signal: AbortSignal,
+): Promise<EventContext | undefined> {
+  if (run.eventName !== 'pull_request' && run.eventName !== 'pull_request_target') {
+    return gatherContext(api, run, warn, signal);
+  }
+  const { owner, repo } = run.repo;
+  const payload = run.payload as PullRequestPayload;
+  try {
+    const { commits, files, url } = await api.compare({ owner, repo, basehead: `${last}...${head}` }, signal);
+    return pullRequestSinceContext(payload, { base: last, head, commits, files, url }, undefined);
+  } catch (error) {
+    const status = (error as { status?: unknown }).status;
+    if (status !== 404 && status !== 422) {
+      if (signal.aborted && !isTimeout(signal.reason)) throw signal.reason;
+      warn(
+        `${describeGitHubFault(error, { what: `compare ${last.slice(0, 12)}...${head.slice(0, 12)}`, token: 'githubToken', permission: 'contents: read', repo: `${owner}/${repo}` })} The whole pull request is sent as context instead.`,
+      );
+    }
+    const whole = await gatherContext(api, run, warn, signal);
+    return whole && status !== undefined && (status === 404 || status === 422)
+      ? pullRequestSinceContext(payload, undefined, whole.files)
+      : whole;
+  }
 }

@@ -7,7 +7,16 @@ import { answerBody, commentBody, commentMarker, KeptComment } from './comment.j
 import { renderContext } from './context.js';
 import { docsPullRequest, routeDocsPullRequest } from './docs-pr.js';
 import { describeGitHubFault, isFinalFault } from './errors.js';
-import { eventHasContext, gatherContext } from './gather.js';
+import { pushedOnto, runCommits, type RunCommits } from './commits.js';
+import { eventHasContext, gatherContext, gatherSince } from './gather.js';
+import { readNote, type ThreadNote } from './note.js';
+import {
+  CommitStatus,
+  statusContext,
+  statusDescription,
+  type StatusNote,
+  type StatusState,
+} from './status.js';
 import { eventHasThread, findThread } from './target.js';
 
 export interface ReportRequest {
@@ -22,7 +31,24 @@ export interface ReportRequest {
   jobId?: string;
   /** The `/docs` comment that asked for this run's job: it gets a reaction once the job exists. */
   asked?: RequestComment;
+  /** One job per thread: the comment is named without the prompt, and its note is read first. */
+  thread: boolean;
+  /** A commit status follows the job. */
+  status: boolean;
 }
+
+/** What GitHub remembers of this step's job, read before anything is sent. */
+export interface Recall {
+  /** The note in this step's comment on the thread: the thread's job. */
+  note?: ThreadNote;
+  /** This step's status on the run's commit (read on a re-run): the job an earlier attempt started. */
+  status?: StatusNote;
+  /** This step's status on the push's `before` commit: the branch's job. */
+  branch?: StatusNote;
+}
+
+/** A docs pull request as a follow-up needs to know it. */
+export type DocsPullState = 'open' | 'closed' | 'unknown';
 
 /** How the step ended, for the comment's last update. */
 export interface Outcome {
@@ -66,6 +92,13 @@ export class GitHubReport {
   private posting?: Promise<unknown>;
   /** The reaction on the comment that asked, once. */
   private reaction?: Promise<void>;
+  /** The commits the run is about, once asked. */
+  private commits?: Promise<RunCommits>;
+  /** The note an earlier run left, once read: the next note keeps its head on a comment event. */
+  private previous?: ThreadNote;
+  private readonly status?: CommitStatus;
+  /** Whether the job's id fits a status description (said once if not). */
+  private tooLongSaid = false;
 
   constructor(
     private readonly request: ReportRequest,
@@ -73,6 +106,8 @@ export class GitHubReport {
   ) {
     const { run } = deps;
     this.marker = commentMarker(run, request);
+    if (request.status)
+      this.status = new CommitStatus(() => this.forRepo(), run, statusContext(run, request), this.warn);
     this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
   }
 
@@ -107,6 +142,104 @@ export class GitHubReport {
         `Could not gather the event's context: ${describeThrown(error)}. The job is created without it.`,
       );
       return '';
+    } finally {
+      done();
+    }
+  }
+
+  /**
+   * For a follow-up on the thread: what changed since `last`, the head the job last saw (a pull
+   * request's new commits), within `limit`; the event's whole context on any other event.
+   */
+  async contextSince(last: string, limit: number, cancellation: AbortSignal): Promise<string> {
+    const { run, log } = this.deps;
+    const { signal: timed, done } = this.budget(CONTEXT_BUDGET_MS);
+    const signal = AbortSignal.any([cancellation, timed]);
+    try {
+      const { head } = await this.runCommits(signal);
+      if (!head || head === last) return await this.contextFor(limit, cancellation);
+      const context = await gatherSince(this.forRepo(), run, last, head, this.warn, signal);
+      const text = context ? renderContext(context, limit) : '';
+      if (text)
+        log.info(`Appended ${text.length} characters of context: what changed since ${last.slice(0, 12)}.`);
+      return text;
+    } catch (error) {
+      if (cancellation.aborted) throw cancellation.reason;
+      this.warn(
+        `Could not gather the event's context: ${describeThrown(error)}. The follow-up is sent without it.`,
+      );
+      return '';
+    } finally {
+      done();
+    }
+  }
+
+  /**
+   * What earlier runs left on GitHub for this step: the note in its comment on the thread, and,
+   * with `status`, its status on this run's commit (for a re-run) and on the push's `before`
+   * commit (the branch's job). Faults are warnings and read as nothing.
+   */
+  async recall(cancellation: AbortSignal): Promise<Recall> {
+    const { run } = this.deps;
+    const { signal: timed, done } = this.budget(CONTEXT_BUDGET_MS);
+    const signal = AbortSignal.any([cancellation, timed]);
+    const recall: Recall = {};
+    try {
+      if (this.request.comment && eventHasThread(run.eventName)) {
+        const body = await (await this.keptComment(signal))?.read(signal);
+        recall.note = body ? readNote(body) : undefined;
+        this.previous = recall.note;
+      }
+      if (this.status) {
+        const { sha } = await this.runCommits(signal);
+        if (run.runAttempt > 1 && sha) recall.status = await this.status.read(sha, signal);
+        const before = pushedOnto(run);
+        if (this.request.thread && before && !recall.note)
+          recall.branch = await this.status.read(before, signal);
+      }
+      return recall;
+    } catch (error) {
+      if (cancellation.aborted) throw cancellation.reason;
+      this.warn(`Could not read what earlier runs left on GitHub: ${describeThrown(error)}.`);
+      return recall;
+    } finally {
+      done();
+    }
+  }
+
+  /**
+   * Whether the docs pull request a follow-up would go to is still open, read with `docsToken`.
+   * `unknown` (with a warning) when it cannot be read: a follow-up never goes into a pull request
+   * the action cannot see.
+   */
+  async docsPullState(prLink: string, cancellation: AbortSignal): Promise<DocsPullState> {
+    const { run } = this.deps;
+    const pr = docsPullRequest(prLink, run.serverUrl);
+    if (!pr) {
+      this.warn(
+        `Could not read the docs pull request ${printableUrl(prLink)}: it is not a pull request on ${run.serverUrl}. A new job is started.`,
+      );
+      return 'unknown';
+    }
+    const { signal: timed, done } = this.budget(STARTED_BUDGET_MS);
+    try {
+      const signal = AbortSignal.any([cancellation, timed]);
+      const pull = await this.forDocs().getPull(
+        { owner: pr.owner, repo: pr.repo, pull_number: pr.number },
+        signal,
+      );
+      return pull.state === 'open' && !pull.merged ? 'open' : 'closed';
+    } catch (error) {
+      if (cancellation.aborted) throw cancellation.reason;
+      this.warn(
+        `${describeGitHubFault(error, {
+          what: `read the docs pull request ${pr.owner}/${pr.repo}#${pr.number}`,
+          token: 'docsToken',
+          permission: 'pull-requests: read',
+          repo: `${pr.owner}/${pr.repo}`,
+        })} A new job is started.`,
+      );
+      return 'unknown';
     } finally {
       done();
     }
@@ -149,15 +282,23 @@ export class GitHubReport {
     }
   }
 
-  /** The job exists and is being waited for: post (or, on a re-run, update) the comment. */
+  /**
+   * The job exists and is being waited for: post (or, on a re-run, update) the comment, and set
+   * the commit status to pending.
+   */
   started(jobId: string, job: AgentJob | undefined): void {
     void this.acknowledge();
-    if (!this.request.comment) return;
+    if (!this.request.comment && !this.status) return;
     const { signal, done } = this.budget(STARTED_BUDGET_MS);
-    this.posting = (async () => {
-      const comment = await this.keptComment(signal);
-      await comment?.write(this.body({ jobId, job, ended: false }), signal);
-    })()
+    this.posting = Promise.all([
+      (async () => {
+        if (!this.request.comment) return;
+        const comment = await this.keptComment(signal);
+        const note = await this.note(jobId, signal);
+        await comment?.write(this.body({ jobId, job, ended: false, note }), signal);
+      })(),
+      this.writeStatus('pending', 'Working', jobId, this.runUrl, signal),
+    ])
       .catch((error: unknown) => this.warn(`Could not post the comment: ${describeThrown(error)}.`))
       .finally(done);
   }
@@ -172,14 +313,19 @@ export class GitHubReport {
     let url: string | undefined;
     try {
       await settledWithin(this.acknowledge(), signal);
-      if (this.request.comment) {
-        // The first write must be done before the last one starts, or both could create a comment.
-        if (this.posting && !(await settledWithin(this.posting, signal))) {
+      // The first writes must be done before the last ones start, or both could create a
+      // comment, or the pending status land after the final one.
+      if (this.posting && !(await settledWithin(this.posting, signal))) {
+        if (this.request.comment) {
           this.warn('Could not update the comment with how the job ended: GitHub did not answer in time.');
-        } else {
-          const comment = await this.keptComment(signal);
-          url = await comment?.write(this.body({ ...outcome, cancelled, ended: true }), signal);
         }
+      } else {
+        if (this.request.comment) {
+          const comment = await this.keptComment(signal);
+          const note = await this.note(outcome.jobId, signal);
+          url = await comment?.write(this.body({ ...outcome, cancelled, ended: true, note }), signal);
+        }
+        await this.finalStatus(outcome, cancelled, signal);
       }
       await this.routeDocs(outcome.job, outcome.failure, signal);
     } catch (error) {
@@ -191,6 +337,64 @@ export class GitHubReport {
   }
 
   private readonly warn = (message: string): void => this.deps.log.warning(message);
+
+  private runCommits(signal: AbortSignal): Promise<RunCommits> {
+    return (this.commits ??= runCommits(this.forRepo(), this.deps.run, this.warn, signal));
+  }
+
+  /** The note for this job: a comment event saw no new commit, so the last head stays. */
+  private async note(jobId: string, signal: AbortSignal): Promise<ThreadNote> {
+    const { run } = this.deps;
+    const { head } = await this.runCommits(signal);
+    const last = this.previous?.job === jobId ? this.previous.head : undefined;
+    const seen = head ?? last;
+    return { job: jobId, ...(seen ? { head: seen } : {}), run: run.runId, attempt: run.runAttempt };
+  }
+
+  private async writeStatus(
+    state: StatusState,
+    word: string,
+    jobId: string,
+    target: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (!this.status) return;
+    const { sha } = await this.runCommits(signal);
+    if (!sha) {
+      if (state === 'pending')
+        this.deps.log.notice('No commit status: the event names no commit (an issue).');
+      return;
+    }
+    const description = statusDescription(word, jobId, this.deps.run.runId);
+    if (!description.fits && !this.tooLongSaid) {
+      this.tooLongSaid = true;
+      this.warn(
+        "The job id is too long for a commit status's 140 characters: the status leaves it out, so a re-run cannot resume from the status.",
+      );
+    }
+    await this.status.write(sha, state, description.text, target, signal);
+  }
+
+  private finalStatus(outcome: Outcome, cancelled: boolean, signal: AbortSignal): Promise<void> {
+    const { job, failure, timedOut, jobId } = outcome;
+    if (!failure && job?.status === 'completed') {
+      const link = job.prLink ?? '';
+      return this.writeStatus(
+        'success',
+        link ? 'Completed' : 'Completed, no changes',
+        jobId,
+        link || this.runUrl,
+        signal,
+      );
+    }
+    if (job?.status === 'failed') return this.writeStatus('failure', 'Failed', jobId, this.runUrl, signal);
+    if (job?.status === 'archived')
+      return this.writeStatus('failure', 'Archived', jobId, this.runUrl, signal);
+    // wait: false: the job goes on, and so does the pending status.
+    if (!failure) return this.writeStatus('pending', 'Goes on in the service', jobId, this.runUrl, signal);
+    const word = cancelled ? 'Cancelled' : timedOut ? 'Timed out' : 'Stopped';
+    return this.writeStatus('error', word, jobId, this.runUrl, signal);
+  }
 
   /** The 👀 on the `/docs` comment that asked: its request was taken and a job exists. */
   private acknowledge(): Promise<void> {
@@ -231,6 +435,10 @@ export class GitHubReport {
 
   private forRepo(): GitHubApi {
     return this.api(this.request.githubToken);
+  }
+
+  private forDocs(): GitHubApi {
+    return this.api(this.request.docsToken || this.request.githubToken);
   }
 
   private keptComment(signal: AbortSignal): Promise<KeptComment | undefined> {
@@ -282,13 +490,7 @@ export class GitHubReport {
       );
       return;
     }
-    await routeDocsPullRequest(
-      this.api(request.docsToken || request.githubToken),
-      pr,
-      request,
-      this.warn,
-      signal,
-    );
+    await routeDocsPullRequest(this.forDocs(), pr, request, this.warn, signal);
   }
 
   /**

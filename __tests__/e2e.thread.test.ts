@@ -1,0 +1,149 @@
+// A docs job that follows the conversation, through the bundle under Node 24, against both
+// emulators: one job per pull request across pushes while its docs pull request is open, a new
+// one after it is merged; one rolling job for a branch pushed to directly; a re-run that resumes
+// the job its first attempt started; the commit status on the pull request's head. The rules are
+// tested one by one in continuity.test.ts and github-thread.test.ts.
+import { describe, expect, it } from '@jest/globals';
+import { emulators, gitHubEmulators, inputsFor, run, warnings } from '../__fixtures__/e2e.js';
+import {
+  APP,
+  commentEvent,
+  DOCS_TOKEN,
+  gitHubEnv,
+  pullRequestEvent,
+  pushEvent,
+  world,
+} from '../__fixtures__/github-world.js';
+
+const emulator = emulators({ activePolls: 0 });
+const github = gitHubEmulators();
+
+const sha = (digit: number) => String(digit).repeat(40);
+
+/** A `pull_request` event whose head is `head` (`synchronize` after the first). */
+function pullRequestAt(number: number, head: string, action = 'synchronize') {
+  const event = pullRequestEvent(number);
+  return {
+    ...event,
+    payload: {
+      ...event.payload,
+      action,
+      pull_request: {
+        ...event.payload.pull_request,
+        head: { ...event.payload.pull_request.head, sha: head },
+      },
+    },
+  };
+}
+
+describe('a pull request thread', () => {
+  it('one job across pushes while the docs PR is open (follow-ups with what changed), a new one after the merge', async () => {
+    const gh = await github();
+    const { pr, docsPr, docsLink } = world(gh);
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    const options = (event: ReturnType<typeof pullRequestAt> | ReturnType<typeof commentEvent>) => ({
+      inputs: inputsFor(service, {
+        thread: 'true',
+        status: 'true',
+        context: 'auto',
+        trigger: '/docs',
+        docsToken: DOCS_TOKEN,
+      }),
+      env: gitHubEnv(gh),
+      event,
+    });
+    gh.commit(APP, { sha: sha(2), message: 'Add the --dry-run flag', files: [] });
+    gh.comparison(APP, `${sha(1)}...${sha(2)}`, {
+      commits: [sha(2)],
+      files: [{ filename: 'src/cli.ts', status: 'modified', additions: 4, deletions: 0, patch: '@@ +1 @@' }],
+    });
+
+    const opened = await run(options(pullRequestAt(pr.number, sha(1), 'opened')));
+    expect(opened.code).toBe(0);
+    expect(opened.outputs.mode).toBe('created');
+    const jobId = opened.outputs.jobId;
+
+    const pushed = await run(options(pullRequestAt(pr.number, sha(2))));
+    expect(pushed.code).toBe(0);
+    expect(warnings(pushed)).toEqual([]);
+    expect(pushed.outputs).toMatchObject({ mode: 'followed-up', jobId, prLink: docsLink });
+    expect(service.count('create')).toBe(1);
+    expect(service.count('message')).toBe(1);
+    const followUp = service.requests.find((r) => r.route === 'message')?.json as { prompt: string };
+    expect(followUp.prompt).toContain('what changed since the docs job last saw it (1111111…2222222)');
+    expect(followUp.prompt).toContain('src/cli.ts');
+
+    const request = gh.addComment(APP, pr.number, { login: 'octocat', body: '/docs also the README' });
+    const asked = await run(options(commentEvent(pr.number, request.body, { id: request.id })));
+    expect(asked.outputs).toMatchObject({ mode: 'followed-up', jobId });
+    expect(request.reactions).toEqual(['eyes']);
+    expect(pr.comments.filter((c) => c.body.startsWith('<!-- agent-job-action:'))).toHaveLength(1);
+
+    docsPr.merged = true;
+    const afterMerge = await run(options(pullRequestAt(pr.number, sha(3))));
+    expect(afterMerge.code).toBe(0);
+    expect(afterMerge.outputs.mode).toBe('created');
+    expect(afterMerge.outputs.jobId).not.toBe(jobId);
+    expect(service.count('create')).toBe(2);
+    expect(service.count('message')).toBe(2);
+  });
+
+  it('sets the commit status on the pull request head: pending, then success linking the docs PR', async () => {
+    const gh = await github();
+    const { pr, docsLink } = world(gh);
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    const result = await run({
+      inputs: inputsFor(service, { status: 'true' }),
+      env: gitHubEnv(gh),
+      event: pullRequestAt(pr.number, sha(7), 'opened'),
+    });
+    expect(result.code).toBe(0);
+    expect(gh.statuses(APP, sha(7)).map((s) => [s.state, s.target_url])).toEqual([
+      ['success', docsLink],
+      ['pending', `${gh.serverUrl}/${APP}/actions/runs/4242`],
+    ]);
+  });
+});
+
+describe('a branch pushed to directly', () => {
+  it('two pushes to main with thread and status: one job and one follow-up', async () => {
+    const gh = await github();
+    const { docsLink } = world(gh);
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    const options = (after: string, before: string) => ({
+      inputs: inputsFor(service, { thread: 'true', status: 'true', docsToken: DOCS_TOKEN }),
+      env: gitHubEnv(gh),
+      event: pushEvent(after, { before }),
+    });
+    const first = await run(options(sha(4), '0'.repeat(40)));
+    expect(first.outputs.mode).toBe('created');
+    const second = await run(options(sha(5), sha(4)));
+    expect(second.code).toBe(0);
+    expect(second.outputs).toMatchObject({ mode: 'followed-up', jobId: first.outputs.jobId });
+    expect(service.count('create')).toBe(1);
+    expect(service.count('message')).toBe(1);
+    expect(gh.statuses(APP, sha(5))[0]?.description).toBe(`Completed: job ${first.outputs.jobId} · run 4242`);
+  });
+});
+
+describe('a re-run', () => {
+  it("of a timed-out attempt creates nothing and reports the first attempt's job", async () => {
+    const gh = await github();
+    const { pr } = world(gh);
+    const service = await emulator({ activePolls: 3 });
+    const options = (attempt: string, timeout: string) => ({
+      inputs: inputsFor(service, { comment: 'true', status: 'true', timeout }),
+      env: { ...gitHubEnv(gh), GITHUB_RUN_ATTEMPT: attempt },
+      event: pullRequestAt(pr.number, sha(8), 'opened'),
+    });
+    const first = await run(options('1', '2s'));
+    expect(first.code).toBe(1);
+    expect(first.outputs.status).toBe('active');
+    const again = await run(options('2', '40s'));
+    expect(again.code).toBe(0);
+    expect(again.outputs).toMatchObject({ mode: 'resumed', jobId: first.outputs.jobId, status: 'completed' });
+    expect(service.count('create')).toBe(1);
+    expect(service.count('message')).toBe(0);
+    expect(again.stdout).toContain(`Attempt 2 of this run: resuming agent job ${first.outputs.jobId}`);
+  });
+});

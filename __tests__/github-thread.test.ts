@@ -1,0 +1,321 @@
+// What the GitHub side remembers between runs, in process against the GitHub emulator: the
+// thread's note in the kept comment (read only from the action's own comment, marker first), the
+// commit status that follows the job and what a re-run or the branch's next push reads from it,
+// the docs pull request's state, and a follow-up's context since the last head.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { ManualClock } from '../__fixtures__/clock.js';
+import { APP, BOT, DOCS, DOCS_TOKEN, runContext, world } from '../__fixtures__/github-world.js';
+import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
+import { startGitHubEmulator, type GitHubEmulator } from '../src/emulator/github.js';
+import type { GitHubApi, RunContext } from '../src/github/client.js';
+import { noteLine, readNote } from '../src/github/note.js';
+import type { Outcome, ReportRequest } from '../src/github/report.js';
+import { readStatusNote, statusDescription } from '../src/github/status.js';
+
+let gh: GitHubEmulator;
+let gitHubApi: (token: string, userAgent: string) => GitHubApi;
+let GitHubReport: typeof import('../src/github/report.js').GitHubReport;
+const saved = process.env.GITHUB_API_URL;
+beforeAll(async () => {
+  gh = await startGitHubEmulator();
+  process.env.GITHUB_API_URL = gh.apiUrl;
+  ({ gitHubApi } = await import('../src/github/client.js'));
+  ({ GitHubReport } = await import('../src/github/report.js'));
+});
+afterEach(() => {
+  expect(gh.violations).toEqual([]);
+});
+afterAll(async () => {
+  process.env.GITHUB_API_URL = saved;
+  await gh.close();
+});
+
+const HEAD_1 = '1'.repeat(40);
+const HEAD_2 = '2'.repeat(40);
+const never = () => new AbortController().signal;
+const request: ReportRequest = {
+  comment: true,
+  labels: [],
+  reviewers: [],
+  githubToken: WORKFLOW_TOKEN,
+  docsToken: DOCS_TOKEN,
+  baseUrl: 'https://api.example.com',
+  projectId: 'proj',
+  prompt: 'Document the change',
+  thread: true,
+  status: true,
+};
+
+function report(run: RunContext, asked: Partial<ReportRequest> = {}) {
+  const lines: string[] = [];
+  const made = new GitHubReport(
+    { ...request, ...asked },
+    {
+      run,
+      api: (token) => gitHubApi(token, 'github-thread-test'),
+      clock: new ManualClock(),
+      log: {
+        info: (m) => lines.push(`info: ${m}`),
+        notice: (m) => lines.push(`notice: ${m}`),
+        warning: (m) => lines.push(`warning: ${m}`),
+        debug: () => undefined,
+      },
+    },
+  );
+  return { report: made, lines };
+}
+
+/** A run on pull request `number` of acme/app, whose head is `head`. */
+function pullRun(number: number, head: string, overrides: Partial<RunContext> = {}): RunContext {
+  return runContext({
+    serverUrl: gh.serverUrl,
+    eventName: 'pull_request',
+    payload: { pull_request: { number, head: { sha: head } } },
+    ...overrides,
+  });
+}
+
+const done = (jobId: string, prLink: string | null, extra: Partial<Outcome> = {}): Outcome => ({
+  jobId,
+  job: { id: jobId, status: 'completed', prLink },
+  timedOut: false,
+  waitedMs: 1000,
+  ...extra,
+});
+
+describe('the note', () => {
+  it('round-trips, and a note that is not one reads as none', () => {
+    const note = { job: 'job_1 --> <b>', head: HEAD_1, run: 4, attempt: 2 };
+    expect(noteLine(note)).not.toContain('-->  ');
+    expect(noteLine(note).match(/-->/g)).toHaveLength(1);
+    expect(readNote(`x\n${noteLine(note)}\ny`)).toEqual(note);
+    expect(readNote('<!-- agent-job-action:note not!base64 -->')).toBeUndefined();
+    const forged = Buffer.from(JSON.stringify({ job: '', run: 1, attempt: 1 })).toString('base64url');
+    expect(readNote(`<!-- agent-job-action:note ${forged} -->`)).toBeUndefined();
+  });
+
+  it('is written in the comment and read by the next run of the thread, whatever its prompt', async () => {
+    const { pr } = world(gh);
+    const first = report(pullRun(pr.number, HEAD_1));
+    first.report.started('job_t1', undefined);
+    await first.report.finish(done('job_t1', null), never());
+    expect(pr.comments).toHaveLength(1);
+
+    const second = report(pullRun(pr.number, HEAD_2, { runId: 43 }), { prompt: 'Another prompt' });
+    expect(await second.report.recall(never())).toEqual({
+      note: { job: 'job_t1', head: HEAD_1, run: 42, attempt: 1 },
+    });
+    second.report.started('job_t1', undefined);
+    await second.report.finish(done('job_t1', null), never());
+    expect(pr.comments).toHaveLength(1);
+    expect(readNote(pr.comments[0]?.body ?? '')).toEqual({
+      job: 'job_t1',
+      head: HEAD_2,
+      run: 43,
+      attempt: 1,
+    });
+    expect([...first.lines, ...second.lines]).toEqual([]);
+  });
+
+  it("is read only from the action's own comment with the marker first, never from a copy", async () => {
+    const { pr } = world(gh);
+    const first = report(pullRun(pr.number, HEAD_1));
+    first.report.started('job_mine', undefined);
+    await first.report.finish(done('job_mine', null), never());
+    const mine = pr.comments[0]?.body ?? '';
+    const forgedNote = noteLine({ job: 'job_forged', run: 1, attempt: 1 });
+    const [marker = ''] = mine.split('\n');
+    // Someone else's copy, first in the thread; and the bot quoting the marker.
+    pr.comments.unshift(
+      {
+        id: 1,
+        login: 'mallory',
+        body: `${marker}\n${forgedNote}`,
+        createdAt: '',
+        updatedAt: '',
+        reactions: [],
+      },
+      { id: 2, login: BOT, body: `> ${marker}\n${forgedNote}`, createdAt: '', updatedAt: '', reactions: [] },
+    );
+    const next = report(pullRun(pr.number, HEAD_2));
+    expect((await next.report.recall(never())).note?.job).toBe('job_mine');
+  });
+
+  it('keeps the last head on a comment event, which names no commit', async () => {
+    const { pr } = world(gh);
+    const first = report(pullRun(pr.number, HEAD_1));
+    first.report.started('job_c', undefined);
+    await first.report.finish(done('job_c', null), never());
+    const onComment = report(
+      runContext({
+        serverUrl: gh.serverUrl,
+        eventName: 'issue_comment',
+        payload: { issue: { number: pr.number, pull_request: {} } },
+      }),
+      { status: false },
+    );
+    await onComment.report.recall(never());
+    onComment.report.started('job_c', undefined);
+    await onComment.report.finish(done('job_c', null), never());
+    expect(readNote(pr.comments[0]?.body ?? '')?.head).toBe(HEAD_1);
+  });
+});
+
+describe('the commit status', () => {
+  it('goes pending, then success linking the docs pull request, on the pull request head', async () => {
+    const { pr, docsLink } = world(gh);
+    const HEAD_S = '5'.repeat(40);
+    const { report: r, lines } = report(pullRun(pr.number, HEAD_S), { comment: false, thread: false });
+    r.started('job_s', undefined);
+    await r.finish(done('job_s', docsLink), never());
+    const statuses = gh.statuses(APP, HEAD_S);
+    expect(statuses.map((s) => [s.state, s.description, s.target_url])).toEqual([
+      ['success', 'Completed: job job_s · run 42', docsLink],
+      ['pending', 'Working: job job_s · run 42', `${gh.serverUrl}/${APP}/actions/runs/42`],
+    ]);
+    expect(statuses[0]?.context).toBe('docs agent: docs / refresh / docs (proj)');
+    expect(lines).toEqual([]);
+  });
+
+  it.each([
+    ['failed', { job: { id: 'j', status: 'failed' }, failure: 'Agent job j failed.' }, 'failure', 'Failed'],
+    ['archived', { job: { id: 'j', status: 'archived' }, failure: 'x' }, 'failure', 'Archived'],
+    ['timed out', { job: { id: 'j', status: 'active' }, failure: 'x', timedOut: true }, 'error', 'Timed out'],
+  ])('ends as %s', async (_name, outcome, state, word) => {
+    const sha = 'f'.repeat(39) + String(state.length);
+    const { report: r } = report(pullRun(1, sha), { comment: false, thread: false });
+    r.started('j', undefined);
+    await r.finish({ jobId: 'j', timedOut: false, waitedMs: 1, ...outcome }, never());
+    expect(gh.statuses(APP, sha)[0]).toMatchObject({ state, description: `${word}: job j · run 42` });
+  });
+
+  it('ends as error when the step was cancelled', async () => {
+    const sha = 'c'.repeat(40);
+    const { report: r } = report(pullRun(1, sha), { comment: false, thread: false });
+    await r.finish(
+      { jobId: 'j', job: { id: 'j', status: 'active' }, failure: 'x', timedOut: false, waitedMs: 1 },
+      AbortSignal.abort(),
+    );
+    expect(gh.statuses(APP, sha)[0]).toMatchObject({
+      state: 'error',
+      description: 'Cancelled: job j · run 42',
+    });
+  });
+
+  it('leaves a job id out when it is too long for 140 characters, and says a re-run cannot resume from it', async () => {
+    const sha = 'd'.repeat(40);
+    const long = `job_${'x'.repeat(140)}`;
+    const { report: r, lines } = report(pullRun(1, sha), { comment: false, thread: false });
+    r.started(long, undefined);
+    await r.finish(done(long, null), never());
+    expect(gh.statuses(APP, sha).map((s) => s.description)).toEqual([
+      'Completed, no changes: job id too long to show · run 42',
+      'Working: job id too long to show · run 42',
+    ]);
+    expect(lines).toEqual([
+      "warning: The job id is too long for a commit status's 140 characters: the status leaves it out, so a re-run cannot resume from the status.",
+    ]);
+    expect(readStatusNote(gh.statuses(APP, sha)[0]?.description ?? null)).toEqual({ run: 42 });
+  });
+
+  it('goes on the head of the pull request a comment is on, read from GitHub; not on an issue', async () => {
+    const { pr } = world(gh);
+    const head = gh.get(APP, pr.number).headSha;
+    const onComment = runContext({
+      serverUrl: gh.serverUrl,
+      eventName: 'issue_comment',
+      payload: { issue: { number: pr.number, pull_request: {} } },
+    });
+    const { report: r } = report(onComment, { comment: false, thread: false });
+    r.started('job_h', undefined);
+    await r.finish(done('job_h', null), never());
+    expect(gh.statuses(APP, head).map((s) => s.state)).toEqual(['success', 'pending']);
+
+    const issue = gh.thread(APP, { pull: false });
+    const onIssue = runContext({
+      serverUrl: gh.serverUrl,
+      eventName: 'issues',
+      payload: { issue: { number: issue.number } },
+    });
+    const { report: r2, lines } = report(onIssue, { comment: false, thread: false });
+    r2.started('job_i', undefined);
+    await r2.finish(done('job_i', null), never());
+    expect(lines).toEqual(['notice: No commit status: the event names no commit (an issue).']);
+  });
+
+  it("is what a re-run reads to resume, and the branch's next push to follow up", async () => {
+    world(gh);
+    const before = 'b'.repeat(40);
+    const after = 'e'.repeat(40);
+    const push = (sha: string, prior: string, runId: number, runAttempt = 1) =>
+      runContext({
+        serverUrl: gh.serverUrl,
+        eventName: 'push',
+        sha,
+        runId,
+        runAttempt,
+        payload: { ref: 'refs/heads/main', before: prior, after: sha },
+      });
+    const first = report(push(before, '0'.repeat(40), 50), { comment: false });
+    first.report.started('job_branch', undefined);
+    await first.report.finish(done('job_branch', null), never());
+
+    const retry = report(push(before, '0'.repeat(40), 50, 2), { comment: false });
+    expect(await retry.report.recall(never())).toEqual({ status: { job: 'job_branch', run: 50 } });
+    const next = report(push(after, before, 51), { comment: false });
+    expect(await next.report.recall(never())).toEqual({ branch: { job: 'job_branch', run: 50 } });
+    gh.forget(APP, before);
+    expect(await report(push(after, before, 52), { comment: false }).report.recall(never())).toEqual({});
+  });
+
+  it('reads descriptions it wrote, and only those', () => {
+    expect(readStatusNote(statusDescription('Working', 'job_1', 9).text)).toEqual({ job: 'job_1', run: 9 });
+    expect(readStatusNote('Build passed')).toBeUndefined();
+    expect(readStatusNote(null)).toBeUndefined();
+  });
+});
+
+describe('the docs pull request', () => {
+  it('is open, merged or closed as GitHub says, read with docsToken; unknown when it cannot be read', async () => {
+    const { docsPr, docsLink } = world(gh);
+    const { report: r, lines } = report(pullRun(1, HEAD_1));
+    expect(await r.docsPullState(docsLink, never())).toBe('open');
+    docsPr.merged = true;
+    expect(await r.docsPullState(docsLink, never())).toBe('closed');
+    expect(gh.requests.filter((q) => q.route === 'getPull').at(-1)?.token).toBe(DOCS_TOKEN);
+    expect(await r.docsPullState(`${gh.serverUrl}/acme/private/pull/1`, never())).toBe('unknown');
+    expect(await r.docsPullState('https://gitlab.com/a/b/-/merge_requests/1', never())).toBe('unknown');
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^warning: Could not read the docs pull request acme\/private#1 \(404 "Not Found"\): .* A new job is started\.$/,
+      ),
+      expect.stringMatching(
+        /^warning: Could not read the docs pull request https:\/\/gitlab\.com\/.* is not a pull request on .* A new job is started\.$/,
+      ),
+    ]);
+    expect(DOCS).toBe('acme/docs');
+  });
+});
+
+describe("a follow-up's context", () => {
+  it('is what changed since the head the job last saw; the whole pull request when GitHub cannot compare', async () => {
+    const { pr } = world(gh);
+    gh.commit(APP, { sha: HEAD_2, message: 'Add the --dry-run flag', files: [] });
+    gh.comparison(APP, `${HEAD_1}...${HEAD_2}`, {
+      commits: [HEAD_2],
+      files: [
+        { filename: 'src/cli.ts', status: 'modified', additions: 3, deletions: 1, patch: '@@ -1 +1 @@' },
+      ],
+    });
+    const { report: r } = report(pullRun(pr.number, HEAD_2));
+    const since = await r.contextSince(HEAD_1, 20_000, never());
+    expect(since).toContain('what changed since the docs job last saw it (1111111…2222222)');
+    expect(since).toContain('src/cli.ts');
+    expect(since).toContain('Add the --dry-run flag');
+    const { report: forced } = report(pullRun(pr.number, HEAD_2));
+    const whole = await forced.contextFor(20_000, never());
+    const fallback = await forced.contextSince('9'.repeat(40), 20_000, never());
+    expect(fallback).toContain('GitHub could not compare with the commit the docs job last saw');
+    expect(whole).not.toContain('GitHub could not compare');
+  });
+});

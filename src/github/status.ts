@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { isPlainHttpUrl } from '../log.js';
+import type { GitHubApi, RunContext } from './client.js';
+import { describeGitHubFault } from './errors.js';
+
+/** What a commit status says of the job, for a re-run or the next push to the branch. */
+export interface StatusNote {
+  /** Absent when the job's id was too long to keep in the description. */
+  job?: string;
+  run: number;
+}
+
+export type StatusState = 'pending' | 'success' | 'failure' | 'error';
+
+/** GitHub refuses a description over 140 characters (422). */
+const MAX_DESCRIPTION = 140;
+const MAX_CONTEXT = 100;
+/** GitHub keeps up to 1,000 statuses a context and commit; this step's is near the top. */
+const MAX_PAGES = 3;
+
+/**
+ * The status's context: readable, and the same from run to run of this step on this project (the
+ * next push finds the job by it), so neither the prompt nor the event is in it. Cut long names get
+ * a short hash, so two steps never share one by accident.
+ */
+export function statusContext(run: RunContext, key: { baseUrl: string; projectId: string }): string {
+  const full = `docs agent: ${run.workflow} / ${run.job} / ${run.action} (${key.projectId})`;
+  if (full.length <= MAX_CONTEXT) return full;
+  const hash = createHash('sha256').update(`${full}\n${key.baseUrl}`).digest('hex').slice(0, 8);
+  return `${full.slice(0, MAX_CONTEXT - 10)}… ${hash}`;
+}
+
+/**
+ * `Working: job job_8f2c · run 123`: what a person reads, and what the next run parses. A job id
+ * too long to fit leaves it out (`fits` false): a re-run then cannot resume from the status.
+ */
+export function statusDescription(
+  word: string,
+  jobId: string,
+  runId: number,
+): { text: string; fits: boolean } {
+  const text = `${word}: job ${jobId} · run ${runId}`;
+  if ([...text].length <= MAX_DESCRIPTION && !/[\s·]/.test(jobId)) return { text, fits: true };
+  return { text: `${word}: job id too long to show · run ${runId}`, fits: false };
+}
+
+export function readStatusNote(description: string | null): StatusNote | undefined {
+  const found = /: job (\S+) · run (\d+)$/.exec(description ?? '');
+  if (found) return { job: found[1], run: Number(found[2]) };
+  const unnamed = /: job id too long to show · run (\d+)$/.exec(description ?? '');
+  return unnamed ? { run: Number(unnamed[1]) } : undefined;
+}
+
+/**
+ * This step's status on one commit of this repository: written as the job goes (pending, then
+ * how it ended), and read back by a re-run or the branch's next push. Faults are warnings.
+ */
+export class CommitStatus {
+  constructor(
+    /** Made on first use: a status never written builds no client. */
+    private readonly api: () => GitHubApi,
+    private readonly run: RunContext,
+    private readonly context: string,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  async write(
+    sha: string,
+    state: StatusState,
+    description: string,
+    target: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { owner, repo } = this.run.repo;
+    try {
+      await this.api().createStatus(
+        {
+          owner,
+          repo,
+          sha,
+          state,
+          // A link GitHub would refuse (not http(s)) is left for the run's.
+          target_url: isPlainHttpUrl(target) ? target : this.runUrl(),
+          description,
+          context: this.context,
+        },
+        signal,
+      );
+    } catch (error) {
+      this.warn(
+        describeGitHubFault(error, {
+          what: `set the commit status on ${sha.slice(0, 12)}`,
+          token: 'githubToken',
+          permission: 'statuses: write',
+          repo: `${owner}/${repo}`,
+        }),
+      );
+    }
+  }
+
+  /**
+   * What this step's newest status on `sha` says, or `undefined` (none, or a commit GitHub no
+   * longer has). Other faults are warnings, and read as none.
+   */
+  async read(sha: string, signal: AbortSignal): Promise<StatusNote | undefined> {
+    const { owner, repo } = this.run.repo;
+    try {
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        const statuses = await this.api().listStatuses({ owner, repo, ref: sha, page }, signal);
+        const mine = statuses.find((s) => s.context === this.context);
+        if (mine) return readStatusNote(mine.description);
+        if (statuses.length < 100) return undefined;
+      }
+      return undefined;
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      if (status === 404 || status === 422) return undefined;
+      this.warn(
+        describeGitHubFault(error, {
+          what: `read the commit statuses of ${sha.slice(0, 12)}`,
+          token: 'githubToken',
+          permission: 'statuses: read',
+          repo: `${owner}/${repo}`,
+        }),
+      );
+      return undefined;
+    }
+  }
+
+  private runUrl(): string {
+    const { serverUrl, repo, runId } = this.run;
+    return `${serverUrl}/${repo.owner}/${repo.repo}/actions/runs/${runId}`;
+  }
+}
