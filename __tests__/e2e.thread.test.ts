@@ -105,6 +105,25 @@ describe('a pull request thread', () => {
   });
 });
 
+describe('the merge', () => {
+  it("a push of the pull request's merge commit is told to the thread's job", async () => {
+    const gh = await github();
+    const { docsLink } = world(gh);
+    const merged = gh.thread(APP, { mergeCommitSha: sha(9), headSha: sha(6) });
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    const inputs = inputsFor(service, { thread: 'true', docsToken: DOCS_TOKEN });
+    const opened = await run({
+      inputs,
+      env: gitHubEnv(gh),
+      event: pullRequestAt(merged.number, sha(6), 'opened'),
+    });
+    const merge = await run({ inputs, env: gitHubEnv(gh), event: pushEvent(sha(9), { before: sha(5) }) });
+    expect(merge.code).toBe(0);
+    expect(merge.outputs).toMatchObject({ mode: 'followed-up', jobId: opened.outputs.jobId });
+    expect(service.count('create')).toBe(1);
+  });
+});
+
 describe('a branch pushed to directly', () => {
   it('two pushes to main with thread and status: one job and one follow-up', async () => {
     const gh = await github();

@@ -141,6 +141,21 @@ describe('the note', () => {
     expect((await next.report.recall(never())).note?.job).toBe('job_mine');
   });
 
+  it('is one per project for matrix legs: legs on another project keep their own thread', async () => {
+    const { pr } = world(gh);
+    for (const [projectId, prompt] of [
+      ['cli-docs', 'Document the CLI'],
+      ['sdk-docs', 'Document the SDK'],
+      ['cli-docs', 'Another prompt, same project'],
+    ] as const) {
+      const leg = report(pullRun(pr.number, HEAD_1), { projectId, prompt, status: false });
+      await leg.report.recall(never());
+      leg.report.started(`job_${projectId}`, undefined);
+      await leg.report.finish(done(`job_${projectId}`, null), never());
+    }
+    expect(pr.comments.map((c) => readNote(c.body)?.job)).toEqual(['job_cli-docs', 'job_sdk-docs']);
+  });
+
   it('keeps the last head on a comment event, which names no commit', async () => {
     const { pr } = world(gh);
     const first = report(pullRun(pr.number, HEAD_1));

@@ -7,7 +7,7 @@ import { startEmulator, type EmulatorOptions } from './server.js';
 
 const USAGE =
   'usage: emulator [--port N] [--key KEY] [--active-polls N] [--final completed|failed|archived]' +
-  ' [--base-path /prefix] [--url-file PATH]';
+  ' [--base-path /prefix] [--docs-repo-url URL] [--url-file PATH]';
 
 const FINAL_STATUSES = ['completed', 'failed', 'archived'];
 
@@ -20,6 +20,7 @@ function parseOptions(argv: string[]): EmulatorOptions & { urlFile?: string } {
       'active-polls': { type: 'string' },
       final: { type: 'string' },
       'base-path': { type: 'string' },
+      'docs-repo-url': { type: 'string' },
       'url-file': { type: 'string' },
     },
     strict: true,
@@ -38,6 +39,7 @@ function parseOptions(argv: string[]): EmulatorOptions & { urlFile?: string } {
     options.final = { status: values.final };
   }
   if (values['base-path'] !== undefined) options.basePath = values['base-path'];
+  if (values['docs-repo-url'] !== undefined) options.docsRepoUrl = values['docs-repo-url'];
   if (values['url-file'] !== undefined) options.urlFile = values['url-file'];
   return options;
 }

@@ -1,11 +1,16 @@
 // Runs the GitHub emulator as a process for the demo: one repository (acme/app) with one pull
-// request, and a workflow token that may comment on it. It writes its URLs and the token, as
-// JSON, to --url-file; the request log goes to stderr, without the Authorization header.
+// request and a `/docs` comment on it by a member, a docs repository (acme/docs) whose pull
+// requests the service's jobs open, and a workflow token that may comment, react and set
+// statuses in acme/app and read everywhere. It writes its URLs, the token and the ids, as JSON,
+// to --url-file; the request log goes to stderr, without the Authorization header.
 import { renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startGitHubEmulator } from './github.js';
 
 const DEMO_TOKEN = 'ghs_DemoWorkflowToken000000000000000000000';
+const REQUEST = '/docs Document the new --dry-run flag of the deploy command';
+/** The pull request's head before and after the push the demo plays. */
+const HEADS = ['1a2b3c4d5e6f708192a3b4c5d6e7f80912a3b4c5', '2b3c4d5e6f708192a3b4c5d6e7f80912a3b4c5d6'];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -15,13 +20,19 @@ async function main(): Promise<void> {
   const prefix = values.prefix === '/api/v3' ? '/api/v3' : '';
   const github = await startGitHubEmulator({ prefix });
   github.grant(DEMO_TOKEN, { login: 'github-actions[bot]', type: 'Bot', read: '*', write: ['acme/app'] });
-  const pr = github.thread('acme/app');
+  const pr = github.thread('acme/app', { headSha: HEADS[0] });
+  const request = github.addComment('acme/app', pr.number, { login: 'octocat', body: REQUEST });
+  // The docs pull requests the service's jobs open (job n opens #n).
+  for (let n = 0; n < 5; n++) github.thread('acme/docs');
   const described = JSON.stringify({
     apiUrl: github.apiUrl,
     serverUrl: github.serverUrl,
     token: DEMO_TOKEN,
     repository: 'acme/app',
     pullRequest: pr.number,
+    heads: HEADS,
+    request: { id: request.id, body: REQUEST },
+    docsRepository: `${github.serverUrl}/acme/docs`,
   });
   if (values['url-file']) {
     writeFileSync(`${values['url-file']}.tmp`, described);

@@ -53,6 +53,8 @@ export interface EmulatorOptions {
   followUpLag?: number;
   /** The status a job ends in; without `prLink`, a `completed` job gets a pull request link. */
   final?: { status: string; prLink?: string | null };
+  /** The docs repository those links point into (default `https://github.com/acme/docs`). */
+  docsRepoUrl?: string;
   /** Known project ids; when given, create on any other answers 404. */
   projects?: string[];
   /** Called once per request when it has been answered (or dropped): for logging. */
@@ -219,7 +221,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     job.status = final.status;
     if (final.prLink !== undefined) job.prLink = final.prLink;
     else if (final.status === 'completed') {
-      job.prLink ??= `https://github.com/acme/docs/pull/${state.prNumber}`;
+      job.prLink ??= `${options.docsRepoUrl ?? 'https://github.com/acme/docs'}/pull/${state.prNumber}`;
     }
     if (final.status === 'archived') job.archivedAt = new Date().toISOString();
   }
