@@ -1,6 +1,9 @@
 import js from '@eslint/js';
 import jest from 'eslint-plugin-jest';
+import { readFileSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
+
+const { devDependencies } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
 export default tseslint.config(
   { ignores: ['dist/', 'build/', 'node_modules/', 'coverage/'] },
@@ -21,6 +24,28 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
+  {
+    // src/ is the product and ships in dist/: it imports neither the test support (the
+    // emulators) nor any devDependency.
+    files: ['src/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/emulators', '**/emulators/**', '**/__fixtures__/**', '**/__tests__/**'],
+              message: 'src/ is the product: test support (emulators/, __fixtures__/) never ships in dist/.',
+            },
+            {
+              group: Object.keys(devDependencies).flatMap((name) => [name, `${name}/*`]),
+              message: 'src/ ships in dist/: it imports no devDependency.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['__tests__/**'],
     ...jest.configs['flat/recommended'],

@@ -1,12 +1,8 @@
 import { afterEach, expect } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  startGitHubEmulator,
-  type GitHubEmulator,
-  type GitHubEmulatorOptions,
-} from '../src/emulator/github.js';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emulator/server.js';
+import { startGitHubEmulator, type GitHubEmulator, type GitHubEmulatorOptions } from '../emulators/github.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../emulators/server.js';
 import {
   runAction,
   RUNNER_TOKENS,

@@ -1,4 +1,4 @@
-import type { GitHubEmulator } from '../src/emulator/github.js';
+import type { GitHubEmulator } from '../emulators/github.js';
 import type { RunContext } from '../src/github/client.js';
 import { WORKFLOW_TOKEN } from './runner.js';
 

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { connect } from '../src/dispatcher.js';
 import { AgentClient, nestedDeeperThan, ServiceError, type Fault } from '../src/client.js';
-import { startEmulator, type Emulator } from '../src/emulator/server.js';
+import { startEmulator, type Emulator } from '../emulators/server.js';
 import { explain } from '../src/errors.js';
 import { makeTestPki } from '../__fixtures__/tls.js';
 

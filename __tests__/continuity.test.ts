@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AgentClient } from '../src/client.js';
 import { planJob, type Memory, type PlanRequest } from '../src/continuity.js';
 import { connect } from '../src/dispatcher.js';
-import { startEmulator, type Emulator } from '../src/emulator/server.js';
+import { startEmulator, type Emulator } from '../emulators/server.js';
 import type { DocsPullState, Recall } from '../src/github/report.js';
 import type { Log } from '../src/log.js';
 

@@ -1,7 +1,7 @@
 // Cancellation as the runner does it (docs/design.md §3.5): SIGINT or SIGTERM while waiting, during
 // the create, and while waiting on a job by id, through the bundle under Node 24 against the emulator.
 import { describe, expect, it } from '@jest/globals';
-import type { Emulator } from '../src/emulator/server.js';
+import type { Emulator } from '../emulators/server.js';
 import { emulators, errors, expectFailure, inputsFor, runAndSignal } from '../__fixtures__/e2e.js';
 
 const emulator = emulators({ activePolls: 0 });

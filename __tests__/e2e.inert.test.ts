@@ -18,7 +18,7 @@ import {
 } from '../__fixtures__/e2e.js';
 import { APP, BOT, gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';
 import { RUNNER_TOKENS, WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import type { Emulator } from '../src/emulator/server.js';
+import type { Emulator } from '../emulators/server.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();

@@ -1,7 +1,7 @@
 // Bad input through the bundle: one error that names the input, and not a single request
 // (docs/design.md §3.1, §6).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startEmulator, type Emulator } from '../src/emulator/server.js';
+import { startEmulator, type Emulator } from '../emulators/server.js';
 import { expectFailure, inputsFor, KEY, run } from '../__fixtures__/e2e.js';
 import { pullRequestEvent } from '../__fixtures__/github-world.js';
 

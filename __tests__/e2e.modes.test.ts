@@ -1,7 +1,7 @@
 // The modes beyond one-shot creation (docs/design.md §2 `wait`, `jobId`; §4 `job`), end to end
 // through the bundle under Node 24 against the emulator.
 import { describe, expect, it } from '@jest/globals';
-import type { Emulator } from '../src/emulator/server.js';
+import type { Emulator } from '../emulators/server.js';
 import { emulators, expectFailure, inputsFor, run } from '../__fixtures__/e2e.js';
 
 const emulator = emulators({ activePolls: 0 });

@@ -1,8 +1,8 @@
 // A self-hosted runner behind a corporate proxy with a private CA (docs/design.md §6): the service is
 // reached only through a CONNECT proxy, over TLS with a certificate from a test CA.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startGitHubEmulator, type GitHubEmulator } from '../src/emulator/github.js';
-import { startEmulator, type Emulator } from '../src/emulator/server.js';
+import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
+import { startEmulator, type Emulator } from '../emulators/server.js';
 import { expectFailure, KEY, run, warnings } from '../__fixtures__/e2e.js';
 import { gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';
 import { startConnectProxy, type TestProxy } from '../__fixtures__/proxy.js';

@@ -1,7 +1,7 @@
 // The GitHub emulator's contract checks must be able to fail: requests and replies that GitHub's
 // published description does not allow are recorded as violations.
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { startGitHubEmulator, type GitHubEmulator } from '../src/emulator/github.js';
+import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
 
 let gh: GitHubEmulator | undefined;
 afterEach(async () => {
@@ -299,5 +299,24 @@ describe('GitHub emulator: pull requests, reactions, permissions and statuses', 
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
     expect(g.count('createStatus')).toBe(2);
     expect(g.violations).toEqual([]);
+  });
+});
+
+describe("the emulator's contract, cut from GitHub's description", () => {
+  it('holds every operation the emulator serves, in both descriptions', async () => {
+    const { ROUTES } = await import('../emulators/github.js');
+    const { readFileSync } = await import('node:fs');
+    const wanted = JSON.parse(
+      readFileSync(new URL('../emulators/openapi/github/operations.json', import.meta.url), 'utf8'),
+    ) as { operations: [string, string][]; specs: string[] };
+    expect(ROUTES.map((r) => [r.method.toLowerCase(), r.template]).sort()).toEqual(
+      [...wanted.operations].sort(),
+    );
+    for (const spec of wanted.specs) {
+      const cut = JSON.parse(
+        readFileSync(new URL(`../emulators/openapi/github/${spec}.json`, import.meta.url), 'utf8'),
+      ) as { paths: Record<string, Record<string, unknown>> };
+      for (const [method, template] of wanted.operations) expect(cut.paths[template]?.[method]).toBeDefined();
+    }
   });
 });

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { checkRequest, checkResponse, matchRoute } from '../src/emulator/openapi.js';
+import { checkRequest, checkResponse, matchRoute } from '../emulators/openapi.js';
 import {
   DEFAULT_API_KEY,
   startEmulator,
   type AgentJobLike,
   type Emulator,
   type EmulatorOptions,
-} from '../src/emulator/server.js';
+} from '../emulators/server.js';
 
 const running: Emulator[] = [];
 

@@ -2,7 +2,7 @@
 // is kept (paging, identity, marker), which pull request a push points to, and how labels and
 // reviewers fail one by one. The end-to-end files run the same paths through the bundle once each.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { startGitHubEmulator, type GitHubEmulator } from '../src/emulator/github.js';
+import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
 import type { GitHubApi } from '../src/github/client.js';
 import { runContext, APP, BOT, DOCS, DOCS_TOKEN, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';

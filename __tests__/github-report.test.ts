@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock } from '../__fixtures__/clock.js';
 import { APP, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import { startGitHubEmulator, type GitHubEmulator } from '../src/emulator/github.js';
+import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
 import type { GitHubApi, RunContext } from '../src/github/client.js';
 import type { ReportRequest } from '../src/github/report.js';
 

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { ManualClock } from '../__fixtures__/clock.js';
 import { APP, BOT, DOCS, DOCS_TOKEN, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import { startGitHubEmulator, type GitHubEmulator } from '../src/emulator/github.js';
+import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
 import type { GitHubApi, RunContext } from '../src/github/client.js';
 import { noteLine, readNote } from '../src/github/note.js';
 import type { Outcome, ReportRequest } from '../src/github/report.js';

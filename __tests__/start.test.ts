@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { Cancelled } from '../src/cancel.js';
 import { AgentClient } from '../src/client.js';
 import { connect } from '../src/dispatcher.js';
-import { startEmulator, type Emulator } from '../src/emulator/server.js';
+import { startEmulator, type Emulator } from '../emulators/server.js';
 import { ActionFailure, type FaultContext } from '../src/errors.js';
 import type { Mode } from '../src/mode.js';
 import { startJob } from '../src/start.js';

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from '../src/dispatcher.js';
 import { AgentClient } from '../src/client.js';
-import { startEmulator, type Emulator } from '../src/emulator/server.js';
+import { startEmulator, type Emulator } from '../emulators/server.js';
 import { ActionFailure } from '../src/errors.js';
 import type { AgentJob } from '../src/job.js';
 import type { Log } from '../src/log.js';

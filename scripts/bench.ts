@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startEmulator } from '../src/emulator/server.js';
+import { startEmulator } from '../emulators/server.js';
 import type { AgentJob } from '../src/job.js';
 import { waitForJob } from '../src/wait.js';
 import { VirtualClock } from '../__fixtures__/clock.js';

@@ -7,7 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChangedFile } from '../github/context.js';
+import type { ChangedFile } from '../src/github/context.js';
 import { gitHubContract, type GitHubSpec } from './github-openapi.js';
 
 export type GitHubRoute =
@@ -28,79 +28,83 @@ export type GitHubRoute =
   | 'createStatus'
   | 'listStatuses';
 
-const ROUTES: { route: Exclude<GitHubRoute, 'graphql'>; method: string; template: string; write: boolean }[] =
-  [
-    {
-      route: 'pullsOfCommit',
-      method: 'GET',
-      template: '/repos/{owner}/{repo}/commits/{commit_sha}/pulls',
-      write: false,
-    },
-    {
-      route: 'listComments',
-      method: 'GET',
-      template: '/repos/{owner}/{repo}/issues/{issue_number}/comments',
-      write: false,
-    },
-    {
-      route: 'createComment',
-      method: 'POST',
-      template: '/repos/{owner}/{repo}/issues/{issue_number}/comments',
-      write: true,
-    },
-    {
-      route: 'updateComment',
-      method: 'PATCH',
-      template: '/repos/{owner}/{repo}/issues/comments/{comment_id}',
-      write: true,
-    },
-    {
-      route: 'addLabels',
-      method: 'POST',
-      template: '/repos/{owner}/{repo}/issues/{issue_number}/labels',
-      write: true,
-    },
-    { route: 'compare', method: 'GET', template: '/repos/{owner}/{repo}/compare/{basehead}', write: false },
-    { route: 'getCommit', method: 'GET', template: '/repos/{owner}/{repo}/commits/{ref}', write: false },
-    {
-      route: 'listPullFiles',
-      method: 'GET',
-      template: '/repos/{owner}/{repo}/pulls/{pull_number}/files',
-      write: false,
-    },
-    {
-      route: 'requestReviewers',
-      method: 'POST',
-      template: '/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers',
-      write: true,
-    },
-    { route: 'getPull', method: 'GET', template: '/repos/{owner}/{repo}/pulls/{pull_number}', write: false },
-    {
-      route: 'createIssueCommentReaction',
-      method: 'POST',
-      template: '/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions',
-      write: true,
-    },
-    {
-      route: 'createReviewCommentReaction',
-      method: 'POST',
-      template: '/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions',
-      write: true,
-    },
-    {
-      route: 'getCollaboratorPermission',
-      method: 'GET',
-      template: '/repos/{owner}/{repo}/collaborators/{username}/permission',
-      write: false,
-    },
-    { route: 'createStatus', method: 'POST', template: '/repos/{owner}/{repo}/statuses/{sha}', write: true },
-    {
-      route: 'listStatuses',
-      method: 'GET',
-      template: '/repos/{owner}/{repo}/commits/{ref}/statuses',
-      write: false,
-    },
-  ];
+export const ROUTES: {
+  route: Exclude<GitHubRoute, 'graphql'>;
+  method: string;
+  template: string;
+  write: boolean;
+}[] = [
+  {
+    route: 'pullsOfCommit',
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/commits/{commit_sha}/pulls',
+    write: false,
+  },
+  {
+    route: 'listComments',
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/issues/{issue_number}/comments',
+    write: false,
+  },
+  {
+    route: 'createComment',
+    method: 'POST',
+    template: '/repos/{owner}/{repo}/issues/{issue_number}/comments',
+    write: true,
+  },
+  {
+    route: 'updateComment',
+    method: 'PATCH',
+    template: '/repos/{owner}/{repo}/issues/comments/{comment_id}',
+    write: true,
+  },
+  {
+    route: 'addLabels',
+    method: 'POST',
+    template: '/repos/{owner}/{repo}/issues/{issue_number}/labels',
+    write: true,
+  },
+  { route: 'compare', method: 'GET', template: '/repos/{owner}/{repo}/compare/{basehead}', write: false },
+  { route: 'getCommit', method: 'GET', template: '/repos/{owner}/{repo}/commits/{ref}', write: false },
+  {
+    route: 'listPullFiles',
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/pulls/{pull_number}/files',
+    write: false,
+  },
+  {
+    route: 'requestReviewers',
+    method: 'POST',
+    template: '/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers',
+    write: true,
+  },
+  { route: 'getPull', method: 'GET', template: '/repos/{owner}/{repo}/pulls/{pull_number}', write: false },
+  {
+    route: 'createIssueCommentReaction',
+    method: 'POST',
+    template: '/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions',
+    write: true,
+  },
+  {
+    route: 'createReviewCommentReaction',
+    method: 'POST',
+    template: '/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions',
+    write: true,
+  },
+  {
+    route: 'getCollaboratorPermission',
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/collaborators/{username}/permission',
+    write: false,
+  },
+  { route: 'createStatus', method: 'POST', template: '/repos/{owner}/{repo}/statuses/{sha}', write: true },
+  {
+    route: 'listStatuses',
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/commits/{ref}/statuses',
+    write: false,
+  },
+];
 
 /** The reactions GitHub offers. */
 const REACTIONS = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
