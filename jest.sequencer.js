@@ -1,11 +1,16 @@
-// The order jest starts test files in. The release tests (a clone, a type check and a real build)
-// and the end-to-end files (the bundle as a child process, real polls and timeouts) take half a
-// minute or more; the rest take a second or two. Started first, the long ones overlap each other
+// The order jest starts test files in. GitHub's local runner (it waits on npm for most of half a
+// minute), the release tests (a clone, a type check and a real build) and the end-to-end files
+// (the bundle as a child process, real polls and timeouts) take half a minute or more; the rest
+// take a second or two. Started first, the long ones overlap each other
 // and the quick ones fill the gaps; a long one started last would be the suite's tail. Within each
 // group, jest's own order (slowest last time first, else largest first).
 import Sequencer from '@jest/test-sequencer';
 
-const RANKS = [/[\\/]release(-check)?\.test\.ts$/, /[\\/]e2e\.[^\\/]*\.test\.ts$/];
+const RANKS = [
+  /[\\/]local-action\.test\.ts$/,
+  /[\\/]release(-check)?\.test\.ts$/,
+  /[\\/]e2e\.[^\\/]*\.test\.ts$/,
+];
 const rank = (path) => {
   const at = RANKS.findIndex((pattern) => pattern.test(path));
   return at === -1 ? RANKS.length : at;

@@ -70,33 +70,152 @@ describe('action.yml', () => {
 });
 
 describe('README', () => {
-  // A workflow that does not parse is refused by GitHub as a whole: every example must be YAML.
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  // The README is the reference; docs/examples.md holds the workflows. A workflow that does not
+  // parse is refused by GitHub as a whole, so every YAML block of either must be one GitHub would
+  // accept, and use only the inputs action.yml declares.
+  const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+  const files = ['README.md', 'docs/examples.md'];
+  const blocks = files.flatMap((file) => {
+    const markdown = read(file);
+    return [...markdown.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m, i) => {
+      // Named by the heading it stands under, so that a failure says where to look.
+      const under = [...markdown.slice(0, m.index).matchAll(/^#+ (.*)$/gm)].pop()?.[1] ?? 'the top';
+      return { name: `${file} example ${i + 1} (${under})`, text: m[1] ?? '' };
+    });
+  });
+  const parsed = (text: string) => parse(text) as unknown;
+  type Node = Record<string, unknown>;
+  const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null;
+  /** Every mapping in a parsed block that has a `uses:` (the steps), wherever it sits. */
+  const steps = (value: unknown): Node[] =>
+    Array.isArray(value)
+      ? value.flatMap(steps)
+      : isNode(value)
+        ? [...(typeof value.uses === 'string' ? [value] : []), ...Object.values(value).flatMap(steps)]
+        : [];
+  const ours = (text: string) =>
+    steps(parsed(text)).filter((step) => (step.uses as string).startsWith('<owner>/<repo>'));
 
-  it('has YAML examples', () => {
-    expect(blocks.length).toBeGreaterThan(5);
+  it('has examples in both files', () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(10);
+    for (const file of files) expect(blocks.some((block) => block.name.startsWith(file))).toBe(true);
+    expect(blocks.filter((block) => 'jobs' in (parsed(block.text) as Node)).length).toBeGreaterThanOrEqual(
+      10,
+    );
   });
 
-  it.each(blocks.map((block, i) => [i + 1, block]))('example %d is valid YAML', (_i, block) => {
+  it.each(blocks.map((block) => [block.name, block.text]))('%s is valid YAML', (_name, text) => {
     expect(() => {
-      parse(block as string);
+      parse(text);
     }).not.toThrow();
+    expect(isNode(parsed(text))).toBe(true);
   });
 
-  it('uses only inputs that action.yml declares, in the steps that use this action', () => {
+  it('has whole workflows only with `on`, and every job with `runs-on` and `steps`', () => {
+    const problems: string[] = [];
+    for (const { name, text } of blocks) {
+      const doc = parsed(text) as Node;
+      if (!('jobs' in doc)) continue;
+      if (!('on' in doc)) problems.push(`${name}: no on`);
+      const jobs = isNode(doc.jobs) ? Object.entries(doc.jobs) : [];
+      if (jobs.length === 0) problems.push(`${name}: no jobs`);
+      for (const [id, job] of jobs) {
+        if (!isNode(job) || !job['runs-on']) problems.push(`${name}: job ${id} has no runs-on`);
+        if (!isNode(job) || !Array.isArray(job.steps) || job.steps.length === 0)
+          problems.push(`${name}: job ${id} has no steps`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('uses this action as <owner>/<repo>@v1, with every required input and only declared ones', () => {
+    const declared = Object.keys(actionYml.inputs);
+    const required = declared.filter((name) => actionYml.inputs[name]?.required);
     const used = new Set<string>();
-    for (const block of blocks) {
-      const doc = parse(block) as unknown;
-      JSON.stringify(doc, (_key, value: unknown) => {
-        const step = value as { uses?: unknown; with?: unknown } | null;
-        if (step && typeof step.uses === 'string' && step.uses.startsWith('<owner>/<repo>@') && step.with) {
-          Object.keys(step.with).forEach((k) => used.add(k));
-        }
+    const problems: string[] = [];
+    let count = 0;
+    for (const { name, text } of blocks) {
+      for (const step of ours(text)) {
+        count++;
+        if (step.uses !== '<owner>/<repo>@v1') problems.push(`${name}: uses ${String(step.uses)}`);
+        const inputs = isNode(step.with) ? Object.keys(step.with) : [];
+        inputs.forEach((input) => used.add(input));
+        for (const input of inputs)
+          if (!declared.includes(input)) problems.push(`${name}: ${input} is not declared`);
+        for (const input of required) if (!inputs.includes(input)) problems.push(`${name}: no ${input}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(count).toBeGreaterThanOrEqual(10);
+    expect(used.has('docsToken')).toBe(true);
+  });
+
+  it('never puts an expression inside a `run:` script: event text goes in through `env:` or `with:`', () => {
+    const runs: string[] = [];
+    for (const { name, text } of blocks) {
+      JSON.stringify(parsed(text), (key, value: unknown) => {
+        if (key === 'run' && typeof value === 'string' && value.includes('${{'))
+          runs.push(`${name}: ${value}`);
         return value;
       });
     }
-    expect(used.has('docsToken')).toBe(true);
-    for (const name of used) expect(Object.keys(actionYml.inputs)).toContain(name);
+    expect(runs).toEqual([]);
+  });
+
+  it('links only to files and headings that exist', () => {
+    // GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens, -1, -2 … on repeats.
+    const anchors = (markdown: string) => {
+      const seen = new Map<string, number>();
+      let fence = '';
+      const found: string[] = [];
+      for (const line of markdown.split('\n')) {
+        const marker = /^(`{3,}|~{3,})/.exec(line)?.[1];
+        if (fence) {
+          if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker)
+            fence = '';
+        } else if (marker) fence = marker;
+        else {
+          const heading = /^#{1,6}\s+(.*?)\s*$/.exec(line)?.[1];
+          if (heading === undefined) continue;
+          const slug = heading
+            .toLowerCase()
+            .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+            .replace(/ /g, '-');
+          const n = seen.get(slug) ?? 0;
+          seen.set(slug, n + 1);
+          found.push(n ? `${slug}-${n}` : slug);
+        }
+      }
+      return found;
+    };
+    const text = (file: string) => {
+      try {
+        return read(file);
+      } catch {
+        return undefined;
+      }
+    };
+    const broken: string[] = [];
+    for (const file of files) {
+      const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : '';
+      const prose = read(file).replace(/^(`{3,})[\s\S]*?^\1\s*$/gm, '');
+      for (const [, target = ''] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue;
+        const [path = '', anchor] = target.split('#');
+        const resolved = path ? join(dir, path) : file;
+        const linked = text(resolved);
+        if (linked === undefined) broken.push(`${file}: ${target} (no ${resolved})`);
+        else if (anchor && !anchors(linked).includes(anchor)) broken.push(`${file}: ${target} (no heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('leads with the inputs and stays short', () => {
+    const readme = read('README.md');
+    const inputs = readme.split('\n').indexOf('## Inputs') + 1;
+    expect(inputs).toBeGreaterThan(0);
+    expect(inputs).toBeLessThanOrEqual(200);
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(23_000);
   });
 });

@@ -81,6 +81,13 @@ describe('readInputs', () => {
     });
   });
 
+  it('reads no token a run does not use: a local run passes ${{ github.token }} as text', () => {
+    expect(read({ githubToken: '${{ github.token }}', docsToken: 'not a token at all' })).toMatchObject({
+      githubToken: '',
+      docsToken: '',
+    });
+  });
+
   it('reads the GitHub side: lists by comma or line, docsToken falling back to githubToken', () => {
     const inputs = read({
       comment: 'true',
@@ -151,8 +158,15 @@ describe('readInputs', () => {
     [{ reviewers: '-octocat' }, 'Input "reviewers" has "-octocat"'],
     [{ reviewers: 'acme/team/x' }, 'Input "reviewers" has "acme/team/x"'],
     [{ reviewers: 'acme/' }, 'Input "reviewers" has "acme/"'],
-    [{ githubToken: 'ghs_a b' }, 'Input "githubToken" may only hold printable ASCII characters'],
-    [{ docsToken: 'ghs_a\nX: y' }, 'Input "docsToken" may only hold printable ASCII characters'],
+    [
+      { comment: 'true', githubToken: 'ghs_a b' },
+      'Input "githubToken" may only hold printable ASCII characters',
+    ],
+    [{ labels: 'x', docsToken: 'ghs_a\nX: y' }, 'Input "docsToken" may only hold printable ASCII characters'],
+    [
+      { comment: 'true', githubToken: '${{ github.token }}' },
+      'Input "githubToken" is "${{ github.token }}", an expression nothing evaluated (a local run has no github.token), but comment, thread or status is true, context is auto or trigger is set: pass a token as githubToken.',
+    ],
     [
       { comment: 'true', githubToken: '' },
       'Input "githubToken" is empty, but comment, thread or status is true',

@@ -29584,8 +29584,6 @@ const schema = schemas/* object */.Ikc({
     comment: bool('comment'),
     labels,
     reviewers,
-    githubToken: headerSecret('githubToken'),
-    docsToken: headerSecret('docsToken'),
     context: contextMode,
     contextLimit,
     trigger,
@@ -29631,8 +29629,6 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
         comment: read('comment') || OPTIONAL_DEFAULTS.comment,
         labels: read('labels'),
         reviewers: read('reviewers'),
-        githubToken: read('githubToken'),
-        docsToken: read('docsToken'),
         context: read('context') || OPTIONAL_DEFAULTS.context,
         contextLimit: read('contextLimit') || OPTIONAL_DEFAULTS.contextLimit,
         trigger: read('trigger'),
@@ -29650,7 +29646,7 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
         }
         throw new InputError(first?.message ?? 'The inputs are not valid.');
     }
-    const { prompt: written, jobId, docsToken, trigger: phrase, ...rest } = parsed.data;
+    const { prompt: written, jobId, trigger: phrase, ...rest } = parsed.data;
     // Read last, once every other input is known to be good.
     let prompt = written;
     if (promptFile) {
@@ -29659,11 +29655,21 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
             throw new InputError(file.problem);
         prompt = file.text;
     }
+    // The thread's job is kept in the comment.
+    const comment = rest.comment || rest.thread;
+    const githubToken = token(read, 'githubToken', comment || rest.context === 'auto' || Boolean(phrase) || rest.status
+        ? 'comment, thread or status is true, context is auto or trigger is set'
+        : undefined);
+    const docsNeed = rest.labels.length > 0 || rest.reviewers.length > 0 || rest.thread
+        ? 'labels, reviewers or thread are set'
+        : undefined;
+    // Without a docsToken, the docs repository is reached with githubToken.
+    const docsToken = token(read, 'docsToken', docsNeed) || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
     const inputs = {
         ...rest,
-        // The thread's job is kept in the comment.
-        comment: rest.comment || rest.thread,
-        docsToken: docsToken || rest.githubToken,
+        comment,
+        githubToken,
+        docsToken,
         ...(prompt ? { prompt } : {}),
         ...(jobId ? { jobId } : {}),
         ...(promptFile ? { promptFile } : {}),
@@ -29680,6 +29686,32 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
         throw new InputError('Input "docsToken" is empty (and so is githubToken), but labels or reviewers are set: pass a token with pull-requests: write on the docs repository.');
     }
     return inputs;
+}
+/**
+ * A `${{ … }}` left as written: the runner evaluates expressions in input defaults, but a local
+ * runner (`@github/local-action`) passes `githubToken`'s default `${{ github.token }}` as text.
+ */
+const UNEVALUATED = /^\$\{\{[\s\S]*\}\}$/;
+/** Whether a token input holds a value to use: not empty, and not an expression nothing evaluated. */
+function givenToken(value) {
+    return value !== '' && !UNEVALUATED.test(value);
+}
+/**
+ * A token, read only when a GitHub feature needs it (`neededFor` says which): a run that asks
+ * for none of them never fails on a token it does not use. An expression nothing evaluated reads
+ * as no token, and is named as such when a feature needs one.
+ */
+function token(read, name, neededFor) {
+    const value = read(name);
+    if (!neededFor)
+        return '';
+    if (UNEVALUATED.test(value)) {
+        throw new InputError(`Input "${name}" is ${(0,src_log/* quote */.hD)(value, 60)}, an expression nothing evaluated (a local run has no github.token), but ${neededFor}: pass a token as ${name}.`);
+    }
+    const checked = headerSecret(name).safeParse(value);
+    if (!checked.success)
+        throw new InputError(checked.error.issues[0]?.message ?? `Input "${name}" is not valid.`);
+    return value;
 }
 /**
  * Whether any GitHub work is asked for on this event; without it the GitHub client is never
@@ -30368,8 +30400,11 @@ async function endSkipped(notice, held, cancellation) {
  */
 function maskRunSecrets() {
     (0,secrets/* maskSecret */.$l)(core/* getInput */.V4('apiKey'));
-    (0,secrets/* maskSecret */.$l)(core/* getInput */.V4('githubToken'));
-    (0,secrets/* maskSecret */.$l)(core/* getInput */.V4('docsToken'));
+    for (const name of ['githubToken', 'docsToken']) {
+        const value = core/* getInput */.V4(name);
+        if (givenToken(value))
+            (0,secrets/* maskSecret */.$l)(value);
+    }
     for (const password of proxyPasswords(process.env))
         if (password.length >= secrets/* MIN_SECRET */.Cq)
             (0,secrets/* maskSecret */.$l)(password);

@@ -271,8 +271,6 @@ const schema = z.object({
   comment: bool('comment'),
   labels,
   reviewers,
-  githubToken: headerSecret('githubToken'),
-  docsToken: headerSecret('docsToken'),
   context: contextMode,
   contextLimit,
   trigger,
@@ -333,8 +331,6 @@ export function readInputs(
     comment: read('comment') || OPTIONAL_DEFAULTS.comment,
     labels: read('labels'),
     reviewers: read('reviewers'),
-    githubToken: read('githubToken'),
-    docsToken: read('docsToken'),
     context: read('context') || OPTIONAL_DEFAULTS.context,
     contextLimit: read('contextLimit') || OPTIONAL_DEFAULTS.contextLimit,
     trigger: read('trigger'),
@@ -351,7 +347,7 @@ export function readInputs(
     }
     throw new InputError(first?.message ?? 'The inputs are not valid.');
   }
-  const { prompt: written, jobId, docsToken, trigger: phrase, ...rest } = parsed.data;
+  const { prompt: written, jobId, trigger: phrase, ...rest } = parsed.data;
   // Read last, once every other input is known to be good.
   let prompt = written;
   if (promptFile) {
@@ -359,11 +355,27 @@ export function readInputs(
     if ('problem' in file) throw new InputError(file.problem);
     prompt = file.text;
   }
+  // The thread's job is kept in the comment.
+  const comment = rest.comment || rest.thread;
+  const githubToken = token(
+    read,
+    'githubToken',
+    comment || rest.context === 'auto' || Boolean(phrase) || rest.status
+      ? 'comment, thread or status is true, context is auto or trigger is set'
+      : undefined,
+  );
+  const docsNeed =
+    rest.labels.length > 0 || rest.reviewers.length > 0 || rest.thread
+      ? 'labels, reviewers or thread are set'
+      : undefined;
+  // Without a docsToken, the docs repository is reached with githubToken.
+  const docsToken =
+    token(read, 'docsToken', docsNeed) || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
   const inputs: Inputs = {
     ...rest,
-    // The thread's job is kept in the comment.
-    comment: rest.comment || rest.thread,
-    docsToken: docsToken || rest.githubToken,
+    comment,
+    githubToken,
+    docsToken,
     ...(prompt ? { prompt } : {}),
     ...(jobId ? { jobId } : {}),
     ...(promptFile ? { promptFile } : {}),
@@ -388,6 +400,36 @@ export function readInputs(
     );
   }
   return inputs;
+}
+
+/**
+ * A `${{ … }}` left as written: the runner evaluates expressions in input defaults, but a local
+ * runner (`@github/local-action`) passes `githubToken`'s default `${{ github.token }}` as text.
+ */
+const UNEVALUATED = /^\$\{\{[\s\S]*\}\}$/;
+
+/** Whether a token input holds a value to use: not empty, and not an expression nothing evaluated. */
+export function givenToken(value: string): boolean {
+  return value !== '' && !UNEVALUATED.test(value);
+}
+
+/**
+ * A token, read only when a GitHub feature needs it (`neededFor` says which): a run that asks
+ * for none of them never fails on a token it does not use. An expression nothing evaluated reads
+ * as no token, and is named as such when a feature needs one.
+ */
+function token(read: ReadInput, name: 'githubToken' | 'docsToken', neededFor: string | undefined): string {
+  const value = read(name);
+  if (!neededFor) return '';
+  if (UNEVALUATED.test(value)) {
+    throw new InputError(
+      `Input "${name}" is ${quote(value, 60)}, an expression nothing evaluated (a local run has no github.token), but ${neededFor}: pass a token as ${name}.`,
+    );
+  }
+  const checked = headerSecret(name).safeParse(value);
+  if (!checked.success)
+    throw new InputError(checked.error.issues[0]?.message ?? `Input "${name}" is not valid.`);
+  return value;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { GitHubReport } from './github/index.js';
 import { admit } from './admission.js';
 import { readEvent, type RunnerEvent } from './event.js';
 import { mayBeOpen } from './gate.js';
-import { readInputs, REQUEST_EVENTS, wantsGitHub, type Inputs } from './inputs.js';
+import { givenToken, readInputs, REQUEST_EVENTS, wantsGitHub, type Inputs } from './inputs.js';
 import { planJob } from './continuity.js';
 import { modeOutput, onlyWaits } from './mode.js';
 import { readRequest, type RequestComment } from './trigger.js';
@@ -171,8 +171,10 @@ async function endSkipped(notice: string, held: Resources, cancellation: AbortSi
  */
 function maskRunSecrets(): void {
   maskSecret(core.getInput('apiKey'));
-  maskSecret(core.getInput('githubToken'));
-  maskSecret(core.getInput('docsToken'));
+  for (const name of ['githubToken', 'docsToken']) {
+    const value = core.getInput(name);
+    if (givenToken(value)) maskSecret(value);
+  }
   for (const password of proxyPasswords(process.env)) if (password.length >= MIN_SECRET) maskSecret(password);
   for (const name of RUNNER_TOKENS) redactAlso(process.env[name]);
 }
