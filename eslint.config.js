@@ -52,7 +52,7 @@ export default tseslint.config(
     rules: {
       ...jest.configs['flat/recommended'].rules,
       // Assertions made through the fixtures' helpers count as assertions.
-      'jest/expect-expect': ['error', { assertFunctionNames: ['expect', 'expectFailure', 'shapes'] }],
+      'jest/expect-expect': ['error', { assertFunctionNames: ['expect', 'expectFailure'] }],
       'jest/no-conditional-expect': 'error',
       // Emulators check their contract violations when a file's tests are done.
       'jest/no-standalone-expect': ['error', { additionalTestBlockFunctions: ['afterAll', 'afterEach'] }],

@@ -1,5 +1,5 @@
 // The order jest starts test files in. GitHub's local runner (it waits on npm for most of half a
-// minute), the release tests (a clone, a type check and a real build) and the end-to-end files
+// minute), the release tests (a project in git, a type check and a build) and the end-to-end files
 // (the bundle as a child process, real polls and timeouts) take half a minute or more; the rest
 // take a second or two. Started first, the long ones overlap each other
 // and the quick ones fill the gaps; a long one started last would be the suite's tail. Within each

@@ -37,12 +37,12 @@ describe('a job that completes', () => {
   it('sends the key only as a bearer header, the prompt as written, and says who is calling', async () => {
     const service = await emulator();
     const prompt = 'Line one\n  "quoted" — ünïcode\ttab';
-    await run({ inputs: inputsFor(service, { prompt: `  ${prompt}\n` }) });
+    await run({ inputs: inputsFor(service, { prompt: `  ${prompt}\n` }), env: { GITHUB_ACTION_REF: 'v1' } });
     const [create] = service.requests;
     expect(create?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(create?.json).toEqual({ prompt });
     expect(create?.headers['user-agent']).toMatch(
-      /^agent-job-action\/\d+\.\d+\.\d+ \(\+https:\/\/github\.com\/acme\/docs\/actions\/runs\/4242\)$/,
+      /^agent-job-action\/v1 \(\+https:\/\/github\.com\/acme\/docs\/actions\/runs\/4242\)$/,
     );
     expect(create?.path).not.toContain(KEY);
   });

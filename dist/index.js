@@ -28447,7 +28447,7 @@ function formatDuration(ms) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3359);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(928);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28529,7 +28529,7 @@ function label(text) {
 
 /***/ }),
 
-/***/ 3359:
+/***/ 928:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -30118,14 +30118,6 @@ function capitalize(text) {
 
 // EXTERNAL MODULE: ./src/summary.ts
 var summary = __nccwpck_require__(8855);
-;// CONCATENATED MODULE: ./package.json
-const package_namespaceObject = {"rE":"1.0.0"};
-;// CONCATENATED MODULE: ./src/version.ts
-// The version the User-Agent sends, read from package.json when the bundle is built: the release
-// script sets it there, in one place.
-
-const VERSION = package_namespaceObject.rE;
-
 ;// CONCATENATED MODULE: ./src/schedule.ts
 /**
  * The poll schedule (docs/design.md §3.3): the first wait is `pollInterval`, each next one 1.5× the one
@@ -30255,7 +30247,6 @@ function isTransient(fault, sinceCreatedMs) {
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
-
 
 
 
@@ -30533,14 +30524,17 @@ function runAttempt() {
     return Number(process.env.GITHUB_RUN_ATTEMPT) || 1;
 }
 /**
- * Lets the service's operators see which workflow run made a request. Read from the runner's
- * variables directly: `@actions/github`'s `context` would give the same three values, but would
- * bring Octokit into the bundle (180 kB, about 12 ms of start-up on every run).
+ * Lets the service's operators see which release and which workflow run made a request: the
+ * action's ref as the runner gives it (`GITHUB_ACTION_REF`: `v1`, `v1.2.0`, a commit), so that a
+ * release is a tag and nothing in dist/ changes with it. Read from the runner's variables
+ * directly: `@actions/github`'s `context` would bring Octokit into the main bundle.
  */
 function userAgent() {
-    const { GITHUB_SERVER_URL: server = 'https://github.com', GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: runId, } = process.env;
+    const { GITHUB_SERVER_URL: server = 'https://github.com', GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: runId, GITHUB_ACTION_REF: ref = '', } = process.env;
+    // A product version is one token: a branch such as `feature/x` keeps its letters, not its slash.
+    const version = ref.replace(/[^\w.-]/g, '-').slice(0, 64);
     const run = repo && runId ? ` (+${server}/${repo}/actions/runs/${runId})` : '';
-    return `agent-job-action/${VERSION}${run}`;
+    return `agent-job-action${version ? `/${version}` : ''}${run}`;
 }
 
 

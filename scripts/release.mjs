@@ -1,17 +1,17 @@
 // `npm run release -- 1.2.0 [--push]`: a maintainer's release, from a clean main.
 //   1. checks: a clean tree on main, a new version above the last tag, a CHANGELOG section for it;
-//   2. type-checks, sets the version in package.json (the one place the User-Agent reads it from),
-//      moves the CHANGELOG's "Unreleased" notes under the version, and rebuilds dist/ once;
-//   3. checks that the committed dist/ was the build of its source (as CI does): the rebuilt
-//      dist/ may differ from it by the version alone. Otherwise it puts everything back and stops;
-//      else it commits;
+//   2. type-checks, sets the version in package.json and moves the CHANGELOG's "Unreleased" notes
+//      under it;
+//   3. rebuilds dist/ and checks that it is exactly the committed one (as CI does): nothing in
+//      dist/ names the version (the User-Agent names the ref the runner gives, GITHUB_ACTION_REF),
+//      so a release never rewrites the bundle. Otherwise it puts everything back and stops; else
+//      it commits;
 //   4. tags vX.Y.Z and moves the major tag vX to it (what workflows pinned to @v1 run);
 //   5. writes the release notes to build/release-notes-vX.Y.Z.md and prints the commands that
 //      publish it (or, with --push, pushes main and both tags itself).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { differsOnlyByVersion } from './dist-version-diff.mjs';
 
 const args = process.argv.slice(2);
 const push = args.includes('--push');
@@ -55,7 +55,6 @@ try {
 }
 
 const date = new Date().toISOString().slice(0, 10);
-const previous = JSON.parse(readFileSync('package.json', 'utf8')).version;
 /** Everything the steps below change, as it was: a release that stops leaves no trace. */
 const restore = () => {
   git('checkout', '--', 'package.json', 'package-lock.json', 'CHANGELOG.md', 'dist');
@@ -71,24 +70,12 @@ try {
     ),
   );
   npm('version', version, '--no-git-tag-version');
-  console.log(`Rebuilding dist/ for ${version}…`);
+  console.log('Rebuilding dist/ to check it is the build of its source…');
   npm('run', '--silent', 'build');
   stale = [git('diff', '--name-only', 'HEAD', '--', 'dist'), git('ls-files', '--others', '--', 'dist')]
     .join('\n')
     .split('\n')
-    .filter(Boolean)
-    .filter((file) => {
-      try {
-        const before = execFileSync('git', ['show', `HEAD:${file}`], {
-          encoding: 'utf8',
-          maxBuffer: 1 << 30,
-          stdio: ['ignore', 'pipe', 'ignore'],
-        });
-        return !differsOnlyByVersion(before, readFileSync(file, 'utf8'), previous, version);
-      } catch {
-        return true; // added or deleted by the build
-      }
-    });
+    .filter(Boolean);
 } catch (error) {
   restore();
   fail(`${error.message.split('\n')[0]}; nothing was committed and the tree is as it was.`);
@@ -96,10 +83,10 @@ try {
 if (stale.length) {
   restore();
   fail(
-    `the committed dist/ is not the build of its source (${stale.join(', ')} differ by more than the version): run npm run build, commit dist/, then release.`,
+    `the committed dist/ is not the build of its source (${stale.join(', ')} differ): run npm run build, commit dist/, then release.`,
   );
 }
-git('add', 'package.json', 'package-lock.json', 'CHANGELOG.md', 'dist');
+git('add', 'package.json', 'package-lock.json', 'CHANGELOG.md');
 git('commit', '--quiet', '-m', `Release ${tag}`);
 git('tag', '--annotate', tag, '--message', `${tag}\n\n${notes}`);
 git('tag', '--force', '--annotate', `v${major}`, '--message', `${tag}`);

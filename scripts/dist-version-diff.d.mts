@@ -1,7 +1,0 @@
-// Types for scripts/dist-version-diff.mjs, which the release tests import.
-export function differsOnlyByVersion(
-  before: string,
-  after: string,
-  oldVersion: string,
-  newVersion: string,
-): boolean;
