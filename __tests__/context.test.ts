@@ -213,7 +213,8 @@ describe('what each event tells', () => {
 function fakeApi(replies: Partial<Record<keyof GitHubApi, (at: never) => unknown>>) {
   const calls: string[] = [];
   const api = new Proxy({} as GitHubApi, {
-    get: (_, name: string) => async (at: Record<string, unknown>) => {
+    // Not async: a list's reply is an async iterable of pages, the others a value or a throw.
+    get: (_, name: string) => (at: Record<string, unknown>) => {
       calls.push(`${name} ${JSON.stringify(at)}`);
       const reply = replies[name as keyof GitHubApi];
       if (!reply) throw new Error(`unexpected ${name}`);
@@ -325,10 +326,9 @@ describe('gatherContext', () => {
   it('a pull request whose files stop coming: the pages read, and a note', async () => {
     const warnings: string[] = [];
     const { api } = fakeApi({
-      listPullFiles: (at: { page: number }) => {
-        if (at.page === 2)
-          throw Object.assign(new Error('x'), { status: 403, response: { data: {}, headers: {} } });
-        return Array.from({ length: 100 }, (_, i) => file(`f${i}`));
+      pullFiles: async function* () {
+        yield Array.from({ length: 100 }, (_, i) => file(`f${i}`));
+        throw Object.assign(new Error('x'), { status: 403, response: { data: {}, headers: {} } });
       },
     });
     const c = await gatherContext(
@@ -369,9 +369,14 @@ describe('gatherContext', () => {
 
   it('a pull request: every page of its files', async () => {
     const pages = [100, 100, 7];
-    const { api, calls } = fakeApi({
-      listPullFiles: (at: { page: number }) =>
-        Array.from({ length: pages[at.page - 1] ?? 0 }, (_, i) => file(`p${at.page}-${i}`)),
+    let read = 0;
+    const { api } = fakeApi({
+      pullFiles: async function* () {
+        for (const [page, length] of pages.entries()) {
+          read++;
+          yield Array.from({ length }, (_, i) => file(`p${page}-${i}`));
+        }
+      },
     });
     const c = await gatherContext(
       api,
@@ -383,7 +388,7 @@ describe('gatherContext', () => {
       () => undefined,
       signal,
     );
-    expect(calls).toHaveLength(3);
+    expect(read).toBe(3);
     expect(c?.files).toHaveLength(207);
   });
 

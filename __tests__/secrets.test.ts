@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { proxyPasswords } from '../src/dispatcher.js';
-import { quote } from '../src/log.js';
+import { quote } from '../src/untrusted.js';
 import { Redactor } from '../src/secrets.js';
-import { cell } from '../src/summary.js';
+import { cell } from '../src/untrusted.js';
 
 const KEY = 'mint_9fQ2xK7LwP3zR8vT1yN6bH4cJ5dM0sA2e';
 

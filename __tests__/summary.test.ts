@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { cell, link, summaryRows } from '../src/summary.js';
+import { summaryRows } from '../src/summary.js';
+import { cell, link } from '../src/untrusted.js';
 
 describe('summary cells', () => {
   it('keep service text to one escaped, shortened line', () => {

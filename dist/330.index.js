@@ -103,13 +103,13 @@ function gitHubApi(token, userAgent) {
             });
             return pullsReply.parse(data);
         },
-        async listComments(at, signal) {
-            const { data } = await octokit.rest.issues.listComments({
+        async *comments(at, signal) {
+            const pages = octokit.paginate.iterator(withSignal(octokit.rest.issues.listComments, signal), {
                 ...at,
                 per_page: PAGE_SIZE,
-                ...bounded(signal),
             });
-            return schemas/* array */.YOg(schemas/* unknown */.L5J()).parse(data).map(toComment);
+            for await (const { data } of pages)
+                yield schemas/* array */.YOg(schemas/* unknown */.L5J()).parse(data).map(toComment);
         },
         async createComment(at, signal) {
             const { data } = await octokit.rest.issues.createComment({ ...at, ...bounded(signal) });
@@ -145,14 +145,14 @@ function gitHubApi(token, userAgent) {
         async createStatus(at, signal) {
             await octokit.rest.repos.createCommitStatus({ ...at, ...bounded(signal) });
         },
-        async listStatuses(at, signal) {
-            const { data } = await octokit.rest.repos.listCommitStatusesForRef({
+        async *statuses(at, signal) {
+            const pages = octokit.paginate.iterator(withSignal(octokit.rest.repos.listCommitStatusesForRef, signal), {
                 ...at,
                 per_page: PAGE_SIZE,
-                ...bounded(signal),
             });
-            return schemas/* array */.YOg(schemas/* object */.Ikc({ context: schemas/* string */.YjP(), description: schemas/* string */.YjP().nullable(), state: schemas/* string */.YjP() }))
-                .parse(data);
+            const status = schemas/* object */.Ikc({ context: schemas/* string */.YjP(), description: schemas/* string */.YjP().nullable(), state: schemas/* string */.YjP() });
+            for await (const { data } of pages)
+                yield schemas/* array */.YOg(status).parse(data);
         },
         async collaboratorRole(at, signal) {
             const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...at, ...bounded(signal) });
@@ -164,26 +164,41 @@ function gitHubApi(token, userAgent) {
             else
                 await octokit.rest.reactions.createForIssueComment({ ...at, ...bounded(signal) });
         },
-        async listPullFiles(at, signal) {
-            const { data } = await octokit.rest.pulls.listFiles({ ...at, per_page: PAGE_SIZE, ...bounded(signal) });
-            return toFiles(data);
+        async *pullFiles(at, signal) {
+            const pages = octokit.paginate.iterator(withSignal(octokit.rest.pulls.listFiles, signal), {
+                ...at,
+                per_page: PAGE_SIZE,
+            });
+            for await (const { data } of pages)
+                yield toFiles(data);
         },
     };
+}
+/**
+ * Octokit's paginate calls the route with the method, URL and headers of each page alone, and so
+ * drops per-call options such as the signal that bounds the work: the route it is given here adds
+ * the signal back to every page's request.
+ */
+function withSignal(route, signal) {
+    const call = route;
+    const bounded = (options) => call({ ...options, request: { signal } });
+    return Object.assign(bounded, { endpoint: call.endpoint });
 }
 
 // EXTERNAL MODULE: ./src/log.ts
 var src_log = __webpack_require__(5625);
+// EXTERNAL MODULE: ./src/untrusted.ts
+var untrusted = __webpack_require__(873);
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: ./src/duration.ts
 var duration = __webpack_require__(7607);
 // EXTERNAL MODULE: ./src/secrets.ts
 var secrets = __webpack_require__(7194);
-// EXTERNAL MODULE: ./src/summary.ts
-var summary = __webpack_require__(8855);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/errors.js
 var errors = __webpack_require__(3342);
 ;// CONCATENATED MODULE: ./src/github/errors.ts
+
 
 
 /**
@@ -195,13 +210,13 @@ function describeGitHubFault(error, op) {
     const failure = (error ?? {});
     const status = failure.response ? failure.status : undefined;
     const said = gitHubMessage(failure.response?.data);
-    const quoted = said ? ` ${(0,src_log/* quote */.hD)(said, 200)}` : '';
+    const quoted = said ? ` ${(0,untrusted/* quote */.hD)(said, 200)}` : '';
     const start = `Could not ${op.what}`;
     if (error instanceof errors/* ZodError */.G) {
         return `${start}: GitHub's reply did not have the shape the action expects (is GITHUB_API_URL a GitHub API?).`;
     }
     if (failure.name === 'GraphqlResponseError') {
-        return `${start}: GitHub's GraphQL API refused the query (${(0,src_log/* quote */.hD)(failure.message ?? '', 200)}).`;
+        return `${start}: GitHub's GraphQL API refused the query (${(0,untrusted/* quote */.hD)(failure.message ?? '', 200)}).`;
     }
     if (status === undefined) {
         const refusedWith = proxyRefusal(error);
@@ -209,7 +224,7 @@ function describeGitHubFault(error, op) {
             const why = refusedWith === '407' ? ': it wants credentials' : '';
             return `${start}: the proxy refused the connection to GitHub (it answered ${refusedWith}${why}). Put the proxy's user and password in HTTPS_PROXY (http://user:password@host:port), or add GitHub's host to NO_PROXY; the job's result is not affected.`;
         }
-        return `${start}: GitHub did not answer (${(0,src_log/* describeThrown */.YI)(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY); the job's result is not affected.`;
+        return `${start}: GitHub did not answer (${(0,src_log/* describeThrown */.Y)(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY); the job's result is not affected.`;
     }
     const headers = failure.response?.headers ?? {};
     if ((status === 403 || status === 429) && String(headers['x-ratelimit-remaining']) === '0') {
@@ -311,7 +326,6 @@ function readNote(body) {
 
 
 
-
 /**
  * The hidden line that says "this comment is the one this step keeps". It names the workflow,
  * the job, the step, the service, the project and the prompt (or the job id it follows): a re-run
@@ -333,35 +347,6 @@ function commentMarker(run, key) {
     ]);
     return `<!-- agent-job-action:${(0,external_node_crypto_.createHash)('sha256').update(named).digest('hex').slice(0, 24)} -->`;
 }
-/**
- * Service text in the comment, as text: one line, secrets redacted, cut to `max`, inside a code
- * span whose fence is longer than any run of backticks in it. GitHub renders Markdown and finds
- * `@mentions` and `owner/repo#1` references in what it rendered, after entities and backslash
- * escapes are decoded, so escaping cannot stop them; a code span stops all of it, links, images,
- * emphasis, autolinks and raw HTML included, and shows the text exactly as it came.
- */
-function inert(text, max = 200) {
-    let line = (0,secrets/* redact */.E$)(text)
-        .replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ')
-        .trim();
-    if (line.length > max)
-        line = `${line.slice(0, max)}…`;
-    if (!line)
-        return '';
-    const longestRun = Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length));
-    const fence = '`'.repeat(longestRun + 1);
-    // A space on each side is dropped again by the renderer; it keeps a backtick at either end
-    // from joining the fence.
-    const pad = /^[ `]|[ `]$/.test(line) ? ' ' : '';
-    return `${fence}${pad}${line}${pad}${fence}`;
-}
-/**
- * A pull request URL as GitHub forms them (`https://host/owner/repo/pull/12`): the only link from
- * the service the comment makes live. Anything else is shown as text.
- */
-function isPullRequestUrl(url) {
-    return /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/[A-Za-z0-9-]{1,100}\/[A-Za-z0-9._-]{1,100}\/pull\/\d{1,10}\/?$/.test(url);
-}
 function headline(state) {
     const { job, failure } = state;
     if (!state.ended)
@@ -376,27 +361,27 @@ function headline(state) {
                     : state.timedOut
                         ? '⌛ **Timed out**'
                         : '⚠️ **Stopped**';
-        return `${title}: ${inert(failure, 2000)}`;
+        return `${title}: ${(0,untrusted/* inert */.tJ)(failure, 2000)}`;
     }
     if (job?.status === 'completed') {
         const link = job.prLink;
         if (!link)
             return '✅ **Completed** with no changes: the docs needed none, so there is no pull request.';
         const shown = (0,secrets/* redact */.E$)(link);
-        return isPullRequestUrl(shown)
-            ? `✅ **Completed**: <a href="${shown}">${inert(shown, 300)}</a>`
-            : `✅ **Completed**, with a link that is not a pull request: ${inert(shown, 300)}`;
+        return (0,untrusted/* isPullRequestUrl */.UT)(shown)
+            ? `✅ **Completed**: <a href="${shown}">${(0,untrusted/* inert */.tJ)(shown, 300)}</a>`
+            : `✅ **Completed**, with a link that is not a pull request: ${(0,untrusted/* inert */.tJ)(shown, 300)}`;
     }
     return '⏩ **Started**: the job goes on in the service; this run did not wait for it.';
 }
 /** The comment's Markdown: far under GitHub's 65,536 characters by construction (cells are cut). */
 function commentBody(marker, state) {
-    const facts = [`Job ${inert(state.jobId)}`];
+    const facts = [`Job ${(0,untrusted/* inert */.tJ)(state.jobId)}`];
     if (state.job)
-        facts.push(`status ${inert(state.job.status, 100)}`);
+        facts.push(`status ${(0,untrusted/* inert */.tJ)(state.job.status, 100)}`);
     if (state.waitedMs !== undefined)
         facts.push(`time taken ${(0,duration/* formatDuration */.a3)(state.waitedMs)}`);
-    facts.push(`<a href="${(0,summary/* cell */.Hn)(state.runUrl, 2000)}">workflow run</a>`);
+    facts.push(`<a href="${(0,untrusted/* cell */.Hn)(state.runUrl, 2000)}">workflow run</a>`);
     return [
         marker,
         ...(state.note ? [noteLine(state.note)] : []),
@@ -416,7 +401,7 @@ function answerBody(marker, text, runUrl) {
         '',
         `💬 ${text}`,
         '',
-        `<sub><a href="${(0,summary/* cell */.Hn)(runUrl, 2000)}">workflow run</a></sub>`,
+        `<sub><a href="${(0,untrusted/* cell */.Hn)(runUrl, 2000)}">workflow run</a></sub>`,
         '',
     ].join('\n');
 }
@@ -516,15 +501,15 @@ class KeptComment {
     async find(signal) {
         this.login ??= await this.api.viewerLogin(signal);
         const { owner, repo, number } = this.thread;
-        for (let page = 1; page <= MAX_PAGES; page++) {
-            const comments = await this.api.listComments({ owner, repo, issue_number: number, page }, signal);
+        let pages = 0;
+        for await (const comments of this.api.comments({ owner, repo, issue_number: number }, signal)) {
             // Only at the very start: any workflow that echoes outside text could plant the marker
             // inside a comment of this token's identity.
             const mine = comments.find((c) => c.login === this.login && c.body.startsWith(this.marker));
             if (mine)
                 return mine;
-            if (comments.length < PAGE_SIZE)
-                return undefined;
+            if (++pages >= MAX_PAGES)
+                break;
         }
         return undefined;
     }
@@ -909,7 +894,6 @@ function pushedOnto(run) {
 ;// CONCATENATED MODULE: ./src/github/gather.ts
 
 
-
 /** Events whose context is read from GitHub or the payload; any other event adds nothing. */
 const CONTEXT_EVENTS = new Set([
     'push',
@@ -961,10 +945,10 @@ async function gatherContext(api, run, warn, signal) {
                 return undefined;
             const files = [];
             try {
-                for (let page = 1; page <= MAX_PULL_PAGES; page++) {
-                    const batch = await api.listPullFiles({ owner, repo, pull_number: number, page }, signal);
+                let pages = 0;
+                for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
                     files.push(...batch);
-                    if (batch.length < PAGE_SIZE)
+                    if (++pages >= MAX_PULL_PAGES)
                         break;
                 }
                 return pullRequestContext(payload, files);
@@ -1111,7 +1095,7 @@ class CommitStatus {
                 sha,
                 state,
                 // A link GitHub would refuse (not http(s)) is left for the run's.
-                target_url: (0,src_log/* isPlainHttpUrl */.i0)(target) ? target : this.runUrl(),
+                target_url: (0,untrusted/* isPlainHttpUrl */.i0)(target) ? target : this.runUrl(),
                 description,
                 context: this.context,
             }, signal);
@@ -1132,13 +1116,13 @@ class CommitStatus {
     async read(sha, signal) {
         const { owner, repo } = this.run.repo;
         try {
-            for (let page = 1; page <= status_MAX_PAGES; page++) {
-                const statuses = await this.api().listStatuses({ owner, repo, ref: sha, page }, signal);
+            let pages = 0;
+            for await (const statuses of this.api().statuses({ owner, repo, ref: sha }, signal)) {
                 const mine = statuses.find((s) => s.context === this.context);
                 if (mine)
                     return readStatusNote(mine.description);
-                if (statuses.length < 100)
-                    return undefined;
+                if (++pages >= status_MAX_PAGES)
+                    break;
             }
             return undefined;
         }
@@ -1229,6 +1213,7 @@ async function findThread(api, run, signal) {
 
 
 
+
 /** How long gathering the event's context may hold up the create. */
 const CONTEXT_BUDGET_MS = 30_000;
 /** How long GitHub gets for the first comment, and for everything at the end. */
@@ -1296,7 +1281,7 @@ class GitHubReport {
             // A cancelled step ends here; the caller says nothing was sent.
             if (cancellation.aborted)
                 throw cancellation.reason;
-            this.warn(`Could not gather the event's context: ${(0,src_log/* describeThrown */.YI)(error)}. The job is created without it.`);
+            this.warn(`Could not gather the event's context: ${(0,src_log/* describeThrown */.Y)(error)}. The job is created without it.`);
             return '';
         }
         finally {
@@ -1324,7 +1309,7 @@ class GitHubReport {
         catch (error) {
             if (cancellation.aborted)
                 throw cancellation.reason;
-            this.warn(`Could not gather the event's context: ${(0,src_log/* describeThrown */.YI)(error)}. The follow-up is sent without it.`);
+            this.warn(`Could not gather the event's context: ${(0,src_log/* describeThrown */.Y)(error)}. The follow-up is sent without it.`);
             return '';
         }
         finally {
@@ -1360,7 +1345,7 @@ class GitHubReport {
         catch (error) {
             if (cancellation.aborted)
                 throw cancellation.reason;
-            this.warn(`Could not read what earlier runs left on GitHub: ${(0,src_log/* describeThrown */.YI)(error)}.`);
+            this.warn(`Could not read what earlier runs left on GitHub: ${(0,src_log/* describeThrown */.Y)(error)}.`);
             return recall;
         }
         finally {
@@ -1376,7 +1361,7 @@ class GitHubReport {
         const { run } = this.deps;
         const pr = docsPullRequest(prLink, run.serverUrl);
         if (!pr) {
-            this.warn(`Could not read the docs pull request ${(0,src_log/* printableUrl */.Zq)(prLink)}: it is not a pull request on ${run.serverUrl}. A new job is started.`);
+            this.warn(`Could not read the docs pull request ${(0,untrusted/* printableUrl */.Zq)(prLink)}: it is not a pull request on ${run.serverUrl}. A new job is started.`);
             return 'unknown';
         }
         const { signal: timed, done } = this.budget(STARTED_BUDGET_MS);
@@ -1456,7 +1441,7 @@ class GitHubReport {
             })(),
             this.writeStatus('pending', 'Working', jobId, this.runUrl, signal),
         ])
-            .catch((error) => this.warn(`Could not post the comment: ${(0,src_log/* describeThrown */.YI)(error)}.`))
+            .catch((error) => this.warn(`Could not post the comment: ${(0,src_log/* describeThrown */.Y)(error)}.`))
             .finally(done);
     }
     /**
@@ -1487,7 +1472,7 @@ class GitHubReport {
             await this.routeDocs(outcome.job, outcome.failure, signal);
         }
         catch (error) {
-            this.warn(`Could not report the job on GitHub: ${(0,src_log/* describeThrown */.YI)(error)}.`);
+            this.warn(`Could not report the job on GitHub: ${(0,src_log/* describeThrown */.Y)(error)}.`);
         }
         finally {
             done();
@@ -1621,7 +1606,7 @@ class GitHubReport {
         }
         const pr = docsPullRequest(job.prLink, run.serverUrl);
         if (!pr) {
-            log.notice(`Labels and reviewers not set: ${(0,src_log/* printableUrl */.Zq)(job.prLink)} is not a pull request on ${run.serverUrl}.`);
+            log.notice(`Labels and reviewers not set: ${(0,untrusted/* printableUrl */.Zq)(job.prLink)} is not a pull request on ${run.serverUrl}.`);
             return;
         }
         await routeDocsPullRequest(this.forDocs(), pr, request, this.warn, signal);

@@ -28447,7 +28447,7 @@ function formatDuration(ms) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(928);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5254);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28460,37 +28460,10 @@ __webpack_async_result__();
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Pf: () => (/* binding */ label),
-/* harmony export */   YI: () => (/* binding */ describeThrown),
-/* harmony export */   Zq: () => (/* binding */ printableUrl),
-/* harmony export */   au: () => (/* binding */ escapeUnsafe),
-/* harmony export */   hD: () => (/* binding */ quote),
-/* harmony export */   i0: () => (/* binding */ isPlainHttpUrl)
+/* harmony export */   Y: () => (/* binding */ describeThrown)
 /* harmony export */ });
 /* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7194);
 
-/**
- * Text from the service (error messages, job fields) is untrusted. Printed raw, a reply such as
- * "\n::add-mask::…" or "::stop-commands::x" would become a workflow command, because the runner
- * reads every line of stdout and stderr whose trimmed start is `::`. `quote()` makes it inert: one
- * line, control and line-breaking characters escaped, shortened, and wrapped in quotes so no
- * command can start where it starts.
- */
-const MAX_UNTRUSTED = 300;
-// C0/C1 controls, DEL, the Unicode line and paragraph separators, and bidi overrides (which can
-// make a log line read differently from what it is).
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-/** Every control, line-breaking or bidi character as a visible `\uXXXX` escape (valid in JSON too). */
-function escapeUnsafe(text) {
-    return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-function quote(text, max = MAX_UNTRUSTED) {
-    // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.
-    let clean = escapeUnsafe((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text));
-    if (clean.length > max)
-        clean = `${clean.slice(0, max)}…`;
-    return `"${clean.replace(/"/g, '\\"')}"`;
-}
 /**
  * Words for a value that may not be an Error at all (a thrown string, null…), without a closing
  * period, so it can go inside a sentence.
@@ -28511,25 +28484,11 @@ function describeThrown(thrown) {
     }
     return (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(/\.$/, '');
 }
-/** A URL from the service: as is when it is a plain http(s) URL, quoted otherwise. */
-function printableUrl(url) {
-    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(url);
-    return isPlainHttpUrl(clean) ? clean : quote(clean);
-}
-/** http(s), printable ASCII only (no spaces, no line breaks), of a sane length. */
-function isPlainHttpUrl(url) {
-    return /^https?:\/\/[\x21-\x7e]{1,2000}$/.test(url);
-}
-/** An id or status from the service: as is when it is a plain word, quoted otherwise. */
-function label(text) {
-    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text);
-    return /^[A-Za-z0-9][\w.-]{0,99}$/.test(clean) ? clean : quote(clean, 100);
-}
 
 
 /***/ }),
 
-/***/ 928:
+/***/ 5254:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28976,8 +28935,8 @@ function pullRequestFork(payload) {
     return { repo: head };
 }
 
-// EXTERNAL MODULE: ./src/log.ts
-var src_log = __nccwpck_require__(5625);
+// EXTERNAL MODULE: ./src/untrusted.ts
+var untrusted = __nccwpck_require__(873);
 ;// CONCATENATED MODULE: ./src/gate.ts
 
 
@@ -29036,7 +28995,7 @@ function gate(event, allowedActors, fallbackActor = '') {
 }
 /** The refusal's one notice. */
 function refusal(actor, rule) {
-    return `Skipped: ${(0,src_log/* label */.Pf)(actor)} may not start a docs job here: ${rule}. People with write access to the repository may; allowedActors can name others.`;
+    return `Skipped: ${(0,untrusted/* label */.Pf)(actor)} may not start a docs job here: ${rule}. People with write access to the repository may; allowedActors can name others.`;
 }
 /** The comment, review, issue or pull request the event is about, when its author is the sender. */
 function authoredBySender(event, actor) {
@@ -29075,7 +29034,7 @@ async function admit(inputs, event, request, roleOf, fallbackActor = '') {
         if (role === undefined || !WRITER_ROLES.has(role)) {
             const rule = role === undefined
                 ? 'GitHub could not tell whether they have write access'
-                : `their role on the repository is ${(0,src_log/* label */.Pf)(role)}, and a job needs write access`;
+                : `their role on the repository is ${(0,untrusted/* label */.Pf)(role)}, and a job needs write access`;
             return { kind: 'skip', notice: refusal(decided.actor, rule) };
         }
     }
@@ -29085,7 +29044,7 @@ async function admit(inputs, event, request, roleOf, fallbackActor = '') {
         const phrase = inputs.trigger ?? '';
         return {
             kind: 'skip',
-            notice: `Skipped: the comment holds ${(0,src_log/* label */.Pf)(phrase)} and no request, and there is no standing prompt.`,
+            notice: `Skipped: the comment holds ${(0,untrusted/* label */.Pf)(phrase)} and no request, and there is no standing prompt.`,
             answer: `Nothing to do yet: write what the docs need after ${phrase}, on the same line or below it — for example \`${phrase} document the new --dry-run flag\`.`,
         };
     }
@@ -29125,14 +29084,14 @@ function modeOf(request) {
 /** The log line before the request that makes the service act. */
 function sending(mode, baseUrl) {
     return mode.kind === 'create'
-        ? `Creating an agent job in project ${(0,src_log/* label */.Pf)(mode.projectId)} at ${baseUrl}.`
-        : `Sending a follow-up message to agent job ${(0,src_log/* label */.Pf)(mode.jobId)}.`;
+        ? `Creating an agent job in project ${(0,untrusted/* label */.Pf)(mode.projectId)} at ${baseUrl}.`
+        : `Sending a follow-up message to agent job ${(0,untrusted/* label */.Pf)(mode.jobId)}.`;
 }
 /** The log line once the service confirmed it. */
 function sent(mode, job) {
     return mode.kind === 'create'
-        ? `Created agent job ${(0,src_log/* label */.Pf)(job.id)} (${(0,src_log/* label */.Pf)(job.status)}).`
-        : `Agent job ${(0,src_log/* label */.Pf)(job.id)} took the follow-up (${(0,src_log/* label */.Pf)(job.status)}).`;
+        ? `Created agent job ${(0,untrusted/* label */.Pf)(job.id)} (${(0,untrusted/* label */.Pf)(job.status)}).`
+        : `Agent job ${(0,untrusted/* label */.Pf)(job.id)} took the follow-up (${(0,untrusted/* label */.Pf)(job.status)}).`;
 }
 /**
  * After a fault that leaves it open whether the service acted: the service has no idempotency
@@ -29140,14 +29099,14 @@ function sent(mode, job) {
  */
 function mayHaveActed(mode) {
     return mode.kind === 'create'
-        ? `the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project ${(0,src_log/* label */.Pf)(mode.projectId)} before you re-run.`
-        : `the message may have reached the job anyway, so the action does not send it again. Check agent job ${(0,src_log/* label */.Pf)(mode.jobId)} before you re-run.`;
+        ? `the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project ${(0,untrusted/* label */.Pf)(mode.projectId)} before you re-run.`
+        : `the message may have reached the job anyway, so the action does not send it again. Check agent job ${(0,untrusted/* label */.Pf)(mode.jobId)} before you re-run.`;
 }
 /** A cancellation after the request left but before the service confirmed it. */
 function unconfirmed(mode) {
     return mode.kind === 'create'
-        ? `before the service confirmed the job; a job may have been created in project ${(0,src_log/* label */.Pf)(mode.projectId)}: look for it before you re-run.`
-        : `before the service confirmed the follow-up message; agent job ${(0,src_log/* label */.Pf)(mode.jobId)} may have taken it.`;
+        ? `before the service confirmed the job; a job may have been created in project ${(0,untrusted/* label */.Pf)(mode.projectId)}: look for it before you re-run.`
+        : `before the service confirmed the follow-up message; agent job ${(0,untrusted/* label */.Pf)(mode.jobId)} may have taken it.`;
 }
 
 ;// CONCATENATED MODULE: ./src/errors.ts
@@ -29166,7 +29125,7 @@ const TO = {
 function briefly(fault) {
     switch (fault.kind) {
         case 'http':
-            return `HTTP ${fault.status}${fault.serviceMessage ? ` ${(0,src_log/* quote */.hD)(fault.serviceMessage, 120)}` : ''}`;
+            return `HTTP ${fault.status}${fault.serviceMessage ? ` ${(0,untrusted/* quote */.hD)(fault.serviceMessage, 120)}` : ''}`;
         case 'not-sent':
             return `no connection (${fault.code})`;
         case 'no-answer':
@@ -29180,8 +29139,8 @@ function briefly(fault) {
 /** The one-line error for a fault that ends the step (docs/design.md §3.4, §5). */
 function explain(fault, context) {
     const host = new URL(context.baseUrl).host;
-    const said = fault.kind === 'http' && fault.serviceMessage ? ` The service said: ${(0,src_log/* quote */.hD)(fault.serviceMessage)}.` : '';
-    const job = context.jobId ? `Agent job ${(0,src_log/* label */.Pf)(context.jobId)}` : 'The job';
+    const said = fault.kind === 'http' && fault.serviceMessage ? ` The service said: ${(0,untrusted/* quote */.hD)(fault.serviceMessage)}.` : '';
+    const job = context.jobId ? `Agent job ${(0,untrusted/* label */.Pf)(context.jobId)}` : 'The job';
     switch (fault.kind) {
         case 'http':
             switch (fault.status) {
@@ -29196,9 +29155,9 @@ function explain(fault, context) {
                     return `The API key is not allowed to do this (403): it lacks the write scope, or this runner's IP address is not on the key's allowlist. Use an admin key with write access, or allow the runner's address.${said}`;
                 case 404:
                     if (context.operation === 'create') {
-                        return `No project ${(0,src_log/* label */.Pf)(context.projectId)} at ${context.baseUrl} (404). Check the projectId and baseUrl inputs.${said}`;
+                        return `No project ${(0,untrusted/* label */.Pf)(context.projectId)} at ${context.baseUrl} (404). Check the projectId and baseUrl inputs.${said}`;
                     }
-                    return `${job} was not found in project ${(0,src_log/* label */.Pf)(context.projectId)} at ${context.baseUrl} (404).${said}`;
+                    return `${job} was not found in project ${(0,untrusted/* label */.Pf)(context.projectId)} at ${context.baseUrl} (404).${said}`;
                 case 429:
                     return `The service's rate limit (429) did not clear before the timeout; the quota is 100 jobs per project per hour. Run again later or raise the timeout input.${said}`;
             }
@@ -29276,7 +29235,7 @@ function errorCode(error) {
  */
 function readPromptFile(name, workspace) {
     const which = (reason) => ({
-        problem: `Input "promptFile" names ${(0,src_log/* quote */.hD)(name, 200)}, which ${reason}`,
+        problem: `Input "promptFile" names ${(0,untrusted/* quote */.hD)(name, 200)}, which ${reason}`,
     });
     const unreadable = (error) => which(`could not be read (${errorCode(error)}).`);
     const missing = () => which('does not exist in the workspace: check the path, and that the job checks out the repository (actions/checkout) first.');
@@ -29442,7 +29401,7 @@ const contextMode = schemas/* string */.YjP().transform((text, ctx) => {
     const value = text.toLowerCase();
     if (value === 'auto' || value === 'none')
         return value;
-    ctx.addIssue({ code: 'custom', message: `Input "context" must be auto or none, got ${(0,src_log/* quote */.hD)(text, 40)}.` });
+    ctx.addIssue({ code: 'custom', message: `Input "context" must be auto or none, got ${(0,untrusted/* quote */.hD)(text, 40)}.` });
     return core_core/* NEVER */.tm;
 });
 const contextLimit = schemas/* string */.YjP().transform((text, ctx) => {
@@ -29451,7 +29410,7 @@ const contextLimit = schemas/* string */.YjP().transform((text, ctx) => {
         return value;
     ctx.addIssue({
         code: 'custom',
-        message: `Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${(0,src_log/* quote */.hD)(text, 40)}.`,
+        message: `Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`,
     });
     return core_core/* NEVER */.tm;
 });
@@ -29472,7 +29431,7 @@ const labels = schemas/* string */.YjP().transform((text, ctx) => {
     if (bad !== undefined) {
         ctx.addIssue({
             code: 'custom',
-            message: `Input "labels" has ${(0,src_log/* quote */.hD)(bad, 60)}: a label is at most ${MAX_LABEL} characters, without control characters.`,
+            message: `Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}: a label is at most ${MAX_LABEL} characters, without control characters.`,
         });
         return core_core/* NEVER */.tm;
     }
@@ -29493,7 +29452,7 @@ const allowedActors = schemas/* string */.YjP().transform((text, ctx) => {
     if (bad !== undefined) {
         ctx.addIssue({
             code: 'custom',
-            message: `Input "allowedActors" has ${(0,src_log/* quote */.hD)(bad, 60)}: expected GitHub logins, bots as name[bot], or * for every human account, separated by commas or lines.`,
+            message: `Input "allowedActors" has ${(0,untrusted/* quote */.hD)(bad, 60)}: expected GitHub logins, bots as name[bot], or * for every human account, separated by commas or lines.`,
         });
         return core_core/* NEVER */.tm;
     }
@@ -29510,7 +29469,7 @@ const reviewers = schemas/* string */.YjP().transform((text, ctx) => {
     if (bad !== undefined) {
         ctx.addIssue({
             code: 'custom',
-            message: `Input "reviewers" has ${(0,src_log/* quote */.hD)(bad, 60)}: expected GitHub logins (octocat) and teams as org/team-slug, separated by commas or lines.`,
+            message: `Input "reviewers" has ${(0,untrusted/* quote */.hD)(bad, 60)}: expected GitHub logins (octocat) and teams as org/team-slug, separated by commas or lines.`,
         });
         return core_core/* NEVER */.tm;
     }
@@ -29529,7 +29488,7 @@ const baseUrl = schemas/* string */.YjP().transform((text, ctx) => {
     }
     catch {
         // Not echoed if it may hold credentials (`user:password@`).
-        const got = text.includes('@') ? '' : `got ${(0,src_log/* quote */.hD)(text, 100)}; `;
+        const got = text.includes('@') ? '' : `got ${(0,untrusted/* quote */.hD)(text, 100)}; `;
         return problem(`Input "baseUrl" is not a URL: ${got}expected e.g. https://api.mintlify.com.`);
     }
     // The value may hold credentials, so from here on it is not echoed.
@@ -29553,7 +29512,7 @@ const bool = (name) => schemas/* string */.YjP().transform((text, ctx) => {
         return false;
     ctx.addIssue({
         code: 'custom',
-        message: `Input "${name}" must be true or false, got ${(0,src_log/* quote */.hD)(text, 40)}.`,
+        message: `Input "${name}" must be true or false, got ${(0,untrusted/* quote */.hD)(text, 40)}.`,
     });
     return core_core/* NEVER */.tm;
 });
@@ -29564,31 +29523,47 @@ const inputs_duration = (name, minMs, minText) => schemas/* string */.YjP().tran
         return core_core/* NEVER */.tm;
     };
     if (ms === undefined)
-        return problem(`Input "${name}" is not a duration: got ${(0,src_log/* quote */.hD)(text, 40)}; expected ${duration/* DURATION_FORMS */.nv}.`);
+        return problem(`Input "${name}" is not a duration: got ${(0,untrusted/* quote */.hD)(text, 40)}; expected ${duration/* DURATION_FORMS */.nv}.`);
     if (ms < minMs)
-        return problem(`Input "${name}" must be at least ${minText}, got ${(0,src_log/* quote */.hD)(text, 40)}.`);
+        return problem(`Input "${name}" must be at least ${minText}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
     if (ms > MAX_TIMEOUT_MS)
-        return problem(`Input "${name}" must be at most 24h, got ${(0,src_log/* quote */.hD)(text, 40)}.`);
+        return problem(`Input "${name}" must be at most 24h, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
     return ms;
 });
-// Checked in this order; the first bad input is the one reported.
+// The inputs action.yml declares, by their names there, each with its rule; checked in this order,
+// and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
+// read apart: whether they are read at all depends on the others.
 const schema = schemas/* object */.Ikc({
+    /** Absent only when `jobId` is given (or a `/docs` request gives it). */
     prompt: schemas/* string */.YjP(),
     projectId: pathSegment('projectId'),
     apiKey,
+    /** Without a trailing slash; may carry a path prefix. */
     baseUrl,
     wait: bool('wait'),
-    timeoutMs: inputs_duration('timeout', 1000, '1s'),
-    pollIntervalMs: inputs_duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s'),
+    /** In milliseconds. */
+    timeout: inputs_duration('timeout', 1000, '1s'),
+    /** In milliseconds. */
+    pollInterval: inputs_duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s'),
+    /** An existing job: the prompt goes to it as a follow-up, or, without a prompt, it is waited for. */
     jobId: optional(pathSegment('jobId')),
+    /** Keep one comment on the pull request or issue that started the run up to date with the job. */
     comment: bool('comment'),
+    /** Labels for the docs pull request. */
     labels,
+    /** Reviewers to request on the docs pull request: logins, and `org/team` for teams. */
     reviewers,
+    /** `auto`: what the triggering event changed is appended to the prompt. */
     context: contextMode,
+    /** The most characters of context appended. */
     contextLimit,
+    /** A phrase such as `/docs`: on a comment event, only a comment that begins with it is acted on. */
     trigger,
+    /** Who besides writers may start a job from events anyone can cause: logins, `name[bot]`, `*`. */
     allowedActors,
+    /** One job per pull request or issue (and branch, with `status`): later runs follow it up. */
     thread: bool('thread'),
+    /** A commit status on the triggering commit follows the job. */
     status: bool('status'),
 });
 // Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
@@ -29600,7 +29575,7 @@ function forkOfRun(env) {
     return pullRequestFork(readEvent(env).payload);
 }
 function forkMessage(fork) {
-    const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,src_log/* quote */.hD)(fork.repo, 140)}`;
+    const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
     return `Input "apiKey" is empty: this run is for a pull request from ${from}, and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository on the step or its job.`;
 }
 /** `env` is read for the event only when apiKey is empty, to tell why. */
@@ -29617,25 +29592,8 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
     if (promptFile !== '' && read('prompt') !== '') {
         throw new InputError('Input "promptFile" and input "prompt" are both set: give the prompt in one of them.');
     }
-    const parsed = schema.safeParse({
-        prompt: read('prompt'),
-        projectId: read('projectId'),
-        apiKey: read('apiKey'),
-        baseUrl: read('baseUrl'),
-        wait: read('wait'),
-        timeoutMs: read('timeout'),
-        pollIntervalMs: read('pollInterval'),
-        jobId: read('jobId'),
-        comment: read('comment') || OPTIONAL_DEFAULTS.comment,
-        labels: read('labels'),
-        reviewers: read('reviewers'),
-        context: read('context') || OPTIONAL_DEFAULTS.context,
-        contextLimit: read('contextLimit') || OPTIONAL_DEFAULTS.contextLimit,
-        trigger: read('trigger'),
-        allowedActors: read('allowedActors'),
-        thread: read('thread') || OPTIONAL_DEFAULTS.thread,
-        status: read('status') || OPTIONAL_DEFAULTS.status,
-    });
+    const defaults = OPTIONAL_DEFAULTS;
+    const parsed = schema.safeParse(Object.fromEntries(Object.keys(schema.shape).map((name) => [name, read(name) || (defaults[name] ?? '')])));
     if (!parsed.success) {
         const first = parsed.error.issues[0];
         if (first?.path[0] === 'apiKey' && read('apiKey') === '') {
@@ -29706,7 +29664,7 @@ function token(read, name, neededFor) {
     if (!neededFor)
         return '';
     if (UNEVALUATED.test(value)) {
-        throw new InputError(`Input "${name}" is ${(0,src_log/* quote */.hD)(value, 60)}, an expression nothing evaluated (a local run has no github.token), but ${neededFor}: pass a token as ${name}.`);
+        throw new InputError(`Input "${name}" is ${(0,untrusted/* quote */.hD)(value, 60)}, an expression nothing evaluated (a local run has no github.token), but ${neededFor}: pass a token as ${name}.`);
     }
     const checked = headerSecret(name).safeParse(value);
     if (!checked.success)
@@ -29730,7 +29688,10 @@ function isLoopback(hostname) {
     return (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname));
 }
 
+// EXTERNAL MODULE: ./src/log.ts
+var log = __nccwpck_require__(5625);
 ;// CONCATENATED MODULE: ./src/continuity.ts
+
 
 
 
@@ -29753,7 +29714,7 @@ async function planJob(request, memory, client, log) {
                 ? recall.status.job
                 : undefined;
         if (earlier) {
-            log.info(`Attempt ${request.attempt} of this run: resuming agent job ${(0,src_log/* label */.Pf)(earlier)}, which an earlier attempt started, instead of starting another.`);
+            log.info(`Attempt ${request.attempt} of this run: resuming agent job ${(0,untrusted/* label */.Pf)(earlier)}, which an earlier attempt started, instead of starting another.`);
             return { mode: { kind: 'resume', jobId: earlier } };
         }
         log.info(`Attempt ${request.attempt} of this run: no job of an earlier attempt was found on GitHub, so this attempt goes on as a new run.`);
@@ -29770,20 +29731,20 @@ async function planJob(request, memory, client, log) {
     if (!job)
         return { mode: given };
     if (!isTerminal(job.status)) {
-        log.info(`Agent job ${(0,src_log/* label */.Pf)(threadJob)} of ${where} is ${(0,src_log/* label */.Pf)(job.status)}: this run follows it up.`);
+        log.info(`Agent job ${(0,untrusted/* label */.Pf)(threadJob)} of ${where} is ${(0,untrusted/* label */.Pf)(job.status)}: this run follows it up.`);
         return followUp;
     }
     if (job.status !== 'completed') {
-        log.info(`Agent job ${(0,src_log/* label */.Pf)(threadJob)} of ${where} ${job.status === 'failed' ? 'failed' : 'was archived'}: a new job is started.`);
+        log.info(`Agent job ${(0,untrusted/* label */.Pf)(threadJob)} of ${where} ${job.status === 'failed' ? 'failed' : 'was archived'}: a new job is started.`);
         return { mode: given };
     }
     if (!job.prLink) {
-        log.info(`Agent job ${(0,src_log/* label */.Pf)(threadJob)} of ${where} completed without a docs pull request: a new job is started.`);
+        log.info(`Agent job ${(0,untrusted/* label */.Pf)(threadJob)} of ${where} completed without a docs pull request: a new job is started.`);
         return { mode: given };
     }
     const state = await memory.docsPullState(job.prLink);
     if (state === 'open') {
-        log.info(`The docs pull request of ${where} is still open: this run follows agent job ${(0,src_log/* label */.Pf)(threadJob)} up.`);
+        log.info(`The docs pull request of ${where} is still open: this run follows agent job ${(0,untrusted/* label */.Pf)(threadJob)} up.`);
         return followUp;
     }
     if (state === 'closed')
@@ -29799,10 +29760,10 @@ async function readThreadJob(id, where, client, log) {
         if (!(error instanceof ServiceError))
             throw error;
         if (error.fault.kind === 'http' && error.fault.status === 404) {
-            log.info(`Agent job ${(0,src_log/* label */.Pf)(id)} of ${where} is no longer known to the service: a new job is started.`);
+            log.info(`Agent job ${(0,untrusted/* label */.Pf)(id)} of ${where} is no longer known to the service: a new job is started.`);
         }
         else {
-            log.warning(`Could not read agent job ${(0,src_log/* label */.Pf)(id)} of ${where} (${briefly(error.fault)}): a new job is started.`);
+            log.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)} of ${where} (${briefly(error.fault)}): a new job is started.`);
         }
         return undefined;
     }
@@ -29823,11 +29784,11 @@ function readRequest(phrase, event) {
     const { action, comment } = event.payload;
     if (action !== 'created') {
         const what = event_text(action) ?? 'changed';
-        return { kind: 'skip', why: `the comment was ${(0,src_log/* quote */.hD)(what, 40)}, and only a new comment is a request` };
+        return { kind: 'skip', why: `the comment was ${(0,untrusted/* quote */.hD)(what, 40)}, and only a new comment is a request` };
     }
     const rest = afterPhrase(event_text(comment?.body) ?? '', phrase);
     if (rest === undefined)
-        return { kind: 'skip', why: `the comment does not begin with ${(0,src_log/* quote */.hD)(phrase, 60)}` };
+        return { kind: 'skip', why: `the comment does not begin with ${(0,untrusted/* quote */.hD)(phrase, 60)}` };
     const id = comment?.id;
     if (typeof id !== 'number')
         return { kind: 'skip', why: 'the event names no comment' };
@@ -29848,6 +29809,7 @@ function afterPhrase(body, phrase) {
 }
 
 ;// CONCATENATED MODULE: ./src/job-run.ts
+
 
 
 
@@ -29961,13 +29923,13 @@ class JobRun {
         const id = this.#id;
         const job = this.#job;
         if (this.#timedOut && id && this.#inputs) {
-            const last = job ? `last status: ${(0,src_log/* label */.Pf)(job.status)}` : 'it could not be read';
-            return `Agent job ${(0,src_log/* label */.Pf)(id)} did not finish within ${(0,duration/* formatDuration */.a3)(this.#inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
+            const last = job ? `last status: ${(0,untrusted/* label */.Pf)(job.status)}` : 'it could not be read';
+            return `Agent job ${(0,untrusted/* label */.Pf)(id)} did not finish within ${(0,duration/* formatDuration */.a3)(this.#inputs.timeout)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
         }
         if (job?.status === 'failed')
-            return `Agent job ${(0,src_log/* label */.Pf)(job.id)} failed.`;
+            return `Agent job ${(0,untrusted/* label */.Pf)(job.id)} failed.`;
         if (job?.status === 'archived')
-            return `Agent job ${(0,src_log/* label */.Pf)(job.id)} was archived before it completed.`;
+            return `Agent job ${(0,untrusted/* label */.Pf)(job.id)} was archived before it completed.`;
         return undefined;
     }
     describe(error) {
@@ -29975,7 +29937,7 @@ class JobRun {
             return this.cancelled(error);
         if (error instanceof ActionFailure)
             return error.message;
-        return `The action failed unexpectedly: ${(0,src_log/* describeThrown */.YI)(error)}. Re-run the job with debug logging enabled for details.`;
+        return `The action failed unexpectedly: ${(0,log/* describeThrown */.Y)(error)}. Re-run the job with debug logging enabled for details.`;
     }
     /** What a cancellation leaves behind depends on how far the request got. */
     cancelled(error) {
@@ -29986,14 +29948,15 @@ class JobRun {
         if (!mode)
             return `${cancelled} before anything was sent to the service.`;
         if (id && (job || onlyWaits(mode))) {
-            const last = job ? ` (last status: ${(0,src_log/* label */.Pf)(job.status)})` : '';
-            return `${cancelled} while waiting; agent job ${(0,src_log/* label */.Pf)(id)} goes on in the service${last}.`;
+            const last = job ? ` (last status: ${(0,untrusted/* label */.Pf)(job.status)})` : '';
+            return `${cancelled} while waiting; agent job ${(0,untrusted/* label */.Pf)(id)} goes on in the service${last}.`;
         }
         return `${cancelled} ${unconfirmed(mode)}`;
     }
 }
 
 ;// CONCATENATED MODULE: ./src/outputs.ts
+
 
 
 
@@ -30006,12 +29969,12 @@ class JobRun {
  * stays JSON with them escaped.
  */
 function setJobOutputs(id, job, warn) {
-    setOutput('jobId', (0,src_log/* escapeUnsafe */.au)(id));
+    setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(id));
     if (!job)
         return;
-    setOutput('status', (0,src_log/* escapeUnsafe */.au)(job.status));
+    setOutput('status', (0,untrusted/* escapeUnsafe */.au)(job.status));
     setOutput('prLink', plainLink(job.prLink, 'prLink', warn));
-    setOutput('job', (0,src_log/* escapeUnsafe */.au)(JSON.stringify(job)));
+    setOutput('job', (0,untrusted/* escapeUnsafe */.au)(JSON.stringify(job)));
 }
 /**
  * A link for an output: as it came when it is a plain http(s) URL (printable ASCII, no spaces),
@@ -30021,9 +29984,9 @@ function plainLink(link, name, warn) {
     if (!link)
         return '';
     const clean = (0,secrets/* redact */.E$)(link);
-    if ((0,src_log/* isPlainHttpUrl */.i0)(clean))
+    if ((0,untrusted/* isPlainHttpUrl */.i0)(clean))
         return clean;
-    warn(`The ${name} ${(0,src_log/* quote */.hD)(clean, 200)} is not a plain http(s) URL; the ${name} output is left empty.`);
+    warn(`The ${name} ${(0,untrusted/* quote */.hD)(clean, 200)} is not a plain http(s) URL; the ${name} output is left empty.`);
     return '';
 }
 function setOutput(name, value) {
@@ -30033,7 +29996,7 @@ function setOutput(name, value) {
     }
     catch (error) {
         // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
-        throw new ActionFailure(`Could not set the step's outputs: ${(0,src_log/* describeThrown */.YI)(error)}.`);
+        throw new ActionFailure(`Could not set the step's outputs: ${(0,log/* describeThrown */.Y)(error)}.`);
     }
 }
 
@@ -30116,8 +30079,38 @@ function capitalize(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-// EXTERNAL MODULE: ./src/summary.ts
-var summary = __nccwpck_require__(8855);
+;// CONCATENATED MODULE: ./src/summary.ts
+
+
+
+/** The rows of the summary table, as HTML cells. */
+function summaryRows(facts) {
+    const { job } = facts;
+    const source = job.source?.repository
+        ? `${(0,untrusted/* link */.nf)(job.source.repository)}${job.source.ref ? ` (${(0,untrusted/* cell */.Hn)(job.source.ref)})` : ''}`
+        : '';
+    return [
+        ['Job', `<code>${(0,untrusted/* cell */.Hn)(job.id)}</code>`],
+        ['Status', (0,untrusted/* cell */.Hn)(job.status)],
+        ['Pull request', (0,untrusted/* link */.nf)(job.prLink) || 'none'],
+        ['Model', (0,untrusted/* cell */.Hn)(job.model ?? '')],
+        ['Source', source],
+        ['Waited', (0,duration/* formatDuration */.a3)(facts.waitedMs)],
+    ];
+}
+/** Writes the step summary (docs/design.md §5); a local run without a summary file skips it. */
+async function writeSummary(facts) {
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
+        return;
+    }
+    core/* summary */.z.addHeading('Documentation agent job', 3);
+    core/* summary */.z.addTable(summaryRows(facts).map(([name, value]) => [{ data: name, header: true }, value]));
+    if (facts.failure)
+        core/* summary */.z.addRaw(`<p>${(0,untrusted/* cell */.Hn)(facts.failure, 2000)}</p>`, true);
+    await core/* summary */.z.write();
+}
+
 ;// CONCATENATED MODULE: ./src/schedule.ts
 /**
  * The poll schedule (docs/design.md §3.3): the first wait is `pollInterval`, each next one 1.5× the one
@@ -30155,6 +30148,7 @@ class PollSchedule {
 
 
 
+
 /** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
 const EARLY_NOT_FOUND_MS = 30_000;
 /**
@@ -30166,7 +30160,7 @@ async function waitForJob(read, id, first, options) {
     const schedule = new PollSchedule(options.pollIntervalMs, options.random);
     const warnedStatuses = new Set();
     const context = { ...options.context, jobId: id };
-    const name = (0,src_log/* label */.Pf)(id);
+    const name = (0,untrusted/* label */.Pf)(id);
     let job = first;
     let nextWait = job ? schedule.next() : 0;
     // A follow-up's own reply counts: `active` there means the service took the message and works
@@ -30177,7 +30171,7 @@ async function waitForJob(read, id, first, options) {
         if (job && isTerminal(job.status)) {
             if (settled())
                 return { job, timedOut: false };
-            log.debug(`Agent job ${name} still reads ${(0,src_log/* label */.Pf)(job.status)}; the follow-up may not have started yet.`);
+            log.debug(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)}; the follow-up may not have started yet.`);
         }
         const left = deadline - clock.now();
         if (left <= 0)
@@ -30194,12 +30188,12 @@ async function waitForJob(read, id, first, options) {
                 totalMs: timeoutMs < REQUEST_TIMEOUT_MS ? timeoutMs : undefined,
                 signal,
             });
-            log.debug(`Polled agent job ${name}: status ${(0,src_log/* label */.Pf)(latest.status)}.`);
+            log.debug(`Polled agent job ${name}: status ${(0,untrusted/* label */.Pf)(latest.status)}.`);
             if (latest.status !== job?.status)
-                log.info(`Agent job ${name} is ${job ? 'now ' : ''}${(0,src_log/* label */.Pf)(latest.status)}.`);
+                log.info(`Agent job ${name} is ${job ? 'now ' : ''}${(0,untrusted/* label */.Pf)(latest.status)}.`);
             if (!isKnownStatus(latest.status) && !warnedStatuses.has(latest.status)) {
                 warnedStatuses.add(latest.status);
-                log.warning(`Agent job ${name} reports the status ${(0,src_log/* label */.Pf)(latest.status)}, which this action does not know; it is treated as still running.`);
+                log.warning(`Agent job ${name} reports the status ${(0,untrusted/* label */.Pf)(latest.status)}, which this action does not know; it is treated as still running.`);
             }
             if (!isTerminal(latest.status))
                 seenActive = true;
@@ -30267,7 +30261,8 @@ function isTransient(fault, sinceCreatedMs) {
 
 
 
-const log = {
+
+const main_log = {
     info: (message) => core/* info */.pq(message),
     notice: (message) => core/* notice */.lm(message),
     warning: (message) => core/* warning */.$e(message),
@@ -30317,7 +30312,7 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
         // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
         // source-map support at start-up would cost every run time, see npm run bench.)
         if (core/* isDebug */._o() && error instanceof Error && error.stack)
-            core/* debug */.Yz((0,secrets/* redact */.E$)(error.stack));
+            main_log.debug((0,secrets/* redact */.E$)(error.stack));
     }
     finally {
         await held.connection?.dispatcher.destroy().catch(() => undefined);
@@ -30329,14 +30324,14 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
     }
     try {
         if (step.id)
-            setJobOutputs(step.id, step.job, (message) => core/* warning */.$e(message));
+            setJobOutputs(step.id, step.job, (message) => main_log.warning(message));
     }
     catch (error) {
         step.fail(error);
     }
     step.stopClock();
     if (step.job) {
-        await (0,summary/* writeSummary */.Sy)({ job: step.job, waitedMs: step.waitedMs, failure: step.failure }).catch((error) => core/* warning */.$e(`Could not write the step summary: ${(0,src_log/* describeThrown */.YI)(error)}.`));
+        await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure }).catch((error) => main_log.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
     }
     if (step.failure)
         core/* setFailed */.C1(step.failure);
@@ -30348,7 +30343,7 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
         const commentUrl = await github.finish(outcome, cancellation.signal);
         try {
             if (commentUrl)
-                setOutput('commentUrl', plainLink(commentUrl, 'commentUrl', (m) => core/* warning */.$e(m)));
+                setOutput('commentUrl', plainLink(commentUrl, 'commentUrl', (m) => main_log.warning(m)));
         }
         catch (error) {
             // A step that failed already keeps its first error.
@@ -30365,24 +30360,24 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
  * `/docs` a word on the thread. No summary, no error, no comment about a job.
  */
 async function endSkipped(notice, held, cancellation) {
-    core/* notice */.lm(notice);
+    main_log.notice(notice);
     try {
         setOutput('status', 'skipped');
         setOutput('mode', 'skipped');
     }
     catch (error) {
-        core/* setFailed */.C1((0,src_log/* describeThrown */.YI)(error));
+        core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
         return;
     }
     const github = await held.github;
     if (!github || !held.answer)
         return;
     const url = await github.answer(held.answer, cancellation).catch((error) => {
-        core/* warning */.$e(`Could not answer on the thread: ${(0,src_log/* describeThrown */.YI)(error)}.`);
+        main_log.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
         return undefined;
     });
     if (url)
-        setOutput('commentUrl', plainLink(url, 'commentUrl', (m) => core/* warning */.$e(m)));
+        setOutput('commentUrl', plainLink(url, 'commentUrl', (m) => main_log.warning(m)));
 }
 /**
  * Before anything is printed: the key, both GitHub tokens (on every run: the runner does not show
@@ -30407,7 +30402,7 @@ async function work(inputs, written, step, held) {
     const { signal, clock } = step;
     const { connection = connect(inputs.baseUrl), github } = held;
     if (connection.proxy)
-        core/* info */.pq(`Using the proxy ${connection.proxy}.`);
+        main_log.info(`Using the proxy ${connection.proxy}.`);
     const client = new AgentClient({
         baseUrl: inputs.baseUrl,
         projectId: inputs.projectId,
@@ -30416,7 +30411,7 @@ async function work(inputs, written, step, held) {
         userAgent: userAgent(),
         now: () => clock.now(),
     });
-    const deadline = step.startedAt + inputs.timeoutMs;
+    const deadline = step.startedAt + inputs.timeout;
     const context = {
         operation: 'create',
         baseUrl: inputs.baseUrl,
@@ -30424,7 +30419,7 @@ async function work(inputs, written, step, held) {
         proxy: connection.proxy,
     };
     if (inputs.promptFile) {
-        core/* info */.pq(`The prompt is read from ${(0,src_log/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
+        main_log.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
     }
     // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
     const remembers = inputs.thread || inputs.status || (inputs.comment && runAttempt() > 1);
@@ -30435,7 +30430,7 @@ async function work(inputs, written, step, held) {
             recall: () => report.recall(signal),
             docsPullState: (link) => report.docsPullState(link, signal),
         }
-        : undefined, client, log);
+        : undefined, client, main_log);
     let prompt = onlyWaits(mode) ? undefined : written;
     if (prompt !== undefined && inputs.context === 'auto' && report) {
         const section = since
@@ -30447,9 +30442,9 @@ async function work(inputs, written, step, held) {
     if (prompt !== undefined)
         prompt = withoutRunSecrets(prompt);
     step.sendingFor(mode);
-    const started = await startJob(client, mode, prompt, { clock, deadline, log, context, signal });
+    const started = await startJob(client, mode, prompt, { clock, deadline, log: main_log, context, signal });
     step.started(started);
-    setOutput('jobId', (0,src_log/* escapeUnsafe */.au)(started.id));
+    setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(started.id));
     setOutput('mode', modeOutput(mode));
     // Without waiting, the comment is written once, at the end.
     if (inputs.wait)
@@ -30465,10 +30460,10 @@ async function work(inputs, written, step, held) {
         step.ended(await waitForJob(read, started.id, started.job, {
             clock,
             deadline,
-            pollIntervalMs: inputs.pollIntervalMs,
+            pollIntervalMs: inputs.pollInterval,
             createdAt: started.createdAt,
             settledAfter: started.settledAfter,
-            log,
+            log: main_log,
             context: getContext,
             signal,
             onJob: (latest) => step.saw(latest),
@@ -30485,20 +30480,20 @@ async function work(inputs, written, step, held) {
 function withoutRunSecrets(prompt) {
     const clean = (0,secrets/* redact */.E$)(prompt);
     if (clean !== prompt) {
-        core/* warning */.$e('The prompt held a secret of this run (the API key, a GitHub token, a proxy password or a runner token); it was replaced by *** before the prompt was sent.');
+        main_log.warning('The prompt held a secret of this run (the API key, a GitHub token, a proxy password or a runner token); it was replaced by *** before the prompt was sent.');
     }
     return clean;
 }
 /** The log's last word on a job that did not fail the step (a failure is the step's error). */
 function sayHowItEnded(job, inputs) {
     if (job.status === 'completed') {
-        core/* info */.pq(job.prLink
-            ? `Agent job ${(0,src_log/* label */.Pf)(job.id)} completed: ${(0,src_log/* printableUrl */.Zq)(job.prLink)}`
-            : `Agent job ${(0,src_log/* label */.Pf)(job.id)} completed without a pull request (no files changed).`);
+        main_log.info(job.prLink
+            ? `Agent job ${(0,untrusted/* label */.Pf)(job.id)} completed: ${(0,untrusted/* printableUrl */.Zq)(job.prLink)}`
+            : `Agent job ${(0,untrusted/* label */.Pf)(job.id)} completed without a pull request (no files changed).`);
     }
     else if (!isTerminal(job.status) && !inputs.wait) {
         // Only reachable with `wait: false`: the job goes on without this step.
-        core/* info */.pq(`Agent job ${(0,src_log/* label */.Pf)(job.id)} goes on in the service (wait is false).`);
+        main_log.info(`Agent job ${(0,untrusted/* label */.Pf)(job.id)} goes on in the service (wait is false).`);
     }
 }
 /**
@@ -30508,10 +30503,10 @@ function sayHowItEnded(job, inputs) {
 async function loadGitHubReport(inputs, load) {
     try {
         const { startGitHubReport } = await load();
-        return startGitHubReport({ ...inputs, userAgent: userAgent() }, log);
+        return startGitHubReport({ ...inputs, userAgent: userAgent() }, main_log);
     }
     catch (error) {
-        core/* warning */.$e(`Could not load the GitHub side of the action: ${(0,src_log/* describeThrown */.YI)(error)}. The job goes on without it.`);
+        main_log.warning(`Could not load the GitHub side of the action: ${(0,log/* describeThrown */.Y)(error)}. The job goes on without it.`);
         return undefined;
     }
 }
@@ -30719,22 +30714,62 @@ function redactAlso(secret) {
 
 /***/ }),
 
-/***/ 8855:
+/***/ 873:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Hn: () => (/* binding */ cell),
-/* harmony export */   Sy: () => (/* binding */ writeSummary)
+/* harmony export */   Pf: () => (/* binding */ label),
+/* harmony export */   UT: () => (/* binding */ isPullRequestUrl),
+/* harmony export */   Zq: () => (/* binding */ printableUrl),
+/* harmony export */   au: () => (/* binding */ escapeUnsafe),
+/* harmony export */   hD: () => (/* binding */ quote),
+/* harmony export */   i0: () => (/* binding */ isPlainHttpUrl),
+/* harmony export */   nf: () => (/* binding */ link),
+/* harmony export */   tJ: () => (/* binding */ inert)
 /* harmony export */ });
-/* unused harmony exports link, summaryRows */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3340);
-/* harmony import */ var _duration_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(7607);
-/* harmony import */ var _log_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5625);
-/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(7194);
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7194);
 
-
-
-
+// Text from outside (the service's replies and errors, GitHub's messages) rendered where it
+// lands: the log and annotations, an output, the step summary (HTML), the kept comment
+// (Markdown). Each form makes it inert there, and each redacts the run's secrets first, while the
+// runner's mask could still have matched them.
+/**
+ * Text from the service (error messages, job fields) is untrusted. Printed raw, a reply such as
+ * "\n::add-mask::…" or "::stop-commands::x" would become a workflow command, because the runner
+ * reads every line of stdout and stderr whose trimmed start is `::`. `quote()` makes it inert: one
+ * line, control and line-breaking characters escaped, shortened, and wrapped in quotes so no
+ * command can start where it starts.
+ */
+const MAX_UNTRUSTED = 300;
+// C0/C1 controls, DEL, the Unicode line and paragraph separators, and bidi overrides (which can
+// make a log line read differently from what it is).
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** Every control, line-breaking or bidi character as a visible `\uXXXX` escape (valid in JSON too). */
+function escapeUnsafe(text) {
+    return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+function quote(text, max = MAX_UNTRUSTED) {
+    // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.
+    let clean = escapeUnsafe((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text));
+    if (clean.length > max)
+        clean = `${clean.slice(0, max)}…`;
+    return `"${clean.replace(/"/g, '\\"')}"`;
+}
+/** A URL from the service: as is when it is a plain http(s) URL, quoted otherwise. */
+function printableUrl(url) {
+    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(url);
+    return isPlainHttpUrl(clean) ? clean : quote(clean);
+}
+/** http(s), printable ASCII only (no spaces, no line breaks), of a sane length. */
+function isPlainHttpUrl(url) {
+    return /^https?:\/\/[\x21-\x7e]{1,2000}$/.test(url);
+}
+/** An id or status from the service: as is when it is a plain word, quoted otherwise. */
+function label(text) {
+    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text);
+    return /^[A-Za-z0-9][\w.-]{0,99}$/.test(clean) ? clean : quote(clean, 100);
+}
 const ESCAPES = {
     '&': '&amp;',
     '<': '&lt;',
@@ -30749,7 +30784,7 @@ const MAX_CELL = 200;
  * secrets redacted before any of that, while the runner's mask could still have matched them.
  */
 function cell(text, max = MAX_CELL) {
-    let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .redact */ .E$)(text)
+    let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text)
         .replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ')
         .trim();
     if (line.length > max)
@@ -30760,35 +30795,37 @@ function cell(text, max = MAX_CELL) {
 function link(url) {
     if (!url)
         return '';
-    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .redact */ .E$)(url);
-    return (0,_log_js__WEBPACK_IMPORTED_MODULE_1__/* .isPlainHttpUrl */ .i0)(clean) ? `<a href="${cell(clean, 2000)}">${cell(clean)}</a>` : cell(clean);
+    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(url);
+    return isPlainHttpUrl(clean) ? `<a href="${cell(clean, 2000)}">${cell(clean)}</a>` : cell(clean);
 }
-/** The rows of the summary table, as HTML cells. */
-function summaryRows(facts) {
-    const { job } = facts;
-    const source = job.source?.repository
-        ? `${link(job.source.repository)}${job.source.ref ? ` (${cell(job.source.ref)})` : ''}`
-        : '';
-    return [
-        ['Job', `<code>${cell(job.id)}</code>`],
-        ['Status', cell(job.status)],
-        ['Pull request', link(job.prLink) || 'none'],
-        ['Model', cell(job.model ?? '')],
-        ['Source', source],
-        ['Waited', (0,_duration_js__WEBPACK_IMPORTED_MODULE_3__/* .formatDuration */ .a3)(facts.waitedMs)],
-    ];
+/**
+ * Service text in the comment, as text: one line, secrets redacted, cut to `max`, inside a code
+ * span whose fence is longer than any run of backticks in it. GitHub renders Markdown and finds
+ * `@mentions` and `owner/repo#1` references in what it rendered, after entities and backslash
+ * escapes are decoded, so escaping cannot stop them; a code span stops all of it, links, images,
+ * emphasis, autolinks and raw HTML included, and shows the text exactly as it came.
+ */
+function inert(text, max = 200) {
+    let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text)
+        .replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ')
+        .trim();
+    if (line.length > max)
+        line = `${line.slice(0, max)}…`;
+    if (!line)
+        return '';
+    const longestRun = Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length));
+    const fence = '`'.repeat(longestRun + 1);
+    // A space on each side is dropped again by the renderer; it keeps a backtick at either end
+    // from joining the fence.
+    const pad = /^[ `]|[ `]$/.test(line) ? ' ' : '';
+    return `${fence}${pad}${line}${pad}${fence}`;
 }
-/** Writes the step summary (docs/design.md §5); a local run without a summary file skips it. */
-async function writeSummary(facts) {
-    if (!process.env.GITHUB_STEP_SUMMARY) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .debug */ .Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
-        return;
-    }
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.addHeading('Documentation agent job', 3);
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.addTable(summaryRows(facts).map(([name, value]) => [{ data: name, header: true }, value]));
-    if (facts.failure)
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.addRaw(`<p>${cell(facts.failure, 2000)}</p>`, true);
-    await _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.write();
+/**
+ * A pull request URL as GitHub forms them (`https://host/owner/repo/pull/12`): the only link from
+ * the service the comment makes live. Anything else is shown as text.
+ */
+function isPullRequestUrl(url) {
+    return /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/[A-Za-z0-9-]{1,100}\/[A-Za-z0-9._-]{1,100}\/pull\/\d{1,10}\/?$/.test(url);
 }
 
 

@@ -646,10 +646,12 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       case 'listPullFiles': {
         const thread = repo.threads.get(Number(params.pull_number));
         if (!thread?.pull) return error(404, 'Not Found');
-        const perPage = Number(req.query.get('per_page') ?? 30);
-        const page = Number(req.query.get('page') ?? 1);
-        const slice = thread.files.slice((page - 1) * perPage, page * perPage);
-        return { status: 200, json: slice.map((f) => fileJson(repoName, f)) };
+        const { slice, headers } = paged(
+          thread.files,
+          req.query,
+          `/repos/${repoName}/pulls/${thread.number}/files`,
+        );
+        return { status: 200, json: slice.map((f) => fileJson(repoName, f)), headers };
       }
       case 'requestReviewers': {
         const thread = repo.threads.get(Number(params.pull_number));

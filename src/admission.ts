@@ -1,7 +1,7 @@
 import type { RunnerEvent } from './event.js';
 import { gate, refusal, WRITER_ROLES } from './gate.js';
 import type { Inputs } from './inputs.js';
-import { label } from './log.js';
+import { label } from './untrusted.js';
 import type { Request, RequestComment } from './trigger.js';
 
 /** Whether the step acts on this event at all, decided before anything is sent anywhere. */

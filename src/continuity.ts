@@ -2,7 +2,8 @@ import { ServiceError, type AgentClient } from './client.js';
 import { briefly } from './errors.js';
 import type { DocsPullState, Recall } from './github/report.js';
 import { isTerminal, type AgentJob } from './job.js';
-import { label, type Log } from './log.js';
+import { type Log } from './log.js';
+import { label } from './untrusted.js';
 import { modeOf, type Mode } from './mode.js';
 
 /** Which way the run goes with the job, and what a follow-up's context starts from. */

@@ -1,5 +1,5 @@
 import type { Fault, Operation } from './client.js';
-import { label, quote } from './log.js';
+import { label, quote } from './untrusted.js';
 import { mayHaveActed, type Mode } from './mode.js';
 
 /** A failure whose message is already the one line the workflow author reads. */

@@ -1,5 +1,5 @@
 import { pullRequestFork, text, type Authored, type RunnerEvent } from './event.js';
-import { label } from './log.js';
+import { label } from './untrusted.js';
 
 /**
  * Events that anyone who can see the repository can cause: on them, a job starts or goes on only

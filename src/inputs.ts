@@ -2,47 +2,8 @@ import { z } from 'zod';
 import { DURATION_FORMS, parseDuration } from './duration.js';
 import { ActionFailure } from './errors.js';
 import { pullRequestFork, readEvent } from './event.js';
-import { quote } from './log.js';
+import { quote } from './untrusted.js';
 import { readPromptFile } from './prompt-file.js';
-
-/** Everything the action acts on, validated before the first request. */
-export interface Inputs {
-  /** Absent only when `jobId` is given: then the action waits for that job without a message. */
-  prompt?: string;
-  projectId: string;
-  /** An existing job: the prompt goes to it as a follow-up, or, without a prompt, it is waited for. */
-  jobId?: string;
-  apiKey: string;
-  /** Without a trailing slash; may carry a path prefix. */
-  baseUrl: string;
-  wait: boolean;
-  timeoutMs: number;
-  pollIntervalMs: number;
-  /** Keep one comment on the pull request or issue that started the run up to date with the job. */
-  comment: boolean;
-  /** Labels for the docs pull request. */
-  labels: string[];
-  /** Reviewers to request on the docs pull request: logins, and `org/team` for teams. */
-  reviewers: string[];
-  /** The token for this repository's API (the comment); empty when the workflow passed none. */
-  githubToken: string;
-  /** The token for the docs repository (labels, reviewers): `docsToken`, else `githubToken`. */
-  docsToken: string;
-  /** `auto`: what the triggering event changed is appended to the prompt. */
-  context: 'auto' | 'none';
-  /** The most characters of context appended. */
-  contextLimit: number;
-  /** The file the prompt was read from, as the workflow named it. */
-  promptFile?: string;
-  /** A phrase such as `/docs`: on a comment event, only a comment that begins with it is acted on. */
-  trigger?: string;
-  /** Who besides writers may start a job from events anyone can cause: logins, `name[bot]`, `*`. */
-  allowedActors: string[];
-  /** One job per pull request or issue (and branch, with `status`): later runs follow it up. */
-  thread: boolean;
-  /** A commit status on the triggering commit follows the job. */
-  status: boolean;
-}
 
 /** A bad input: the message names it and says what is expected. No request has been made. */
 export class InputError extends ActionFailure {
@@ -258,26 +219,55 @@ const duration = (name: string, minMs: number, minText: string) =>
     return ms;
   });
 
-// Checked in this order; the first bad input is the one reported.
+// The inputs action.yml declares, by their names there, each with its rule; checked in this order,
+// and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
+// read apart: whether they are read at all depends on the others.
 const schema = z.object({
+  /** Absent only when `jobId` is given (or a `/docs` request gives it). */
   prompt: z.string(),
   projectId: pathSegment('projectId'),
   apiKey,
+  /** Without a trailing slash; may carry a path prefix. */
   baseUrl,
   wait: bool('wait'),
-  timeoutMs: duration('timeout', 1000, '1s'),
-  pollIntervalMs: duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s'),
+  /** In milliseconds. */
+  timeout: duration('timeout', 1000, '1s'),
+  /** In milliseconds. */
+  pollInterval: duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s'),
+  /** An existing job: the prompt goes to it as a follow-up, or, without a prompt, it is waited for. */
   jobId: optional(pathSegment('jobId')),
+  /** Keep one comment on the pull request or issue that started the run up to date with the job. */
   comment: bool('comment'),
+  /** Labels for the docs pull request. */
   labels,
+  /** Reviewers to request on the docs pull request: logins, and `org/team` for teams. */
   reviewers,
+  /** `auto`: what the triggering event changed is appended to the prompt. */
   context: contextMode,
+  /** The most characters of context appended. */
   contextLimit,
+  /** A phrase such as `/docs`: on a comment event, only a comment that begins with it is acted on. */
   trigger,
+  /** Who besides writers may start a job from events anyone can cause: logins, `name[bot]`, `*`. */
   allowedActors,
+  /** One job per pull request or issue (and branch, with `status`): later runs follow it up. */
   thread: bool('thread'),
+  /** A commit status on the triggering commit follows the job. */
   status: bool('status'),
 });
+
+/** Everything the action acts on, validated before the first request: the schema's output. */
+export type Inputs = Omit<z.output<typeof schema>, 'prompt' | 'jobId' | 'trigger'> & {
+  prompt?: string;
+  jobId?: string;
+  trigger?: string;
+  /** The file the prompt was read from, as the workflow named it. */
+  promptFile?: string;
+  /** The token for this repository's API; empty when no GitHub feature needs it. */
+  githubToken: string;
+  /** The token for the docs repository: `docsToken`, else `githubToken`; empty when not needed. */
+  docsToken: string;
+};
 
 /** The runner's variables that inputs depend on; tests pass their own. */
 export type RunnerEnv = Readonly<Record<string, string | undefined>>;
@@ -319,25 +309,10 @@ export function readInputs(
       'Input "promptFile" and input "prompt" are both set: give the prompt in one of them.',
     );
   }
-  const parsed = schema.safeParse({
-    prompt: read('prompt'),
-    projectId: read('projectId'),
-    apiKey: read('apiKey'),
-    baseUrl: read('baseUrl'),
-    wait: read('wait'),
-    timeoutMs: read('timeout'),
-    pollIntervalMs: read('pollInterval'),
-    jobId: read('jobId'),
-    comment: read('comment') || OPTIONAL_DEFAULTS.comment,
-    labels: read('labels'),
-    reviewers: read('reviewers'),
-    context: read('context') || OPTIONAL_DEFAULTS.context,
-    contextLimit: read('contextLimit') || OPTIONAL_DEFAULTS.contextLimit,
-    trigger: read('trigger'),
-    allowedActors: read('allowedActors'),
-    thread: read('thread') || OPTIONAL_DEFAULTS.thread,
-    status: read('status') || OPTIONAL_DEFAULTS.status,
-  });
+  const defaults: Readonly<Record<string, string>> = OPTIONAL_DEFAULTS;
+  const parsed = schema.safeParse(
+    Object.fromEntries(Object.keys(schema.shape).map((name) => [name, read(name) || (defaults[name] ?? '')])),
+  );
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     if (first?.path[0] === 'apiKey' && read('apiKey') === '') {

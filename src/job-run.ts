@@ -5,7 +5,8 @@ import { ActionFailure } from './errors.js';
 import type { Outcome } from './github/index.js';
 import type { Inputs } from './inputs.js';
 import type { AgentJob } from './job.js';
-import { describeThrown, label } from './log.js';
+import { describeThrown } from './log.js';
+import { label } from './untrusted.js';
 import { onlyWaits, unconfirmed, type Mode } from './mode.js';
 import type { Started } from './start.js';
 import type { WaitResult } from './wait.js';
@@ -135,7 +136,7 @@ export class JobRun {
     const job = this.#job;
     if (this.#timedOut && id && this.#inputs) {
       const last = job ? `last status: ${label(job.status)}` : 'it could not be read';
-      return `Agent job ${label(id)} did not finish within ${formatDuration(this.#inputs.timeoutMs)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
+      return `Agent job ${label(id)} did not finish within ${formatDuration(this.#inputs.timeout)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
     }
     if (job?.status === 'failed') return `Agent job ${label(job.id)} failed.`;
     if (job?.status === 'archived') return `Agent job ${label(job.id)} was archived before it completed.`;

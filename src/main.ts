@@ -14,7 +14,8 @@ import { modeOutput, onlyWaits } from './mode.js';
 import { readRequest, type RequestComment } from './trigger.js';
 import { isTerminal, type AgentJob } from './job.js';
 import { JobRun } from './job-run.js';
-import { describeThrown, escapeUnsafe, label, printableUrl, type Log } from './log.js';
+import { describeThrown, type Log } from './log.js';
+import { escapeUnsafe, label, printableUrl } from './untrusted.js';
 import { plainLink, setJobOutputs, setOutput } from './outputs.js';
 import { maskSecret, MIN_SECRET, redact, redactAlso, RUNNER_TOKENS } from './secrets.js';
 import { startJob } from './start.js';
@@ -92,7 +93,7 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
     step.fail(error);
     // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
     // source-map support at start-up would cost every run time, see npm run bench.)
-    if (core.isDebug() && error instanceof Error && error.stack) core.debug(redact(error.stack));
+    if (core.isDebug() && error instanceof Error && error.stack) log.debug(redact(error.stack));
   } finally {
     await held.connection?.dispatcher.destroy().catch(() => undefined);
   }
@@ -103,14 +104,14 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
     return;
   }
   try {
-    if (step.id) setJobOutputs(step.id, step.job, (message) => core.warning(message));
+    if (step.id) setJobOutputs(step.id, step.job, (message) => log.warning(message));
   } catch (error) {
     step.fail(error);
   }
   step.stopClock();
   if (step.job) {
     await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure }).catch(
-      (error: unknown) => core.warning(`Could not write the step summary: ${describeThrown(error)}.`),
+      (error: unknown) => log.warning(`Could not write the step summary: ${describeThrown(error)}.`),
     );
   }
   if (step.failure) core.setFailed(step.failure);
@@ -125,7 +126,7 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
       if (commentUrl)
         setOutput(
           'commentUrl',
-          plainLink(commentUrl, 'commentUrl', (m) => core.warning(m)),
+          plainLink(commentUrl, 'commentUrl', (m) => log.warning(m)),
         );
     } catch (error) {
       // A step that failed already keeps its first error.
@@ -142,7 +143,7 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
  * `/docs` a word on the thread. No summary, no error, no comment about a job.
  */
 async function endSkipped(notice: string, held: Resources, cancellation: AbortSignal): Promise<void> {
-  core.notice(notice);
+  log.notice(notice);
   try {
     setOutput('status', 'skipped');
     setOutput('mode', 'skipped');
@@ -153,13 +154,13 @@ async function endSkipped(notice: string, held: Resources, cancellation: AbortSi
   const github = await held.github;
   if (!github || !held.answer) return;
   const url = await github.answer(held.answer, cancellation).catch((error: unknown) => {
-    core.warning(`Could not answer on the thread: ${describeThrown(error)}.`);
+    log.warning(`Could not answer on the thread: ${describeThrown(error)}.`);
     return undefined;
   });
   if (url)
     setOutput(
       'commentUrl',
-      plainLink(url, 'commentUrl', (m) => core.warning(m)),
+      plainLink(url, 'commentUrl', (m) => log.warning(m)),
     );
 }
 
@@ -187,7 +188,7 @@ async function work(
 ): Promise<void> {
   const { signal, clock } = step;
   const { connection = connect(inputs.baseUrl), github } = held;
-  if (connection.proxy) core.info(`Using the proxy ${connection.proxy}.`);
+  if (connection.proxy) log.info(`Using the proxy ${connection.proxy}.`);
   const client = new AgentClient({
     baseUrl: inputs.baseUrl,
     projectId: inputs.projectId,
@@ -196,7 +197,7 @@ async function work(
     userAgent: userAgent(),
     now: () => clock.now(),
   });
-  const deadline = step.startedAt + inputs.timeoutMs;
+  const deadline = step.startedAt + inputs.timeout;
   const context: FaultContext = {
     operation: 'create',
     baseUrl: inputs.baseUrl,
@@ -205,7 +206,7 @@ async function work(
   };
 
   if (inputs.promptFile) {
-    core.info(
+    log.info(
       `The prompt is read from ${label(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`,
     );
   }
@@ -251,7 +252,7 @@ async function work(
       await waitForJob(read, started.id, started.job, {
         clock,
         deadline,
-        pollIntervalMs: inputs.pollIntervalMs,
+        pollIntervalMs: inputs.pollInterval,
         createdAt: started.createdAt,
         settledAfter: started.settledAfter,
         log,
@@ -272,7 +273,7 @@ async function work(
 function withoutRunSecrets(prompt: string): string {
   const clean = redact(prompt);
   if (clean !== prompt) {
-    core.warning(
+    log.warning(
       'The prompt held a secret of this run (the API key, a GitHub token, a proxy password or a runner token); it was replaced by *** before the prompt was sent.',
     );
   }
@@ -282,14 +283,14 @@ function withoutRunSecrets(prompt: string): string {
 /** The log's last word on a job that did not fail the step (a failure is the step's error). */
 function sayHowItEnded(job: AgentJob, inputs: Inputs): void {
   if (job.status === 'completed') {
-    core.info(
+    log.info(
       job.prLink
         ? `Agent job ${label(job.id)} completed: ${printableUrl(job.prLink)}`
         : `Agent job ${label(job.id)} completed without a pull request (no files changed).`,
     );
   } else if (!isTerminal(job.status) && !inputs.wait) {
     // Only reachable with `wait: false`: the job goes on without this step.
-    core.info(`Agent job ${label(job.id)} goes on in the service (wait is false).`);
+    log.info(`Agent job ${label(job.id)} goes on in the service (wait is false).`);
   }
 }
 
@@ -305,7 +306,7 @@ async function loadGitHubReport(
     const { startGitHubReport } = await load();
     return startGitHubReport({ ...inputs, userAgent: userAgent() }, log);
   } catch (error) {
-    core.warning(
+    log.warning(
       `Could not load the GitHub side of the action: ${describeThrown(error)}. The job goes on without it.`,
     );
     return undefined;

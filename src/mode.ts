@@ -1,5 +1,5 @@
 import type { AgentJob } from './job.js';
-import { label } from './log.js';
+import { label } from './untrusted.js';
 
 /**
  * Which way the run goes with the job: create one (`prompt`), send a follow-up to one (`prompt`

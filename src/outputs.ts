@@ -1,7 +1,8 @@
 import * as core from '@actions/core';
 import { ActionFailure } from './errors.js';
 import type { AgentJob } from './job.js';
-import { describeThrown, escapeUnsafe, isPlainHttpUrl, quote } from './log.js';
+import { describeThrown, type Warn } from './log.js';
+import { escapeUnsafe, isPlainHttpUrl, quote } from './untrusted.js';
 import { redact } from './secrets.js';
 
 /**
@@ -11,7 +12,7 @@ import { redact } from './secrets.js';
  * character: ids and statuses have them escaped, a link that is not plain is left out, and the job
  * stays JSON with them escaped.
  */
-export function setJobOutputs(id: string, job: AgentJob | undefined, warn: (message: string) => void): void {
+export function setJobOutputs(id: string, job: AgentJob | undefined, warn: Warn): void {
   setOutput('jobId', escapeUnsafe(id));
   if (!job) return;
   setOutput('status', escapeUnsafe(job.status));
@@ -23,11 +24,7 @@ export function setJobOutputs(id: string, job: AgentJob | undefined, warn: (mess
  * A link for an output: as it came when it is a plain http(s) URL (printable ASCII, no spaces),
  * else empty, with a warning that quotes it inertly.
  */
-export function plainLink(
-  link: string | null | undefined,
-  name: string,
-  warn: (message: string) => void,
-): string {
+export function plainLink(link: string | null | undefined, name: string, warn: Warn): string {
   if (!link) return '';
   const clean = redact(link);
   if (isPlainHttpUrl(clean)) return clean;

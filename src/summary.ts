@@ -1,43 +1,13 @@
 import * as core from '@actions/core';
 import { formatDuration } from './duration.js';
 import type { AgentJob } from './job.js';
-import { isPlainHttpUrl } from './log.js';
-import { redact } from './secrets.js';
+import { cell, link } from './untrusted.js';
 
 export interface SummaryFacts {
   job: AgentJob;
   waitedMs: number;
   /** The step's error, when it failed. */
   failure?: string;
-}
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const MAX_CELL = 200;
-
-/**
- * Text from the service in a summary cell: one line (a blank line would end the HTML block and
- * let the rest render as Markdown), shortened (the summary is capped at 1 MiB), HTML escaped;
- * secrets redacted before any of that, while the runner's mask could still have matched them.
- */
-export function cell(text: string, max = MAX_CELL): string {
-  let line = redact(text)
-    .replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ')
-    .trim();
-  if (line.length > max) line = `${line.slice(0, max)}…`;
-  return line.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
-}
-
-/** Only plain http(s) links are rendered as links: a `javascript:` prLink stays inert text. */
-export function link(url: string | null | undefined): string {
-  if (!url) return '';
-  const clean = redact(url);
-  return isPlainHttpUrl(clean) ? `<a href="${cell(clean, 2000)}">${cell(clean)}</a>` : cell(clean);
 }
 
 /** The rows of the summary table, as HTML cells. */

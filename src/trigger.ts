@@ -1,6 +1,6 @@
 import { text, type RunnerEvent } from './event.js';
 import { REQUEST_EVENTS } from './inputs.js';
-import { quote } from './log.js';
+import { quote } from './untrusted.js';
 
 /** What a comment event means for a step with a `trigger` phrase. */
 export type Request =

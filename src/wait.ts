@@ -3,7 +3,8 @@ import type { Clock } from './clock.js';
 import { formatDuration } from './duration.js';
 import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
 import { isKnownStatus, isTerminal, type AgentJob } from './job.js';
-import { label, type Log } from './log.js';
+import { type Log } from './log.js';
+import { label } from './untrusted.js';
 import { PollSchedule } from './schedule.js';
 
 export interface WaitOptions {

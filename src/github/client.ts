@@ -55,11 +55,11 @@ export interface GitHubApi {
     at: { owner: string; repo: string; commit_sha: string },
     signal: AbortSignal,
   ): Promise<{ number: number; merge_commit_sha?: string | null }[]>;
-  /** One page of a thread's comments, oldest first; 100 a page. */
-  listComments(
-    at: { owner: string; repo: string; issue_number: number; page: number },
+  /** A thread's comments, oldest first, a page (100) at a time, as GitHub's links lead. */
+  comments(
+    at: { owner: string; repo: string; issue_number: number },
     signal: AbortSignal,
-  ): Promise<Comment[]>;
+  ): AsyncIterable<Comment[]>;
   createComment(
     at: { owner: string; repo: string; issue_number: number; body: string },
     signal: AbortSignal,
@@ -85,11 +85,11 @@ export interface GitHubApi {
     at: { owner: string; repo: string; ref: string },
     signal: AbortSignal,
   ): Promise<{ commit: CommitFacts; files: ChangedFile[]; url: string }>;
-  /** One page of a pull request's files; 100 a page. */
-  listPullFiles(
-    at: { owner: string; repo: string; pull_number: number; page: number },
+  /** A pull request's files, a page (100) at a time, as GitHub's links lead. */
+  pullFiles(
+    at: { owner: string; repo: string; pull_number: number },
     signal: AbortSignal,
-  ): Promise<ChangedFile[]>;
+  ): AsyncIterable<ChangedFile[]>;
   /** A pull request's state and head commit. */
   getPull(
     at: { owner: string; repo: string; pull_number: number },
@@ -107,11 +107,11 @@ export interface GitHubApi {
     },
     signal: AbortSignal,
   ): Promise<void>;
-  /** One page of a commit's statuses, newest first; 100 a page. */
-  listStatuses(
-    at: { owner: string; repo: string; ref: string; page: number },
+  /** A commit's statuses, newest first, a page (100) at a time, as GitHub's links lead. */
+  statuses(
+    at: { owner: string; repo: string; ref: string },
     signal: AbortSignal,
-  ): Promise<{ context: string; description: string | null; state: string }[]>;
+  ): AsyncIterable<{ context: string; description: string | null; state: string }[]>;
   /** The login's role on the repository (`role_name`: `permission` folds maintain into write). */
   collaboratorRole(
     at: { owner: string; repo: string; username: string },
@@ -186,13 +186,12 @@ export function gitHubApi(token: string, userAgent: string): GitHubApi {
       });
       return pullsReply.parse(data);
     },
-    async listComments(at, signal) {
-      const { data } = await octokit.rest.issues.listComments({
+    async *comments(at, signal) {
+      const pages = octokit.paginate.iterator(withSignal(octokit.rest.issues.listComments, signal), {
         ...at,
         per_page: PAGE_SIZE,
-        ...bounded(signal),
       });
-      return z.array(z.unknown()).parse(data).map(toComment);
+      for await (const { data } of pages) yield z.array(z.unknown()).parse(data).map(toComment);
     },
     async createComment(at, signal) {
       const { data } = await octokit.rest.issues.createComment({ ...at, ...bounded(signal) });
@@ -230,15 +229,16 @@ export function gitHubApi(token: string, userAgent: string): GitHubApi {
     async createStatus(at, signal) {
       await octokit.rest.repos.createCommitStatus({ ...at, ...bounded(signal) });
     },
-    async listStatuses(at, signal) {
-      const { data } = await octokit.rest.repos.listCommitStatusesForRef({
-        ...at,
-        per_page: PAGE_SIZE,
-        ...bounded(signal),
-      });
-      return z
-        .array(z.object({ context: z.string(), description: z.string().nullable(), state: z.string() }))
-        .parse(data);
+    async *statuses(at, signal) {
+      const pages = octokit.paginate.iterator(
+        withSignal(octokit.rest.repos.listCommitStatusesForRef, signal),
+        {
+          ...at,
+          per_page: PAGE_SIZE,
+        },
+      );
+      const status = z.object({ context: z.string(), description: z.string().nullable(), state: z.string() });
+      for await (const { data } of pages) yield z.array(status).parse(data);
     },
     async collaboratorRole(at, signal) {
       const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...at, ...bounded(signal) });
@@ -249,9 +249,23 @@ export function gitHubApi(token: string, userAgent: string): GitHubApi {
         await octokit.rest.reactions.createForPullRequestReviewComment({ ...at, ...bounded(signal) });
       else await octokit.rest.reactions.createForIssueComment({ ...at, ...bounded(signal) });
     },
-    async listPullFiles(at, signal) {
-      const { data } = await octokit.rest.pulls.listFiles({ ...at, per_page: PAGE_SIZE, ...bounded(signal) });
-      return toFiles(data);
+    async *pullFiles(at, signal) {
+      const pages = octokit.paginate.iterator(withSignal(octokit.rest.pulls.listFiles, signal), {
+        ...at,
+        per_page: PAGE_SIZE,
+      });
+      for await (const { data } of pages) yield toFiles(data);
     },
   };
+}
+
+/**
+ * Octokit's paginate calls the route with the method, URL and headers of each page alone, and so
+ * drops per-call options such as the signal that bounds the work: the route it is given here adds
+ * the signal back to every page's request.
+ */
+function withSignal<Route>(route: Route, signal: AbortSignal): Route {
+  const call = route as unknown as ((options: object) => Promise<unknown>) & { endpoint: unknown };
+  const bounded = (options: object) => call({ ...options, request: { signal } });
+  return Object.assign(bounded, { endpoint: call.endpoint }) as unknown as Route;
 }

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { formatDuration } from '../duration.js';
 import type { AgentJob } from '../job.js';
+import type { Warn } from '../log.js';
 import { redact } from '../secrets.js';
-import { cell } from '../summary.js';
-import { PAGE_SIZE, type Comment, type GitHubApi, type RunContext } from './client.js';
+import { cell, inert, isPullRequestUrl } from '../untrusted.js';
+import type { Comment, GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault, isFinalFault, type GitHubOperation } from './errors.js';
 import { noteLine, type ThreadNote } from './note.js';
 import type { Thread } from './target.js';
@@ -46,37 +47,6 @@ export interface CommentState {
   runUrl: string;
   /** What the next run on the thread (or a re-run) needs to find this job again. */
   note?: ThreadNote;
-}
-
-/**
- * Service text in the comment, as text: one line, secrets redacted, cut to `max`, inside a code
- * span whose fence is longer than any run of backticks in it. GitHub renders Markdown and finds
- * `@mentions` and `owner/repo#1` references in what it rendered, after entities and backslash
- * escapes are decoded, so escaping cannot stop them; a code span stops all of it, links, images,
- * emphasis, autolinks and raw HTML included, and shows the text exactly as it came.
- */
-export function inert(text: string, max = 200): string {
-  let line = redact(text)
-    .replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ')
-    .trim();
-  if (line.length > max) line = `${line.slice(0, max)}…`;
-  if (!line) return '';
-  const longestRun = Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longestRun + 1);
-  // A space on each side is dropped again by the renderer; it keeps a backtick at either end
-  // from joining the fence.
-  const pad = /^[ `]|[ `]$/.test(line) ? ' ' : '';
-  return `${fence}${pad}${line}${pad}${fence}`;
-}
-
-/**
- * A pull request URL as GitHub forms them (`https://host/owner/repo/pull/12`): the only link from
- * the service the comment makes live. Anything else is shown as text.
- */
-export function isPullRequestUrl(url: string): boolean {
-  return /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/[A-Za-z0-9-]{1,100}\/[A-Za-z0-9._-]{1,100}\/pull\/\d{1,10}\/?$/.test(
-    url,
-  );
 }
 
 function headline(state: CommentState): string {
@@ -135,10 +105,6 @@ export function answerBody(marker: string, text: string, runUrl: string): string
     `<sub><a href="${cell(runUrl, 2000)}">workflow run</a></sub>`,
     '',
   ].join('\n');
-}
-
-export interface Warn {
-  (message: string): void;
 }
 
 /** GitHub shows at most 2,500 comments on a thread; a server that ignores `page` must not loop. */
@@ -234,13 +200,13 @@ export class KeptComment {
   private async find(signal: AbortSignal): Promise<Comment | undefined> {
     this.login ??= await this.api.viewerLogin(signal);
     const { owner, repo, number } = this.thread;
-    for (let page = 1; page <= MAX_PAGES; page++) {
-      const comments = await this.api.listComments({ owner, repo, issue_number: number, page }, signal);
+    let pages = 0;
+    for await (const comments of this.api.comments({ owner, repo, issue_number: number }, signal)) {
       // Only at the very start: any workflow that echoes outside text could plant the marker
       // inside a comment of this token's identity.
       const mine = comments.find((c) => c.login === this.login && c.body.startsWith(this.marker));
       if (mine) return mine;
-      if (comments.length < PAGE_SIZE) return undefined;
+      if (++pages >= MAX_PAGES) break;
     }
     return undefined;
   }

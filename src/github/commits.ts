@@ -1,5 +1,6 @@
 import type { GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault } from './errors.js';
+import type { Warn } from '../log.js';
 
 /** Events whose payload carries the pull request, head commit included. */
 const PULL_EVENTS = new Set([
@@ -34,7 +35,7 @@ export interface RunCommits {
 export async function runCommits(
   api: GitHubApi,
   run: RunContext,
-  warn: (message: string) => void,
+  warn: Warn,
   signal: AbortSignal,
 ): Promise<RunCommits> {
   const payload = run.payload as Payload;

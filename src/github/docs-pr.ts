@@ -1,5 +1,6 @@
 import type { GitHubApi } from './client.js';
 import { describeGitHubFault } from './errors.js';
+import type { Warn } from '../log.js';
 
 export interface DocsPullRequest {
   owner: string;
@@ -37,7 +38,7 @@ export async function routeDocsPullRequest(
   api: GitHubApi,
   pr: DocsPullRequest,
   asked: { labels: string[]; reviewers: string[] },
-  warn: (message: string) => void,
+  warn: Warn,
   signal: AbortSignal,
 ): Promise<void> {
   const { owner, repo, number } = pr;

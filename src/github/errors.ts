@@ -1,5 +1,6 @@
 import { ZodError } from 'zod';
-import { describeThrown, quote } from '../log.js';
+import { describeThrown } from '../log.js';
+import { quote } from '../untrusted.js';
 
 /** One GitHub call, in the words a warning needs to say what failed and what would fix it. */
 export interface GitHubOperation {

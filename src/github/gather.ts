@@ -1,5 +1,4 @@
 import type { GitHubApi, RunContext } from './client.js';
-import { PAGE_SIZE } from './client.js';
 import {
   branchOf,
   issueContext,
@@ -16,6 +15,7 @@ import {
   type ReleasePayload,
 } from './context.js';
 import { describeGitHubFault } from './errors.js';
+import type { Warn } from '../log.js';
 
 /** Events whose context is read from GitHub or the payload; any other event adds nothing. */
 const CONTEXT_EVENTS = new Set([
@@ -42,7 +42,7 @@ const MAX_PULL_PAGES = 30;
 export async function gatherContext(
   api: GitHubApi,
   run: RunContext,
-  warn: (message: string) => void,
+  warn: Warn,
   signal: AbortSignal,
 ): Promise<EventContext | undefined> {
   const { owner, repo } = run.repo;
@@ -75,10 +75,10 @@ export async function gatherContext(
       if (typeof number !== 'number') return undefined;
       const files: ChangedFile[] = [];
       try {
-        for (let page = 1; page <= MAX_PULL_PAGES; page++) {
-          const batch = await api.listPullFiles({ owner, repo, pull_number: number, page }, signal);
+        let pages = 0;
+        for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
           files.push(...batch);
-          if (batch.length < PAGE_SIZE) break;
+          if (++pages >= MAX_PULL_PAGES) break;
         }
         return pullRequestContext(payload, files);
       } catch (error) {
@@ -152,7 +152,7 @@ export async function gatherSince(
   run: RunContext,
   last: string,
   head: string,
-  warn: (message: string) => void,
+  warn: Warn,
   signal: AbortSignal,
 ): Promise<EventContext | undefined> {
   if (run.eventName !== 'pull_request' && run.eventName !== 'pull_request_target') {

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { AgentJob } from '../job.js';
-import { describeThrown, printableUrl, type Log } from '../log.js';
+import { describeThrown, type Log } from '../log.js';
+import { printableUrl } from '../untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import type { RequestComment } from '../trigger.js';
 import { answerBody, commentBody, commentMarker, KeptComment } from './comment.js';

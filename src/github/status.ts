@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { isPlainHttpUrl } from '../log.js';
+import { isPlainHttpUrl } from '../untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault } from './errors.js';
+import type { Warn } from '../log.js';
 
 /** What a commit status says of the job, for a re-run or the next push to the branch. */
 export interface StatusNote {
@@ -61,7 +62,7 @@ export class CommitStatus {
     private readonly api: () => GitHubApi,
     private readonly run: RunContext,
     private readonly context: string,
-    private readonly warn: (message: string) => void,
+    private readonly warn: Warn,
   ) {}
 
   async write(
@@ -105,11 +106,11 @@ export class CommitStatus {
   async read(sha: string, signal: AbortSignal): Promise<StatusNote | undefined> {
     const { owner, repo } = this.run.repo;
     try {
-      for (let page = 1; page <= MAX_PAGES; page++) {
-        const statuses = await this.api().listStatuses({ owner, repo, ref: sha, page }, signal);
+      let pages = 0;
+      for await (const statuses of this.api().statuses({ owner, repo, ref: sha }, signal)) {
         const mine = statuses.find((s) => s.context === this.context);
         if (mine) return readStatusNote(mine.description);
-        if (statuses.length < 100) return undefined;
+        if (++pages >= MAX_PAGES) break;
       }
       return undefined;
     } catch (error) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { describeThrown, label, quote } from '../src/log.js';
+import { describeThrown } from '../src/log.js';
+import { label, quote } from '../src/untrusted.js';
 
 /** What the runner would take as a workflow command: a line whose trimmed start is `::`. */
 function startsCommand(printed: string): boolean {

@@ -1,0 +1,108 @@
+import { redact } from './secrets.js';
+
+// Text from outside (the service's replies and errors, GitHub's messages) rendered where it
+// lands: the log and annotations, an output, the step summary (HTML), the kept comment
+// (Markdown). Each form makes it inert there, and each redacts the run's secrets first, while the
+// runner's mask could still have matched them.
+
+/**
+ * Text from the service (error messages, job fields) is untrusted. Printed raw, a reply such as
+ * "\n::add-mask::…" or "::stop-commands::x" would become a workflow command, because the runner
+ * reads every line of stdout and stderr whose trimmed start is `::`. `quote()` makes it inert: one
+ * line, control and line-breaking characters escaped, shortened, and wrapped in quotes so no
+ * command can start where it starts.
+ */
+const MAX_UNTRUSTED = 300;
+
+// C0/C1 controls, DEL, the Unicode line and paragraph separators, and bidi overrides (which can
+// make a log line read differently from what it is).
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** Every control, line-breaking or bidi character as a visible `\uXXXX` escape (valid in JSON too). */
+export function escapeUnsafe(text: string): string {
+  return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+export function quote(text: string, max = MAX_UNTRUSTED): string {
+  // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.
+  let clean = escapeUnsafe(redact(text));
+  if (clean.length > max) clean = `${clean.slice(0, max)}…`;
+  return `"${clean.replace(/"/g, '\\"')}"`;
+}
+
+/** A URL from the service: as is when it is a plain http(s) URL, quoted otherwise. */
+export function printableUrl(url: string): string {
+  const clean = redact(url);
+  return isPlainHttpUrl(clean) ? clean : quote(clean);
+}
+
+/** http(s), printable ASCII only (no spaces, no line breaks), of a sane length. */
+export function isPlainHttpUrl(url: string): boolean {
+  return /^https?:\/\/[\x21-\x7e]{1,2000}$/.test(url);
+}
+
+/** An id or status from the service: as is when it is a plain word, quoted otherwise. */
+export function label(text: string): string {
+  const clean = redact(text);
+  return /^[A-Za-z0-9][\w.-]{0,99}$/.test(clean) ? clean : quote(clean, 100);
+}
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+const MAX_CELL = 200;
+
+/**
+ * Text from the service in a summary cell: one line (a blank line would end the HTML block and
+ * let the rest render as Markdown), shortened (the summary is capped at 1 MiB), HTML escaped;
+ * secrets redacted before any of that, while the runner's mask could still have matched them.
+ */
+export function cell(text: string, max = MAX_CELL): string {
+  let line = redact(text)
+    .replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .trim();
+  if (line.length > max) line = `${line.slice(0, max)}…`;
+  return line.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
+}
+
+/** Only plain http(s) links are rendered as links: a `javascript:` prLink stays inert text. */
+export function link(url: string | null | undefined): string {
+  if (!url) return '';
+  const clean = redact(url);
+  return isPlainHttpUrl(clean) ? `<a href="${cell(clean, 2000)}">${cell(clean)}</a>` : cell(clean);
+}
+
+/**
+ * Service text in the comment, as text: one line, secrets redacted, cut to `max`, inside a code
+ * span whose fence is longer than any run of backticks in it. GitHub renders Markdown and finds
+ * `@mentions` and `owner/repo#1` references in what it rendered, after entities and backslash
+ * escapes are decoded, so escaping cannot stop them; a code span stops all of it, links, images,
+ * emphasis, autolinks and raw HTML included, and shows the text exactly as it came.
+ */
+export function inert(text: string, max = 200): string {
+  let line = redact(text)
+    .replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ')
+    .trim();
+  if (line.length > max) line = `${line.slice(0, max)}…`;
+  if (!line) return '';
+  const longestRun = Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longestRun + 1);
+  // A space on each side is dropped again by the renderer; it keeps a backtick at either end
+  // from joining the fence.
+  const pad = /^[ `]|[ `]$/.test(line) ? ' ' : '';
+  return `${fence}${pad}${line}${pad}${fence}`;
+}
+
+/**
+ * A pull request URL as GitHub forms them (`https://host/owner/repo/pull/12`): the only link from
+ * the service the comment makes live. Anything else is shown as text.
+ */
+export function isPullRequestUrl(url: string): boolean {
+  return /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/[A-Za-z0-9-]{1,100}\/[A-Za-z0-9._-]{1,100}\/pull\/\d{1,10}\/?$/.test(
+    url,
+  );
+}
