@@ -18,8 +18,8 @@ __webpack_require__.d(__webpack_exports__, {
 var clock = __webpack_require__(9373);
 // EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js + 22 modules
 var github = __webpack_require__(2413);
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 13 modules
-var schemas = __webpack_require__(5491);
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
+var schemas = __webpack_require__(4922);
 ;// CONCATENATED MODULE: ./src/github/client.ts
 
 
@@ -50,19 +50,19 @@ const PAGE_SIZE = 100;
 // Replies are checked for the fields the action uses; anything else GitHub sends is ignored.
 const commentReply = schemas/* object */.Ikc({
     id: schemas/* number */.aig(),
-    body: schemas/* string */.YjP().nullish(),
-    user: schemas/* object */.Ikc({ login: schemas/* string */.YjP() }).nullish(),
+    body: schemas/* nullish */.cl6(schemas/* string */.YjP()),
+    user: schemas/* nullish */.cl6(schemas/* object */.Ikc({ login: schemas/* string */.YjP() })),
     html_url: schemas/* string */.YjP(),
 });
-const pullsReply = schemas/* array */.YOg(schemas/* object */.Ikc({ number: schemas/* number */.aig(), merge_commit_sha: schemas/* string */.YjP().nullish() }));
+const pullsReply = schemas/* array */.YOg(schemas/* object */.Ikc({ number: schemas/* number */.aig(), merge_commit_sha: schemas/* nullish */.cl6(schemas/* string */.YjP()) }));
 const viewerReply = schemas/* object */.Ikc({ viewer: schemas/* object */.Ikc({ login: schemas/* string */.YjP() }) });
 const fileReply = schemas/* object */.Ikc({
     filename: schemas/* string */.YjP(),
     status: schemas/* string */.YjP(),
     additions: schemas/* number */.aig(),
     deletions: schemas/* number */.aig(),
-    previous_filename: schemas/* string */.YjP().optional(),
-    patch: schemas/* string */.YjP().optional(),
+    previous_filename: schemas/* optional */.lqM(schemas/* string */.YjP()),
+    patch: schemas/* optional */.lqM(schemas/* string */.YjP()),
 });
 const commitReply = schemas/* object */.Ikc({
     sha: schemas/* string */.YjP(),
@@ -133,12 +133,12 @@ function gitHubApi(token, userAgent) {
         },
         async getCommit(at, signal) {
             const { data } = await octokit.rest.repos.getCommit({ ...at, ...bounded(signal) });
-            const reply = commitReply.extend({ files: schemas/* unknown */.L5J() }).parse(data);
+            const reply = schemas/* extend */.X$i(commitReply, { files: schemas/* unknown */.L5J() }).parse(data);
             return { commit: toCommit(reply), files: toFiles(reply.files), url: reply.html_url };
         },
         async getPull(at, signal) {
             const { data } = await octokit.rest.pulls.get({ ...at, ...bounded(signal) });
-            const pull = schemas/* object */.Ikc({ state: schemas/* string */.YjP(), merged: schemas/* boolean */.zMY().nullish(), head: schemas/* object */.Ikc({ sha: schemas/* string */.YjP() }) })
+            const pull = schemas/* object */.Ikc({ state: schemas/* string */.YjP(), merged: schemas/* nullish */.cl6(schemas/* boolean */.zMY()), head: schemas/* object */.Ikc({ sha: schemas/* string */.YjP() }) })
                 .parse(data);
             return { state: pull.state, merged: pull.merged === true, headSha: pull.head.sha };
         },
@@ -150,7 +150,11 @@ function gitHubApi(token, userAgent) {
                 ...at,
                 per_page: PAGE_SIZE,
             });
-            const status = schemas/* object */.Ikc({ context: schemas/* string */.YjP(), description: schemas/* string */.YjP().nullable(), state: schemas/* string */.YjP() });
+            const status = schemas/* object */.Ikc({
+                context: schemas/* string */.YjP(),
+                description: schemas/* nullable */.mee(schemas/* string */.YjP()),
+                state: schemas/* string */.YjP(),
+            });
             for await (const { data } of pages)
                 yield schemas/* array */.YOg(status).parse(data);
         },
@@ -195,8 +199,8 @@ var external_node_crypto_ = __webpack_require__(7598);
 var duration = __webpack_require__(7607);
 // EXTERNAL MODULE: ./src/secrets.ts
 var secrets = __webpack_require__(7194);
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/errors.js
-var errors = __webpack_require__(3342);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
+var errors = __webpack_require__(7428);
 ;// CONCATENATED MODULE: ./src/github/errors.ts
 
 
@@ -212,7 +216,7 @@ function describeGitHubFault(error, op) {
     const said = gitHubMessage(failure.response?.data);
     const quoted = said ? ` ${(0,untrusted/* quote */.hD)(said, 200)}` : '';
     const start = `Could not ${op.what}`;
-    if (error instanceof errors/* ZodError */.G) {
+    if (error instanceof errors/* $ZodError */.a$) {
         return `${start}: GitHub's reply did not have the shape the action expects (is GITHUB_API_URL a GitHub API?).`;
     }
     if (failure.name === 'GraphqlResponseError') {
@@ -283,16 +287,16 @@ function gitHubMessage(data) {
     return typeof data === 'string' && data ? data : undefined;
 }
 
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
+var api = __webpack_require__(3305);
 ;// CONCATENATED MODULE: ./src/github/note.ts
 
 const PREFIX = '<!-- agent-job-action:note ';
 const noteSchema = schemas/* object */.Ikc({
-    job: schemas/* string */.YjP().min(1).max(500),
-    head: schemas/* string */.YjP()
-        .regex(/^[0-9a-f]{40}$/)
-        .optional(),
-    run: schemas/* number */.aig().int().nonnegative(),
-    attempt: schemas/* number */.aig().int().positive(),
+    job: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(500)),
+    head: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(/^[0-9a-f]{40}$/))),
+    run: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
+    attempt: schemas/* int */.Whr().check(api/* _positive */.NC()),
 });
 /**
  * The note as a line of the comment. Encoded (base64url of JSON): a job id is the service's text,

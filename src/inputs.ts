@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { DURATION_FORMS, parseDuration } from './duration.js';
 import { ActionFailure } from './errors.js';
 import { pullRequestFork, readEvent } from './event.js';
@@ -16,45 +16,72 @@ export type ReadInput = (name: string) => string;
 const MIN_POLL_INTERVAL_MS = 1000;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
 
+/** Says what is wrong with an input, in the one sentence the step fails with; never returns. */
+type Problem = (message: string) => never;
+/** An input's rule: its text in, its value out, or a call to `problem`. */
+type Check<T> = (text: string, problem: Problem) => T;
+
+class BrokenRule extends Error {}
+const problem: Problem = (message) => {
+  throw new BrokenRule(message);
+};
+
+/**
+ * A rule as a zod schema (`zod/mini`, the entry point that costs the action's start-up least):
+ * the first problem becomes the input's one issue.
+ */
+const rule = <T>(check: Check<T>) =>
+  z.pipe(
+    z.string(),
+    z.transform((text: string, ctx) => {
+      try {
+        return check(text, problem);
+      } catch (error) {
+        if (!(error instanceof BrokenRule)) throw error;
+        ctx.issues.push({ code: 'custom', message: error.message, input: text });
+        return z.NEVER;
+      }
+    }),
+  );
+
 // `.` and `..` would be resolved away as dot segments by every URL parser, even percent-encoded,
 // so `projectId: ..` would call a different endpoint than the one named.
-const pathSegment = (name: string) =>
-  z
-    .string()
-    .min(1, `Input "${name}" is required.`)
-    .max(200, `Input "${name}" is longer than 200 characters.`)
-    .refine(
-      (v) => !/[\s\u0000-\u001f\u007f]/.test(v),
-      `Input "${name}" must not contain spaces or control characters.`,
-    )
-    .refine((v) => v !== '.' && v !== '..', `Input "${name}" must not be "." or "..".`);
+const pathSegment =
+  (name: string): Check<string> =>
+  (text, problem) => {
+    if (text === '') problem(`Input "${name}" is required.`);
+    if (text.length > 200) problem(`Input "${name}" is longer than 200 characters.`);
+    if (/[\s\u0000-\u001f\u007f]/.test(text))
+      problem(`Input "${name}" must not contain spaces or control characters.`);
+    if (text === '.' || text === '..') problem(`Input "${name}" must not be "." or "..".`);
+    return text;
+  };
 
-/** Empty means "not given"; anything else must pass `rule`. */
-const optional = (rule: z.ZodType<string>) =>
-  z.string().superRefine((value, ctx) => {
-    if (value === '') return;
-    const checked = rule.safeParse(value);
-    if (!checked.success)
-      ctx.addIssue({ code: 'custom', message: checked.error.issues[0]?.message ?? 'invalid' });
-  });
+/** Empty means "not given"; anything else must pass `check`. */
+const optional =
+  (check: Check<string>): Check<string> =>
+  (text, problem) =>
+    text === '' ? text : check(text, problem);
 
 // A header value: a line break would let the secret's text add headers of its own, and anything
 // outside printable ASCII is refused by the HTTP client after validation would have passed.
-const headerSecret = (name: string) =>
-  z
-    .string()
-    .refine(
-      (v) => /^[\x21-\x7e]*$/.test(v),
-      `Input "${name}" may only hold printable ASCII characters, without spaces or line breaks; copy it again.`,
-    );
+const headerSecret =
+  (name: string): Check<string> =>
+  (text, problem) => {
+    if (!/^[\x21-\x7e]*$/.test(text))
+      problem(
+        `Input "${name}" may only hold printable ASCII characters, without spaces or line breaks; copy it again.`,
+      );
+    return text;
+  };
 
-const apiKey = z
-  .string()
-  .min(
-    1,
-    'Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.',
-  )
-  .pipe(headerSecret('apiKey'));
+const apiKey: Check<string> = (text, problem) => {
+  if (text === '')
+    problem(
+      'Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.',
+    );
+  return headerSecret('apiKey')(text, problem);
+};
 
 /**
  * Defaults of the inputs added with the GitHub side, as action.yml gives them (a test keeps them
@@ -72,22 +99,19 @@ export const OPTIONAL_DEFAULTS = {
 const MIN_CONTEXT_LIMIT = 1000;
 const MAX_CONTEXT_LIMIT = 1_000_000;
 
-const contextMode = z.string().transform((text, ctx) => {
+const contextMode: Check<'auto' | 'none'> = (text, problem) => {
   const value = text.toLowerCase();
   if (value === 'auto' || value === 'none') return value;
-  ctx.addIssue({ code: 'custom', message: `Input "context" must be auto or none, got ${quote(text, 40)}.` });
-  return z.NEVER;
-});
+  return problem(`Input "context" must be auto or none, got ${quote(text, 40)}.`);
+};
 
-const contextLimit = z.string().transform((text, ctx) => {
+const contextLimit: Check<number> = (text, problem) => {
   const value = Number(text);
   if (/^\d+$/.test(text) && value >= MIN_CONTEXT_LIMIT && value <= MAX_CONTEXT_LIMIT) return value;
-  ctx.addIssue({
-    code: 'custom',
-    message: `Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${quote(text, 40)}.`,
-  });
-  return z.NEVER;
-});
+  return problem(
+    `Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${quote(text, 40)}.`,
+  );
+};
 
 /** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
 const MAX_LABEL = 50;
@@ -102,72 +126,56 @@ function list(text: string): string[] {
   return [...new Set(text.split(/[,\n]/).map((entry) => entry.trim()))].filter(Boolean);
 }
 
-const labels = z.string().transform((text, ctx) => {
+const labels: Check<string[]> = (text, problem) => {
   const names = list(text);
   const bad = names.find((name) => name.length > MAX_LABEL || /[\u0000-\u001f\u007f]/.test(name));
   if (bad !== undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `Input "labels" has ${quote(bad, 60)}: a label is at most ${MAX_LABEL} characters, without control characters.`,
-    });
-    return z.NEVER;
+    problem(
+      `Input "labels" has ${quote(bad, 60)}: a label is at most ${MAX_LABEL} characters, without control characters.`,
+    );
   }
   if (names.length > MAX_LABELS) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `Input "labels" names ${names.length} labels; GitHub takes at most ${MAX_LABELS}.`,
-    });
-    return z.NEVER;
+    problem(`Input "labels" names ${names.length} labels; GitHub takes at most ${MAX_LABELS}.`);
   }
   return names;
-});
+};
 
 // An actor: a login, a bot (`name[bot]`), or `*` for every human account.
 const ACTOR = /^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\[bot\])?)$/;
 
-const allowedActors = z.string().transform((text, ctx) => {
+const allowedActors: Check<string[]> = (text, problem) => {
   const names = list(text);
   const bad = names.find((name) => !ACTOR.test(name));
   if (bad !== undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `Input "allowedActors" has ${quote(bad, 60)}: expected GitHub logins, bots as name[bot], or * for every human account, separated by commas or lines.`,
-    });
-    return z.NEVER;
+    problem(
+      `Input "allowedActors" has ${quote(bad, 60)}: expected GitHub logins, bots as name[bot], or * for every human account, separated by commas or lines.`,
+    );
   }
   return names;
-});
+};
 
-const trigger = z
-  .string()
-  .refine(
-    (phrase) => phrase.length <= 50 && !/[\u0000-\u001f\u007f]/.test(phrase),
-    'Input "trigger" must be a phrase of at most 50 characters on one line, e.g. /docs.',
-  );
+const trigger: Check<string> = (phrase, problem) => {
+  if (phrase.length > 50 || /[\u0000-\u001f\u007f]/.test(phrase))
+    problem('Input "trigger" must be a phrase of at most 50 characters on one line, e.g. /docs.');
+  return phrase;
+};
 
-const reviewers = z.string().transform((text, ctx) => {
+const reviewers: Check<string[]> = (text, problem) => {
   const names = list(text);
   const bad = names.find((name) => {
     const [owner = '', team, ...rest] = name.split('/');
     return !LOGIN.test(owner) || rest.length > 0 || (team !== undefined && !TEAM_SLUG.test(team));
   });
   if (bad !== undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `Input "reviewers" has ${quote(bad, 60)}: expected GitHub logins (octocat) and teams as org/team-slug, separated by commas or lines.`,
-    });
-    return z.NEVER;
+    problem(
+      `Input "reviewers" has ${quote(bad, 60)}: expected GitHub logins (octocat) and teams as org/team-slug, separated by commas or lines.`,
+    );
   }
   return names;
-});
+};
 
-const baseUrl = z.string().transform((text, ctx) => {
-  const problem = (message: string) => {
-    ctx.addIssue({ code: 'custom', message });
-    return z.NEVER;
-  };
-  if (text === '')
-    return problem('Input "baseUrl" is required: the service\'s URL, e.g. https://api.mintlify.com.');
+const baseUrl: Check<string> = (text, problem) => {
+  if (text === '') problem('Input "baseUrl" is required: the service\'s URL, e.g. https://api.mintlify.com.');
   let url: URL;
   try {
     url = new URL(text);
@@ -177,47 +185,40 @@ const baseUrl = z.string().transform((text, ctx) => {
     return problem(`Input "baseUrl" is not a URL: ${got}expected e.g. https://api.mintlify.com.`);
   }
   // The value may hold credentials, so from here on it is not echoed.
-  if (url.username || url.password)
-    return problem('Input "baseUrl" must not contain a user name or password.');
+  if (url.username || url.password) problem('Input "baseUrl" must not contain a user name or password.');
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return problem(`Input "baseUrl" must be an https URL, not ${url.protocol.replace(':', '')}.`);
+    problem(`Input "baseUrl" must be an https URL, not ${url.protocol.replace(':', '')}.`);
   }
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    return problem(
+    problem(
       `Input "baseUrl" must use https: the API key is not sent in clear text to ${url.hostname} (http is allowed only for localhost, 127.0.0.0/8 and [::1]).`,
     );
   }
-  if (url.search || url.hash) return problem('Input "baseUrl" must not have a query string or a fragment.');
+  if (url.search || url.hash) problem('Input "baseUrl" must not have a query string or a fragment.');
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-});
+};
 
-const bool = (name: string) =>
-  z.string().transform((text, ctx) => {
+const bool =
+  (name: string): Check<boolean> =>
+  (text, problem) => {
     const value = text.toLowerCase();
     if (value === 'true') return true;
     if (value === 'false') return false;
-    ctx.addIssue({
-      code: 'custom',
-      message: `Input "${name}" must be true or false, got ${quote(text, 40)}.`,
-    });
-    return z.NEVER;
-  });
+    return problem(`Input "${name}" must be true or false, got ${quote(text, 40)}.`);
+  };
 
-const duration = (name: string, minMs: number, minText: string) =>
-  z.string().transform((text, ctx) => {
+const duration =
+  (name: string, minMs: number, minText: string): Check<number> =>
+  (text, problem) => {
     const ms = parseDuration(text);
-    const problem = (message: string) => {
-      ctx.addIssue({ code: 'custom', message });
-      return z.NEVER;
-    };
     if (ms === undefined)
       return problem(
         `Input "${name}" is not a duration: got ${quote(text, 40)}; expected ${DURATION_FORMS}.`,
       );
-    if (ms < minMs) return problem(`Input "${name}" must be at least ${minText}, got ${quote(text, 40)}.`);
-    if (ms > MAX_TIMEOUT_MS) return problem(`Input "${name}" must be at most 24h, got ${quote(text, 40)}.`);
+    if (ms < minMs) problem(`Input "${name}" must be at least ${minText}, got ${quote(text, 40)}.`);
+    if (ms > MAX_TIMEOUT_MS) problem(`Input "${name}" must be at most 24h, got ${quote(text, 40)}.`);
     return ms;
-  });
+  };
 
 // The inputs action.yml declares, by their names there, each with its rule; checked in this order,
 // and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
@@ -225,35 +226,35 @@ const duration = (name: string, minMs: number, minText: string) =>
 const schema = z.object({
   /** Absent only when `jobId` is given (or a `/docs` request gives it). */
   prompt: z.string(),
-  projectId: pathSegment('projectId'),
-  apiKey,
+  projectId: rule(pathSegment('projectId')),
+  apiKey: rule(apiKey),
   /** Without a trailing slash; may carry a path prefix. */
-  baseUrl,
-  wait: bool('wait'),
+  baseUrl: rule(baseUrl),
+  wait: rule(bool('wait')),
   /** In milliseconds. */
-  timeout: duration('timeout', 1000, '1s'),
+  timeout: rule(duration('timeout', 1000, '1s')),
   /** In milliseconds. */
-  pollInterval: duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s'),
+  pollInterval: rule(duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s')),
   /** An existing job: the prompt goes to it as a follow-up, or, without a prompt, it is waited for. */
-  jobId: optional(pathSegment('jobId')),
+  jobId: rule(optional(pathSegment('jobId'))),
   /** Keep one comment on the pull request or issue that started the run up to date with the job. */
-  comment: bool('comment'),
+  comment: rule(bool('comment')),
   /** Labels for the docs pull request. */
-  labels,
+  labels: rule(labels),
   /** Reviewers to request on the docs pull request: logins, and `org/team` for teams. */
-  reviewers,
+  reviewers: rule(reviewers),
   /** `auto`: what the triggering event changed is appended to the prompt. */
-  context: contextMode,
+  context: rule(contextMode),
   /** The most characters of context appended. */
-  contextLimit,
+  contextLimit: rule(contextLimit),
   /** A phrase such as `/docs`: on a comment event, only a comment that begins with it is acted on. */
-  trigger,
+  trigger: rule(trigger),
   /** Who besides writers may start a job from events anyone can cause: logins, `name[bot]`, `*`. */
-  allowedActors,
+  allowedActors: rule(allowedActors),
   /** One job per pull request or issue (and branch, with `status`): later runs follow it up. */
-  thread: bool('thread'),
+  thread: rule(bool('thread')),
   /** A commit status on the triggering commit follows the job. */
-  status: bool('status'),
+  status: rule(bool('status')),
 });
 
 /** Everything the action acts on, validated before the first request: the schema's output. */
@@ -401,10 +402,9 @@ function token(read: ReadInput, name: 'githubToken' | 'docsToken', neededFor: st
       `Input "${name}" is ${quote(value, 60)}, an expression nothing evaluated (a local run has no github.token), but ${neededFor}: pass a token as ${name}.`,
     );
   }
-  const checked = headerSecret(name).safeParse(value);
-  if (!checked.success)
-    throw new InputError(checked.error.issues[0]?.message ?? `Input "${name}" is not valid.`);
-  return value;
+  return headerSecret(name)(value, (message) => {
+    throw new InputError(message);
+  });
 }
 
 /**

@@ -1,28 +1,33 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * The service's `AgentJob`. Only `id` and `status` are needed: the service does not promise
  * which other fields are present, so every other field is optional and unknown fields are kept
  * (they go to the `job` output as the service sent them).
  */
-const agentJobSchema = z.looseObject({
-  // An id becomes a path segment of the next request: a dot segment or a control character
-  // would change which URL we call, so such a reply is "not a job".
-  id: z
-    .string()
-    .min(1)
-    .max(200)
-    .refine((id) => id !== '.' && id !== '..' && !/[\u0000-\u001f\u007f]/.test(id)),
-  // Services add states: any string is accepted and unknown ones count as still running.
-  status: z.string().min(1).max(100),
-  prLink: z.string().nullish(),
-  model: z.string().nullish(),
-  source: z.looseObject({ repository: z.string().nullish(), ref: z.string().nullish() }).nullish(),
-  createdAt: z.string().nullish(),
-  archivedAt: z.string().nullish(),
-});
+function jobSchema() {
+  return z.looseObject({
+    // An id becomes a path segment of the next request: a dot segment or a control character
+    // would change which URL we call, so such a reply is "not a job".
+    id: z.string().check(
+      z.minLength(1),
+      z.maxLength(200),
+      z.refine((id: string) => id !== '.' && id !== '..' && !/[\u0000-\u001f\u007f]/.test(id)),
+    ),
+    // Services add states: any string is accepted and unknown ones count as still running.
+    status: z.string().check(z.minLength(1), z.maxLength(100)),
+    prLink: z.nullish(z.string()),
+    model: z.nullish(z.string()),
+    source: z.nullish(z.looseObject({ repository: z.nullish(z.string()), ref: z.nullish(z.string()) })),
+    createdAt: z.nullish(z.string()),
+    archivedAt: z.nullish(z.string()),
+  });
+}
 
-export type AgentJob = z.infer<typeof agentJobSchema>;
+/** Made on the first reply, not at start-up: nothing before the first request needs it. */
+let agentJobSchema: ReturnType<typeof jobSchema> | undefined;
+
+export type AgentJob = z.infer<ReturnType<typeof jobSchema>>;
 
 const KNOWN_STATUSES = ['active', 'completed', 'failed', 'archived'] as const;
 export type TerminalStatus = 'completed' | 'failed' | 'archived';
@@ -37,6 +42,6 @@ export function isKnownStatus(status: string): boolean {
 
 /** Parses a reply body; `undefined` when it is not a job. */
 export function parseJob(body: unknown): AgentJob | undefined {
-  const parsed = agentJobSchema.safeParse(body);
+  const parsed = (agentJobSchema ??= jobSchema()).safeParse(body);
   return parsed.success ? parsed.data : undefined;
 }

@@ -1,5 +1,5 @@
 import { context, getOctokit } from '@actions/github';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { ChangedFile, CommitFacts } from './context.js';
 
 /** What the run knows of itself, from the runner's variables and the event payload. */
@@ -129,19 +129,19 @@ export const PAGE_SIZE = 100;
 // Replies are checked for the fields the action uses; anything else GitHub sends is ignored.
 const commentReply = z.object({
   id: z.number(),
-  body: z.string().nullish(),
-  user: z.object({ login: z.string() }).nullish(),
+  body: z.nullish(z.string()),
+  user: z.nullish(z.object({ login: z.string() })),
   html_url: z.string(),
 });
-const pullsReply = z.array(z.object({ number: z.number(), merge_commit_sha: z.string().nullish() }));
+const pullsReply = z.array(z.object({ number: z.number(), merge_commit_sha: z.nullish(z.string()) }));
 const viewerReply = z.object({ viewer: z.object({ login: z.string() }) });
 const fileReply = z.object({
   filename: z.string(),
   status: z.string(),
   additions: z.number(),
   deletions: z.number(),
-  previous_filename: z.string().optional(),
-  patch: z.string().optional(),
+  previous_filename: z.optional(z.string()),
+  patch: z.optional(z.string()),
 });
 const commitReply = z.object({
   sha: z.string(),
@@ -216,13 +216,13 @@ export function gitHubApi(token: string, userAgent: string): GitHubApi {
     },
     async getCommit(at, signal) {
       const { data } = await octokit.rest.repos.getCommit({ ...at, ...bounded(signal) });
-      const reply = commitReply.extend({ files: z.unknown() }).parse(data);
+      const reply = z.extend(commitReply, { files: z.unknown() }).parse(data);
       return { commit: toCommit(reply), files: toFiles(reply.files), url: reply.html_url };
     },
     async getPull(at, signal) {
       const { data } = await octokit.rest.pulls.get({ ...at, ...bounded(signal) });
       const pull = z
-        .object({ state: z.string(), merged: z.boolean().nullish(), head: z.object({ sha: z.string() }) })
+        .object({ state: z.string(), merged: z.nullish(z.boolean()), head: z.object({ sha: z.string() }) })
         .parse(data);
       return { state: pull.state, merged: pull.merged === true, headSha: pull.head.sha };
     },
@@ -237,7 +237,11 @@ export function gitHubApi(token: string, userAgent: string): GitHubApi {
           per_page: PAGE_SIZE,
         },
       );
-      const status = z.object({ context: z.string(), description: z.string().nullable(), state: z.string() });
+      const status = z.object({
+        context: z.string(),
+        description: z.nullable(z.string()),
+        state: z.string(),
+      });
       for await (const { data } of pages) yield z.array(status).parse(data);
     },
     async collaboratorRole(at, signal) {

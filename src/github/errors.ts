@@ -1,4 +1,4 @@
-import { ZodError } from 'zod';
+import * as z from 'zod/mini';
 import { describeThrown } from '../log.js';
 import { quote } from '../untrusted.js';
 
@@ -36,7 +36,7 @@ export function describeGitHubFault(error: unknown, op: GitHubOperation): string
   const said = gitHubMessage(failure.response?.data);
   const quoted = said ? ` ${quote(said, 200)}` : '';
   const start = `Could not ${op.what}`;
-  if (error instanceof ZodError) {
+  if (error instanceof z.core.$ZodError) {
     return `${start}: GitHub's reply did not have the shape the action expects (is GITHUB_API_URL a GitHub API?).`;
   }
   if (failure.name === 'GraphqlResponseError') {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * What a thread remembers between runs, kept as a hidden line in the action's own comment: the
@@ -16,13 +16,10 @@ export interface ThreadNote {
 
 const PREFIX = '<!-- agent-job-action:note ';
 const noteSchema = z.object({
-  job: z.string().min(1).max(500),
-  head: z
-    .string()
-    .regex(/^[0-9a-f]{40}$/)
-    .optional(),
-  run: z.number().int().nonnegative(),
-  attempt: z.number().int().positive(),
+  job: z.string().check(z.minLength(1), z.maxLength(500)),
+  head: z.optional(z.string().check(z.regex(/^[0-9a-f]{40}$/))),
+  run: z.int().check(z.nonnegative()),
+  attempt: z.int().check(z.positive()),
 });
 
 /**
