@@ -22,6 +22,8 @@ describe('a job that completes', () => {
     });
     // The job as the service last sent it, for fromJSON().
     expect(JSON.parse(result.outputs.job ?? '')).toEqual(service.jobs.get(id ?? ''));
+    // Each output written once: jobId as soon as it was known, not again at the end.
+    expect(result.files.match(/^jobId<</gm)).toHaveLength(1);
     expect(service.count('create')).toBe(1);
     expect(service.count('get')).toBe(3);
     expect(result.summary).toContain(`<code>${id}</code>`);

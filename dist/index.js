@@ -29965,8 +29965,11 @@ class JobRun {
  * character: ids and statuses have them escaped, a link that is not plain is left out, and the job
  * stays JSON with them escaped.
  */
-function setJobOutputs(id, job, warn) {
-    setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(id));
+function setJobOutputs(id, job, warn, 
+/** The `jobId` written already, as soon as it was known: it is not written twice. */
+written) {
+    if (id !== written)
+        setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(id));
     if (!job)
         return;
     setOutput('status', (0,untrusted/* escapeUnsafe */.au)(job.status));
@@ -30321,7 +30324,7 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
     }
     try {
         if (step.id)
-            setJobOutputs(step.id, step.job, (message) => main_log.warning(message));
+            setJobOutputs(step.id, step.job, (message) => main_log.warning(message), held.jobIdOutput);
     }
     catch (error) {
         step.fail(error);
@@ -30442,6 +30445,7 @@ async function work(inputs, written, step, held) {
     const started = await startJob(client, mode, prompt, { clock, deadline, log: main_log, context, signal });
     step.started(started);
     setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(started.id));
+    held.jobIdOutput = started.id;
     setOutput('mode', modeOutput(mode));
     // Without waiting, the comment is written once, at the end.
     if (inputs.wait)

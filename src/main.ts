@@ -41,6 +41,8 @@ interface Resources {
   github?: Promise<GitHubReport | undefined>;
   /** What a skipped step says on the thread instead of a job. */
   answer?: string;
+  /** The `jobId` output, once written (as soon as the id is known). */
+  jobIdOutput?: string;
 }
 
 /**
@@ -104,7 +106,7 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
     return;
   }
   try {
-    if (step.id) setJobOutputs(step.id, step.job, (message) => log.warning(message));
+    if (step.id) setJobOutputs(step.id, step.job, (message) => log.warning(message), held.jobIdOutput);
   } catch (error) {
     step.fail(error);
   }
@@ -237,6 +239,7 @@ async function work(
   const started = await startJob(client, mode, prompt, { clock, deadline, log, context, signal });
   step.started(started);
   setOutput('jobId', escapeUnsafe(started.id));
+  held.jobIdOutput = started.id;
   setOutput('mode', modeOutput(mode));
   // Without waiting, the comment is written once, at the end.
   if (inputs.wait) (await github)?.started(started.id, started.job);

@@ -12,8 +12,14 @@ import { redact } from './secrets.js';
  * character: ids and statuses have them escaped, a link that is not plain is left out, and the job
  * stays JSON with them escaped.
  */
-export function setJobOutputs(id: string, job: AgentJob | undefined, warn: Warn): void {
-  setOutput('jobId', escapeUnsafe(id));
+export function setJobOutputs(
+  id: string,
+  job: AgentJob | undefined,
+  warn: Warn,
+  /** The `jobId` written already, as soon as it was known: it is not written twice. */
+  written?: string,
+): void {
+  if (id !== written) setOutput('jobId', escapeUnsafe(id));
   if (!job) return;
   setOutput('status', escapeUnsafe(job.status));
   setOutput('prLink', plainLink(job.prLink, 'prLink', warn));
