@@ -7,7 +7,7 @@ import { planJob, type Memory, type PlanRequest } from '../src/continuity.js';
 import { connect } from '../src/dispatcher.js';
 import { startEmulator, type Emulator } from '../emulators/server.js';
 import type { DocsPullState, Recall } from '../src/github/report.js';
-import type { Log } from '../src/log.js';
+import { recorder } from '../__fixtures__/log.js';
 
 const KEY = 'mint_continuity_key';
 let service: Emulator;
@@ -31,17 +31,6 @@ afterAll(async () => {
 
 const HEAD = 'a'.repeat(40);
 const request: PlanRequest = { prompt: 'Document it', projectId: 'p', thread: true, runId: 77, attempt: 1 };
-
-function recorder(): Log & { lines: string[] } {
-  const lines: string[] = [];
-  return {
-    lines,
-    info: (m) => lines.push(`info: ${m}`),
-    notice: (m) => lines.push(`notice: ${m}`),
-    warning: (m) => lines.push(`warning: ${m}`),
-    debug: () => undefined,
-  };
-}
 
 function memory(recall: Recall, docs: DocsPullState = 'open'): Memory & { asked: string[] } {
   const asked: string[] = [];

@@ -1,56 +1,36 @@
 // The GitHub side's rules against the GitHub emulator over real sockets, in process: which comment
 // is kept (paging, identity, marker), which pull request a push points to, and how labels and
 // reviewers fail one by one. The end-to-end files run the same paths through the bundle once each.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
-import type { GitHubApi } from '../src/github/client.js';
+import { describe, expect, it } from '@jest/globals';
+import { gitHubForFile } from '../__fixtures__/github-api.js';
 import { runContext, APP, BOT, DOCS, DOCS_TOKEN, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 
-let gh: GitHubEmulator;
-// @actions/github reads GITHUB_API_URL when it is first imported, as it does on the runner.
-let gitHubApi: (token: string, userAgent: string) => GitHubApi;
-let KeptComment: typeof import('../src/github/comment.js').KeptComment;
-let findThread: typeof import('../src/github/target.js').findThread;
-let routeDocsPullRequest: typeof import('../src/github/docs-pr.js').routeDocsPullRequest;
-const saved = process.env.GITHUB_API_URL;
-beforeAll(async () => {
-  gh = await startGitHubEmulator();
-  process.env.GITHUB_API_URL = gh.apiUrl;
-  ({ gitHubApi } = await import('../src/github/client.js'));
-  ({ KeptComment } = await import('../src/github/comment.js'));
-  ({ findThread } = await import('../src/github/target.js'));
-  ({ routeDocsPullRequest } = await import('../src/github/docs-pr.js'));
-});
-afterEach(() => {
-  expect(gh.violations).toEqual([]);
-});
-afterAll(async () => {
-  process.env.GITHUB_API_URL = saved;
-  await gh.close();
-});
+const github = gitHubForFile();
 
 const signal = () => AbortSignal.timeout(10_000);
 const [owner, repo] = APP.split('/') as [string, string];
 
 /** The repository's token, and the warnings said with it. */
 function setUp() {
-  const { pr, docsPr } = world(gh);
+  const { pr, docsPr } = world(github.gh);
   const warnings: string[] = [];
-  const api = gitHubApi(WORKFLOW_TOKEN, 'github-api-test');
+  const api = github.gitHubApi(WORKFLOW_TOKEN, 'github-api-test');
   const kept = (number: number, marker = '<!-- agent-job-action:000000000000000000000001 -->', pull = true) =>
-    new KeptComment(api, { owner, repo, number, pull, fork: false }, marker, (m) => warnings.push(m));
+    new github.KeptComment(api, { owner, repo, number, pull, fork: false }, marker, (m) => warnings.push(m));
   return { pr, docsPr, warnings, api, kept };
 }
 
 describe('the kept comment', () => {
   it('is found among 150 comments, past the first page, and updated', async () => {
     const { pr, kept, warnings } = setUp();
-    for (let i = 0; i < 120; i++) gh.addComment(APP, pr.number, { login: `user${i % 7}`, body: `LGTM ${i}` });
+    for (let i = 0; i < 120; i++)
+      github.gh.addComment(APP, pr.number, { login: `user${i % 7}`, body: `LGTM ${i}` });
     await kept(pr.number).write('<!-- agent-job-action:000000000000000000000001 -->\nfirst run', signal());
-    for (let i = 0; i < 30; i++) gh.addComment(APP, pr.number, { login: 'octocat', body: `later ${i}` });
+    for (let i = 0; i < 30; i++)
+      github.gh.addComment(APP, pr.number, { login: 'octocat', body: `later ${i}` });
 
-    const before = gh.count('listComments');
+    const before = github.gh.count('listComments');
     const url = await kept(pr.number).write(
       '<!-- agent-job-action:000000000000000000000001 -->\nre-run',
       signal(),
@@ -58,15 +38,15 @@ describe('the kept comment', () => {
     expect(warnings).toEqual([]);
     expect(pr.comments).toHaveLength(151);
     // Comment 121 is on the second page of 100.
-    expect(gh.count('listComments') - before).toBe(2);
+    expect(github.gh.count('listComments') - before).toBe(2);
     expect(pr.comments[120]?.body).toContain('re-run');
-    expect(url).toBe(`${gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${pr.comments[120]?.id}`);
+    expect(url).toBe(`${github.gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${pr.comments[120]?.id}`);
   });
 
   it('is never one that someone else wrote, whatever marker it carries', async () => {
     const { pr, kept } = setUp();
     const marker = '<!-- agent-job-action:000000000000000000000001 -->';
-    const planted = gh.addComment(APP, pr.number, {
+    const planted = github.gh.addComment(APP, pr.number, {
       login: 'mallory',
       body: `${marker}\n[click here](https://evil.example)`,
     });
@@ -79,7 +59,7 @@ describe('the kept comment', () => {
     const { pr, kept } = setUp();
     const marker = '<!-- agent-job-action:000000000000000000000001 -->';
     // Another workflow of the repository, with the same token, echoed an outsider's text.
-    const echoed = gh.addComment(APP, pr.number, { login: BOT, body: `> You wrote:\n> ${marker}` });
+    const echoed = github.gh.addComment(APP, pr.number, { login: BOT, body: `> You wrote:\n> ${marker}` });
     await kept(pr.number, marker).write(`${marker}\nours`, signal());
     expect(echoed.body).toBe(`> You wrote:\n> ${marker}`);
     expect(pr.comments.map((c) => c.body)).toEqual([`> You wrote:\n> ${marker}`, `${marker}\nours`]);
@@ -97,7 +77,7 @@ describe('the kept comment', () => {
 
   it('goes on an issue as an issue comment', async () => {
     const { kept } = setUp();
-    const issue = gh.thread(APP, { pull: false });
+    const issue = github.gh.thread(APP, { pull: false });
     const url = await kept(issue.number, undefined, false).write('on the issue', signal());
     expect(issue.comments).toHaveLength(1);
     expect(url).toContain(`/issues/${issue.number}#issuecomment-`);
@@ -119,15 +99,15 @@ describe('the pull request of a push', () => {
   it('is the one the pushed commit was merged by, else the first that contains it', async () => {
     const { api } = setUp();
     const sha = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
-    const other = gh.thread(APP, { commits: [sha] });
-    const merged = gh.thread(APP, { mergeCommitSha: sha });
+    const other = github.gh.thread(APP, { commits: [sha] });
+    const merged = github.gh.thread(APP, { mergeCommitSha: sha });
     const run = runContext({ eventName: 'push', payload: { after: sha } });
-    expect((await findThread(api, run, signal())).thread?.number).toBe(merged.number);
+    expect((await github.findThread(api, run, signal())).thread?.number).toBe(merged.number);
 
     const contained = 'b1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
-    const only = gh.thread(APP, { commits: [contained] });
+    const only = github.gh.thread(APP, { commits: [contained] });
     const second = runContext({ eventName: 'push', payload: { after: contained } });
-    expect((await findThread(api, second, signal())).thread?.number).toBe(only.number);
+    expect((await github.findThread(api, second, signal())).thread?.number).toBe(only.number);
     expect(other.comments).toEqual([]);
   });
 
@@ -137,7 +117,7 @@ describe('the pull request of a push', () => {
       eventName: 'push',
       payload: { after: '0123456789abcdef0123456789abcdef01234567' },
     });
-    expect(await findThread(api, run, signal())).toEqual({
+    expect(await github.findThread(api, run, signal())).toEqual({
       none: 'no pull request contains the pushed commit 0123456789ab',
     });
   });
@@ -146,14 +126,14 @@ describe('the pull request of a push', () => {
 describe('labels and reviewers on the docs pull request', () => {
   it('warn one by one: a team of another organisation, reviewers GitHub refuses; labels still land', async () => {
     const { docsPr } = setUp();
-    gh.fail('requestReviewers', {
+    github.gh.fail('requestReviewers', {
       status: 422,
       message: 'Reviews may only be requested from collaborators.',
     });
     const warnings: string[] = [];
     const [docsOwner, docsRepo] = DOCS.split('/') as [string, string];
-    await routeDocsPullRequest(
-      gitHubApi(DOCS_TOKEN, 'github-api-test'),
+    await github.routeDocsPullRequest(
+      github.gitHubApi(DOCS_TOKEN, 'github-api-test'),
       { owner: docsOwner, repo: docsRepo, number: docsPr.number },
       { labels: ['docs'], reviewers: ['outsider', 'other-org/writers'] },
       (m) => warnings.push(m),

@@ -2,36 +2,17 @@
 // its time on a manual clock: the races between the first post and the last update, a comment
 // deleted while the job ran, and the budgets that bound GitHub's work when the step ends or is
 // cancelled. The end-to-end files run the same paths through the bundle once each.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
+import { gitHubForFile } from '../__fixtures__/github-api.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock } from '../__fixtures__/clock.js';
+import { recorder } from '../__fixtures__/log.js';
 import { APP, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
-import type { GitHubApi, RunContext } from '../src/github/client.js';
+import type { RunContext } from '../src/github/client.js';
 import type { ReportRequest } from '../src/github/report.js';
 
-let gh: GitHubEmulator;
-// @actions/github reads GITHUB_API_URL when it is first imported, as it does on the runner.
-let gitHubApi: (token: string, userAgent: string) => GitHubApi;
-let GitHubReport: typeof import('../src/github/report.js').GitHubReport;
-const saved = process.env.GITHUB_API_URL;
-beforeAll(async () => {
-  gh = await startGitHubEmulator();
-  process.env.GITHUB_API_URL = gh.apiUrl;
-  // Read by @actions/github's context when first imported, as on the runner: for the entry's test.
-  process.env.GITHUB_EVENT_NAME = 'schedule';
-  ({ gitHubApi } = await import('../src/github/client.js'));
-  ({ GitHubReport } = await import('../src/github/report.js'));
-});
-afterEach(() => {
-  expect(gh.violations).toEqual([]);
-});
-afterAll(async () => {
-  process.env.GITHUB_API_URL = saved;
-  delete process.env.GITHUB_EVENT_NAME;
-  await gh.close();
-});
+const github = gitHubForFile({ GITHUB_EVENT_NAME: 'schedule' });
 
 const request: ReportRequest = {
   comment: true,
@@ -54,26 +35,22 @@ const completed = {
 
 /** A GitHub side for a pull request of acme/app, its lines recorded, its time on a manual clock. */
 function setUp(overrides: Partial<RunContext> = {}, asked: Partial<ReportRequest> = {}) {
-  const { pr } = world(gh);
-  const lines: string[] = [];
+  const { pr } = world(github.gh);
+  const log = recorder();
+  const { lines } = log;
   const clock = new ManualClock();
   const run = runContext({
-    serverUrl: gh.serverUrl,
+    serverUrl: github.gh.serverUrl,
     payload: { pull_request: { number: pr.number } },
     ...overrides,
   });
   const deps = {
     run,
-    api: (token: string) => gitHubApi(token, 'github-report-test'),
+    api: (token: string) => github.gitHubApi(token, 'github-report-test'),
     clock,
-    log: {
-      info: (m: string) => lines.push(`info: ${m}`),
-      notice: (m: string) => lines.push(`notice: ${m}`),
-      warning: (m: string) => lines.push(`warning: ${m}`),
-      debug: () => undefined,
-    },
+    log,
   };
-  const report = new GitHubReport({ ...request, ...asked }, deps);
+  const report = new github.GitHubReport({ ...request, ...asked }, deps);
   return { pr, lines, clock, report, deps };
 }
 
@@ -85,27 +62,27 @@ async function until(done: () => boolean): Promise<void> {
 describe('the comment', () => {
   it('is posted once when the job starts and updated at the end, even when the end comes before the post', async () => {
     const { pr, lines, report } = setUp();
-    gh.delay('createComment', 300);
+    github.gh.delay('createComment', 300);
     report.started('job_1', { id: 'job_1', status: 'active' });
     // The job ends at once: the last update must wait for the first post, not make a second one.
     const url = await report.finish(completed, new AbortController().signal);
     expect(lines).toEqual([]);
     expect(pr.comments).toHaveLength(1);
     expect(pr.comments[0]?.body).toContain('✅ **Completed**');
-    expect(url).toBe(`${gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${pr.comments[0]?.id}`);
-    expect(gh.count('createComment')).toBe(1);
+    expect(url).toBe(`${github.gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${pr.comments[0]?.id}`);
+    expect(github.gh.count('createComment')).toBe(1);
   });
 
   it('is posted anew when someone deleted it while the job ran', async () => {
     const { pr, lines, report } = setUp();
-    const before = gh.count('createComment');
+    const before = github.gh.count('createComment');
     report.started('job_1', undefined);
     await until(() => pr.comments.length === 1);
     pr.comments.splice(0);
     await report.finish(completed, new AbortController().signal);
     expect(lines).toEqual([]);
     expect(pr.comments.map((c) => c.body.includes('✅ **Completed**'))).toEqual([true]);
-    expect(gh.count('createComment') - before).toBe(2);
+    expect(github.gh.count('createComment') - before).toBe(2);
   });
 
   it('gets 1.2 s once the step is cancelled: a slow GitHub costs a warning, not the exit', async () => {
@@ -120,7 +97,7 @@ describe('the comment', () => {
 
     // Another run of the same step, cancelled, with GitHub holding back its answer.
     const again = setUp();
-    gh.delay('listComments', 10_000);
+    github.gh.delay('listComments', 10_000);
     const cancellation = new AbortController();
     cancellation.abort();
     const pending = again.report.finish(completed, cancellation.signal);
@@ -140,7 +117,7 @@ describe('the comment', () => {
 
   it('gets 30 s at the end of a step that was not cancelled, cut to 1.2 s if a cancellation comes', async () => {
     const { lines, clock, report } = setUp();
-    gh.delay('listComments', 10_000);
+    github.gh.delay('listComments', 10_000);
     const cancellation = new AbortController();
     const pending = report.finish(completed, cancellation.signal);
     await clock.advance(29_000);
@@ -155,7 +132,7 @@ describe('the comment', () => {
 
   it('says the first post did not finish in time rather than racing it with a second one', async () => {
     const { pr, lines, clock, report } = setUp();
-    gh.delay('listComments', 10_000);
+    github.gh.delay('listComments', 10_000);
     report.started('job_1', undefined);
     const pending = report.finish(completed, new AbortController().signal);
     // Both the first post's and the end's budgets run out.
@@ -169,10 +146,10 @@ describe('the comment', () => {
 
   it('is not posted, and GitHub not asked, on an event without a pull request or issue', async () => {
     const { lines, report } = setUp({ eventName: 'schedule', payload: {} });
-    const before = gh.requests.length;
+    const before = github.gh.requests.length;
     report.started('job_1', undefined);
     expect(await report.finish(completed, new AbortController().signal)).toBeUndefined();
-    expect(gh.requests.length).toBe(before);
+    expect(github.gh.requests.length).toBe(before);
     expect(lines).toEqual(['notice: No comment posted: a schedule run has no pull request or issue.']);
   });
 });
@@ -180,9 +157,9 @@ describe('the comment', () => {
 describe('the context', () => {
   it('is nothing, without a request, for an event that changes nothing', async () => {
     const { lines, report } = setUp({ eventName: 'workflow_dispatch', payload: {} });
-    const before = gh.requests.length;
+    const before = github.gh.requests.length;
     expect(await report.contextFor(20_000, new AbortController().signal)).toBe('');
-    expect(gh.requests.length).toBe(before);
+    expect(github.gh.requests.length).toBe(before);
     expect(lines).toEqual([
       'info: No context appended: a workflow_dispatch run changes nothing to describe.',
     ]);
@@ -190,7 +167,7 @@ describe('the context', () => {
 
   it('gives up after 30 s of GitHub not answering, and the job goes on without it', async () => {
     const { lines, clock, report } = setUp({ eventName: 'pull_request' });
-    gh.delay('listPullFiles', 10_000);
+    github.gh.delay('listPullFiles', 10_000);
     const pending = report.contextFor(20_000, new AbortController().signal);
     await sleep(20);
     await clock.advance(30_000);
@@ -201,7 +178,7 @@ describe('the context', () => {
 
   it('ends with the cancellation when the step is cancelled while gathering', async () => {
     const { report } = setUp({ eventName: 'pull_request' });
-    gh.delay('listPullFiles', 10_000);
+    github.gh.delay('listPullFiles', 10_000);
     const cancellation = new AbortController();
     const pending = report.contextFor(20_000, cancellation.signal);
     await sleep(20);
@@ -227,7 +204,7 @@ describe('labels and reviewers', () => {
       new AbortController().signal,
     );
     expect(lines).toEqual([
-      `notice: Labels and reviewers not set: https://gitlab.com/a/b/-/merge_requests/1 is not a pull request on ${gh.serverUrl}.`,
+      `notice: Labels and reviewers not set: https://gitlab.com/a/b/-/merge_requests/1 is not a pull request on ${github.gh.serverUrl}.`,
       'info: No docs pull request to label or route to reviewers: the job changed no files.',
     ]);
   });
@@ -236,23 +213,23 @@ describe('labels and reviewers', () => {
 describe('a /docs request', () => {
   it("gets an 👀 on a review comment through the review comments' endpoint, once", async () => {
     const { pr, lines, deps } = setUp();
-    const asked = gh.addReviewComment(APP, pr.number, { login: 'octocat', body: '/docs here' });
-    const withAsk = new GitHubReport(
+    const asked = github.gh.addReviewComment(APP, pr.number, { login: 'octocat', body: '/docs here' });
+    const withAsk = new github.GitHubReport(
       { ...request, comment: false, asked: { id: asked.id, review: true } },
       deps,
     );
     withAsk.started('job_1', undefined);
     await withAsk.finish(completed, new AbortController().signal);
     expect(asked.reactions).toEqual(['eyes']);
-    expect(gh.count('createReviewCommentReaction')).toBe(1);
+    expect(github.gh.count('createReviewCommentReaction')).toBe(1);
     expect(lines).toEqual([]);
   });
 
   it("reads an actor's role; a fault is a warning and no role", async () => {
     const { lines, report } = setUp();
-    gh.collaborator(APP, 'helper', 'triage');
+    github.gh.collaborator(APP, 'helper', 'triage');
     expect(await report.roleOf('helper', new AbortController().signal)).toBe('triage');
-    gh.fail('getCollaboratorPermission', { status: 502, message: 'Server Error' });
+    github.gh.fail('getCollaboratorPermission', { status: 502, message: 'Server Error' });
     expect(await report.roleOf('helper', new AbortController().signal)).toBeUndefined();
     expect(lines).toEqual([
       expect.stringMatching(/^warning: Could not read the role of helper on acme\/app: GitHub answered 502/),

@@ -2,33 +2,18 @@
 // thread's note in the kept comment (read only from the action's own comment, marker first), the
 // commit status that follows the job and what a re-run or the branch's next push reads from it,
 // the docs pull request's state, and a follow-up's context since the last head.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
+import { gitHubForFile } from '../__fixtures__/github-api.js';
 import { ManualClock } from '../__fixtures__/clock.js';
+import { recorder } from '../__fixtures__/log.js';
 import { APP, BOT, DOCS, DOCS_TOKEN, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
-import type { GitHubApi, RunContext } from '../src/github/client.js';
+import type { RunContext } from '../src/github/client.js';
 import { noteLine, readNote } from '../src/github/note.js';
 import type { Outcome, ReportRequest } from '../src/github/report.js';
 import { readStatusNote, statusDescription } from '../src/github/status.js';
 
-let gh: GitHubEmulator;
-let gitHubApi: (token: string, userAgent: string) => GitHubApi;
-let GitHubReport: typeof import('../src/github/report.js').GitHubReport;
-const saved = process.env.GITHUB_API_URL;
-beforeAll(async () => {
-  gh = await startGitHubEmulator();
-  process.env.GITHUB_API_URL = gh.apiUrl;
-  ({ gitHubApi } = await import('../src/github/client.js'));
-  ({ GitHubReport } = await import('../src/github/report.js'));
-});
-afterEach(() => {
-  expect(gh.violations).toEqual([]);
-});
-afterAll(async () => {
-  process.env.GITHUB_API_URL = saved;
-  await gh.close();
-});
+const github = gitHubForFile();
 
 const HEAD_1 = '1'.repeat(40);
 const HEAD_2 = '2'.repeat(40);
@@ -47,28 +32,18 @@ const request: ReportRequest = {
 };
 
 function report(run: RunContext, asked: Partial<ReportRequest> = {}) {
-  const lines: string[] = [];
-  const made = new GitHubReport(
+  const log = recorder();
+  const made = new github.GitHubReport(
     { ...request, ...asked },
-    {
-      run,
-      api: (token) => gitHubApi(token, 'github-thread-test'),
-      clock: new ManualClock(),
-      log: {
-        info: (m) => lines.push(`info: ${m}`),
-        notice: (m) => lines.push(`notice: ${m}`),
-        warning: (m) => lines.push(`warning: ${m}`),
-        debug: () => undefined,
-      },
-    },
+    { run, api: (token) => github.gitHubApi(token, 'github-thread-test'), clock: new ManualClock(), log },
   );
-  return { report: made, lines };
+  return { report: made, lines: log.lines };
 }
 
 /** A run on pull request `number` of acme/app, whose head is `head`. */
 function pullRun(number: number, head: string, overrides: Partial<RunContext> = {}): RunContext {
   return runContext({
-    serverUrl: gh.serverUrl,
+    serverUrl: github.gh.serverUrl,
     eventName: 'pull_request',
     payload: { pull_request: { number, head: { sha: head } } },
     ...overrides,
@@ -95,7 +70,7 @@ describe('the note', () => {
   });
 
   it('is written in the comment and read by the next run of the thread, whatever its prompt', async () => {
-    const { pr } = world(gh);
+    const { pr } = world(github.gh);
     const first = report(pullRun(pr.number, HEAD_1));
     first.report.started('job_t1', undefined);
     await first.report.finish(done('job_t1', null), never());
@@ -118,7 +93,7 @@ describe('the note', () => {
   });
 
   it("is read only from the action's own comment with the marker first, never from a copy", async () => {
-    const { pr } = world(gh);
+    const { pr } = world(github.gh);
     const first = report(pullRun(pr.number, HEAD_1));
     first.report.started('job_mine', undefined);
     await first.report.finish(done('job_mine', null), never());
@@ -142,7 +117,7 @@ describe('the note', () => {
   });
 
   it('is one per project for matrix legs: legs on another project keep their own thread', async () => {
-    const { pr } = world(gh);
+    const { pr } = world(github.gh);
     for (const [projectId, prompt] of [
       ['cli-docs', 'Document the CLI'],
       ['sdk-docs', 'Document the SDK'],
@@ -157,13 +132,13 @@ describe('the note', () => {
   });
 
   it('keeps the last head on a comment event, which names no commit', async () => {
-    const { pr } = world(gh);
+    const { pr } = world(github.gh);
     const first = report(pullRun(pr.number, HEAD_1));
     first.report.started('job_c', undefined);
     await first.report.finish(done('job_c', null), never());
     const onComment = report(
       runContext({
-        serverUrl: gh.serverUrl,
+        serverUrl: github.gh.serverUrl,
         eventName: 'issue_comment',
         payload: { issue: { number: pr.number, pull_request: {} } },
       }),
@@ -178,15 +153,15 @@ describe('the note', () => {
 
 describe('the commit status', () => {
   it('goes pending, then success linking the docs pull request, on the pull request head', async () => {
-    const { pr, docsLink } = world(gh);
+    const { pr, docsLink } = world(github.gh);
     const HEAD_S = '5'.repeat(40);
     const { report: r, lines } = report(pullRun(pr.number, HEAD_S), { comment: false, thread: false });
     r.started('job_s', undefined);
     await r.finish(done('job_s', docsLink), never());
-    const statuses = gh.statuses(APP, HEAD_S);
+    const statuses = github.gh.statuses(APP, HEAD_S);
     expect(statuses.map((s) => [s.state, s.description, s.target_url])).toEqual([
       ['success', 'Completed: job job_s · run 42', docsLink],
-      ['pending', 'Working: job job_s · run 42', `${gh.serverUrl}/${APP}/actions/runs/42`],
+      ['pending', 'Working: job job_s · run 42', `${github.gh.serverUrl}/${APP}/actions/runs/42`],
     ]);
     expect(statuses[0]?.context).toBe('docs agent: docs / refresh / docs (proj)');
     expect(lines).toEqual([]);
@@ -201,7 +176,7 @@ describe('the commit status', () => {
     const { report: r } = report(pullRun(1, sha), { comment: false, thread: false });
     r.started('j', undefined);
     await r.finish({ jobId: 'j', timedOut: false, waitedMs: 1, ...outcome }, never());
-    expect(gh.statuses(APP, sha)[0]).toMatchObject({ state, description: `${word}: job j · run 42` });
+    expect(github.gh.statuses(APP, sha)[0]).toMatchObject({ state, description: `${word}: job j · run 42` });
   });
 
   it('ends as error when the step was cancelled', async () => {
@@ -211,7 +186,7 @@ describe('the commit status', () => {
       { jobId: 'j', job: { id: 'j', status: 'active' }, failure: 'x', timedOut: false, waitedMs: 1 },
       AbortSignal.abort(),
     );
-    expect(gh.statuses(APP, sha)[0]).toMatchObject({
+    expect(github.gh.statuses(APP, sha)[0]).toMatchObject({
       state: 'error',
       description: 'Cancelled: job j · run 42',
     });
@@ -223,32 +198,32 @@ describe('the commit status', () => {
     const { report: r, lines } = report(pullRun(1, sha), { comment: false, thread: false });
     r.started(long, undefined);
     await r.finish(done(long, null), never());
-    expect(gh.statuses(APP, sha).map((s) => s.description)).toEqual([
+    expect(github.gh.statuses(APP, sha).map((s) => s.description)).toEqual([
       'Completed, no changes: job id too long to show · run 42',
       'Working: job id too long to show · run 42',
     ]);
     expect(lines).toEqual([
       "warning: The job id is too long for a commit status's 140 characters: the status leaves it out, so a re-run cannot resume from the status.",
     ]);
-    expect(readStatusNote(gh.statuses(APP, sha)[0]?.description ?? null)).toEqual({ run: 42 });
+    expect(readStatusNote(github.gh.statuses(APP, sha)[0]?.description ?? null)).toEqual({ run: 42 });
   });
 
   it('goes on the head of the pull request a comment is on, read from GitHub; not on an issue', async () => {
-    const { pr } = world(gh);
-    const head = gh.get(APP, pr.number).headSha;
+    const { pr } = world(github.gh);
+    const head = github.gh.get(APP, pr.number).headSha;
     const onComment = runContext({
-      serverUrl: gh.serverUrl,
+      serverUrl: github.gh.serverUrl,
       eventName: 'issue_comment',
       payload: { issue: { number: pr.number, pull_request: {} } },
     });
     const { report: r } = report(onComment, { comment: false, thread: false });
     r.started('job_h', undefined);
     await r.finish(done('job_h', null), never());
-    expect(gh.statuses(APP, head).map((s) => s.state)).toEqual(['success', 'pending']);
+    expect(github.gh.statuses(APP, head).map((s) => s.state)).toEqual(['success', 'pending']);
 
-    const issue = gh.thread(APP, { pull: false });
+    const issue = github.gh.thread(APP, { pull: false });
     const onIssue = runContext({
-      serverUrl: gh.serverUrl,
+      serverUrl: github.gh.serverUrl,
       eventName: 'issues',
       payload: { issue: { number: issue.number } },
     });
@@ -259,12 +234,12 @@ describe('the commit status', () => {
   });
 
   it("is what a re-run reads to resume, and the branch's next push to follow up", async () => {
-    world(gh);
+    world(github.gh);
     const before = 'b'.repeat(40);
     const after = 'e'.repeat(40);
     const push = (sha: string, prior: string, runId: number, runAttempt = 1) =>
       runContext({
-        serverUrl: gh.serverUrl,
+        serverUrl: github.gh.serverUrl,
         eventName: 'push',
         sha,
         runId,
@@ -279,7 +254,7 @@ describe('the commit status', () => {
     expect(await retry.report.recall(never())).toEqual({ status: { job: 'job_branch', run: 50 } });
     const next = report(push(after, before, 51), { comment: false });
     expect(await next.report.recall(never())).toEqual({ branch: { job: 'job_branch', run: 50 } });
-    gh.forget(APP, before);
+    github.gh.forget(APP, before);
     expect(await report(push(after, before, 52), { comment: false }).report.recall(never())).toEqual({});
   });
 
@@ -292,13 +267,13 @@ describe('the commit status', () => {
 
 describe('the docs pull request', () => {
   it('is open, merged or closed as GitHub says, read with docsToken; unknown when it cannot be read', async () => {
-    const { docsPr, docsLink } = world(gh);
+    const { docsPr, docsLink } = world(github.gh);
     const { report: r, lines } = report(pullRun(1, HEAD_1));
     expect(await r.docsPullState(docsLink, never())).toBe('open');
     docsPr.merged = true;
     expect(await r.docsPullState(docsLink, never())).toBe('closed');
-    expect(gh.requests.filter((q) => q.route === 'getPull').at(-1)?.token).toBe(DOCS_TOKEN);
-    expect(await r.docsPullState(`${gh.serverUrl}/acme/private/pull/1`, never())).toBe('unknown');
+    expect(github.gh.requests.filter((q) => q.route === 'getPull').at(-1)?.token).toBe(DOCS_TOKEN);
+    expect(await r.docsPullState(`${github.gh.serverUrl}/acme/private/pull/1`, never())).toBe('unknown');
     expect(await r.docsPullState('https://gitlab.com/a/b/-/merge_requests/1', never())).toBe('unknown');
     expect(lines).toEqual([
       expect.stringMatching(
@@ -314,9 +289,9 @@ describe('the docs pull request', () => {
 
 describe("a follow-up's context", () => {
   it('is what changed since the head the job last saw; the whole pull request when GitHub cannot compare', async () => {
-    const { pr } = world(gh);
-    gh.commit(APP, { sha: HEAD_2, message: 'Add the --dry-run flag', files: [] });
-    gh.comparison(APP, `${HEAD_1}...${HEAD_2}`, {
+    const { pr } = world(github.gh);
+    github.gh.commit(APP, { sha: HEAD_2, message: 'Add the --dry-run flag', files: [] });
+    github.gh.comparison(APP, `${HEAD_1}...${HEAD_2}`, {
       commits: [HEAD_2],
       files: [
         { filename: 'src/cli.ts', status: 'modified', additions: 3, deletions: 1, patch: '@@ -1 +1 @@' },

@@ -6,7 +6,7 @@ import { AgentClient } from '../src/client.js';
 import { startEmulator, type Emulator } from '../emulators/server.js';
 import { ActionFailure } from '../src/errors.js';
 import type { AgentJob } from '../src/job.js';
-import type { Log } from '../src/log.js';
+import { recorder } from '../__fixtures__/log.js';
 import { waitForJob, type WaitOptions } from '../src/wait.js';
 import { VirtualClock } from '../__fixtures__/clock.js';
 
@@ -22,20 +22,6 @@ afterAll(async () => {
   await service.close();
   await dispatcher.close();
 });
-
-interface Recorded extends Log {
-  lines: string[];
-}
-function recorder(): Recorded {
-  const lines: string[] = [];
-  return {
-    lines,
-    info: (m) => lines.push(`info: ${m}`),
-    notice: (m) => lines.push(`notice: ${m}`),
-    warning: (m) => lines.push(`warning: ${m}`),
-    debug: () => undefined,
-  };
-}
 
 async function setUp(timeoutMs: number, pollIntervalMs = 10_000) {
   const client = new AgentClient({

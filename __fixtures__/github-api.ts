@@ -1,0 +1,49 @@
+import { afterAll, afterEach, beforeAll, expect } from '@jest/globals';
+import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
+
+type Client = typeof import('../src/github/client.js');
+type Report = typeof import('../src/github/report.js');
+type Comments = typeof import('../src/github/comment.js');
+type Target = typeof import('../src/github/target.js');
+type DocsPr = typeof import('../src/github/docs-pr.js');
+
+/** The GitHub emulator and the GitHub side's modules, for a test file's in-process tests. */
+export interface GitHubSide {
+  gh: GitHubEmulator;
+  gitHubApi: Client['gitHubApi'];
+  GitHubReport: Report['GitHubReport'];
+  KeptComment: Comments['KeptComment'];
+  findThread: Target['findThread'];
+  routeDocsPullRequest: DocsPr['routeDocsPullRequest'];
+}
+
+/**
+ * Starts the GitHub emulator for a test file and points `GITHUB_API_URL` (and `env`) at it before
+ * the GitHub side's modules are first imported: `@actions/github` reads them then, as on the
+ * runner. After each test the emulator must have seen only what GitHub's description allows.
+ * The fields are filled before the first test runs.
+ */
+export function gitHubForFile(env: Record<string, string> = {}): GitHubSide {
+  const side = {} as GitHubSide;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    side.gh = await startGitHubEmulator();
+    Object.assign(process.env, { GITHUB_API_URL: side.gh.apiUrl, ...env });
+    ({ gitHubApi: side.gitHubApi } = await import('../src/github/client.js'));
+    ({ GitHubReport: side.GitHubReport } = await import('../src/github/report.js'));
+    ({ KeptComment: side.KeptComment } = await import('../src/github/comment.js'));
+    ({ findThread: side.findThread } = await import('../src/github/target.js'));
+    ({ routeDocsPullRequest: side.routeDocsPullRequest } = await import('../src/github/docs-pr.js'));
+  });
+  afterEach(() => {
+    expect(side.gh.violations).toEqual([]);
+  });
+  afterAll(async () => {
+    for (const name of ['GITHUB_API_URL', ...Object.keys(env)]) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+    await side.gh.close();
+  });
+  return side;
+}
