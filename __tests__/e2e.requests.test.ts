@@ -110,4 +110,28 @@ describe('a /docs request', () => {
     expect(result.outputs.commentUrl).toContain(`#issuecomment-${pr.comments[1]?.id}`);
     expect(result.outputs.status).toBe('skipped');
   });
+
+  it('on an issue, with no GitHub input: an actor the payload does not vouch for is looked up with the workflow token', async () => {
+    const service = await emulator();
+    const gh = await github();
+    world(gh);
+    gh.collaborator(APP, 'helper', 'write');
+    const issue = gh.thread(APP, { pull: false });
+    const result = await run({
+      inputs: inputsFor(service),
+      env: gitHubEnv(gh),
+      event: {
+        name: 'issues',
+        payload: {
+          action: 'opened',
+          issue: { number: issue.number, user: { login: 'helper' }, author_association: 'CONTRIBUTOR' },
+          sender: { login: 'helper', type: 'User' },
+        },
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(gh.count('getCollaboratorPermission')).toBe(1);
+    expect(service.count('create')).toBe(1);
+    expect(result.outputs.mode).toBe('created');
+  });
 });

@@ -81,6 +81,18 @@ describe('readInputs', () => {
     });
   });
 
+  it('keeps a usable githubToken on an event anyone can cause: an actor may have to be looked up', () => {
+    const values = { ...defaults, githubToken: 'ghs_gate_token' };
+    const on = (event: string) =>
+      readInputs((name) => values[name as keyof typeof values] ?? '', process.cwd(), {
+        GITHUB_EVENT_NAME: event,
+      });
+    expect(on('issues').githubToken).toBe('ghs_gate_token');
+    expect(on('push').githubToken).toBe('');
+    values.githubToken = '${{ github.token }}';
+    expect(on('issues').githubToken).toBe('');
+  });
+
   it('reads no token a run does not use: a local run passes ${{ github.token }} as text', () => {
     expect(read({ githubToken: '${{ github.token }}', docsToken: 'not a token at all' })).toMatchObject({
       githubToken: '',

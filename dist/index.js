@@ -29358,6 +29358,7 @@ function readPromptFile(name, workspace) {
 
 
 
+
 /** A bad input: the message names it and says what is expected. No request has been made. */
 class InputError extends ActionFailure {
     name = 'InputError';
@@ -29615,7 +29616,9 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
     const comment = rest.comment || rest.thread;
     const githubToken = token(read, 'githubToken', comment || rest.context === 'auto' || Boolean(phrase) || rest.status
         ? 'comment, thread or status is true, context is auto or trigger is set'
-        : undefined);
+        : undefined) ||
+        // On an event anyone can cause, an actor the payload does not vouch for is looked up with it.
+        (mayBeOpen(env.GITHUB_EVENT_NAME ?? '') ? usableToken(read('githubToken')) : '');
     const docsNeed = rest.labels.length > 0 || rest.reviewers.length > 0 || rest.thread
         ? 'labels, reviewers or thread are set'
         : undefined;
@@ -29667,6 +29670,10 @@ function token(read, name, neededFor) {
     return headerSecret(name)(value, (message) => {
         throw new InputError(message);
     });
+}
+/** A token to use if it is one, else none: for work that goes without it when it must. */
+function usableToken(value) {
+    return givenToken(value) && /^[\x21-\x7e]+$/.test(value) ? value : '';
 }
 /**
  * Whether any GitHub work is asked for on this event; without it the GitHub client is never

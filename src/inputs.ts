@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { DURATION_FORMS, parseDuration } from './duration.js';
 import { ActionFailure } from './errors.js';
 import { pullRequestFork, readEvent } from './event.js';
+import { mayBeOpen } from './gate.js';
 import { quote } from './untrusted.js';
 import { readPromptFile } from './prompt-file.js';
 
@@ -333,13 +334,16 @@ export function readInputs(
   }
   // The thread's job is kept in the comment.
   const comment = rest.comment || rest.thread;
-  const githubToken = token(
-    read,
-    'githubToken',
-    comment || rest.context === 'auto' || Boolean(phrase) || rest.status
-      ? 'comment, thread or status is true, context is auto or trigger is set'
-      : undefined,
-  );
+  const githubToken =
+    token(
+      read,
+      'githubToken',
+      comment || rest.context === 'auto' || Boolean(phrase) || rest.status
+        ? 'comment, thread or status is true, context is auto or trigger is set'
+        : undefined,
+    ) ||
+    // On an event anyone can cause, an actor the payload does not vouch for is looked up with it.
+    (mayBeOpen(env.GITHUB_EVENT_NAME ?? '') ? usableToken(read('githubToken')) : '');
   const docsNeed =
     rest.labels.length > 0 || rest.reviewers.length > 0 || rest.thread
       ? 'labels, reviewers or thread are set'
@@ -405,6 +409,11 @@ function token(read: ReadInput, name: 'githubToken' | 'docsToken', neededFor: st
   return headerSecret(name)(value, (message) => {
     throw new InputError(message);
   });
+}
+
+/** A token to use if it is one, else none: for work that goes without it when it must. */
+function usableToken(value: string): string {
+  return givenToken(value) && /^[\x21-\x7e]+$/.test(value) ? value : '';
 }
 
 /**
