@@ -180,6 +180,17 @@ describe('a re-run', () => {
     ]);
   });
 
+  it('says so when nothing is kept to resume from (comment and status off)', async () => {
+    const log = recorder();
+    expect((await planJob({ ...request, attempt: 2 }, undefined, client, log)).mode.kind).toBe('create');
+    expect(log.lines).toEqual([
+      'info: Attempt 2 of this run: nothing on GitHub can tell which job an earlier attempt may have started, so this attempt creates its own. With status: true (or comment: true), a re-run resumes it.',
+    ]);
+    const first = recorder();
+    await planJob(request, undefined, client, first);
+    expect(first.lines).toEqual([]);
+  });
+
   it('asks nothing when nothing remembers (no GitHub side)', async () => {
     expect(await planJob({ ...request, attempt: 2 }, undefined, client, recorder())).toEqual({
       mode: { kind: 'create', projectId: 'p' },

@@ -106,10 +106,10 @@ describe('promptFile reads only the workspace', () => {
   });
 
   it('follows a link that stays inside the workspace', () => {
-    const { workspace } = setUp({ 'shared/prompt.md': '  Refresh the docs\n' });
+    const { workspace } = setUp({ 'prompts-dir/prompt.md': '  Refresh the docs\n' });
     mkdirSync(join(workspace, '.github'));
-    symlinkSync('../shared/prompt.md', join(workspace, '.github', 'prompt.md'));
-    symlinkSync(join(workspace, 'shared'), join(workspace, 'prompts'));
+    symlinkSync('../prompts-dir/prompt.md', join(workspace, '.github', 'prompt.md'));
+    symlinkSync(join(workspace, 'prompts-dir'), join(workspace, 'prompts'));
     expect(prompt('.github/prompt.md', workspace)).toBe('Refresh the docs');
     expect(prompt('prompts/prompt.md', workspace)).toBe('Refresh the docs');
   });

@@ -1081,13 +1081,17 @@ class CommitStatus {
     api;
     run;
     context;
+    runUrl;
     warn;
     constructor(
     /** Made on first use: a status never written builds no client. */
-    api, run, context, warn) {
+    api, run, context, 
+    /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
+    runUrl, warn) {
         this.api = api;
         this.run = run;
         this.context = context;
+        this.runUrl = runUrl;
         this.warn = warn;
     }
     async write(sha, state, description, target, signal) {
@@ -1099,7 +1103,7 @@ class CommitStatus {
                 sha,
                 state,
                 // A link GitHub would refuse (not http(s)) is left for the run's.
-                target_url: (0,untrusted/* isPlainHttpUrl */.i0)(target) ? target : this.runUrl(),
+                target_url: (0,untrusted/* isPlainHttpUrl */.i0)(target) ? target : this.runUrl,
                 description,
                 context: this.context,
             }, signal);
@@ -1143,13 +1147,12 @@ class CommitStatus {
             return undefined;
         }
     }
-    runUrl() {
-        const { serverUrl, repo, runId } = this.run;
-        return `${serverUrl}/${repo.owner}/${repo.repo}/actions/runs/${runId}`;
-    }
 }
 
+// EXTERNAL MODULE: ./src/event.ts
+var src_event = __webpack_require__(807);
 ;// CONCATENATED MODULE: ./src/github/target.ts
+
 /**
  * Events that run with a read-only token on a fork's pull request; `pull_request_target` and
  * `issue_comment` run in the base repository with its own token.
@@ -1180,16 +1183,13 @@ async function findThread(api, run, signal) {
         const number = pr?.number ?? payload.issue?.number;
         if (typeof number !== 'number')
             return { none: `the ${run.eventName} event names no pull request or issue` };
-        const head = pr?.head?.repo?.full_name;
-        const base = pr?.base?.repo?.full_name;
         return {
             thread: {
                 owner,
                 repo,
                 number,
                 pull: Boolean(pr) || Boolean(payload.issue?.pull_request),
-                // A deleted fork has no head repository: still a fork's pull request.
-                fork: FORK_READ_ONLY_EVENTS.has(run.eventName) && Boolean(pr) && head !== base,
+                fork: FORK_READ_ONLY_EVENTS.has(run.eventName) && (0,src_event/* pullRequestFork */.TC)(payload) !== undefined,
             },
         };
     }
@@ -1254,9 +1254,11 @@ class GitHubReport {
         this.deps = deps;
         const { run } = deps;
         this.marker = commentMarker(run, request);
-        if (request.status)
-            this.status = new CommitStatus(() => this.forRepo(), run, statusContext(run, request), this.warn);
         this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
+        if (request.status) {
+            const context = statusContext(run, request);
+            this.status = new CommitStatus(() => this.forRepo(), run, context, this.runUrl, this.warn);
+        }
     }
     /**
      * What the triggering event changed, as a section to append to the prompt (at most `limit`
@@ -1268,10 +1270,7 @@ class GitHubReport {
             log.info(`No context appended: a ${run.eventName || 'local'} run changes nothing to describe.`);
             return '';
         }
-        // A cancellation stops gathering at once: nothing has been sent yet.
-        const { signal: timed, done } = this.budget(CONTEXT_BUDGET_MS);
-        const signal = AbortSignal.any([cancellation, timed]);
-        try {
+        return this.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, async (signal) => {
             const context = await gatherContext(this.forRepo(), run, this.warn, signal);
             const text = context ? renderContext(context, limit) : '';
             log.info(text
@@ -1280,17 +1279,10 @@ class GitHubReport {
                     ? 'No context appended: contextLimit leaves no room for even its header.'
                     : `No context appended: the ${run.eventName} event changed nothing to describe.`);
             return text;
-        }
-        catch (error) {
-            // A cancelled step ends here; the caller says nothing was sent.
-            if (cancellation.aborted)
-                throw cancellation.reason;
+        }, (error) => {
             this.warn(`Could not gather the event's context: ${(0,src_log/* describeThrown */.Y)(error)}. The job is created without it.`);
             return '';
-        }
-        finally {
-            done();
-        }
+        });
     }
     /**
      * For a follow-up on the thread: what changed since `last`, the head the job last saw (a pull
@@ -1298,9 +1290,7 @@ class GitHubReport {
      */
     async contextSince(last, limit, cancellation) {
         const { run, log } = this.deps;
-        const { signal: timed, done } = this.budget(CONTEXT_BUDGET_MS);
-        const signal = AbortSignal.any([cancellation, timed]);
-        try {
+        return this.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, async (signal) => {
             const { head } = await this.runCommits(signal);
             if (!head || head === last)
                 return await this.contextFor(limit, cancellation);
@@ -1309,16 +1299,10 @@ class GitHubReport {
             if (text)
                 log.info(`Appended ${text.length} characters of context: what changed since ${last.slice(0, 12)}.`);
             return text;
-        }
-        catch (error) {
-            if (cancellation.aborted)
-                throw cancellation.reason;
+        }, (error) => {
             this.warn(`Could not gather the event's context: ${(0,src_log/* describeThrown */.Y)(error)}. The follow-up is sent without it.`);
             return '';
-        }
-        finally {
-            done();
-        }
+        });
     }
     /**
      * What earlier runs left on GitHub for this step: the note in its comment on the thread, and,
@@ -1327,10 +1311,8 @@ class GitHubReport {
      */
     async recall(cancellation) {
         const { run } = this.deps;
-        const { signal: timed, done } = this.budget(CONTEXT_BUDGET_MS);
-        const signal = AbortSignal.any([cancellation, timed]);
         const recall = {};
-        try {
+        return this.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, async (signal) => {
             if (this.request.comment && eventHasThread(run.eventName)) {
                 const body = await (await this.keptComment(signal))?.read(signal);
                 recall.note = body ? readNote(body) : undefined;
@@ -1345,16 +1327,10 @@ class GitHubReport {
                     recall.branch = await this.status.read(before, signal);
             }
             return recall;
-        }
-        catch (error) {
-            if (cancellation.aborted)
-                throw cancellation.reason;
+        }, (error) => {
             this.warn(`Could not read what earlier runs left on GitHub: ${(0,src_log/* describeThrown */.Y)(error)}.`);
             return recall;
-        }
-        finally {
-            done();
-        }
+        });
     }
     /**
      * Whether the docs pull request a follow-up would go to is still open, read with `docsToken`.
@@ -1368,15 +1344,10 @@ class GitHubReport {
             this.warn(`Could not read the docs pull request ${(0,untrusted/* printableUrl */.Zq)(prLink)}: it is not a pull request on ${run.serverUrl}. A new job is started.`);
             return 'unknown';
         }
-        const { signal: timed, done } = this.budget(STARTED_BUDGET_MS);
-        try {
-            const signal = AbortSignal.any([cancellation, timed]);
+        return this.beforeTheCreate(STARTED_BUDGET_MS, cancellation, async (signal) => {
             const pull = await this.forDocs().getPull({ owner: pr.owner, repo: pr.repo, pull_number: pr.number }, signal);
             return pull.state === 'open' && !pull.merged ? 'open' : 'closed';
-        }
-        catch (error) {
-            if (cancellation.aborted)
-                throw cancellation.reason;
+        }, (error) => {
             this.warn(`${describeGitHubFault(error, {
                 what: `read the docs pull request ${pr.owner}/${pr.repo}#${pr.number}`,
                 token: 'docsToken',
@@ -1384,10 +1355,7 @@ class GitHubReport {
                 repo: `${pr.owner}/${pr.repo}`,
             })} A new job is started.`);
             return 'unknown';
-        }
-        finally {
-            done();
-        }
+        });
     }
     /**
      * The actor's role on the repository (`admin`, `maintain`, `write`, `triage`, `read`), for the
@@ -1395,14 +1363,7 @@ class GitHubReport {
      */
     async roleOf(actor, cancellation) {
         const { owner, repo } = this.deps.run.repo;
-        const { signal: timed, done } = this.budget(STARTED_BUDGET_MS);
-        try {
-            const signal = AbortSignal.any([cancellation, timed]);
-            return await this.forRepo().collaboratorRole({ owner, repo, username: actor }, signal);
-        }
-        catch (error) {
-            if (cancellation.aborted)
-                throw cancellation.reason;
+        return this.beforeTheCreate(STARTED_BUDGET_MS, cancellation, (signal) => this.forRepo().collaboratorRole({ owner, repo, username: actor }, signal), (error) => {
             this.warn(describeGitHubFault(error, {
                 what: `read the role of ${actor} on ${owner}/${repo}`,
                 token: 'githubToken',
@@ -1410,10 +1371,7 @@ class GitHubReport {
                 repo: `${owner}/${repo}`,
             }));
             return undefined;
-        }
-        finally {
-            done();
-        }
+        });
     }
     /** A bare `/docs`: the kept comment says what a request looks like; its URL. */
     async answer(text, cancellation) {
@@ -1614,6 +1572,25 @@ class GitHubReport {
             return;
         }
         await routeDocsPullRequest(this.forDocs(), pr, request, this.warn, signal);
+    }
+    /**
+     * GitHub work the create waits for (context, what earlier runs left, a role, a docs PR): bounded
+     * by `ms`, ended at once by a cancellation (nothing has been sent yet, so the step ends), and
+     * any other fault is `fallback`'s, which warns and says what the run goes on with.
+     */
+    async beforeTheCreate(ms, cancellation, work, fallback) {
+        const { signal: timed, done } = this.budget(ms);
+        try {
+            return await work(AbortSignal.any([cancellation, timed]));
+        }
+        catch (error) {
+            if (cancellation.aborted)
+                throw cancellation.reason;
+            return fallback(error);
+        }
+        finally {
+            done();
+        }
     }
     /**
      * A signal that bounds a piece of GitHub work: `ms`, cut to 1.2 s from the moment the step is

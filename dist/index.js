@@ -28443,11 +28443,64 @@ function formatDuration(ms) {
 
 /***/ }),
 
+/***/ 807:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Qq: () => (/* binding */ text),
+/* harmony export */   TC: () => (/* binding */ pullRequestFork),
+/* harmony export */   j_: () => (/* binding */ readEvent)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+
+/** Reads the event once; a payload that is missing or not JSON reads as empty. */
+function readEvent(env = process.env) {
+    const name = env.GITHUB_EVENT_NAME ?? '';
+    let payload = {};
+    if (env.GITHUB_EVENT_PATH) {
+        try {
+            payload = JSON.parse((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+        }
+        catch {
+            payload = {};
+        }
+    }
+    return { name, payload: isObject(payload) ? payload : {} };
+}
+function isObject(value) {
+    return typeof value === 'object' && value !== null;
+}
+/** A string field of the payload, or `undefined`. */
+function text(value) {
+    return typeof value === 'string' ? value : undefined;
+}
+/**
+ * Whether the payload's pull request comes from another repository, with that repository's name.
+ * By names, not by `head.repo.fork`: a repository that is itself a fork opens pull requests within
+ * itself whose head says `fork: true`. A head repository deleted since (`null`) was a fork.
+ */
+function pullRequestFork(payload) {
+    const pr = payload.pull_request;
+    const base = text(pr?.base?.repo?.full_name);
+    if (!pr || base === undefined)
+        return undefined;
+    if (pr.head?.repo === null)
+        return {};
+    const head = text(pr.head?.repo?.full_name);
+    if (head === undefined || head.toLowerCase() === base.toLowerCase())
+        return undefined;
+    return { repo: head };
+}
+
+
+/***/ }),
+
 /***/ 9407:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5254);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7504);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28488,7 +28541,7 @@ function describeThrown(thrown) {
 
 /***/ }),
 
-/***/ 5254:
+/***/ 7504:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28895,49 +28948,8 @@ function classify(error) {
 
 // EXTERNAL MODULE: ./src/clock.ts
 var src_clock = __nccwpck_require__(9373);
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/event.ts
-
-/** Reads the event once; a payload that is missing or not JSON reads as empty. */
-function readEvent(env = process.env) {
-    const name = env.GITHUB_EVENT_NAME ?? '';
-    let payload = {};
-    if (env.GITHUB_EVENT_PATH) {
-        try {
-            payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
-        }
-        catch {
-            payload = {};
-        }
-    }
-    return { name, payload: isObject(payload) ? payload : {} };
-}
-function isObject(value) {
-    return typeof value === 'object' && value !== null;
-}
-/** A string field of the payload, or `undefined`. */
-function event_text(value) {
-    return typeof value === 'string' ? value : undefined;
-}
-/**
- * Whether the payload's pull request comes from another repository, with that repository's name.
- * By names, not by `head.repo.fork`: a repository that is itself a fork opens pull requests within
- * itself whose head says `fork: true`. A head repository deleted since (`null`) was a fork.
- */
-function pullRequestFork(payload) {
-    const pr = payload.pull_request;
-    const base = event_text(pr?.base?.repo?.full_name);
-    if (!pr || base === undefined)
-        return undefined;
-    if (pr.head?.repo === null)
-        return {};
-    const head = event_text(pr.head?.repo?.full_name);
-    if (head === undefined || head.toLowerCase() === base.toLowerCase())
-        return undefined;
-    return { repo: head };
-}
-
+// EXTERNAL MODULE: ./src/event.ts
+var src_event = __nccwpck_require__(807);
 // EXTERNAL MODULE: ./src/untrusted.ts
 var untrusted = __nccwpck_require__(873);
 ;// CONCATENATED MODULE: ./src/gate.ts
@@ -28972,10 +28984,10 @@ function mayBeOpen(eventName) {
  */
 function gate(event, allowedActors, fallbackActor = '') {
     const { payload } = event;
-    if (!OPEN_EVENTS.has(event.name) && !(event.name === 'pull_request' && pullRequestFork(payload))) {
+    if (!OPEN_EVENTS.has(event.name) && !(event.name === 'pull_request' && (0,src_event/* pullRequestFork */.TC)(payload))) {
         return { kind: 'open' };
     }
-    const actor = event_text(payload.sender?.login) ?? fallbackActor;
+    const actor = (0,src_event/* text */.Qq)(payload.sender?.login) ?? fallbackActor;
     const named = (login) => allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
     if (!actor)
         return { kind: 'refused', actor: '(unknown)', rule: 'the event names no sender' };
@@ -28992,7 +29004,7 @@ function gate(event, allowedActors, fallbackActor = '') {
     if (named(actor) || allowedActors.includes('*'))
         return { kind: 'allowed', actor };
     const authored = authoredBySender(event, actor);
-    if (authored && WRITERS.has(event_text(authored.author_association) ?? ''))
+    if (authored && WRITERS.has((0,src_event/* text */.Qq)(authored.author_association) ?? ''))
         return { kind: 'allowed', actor };
     return { kind: 'ask', actor };
 }
@@ -29014,7 +29026,7 @@ function authoredBySender(event, actor) {
                 : event.name === 'discussion'
                     ? payload.discussion
                     : payload.pull_request;
-    const author = event_text(object?.user?.login);
+    const author = (0,src_event/* text */.Qq)(object?.user?.login);
     return author && author.toLowerCase() === actor.toLowerCase() ? object : undefined;
 }
 
@@ -29198,6 +29210,8 @@ function ambiguous(fault, context, host) {
     return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${mayHaveActed(mode)}`;
 }
 
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: ./src/prompt-file.ts
@@ -29245,7 +29259,7 @@ function readPromptFile(name, workspace) {
     const path = (0,external_node_path_namespaceObject.resolve)(workspace, name);
     let real;
     try {
-        real = (0,external_node_fs_namespaceObject.realpathSync)(path);
+        real = (0,external_node_fs_.realpathSync)(path);
     }
     catch (error) {
         const code = errorCode(error);
@@ -29254,7 +29268,7 @@ function readPromptFile(name, workspace) {
     const givenWorkspace = (0,external_node_path_namespaceObject.resolve)(workspace);
     let realWorkspace;
     try {
-        realWorkspace = (0,external_node_fs_namespaceObject.realpathSync)(givenWorkspace);
+        realWorkspace = (0,external_node_fs_.realpathSync)(givenWorkspace);
     }
     catch {
         realWorkspace = givenWorkspace;
@@ -29274,7 +29288,7 @@ function readPromptFile(name, workspace) {
     // Before opening: opening a FIFO waits for a writer, forever if none comes.
     let before;
     try {
-        before = (0,external_node_fs_namespaceObject.lstatSync)(real);
+        before = (0,external_node_fs_.lstatSync)(real);
     }
     catch (error) {
         return errorCode(error) === 'ENOENT' ? missing() : unreadable(error);
@@ -29288,7 +29302,7 @@ function readPromptFile(name, workspace) {
     try {
         // O_NOFOLLOW and O_NONBLOCK: should the path be swapped for a link or a FIFO after the check
         // above, the open fails or returns at once instead of following it or waiting.
-        fd = (0,external_node_fs_namespaceObject.openSync)(real, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW | external_node_fs_namespaceObject.constants.O_NONBLOCK);
+        fd = (0,external_node_fs_.openSync)(real, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
     }
     catch (error) {
         const code = errorCode(error);
@@ -29300,7 +29314,7 @@ function readPromptFile(name, workspace) {
     }
     let bytes;
     try {
-        const opened = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+        const opened = (0,external_node_fs_.fstatSync)(fd);
         if (!opened.isFile() || opened.ino !== before.ino || opened.dev !== before.dev) {
             return which('changed while it was being opened; run the step again.');
         }
@@ -29312,7 +29326,7 @@ function readPromptFile(name, workspace) {
         const buffer = Buffer.alloc(MAX_PROMPT_FILE_BYTES + 1);
         let length = 0;
         for (;;) {
-            const count = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, length, buffer.length - length, null);
+            const count = (0,external_node_fs_.readSync)(fd, buffer, length, buffer.length - length, null);
             if (count === 0)
                 break;
             length += count;
@@ -29328,7 +29342,7 @@ function readPromptFile(name, workspace) {
         return unreadable(error);
     }
     finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        (0,external_node_fs_.closeSync)(fd);
     }
     if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
         return which(`looks like UTF-16 text (it starts with a UTF-16 byte-order mark), not UTF-8: ${SAVE_AS_UTF8}`);
@@ -29400,10 +29414,12 @@ const pathSegment = (name) => (text, problem) => {
 };
 /** Empty means "not given"; anything else must pass `check`. */
 const optional = (check) => (text, problem) => text === '' ? text : check(text, problem);
+/** What a header value may hold: printable ASCII, no spaces, no line breaks. */
+const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;
 // A header value: a line break would let the secret's text add headers of its own, and anything
 // outside printable ASCII is refused by the HTTP client after validation would have passed.
 const headerSecret = (name) => (text, problem) => {
-    if (!/^[\x21-\x7e]*$/.test(text))
+    if (!PRINTABLE_ASCII.test(text))
         problem(`Input "${name}" may only hold printable ASCII characters, without spaces or line breaks; copy it again.`);
     return text;
 };
@@ -29571,7 +29587,7 @@ const SECRETLESS_FOR_FORKS = new Set(['pull_request', 'pull_request_review', 'pu
 function forkOfRun(env) {
     if (!SECRETLESS_FOR_FORKS.has(env.GITHUB_EVENT_NAME ?? '') || !env.GITHUB_EVENT_PATH)
         return undefined;
-    return pullRequestFork(readEvent(env).payload);
+    return (0,src_event/* pullRequestFork */.TC)((0,src_event/* readEvent */.j_)(env).payload);
 }
 function forkMessage(fork) {
     const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
@@ -29673,7 +29689,7 @@ function token(read, name, neededFor) {
 }
 /** A token to use if it is one, else none: for work that goes without it when it must. */
 function usableToken(value) {
-    return givenToken(value) && /^[\x21-\x7e]+$/.test(value) ? value : '';
+    return givenToken(value) && PRINTABLE_ASCII.test(value) ? value : '';
 }
 /**
  * Whether any GitHub work is asked for on this event; without it the GitHub client is never
@@ -29708,8 +29724,14 @@ var log = __nccwpck_require__(5625);
  */
 async function planJob(request, memory, client, log) {
     const given = modeOf(request);
-    if (request.jobId !== undefined || !memory)
+    if (request.jobId !== undefined)
         return { mode: given };
+    if (!memory) {
+        if (request.attempt > 1 && given.kind === 'create') {
+            log.info(`Attempt ${request.attempt} of this run: nothing on GitHub can tell which job an earlier attempt may have started, so this attempt creates its own. With status: true (or comment: true), a re-run resumes it.`);
+        }
+        return { mode: given };
+    }
     const recall = await memory.recall();
     if (request.attempt > 1) {
         const earlier = recall.note?.run === request.runId
@@ -29787,10 +29809,10 @@ function readRequest(phrase, event) {
         return { kind: 'none' };
     const { action, comment } = event.payload;
     if (action !== 'created') {
-        const what = event_text(action) ?? 'changed';
+        const what = (0,src_event/* text */.Qq)(action) ?? 'changed';
         return { kind: 'skip', why: `the comment was ${(0,untrusted/* quote */.hD)(what, 40)}, and only a new comment is a request` };
     }
-    const rest = afterPhrase(event_text(comment?.body) ?? '', phrase);
+    const rest = afterPhrase((0,src_event/* text */.Qq)(comment?.body) ?? '', phrase);
     if (rest === undefined)
         return { kind: 'skip', why: `the comment does not begin with ${(0,untrusted/* quote */.hD)(phrase, 60)}` };
     const id = comment?.id;
@@ -29995,6 +30017,10 @@ function plainLink(link, name, warn) {
         return clean;
     warn(`The ${name} ${(0,untrusted/* quote */.hD)(clean, 200)} is not a plain http(s) URL; the ${name} output is left empty.`);
     return '';
+}
+/** The `commentUrl` output: GitHub's link to the kept comment, when it is a plain URL. */
+function setCommentUrl(url, warn) {
+    setOutput('commentUrl', plainLink(url, 'commentUrl', warn));
 }
 function setOutput(name, value) {
     try {
@@ -30293,7 +30319,7 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
         // The payload is read only where a decision needs it: a /docs request, an event anyone can cause.
         const eventName = process.env.GITHUB_EVENT_NAME ?? '';
         const event = (inputs.trigger && REQUEST_EVENTS.has(eventName)) || mayBeOpen(eventName)
-            ? readEvent()
+            ? (0,src_event/* readEvent */.j_)()
             : { name: eventName, payload: {} };
         const request = readRequest(inputs.trigger, event);
         const github = () => (held.github ??= loadGitHubReport({ ...inputs, ...(request.kind === 'request' ? { asked: request.comment } : {}) }, loadGitHub));
@@ -30306,12 +30332,12 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
             }
         }
         else {
-            held.connection = connect(inputs.baseUrl);
+            const connection = (held.connection = connect(inputs.baseUrl));
             // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
             // the prompt needs the event's context first).
             if (wantsGitHub(inputs, eventName))
                 void github();
-            await work(inputs, admission.prompt, step, held);
+            await work(inputs, admission.prompt, step, connection, held);
         }
     }
     catch (error) {
@@ -30350,7 +30376,7 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
         const commentUrl = await github.finish(outcome, cancellation.signal);
         try {
             if (commentUrl)
-                setOutput('commentUrl', plainLink(commentUrl, 'commentUrl', (m) => main_log.warning(m)));
+                setCommentUrl(commentUrl, (m) => main_log.warning(m));
         }
         catch (error) {
             // A step that failed already keeps its first error.
@@ -30384,7 +30410,7 @@ async function endSkipped(notice, held, cancellation) {
         return undefined;
     });
     if (url)
-        setOutput('commentUrl', plainLink(url, 'commentUrl', (m) => main_log.warning(m)));
+        setCommentUrl(url, (m) => main_log.warning(m));
 }
 /**
  * Before anything is printed: the key, both GitHub tokens (on every run: the runner does not show
@@ -30405,9 +30431,9 @@ function maskRunSecrets() {
         (0,secrets/* redactAlso */.LG)(process.env[name]);
 }
 /** The work between valid inputs and the job's end; what it learns goes into `step`. */
-async function work(inputs, written, step, held) {
+async function work(inputs, written, step, connection, held) {
     const { signal, clock } = step;
-    const { connection = connect(inputs.baseUrl), github } = held;
+    const { github } = held;
     if (connection.proxy)
         main_log.info(`Using the proxy ${connection.proxy}.`);
     const client = new AgentClient({
@@ -30554,7 +30580,7 @@ function userAgent() {
 /* harmony export */   LG: () => (/* binding */ redactAlso),
 /* harmony export */   UI: () => (/* binding */ RUNNER_TOKENS)
 /* harmony export */ });
-/* unused harmony exports MIN_PIECE, encodedForms, Redactor */
+/* unused harmony exports MIN_PIECE, Redactor */
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3340);
 
 /**
@@ -30934,6 +30960,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events");
+
+/***/ }),
+
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 
 /***/ }),
 
@@ -41233,6 +41266,18 @@ function _function(params) {
 /******/ 			return fn.r ? promise : getResult();
 /******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
 /******/ 		queue && queue.d < 0 && (queue.d = 0);
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
 /******/ 	};
 /******/ })();
 /******/ 

@@ -153,7 +153,7 @@ export class AgentClient {
  * treated as a body that is not JSON, before anything walks it, so no reply can exhaust the stack
  * on its way to the outputs (`JSON.stringify` recurses).
  */
-export const MAX_REPLY_DEPTH = 64;
+const MAX_REPLY_DEPTH = 64;
 
 /**
  * The body as a value, redacted before anything reads it: a gateway may echo the bearer token it
@@ -162,7 +162,7 @@ export const MAX_REPLY_DEPTH = 64;
  * is not a job, which each operation's fault rules already handle (a create that may have created
  * a job says so; a poll tries again).
  */
-export function readReply(text: string): unknown {
+function readReply(text: string): unknown {
   try {
     if (nestedDeeperThan(text, MAX_REPLY_DEPTH)) return undefined;
     return redactJson(JSON.parse(text));

@@ -41,7 +41,15 @@ export async function planJob(
   log: Log,
 ): Promise<Plan> {
   const given = modeOf(request);
-  if (request.jobId !== undefined || !memory) return { mode: given };
+  if (request.jobId !== undefined) return { mode: given };
+  if (!memory) {
+    if (request.attempt > 1 && given.kind === 'create') {
+      log.info(
+        `Attempt ${request.attempt} of this run: nothing on GitHub can tell which job an earlier attempt may have started, so this attempt creates its own. With status: true (or comment: true), a re-run resumes it.`,
+      );
+    }
+    return { mode: given };
+  }
   const recall = await memory.recall();
 
   if (request.attempt > 1) {

@@ -64,12 +64,15 @@ const optional =
   (text, problem) =>
     text === '' ? text : check(text, problem);
 
+/** What a header value may hold: printable ASCII, no spaces, no line breaks. */
+const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;
+
 // A header value: a line break would let the secret's text add headers of its own, and anything
 // outside printable ASCII is refused by the HTTP client after validation would have passed.
 const headerSecret =
   (name: string): Check<string> =>
   (text, problem) => {
-    if (!/^[\x21-\x7e]*$/.test(text))
+    if (!PRINTABLE_ASCII.test(text))
       problem(
         `Input "${name}" may only hold printable ASCII characters, without spaces or line breaks; copy it again.`,
       );
@@ -413,7 +416,7 @@ function token(read: ReadInput, name: 'githubToken' | 'docsToken', neededFor: st
 
 /** A token to use if it is one, else none: for work that goes without it when it must. */
 function usableToken(value: string): string {
-  return givenToken(value) && /^[\x21-\x7e]+$/.test(value) ? value : '';
+  return givenToken(value) && PRINTABLE_ASCII.test(value) ? value : '';
 }
 
 /**

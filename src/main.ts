@@ -16,7 +16,7 @@ import { isTerminal, type AgentJob } from './job.js';
 import { JobRun } from './job-run.js';
 import { describeThrown, type Log } from './log.js';
 import { escapeUnsafe, label, printableUrl } from './untrusted.js';
-import { plainLink, setJobOutputs, setOutput } from './outputs.js';
+import { setCommentUrl, setJobOutputs, setOutput } from './outputs.js';
 import { maskSecret, MIN_SECRET, redact, redactAlso, RUNNER_TOKENS } from './secrets.js';
 import { startJob } from './start.js';
 import { writeSummary } from './summary.js';
@@ -85,11 +85,11 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
         void github();
       }
     } else {
-      held.connection = connect(inputs.baseUrl);
+      const connection = (held.connection = connect(inputs.baseUrl));
       // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
       // the prompt needs the event's context first).
       if (wantsGitHub(inputs, eventName)) void github();
-      await work(inputs, admission.prompt, step, held);
+      await work(inputs, admission.prompt, step, connection, held);
     }
   } catch (error) {
     step.fail(error);
@@ -125,11 +125,7 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
   if (github && outcome) {
     const commentUrl = await github.finish(outcome, cancellation.signal);
     try {
-      if (commentUrl)
-        setOutput(
-          'commentUrl',
-          plainLink(commentUrl, 'commentUrl', (m) => log.warning(m)),
-        );
+      if (commentUrl) setCommentUrl(commentUrl, (m) => log.warning(m));
     } catch (error) {
       // A step that failed already keeps its first error.
       if (!outcome.failure) core.setFailed(step.fail(error));
@@ -159,11 +155,7 @@ async function endSkipped(notice: string, held: Resources, cancellation: AbortSi
     log.warning(`Could not answer on the thread: ${describeThrown(error)}.`);
     return undefined;
   });
-  if (url)
-    setOutput(
-      'commentUrl',
-      plainLink(url, 'commentUrl', (m) => log.warning(m)),
-    );
+  if (url) setCommentUrl(url, (m) => log.warning(m));
 }
 
 /**
@@ -186,10 +178,11 @@ async function work(
   inputs: Inputs,
   written: string | undefined,
   step: JobRun,
+  connection: Connection,
   held: Resources,
 ): Promise<void> {
   const { signal, clock } = step;
-  const { connection = connect(inputs.baseUrl), github } = held;
+  const { github } = held;
   if (connection.proxy) log.info(`Using the proxy ${connection.proxy}.`);
   const client = new AgentClient({
     baseUrl: inputs.baseUrl,

@@ -30,12 +30,17 @@ export function setJobOutputs(
  * A link for an output: as it came when it is a plain http(s) URL (printable ASCII, no spaces),
  * else empty, with a warning that quotes it inertly.
  */
-export function plainLink(link: string | null | undefined, name: string, warn: Warn): string {
+function plainLink(link: string | null | undefined, name: string, warn: Warn): string {
   if (!link) return '';
   const clean = redact(link);
   if (isPlainHttpUrl(clean)) return clean;
   warn(`The ${name} ${quote(clean, 200)} is not a plain http(s) URL; the ${name} output is left empty.`);
   return '';
+}
+
+/** The `commentUrl` output: GitHub's link to the kept comment, when it is a plain URL. */
+export function setCommentUrl(url: string, warn: Warn): void {
+  setOutput('commentUrl', plainLink(url, 'commentUrl', warn));
 }
 
 export function setOutput(name: string, value: string): void {

@@ -31,7 +31,7 @@ export const MIN_SECRET = 6;
  * three bytes, so each of the three alignments is covered, as the runner's masker does: the
  * characters that encode only the secret's bytes are the same whatever surrounds it.
  */
-export function encodedForms(secret: string): string[] {
+function encodedForms(secret: string): string[] {
   const forms = new Set<string>();
   const percent = encodeURIComponent(secret);
   forms.add(percent);

@@ -124,7 +124,7 @@ export interface GitHubApi {
   ): Promise<void>;
 }
 
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 
 // Replies are checked for the fields the action uses; anything else GitHub sends is ignored.
 const commentReply = z.object({

@@ -107,9 +107,11 @@ export class GitHubReport {
   ) {
     const { run } = deps;
     this.marker = commentMarker(run, request);
-    if (request.status)
-      this.status = new CommitStatus(() => this.forRepo(), run, statusContext(run, request), this.warn);
     this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
+    if (request.status) {
+      const context = statusContext(run, request);
+      this.status = new CommitStatus(() => this.forRepo(), run, context, this.runUrl, this.warn);
+    }
   }
 
   /**
@@ -122,30 +124,28 @@ export class GitHubReport {
       log.info(`No context appended: a ${run.eventName || 'local'} run changes nothing to describe.`);
       return '';
     }
-    // A cancellation stops gathering at once: nothing has been sent yet.
-    const { signal: timed, done } = this.budget(CONTEXT_BUDGET_MS);
-    const signal = AbortSignal.any([cancellation, timed]);
-    try {
-      const context = await gatherContext(this.forRepo(), run, this.warn, signal);
-      const text = context ? renderContext(context, limit) : '';
-      log.info(
-        text
-          ? `Appended ${text.length} characters of context from the ${run.eventName} event (${context?.commits.length ?? 0} commits, ${context?.files.length ?? 0} files).`
-          : context
-            ? 'No context appended: contextLimit leaves no room for even its header.'
-            : `No context appended: the ${run.eventName} event changed nothing to describe.`,
-      );
-      return text;
-    } catch (error) {
-      // A cancelled step ends here; the caller says nothing was sent.
-      if (cancellation.aborted) throw cancellation.reason;
-      this.warn(
-        `Could not gather the event's context: ${describeThrown(error)}. The job is created without it.`,
-      );
-      return '';
-    } finally {
-      done();
-    }
+    return this.beforeTheCreate(
+      CONTEXT_BUDGET_MS,
+      cancellation,
+      async (signal) => {
+        const context = await gatherContext(this.forRepo(), run, this.warn, signal);
+        const text = context ? renderContext(context, limit) : '';
+        log.info(
+          text
+            ? `Appended ${text.length} characters of context from the ${run.eventName} event (${context?.commits.length ?? 0} commits, ${context?.files.length ?? 0} files).`
+            : context
+              ? 'No context appended: contextLimit leaves no room for even its header.'
+              : `No context appended: the ${run.eventName} event changed nothing to describe.`,
+        );
+        return text;
+      },
+      (error) => {
+        this.warn(
+          `Could not gather the event's context: ${describeThrown(error)}. The job is created without it.`,
+        );
+        return '';
+      },
+    );
   }
 
   /**
@@ -154,25 +154,25 @@ export class GitHubReport {
    */
   async contextSince(last: string, limit: number, cancellation: AbortSignal): Promise<string> {
     const { run, log } = this.deps;
-    const { signal: timed, done } = this.budget(CONTEXT_BUDGET_MS);
-    const signal = AbortSignal.any([cancellation, timed]);
-    try {
-      const { head } = await this.runCommits(signal);
-      if (!head || head === last) return await this.contextFor(limit, cancellation);
-      const context = await gatherSince(this.forRepo(), run, last, head, this.warn, signal);
-      const text = context ? renderContext(context, limit) : '';
-      if (text)
-        log.info(`Appended ${text.length} characters of context: what changed since ${last.slice(0, 12)}.`);
-      return text;
-    } catch (error) {
-      if (cancellation.aborted) throw cancellation.reason;
-      this.warn(
-        `Could not gather the event's context: ${describeThrown(error)}. The follow-up is sent without it.`,
-      );
-      return '';
-    } finally {
-      done();
-    }
+    return this.beforeTheCreate(
+      CONTEXT_BUDGET_MS,
+      cancellation,
+      async (signal) => {
+        const { head } = await this.runCommits(signal);
+        if (!head || head === last) return await this.contextFor(limit, cancellation);
+        const context = await gatherSince(this.forRepo(), run, last, head, this.warn, signal);
+        const text = context ? renderContext(context, limit) : '';
+        if (text)
+          log.info(`Appended ${text.length} characters of context: what changed since ${last.slice(0, 12)}.`);
+        return text;
+      },
+      (error) => {
+        this.warn(
+          `Could not gather the event's context: ${describeThrown(error)}. The follow-up is sent without it.`,
+        );
+        return '';
+      },
+    );
   }
 
   /**
@@ -182,30 +182,30 @@ export class GitHubReport {
    */
   async recall(cancellation: AbortSignal): Promise<Recall> {
     const { run } = this.deps;
-    const { signal: timed, done } = this.budget(CONTEXT_BUDGET_MS);
-    const signal = AbortSignal.any([cancellation, timed]);
     const recall: Recall = {};
-    try {
-      if (this.request.comment && eventHasThread(run.eventName)) {
-        const body = await (await this.keptComment(signal))?.read(signal);
-        recall.note = body ? readNote(body) : undefined;
-        this.previous = recall.note;
-      }
-      if (this.status) {
-        const { sha } = await this.runCommits(signal);
-        if (run.runAttempt > 1 && sha) recall.status = await this.status.read(sha, signal);
-        const before = pushedOnto(run);
-        if (this.request.thread && before && !recall.note)
-          recall.branch = await this.status.read(before, signal);
-      }
-      return recall;
-    } catch (error) {
-      if (cancellation.aborted) throw cancellation.reason;
-      this.warn(`Could not read what earlier runs left on GitHub: ${describeThrown(error)}.`);
-      return recall;
-    } finally {
-      done();
-    }
+    return this.beforeTheCreate(
+      CONTEXT_BUDGET_MS,
+      cancellation,
+      async (signal) => {
+        if (this.request.comment && eventHasThread(run.eventName)) {
+          const body = await (await this.keptComment(signal))?.read(signal);
+          recall.note = body ? readNote(body) : undefined;
+          this.previous = recall.note;
+        }
+        if (this.status) {
+          const { sha } = await this.runCommits(signal);
+          if (run.runAttempt > 1 && sha) recall.status = await this.status.read(sha, signal);
+          const before = pushedOnto(run);
+          if (this.request.thread && before && !recall.note)
+            recall.branch = await this.status.read(before, signal);
+        }
+        return recall;
+      },
+      (error) => {
+        this.warn(`Could not read what earlier runs left on GitHub: ${describeThrown(error)}.`);
+        return recall;
+      },
+    );
   }
 
   /**
@@ -222,28 +222,28 @@ export class GitHubReport {
       );
       return 'unknown';
     }
-    const { signal: timed, done } = this.budget(STARTED_BUDGET_MS);
-    try {
-      const signal = AbortSignal.any([cancellation, timed]);
-      const pull = await this.forDocs().getPull(
-        { owner: pr.owner, repo: pr.repo, pull_number: pr.number },
-        signal,
-      );
-      return pull.state === 'open' && !pull.merged ? 'open' : 'closed';
-    } catch (error) {
-      if (cancellation.aborted) throw cancellation.reason;
-      this.warn(
-        `${describeGitHubFault(error, {
-          what: `read the docs pull request ${pr.owner}/${pr.repo}#${pr.number}`,
-          token: 'docsToken',
-          permission: 'pull-requests: read',
-          repo: `${pr.owner}/${pr.repo}`,
-        })} A new job is started.`,
-      );
-      return 'unknown';
-    } finally {
-      done();
-    }
+    return this.beforeTheCreate(
+      STARTED_BUDGET_MS,
+      cancellation,
+      async (signal): Promise<DocsPullState> => {
+        const pull = await this.forDocs().getPull(
+          { owner: pr.owner, repo: pr.repo, pull_number: pr.number },
+          signal,
+        );
+        return pull.state === 'open' && !pull.merged ? 'open' : 'closed';
+      },
+      (error) => {
+        this.warn(
+          `${describeGitHubFault(error, {
+            what: `read the docs pull request ${pr.owner}/${pr.repo}#${pr.number}`,
+            token: 'docsToken',
+            permission: 'pull-requests: read',
+            repo: `${pr.owner}/${pr.repo}`,
+          })} A new job is started.`,
+        );
+        return 'unknown';
+      },
+    );
   }
 
   /**
@@ -252,24 +252,23 @@ export class GitHubReport {
    */
   async roleOf(actor: string, cancellation: AbortSignal): Promise<string | undefined> {
     const { owner, repo } = this.deps.run.repo;
-    const { signal: timed, done } = this.budget(STARTED_BUDGET_MS);
-    try {
-      const signal = AbortSignal.any([cancellation, timed]);
-      return await this.forRepo().collaboratorRole({ owner, repo, username: actor }, signal);
-    } catch (error) {
-      if (cancellation.aborted) throw cancellation.reason;
-      this.warn(
-        describeGitHubFault(error, {
-          what: `read the role of ${actor} on ${owner}/${repo}`,
-          token: 'githubToken',
-          permission: 'read access (metadata)',
-          repo: `${owner}/${repo}`,
-        }),
-      );
-      return undefined;
-    } finally {
-      done();
-    }
+    return this.beforeTheCreate(
+      STARTED_BUDGET_MS,
+      cancellation,
+      (signal): Promise<string | undefined> =>
+        this.forRepo().collaboratorRole({ owner, repo, username: actor }, signal),
+      (error) => {
+        this.warn(
+          describeGitHubFault(error, {
+            what: `read the role of ${actor} on ${owner}/${repo}`,
+            token: 'githubToken',
+            permission: 'read access (metadata)',
+            repo: `${owner}/${repo}`,
+          }),
+        );
+        return undefined;
+      },
+    );
   }
 
   /** A bare `/docs`: the kept comment says what a request looks like; its URL. */
@@ -492,6 +491,28 @@ export class GitHubReport {
       return;
     }
     await routeDocsPullRequest(this.forDocs(), pr, request, this.warn, signal);
+  }
+
+  /**
+   * GitHub work the create waits for (context, what earlier runs left, a role, a docs PR): bounded
+   * by `ms`, ended at once by a cancellation (nothing has been sent yet, so the step ends), and
+   * any other fault is `fallback`'s, which warns and says what the run goes on with.
+   */
+  private async beforeTheCreate<T>(
+    ms: number,
+    cancellation: AbortSignal,
+    work: (signal: AbortSignal) => Promise<T>,
+    fallback: (error: unknown) => T,
+  ): Promise<T> {
+    const { signal: timed, done } = this.budget(ms);
+    try {
+      return await work(AbortSignal.any([cancellation, timed]));
+    } catch (error) {
+      if (cancellation.aborted) throw cancellation.reason;
+      return fallback(error);
+    } finally {
+      done();
+    }
   }
 
   /**

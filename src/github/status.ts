@@ -62,6 +62,8 @@ export class CommitStatus {
     private readonly api: () => GitHubApi,
     private readonly run: RunContext,
     private readonly context: string,
+    /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
+    private readonly runUrl: string,
     private readonly warn: Warn,
   ) {}
 
@@ -81,7 +83,7 @@ export class CommitStatus {
           sha,
           state,
           // A link GitHub would refuse (not http(s)) is left for the run's.
-          target_url: isPlainHttpUrl(target) ? target : this.runUrl(),
+          target_url: isPlainHttpUrl(target) ? target : this.runUrl,
           description,
           context: this.context,
         },
@@ -126,10 +128,5 @@ export class CommitStatus {
       );
       return undefined;
     }
-  }
-
-  private runUrl(): string {
-    const { serverUrl, repo, runId } = this.run;
-    return `${serverUrl}/${repo.owner}/${repo.repo}/actions/runs/${runId}`;
   }
 }

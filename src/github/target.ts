@@ -1,3 +1,4 @@
+import { pullRequestFork, type Payload as EventPayload } from '../event.js';
 import type { GitHubApi, RunContext } from './client.js';
 
 /** The pull request or issue a run reports to. */
@@ -27,12 +28,8 @@ const THREAD_EVENTS = new Set([
   'issue_comment',
 ]);
 
-interface Payload {
-  pull_request?: {
-    number?: number;
-    head?: { repo?: { full_name?: string } | null };
-    base?: { repo?: { full_name?: string } };
-  };
+interface Payload extends EventPayload {
+  pull_request?: EventPayload['pull_request'] & { number?: number };
   issue?: { number?: number; pull_request?: unknown };
   after?: string;
   deleted?: boolean;
@@ -59,16 +56,13 @@ export async function findThread(
     const number = pr?.number ?? payload.issue?.number;
     if (typeof number !== 'number')
       return { none: `the ${run.eventName} event names no pull request or issue` };
-    const head = pr?.head?.repo?.full_name;
-    const base = pr?.base?.repo?.full_name;
     return {
       thread: {
         owner,
         repo,
         number,
         pull: Boolean(pr) || Boolean(payload.issue?.pull_request),
-        // A deleted fork has no head repository: still a fork's pull request.
-        fork: FORK_READ_ONLY_EVENTS.has(run.eventName) && Boolean(pr) && head !== base,
+        fork: FORK_READ_ONLY_EVENTS.has(run.eventName) && pullRequestFork(payload) !== undefined,
       },
     };
   }
