@@ -10,11 +10,14 @@ export const DOCS = 'acme/docs';
 
 /**
  * The usual set-up: the workflow runs in acme/app, whose own token (`github.token`) may write
- * there and nowhere else; the docs live in acme/docs, reachable with DOCS_TOKEN.
+ * there and nowhere else; the docs live in acme/docs, reachable with DOCS_TOKEN. octocat, who
+ * opens the pull requests and writes the comments of these tests, has write access to acme/app:
+ * a member of the organisation as such has none (the gate asks GitHub).
  */
 export function world(gh: GitHubEmulator, appWrite = true) {
   gh.grant(WORKFLOW_TOKEN, { login: BOT, type: 'Bot', read: [APP], write: appWrite ? [APP] : [] });
   gh.grant(DOCS_TOKEN, { login: 'docs-app[bot]', type: 'Bot', read: [DOCS], write: [DOCS] });
+  gh.collaborator(APP, 'octocat', 'write');
   const pr = gh.thread(APP);
   const docsPr = gh.thread(DOCS);
   return { pr, docsPr, docsLink: `${gh.serverUrl}/${DOCS}/pull/${docsPr.number}` };

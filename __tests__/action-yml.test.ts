@@ -146,6 +146,42 @@ describe('README', () => {
     expect(used.has('docsToken')).toBe(true);
   });
 
+  it('guards every job that runs on an event a fork can cause without secrets', () => {
+    // A fork's pull_request, pull_request_review and pull_request_review_comment runs get no
+    // secrets: the step would fail on an empty apiKey. Each job that runs this action on one of
+    // them skips a fork's runs; with other events beside them, the guard lets those through.
+    const FORKABLE = ['pull_request', 'pull_request_review', 'pull_request_review_comment'];
+    const SAME_REPO = 'github.event.pull_request.head.repo.full_name == github.repository';
+    const OTHER_EVENTS = 'github.event.pull_request == null ||';
+    const problems: string[] = [];
+    let guarded = 0;
+    for (const { name, text } of blocks) {
+      const doc = parsed(text) as Node;
+      if (!isNode(doc.jobs)) continue;
+      const on = doc.on;
+      const events =
+        typeof on === 'string'
+          ? [on]
+          : Array.isArray(on)
+            ? on.map(String)
+            : isNode(on)
+              ? Object.keys(on)
+              : [];
+      if (!events.some((event) => FORKABLE.includes(event))) continue;
+      const onlyForkable = events.every((event) => FORKABLE.includes(event));
+      for (const [id, job] of Object.entries(doc.jobs)) {
+        if (!isNode(job) || ours(JSON.stringify(job)).length === 0) continue;
+        const condition = typeof job.if === 'string' ? job.if.replace(/\s+/g, ' ') : '';
+        if (!condition.includes(SAME_REPO)) problems.push(`${name}: job ${id} has no fork guard`);
+        else if (!onlyForkable && !condition.includes(OTHER_EVENTS))
+          problems.push(`${name}: job ${id}'s fork guard skips its other events too`);
+        else guarded++;
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(guarded).toBeGreaterThanOrEqual(3);
+  });
+
   it('never puts an expression inside a `run:` script: event text goes in through `env:` or `with:`', () => {
     const runs: string[] = [];
     for (const { name, text } of blocks) {

@@ -63,10 +63,42 @@ describe('a /docs request', () => {
 });
 
 describe('who may start a job', () => {
+  /** A repository owned by the user `owner`, as the payload's `repository` says it. */
+  const userOwned = (e: { name: string; payload: Record<string, unknown> }, owner: string) => ({
+    ...e,
+    payload: {
+      ...e.payload,
+      repository: { name: 'app', full_name: `${owner}/app`, owner: { login: owner, type: 'User' } },
+    },
+  });
+
   it.each([
-    ['a member, by the comment', commentEvent(3, '/docs x'), [], 'allowed'],
-    ['an owner', commentEvent(3, '/docs x', { association: 'OWNER' }), [], 'allowed'],
-    ['a collaborator', commentEvent(3, '/docs x', { association: 'COLLABORATOR' }), [], 'allowed'],
+    // author_association is never write access: MEMBER is the organisation's, COLLABORATOR any role.
+    ['a member: GitHub is asked', commentEvent(3, '/docs x'), [], 'ask'],
+    [
+      'a collaborator: GitHub is asked',
+      commentEvent(3, '/docs x', { association: 'COLLABORATOR' }),
+      [],
+      'ask',
+    ],
+    [
+      "an organisation's owner: GitHub is asked",
+      commentEvent(3, '/docs x', { association: 'OWNER' }),
+      [],
+      'ask',
+    ],
+    [
+      "the owner of a user's repository",
+      userOwned(commentEvent(3, '/docs x', { login: 'Mona', association: 'OWNER' }), 'mona'),
+      [],
+      'allowed',
+    ],
+    [
+      "someone else on a user's repository",
+      userOwned(commentEvent(3, '/docs x', { login: 'hubot', association: 'OWNER' }), 'mona'),
+      [],
+      'ask',
+    ],
     [
       'an outsider: GitHub is asked',
       commentEvent(3, '/docs x', { login: 'stranger', association: 'NONE' }),
@@ -90,13 +122,13 @@ describe('who may start a job', () => {
     ['a push, not checked', { name: 'push', payload: {} }, [], 'open'],
     ['a schedule, not checked', { name: 'schedule', payload: {} }, [], 'open'],
     ['a pull request from this repository, not checked', pullRequestEvent(3), [], 'open'],
-    ["a fork's pull request by a member", pullRequestEvent(3, 'someone/app'), [], 'allowed'],
+    ["a fork's pull request by a member: GitHub is asked", pullRequestEvent(3, 'someone/app'), [], 'ask'],
   ])('%s', (_name, e, allowed, kind) => {
     expect(gate(event(e), allowed).kind).toBe(kind);
   });
 
-  it("counts an association only when it is the sender's own", () => {
-    // A member's pull request, pushed to by someone else: the association is the member's.
+  it('asks about the sender, whoever wrote what the event is about', () => {
+    // A member's pull request, pushed to by someone else: the one who pushed is asked about.
     const pushed = pullRequestEvent(3, 'someone/app');
     const payload = { ...pushed.payload, sender: { login: 'stranger', type: 'User' } };
     expect(gate(event({ ...pushed, payload }), [])).toEqual({ kind: 'ask', actor: 'stranger' });
@@ -110,20 +142,67 @@ describe('who may start a job', () => {
       issue: { number: 1, user: { login: 'a' }, author_association: 'MEMBER' },
     };
     expect(gate(event({ name: 'issues', payload }), [])).toMatchObject({ kind: 'refused' });
-    expect(gate(event({ name: 'issues', payload }), [], 'a')).toEqual({ kind: 'allowed', actor: 'a' });
+    expect(gate(event({ name: 'issues', payload }), [], 'a')).toEqual({ kind: 'ask', actor: 'a' });
+  });
+
+  describe('on workflow_run', () => {
+    const workflowRun = (run: Record<string, unknown>) =>
+      event({
+        name: 'workflow_run',
+        payload: {
+          action: 'completed',
+          workflow_run: { event: 'pull_request', head_repository: { full_name: 'acme/app' }, ...run },
+          repository: { full_name: 'acme/app', owner: { login: 'acme', type: 'Organization' } },
+          sender: { login: 'octocat', type: 'User' },
+        },
+      });
+
+    it.each([
+      ['a run of this repository, started by a push', { event: 'push' }, 'open'],
+      ['a pull request from this repository', {}, 'open'],
+      [
+        "a fork's pull request: its triggering actor is asked about",
+        {
+          head_repository: { full_name: 'someone/app' },
+          triggering_actor: { login: 'someone', type: 'User' },
+        },
+        'ask:someone',
+      ],
+      [
+        "a fork's pull request without a triggering actor: its actor",
+        { head_repository: { full_name: 'someone/app' }, actor: { login: 'someone', type: 'User' } },
+        'ask:someone',
+      ],
+      ['a deleted fork', { head_repository: null, actor: { login: 'someone' } }, 'ask:someone'],
+      [
+        'a run a comment started',
+        { event: 'issue_comment', triggering_actor: { login: 'commenter' } },
+        'ask:commenter',
+      ],
+      ['a run pull_request_target started', { event: 'pull_request_target', actor: { login: 'x' } }, 'ask:x'],
+      [
+        'a bot that re-ran it',
+        { head_repository: { full_name: 'someone/app' }, triggering_actor: { login: 'helper', type: 'Bot' } },
+        'refused:helper',
+      ],
+    ])('%s', (_name, run, expected) => {
+      const decided = gate(workflowRun(run), []);
+      expect(decided.kind === 'open' ? 'open' : `${decided.kind}:${decided.actor}`).toBe(expected);
+    });
   });
 });
 
 describe('admit', () => {
   const go = (admission: Admission) => (admission.kind === 'go' ? admission : undefined);
   const noRole = () => Promise.reject(new Error('GitHub must not be asked'));
+  const writer = () => Promise.resolve({ permission: 'write', role: 'write' });
 
   it('sends the standing prompt, then the request', async () => {
     const admitted = await admit(
       inputs({ prompt: 'Keep the style guide.' }),
       event(commentEvent(3, '/docs document the flag')),
       readRequest('/docs', event(commentEvent(3, '/docs document the flag'))),
-      noRole,
+      writer,
     );
     expect(go(admitted)).toEqual({
       kind: 'go',
@@ -142,7 +221,7 @@ describe('admit', () => {
 
   it('answers a bare phrase on the thread instead of starting a job', async () => {
     const e = event(commentEvent(3, '/docs'));
-    const admitted = await admit(inputs(), e, readRequest('/docs', e), noRole);
+    const admitted = await admit(inputs(), e, readRequest('/docs', e), writer);
     expect(admitted).toMatchObject({
       kind: 'skip',
       answer: expect.stringContaining('write what the docs need after /docs'),
@@ -151,24 +230,40 @@ describe('admit', () => {
       inputs({ prompt: 'Refresh the API pages.' }),
       e,
       readRequest('/docs', e),
-      noRole,
+      writer,
     );
     expect(go(standing)?.prompt).toBe('Refresh the API pages.');
   });
 
   it.each([
-    ['write', ''],
-    ['maintain', ''],
-    ['admin', ''],
-    ['triage', 'their role on the repository is triage, and a job needs write access'],
-    ['read', 'their role on the repository is read, and a job needs write access'],
+    [{ permission: 'write', role: 'write' }, ''],
+    [{ permission: 'write', role: 'maintain' }, ''],
+    [{ permission: 'admin', role: 'admin' }, ''],
+    // A custom role's own name is in role_name; the base role it is built on, in permission.
+    [{ permission: 'write', role: 'docs-writer' }, ''],
+    [
+      { permission: 'read', role: 'triage' },
+      'their role on the repository is triage, and a job needs write access',
+    ],
+    [
+      { permission: 'read', role: 'read' },
+      'their role on the repository is read, and a job needs write access',
+    ],
+    [
+      { permission: 'read', role: 'docs-reader' },
+      'their role on the repository is docs-reader, and a job needs write access',
+    ],
+    [
+      { permission: 'none', role: 'none' },
+      'their role on the repository is none, and a job needs write access',
+    ],
     [undefined, 'GitHub could not tell whether they have write access'],
-  ])("asks GitHub for an outsider's role: %s", async (role, refusedFor) => {
-    const e = event(commentEvent(3, '/docs x', { login: 'stranger', association: 'CONTRIBUTOR' }));
+  ])("asks GitHub for the actor's access: %j", async (access, refusedFor) => {
+    const e = event(commentEvent(3, '/docs x', { login: 'stranger', association: 'MEMBER' }));
     const asked: string[] = [];
     const admitted = await admit(inputs(), e, readRequest('/docs', e), async (actor) => {
       asked.push(actor);
-      return role;
+      return access;
     });
     expect(asked).toEqual(['stranger']);
     expect(admitted.kind === 'skip' ? admitted.notice : '').toBe(

@@ -225,12 +225,17 @@ describe('a /docs request', () => {
     expect(lines).toEqual([]);
   });
 
-  it("reads an actor's role; a fault is a warning and no role", async () => {
+  it("reads an actor's access, a custom role's too; a fault is a warning and no access", async () => {
     const { lines, report } = setUp();
+    const signal = new AbortController().signal;
     github.gh.collaborator(APP, 'helper', 'triage');
-    expect(await report.roleOf('helper', new AbortController().signal)).toBe('triage');
+    expect(await report.accessOf('helper', signal)).toEqual({ permission: 'read', role: 'triage' });
+    github.gh.collaborator(APP, 'writer', { name: 'docs-writer', base: 'write' });
+    expect(await report.accessOf('writer', signal)).toEqual({ permission: 'write', role: 'docs-writer' });
+    github.gh.collaborator(APP, 'keeper', 'maintain');
+    expect(await report.accessOf('keeper', signal)).toEqual({ permission: 'write', role: 'maintain' });
     github.gh.fail('getCollaboratorPermission', { status: 502, message: 'Server Error' });
-    expect(await report.roleOf('helper', new AbortController().signal)).toBeUndefined();
+    expect(await report.accessOf('helper', signal)).toBeUndefined();
     expect(lines).toEqual([
       expect.stringMatching(/^warning: Could not read the role of helper on acme\/app: GitHub answered 502/),
     ]);

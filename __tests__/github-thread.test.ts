@@ -258,6 +258,120 @@ describe('the commit status', () => {
     expect(await report(push(after, before, 52), { comment: false }).report.recall(never())).toEqual({});
   });
 
+  it("counts only statuses the token's own identity wrote: another writer of the context steers nothing", async () => {
+    world(github.gh);
+    const before = '7'.repeat(40);
+    const after = '8'.repeat(40);
+    const push = (sha: string, prior: string, runId: number, runAttempt = 1) =>
+      runContext({
+        serverUrl: github.gh.serverUrl,
+        eventName: 'push',
+        sha,
+        runId,
+        runAttempt,
+        payload: { ref: 'refs/heads/main', before: prior, after: sha },
+      });
+    const first = report(push(before, '0'.repeat(40), 60), { comment: false });
+    first.report.started('job_own', undefined);
+    await first.report.finish(done('job_own', null), never());
+    const context = github.gh.statuses(APP, before)[0]?.context ?? '';
+    // Another app writes the step's context, naming a job of its choice, for the same run.
+    github.gh.addStatus(APP, before, {
+      creator: 'mallory-app[bot]',
+      context,
+      description: 'Completed: job job_stranger · run 60',
+    });
+    const retry = report(push(before, '0'.repeat(40), 60, 2), { comment: false });
+    expect(await retry.report.recall(never())).toEqual({ status: { job: 'job_own', run: 60 } });
+    const next = report(push(after, before, 61), { comment: false });
+    expect(await next.report.recall(never())).toEqual({ branch: { job: 'job_own', run: 60 } });
+
+    // With no status of its own there, the stranger's is no status at all.
+    const other = '6'.repeat(40);
+    github.gh.addStatus(APP, other, {
+      creator: 'mallory-app[bot]',
+      context,
+      description: 'Working: job job_stranger · run 62',
+    });
+    expect(
+      await report(push(other, '0'.repeat(40), 62, 2), { comment: false }).report.recall(never()),
+    ).toEqual({});
+    expect(await report(push(after, other, 63), { comment: false }).report.recall(never())).toEqual({});
+  });
+
+  it('finds its own status under 350 newer ones, on every page', async () => {
+    world(github.gh);
+    const sha = '4'.repeat(40);
+    const first = report(pullRun(1, sha, { runId: 70 }), { comment: false, thread: false });
+    first.report.started('job_buried', undefined);
+    await first.report.finish(done('job_buried', null), never());
+    for (let i = 0; i < 350; i++) {
+      github.gh.addStatus(APP, sha, {
+        creator: i % 2 ? 'ci-app[bot]' : BOT,
+        context: `ci/check-${i}`,
+        description: `check ${i}`,
+      });
+    }
+    const retry = report(pullRun(1, sha, { runId: 70, runAttempt: 2 }), { comment: false, thread: false });
+    expect(await retry.report.recall(never())).toEqual({ status: { job: 'job_buried', run: 70 } });
+    expect(github.gh.requests.filter((q) => q.route === 'listStatuses').length).toBeGreaterThanOrEqual(4);
+  });
+
+  it.each(['.', '..'])(
+    'ignores, with a warning, a job id %j read back from a status or a note: it would be a dot segment of a path',
+    async (id) => {
+      const { pr } = world(github.gh);
+      const sha = id === '.' ? '3'.repeat(40) : '2'.repeat(39) + 'a';
+      const first = report(pullRun(pr.number, sha, { runId: 80 }), { thread: false });
+      first.report.started('job_x', undefined);
+      await first.report.finish(done('job_x', null), never());
+      // The action's own identity wrote these (a workflow that echoes outside text could).
+      const context = github.gh.statuses(APP, sha)[0]?.context ?? '';
+      github.gh.addStatus(APP, sha, { creator: BOT, context, description: `Working: job ${id} · run 80` });
+      const [marker = ''] = (pr.comments[0]?.body ?? '').split('\n');
+      const forged = { id: 3, login: BOT, body: `${marker}\n${noteLine({ job: id, run: 80, attempt: 1 })}` };
+      pr.comments.unshift({ ...forged, createdAt: '', updatedAt: '', reactions: [] });
+      const retry = report(pullRun(pr.number, sha, { runId: 80, runAttempt: 2 }), { thread: false });
+      expect(await retry.report.recall(never())).toEqual({});
+      expect(retry.lines).toEqual([
+        `warning: Ignored the job named in the kept comment: "${id}" is not a job id the service gives.`,
+        `warning: Ignored the job named in the commit status: "${id}" is not a job id the service gives.`,
+      ]);
+    },
+  );
+
+  it.each(
+    ['\u202e', '\u200b', '\u061c', '\u200e', '\u200f', '\u2060', '\ufeff', '\u2067'].map((ch) => [
+      `U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`,
+      ch,
+    ]),
+  )('never writes %s from a job id into a description', async (_name, ch) => {
+    const sha = `9${ch.charCodeAt(0).toString(16)}`.padEnd(40, '9');
+    const id = `job_${ch}evil`;
+    const { report: r, lines } = report(pullRun(1, sha), { comment: false, thread: false });
+    r.started(id, undefined);
+    await r.finish(done(id, null), never());
+    const descriptions = github.gh.statuses(APP, sha).map((s) => s.description);
+    expect(descriptions).toEqual([
+      'Completed, no changes: job id not shown · run 42',
+      'Working: job id not shown · run 42',
+    ]);
+    expect(lines).toEqual([
+      'warning: The job id holds characters a commit status must not show: the status leaves it out, so a re-run cannot resume from the status.',
+    ]);
+  });
+
+  it('links the docs pull request on success only when prLink is a pull request', async () => {
+    const sha = 'a'.repeat(39) + 'b';
+    const { report: r } = report(pullRun(1, sha), { comment: false, thread: false });
+    r.started('job_l', undefined);
+    await r.finish(done('job_l', 'https://evil.example/login'), never());
+    expect(github.gh.statuses(APP, sha)[0]).toMatchObject({
+      state: 'success',
+      target_url: `${github.gh.serverUrl}/${APP}/actions/runs/42`,
+    });
+  });
+
   it('reads descriptions it wrote, and only those', () => {
     expect(readStatusNote(statusDescription('Working', 'job_1', 9).text)).toEqual({ job: 'job_1', run: 9 });
     expect(readStatusNote('Build passed')).toBeUndefined();

@@ -285,10 +285,12 @@ describe('a step that does nothing', () => {
     expect(core.setFailed).not.toHaveBeenCalled();
   });
 
-  it("a member's request creates a job with the request as the prompt, and says so in mode", async () => {
+  it("a named actor's request creates a job with the request as the prompt, and says so in mode", async () => {
     Object.assign(inputs, {
       prompt: 'Keep the style guide.',
       trigger: '/docs',
+      // Named, so no look-up of their access is needed, and this test needs no GitHub side.
+      allowedActors: 'octocat',
       githubToken: 'ghs_MainTestToken000000000000000000000001',
     });
     onEvent('issue_comment', commentEvent(3, '/docs document the flag').payload);
@@ -299,5 +301,35 @@ describe('a step that does nothing', () => {
     );
     expect(core.setOutput).toHaveBeenCalledWith('mode', 'created');
     expect(core.setFailed).not.toHaveBeenCalled();
+  });
+
+  it('a request asks the GitHub side for the kept comment, whatever comment says, and for the access of a member', async () => {
+    Object.assign(inputs, {
+      prompt: '',
+      trigger: '/docs',
+      comment: 'false',
+      githubToken: 'ghs_MainTestToken000000000000000000000001',
+    });
+    onEvent('issue_comment', commentEvent(3, '/docs document the flag', { association: 'MEMBER' }).payload);
+    const asked: { comment?: boolean; actors: string[] } = { actors: [] };
+    const before = service.requests.length;
+    // Only the GitHub side's chunk is replaced: what run() hands it, and the access it reports.
+    await run(new VirtualClock(), () =>
+      Promise.resolve({
+        startGitHubReport: (request: { comment: boolean }) => {
+          asked.comment = request.comment;
+          return {
+            accessOf: (actor: string) => {
+              asked.actors.push(actor);
+              return Promise.resolve({ permission: 'read', role: 'read' });
+            },
+          } as never;
+        },
+      }),
+    );
+    expect(asked).toEqual({ comment: true, actors: ['octocat'] });
+    // A member with read access: nothing sent.
+    expect(service.requests.length).toBe(before);
+    expect(core.setOutput).toHaveBeenCalledWith('status', 'skipped');
   });
 });

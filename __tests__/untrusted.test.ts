@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { describeThrown } from '../src/log.js';
-import { label, quote } from '../src/untrusted.js';
+import { cell, escapeUnsafe, hasUnsafe, inert, label, quote } from '../src/untrusted.js';
 
 /** What the runner would take as a workflow command: a line whose trimmed start is `::`. */
 function startsCommand(printed: string): boolean {
@@ -30,6 +30,30 @@ describe('quote', () => {
 
   it('escapes bidi overrides and quotes', () => {
     expect(quote('a\u202eb"c')).toBe('"a\\u202eb\\"c"');
+  });
+});
+
+describe('invisible and bidirectional characters', () => {
+  const HIDDEN = [
+    0x061c, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2066,
+    0x2067, 0x2068, 0x2069, 0xfeff,
+  ].map((code) => String.fromCharCode(code));
+
+  it.each(HIDDEN.map((ch) => [`U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`, ch]))(
+    '%s lands nowhere raw: escaped in an output and the log, folded in the summary and the comment',
+    (_name, ch) => {
+      const text = `job${ch}1`;
+      expect(hasUnsafe(text)).toBe(true);
+      for (const shown of [escapeUnsafe(text), quote(text), label(text), cell(text), inert(text)]) {
+        expect(shown).not.toContain(ch);
+      }
+      expect(escapeUnsafe(text)).toBe(`job\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}1`);
+    },
+  );
+
+  it('leaves other text alone', () => {
+    expect(hasUnsafe('job_1 · émoji 🎉 日本')).toBe(false);
+    expect(escapeUnsafe('job_1 · émoji 🎉')).toBe('job_1 · émoji 🎉');
   });
 });
 

@@ -154,13 +154,17 @@ function gitHubApi(token, userAgent) {
                 context: schemas/* string */.YjP(),
                 description: schemas/* nullable */.mee(schemas/* string */.YjP()),
                 state: schemas/* string */.YjP(),
+                creator: schemas/* nullish */.cl6(schemas/* object */.Ikc({ login: schemas/* string */.YjP() })),
             });
             for await (const { data } of pages)
-                yield schemas/* array */.YOg(status).parse(data);
+                yield schemas/* array */.YOg(status)
+                    .parse(data)
+                    .map(({ creator, ...s }) => ({ ...s, creator: creator?.login }));
         },
-        async collaboratorRole(at, signal) {
+        async collaboratorAccess(at, signal) {
             const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...at, ...bounded(signal) });
-            return schemas/* object */.Ikc({ role_name: schemas/* string */.YjP() }).parse(data).role_name;
+            const reply = schemas/* object */.Ikc({ permission: schemas/* string */.YjP(), role_name: schemas/* string */.YjP() }).parse(data);
+            return { permission: reply.permission, role: reply.role_name };
         },
         async react({ review, ...at }, signal) {
             if (review)
@@ -189,6 +193,8 @@ function withSignal(route, signal) {
     return Object.assign(bounded, { endpoint: call.endpoint });
 }
 
+// EXTERNAL MODULE: ./src/job.ts
+var job = __webpack_require__(7228);
 // EXTERNAL MODULE: ./src/log.ts
 var src_log = __webpack_require__(5625);
 // EXTERNAL MODULE: ./src/untrusted.ts
@@ -339,7 +345,8 @@ function readNote(body) {
  */
 function commentMarker(run, key) {
     // A thread's comment is named without the prompt: a push, a /docs request and the merge send
-    // different prompts to one job, and must find one comment.
+    // different prompts to one job, and must find one comment. Without a thread, each /docs request
+    // is answered in a comment of its own (its re-runs find it again).
     const named = JSON.stringify([
         `${run.repo.owner}/${run.repo.repo}`,
         run.workflow,
@@ -347,7 +354,13 @@ function commentMarker(run, key) {
         run.action,
         key.baseUrl ?? '',
         key.projectId,
-        ...(key.thread ? ['thread'] : [key.prompt ?? '', key.prompt === undefined ? (key.jobId ?? '') : '']),
+        ...(key.thread
+            ? ['thread']
+            : [
+                key.prompt ?? '',
+                key.prompt === undefined ? (key.jobId ?? '') : '',
+                ...(key.asked ? [`request ${key.asked.id}`] : []),
+            ]),
     ]);
     return `<!-- agent-job-action:${(0,external_node_crypto_.createHash)('sha256').update(named).digest('hex').slice(0, 24)} -->`;
 }
@@ -399,11 +412,21 @@ function commentBody(marker, state) {
 }
 /** A word on the thread instead of a job (a bare `/docs`): the action's own text, not the service's. */
 function answerBody(marker, text, runUrl) {
+    return plainBody(marker, `💬 ${text}`, runUrl);
+}
+/**
+ * A request that got no job: the step's error (which may quote the service) as text, so the
+ * asker is told on the thread rather than left with nothing.
+ */
+function notStartedBody(marker, failure, runUrl) {
+    return plainBody(marker, `⚠️ **Not started**: ${(0,untrusted/* inert */.tJ)(failure, 2000)}`, runUrl);
+}
+function plainBody(marker, headline, runUrl) {
     return [
         marker,
         '### Documentation agent',
         '',
-        `💬 ${text}`,
+        headline,
         '',
         `<sub><a href="${(0,untrusted/* cell */.Hn)(runUrl, 2000)}">workflow run</a></sub>`,
         '',
@@ -420,6 +443,7 @@ class KeptComment {
     thread;
     marker;
     warn;
+    identity;
     id;
     url;
     login;
@@ -427,11 +451,14 @@ class KeptComment {
     found;
     givenUp = false;
     op;
-    constructor(api, thread, marker, warn) {
+    constructor(api, thread, marker, warn, 
+    /** The login the token acts as: the only author whose comment is the kept one. */
+    identity = (signal) => api.viewerLogin(signal)) {
         this.api = api;
         this.thread = thread;
         this.marker = marker;
         this.warn = warn;
+        this.identity = identity;
         const { owner, repo, number, pull, fork } = thread;
         this.op = {
             what: `post the comment on ${owner}/${repo}#${number}`,
@@ -503,7 +530,7 @@ class KeptComment {
     }
     /** Pages through every comment: on a long thread the kept one may be far from the first page. */
     async find(signal) {
-        this.login ??= await this.api.viewerLogin(signal);
+        this.login ??= await this.identity(signal);
         const { owner, repo, number } = this.thread;
         let pages = 0;
         for await (const comments of this.api.comments({ owner, repo, issue_number: number }, signal)) {
@@ -1042,8 +1069,12 @@ async function gatherSince(api, run, last, head, warn, signal) {
 /** GitHub refuses a description over 140 characters (422). */
 const MAX_DESCRIPTION = 140;
 const MAX_CONTEXT = 100;
-/** GitHub keeps up to 1,000 statuses a context and commit; this step's is near the top. */
-const status_MAX_PAGES = 3;
+/**
+ * GitHub keeps up to 1,000 statuses a context and commit, and any number of contexts: every page
+ * is read (anyone with `statuses: write` can bury this step's status under newer ones), within a
+ * bound that stops a server that never stops sending pages.
+ */
+const status_MAX_PAGES = 100;
 /**
  * The status's context: readable, and the same from run to run of this step on this project (the
  * next push finds the job by it), so neither the prompt nor the event is in it. Cut long names get
@@ -1058,37 +1089,55 @@ function statusContext(run, key) {
 }
 /**
  * `Working: job job_8f2c · run 123`: what a person reads, and what the next run parses. A job id
- * too long to fit leaves it out (`fits` false): a re-run then cannot resume from the status.
+ * too long to fit, or with a character that would make the description read as something else
+ * (bidi, invisible, control), is left out (`fits` false): a re-run then cannot resume from the
+ * status.
  */
 function statusDescription(word, jobId, runId) {
     const text = `${word}: job ${jobId} · run ${runId}`;
-    if ([...text].length <= MAX_DESCRIPTION && !/[\s·]/.test(jobId))
-        return { text, fits: true };
-    return { text: `${word}: job id too long to show · run ${runId}`, fits: false };
+    if (/[\s·]/.test(jobId) || (0,untrusted/* hasUnsafe */.B0)(jobId))
+        return {
+            text: `${word}: job id not shown · run ${runId}`,
+            fits: false,
+            why: 'holds characters a commit status must not show',
+        };
+    if ([...text].length > MAX_DESCRIPTION)
+        return {
+            text: `${word}: job id too long to show · run ${runId}`,
+            fits: false,
+            why: "is too long for a commit status's 140 characters",
+        };
+    return { text, fits: true };
 }
 function readStatusNote(description) {
     const found = /: job (\S+) · run (\d+)$/.exec(description ?? '');
     if (found)
         return { job: found[1], run: Number(found[2]) };
-    const unnamed = /: job id too long to show · run (\d+)$/.exec(description ?? '');
+    const unnamed = /: job id (?:not shown|too long to show) · run (\d+)$/.exec(description ?? '');
     return unnamed ? { run: Number(unnamed[1]) } : undefined;
 }
 /**
  * This step's status on one commit of this repository: written as the job goes (pending, then
- * how it ended), and read back by a re-run or the branch's next push. Faults are warnings.
+ * how it ended), and read back by a re-run or the branch's next push — only a status the token's
+ * own identity wrote, since anyone with `statuses: write` can write the same context. Faults are
+ * warnings.
  */
 class CommitStatus {
     api;
+    identity;
     run;
     context;
     runUrl;
     warn;
     constructor(
     /** Made on first use: a status never written builds no client. */
-    api, run, context, 
+    api, 
+    /** The login the token acts as: the only creator whose statuses count. */
+    identity, run, context, 
     /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
     runUrl, warn) {
         this.api = api;
+        this.identity = identity;
         this.run = run;
         this.context = context;
         this.runUrl = runUrl;
@@ -1119,14 +1168,16 @@ class CommitStatus {
     }
     /**
      * What this step's newest status on `sha` says, or `undefined` (none, or a commit GitHub no
-     * longer has). Other faults are warnings, and read as none.
+     * longer has). Other faults are warnings, and read as none. The list of every status, not the
+     * combined status: its entries name no creator, and show only the newest of each context.
      */
     async read(sha, signal) {
         const { owner, repo } = this.run.repo;
         try {
+            const login = await this.identity(signal);
             let pages = 0;
             for await (const statuses of this.api().statuses({ owner, repo, ref: sha }, signal)) {
-                const mine = statuses.find((s) => s.context === this.context);
+                const mine = statuses.find((s) => s.context === this.context && s.creator === login);
                 if (mine)
                     return readStatusNote(mine.description);
                 if (++pages >= status_MAX_PAGES)
@@ -1218,6 +1269,7 @@ async function findThread(api, run, signal) {
 
 
 
+
 /** How long gathering the event's context may hold up the create. */
 const CONTEXT_BUDGET_MS = 30_000;
 /** How long GitHub gets for the first comment, and for everything at the end. */
@@ -1247,8 +1299,10 @@ class GitHubReport {
     /** The note an earlier run left, once read: the next note keeps its head on a comment event. */
     previous;
     status;
-    /** Whether the job's id fits a status description (said once if not). */
-    tooLongSaid = false;
+    /** The login the token acts as, once asked: only what it wrote is the action's own. */
+    identity;
+    /** Whether the job's id was left out of a status description (said once). */
+    idLeftOutSaid = false;
     constructor(request, deps) {
         this.request = request;
         this.deps = deps;
@@ -1257,7 +1311,7 @@ class GitHubReport {
         this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
         if (request.status) {
             const context = statusContext(run, request);
-            this.status = new CommitStatus(() => this.forRepo(), run, context, this.runUrl, this.warn);
+            this.status = new CommitStatus(() => this.forRepo(), (signal) => this.ownLogin(signal), run, context, this.runUrl, this.warn);
         }
     }
     /**
@@ -1315,16 +1369,16 @@ class GitHubReport {
         return this.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, async (signal) => {
             if (this.request.comment && eventHasThread(run.eventName)) {
                 const body = await (await this.keptComment(signal))?.read(signal);
-                recall.note = body ? readNote(body) : undefined;
+                recall.note = this.trusted(body ? readNote(body) : undefined, 'the kept comment');
                 this.previous = recall.note;
             }
             if (this.status) {
                 const { sha } = await this.runCommits(signal);
                 if (run.runAttempt > 1 && sha)
-                    recall.status = await this.status.read(sha, signal);
+                    recall.status = this.trusted(await this.status.read(sha, signal), 'the commit status');
                 const before = pushedOnto(run);
                 if (this.request.thread && before && !recall.note)
-                    recall.branch = await this.status.read(before, signal);
+                    recall.branch = this.trusted(await this.status.read(before, signal), 'the commit status');
             }
             return recall;
         }, (error) => {
@@ -1358,12 +1412,12 @@ class GitHubReport {
         });
     }
     /**
-     * The actor's role on the repository (`admin`, `maintain`, `write`, `triage`, `read`), for the
+     * The actor's access to the repository (its base permission and its role's name), for the
      * gate; `undefined`, with a warning, when GitHub does not tell: the actor is then refused.
      */
-    async roleOf(actor, cancellation) {
+    async accessOf(actor, cancellation) {
         const { owner, repo } = this.deps.run.repo;
-        return this.beforeTheCreate(STARTED_BUDGET_MS, cancellation, (signal) => this.forRepo().collaboratorRole({ owner, repo, username: actor }, signal), (error) => {
+        return this.beforeTheCreate(STARTED_BUDGET_MS, cancellation, (signal) => this.forRepo().collaboratorAccess({ owner, repo, username: actor }, signal), (error) => {
             this.warn(describeGitHubFault(error, {
                 what: `read the role of ${actor} on ${owner}/${repo}`,
                 token: 'githubToken',
@@ -1374,11 +1428,18 @@ class GitHubReport {
         });
     }
     /** A bare `/docs`: the kept comment says what a request looks like; its URL. */
-    async answer(text, cancellation) {
+    answer(text, cancellation) {
+        return this.writeOnly(answerBody(this.marker, text, this.runUrl), cancellation);
+    }
+    /** A request that ended before any job existed: the kept comment says why; its URL. */
+    notStarted(failure, cancellation) {
+        return this.writeOnly(notStartedBody(this.marker, failure, this.runUrl), cancellation);
+    }
+    async writeOnly(body, cancellation) {
         const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
         try {
             const comment = await this.keptComment(signal);
-            return await comment?.write(answerBody(this.marker, text, this.runUrl), signal);
+            return await comment?.write(body, signal);
         }
         finally {
             done();
@@ -1442,6 +1503,28 @@ class GitHubReport {
         return url;
     }
     warn = (message) => this.deps.log.warning(message);
+    /**
+     * A record read back from GitHub names a job only when its id obeys the service's rules: an id
+     * such as `..` would otherwise become a dot segment of the next request's path.
+     */
+    trusted(record, where) {
+        if (record?.job === undefined || (0,job/* isJobId */.dW)(record.job))
+            return record;
+        this.warn(`Ignored the job named in ${where}: ${(0,untrusted/* quote */.hD)(record.job, 100)} is not a job id the service gives.`);
+        return undefined;
+    }
+    /** The login the token acts as, asked once (again after a fault). */
+    ownLogin(signal) {
+        if (!this.identity) {
+            const asking = this.forRepo().viewerLogin(signal);
+            this.identity = asking;
+            asking.catch(() => {
+                if (this.identity === asking)
+                    this.identity = undefined;
+            });
+        }
+        return this.identity;
+    }
     runCommits(signal) {
         return (this.commits ??= runCommits(this.forRepo(), this.deps.run, this.warn, signal));
     }
@@ -1463,9 +1546,9 @@ class GitHubReport {
             return;
         }
         const description = statusDescription(word, jobId, this.deps.run.runId);
-        if (!description.fits && !this.tooLongSaid) {
-            this.tooLongSaid = true;
-            this.warn("The job id is too long for a commit status's 140 characters: the status leaves it out, so a re-run cannot resume from the status.");
+        if (!description.fits && !this.idLeftOutSaid) {
+            this.idLeftOutSaid = true;
+            this.warn(`The job id ${description.why}: the status leaves it out, so a re-run cannot resume from the status.`);
         }
         await this.status.write(sha, state, description.text, target, signal);
     }
@@ -1473,7 +1556,9 @@ class GitHubReport {
         const { job, failure, timedOut, jobId } = outcome;
         if (!failure && job?.status === 'completed') {
             const link = job.prLink ?? '';
-            return this.writeStatus('success', link ? 'Completed' : 'Completed, no changes', jobId, link || this.runUrl, signal);
+            // The check's link goes to the docs pull request only when the service's link is one: any
+            // other URL it sends would be a link GitHub shows as the action's.
+            return this.writeStatus('success', link ? 'Completed' : 'Completed, no changes', jobId, (0,untrusted/* isPullRequestUrl */.UT)(link) ? link : this.runUrl, signal);
         }
         if (job?.status === 'failed')
             return this.writeStatus('failure', 'Failed', jobId, this.runUrl, signal);
@@ -1539,7 +1624,7 @@ class GitHubReport {
                 log.notice(`No comment posted: ${found.none}.`);
                 return undefined;
             }
-            return new KeptComment(this.forRepo(), found.thread, this.marker, this.warn);
+            return new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (signal) => this.ownLogin(signal));
         }
         catch (error) {
             const { owner, repo } = run.repo;

@@ -28500,12 +28500,68 @@ function pullRequestFork(payload) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7504);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3571);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 7228:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Hd: () => (/* binding */ isTerminal),
+/* harmony export */   JN: () => (/* binding */ parseJob),
+/* harmony export */   dW: () => (/* binding */ isJobId),
+/* harmony export */   ih: () => (/* binding */ isKnownStatus)
+/* harmony export */ });
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4922);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3305);
+
+/**
+ * The service's `AgentJob`. Only `id` and `status` are needed: the service does not promise
+ * which other fields are present, so every other field is optional and unknown fields are kept
+ * (they go to the `job` output as the service sent them).
+ */
+function jobSchema() {
+    return zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .looseObject */ ._H3({
+        // An id the next request could not safely name makes the reply "not a job".
+        id: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB(isJobId)),
+        // Services add states: any string is accepted and unknown ones count as still running.
+        status: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._minLength */ .m9(1), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._maxLength */ .Eb(100)),
+        prLink: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullish */ .cl6(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
+        model: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullish */ .cl6(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
+        source: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullish */ .cl6(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .looseObject */ ._H3({ repository: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullish */ .cl6(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()), ref: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullish */ .cl6(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()) })),
+        createdAt: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullish */ .cl6(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
+        archivedAt: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullish */ .cl6(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
+    });
+}
+/**
+ * An id becomes a path segment of the next request: a dot segment or a control character would
+ * change which URL is called. The service's ids obey this, and so must any id read back from
+ * GitHub (a thread's note, a commit status), where anyone could have written one.
+ */
+function isJobId(id) {
+    return id.length >= 1 && id.length <= 200 && id !== '.' && id !== '..' && !/[\u0000-\u001f\u007f]/.test(id);
+}
+/** Made on the first reply, not at start-up: nothing before the first request needs it. */
+let agentJobSchema;
+const KNOWN_STATUSES = ['active', 'completed', 'failed', 'archived'];
+function isTerminal(status) {
+    return status === 'completed' || status === 'failed' || status === 'archived';
+}
+function isKnownStatus(status) {
+    return KNOWN_STATUSES.includes(status);
+}
+/** Parses a reply body; `undefined` when it is not a job. */
+function parseJob(body) {
+    const parsed = (agentJobSchema ??= jobSchema()).safeParse(body);
+    return parsed.success ? parsed.data : undefined;
+}
+
 
 /***/ }),
 
@@ -28541,7 +28597,7 @@ function describeThrown(thrown) {
 
 /***/ }),
 
-/***/ 7504:
+/***/ 3571:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28685,46 +28741,8 @@ function connect(baseUrl) {
     return { dispatcher, proxy: `${proxy.protocol}//${proxy.host}` };
 }
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
-var schemas = __nccwpck_require__(4922);
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
-var api = __nccwpck_require__(3305);
-;// CONCATENATED MODULE: ./src/job.ts
-
-/**
- * The service's `AgentJob`. Only `id` and `status` are needed: the service does not promise
- * which other fields are present, so every other field is optional and unknown fields are kept
- * (they go to the `job` output as the service sent them).
- */
-function jobSchema() {
-    return schemas/* looseObject */._H3({
-        // An id becomes a path segment of the next request: a dot segment or a control character
-        // would change which URL we call, so such a reply is "not a job".
-        id: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(200), schemas/* refine */.YPB((id) => id !== '.' && id !== '..' && !/[\u0000-\u001f\u007f]/.test(id))),
-        // Services add states: any string is accepted and unknown ones count as still running.
-        status: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(100)),
-        prLink: schemas/* nullish */.cl6(schemas/* string */.YjP()),
-        model: schemas/* nullish */.cl6(schemas/* string */.YjP()),
-        source: schemas/* nullish */.cl6(schemas/* looseObject */._H3({ repository: schemas/* nullish */.cl6(schemas/* string */.YjP()), ref: schemas/* nullish */.cl6(schemas/* string */.YjP()) })),
-        createdAt: schemas/* nullish */.cl6(schemas/* string */.YjP()),
-        archivedAt: schemas/* nullish */.cl6(schemas/* string */.YjP()),
-    });
-}
-/** Made on the first reply, not at start-up: nothing before the first request needs it. */
-let agentJobSchema;
-const KNOWN_STATUSES = ['active', 'completed', 'failed', 'archived'];
-function isTerminal(status) {
-    return status === 'completed' || status === 'failed' || status === 'archived';
-}
-function isKnownStatus(status) {
-    return KNOWN_STATUSES.includes(status);
-}
-/** Parses a reply body; `undefined` when it is not a job. */
-function parseJob(body) {
-    const parsed = (agentJobSchema ??= jobSchema()).safeParse(body);
-    return parsed.success ? parsed.data : undefined;
-}
-
+// EXTERNAL MODULE: ./src/job.ts
+var src_job = __nccwpck_require__(7228);
 ;// CONCATENATED MODULE: ./src/retry-after.ts
 /** A `Retry-After: 0` (or a date gone by) would otherwise turn waiting into a burst of requests. */
 const MIN_RETRY_AFTER_MS = 1000;
@@ -28834,7 +28852,7 @@ class AgentClient {
                 serviceMessage: serviceMessage(readReply(text)),
             });
         }
-        const job = parseJob(readReply(text));
+        const job = (0,src_job/* parseJob */.JN)(readReply(text));
         if (!job)
             throw new ServiceError(operation, { kind: 'not-a-job', status });
         return job;
@@ -28969,29 +28987,35 @@ const OPEN_EVENTS = new Set([
     'discussion_comment',
     'pull_request_target',
 ]);
-/** `author_association` values that mean write access to the repository. */
-const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
-/** Collaborator roles (`role_name`) that mean write access. */
-const WRITER_ROLES = new Set(['admin', 'maintain', 'write']);
-/** Whether the gate may have to look at this event's payload (a `pull_request` only if from a fork). */
+/**
+ * The collaborator-permission API's `permission` values that mean write access. `permission` is
+ * the base role GitHub folds every role into — `maintain` and custom roles based on write read
+ * `write` — while `role_name` carries a custom role's own name, so only `permission` is compared.
+ */
+const WRITE_PERMISSIONS = new Set(['admin', 'write']);
+function hasWriteAccess(access) {
+    return WRITE_PERMISSIONS.has(access.permission);
+}
+/** Whether the gate may have to look at this event's payload. */
 function mayBeOpen(eventName) {
-    return OPEN_EVENTS.has(eventName) || eventName === 'pull_request';
+    return OPEN_EVENTS.has(eventName) || eventName === 'pull_request' || eventName === 'workflow_run';
 }
 /**
- * Who may start (or continue) a job from this event, as far as the payload tells. An
- * `author_association` counts only when it describes the event's sender: a push to someone else's
- * pull request, or a review of it, is not their own.
+ * Who may start (or continue) a job from this event, as far as the payload tells. The payload's
+ * `author_association` is never write access: `MEMBER` is membership of the owning organisation
+ * and `COLLABORATOR` any invited role, read and triage included. Only the owner of a repository
+ * owned by a user is known to have it without asking.
  */
 function gate(event, allowedActors, fallbackActor = '') {
     const { payload } = event;
-    if (!OPEN_EVENTS.has(event.name) && !(event.name === 'pull_request' && (0,src_event/* pullRequestFork */.TC)(payload))) {
+    if (!anyoneCanCause(event))
         return { kind: 'open' };
-    }
-    const actor = (0,src_event/* text */.Qq)(payload.sender?.login) ?? fallbackActor;
+    const who = actorOf(event);
+    const actor = (0,src_event/* text */.Qq)(who?.login) ?? fallbackActor;
     const named = (login) => allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
     if (!actor)
         return { kind: 'refused', actor: '(unknown)', rule: 'the event names no sender' };
-    const bot = actor.toLowerCase().endsWith('[bot]') || payload.sender?.type === 'Bot';
+    const bot = actor.toLowerCase().endsWith('[bot]') || who?.type === 'Bot';
     if (bot) {
         return named(actor)
             ? { kind: 'allowed', actor }
@@ -29003,8 +29027,7 @@ function gate(event, allowedActors, fallbackActor = '') {
     }
     if (named(actor) || allowedActors.includes('*'))
         return { kind: 'allowed', actor };
-    const authored = authoredBySender(event, actor);
-    if (authored && WRITERS.has((0,src_event/* text */.Qq)(authored.author_association) ?? ''))
+    if (isUserOwner(payload, actor))
         return { kind: 'allowed', actor };
     return { kind: 'ask', actor };
 }
@@ -29012,22 +29035,44 @@ function gate(event, allowedActors, fallbackActor = '') {
 function refusal(actor, rule) {
     return `Skipped: ${(0,untrusted/* label */.Pf)(actor)} may not start a docs job here: ${rule}. People with write access to the repository may; allowedActors can name others.`;
 }
-/** The comment, review, issue or pull request the event is about, when its author is the sender. */
-function authoredBySender(event, actor) {
+/**
+ * A `workflow_run` carries the secrets of this repository whatever started the run it follows:
+ * a fork's pull request, or a comment, is then caused by someone without write access.
+ */
+function anyoneCanCause(event) {
+    const { name, payload } = event;
+    if (OPEN_EVENTS.has(name))
+        return true;
+    if (name === 'pull_request')
+        return (0,src_event/* pullRequestFork */.TC)(payload) !== undefined;
+    if (name !== 'workflow_run')
+        return false;
+    const followed = payload.workflow_run;
+    const head = (0,src_event/* text */.Qq)(followed?.head_repository?.full_name);
+    const self = (0,src_event/* text */.Qq)(payload.repository?.full_name);
+    if (!head || !self || head.toLowerCase() !== self.toLowerCase())
+        return true;
+    const cause = (0,src_event/* text */.Qq)(followed?.event) ?? '';
+    // A run that followed another `workflow_run` cannot tell what started the first: asked.
+    return OPEN_EVENTS.has(cause) || cause === 'workflow_run';
+}
+/** Who caused the event: on `workflow_run`, who started (or re-ran) the run it follows. */
+function actorOf(event) {
     const { payload } = event;
-    const object = event.name === 'issue_comment' ||
-        event.name === 'pull_request_review_comment' ||
-        event.name === 'discussion_comment'
-        ? payload.comment
-        : event.name === 'pull_request_review'
-            ? payload.review
-            : event.name === 'issues'
-                ? payload.issue
-                : event.name === 'discussion'
-                    ? payload.discussion
-                    : payload.pull_request;
-    const author = (0,src_event/* text */.Qq)(object?.user?.login);
-    return author && author.toLowerCase() === actor.toLowerCase() ? object : undefined;
+    if (event.name === 'workflow_run') {
+        const followed = payload.workflow_run;
+        for (const account of [followed?.triggering_actor, followed?.actor]) {
+            if ((0,src_event/* text */.Qq)(account?.login))
+                return account;
+        }
+    }
+    return payload.sender;
+}
+/** The actor owns the repository, and the repository is a user's (an organisation's owner is not a person). */
+function isUserOwner(payload, actor) {
+    const owner = payload.repository?.owner;
+    const login = (0,src_event/* text */.Qq)(owner?.login);
+    return (0,src_event/* text */.Qq)(owner?.type) === 'User' && login !== undefined && login.toLowerCase() === actor.toLowerCase();
 }
 
 ;// CONCATENATED MODULE: ./src/admission.ts
@@ -29036,20 +29081,20 @@ function authoredBySender(event, actor) {
 /**
  * A `/docs` request, if the event is one; then who asked, if anyone may cause the event; then
  * the prompt. A comment that is not a request costs no request at all, not even to GitHub; an
- * actor who may not start a job costs one look-up at most.
+ * actor on an event anyone can cause costs one look-up of their access.
  */
-async function admit(inputs, event, request, roleOf, fallbackActor = '') {
+async function admit(inputs, event, request, accessOf, fallbackActor = '') {
     if (request.kind === 'skip')
         return { kind: 'skip', notice: `Skipped: ${request.why}.` };
     const decided = gate(event, inputs.allowedActors, fallbackActor);
     if (decided.kind === 'refused')
         return { kind: 'skip', notice: refusal(decided.actor, decided.rule) };
     if (decided.kind === 'ask') {
-        const role = await roleOf(decided.actor);
-        if (role === undefined || !WRITER_ROLES.has(role)) {
-            const rule = role === undefined
+        const access = await accessOf(decided.actor);
+        if (access === undefined || !hasWriteAccess(access)) {
+            const rule = access === undefined
                 ? 'GitHub could not tell whether they have write access'
-                : `their role on the repository is ${(0,untrusted/* label */.Pf)(role)}, and a job needs write access`;
+                : `their role on the repository is ${(0,untrusted/* label */.Pf)(access.role)}, and a job needs write access`;
             return { kind: 'skip', notice: refusal(decided.actor, rule) };
         }
     }
@@ -29067,6 +29112,8 @@ async function admit(inputs, event, request, roleOf, fallbackActor = '') {
     return { kind: 'go', prompt, request: request.comment };
 }
 
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
+var schemas = __nccwpck_require__(4922);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
 // EXTERNAL MODULE: ./src/duration.ts
@@ -29756,7 +29803,7 @@ async function planJob(request, memory, client, log) {
     };
     if (!job)
         return { mode: given };
-    if (!isTerminal(job.status)) {
+    if (!(0,src_job/* isTerminal */.Hd)(job.status)) {
         log.info(`Agent job ${(0,untrusted/* label */.Pf)(threadJob)} of ${where} is ${(0,untrusted/* label */.Pf)(job.status)}: this run follows it up.`);
         return followUp;
     }
@@ -30198,10 +30245,10 @@ async function waitForJob(read, id, first, options) {
     let nextWait = job ? schedule.next() : 0;
     // A follow-up's own reply counts: `active` there means the service took the message and works
     // on it, so the next `completed` is this run's, not the previous one's.
-    let seenActive = first !== undefined && !isTerminal(first.status);
+    let seenActive = first !== undefined && !(0,src_job/* isTerminal */.Hd)(first.status);
     const settled = () => seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
     for (;;) {
-        if (job && isTerminal(job.status)) {
+        if (job && (0,src_job/* isTerminal */.Hd)(job.status)) {
             if (settled())
                 return { job, timedOut: false };
             log.debug(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)}; the follow-up may not have started yet.`);
@@ -30224,11 +30271,11 @@ async function waitForJob(read, id, first, options) {
             log.debug(`Polled agent job ${name}: status ${(0,untrusted/* label */.Pf)(latest.status)}.`);
             if (latest.status !== job?.status)
                 log.info(`Agent job ${name} is ${job ? 'now ' : ''}${(0,untrusted/* label */.Pf)(latest.status)}.`);
-            if (!isKnownStatus(latest.status) && !warnedStatuses.has(latest.status)) {
+            if (!(0,src_job/* isKnownStatus */.ih)(latest.status) && !warnedStatuses.has(latest.status)) {
                 warnedStatuses.add(latest.status);
                 log.warning(`Agent job ${name} reports the status ${(0,untrusted/* label */.Pf)(latest.status)}, which this action does not know; it is treated as still running.`);
             }
-            if (!isTerminal(latest.status))
+            if (!(0,src_job/* isTerminal */.Hd)(latest.status))
                 seenActive = true;
             job = latest;
             options.onJob?.(job);
@@ -30314,16 +30361,20 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
     const step = new JobRun(clock, cancellation.signal, startedAt);
     const held = {};
     try {
-        const inputs = readInputs((name) => core/* getInput */.V4(name));
-        step.accepted(inputs);
+        const given = readInputs((name) => core/* getInput */.V4(name));
         // The payload is read only where a decision needs it: a /docs request, an event anyone can cause.
         const eventName = process.env.GITHUB_EVENT_NAME ?? '';
-        const event = (inputs.trigger && REQUEST_EVENTS.has(eventName)) || mayBeOpen(eventName)
+        const event = (given.trigger && REQUEST_EVENTS.has(eventName)) || mayBeOpen(eventName)
             ? (0,src_event/* readEvent */.j_)()
             : { name: eventName, payload: {} };
-        const request = readRequest(inputs.trigger, event);
+        const request = readRequest(given.trigger, event);
+        // A request is a conversation: it is answered where it was asked, whatever `comment` says.
+        const inputs = request.kind === 'request' ? { ...given, comment: true } : given;
+        step.accepted(inputs);
+        if (request.kind === 'request')
+            held.asked = true;
         const github = () => (held.github ??= loadGitHubReport({ ...inputs, ...(request.kind === 'request' ? { asked: request.comment } : {}) }, loadGitHub));
-        const admission = await admit(inputs, event, request, async (actor) => (await github())?.roleOf(actor, cancellation.signal), process.env.GITHUB_ACTOR);
+        const admission = await admit(inputs, event, request, async (actor) => (await github())?.accessOf(actor, cancellation.signal), process.env.GITHUB_ACTOR);
         if (admission.kind === 'skip') {
             step.skip(admission.notice);
             if (admission.answer) {
@@ -30372,6 +30423,14 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
     // summary or the step's error. Its faults are warnings: they never change the step's result.
     const github = await held.github;
     const outcome = step.outcome();
+    if (github && !outcome && held.asked && step.failure) {
+        const url = await github.notStarted(step.failure, cancellation.signal).catch((error) => {
+            main_log.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
+            return undefined;
+        });
+        if (url)
+            setCommentUrl(url, (m) => main_log.warning(m));
+    }
     if (github && outcome) {
         const commentUrl = await github.finish(outcome, cancellation.signal);
         try {
@@ -30525,7 +30584,7 @@ function sayHowItEnded(job, inputs) {
             ? `Agent job ${(0,untrusted/* label */.Pf)(job.id)} completed: ${(0,untrusted/* printableUrl */.Zq)(job.prLink)}`
             : `Agent job ${(0,untrusted/* label */.Pf)(job.id)} completed without a pull request (no files changed).`);
     }
-    else if (!isTerminal(job.status) && !inputs.wait) {
+    else if (!(0,src_job/* isTerminal */.Hd)(job.status) && !inputs.wait) {
         // Only reachable with `wait: false`: the job goes on without this step.
         main_log.info(`Agent job ${(0,untrusted/* label */.Pf)(job.id)} goes on in the service (wait is false).`);
     }
@@ -30752,6 +30811,7 @@ function redactAlso(secret) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B0: () => (/* binding */ hasUnsafe),
 /* harmony export */   Hn: () => (/* binding */ cell),
 /* harmony export */   Pf: () => (/* binding */ label),
 /* harmony export */   UT: () => (/* binding */ isPullRequestUrl),
@@ -30776,9 +30836,19 @@ function redactAlso(secret) {
  * command can start where it starts.
  */
 const MAX_UNTRUSTED = 300;
-// C0/C1 controls, DEL, the Unicode line and paragraph separators, and bidi overrides (which can
-// make a log line read differently from what it is).
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// The one list of characters outside text never carries raw, wherever it lands (an output, the
+// log, the summary, the comment, a commit status): C0/C1 controls and DEL, the Unicode line and
+// paragraph separators, and the invisible and bidirectional characters that make text read
+// differently from what it is (U+061C, U+200B–U+200F, U+202A–U+202E, U+2060, U+2066–U+2069,
+// U+FEFF).
+const UNSAFE_CHARS = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff';
+const UNSAFE = new RegExp(`[${UNSAFE_CHARS}]`, 'g');
+/** A run of white space or unsafe characters, where text is folded onto one line. */
+const FOLDED = new RegExp(`[\\s${UNSAFE_CHARS}]+`, 'g');
+/** Whether the text holds a character of the list above. */
+function hasUnsafe(text) {
+    return new RegExp(`[${UNSAFE_CHARS}]`).test(text);
+}
 /** Every control, line-breaking or bidi character as a visible `\uXXXX` escape (valid in JSON too). */
 function escapeUnsafe(text) {
     return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -30818,9 +30888,7 @@ const MAX_CELL = 200;
  * secrets redacted before any of that, while the runner's mask could still have matched them.
  */
 function cell(text, max = MAX_CELL) {
-    let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text)
-        .replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ')
-        .trim();
+    let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
     if (line.length > max)
         line = `${line.slice(0, max)}…`;
     return line.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
@@ -30840,9 +30908,7 @@ function link(url) {
  * emphasis, autolinks and raw HTML included, and shows the text exactly as it came.
  */
 function inert(text, max = 200) {
-    let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text)
-        .replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ')
-        .trim();
+    let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
     if (line.length > max)
         line = `${line.slice(0, max)}…`;
     if (!line)

@@ -20,6 +20,8 @@ async function main(): Promise<void> {
   const prefix = values.prefix === '/api/v3' ? '/api/v3' : '';
   const github = await startGitHubEmulator({ prefix });
   github.grant(DEMO_TOKEN, { login: 'github-actions[bot]', type: 'Bot', read: '*', write: ['acme/app'] });
+  // octocat asks for docs: someone with write access, as GitHub's collaborator API tells the gate.
+  github.collaborator('acme/app', 'octocat', 'write');
   const pr = github.thread('acme/app', { headSha: HEADS[0] });
   const request = github.addComment('acme/app', pr.number, { login: 'octocat', body: REQUEST });
   // The docs pull requests the service's jobs open (job n opens #n).

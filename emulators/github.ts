@@ -145,6 +145,11 @@ export interface StoredComment {
 
 /** A collaborator's role in a repository, as GitHub names them. */
 export type CollaboratorRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read';
+/** A custom repository role: its own name, and the built-in role it is based on. */
+export interface CustomRole {
+  name: string;
+  base: Exclude<CollaboratorRole, 'admin'>;
+}
 
 /** A commit status, as written through `POST …/statuses/{sha}`. */
 export interface StoredStatus {
@@ -255,9 +260,18 @@ export interface GitHubEmulator {
    * `login`'s role in `repo`, as `GET …/collaborators/{username}/permission` tells it. A login
    * given no role has none: permission `none`, role_name `none`.
    */
-  collaborator(repo: string, login: string, role: CollaboratorRole): void;
+  collaborator(repo: string, login: string, role: CollaboratorRole | CustomRole): void;
   /** The statuses written for commit `sha` of `repo`, newest first. */
   statuses(repo: string, sha: string): StoredStatus[];
+  /**
+   * A status on commit `sha` of `repo` written by someone else than the action (another app or
+   * workflow with `statuses: write`), as `creator`: the newest from now on.
+   */
+  addStatus(
+    repo: string,
+    sha: string,
+    status: { creator: string; context: string; description: string; state?: StoredStatus['state'] },
+  ): StoredStatus;
   /**
    * GitHub knows no commit `sha` in `repo`: listing its statuses answers 404 and creating one 422
    * `No commit found for SHA: {sha}`, as on GitHub. Any other sha is known (with no statuses yet).
@@ -276,7 +290,7 @@ interface Repo {
   known: Map<string, StoredCommit>;
   comparisons: Map<string, { commits: string[]; files: StoredFile[] }>;
   /** Collaborators' roles, by lower-case login. */
-  roles: Map<string, { login: string; role: CollaboratorRole }>;
+  roles: Map<string, { login: string; role: CollaboratorRole | CustomRole }>;
   /** Commit statuses by sha, newest first. */
   statuses: Map<string, StoredStatus[]>;
   /** Shas GitHub does not know (`forget`). */
@@ -467,16 +481,19 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     creator: user(s.creator),
   });
 
-  // `permission` is the legacy base role GitHub folds the others into: maintain is write, triage read.
-  const permissionJson = (login: string, role: CollaboratorRole | 'none') => {
+  // `permission` is the legacy base role GitHub folds the others into: maintain is write, triage
+  // read, and a custom role its base's; `role_name` is the role's own name, a custom one's too.
+  const permissionJson = (login: string, given: CollaboratorRole | CustomRole | 'none') => {
     const example = contract.example(
       'repository-collaborator-permission-response-if-user-has-admin-permissions',
     );
+    const role = typeof given === 'string' ? given : given.base;
+    const name = typeof given === 'string' ? given : given.name;
     const rank = ['none', 'read', 'triage', 'write', 'maintain', 'admin'].indexOf(role);
     return {
       ...example,
       permission: role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role,
-      role_name: role,
+      role_name: name,
       user: {
         ...user(login),
         permissions: {
@@ -487,7 +504,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
           admin: rank >= 5,
         },
         // The published example's user lacks a field its own schema (github.com's) requires.
-        role_name: role,
+        role_name: name,
       },
     };
   };
@@ -896,6 +913,20 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       repoOf(repoName).roles.set(login.toLowerCase(), { login, role });
     },
     statuses: (repoName, sha) => [...(repoOf(repoName).statuses.get(sha) ?? [])],
+    addStatus(repoName, sha, { creator, context, description, state = 'success' }) {
+      const repo = repoOf(repoName);
+      const status: StoredStatus = {
+        id: nextId++,
+        state,
+        target_url: null,
+        description,
+        context,
+        creator,
+        createdAt: new Date().toISOString(),
+      };
+      repo.statuses.set(sha, [status, ...(repo.statuses.get(sha) ?? [])]);
+      return status;
+    },
     forget(repoName, sha) {
       repoOf(repoName).unknown.add(sha);
     },

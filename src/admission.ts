@@ -1,5 +1,5 @@
 import type { RunnerEvent } from './event.js';
-import { gate, refusal, WRITER_ROLES } from './gate.js';
+import { gate, hasWriteAccess, refusal, type Access } from './gate.js';
 import type { Inputs } from './inputs.js';
 import { label } from './untrusted.js';
 import type { Request, RequestComment } from './trigger.js';
@@ -21,19 +21,19 @@ export type Admission =
       request?: RequestComment;
     };
 
-/** The actor's role on the repository, asked of GitHub; `undefined` when GitHub could not tell. */
-export type RoleOf = (actor: string) => Promise<string | undefined>;
+/** The actor's access to the repository, asked of GitHub; `undefined` when GitHub could not tell. */
+export type AccessOf = (actor: string) => Promise<Access | undefined>;
 
 /**
  * A `/docs` request, if the event is one; then who asked, if anyone may cause the event; then
  * the prompt. A comment that is not a request costs no request at all, not even to GitHub; an
- * actor who may not start a job costs one look-up at most.
+ * actor on an event anyone can cause costs one look-up of their access.
  */
 export async function admit(
   inputs: Inputs,
   event: RunnerEvent,
   request: Request,
-  roleOf: RoleOf,
+  accessOf: AccessOf,
   fallbackActor = '',
 ): Promise<Admission> {
   if (request.kind === 'skip') return { kind: 'skip', notice: `Skipped: ${request.why}.` };
@@ -41,12 +41,12 @@ export async function admit(
   const decided = gate(event, inputs.allowedActors, fallbackActor);
   if (decided.kind === 'refused') return { kind: 'skip', notice: refusal(decided.actor, decided.rule) };
   if (decided.kind === 'ask') {
-    const role = await roleOf(decided.actor);
-    if (role === undefined || !WRITER_ROLES.has(role)) {
+    const access = await accessOf(decided.actor);
+    if (access === undefined || !hasWriteAccess(access)) {
       const rule =
-        role === undefined
+        access === undefined
           ? 'GitHub could not tell whether they have write access'
-          : `their role on the repository is ${label(role)}, and a job needs write access`;
+          : `their role on the repository is ${label(access.role)}, and a job needs write access`;
       return { kind: 'skip', notice: refusal(decided.actor, rule) };
     }
   }

@@ -13,7 +13,15 @@ export interface RunnerEvent {
 /** The fields of GitHub's payloads that the decisions read; everything else is ignored. */
 export interface Payload {
   action?: unknown;
-  sender?: { login?: unknown; type?: unknown } | null;
+  sender?: Account | null;
+  repository?: { full_name?: unknown; owner?: Account | null } | null;
+  /** On `workflow_run`: the run this one follows. */
+  workflow_run?: {
+    event?: unknown;
+    head_repository?: { full_name?: unknown } | null;
+    actor?: Account | null;
+    triggering_actor?: Account | null;
+  } | null;
   comment?: Authored & { id?: unknown; body?: unknown };
   issue?: Authored & { number?: unknown; pull_request?: unknown };
   pull_request?: Authored & {
@@ -23,6 +31,11 @@ export interface Payload {
   };
   review?: Authored;
   discussion?: Authored;
+}
+
+export interface Account {
+  login?: unknown;
+  type?: unknown;
 }
 
 export interface Authored {

@@ -1,4 +1,4 @@
-import { pullRequestFork, text, type Authored, type RunnerEvent } from './event.js';
+import { pullRequestFork, text, type Account, type Payload, type RunnerEvent } from './event.js';
 import { label } from './untrusted.js';
 
 /**
@@ -16,14 +16,28 @@ const OPEN_EVENTS = new Set([
   'pull_request_target',
 ]);
 
-/** `author_association` values that mean write access to the repository. */
-const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
-/** Collaborator roles (`role_name`) that mean write access. */
-export const WRITER_ROLES = new Set(['admin', 'maintain', 'write']);
+/**
+ * The collaborator-permission API's `permission` values that mean write access. `permission` is
+ * the base role GitHub folds every role into — `maintain` and custom roles based on write read
+ * `write` — while `role_name` carries a custom role's own name, so only `permission` is compared.
+ */
+const WRITE_PERMISSIONS = new Set(['admin', 'write']);
 
-/** Whether the gate may have to look at this event's payload (a `pull_request` only if from a fork). */
+/** An actor's access to the repository, as GitHub's collaborator-permission API tells it. */
+export interface Access {
+  /** `admin`, `write`, `read` or `none`. */
+  permission: string;
+  /** The role's name (`maintain`, `triage`, a custom role's own name), for the notice. */
+  role: string;
+}
+
+export function hasWriteAccess(access: Access): boolean {
+  return WRITE_PERMISSIONS.has(access.permission);
+}
+
+/** Whether the gate may have to look at this event's payload. */
 export function mayBeOpen(eventName: string): boolean {
-  return OPEN_EVENTS.has(eventName) || eventName === 'pull_request';
+  return OPEN_EVENTS.has(eventName) || eventName === 'pull_request' || eventName === 'workflow_run';
 }
 
 export type Gate =
@@ -31,23 +45,23 @@ export type Gate =
   | { kind: 'open' }
   | { kind: 'allowed'; actor: string }
   | { kind: 'refused'; actor: string; rule: string }
-  /** The payload does not tell: ask GitHub for the actor's role on the repository. */
+  /** Ask GitHub whether the actor has write access to the repository. */
   | { kind: 'ask'; actor: string };
 
 /**
- * Who may start (or continue) a job from this event, as far as the payload tells. An
- * `author_association` counts only when it describes the event's sender: a push to someone else's
- * pull request, or a review of it, is not their own.
+ * Who may start (or continue) a job from this event, as far as the payload tells. The payload's
+ * `author_association` is never write access: `MEMBER` is membership of the owning organisation
+ * and `COLLABORATOR` any invited role, read and triage included. Only the owner of a repository
+ * owned by a user is known to have it without asking.
  */
 export function gate(event: RunnerEvent, allowedActors: string[], fallbackActor = ''): Gate {
   const { payload } = event;
-  if (!OPEN_EVENTS.has(event.name) && !(event.name === 'pull_request' && pullRequestFork(payload))) {
-    return { kind: 'open' };
-  }
-  const actor = text(payload.sender?.login) ?? fallbackActor;
+  if (!anyoneCanCause(event)) return { kind: 'open' };
+  const who = actorOf(event);
+  const actor = text(who?.login) ?? fallbackActor;
   const named = (login: string) => allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
   if (!actor) return { kind: 'refused', actor: '(unknown)', rule: 'the event names no sender' };
-  const bot = actor.toLowerCase().endsWith('[bot]') || payload.sender?.type === 'Bot';
+  const bot = actor.toLowerCase().endsWith('[bot]') || who?.type === 'Bot';
   if (bot) {
     return named(actor)
       ? { kind: 'allowed', actor }
@@ -58,8 +72,7 @@ export function gate(event: RunnerEvent, allowedActors: string[], fallbackActor 
         };
   }
   if (named(actor) || allowedActors.includes('*')) return { kind: 'allowed', actor };
-  const authored = authoredBySender(event, actor);
-  if (authored && WRITERS.has(text(authored.author_association) ?? '')) return { kind: 'allowed', actor };
+  if (isUserOwner(payload, actor)) return { kind: 'allowed', actor };
   return { kind: 'ask', actor };
 }
 
@@ -68,21 +81,39 @@ export function refusal(actor: string, rule: string): string {
   return `Skipped: ${label(actor)} may not start a docs job here: ${rule}. People with write access to the repository may; allowedActors can name others.`;
 }
 
-/** The comment, review, issue or pull request the event is about, when its author is the sender. */
-function authoredBySender(event: RunnerEvent, actor: string): Authored | undefined {
+/**
+ * A `workflow_run` carries the secrets of this repository whatever started the run it follows:
+ * a fork's pull request, or a comment, is then caused by someone without write access.
+ */
+function anyoneCanCause(event: RunnerEvent): boolean {
+  const { name, payload } = event;
+  if (OPEN_EVENTS.has(name)) return true;
+  if (name === 'pull_request') return pullRequestFork(payload) !== undefined;
+  if (name !== 'workflow_run') return false;
+  const followed = payload.workflow_run;
+  const head = text(followed?.head_repository?.full_name);
+  const self = text(payload.repository?.full_name);
+  if (!head || !self || head.toLowerCase() !== self.toLowerCase()) return true;
+  const cause = text(followed?.event) ?? '';
+  // A run that followed another `workflow_run` cannot tell what started the first: asked.
+  return OPEN_EVENTS.has(cause) || cause === 'workflow_run';
+}
+
+/** Who caused the event: on `workflow_run`, who started (or re-ran) the run it follows. */
+function actorOf(event: RunnerEvent): Account | null | undefined {
   const { payload } = event;
-  const object =
-    event.name === 'issue_comment' ||
-    event.name === 'pull_request_review_comment' ||
-    event.name === 'discussion_comment'
-      ? payload.comment
-      : event.name === 'pull_request_review'
-        ? payload.review
-        : event.name === 'issues'
-          ? payload.issue
-          : event.name === 'discussion'
-            ? payload.discussion
-            : payload.pull_request;
-  const author = text(object?.user?.login);
-  return author && author.toLowerCase() === actor.toLowerCase() ? object : undefined;
+  if (event.name === 'workflow_run') {
+    const followed = payload.workflow_run;
+    for (const account of [followed?.triggering_actor, followed?.actor]) {
+      if (text(account?.login)) return account;
+    }
+  }
+  return payload.sender;
+}
+
+/** The actor owns the repository, and the repository is a user's (an organisation's owner is not a person). */
+function isUserOwner(payload: Payload, actor: string): boolean {
+  const owner = payload.repository?.owner;
+  const login = text(owner?.login);
+  return text(owner?.type) === 'User' && login !== undefined && login.toLowerCase() === actor.toLowerCase();
 }

@@ -7,13 +7,8 @@ import * as z from 'zod/mini';
  */
 function jobSchema() {
   return z.looseObject({
-    // An id becomes a path segment of the next request: a dot segment or a control character
-    // would change which URL we call, so such a reply is "not a job".
-    id: z.string().check(
-      z.minLength(1),
-      z.maxLength(200),
-      z.refine((id: string) => id !== '.' && id !== '..' && !/[\u0000-\u001f\u007f]/.test(id)),
-    ),
+    // An id the next request could not safely name makes the reply "not a job".
+    id: z.string().check(z.refine(isJobId)),
     // Services add states: any string is accepted and unknown ones count as still running.
     status: z.string().check(z.minLength(1), z.maxLength(100)),
     prLink: z.nullish(z.string()),
@@ -22,6 +17,15 @@ function jobSchema() {
     createdAt: z.nullish(z.string()),
     archivedAt: z.nullish(z.string()),
   });
+}
+
+/**
+ * An id becomes a path segment of the next request: a dot segment or a control character would
+ * change which URL is called. The service's ids obey this, and so must any id read back from
+ * GitHub (a thread's note, a commit status), where anyone could have written one.
+ */
+export function isJobId(id: string): boolean {
+  return id.length >= 1 && id.length <= 200 && id !== '.' && id !== '..' && !/[\u0000-\u001f\u007f]/.test(id);
 }
 
 /** Made on the first reply, not at start-up: nothing before the first request needs it. */

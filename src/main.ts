@@ -43,6 +43,8 @@ interface Resources {
   answer?: string;
   /** The `jobId` output, once written (as soon as the id is known). */
   jobIdOutput?: string;
+  /** A `/docs` request started the run: it is answered on its thread, job or no job. */
+  asked?: boolean;
 }
 
 /**
@@ -57,15 +59,18 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
   const step = new JobRun(clock, cancellation.signal, startedAt);
   const held: Resources = {};
   try {
-    const inputs = readInputs((name) => core.getInput(name));
-    step.accepted(inputs);
+    const given = readInputs((name) => core.getInput(name));
     // The payload is read only where a decision needs it: a /docs request, an event anyone can cause.
     const eventName = process.env.GITHUB_EVENT_NAME ?? '';
     const event: RunnerEvent =
-      (inputs.trigger && REQUEST_EVENTS.has(eventName)) || mayBeOpen(eventName)
+      (given.trigger && REQUEST_EVENTS.has(eventName)) || mayBeOpen(eventName)
         ? readEvent()
         : { name: eventName, payload: {} };
-    const request = readRequest(inputs.trigger, event);
+    const request = readRequest(given.trigger, event);
+    // A request is a conversation: it is answered where it was asked, whatever `comment` says.
+    const inputs = request.kind === 'request' ? { ...given, comment: true } : given;
+    step.accepted(inputs);
+    if (request.kind === 'request') held.asked = true;
     const github = () =>
       (held.github ??= loadGitHubReport(
         { ...inputs, ...(request.kind === 'request' ? { asked: request.comment } : {}) },
@@ -75,7 +80,7 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
       inputs,
       event,
       request,
-      async (actor) => (await github())?.roleOf(actor, cancellation.signal),
+      async (actor) => (await github())?.accessOf(actor, cancellation.signal),
       process.env.GITHUB_ACTOR,
     );
     if (admission.kind === 'skip') {
@@ -122,6 +127,13 @@ export async function run(clock: Clock = systemClock, loadGitHub = loadGitHubChu
   // summary or the step's error. Its faults are warnings: they never change the step's result.
   const github = await held.github;
   const outcome = step.outcome();
+  if (github && !outcome && held.asked && step.failure) {
+    const url = await github.notStarted(step.failure, cancellation.signal).catch((error: unknown) => {
+      log.warning(`Could not answer on the thread: ${describeThrown(error)}.`);
+      return undefined;
+    });
+    if (url) setCommentUrl(url, (m) => log.warning(m));
+  }
   if (github && outcome) {
     const commentUrl = await github.finish(outcome, cancellation.signal);
     try {

@@ -14,9 +14,21 @@ import { redact } from './secrets.js';
  */
 const MAX_UNTRUSTED = 300;
 
-// C0/C1 controls, DEL, the Unicode line and paragraph separators, and bidi overrides (which can
-// make a log line read differently from what it is).
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// The one list of characters outside text never carries raw, wherever it lands (an output, the
+// log, the summary, the comment, a commit status): C0/C1 controls and DEL, the Unicode line and
+// paragraph separators, and the invisible and bidirectional characters that make text read
+// differently from what it is (U+061C, U+200B–U+200F, U+202A–U+202E, U+2060, U+2066–U+2069,
+// U+FEFF).
+const UNSAFE_CHARS =
+  '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff';
+const UNSAFE = new RegExp(`[${UNSAFE_CHARS}]`, 'g');
+/** A run of white space or unsafe characters, where text is folded onto one line. */
+const FOLDED = new RegExp(`[\\s${UNSAFE_CHARS}]+`, 'g');
+
+/** Whether the text holds a character of the list above. */
+export function hasUnsafe(text: string): boolean {
+  return new RegExp(`[${UNSAFE_CHARS}]`).test(text);
+}
 
 /** Every control, line-breaking or bidi character as a visible `\uXXXX` escape (valid in JSON too). */
 export function escapeUnsafe(text: string): string {
@@ -62,9 +74,7 @@ const MAX_CELL = 200;
  * secrets redacted before any of that, while the runner's mask could still have matched them.
  */
 export function cell(text: string, max = MAX_CELL): string {
-  let line = redact(text)
-    .replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ')
-    .trim();
+  let line = redact(text).replace(FOLDED, ' ').trim();
   if (line.length > max) line = `${line.slice(0, max)}…`;
   return line.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
 }
@@ -84,9 +94,7 @@ export function link(url: string | null | undefined): string {
  * emphasis, autolinks and raw HTML included, and shows the text exactly as it came.
  */
 export function inert(text: string, max = 200): string {
-  let line = redact(text)
-    .replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ')
-    .trim();
+  let line = redact(text).replace(FOLDED, ' ').trim();
   if (line.length > max) line = `${line.slice(0, max)}…`;
   if (!line) return '';
   const longestRun = Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length));

@@ -111,12 +111,15 @@ export interface GitHubApi {
   statuses(
     at: { owner: string; repo: string; ref: string },
     signal: AbortSignal,
-  ): AsyncIterable<{ context: string; description: string | null; state: string }[]>;
-  /** The login's role on the repository (`role_name`: `permission` folds maintain into write). */
-  collaboratorRole(
+  ): AsyncIterable<{ context: string; description: string | null; state: string; creator?: string }[]>;
+  /**
+   * The login's access to the repository: `permission` (the base role: maintain and custom roles
+   * based on write read `write`) and `role_name` (the role's own name).
+   */
+  collaboratorAccess(
     at: { owner: string; repo: string; username: string },
     signal: AbortSignal,
-  ): Promise<string>;
+  ): Promise<{ permission: string; role: string }>;
   /** A reaction on an issue comment, or on a pull request review comment (`review`). */
   react(
     at: { owner: string; repo: string; comment_id: number; review: boolean; content: 'eyes' },
@@ -241,12 +244,18 @@ export function gitHubApi(token: string, userAgent: string): GitHubApi {
         context: z.string(),
         description: z.nullable(z.string()),
         state: z.string(),
+        creator: z.nullish(z.object({ login: z.string() })),
       });
-      for await (const { data } of pages) yield z.array(status).parse(data);
+      for await (const { data } of pages)
+        yield z
+          .array(status)
+          .parse(data)
+          .map(({ creator, ...s }) => ({ ...s, creator: creator?.login }));
     },
-    async collaboratorRole(at, signal) {
+    async collaboratorAccess(at, signal) {
       const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...at, ...bounded(signal) });
-      return z.object({ role_name: z.string() }).parse(data).role_name;
+      const reply = z.object({ permission: z.string(), role_name: z.string() }).parse(data);
+      return { permission: reply.permission, role: reply.role_name };
     },
     async react({ review, ...at }, signal) {
       if (review)

@@ -18,10 +18,18 @@ import type { Thread } from './target.js';
  */
 export function commentMarker(
   run: RunContext,
-  key: { baseUrl?: string; projectId: string; prompt?: string; jobId?: string; thread?: boolean },
+  key: {
+    baseUrl?: string;
+    projectId: string;
+    prompt?: string;
+    jobId?: string;
+    thread?: boolean;
+    asked?: { id: number };
+  },
 ): string {
   // A thread's comment is named without the prompt: a push, a /docs request and the merge send
-  // different prompts to one job, and must find one comment.
+  // different prompts to one job, and must find one comment. Without a thread, each /docs request
+  // is answered in a comment of its own (its re-runs find it again).
   const named = JSON.stringify([
     `${run.repo.owner}/${run.repo.repo}`,
     run.workflow,
@@ -29,7 +37,13 @@ export function commentMarker(
     run.action,
     key.baseUrl ?? '',
     key.projectId,
-    ...(key.thread ? ['thread'] : [key.prompt ?? '', key.prompt === undefined ? (key.jobId ?? '') : '']),
+    ...(key.thread
+      ? ['thread']
+      : [
+          key.prompt ?? '',
+          key.prompt === undefined ? (key.jobId ?? '') : '',
+          ...(key.asked ? [`request ${key.asked.id}`] : []),
+        ]),
   ]);
   return `<!-- agent-job-action:${createHash('sha256').update(named).digest('hex').slice(0, 24)} -->`;
 }
@@ -96,11 +110,23 @@ export function commentBody(marker: string, state: CommentState): string {
 
 /** A word on the thread instead of a job (a bare `/docs`): the action's own text, not the service's. */
 export function answerBody(marker: string, text: string, runUrl: string): string {
+  return plainBody(marker, `💬 ${text}`, runUrl);
+}
+
+/**
+ * A request that got no job: the step's error (which may quote the service) as text, so the
+ * asker is told on the thread rather than left with nothing.
+ */
+export function notStartedBody(marker: string, failure: string, runUrl: string): string {
+  return plainBody(marker, `⚠️ **Not started**: ${inert(failure, 2000)}`, runUrl);
+}
+
+function plainBody(marker: string, headline: string, runUrl: string): string {
   return [
     marker,
     '### Documentation agent',
     '',
-    `💬 ${text}`,
+    headline,
     '',
     `<sub><a href="${cell(runUrl, 2000)}">workflow run</a></sub>`,
     '',
@@ -128,6 +154,8 @@ export class KeptComment {
     private readonly thread: Thread,
     private readonly marker: string,
     private readonly warn: Warn,
+    /** The login the token acts as: the only author whose comment is the kept one. */
+    private readonly identity: (signal: AbortSignal) => Promise<string> = (signal) => api.viewerLogin(signal),
   ) {
     const { owner, repo, number, pull, fork } = thread;
     this.op = {
@@ -198,7 +226,7 @@ export class KeptComment {
 
   /** Pages through every comment: on a long thread the kept one may be far from the first page. */
   private async find(signal: AbortSignal): Promise<Comment | undefined> {
-    this.login ??= await this.api.viewerLogin(signal);
+    this.login ??= await this.identity(signal);
     const { owner, repo, number } = this.thread;
     let pages = 0;
     for await (const comments of this.api.comments({ owner, repo, issue_number: number }, signal)) {

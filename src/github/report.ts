@@ -1,10 +1,11 @@
 import type { Clock } from '../clock.js';
-import type { AgentJob } from '../job.js';
+import type { Access } from '../gate.js';
+import { isJobId, type AgentJob } from '../job.js';
 import { describeThrown, type Log } from '../log.js';
-import { printableUrl } from '../untrusted.js';
+import { isPullRequestUrl, printableUrl, quote } from '../untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import type { RequestComment } from '../trigger.js';
-import { answerBody, commentBody, commentMarker, KeptComment } from './comment.js';
+import { answerBody, commentBody, commentMarker, KeptComment, notStartedBody } from './comment.js';
 import { renderContext } from './context.js';
 import { docsPullRequest, routeDocsPullRequest } from './docs-pr.js';
 import { describeGitHubFault, isFinalFault } from './errors.js';
@@ -98,8 +99,10 @@ export class GitHubReport {
   /** The note an earlier run left, once read: the next note keeps its head on a comment event. */
   private previous?: ThreadNote;
   private readonly status?: CommitStatus;
-  /** Whether the job's id fits a status description (said once if not). */
-  private tooLongSaid = false;
+  /** The login the token acts as, once asked: only what it wrote is the action's own. */
+  private identity?: Promise<string>;
+  /** Whether the job's id was left out of a status description (said once). */
+  private idLeftOutSaid = false;
 
   constructor(
     private readonly request: ReportRequest,
@@ -110,7 +113,14 @@ export class GitHubReport {
     this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
     if (request.status) {
       const context = statusContext(run, request);
-      this.status = new CommitStatus(() => this.forRepo(), run, context, this.runUrl, this.warn);
+      this.status = new CommitStatus(
+        () => this.forRepo(),
+        (signal) => this.ownLogin(signal),
+        run,
+        context,
+        this.runUrl,
+        this.warn,
+      );
     }
   }
 
@@ -189,15 +199,16 @@ export class GitHubReport {
       async (signal) => {
         if (this.request.comment && eventHasThread(run.eventName)) {
           const body = await (await this.keptComment(signal))?.read(signal);
-          recall.note = body ? readNote(body) : undefined;
+          recall.note = this.trusted(body ? readNote(body) : undefined, 'the kept comment');
           this.previous = recall.note;
         }
         if (this.status) {
           const { sha } = await this.runCommits(signal);
-          if (run.runAttempt > 1 && sha) recall.status = await this.status.read(sha, signal);
+          if (run.runAttempt > 1 && sha)
+            recall.status = this.trusted(await this.status.read(sha, signal), 'the commit status');
           const before = pushedOnto(run);
           if (this.request.thread && before && !recall.note)
-            recall.branch = await this.status.read(before, signal);
+            recall.branch = this.trusted(await this.status.read(before, signal), 'the commit status');
         }
         return recall;
       },
@@ -247,16 +258,16 @@ export class GitHubReport {
   }
 
   /**
-   * The actor's role on the repository (`admin`, `maintain`, `write`, `triage`, `read`), for the
+   * The actor's access to the repository (its base permission and its role's name), for the
    * gate; `undefined`, with a warning, when GitHub does not tell: the actor is then refused.
    */
-  async roleOf(actor: string, cancellation: AbortSignal): Promise<string | undefined> {
+  async accessOf(actor: string, cancellation: AbortSignal): Promise<Access | undefined> {
     const { owner, repo } = this.deps.run.repo;
     return this.beforeTheCreate(
       STARTED_BUDGET_MS,
       cancellation,
-      (signal): Promise<string | undefined> =>
-        this.forRepo().collaboratorRole({ owner, repo, username: actor }, signal),
+      (signal): Promise<Access | undefined> =>
+        this.forRepo().collaboratorAccess({ owner, repo, username: actor }, signal),
       (error) => {
         this.warn(
           describeGitHubFault(error, {
@@ -272,11 +283,20 @@ export class GitHubReport {
   }
 
   /** A bare `/docs`: the kept comment says what a request looks like; its URL. */
-  async answer(text: string, cancellation: AbortSignal): Promise<string | undefined> {
+  answer(text: string, cancellation: AbortSignal): Promise<string | undefined> {
+    return this.writeOnly(answerBody(this.marker, text, this.runUrl), cancellation);
+  }
+
+  /** A request that ended before any job existed: the kept comment says why; its URL. */
+  notStarted(failure: string, cancellation: AbortSignal): Promise<string | undefined> {
+    return this.writeOnly(notStartedBody(this.marker, failure, this.runUrl), cancellation);
+  }
+
+  private async writeOnly(body: string, cancellation: AbortSignal): Promise<string | undefined> {
     const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
     try {
       const comment = await this.keptComment(signal);
-      return await comment?.write(answerBody(this.marker, text, this.runUrl), signal);
+      return await comment?.write(body, signal);
     } finally {
       done();
     }
@@ -338,6 +358,30 @@ export class GitHubReport {
 
   private readonly warn = (message: string): void => this.deps.log.warning(message);
 
+  /**
+   * A record read back from GitHub names a job only when its id obeys the service's rules: an id
+   * such as `..` would otherwise become a dot segment of the next request's path.
+   */
+  private trusted<T extends { job?: string }>(record: T | undefined, where: string): T | undefined {
+    if (record?.job === undefined || isJobId(record.job)) return record;
+    this.warn(
+      `Ignored the job named in ${where}: ${quote(record.job, 100)} is not a job id the service gives.`,
+    );
+    return undefined;
+  }
+
+  /** The login the token acts as, asked once (again after a fault). */
+  private ownLogin(signal: AbortSignal): Promise<string> {
+    if (!this.identity) {
+      const asking = this.forRepo().viewerLogin(signal);
+      this.identity = asking;
+      asking.catch(() => {
+        if (this.identity === asking) this.identity = undefined;
+      });
+    }
+    return this.identity;
+  }
+
   private runCommits(signal: AbortSignal): Promise<RunCommits> {
     return (this.commits ??= runCommits(this.forRepo(), this.deps.run, this.warn, signal));
   }
@@ -366,10 +410,10 @@ export class GitHubReport {
       return;
     }
     const description = statusDescription(word, jobId, this.deps.run.runId);
-    if (!description.fits && !this.tooLongSaid) {
-      this.tooLongSaid = true;
+    if (!description.fits && !this.idLeftOutSaid) {
+      this.idLeftOutSaid = true;
       this.warn(
-        "The job id is too long for a commit status's 140 characters: the status leaves it out, so a re-run cannot resume from the status.",
+        `The job id ${description.why}: the status leaves it out, so a re-run cannot resume from the status.`,
       );
     }
     await this.status.write(sha, state, description.text, target, signal);
@@ -379,11 +423,13 @@ export class GitHubReport {
     const { job, failure, timedOut, jobId } = outcome;
     if (!failure && job?.status === 'completed') {
       const link = job.prLink ?? '';
+      // The check's link goes to the docs pull request only when the service's link is one: any
+      // other URL it sends would be a link GitHub shows as the action's.
       return this.writeStatus(
         'success',
         link ? 'Completed' : 'Completed, no changes',
         jobId,
-        link || this.runUrl,
+        isPullRequestUrl(link) ? link : this.runUrl,
         signal,
       );
     }
@@ -457,7 +503,9 @@ export class GitHubReport {
         log.notice(`No comment posted: ${found.none}.`);
         return undefined;
       }
-      return new KeptComment(this.forRepo(), found.thread, this.marker, this.warn);
+      return new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (signal) =>
+        this.ownLogin(signal),
+      );
     } catch (error) {
       const { owner, repo } = run.repo;
       this.warn(

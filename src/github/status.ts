@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { isPlainHttpUrl } from '../untrusted.js';
+import { hasUnsafe, isPlainHttpUrl } from '../untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault } from './errors.js';
 import type { Warn } from '../log.js';
 
 /** What a commit status says of the job, for a re-run or the next push to the branch. */
 export interface StatusNote {
-  /** Absent when the job's id was too long to keep in the description. */
+  /** Absent when the job's id could not be kept in the description. */
   job?: string;
   run: number;
 }
@@ -16,8 +16,12 @@ export type StatusState = 'pending' | 'success' | 'failure' | 'error';
 /** GitHub refuses a description over 140 characters (422). */
 const MAX_DESCRIPTION = 140;
 const MAX_CONTEXT = 100;
-/** GitHub keeps up to 1,000 statuses a context and commit; this step's is near the top. */
-const MAX_PAGES = 3;
+/**
+ * GitHub keeps up to 1,000 statuses a context and commit, and any number of contexts: every page
+ * is read (anyone with `statuses: write` can bury this step's status under newer ones), within a
+ * bound that stops a server that never stops sending pages.
+ */
+const MAX_PAGES = 100;
 
 /**
  * The status's context: readable, and the same from run to run of this step on this project (the
@@ -33,33 +37,50 @@ export function statusContext(run: RunContext, key: { baseUrl: string; projectId
 
 /**
  * `Working: job job_8f2c · run 123`: what a person reads, and what the next run parses. A job id
- * too long to fit leaves it out (`fits` false): a re-run then cannot resume from the status.
+ * too long to fit, or with a character that would make the description read as something else
+ * (bidi, invisible, control), is left out (`fits` false): a re-run then cannot resume from the
+ * status.
  */
 export function statusDescription(
   word: string,
   jobId: string,
   runId: number,
-): { text: string; fits: boolean } {
+): { text: string; fits: true } | { text: string; fits: false; why: string } {
   const text = `${word}: job ${jobId} · run ${runId}`;
-  if ([...text].length <= MAX_DESCRIPTION && !/[\s·]/.test(jobId)) return { text, fits: true };
-  return { text: `${word}: job id too long to show · run ${runId}`, fits: false };
+  if (/[\s·]/.test(jobId) || hasUnsafe(jobId))
+    return {
+      text: `${word}: job id not shown · run ${runId}`,
+      fits: false,
+      why: 'holds characters a commit status must not show',
+    };
+  if ([...text].length > MAX_DESCRIPTION)
+    return {
+      text: `${word}: job id too long to show · run ${runId}`,
+      fits: false,
+      why: "is too long for a commit status's 140 characters",
+    };
+  return { text, fits: true };
 }
 
 export function readStatusNote(description: string | null): StatusNote | undefined {
   const found = /: job (\S+) · run (\d+)$/.exec(description ?? '');
   if (found) return { job: found[1], run: Number(found[2]) };
-  const unnamed = /: job id too long to show · run (\d+)$/.exec(description ?? '');
+  const unnamed = /: job id (?:not shown|too long to show) · run (\d+)$/.exec(description ?? '');
   return unnamed ? { run: Number(unnamed[1]) } : undefined;
 }
 
 /**
  * This step's status on one commit of this repository: written as the job goes (pending, then
- * how it ended), and read back by a re-run or the branch's next push. Faults are warnings.
+ * how it ended), and read back by a re-run or the branch's next push — only a status the token's
+ * own identity wrote, since anyone with `statuses: write` can write the same context. Faults are
+ * warnings.
  */
 export class CommitStatus {
   constructor(
     /** Made on first use: a status never written builds no client. */
     private readonly api: () => GitHubApi,
+    /** The login the token acts as: the only creator whose statuses count. */
+    private readonly identity: (signal: AbortSignal) => Promise<string>,
     private readonly run: RunContext,
     private readonly context: string,
     /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
@@ -103,14 +124,16 @@ export class CommitStatus {
 
   /**
    * What this step's newest status on `sha` says, or `undefined` (none, or a commit GitHub no
-   * longer has). Other faults are warnings, and read as none.
+   * longer has). Other faults are warnings, and read as none. The list of every status, not the
+   * combined status: its entries name no creator, and show only the newest of each context.
    */
   async read(sha: string, signal: AbortSignal): Promise<StatusNote | undefined> {
     const { owner, repo } = this.run.repo;
     try {
+      const login = await this.identity(signal);
       let pages = 0;
       for await (const statuses of this.api().statuses({ owner, repo, ref: sha }, signal)) {
-        const mine = statuses.find((s) => s.context === this.context);
+        const mine = statuses.find((s) => s.context === this.context && s.creator === login);
         if (mine) return readStatusNote(mine.description);
         if (++pages >= MAX_PAGES) break;
       }
