@@ -51,6 +51,20 @@ export function pullRequestEvent(number: number, fork?: string) {
   };
 }
 
+/** A `pull_request` event for `number` in acme/app whose head is `head` (`synchronize` unless told). */
+export function pullRequestAt(number: number, head: string, action = 'synchronize') {
+  const event = pullRequestEvent(number);
+  const { pull_request } = event.payload;
+  return {
+    ...event,
+    payload: {
+      ...event.payload,
+      action,
+      pull_request: { ...pull_request, head: { ...pull_request.head, sha: head } },
+    },
+  };
+}
+
 /**
  * A `/docs`-style comment on pull request `number` of acme/app (`issue_comment`, `created` unless
  * told), by `login` with `association` to the repository.

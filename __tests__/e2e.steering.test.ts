@@ -13,7 +13,7 @@ import {
   commentEvent,
   DOCS_TOKEN,
   gitHubEnv,
-  pullRequestEvent,
+  pullRequestAt,
   pushEvent,
   world,
 } from '../__fixtures__/github-world.js';
@@ -292,16 +292,3 @@ describe('a /docs request is always answered on its thread', () => {
     expect(answers[0]?.body).toContain('rejected');
   });
 });
-
-/** A pull request event of acme/app whose head is `head`. */
-function pullRequestAt(number: number, head: string) {
-  const event = pullRequestEvent(number);
-  const { pull_request } = event.payload;
-  return {
-    ...event,
-    payload: {
-      ...event.payload,
-      pull_request: { ...pull_request, head: { ...pull_request.head, sha: head } },
-    },
-  };
-}

@@ -10,7 +10,7 @@ import {
   commentEvent,
   DOCS_TOKEN,
   gitHubEnv,
-  pullRequestEvent,
+  pullRequestAt,
   pushEvent,
   world,
 } from '../__fixtures__/github-world.js';
@@ -19,22 +19,6 @@ const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
 
 const sha = (digit: number) => String(digit).repeat(40);
-
-/** A `pull_request` event whose head is `head` (`synchronize` after the first). */
-function pullRequestAt(number: number, head: string, action = 'synchronize') {
-  const event = pullRequestEvent(number);
-  return {
-    ...event,
-    payload: {
-      ...event.payload,
-      action,
-      pull_request: {
-        ...event.payload.pull_request,
-        head: { ...event.payload.pull_request.head, sha: head },
-      },
-    },
-  };
-}
 
 describe('a pull request thread', () => {
   it('one job across pushes while the docs PR is open (follow-ups with what changed), a new one after the merge', async () => {

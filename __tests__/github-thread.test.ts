@@ -50,6 +50,18 @@ function pullRun(number: number, head: string, overrides: Partial<RunContext> = 
   });
 }
 
+/** A push to main of `sha` on top of `prior`, by run `runId` (attempt `runAttempt`). */
+function pushRun(sha: string, prior: string, runId: number, runAttempt = 1): RunContext {
+  return runContext({
+    serverUrl: github.gh.serverUrl,
+    eventName: 'push',
+    sha,
+    runId,
+    runAttempt,
+    payload: { ref: 'refs/heads/main', before: prior, after: sha },
+  });
+}
+
 const done = (jobId: string, prLink: string | null, extra: Partial<Outcome> = {}): Outcome => ({
   jobId,
   job: { id: jobId, status: 'completed', prLink },
@@ -237,41 +249,23 @@ describe('the commit status', () => {
     world(github.gh);
     const before = 'b'.repeat(40);
     const after = 'e'.repeat(40);
-    const push = (sha: string, prior: string, runId: number, runAttempt = 1) =>
-      runContext({
-        serverUrl: github.gh.serverUrl,
-        eventName: 'push',
-        sha,
-        runId,
-        runAttempt,
-        payload: { ref: 'refs/heads/main', before: prior, after: sha },
-      });
-    const first = report(push(before, '0'.repeat(40), 50), { comment: false });
+    const first = report(pushRun(before, '0'.repeat(40), 50), { comment: false });
     first.report.started('job_branch', undefined);
     await first.report.finish(done('job_branch', null), never());
 
-    const retry = report(push(before, '0'.repeat(40), 50, 2), { comment: false });
+    const retry = report(pushRun(before, '0'.repeat(40), 50, 2), { comment: false });
     expect(await retry.report.recall(never())).toEqual({ status: { job: 'job_branch', run: 50 } });
-    const next = report(push(after, before, 51), { comment: false });
+    const next = report(pushRun(after, before, 51), { comment: false });
     expect(await next.report.recall(never())).toEqual({ branch: { job: 'job_branch', run: 50 } });
     github.gh.forget(APP, before);
-    expect(await report(push(after, before, 52), { comment: false }).report.recall(never())).toEqual({});
+    expect(await report(pushRun(after, before, 52), { comment: false }).report.recall(never())).toEqual({});
   });
 
   it("counts only statuses the token's own identity wrote: another writer of the context steers nothing", async () => {
     world(github.gh);
     const before = '7'.repeat(40);
     const after = '8'.repeat(40);
-    const push = (sha: string, prior: string, runId: number, runAttempt = 1) =>
-      runContext({
-        serverUrl: github.gh.serverUrl,
-        eventName: 'push',
-        sha,
-        runId,
-        runAttempt,
-        payload: { ref: 'refs/heads/main', before: prior, after: sha },
-      });
-    const first = report(push(before, '0'.repeat(40), 60), { comment: false });
+    const first = report(pushRun(before, '0'.repeat(40), 60), { comment: false });
     first.report.started('job_own', undefined);
     await first.report.finish(done('job_own', null), never());
     const context = github.gh.statuses(APP, before)[0]?.context ?? '';
@@ -281,9 +275,9 @@ describe('the commit status', () => {
       context,
       description: 'Completed: job job_stranger · run 60',
     });
-    const retry = report(push(before, '0'.repeat(40), 60, 2), { comment: false });
+    const retry = report(pushRun(before, '0'.repeat(40), 60, 2), { comment: false });
     expect(await retry.report.recall(never())).toEqual({ status: { job: 'job_own', run: 60 } });
-    const next = report(push(after, before, 61), { comment: false });
+    const next = report(pushRun(after, before, 61), { comment: false });
     expect(await next.report.recall(never())).toEqual({ branch: { job: 'job_own', run: 60 } });
 
     // With no status of its own there, the stranger's is no status at all.
@@ -294,9 +288,9 @@ describe('the commit status', () => {
       description: 'Working: job job_stranger · run 62',
     });
     expect(
-      await report(push(other, '0'.repeat(40), 62, 2), { comment: false }).report.recall(never()),
+      await report(pushRun(other, '0'.repeat(40), 62, 2), { comment: false }).report.recall(never()),
     ).toEqual({});
-    expect(await report(push(after, other, 63), { comment: false }).report.recall(never())).toEqual({});
+    expect(await report(pushRun(after, other, 63), { comment: false }).report.recall(never())).toEqual({});
   });
 
   it('finds its own status under 350 newer ones, on every page', async () => {
