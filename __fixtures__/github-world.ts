@@ -1,5 +1,5 @@
 import type { GitHubEmulator } from '../emulators/github.js';
-import type { RunContext } from '../src/github/client.js';
+import type { RunContext } from '../src/run-context.js';
 import { WORKFLOW_TOKEN } from './runner.js';
 
 /** A token for the docs repository only, as a GitHub App's installation token would be. */
@@ -108,11 +108,13 @@ export function runContext(overrides: Partial<RunContext> = {}): RunContext {
     repo: { owner: 'acme', repo: 'app' },
     sha: 'head0000000',
     serverUrl: 'https://github.com',
+    apiUrl: 'https://api.github.com',
     runId: 42,
     runAttempt: 1,
     workflow: 'docs',
     job: 'refresh',
     action: 'docs',
+    actor: 'octocat',
     ...overrides,
   };
 }

@@ -73,6 +73,43 @@ describe('AgentClient', () => {
     });
   });
 
+  it.each([
+    ['RateLimit-Reset (delta seconds)', { 'ratelimit-reset': '720' }, 720_000],
+    [
+      'RateLimit-Reset before X-RateLimit-Reset',
+      { 'ratelimit-reset': '60', 'x-ratelimit-reset': '30' },
+      60_000,
+    ],
+    ['X-RateLimit-Reset as delta seconds', { 'x-ratelimit-reset': '90' }, 90_000],
+    ['X-RateLimit-Reset as epoch seconds', { 'x-ratelimit-reset': '1700000300' }, 300_000],
+    ['X-RateLimit-Reset gone by: at least 1 s', { 'x-ratelimit-reset': '1699999000' }, 1000],
+    ['RateLimit-Reset of 0: at least 1 s', { 'ratelimit-reset': '0' }, 1000],
+  ])('reads when the quota frees a use from %s', async (_what, headers, resetAfterMs) => {
+    service.script('create', { status: 429, headers });
+    const timed = new AgentClient({
+      baseUrl: service.url,
+      projectId: 'proj',
+      apiKey: KEY,
+      dispatcher,
+      userAgent: 'test',
+      now: () => 1_700_000_000_000,
+    });
+    expect(await faultOf(timed.createJob('x'))).toEqual({
+      kind: 'http',
+      status: 429,
+      resetAfterMs,
+      serviceMessage: 'Rate limit exceeded',
+    });
+  });
+
+  it('ignores a reset header it cannot read', async () => {
+    service.script('create', {
+      status: 429,
+      headers: { 'ratelimit-reset': 'soon', 'x-ratelimit-reset': '-5' },
+    });
+    expect(await faultOf(client().createJob('x'))).not.toHaveProperty('resetAfterMs');
+  });
+
   it('keeps what is not a job from counting as one', async () => {
     service.script(
       'get',
@@ -197,7 +234,25 @@ describe('explain', () => {
       '429',
       http(429),
       { ...base, operation: 'create' },
-      "The service's rate limit (429) did not clear before the timeout; the quota is 100 jobs per project per hour. Run again later or raise the timeout input.",
+      "The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and the reply did not say when the oldest use ages out (without that the action retries for only about a minute). Wait and run again later, or space out the workflow's runs.",
+    ],
+    [
+      '429 on a follow-up, with Retry-After',
+      { kind: 'http', status: 429, retryAfterMs: 12 * 60_000 + 20_000 },
+      { ...base, operation: 'message', jobId: 'job_1' },
+      "The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and the reply says the oldest use ages out in about 12 minutes. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs.",
+    ],
+    [
+      '429 with only a reset header, due in seconds',
+      { kind: 'http', status: 429, resetAfterMs: 20_000 },
+      { ...base, operation: 'create' },
+      'the reply says the oldest use ages out in under a minute.',
+    ],
+    [
+      '429 with both: Retry-After first',
+      { kind: 'http', status: 429, retryAfterMs: 60_000, resetAfterMs: 3 * 3_600_000 },
+      { ...base, operation: 'create' },
+      'the reply says the oldest use ages out in about 1 minute.',
     ],
     [
       '500 on create',

@@ -47,7 +47,8 @@ describe('cancellation', () => {
       result,
       'The step was cancelled (SIGINT) before the service confirmed the job; a job may have been created in project proj_docs',
     );
-    expect(result.outputs).toEqual({});
+    // Which way the run went, and that no job is known to have started.
+    expect(result.outputs).toEqual({ mode: 'created', status: 'not-started' });
     expect(errors(result)).toHaveLength(1);
   });
 

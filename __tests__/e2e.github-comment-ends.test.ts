@@ -112,8 +112,10 @@ describe('every path that knows a job updates it', () => {
     });
     expectFailure(result, 'the message may have reached the job anyway');
     expect(pr.comments).toHaveLength(1);
-    expect(pr.comments[0]?.body).toContain('⚠️ **Stopped**');
-    expect(pr.comments[0]?.body).toContain('Job `job_earlier`');
+    expect(pr.comments[0]?.body).toContain(
+      "⚠️ **The latest run's follow-up to job `job_earlier` was not confirmed by the service**",
+    );
+    expect(pr.comments[0]?.body).toContain('the message may have reached the job anyway');
   });
 
   it('a first post still in flight when the job ends: the last update waits for it, one comment', async () => {

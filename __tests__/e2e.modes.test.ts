@@ -54,7 +54,7 @@ describe('follow-up (jobId with prompt)', () => {
     const result = await run({ inputs: inputsFor(service, { jobId: 'job_missing', prompt: 'more' }) });
     expectFailure(result, 'Agent job job_missing was not found in project proj_docs');
     expect(service.count('message')).toBe(1);
-    expect(result.outputs).toEqual({ jobId: 'job_missing' });
+    expect(result.outputs).toEqual({ jobId: 'job_missing', mode: 'followed-up', status: 'not-started' });
   });
 
   it('with wait: false, sends it and ends at once', async () => {

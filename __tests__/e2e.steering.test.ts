@@ -288,7 +288,7 @@ describe('a /docs request is always answered on its thread', () => {
     expect(comment.reactions).toEqual([]);
     const answers = pr.comments.filter((c) => c.login === BOT);
     expect(answers).toHaveLength(1);
-    expect(answers[0]?.body).toContain('⚠️ **Not started**');
+    expect(answers[0]?.body).toContain('⚠️ **The latest run started no job**');
     expect(answers[0]?.body).toContain('rejected');
   });
 });

@@ -302,6 +302,129 @@ describe('GitHub emulator: pull requests, reactions, permissions and statuses', 
   });
 });
 
+describe("GitHub emulator: a repository's commits, newest first", () => {
+  // Shas as GitHub writes them: 40 hex digits.
+  const sha = (n: number) => n.toString(16).padStart(40, '0');
+  type Listed = { sha: string; html_url: string; commit: { message: string }; parents: { sha: string }[] };
+  const list = async (g: GitHubEmulator, query = '', token = 'ghs_ok') => {
+    const res = await call(g, 'GET', `/repos/acme/app/commits${query}`, undefined, token);
+    return { status: res.status, link: res.headers.get('link'), json: (await res.json()) as Listed[] };
+  };
+
+  it.each(['', '/api/v3'] as const)(
+    'lists a sha and its ancestors, each with its parent, as the description allows (prefix %j)',
+    async (prefix) => {
+      const g = await world(prefix);
+      g.history('acme/app', [sha(3), sha(2), sha(1)]);
+      g.commit('acme/app', { sha: sha(2), message: 'Fix the docs', files: [] });
+      const { status, link, json } = await list(g, `?sha=${sha(3)}`);
+      expect(status).toBe(200);
+      expect(link).toBeNull();
+      expect(json.map((c) => [c.sha, c.parents.map((p) => p.sha)])).toEqual([
+        [sha(3), [sha(2)]],
+        [sha(2), [sha(1)]],
+        [sha(1), []],
+      ]);
+      expect(json[1]).toMatchObject({
+        html_url: `${g.serverUrl}/acme/app/commit/${sha(2)}`,
+        commit: { message: 'Fix the docs' },
+      });
+      // From the middle of the history: that commit and what is older.
+      expect((await list(g, `?sha=${sha(2)}`)).json.map((c) => c.sha)).toEqual([sha(2), sha(1)]);
+      expect(g.count('listCommits')).toBe(2);
+      expect(g.violations).toEqual([]);
+    },
+  );
+
+  it('follows overlapping histories, the later one winning; no sha starts from the newest head', async () => {
+    const g = await world();
+    const shas = async (query: string) => (await list(g, query)).json.map((c) => c.sha);
+    // Nothing told yet: an empty list without a sha, and a sha with no history is one commit.
+    expect(await shas('')).toEqual([]);
+    const lone = await list(g, `?sha=${sha(9)}`);
+    expect(lone.json.map((c) => [c.sha, c.parents])).toEqual([[sha(9), []]]);
+    g.history('acme/app', [sha(3), sha(2)]);
+    g.history('acme/app', [sha(2), sha(1)]);
+    expect(await shas(`?sha=${sha(3)}`)).toEqual([sha(3), sha(2), sha(1)]);
+    expect(await shas('')).toEqual([sha(2), sha(1)]);
+    // Rewritten: 3's parent is now 5.
+    g.history('acme/app', [sha(4), sha(3), sha(5)]);
+    expect(await shas(`?sha=${sha(3)}`)).toEqual([sha(3), sha(5)]);
+    expect(await shas('')).toEqual([sha(4), sha(3), sha(5)]);
+    // The list is not the commit, nor its statuses or pull requests.
+    expect((await call(g, 'GET', `/repos/acme/app/commits/${sha(3)}/statuses`)).status).toBe(200);
+    expect((await call(g, 'GET', `/repos/acme/app/commits/${sha(3)}/pulls`)).status).toBe(200);
+    g.commit('acme/app', { sha: sha(3), message: 'Three', files: [] });
+    const one = await call(g, 'GET', `/repos/acme/app/commits/${sha(3)}`);
+    expect(await one.json()).toMatchObject({ sha: sha(3), parents: [{ sha: sha(5) }] });
+    expect([g.count('listCommits'), g.count('getCommit'), g.count('listStatuses')]).toEqual([6, 1, 1]);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('answers a page at a time, with links to the next and last that keep the sha', async () => {
+    const g = await world();
+    g.history('acme/app', [5, 4, 3, 2, 1].map(sha));
+    const first = await list(g, `?sha=${sha(5)}&per_page=2`);
+    expect(first.json.map((c) => c.sha)).toEqual([sha(5), sha(4)]);
+    const at = (page: number) => `${g.apiUrl}/repos/acme/app/commits?sha=${sha(5)}&per_page=2&page=${page}`;
+    expect(first.link).toBe(`<${at(2)}>; rel="next", <${at(3)}>; rel="last"`);
+    const next = await fetch(at(2), { headers: { authorization: 'token ghs_ok' } });
+    expect(((await next.json()) as Listed[]).map((c) => c.sha)).toEqual([sha(3), sha(2)]);
+    expect(next.headers.get('link')).toBe(`<${at(3)}>; rel="next", <${at(3)}>; rel="last"`);
+    const last = await list(g, `?sha=${sha(5)}&per_page=2&page=3`);
+    expect(last.json.map((c) => c.sha)).toEqual([sha(1)]);
+    expect(last.link).toBeNull();
+    expect(g.violations).toEqual([]);
+  });
+
+  it('answers 30 a page by default and at most 100', async () => {
+    const g = await world();
+    const shas = Array.from({ length: 120 }, (_, i) => sha(120 - i));
+    g.history('acme/app', shas);
+    const byDefault = await list(g);
+    expect(byDefault.json.map((c) => c.sha)).toEqual(shas.slice(0, 30));
+    expect(byDefault.link).toContain('?per_page=30&page=2>; rel="next"');
+    const most = await list(g, '?per_page=100&page=2');
+    expect(most.json.map((c) => c.sha)).toEqual(shas.slice(100));
+    const over = await list(g, '?per_page=150');
+    expect(over.json).toHaveLength(100);
+    expect(over.link).toBe(
+      `<${g.apiUrl}/repos/acme/app/commits?per_page=100&page=2>; rel="next", <${g.apiUrl}/repos/acme/app/commits?per_page=100&page=2>; rel="last"`,
+    );
+    expect(g.violations).toEqual([]);
+  });
+
+  it('answers 404 for a sha GitHub does not know', async () => {
+    const g = await world();
+    g.history('acme/app', [sha(2), sha(1)]);
+    g.forget('acme/app', 'c0ffee');
+    const unknown = await call(g, 'GET', '/repos/acme/app/commits?sha=c0ffee');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ message: 'No commit found for SHA: c0ffee' });
+    expect(g.violations).toEqual([]);
+  });
+
+  it('needs read access to the repository; fails and delays on demand', async () => {
+    const g = await world();
+    g.grant('ghs_read', { login: 'reader', read: ['acme/app'] });
+    g.grant('ghs_other', { login: 'other', read: ['acme/docs'], write: ['acme/docs'] });
+    g.history('acme/app', [sha(2), sha(1)]);
+    expect((await list(g, '', 'ghs_read')).json.map((c) => c.sha)).toEqual([sha(2), sha(1)]);
+    const unseen = await list(g, '', 'ghs_other');
+    expect(unseen.status).toBe(404);
+    expect(unseen.json).toMatchObject({ message: 'Not Found' });
+    expect((await list(g, '', 'ghs_nope')).status).toBe(401);
+    g.fail('listCommits', { status: 502 });
+    g.delay('listCommits', 50);
+    const started = Date.now();
+    expect((await list(g)).status).toBe(502);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect((await list(g)).status).toBe(200);
+    expect(g.count('listCommits')).toBe(5);
+    expect(g.violations).toEqual([]);
+  });
+});
+
 describe("the emulator's contract, cut from GitHub's description", () => {
   it('holds every operation the emulator serves, in both descriptions', async () => {
     const { ROUTES } = await import('../emulators/github.js');

@@ -130,6 +130,104 @@ describe('default play', () => {
   });
 });
 
+describe('follow-ups to finished jobs', () => {
+  function message(emulator: Emulator, id: string, prompt = 'Also update the changelog') {
+    return fetch(`${emulator.url}/v2/agent/acme/job/${encodeURIComponent(id)}/message`, {
+      method: 'POST',
+      headers: jsonAuth,
+      body: JSON.stringify({ prompt }),
+    });
+  }
+
+  /** A job that has been read once with `activePolls: 0`, so it is stored as completed. */
+  async function completedJob(emulator: Emulator): Promise<string> {
+    const { id } = await job(await create(emulator));
+    expect((await job(await get(emulator, id))).status).toBe('completed');
+    return id;
+  }
+
+  const refuse400 = { status: 400, error: 'job is already completed' } as const;
+
+  it('takes a message to an active job even when finished jobs refuse them', async () => {
+    const emulator = await start({ finishedJobMessages: refuse400 });
+    const { id } = await job(await create(emulator));
+    const sent = await message(emulator, id);
+    expect(sent.status).toBe(200);
+    expect(await job(sent)).toMatchObject({ id, status: 'active' });
+    expect(emulator.violations).toEqual([]);
+  });
+
+  it('refuses a message to a completed job with 400 and the error; the job stays completed', async () => {
+    const emulator = await start({ activePolls: 0, finishedJobMessages: refuse400 });
+    const id = await completedJob(emulator);
+    const stored = { ...emulator.jobs.get(id) };
+
+    const refused = await message(emulator, id);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ error: 'job is already completed' });
+
+    expect(emulator.jobs.get(id)).toEqual(stored);
+    expect(await job(await get(emulator, id))).toMatchObject({ status: 'completed', prLink: stored.prLink });
+    expect(emulator.count('message')).toBe(1);
+    expect(emulator.requests.find((request) => request.route === 'message')).toMatchObject({
+      jobId: id,
+      json: { prompt: 'Also update the changelog' },
+    });
+    expect(emulator.violations).toEqual([]);
+  });
+
+  it('refuses with 404 and the default error, for failed and archived jobs too', async () => {
+    for (const status of ['completed', 'failed', 'archived']) {
+      const emulator = await start({
+        activePolls: 0,
+        final: { status },
+        finishedJobMessages: { status: 404 },
+      });
+      const { id } = await job(await create(emulator));
+      expect((await job(await get(emulator, id))).status).toBe(status);
+      const refused = await message(emulator, id);
+      expect(refused.status).toBe(404);
+      expect(await refused.json()).toEqual({ error: 'job is not active' });
+      expect(emulator.jobs.get(id)?.status).toBe(status);
+      expect(emulator.violations).toEqual([]);
+    }
+  });
+
+  it.each([409, 410, 422] as const)(
+    'plays %d, which the spec does not list, without counting it as a violation',
+    async (status) => {
+      const emulator = await start({ activePolls: 0, finishedJobMessages: { status } });
+      const id = await completedJob(emulator);
+      const refused = await message(emulator, id);
+      expect(refused.status).toBe(status);
+      expect(await refused.json()).toEqual({ error: 'job is not active' });
+      expect(emulator.jobs.get(id)?.status).toBe('completed');
+      expect(emulator.violations).toEqual([]);
+    },
+  );
+
+  it('lets a scripted reply come first', async () => {
+    const emulator = await start({ activePolls: 0, finishedJobMessages: refuse400 });
+    const id = await completedJob(emulator);
+    emulator.script('message', { job: { note: 'taken' } });
+    const sent = await message(emulator, id);
+    expect(sent.status).toBe(200);
+    expect(await job(sent)).toMatchObject({ id, status: 'active', note: 'taken' });
+    expect(emulator.violations).toEqual([]);
+  });
+
+  it('takes a message to a completed job by default', async () => {
+    for (const options of [{ activePolls: 0 }, { activePolls: 0, finishedJobMessages: 'accept' as const }]) {
+      const emulator = await start(options);
+      const id = await completedJob(emulator);
+      const sent = await message(emulator, id);
+      expect(sent.status).toBe(200);
+      expect(await job(sent)).toMatchObject({ id, status: 'active' });
+      expect(emulator.violations).toEqual([]);
+    }
+  });
+});
+
 describe('contract checks', () => {
   it('answers 401 to a wrong key (not a violation) and to a missing one (a violation)', async () => {
     const emulator = await start();

@@ -15,7 +15,7 @@ const [owner, repo] = APP.split('/') as [string, string];
 function setUp() {
   const { pr, docsPr } = world(github.gh);
   const warnings: string[] = [];
-  const api = github.gitHubApi(WORKFLOW_TOKEN, 'github-api-test');
+  const api = github.gitHubApi(WORKFLOW_TOKEN, 'github-api-test', github.gh.apiUrl);
   const kept = (number: number, marker = '<!-- agent-job-action:000000000000000000000001 -->', pull = true) =>
     new github.KeptComment(api, { owner, repo, number, pull, fork: false }, marker, (m) => warnings.push(m));
   return { pr, docsPr, warnings, api, kept };
@@ -133,7 +133,7 @@ describe('labels and reviewers on the docs pull request', () => {
     const warnings: string[] = [];
     const [docsOwner, docsRepo] = DOCS.split('/') as [string, string];
     await github.routeDocsPullRequest(
-      github.gitHubApi(DOCS_TOKEN, 'github-api-test'),
+      github.gitHubApi(DOCS_TOKEN, 'github-api-test', github.gh.apiUrl),
       { owner: docsOwner, repo: docsRepo, number: docsPr.number },
       { labels: ['docs'], reviewers: ['outsider', 'other-org/writers'] },
       (m) => warnings.push(m),

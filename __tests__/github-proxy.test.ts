@@ -22,7 +22,11 @@ it('a 407 from the proxy is named as the proxy refusing, with the fix', async ()
   const { gitHubApi } = await import('../src/github/client.js');
   const { KeptComment } = await import('../src/github/comment.js');
   const warnings: string[] = [];
-  const api = gitHubApi('ghs_proxyTestToken0123456789', 'github-proxy-test');
+  const api = gitHubApi(
+    'ghs_proxyTestToken0123456789',
+    'github-proxy-test',
+    process.env.GITHUB_API_URL ?? '',
+  );
   const kept = new KeptComment(
     api,
     { owner: 'acme', repo: 'app', number: 7, pull: true, fork: false },

@@ -9,8 +9,8 @@ import { ManualClock } from '../__fixtures__/clock.js';
 import { recorder } from '../__fixtures__/log.js';
 import { APP, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import type { RunContext } from '../src/github/client.js';
-import type { ReportRequest } from '../src/github/report.js';
+import type { RunContext } from '../src/run-context.js';
+import type { Outcome, ReportRequest } from '../src/ports.js';
 
 const github = gitHubForFile({ GITHUB_EVENT_NAME: 'schedule' });
 
@@ -26,11 +26,13 @@ const request: ReportRequest = {
   thread: false,
   status: false,
 };
-const completed = {
+const completed: Outcome = {
   jobId: 'job_1',
   job: { id: 'job_1', status: 'completed' },
+  confirmed: true,
   timedOut: false,
   waitedMs: 5000,
+  memory: {},
 };
 
 /** A GitHub side for a pull request of acme/app, its lines recorded, its time on a manual clock. */
@@ -46,7 +48,7 @@ function setUp(overrides: Partial<RunContext> = {}, asked: Partial<ReportRequest
   });
   const deps = {
     run,
-    api: (token: string) => github.gitHubApi(token, 'github-report-test'),
+    api: (token: string) => github.gitHubApi(token, 'github-report-test', github.gh.apiUrl),
     clock,
     log,
   };
@@ -63,7 +65,7 @@ describe('the comment', () => {
   it('is posted once when the job starts and updated at the end, even when the end comes before the post', async () => {
     const { pr, lines, report } = setUp();
     github.gh.delay('createComment', 300);
-    report.started('job_1', { id: 'job_1', status: 'active' });
+    report.started('job_1', { id: 'job_1', status: 'active' }, {});
     // The job ends at once: the last update must wait for the first post, not make a second one.
     const url = await report.finish(completed, new AbortController().signal);
     expect(lines).toEqual([]);
@@ -76,7 +78,7 @@ describe('the comment', () => {
   it('is posted anew when someone deleted it while the job ran', async () => {
     const { pr, lines, report } = setUp();
     const before = github.gh.count('createComment');
-    report.started('job_1', undefined);
+    report.started('job_1', undefined, {});
     await until(() => pr.comments.length === 1);
     pr.comments.splice(0);
     await report.finish(completed, new AbortController().signal);
@@ -87,7 +89,7 @@ describe('the comment', () => {
 
   it('gets 1.2 s once the step is cancelled: a slow GitHub costs a warning, not the exit', async () => {
     const { pr, lines, clock, report } = setUp();
-    report.started('job_1', undefined);
+    report.started('job_1', undefined, {});
     const first = report.finish(
       { ...completed, job: { id: 'job_1', status: 'active' }, failure: 'The step was cancelled (SIGINT).' },
       AbortSignal.abort(),
@@ -133,7 +135,7 @@ describe('the comment', () => {
   it('says the first post did not finish in time rather than racing it with a second one', async () => {
     const { pr, lines, clock, report } = setUp();
     github.gh.delay('listComments', 10_000);
-    report.started('job_1', undefined);
+    report.started('job_1', undefined, {});
     const pending = report.finish(completed, new AbortController().signal);
     // Both the first post's and the end's budgets run out.
     await clock.advance(30_000);
@@ -147,7 +149,7 @@ describe('the comment', () => {
   it('is not posted, and GitHub not asked, on an event without a pull request or issue', async () => {
     const { lines, report } = setUp({ eventName: 'schedule', payload: {} });
     const before = github.gh.requests.length;
-    report.started('job_1', undefined);
+    report.started('job_1', undefined, {});
     expect(await report.finish(completed, new AbortController().signal)).toBeUndefined();
     expect(github.gh.requests.length).toBe(before);
     expect(lines).toEqual(['notice: No comment posted: a schedule run has no pull request or issue.']);
@@ -158,7 +160,7 @@ describe('the context', () => {
   it('is nothing, without a request, for an event that changes nothing', async () => {
     const { lines, report } = setUp({ eventName: 'workflow_dispatch', payload: {} });
     const before = github.gh.requests.length;
-    expect(await report.contextFor(20_000, new AbortController().signal)).toBe('');
+    expect(await report.context(undefined, 20_000, new AbortController().signal)).toBe('');
     expect(github.gh.requests.length).toBe(before);
     expect(lines).toEqual([
       'info: No context appended: a workflow_dispatch run changes nothing to describe.',
@@ -168,7 +170,7 @@ describe('the context', () => {
   it('gives up after 30 s of GitHub not answering, and the job goes on without it', async () => {
     const { lines, clock, report } = setUp({ eventName: 'pull_request' });
     github.gh.delay('listPullFiles', 10_000);
-    const pending = report.contextFor(20_000, new AbortController().signal);
+    const pending = report.context(undefined, 20_000, new AbortController().signal);
     await sleep(20);
     await clock.advance(30_000);
     const text = await pending;
@@ -180,7 +182,7 @@ describe('the context', () => {
     const { report } = setUp({ eventName: 'pull_request' });
     github.gh.delay('listPullFiles', 10_000);
     const cancellation = new AbortController();
-    const pending = report.contextFor(20_000, cancellation.signal);
+    const pending = report.context(undefined, 20_000, cancellation.signal);
     await sleep(20);
     const reason = new Error('cancelled by SIGINT');
     cancellation.abort(reason);
@@ -218,7 +220,7 @@ describe('a /docs request', () => {
       { ...request, comment: false, asked: { id: asked.id, review: true } },
       deps,
     );
-    withAsk.started('job_1', undefined);
+    withAsk.started('job_1', undefined, {});
     await withAsk.finish(completed, new AbortController().signal);
     expect(asked.reactions).toEqual(['eyes']);
     expect(github.gh.count('createReviewCommentReaction')).toBe(1);
@@ -243,19 +245,21 @@ describe('a /docs request', () => {
 });
 
 describe("the chunk's entry", () => {
-  it("makes the GitHub side from the runner's variables", async () => {
+  it("makes the GitHub side from the run's context", async () => {
     const { startGitHubReport } = await import('../src/github/index.js');
     const lines: string[] = [];
     const report = startGitHubReport(
       { ...request, userAgent: 'github-report-test' },
+      runContext({ eventName: 'schedule', apiUrl: github.gh.apiUrl }),
       {
-        info: (m) => lines.push(m),
-        notice: (m) => lines.push(m),
-        warning: (m) => lines.push(m),
+        info: (m: string) => lines.push(m),
+        notice: (m: string) => lines.push(m),
+        warning: (m: string) => lines.push(m),
         debug: () => undefined,
       },
+      new ManualClock(),
     );
-    expect(await report.contextFor(20_000, new AbortController().signal)).toBe('');
+    expect(await report.context(undefined, 20_000, new AbortController().signal)).toBe('');
     expect(lines).toEqual(['No context appended: a schedule run changes nothing to describe.']);
   });
 });

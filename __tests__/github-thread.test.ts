@@ -5,12 +5,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { gitHubForFile } from '../__fixtures__/github-api.js';
 import { ManualClock } from '../__fixtures__/clock.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../src/clock.js';
 import { recorder } from '../__fixtures__/log.js';
 import { APP, BOT, DOCS, DOCS_TOKEN, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import type { RunContext } from '../src/github/client.js';
+import type { RunContext } from '../src/run-context.js';
 import { noteLine, readNote } from '../src/github/note.js';
-import type { Outcome, ReportRequest } from '../src/github/report.js';
+import type { Outcome, ReportRequest } from '../src/ports.js';
 import { readStatusNote, statusDescription } from '../src/github/status.js';
 
 const github = gitHubForFile();
@@ -31,11 +33,16 @@ const request: ReportRequest = {
   status: true,
 };
 
-function report(run: RunContext, asked: Partial<ReportRequest> = {}) {
+function report(run: RunContext, asked: Partial<ReportRequest> = {}, clock: Clock = new ManualClock()) {
   const log = recorder();
   const made = new github.GitHubReport(
     { ...request, ...asked },
-    { run, api: (token) => github.gitHubApi(token, 'github-thread-test'), clock: new ManualClock(), log },
+    {
+      run,
+      api: (token) => github.gitHubApi(token, 'github-thread-test', github.gh.apiUrl),
+      clock,
+      log,
+    },
   );
   return { report: made, lines: log.lines };
 }
@@ -62,11 +69,17 @@ function pushRun(sha: string, prior: string, runId: number, runAttempt = 1): Run
   });
 }
 
-const done = (jobId: string, prLink: string | null, extra: Partial<Outcome> = {}): Outcome => ({
+/** A job that completed with `prLink`; whether the service confirmed it to this run is each test's to say. */
+const done = (
+  jobId: string,
+  prLink: string | null,
+  extra: Partial<Outcome> & Pick<Outcome, 'confirmed'>,
+): Outcome => ({
   jobId,
   job: { id: jobId, status: 'completed', prLink },
   timedOut: false,
   waitedMs: 1000,
+  memory: {},
   ...extra,
 });
 
@@ -84,22 +97,32 @@ describe('the note', () => {
   it('is written in the comment and read by the next run of the thread, whatever its prompt', async () => {
     const { pr } = world(github.gh);
     const first = report(pullRun(pr.number, HEAD_1));
-    first.report.started('job_t1', undefined);
-    await first.report.finish(done('job_t1', null), never());
+    first.report.started('job_t1', undefined, {});
+    await first.report.finish(done('job_t1', null, { confirmed: true }), never());
     expect(pr.comments).toHaveLength(1);
 
     const second = report(pullRun(pr.number, HEAD_2, { runId: 43 }), { prompt: 'Another prompt' });
-    expect(await second.report.recall(never())).toEqual({
-      note: { job: 'job_t1', head: HEAD_1, run: 42, attempt: 1 },
+    expect(await second.report.recall(true, never())).toEqual({
+      note: {
+        job: 'job_t1',
+        head: HEAD_1,
+        run: 42,
+        attempt: 1,
+        runs: [{ run: 42, attempt: 1, job: 'job_t1' }],
+      },
     });
-    second.report.started('job_t1', undefined);
-    await second.report.finish(done('job_t1', null), never());
+    second.report.started('job_t1', undefined, {});
+    await second.report.finish(done('job_t1', null, { confirmed: true }), never());
     expect(pr.comments).toHaveLength(1);
     expect(readNote(pr.comments[0]?.body ?? '')).toEqual({
       job: 'job_t1',
       head: HEAD_2,
       run: 43,
       attempt: 1,
+      runs: [
+        { run: 43, attempt: 1, job: 'job_t1' },
+        { run: 42, attempt: 1, job: 'job_t1' },
+      ],
     });
     expect([...first.lines, ...second.lines]).toEqual([]);
   });
@@ -107,8 +130,8 @@ describe('the note', () => {
   it("is read only from the action's own comment with the marker first, never from a copy", async () => {
     const { pr } = world(github.gh);
     const first = report(pullRun(pr.number, HEAD_1));
-    first.report.started('job_mine', undefined);
-    await first.report.finish(done('job_mine', null), never());
+    first.report.started('job_mine', undefined, {});
+    await first.report.finish(done('job_mine', null, { confirmed: true }), never());
     const mine = pr.comments[0]?.body ?? '';
     const forgedNote = noteLine({ job: 'job_forged', run: 1, attempt: 1 });
     const [marker = ''] = mine.split('\n');
@@ -125,7 +148,7 @@ describe('the note', () => {
       { id: 2, login: BOT, body: `> ${marker}\n${forgedNote}`, createdAt: '', updatedAt: '', reactions: [] },
     );
     const next = report(pullRun(pr.number, HEAD_2));
-    expect((await next.report.recall(never())).note?.job).toBe('job_mine');
+    expect((await next.report.recall(true, never())).note?.job).toBe('job_mine');
   });
 
   it('is one per project for matrix legs: legs on another project keep their own thread', async () => {
@@ -136,9 +159,9 @@ describe('the note', () => {
       ['cli-docs', 'Another prompt, same project'],
     ] as const) {
       const leg = report(pullRun(pr.number, HEAD_1), { projectId, prompt, status: false });
-      await leg.report.recall(never());
-      leg.report.started(`job_${projectId}`, undefined);
-      await leg.report.finish(done(`job_${projectId}`, null), never());
+      await leg.report.recall(true, never());
+      leg.report.started(`job_${projectId}`, undefined, {});
+      await leg.report.finish(done(`job_${projectId}`, null, { confirmed: true }), never());
     }
     expect(pr.comments.map((c) => readNote(c.body)?.job)).toEqual(['job_cli-docs', 'job_sdk-docs']);
   });
@@ -146,8 +169,8 @@ describe('the note', () => {
   it('keeps the last head on a comment event, which names no commit', async () => {
     const { pr } = world(github.gh);
     const first = report(pullRun(pr.number, HEAD_1));
-    first.report.started('job_c', undefined);
-    await first.report.finish(done('job_c', null), never());
+    first.report.started('job_c', undefined, {});
+    await first.report.finish(done('job_c', null, { confirmed: true }), never());
     const onComment = report(
       runContext({
         serverUrl: github.gh.serverUrl,
@@ -156,9 +179,9 @@ describe('the note', () => {
       }),
       { status: false },
     );
-    await onComment.report.recall(never());
-    onComment.report.started('job_c', undefined);
-    await onComment.report.finish(done('job_c', null), never());
+    await onComment.report.recall(true, never());
+    onComment.report.started('job_c', undefined, {});
+    await onComment.report.finish(done('job_c', null, { confirmed: true }), never());
     expect(readNote(pr.comments[0]?.body ?? '')?.head).toBe(HEAD_1);
   });
 });
@@ -168,8 +191,8 @@ describe('the commit status', () => {
     const { pr, docsLink } = world(github.gh);
     const HEAD_S = '5'.repeat(40);
     const { report: r, lines } = report(pullRun(pr.number, HEAD_S), { comment: false, thread: false });
-    r.started('job_s', undefined);
-    await r.finish(done('job_s', docsLink), never());
+    r.started('job_s', undefined, {});
+    await r.finish(done('job_s', docsLink, { confirmed: true }), never());
     const statuses = github.gh.statuses(APP, HEAD_S);
     expect(statuses.map((s) => [s.state, s.description, s.target_url])).toEqual([
       ['success', 'Completed: job job_s · run 42', docsLink],
@@ -186,8 +209,11 @@ describe('the commit status', () => {
   ])('ends as %s', async (_name, outcome, state, word) => {
     const sha = 'f'.repeat(39) + String(state.length);
     const { report: r } = report(pullRun(1, sha), { comment: false, thread: false });
-    r.started('j', undefined);
-    await r.finish({ jobId: 'j', timedOut: false, waitedMs: 1, ...outcome }, never());
+    r.started('j', undefined, {});
+    await r.finish(
+      { jobId: 'j', confirmed: true, timedOut: false, waitedMs: 1, memory: {}, ...outcome },
+      never(),
+    );
     expect(github.gh.statuses(APP, sha)[0]).toMatchObject({ state, description: `${word}: job j · run 42` });
   });
 
@@ -195,7 +221,15 @@ describe('the commit status', () => {
     const sha = 'c'.repeat(40);
     const { report: r } = report(pullRun(1, sha), { comment: false, thread: false });
     await r.finish(
-      { jobId: 'j', job: { id: 'j', status: 'active' }, failure: 'x', timedOut: false, waitedMs: 1 },
+      {
+        jobId: 'j',
+        job: { id: 'j', status: 'active' },
+        confirmed: true,
+        failure: 'x',
+        timedOut: false,
+        waitedMs: 1,
+        memory: {},
+      },
       AbortSignal.abort(),
     );
     expect(github.gh.statuses(APP, sha)[0]).toMatchObject({
@@ -208,8 +242,8 @@ describe('the commit status', () => {
     const sha = 'd'.repeat(40);
     const long = `job_${'x'.repeat(140)}`;
     const { report: r, lines } = report(pullRun(1, sha), { comment: false, thread: false });
-    r.started(long, undefined);
-    await r.finish(done(long, null), never());
+    r.started(long, undefined, {});
+    await r.finish(done(long, null, { confirmed: true }), never());
     expect(github.gh.statuses(APP, sha).map((s) => s.description)).toEqual([
       'Completed, no changes: job id too long to show · run 42',
       'Working: job id too long to show · run 42',
@@ -229,8 +263,8 @@ describe('the commit status', () => {
       payload: { issue: { number: pr.number, pull_request: {} } },
     });
     const { report: r } = report(onComment, { comment: false, thread: false });
-    r.started('job_h', undefined);
-    await r.finish(done('job_h', null), never());
+    r.started('job_h', undefined, {});
+    await r.finish(done('job_h', null, { confirmed: true }), never());
     expect(github.gh.statuses(APP, head).map((s) => s.state)).toEqual(['success', 'pending']);
 
     const issue = github.gh.thread(APP, { pull: false });
@@ -240,8 +274,8 @@ describe('the commit status', () => {
       payload: { issue: { number: issue.number } },
     });
     const { report: r2, lines } = report(onIssue, { comment: false, thread: false });
-    r2.started('job_i', undefined);
-    await r2.finish(done('job_i', null), never());
+    r2.started('job_i', undefined, {});
+    await r2.finish(done('job_i', null, { confirmed: true }), never());
     expect(lines).toEqual(['notice: No commit status: the event names no commit (an issue).']);
   });
 
@@ -250,15 +284,19 @@ describe('the commit status', () => {
     const before = 'b'.repeat(40);
     const after = 'e'.repeat(40);
     const first = report(pushRun(before, '0'.repeat(40), 50), { comment: false });
-    first.report.started('job_branch', undefined);
-    await first.report.finish(done('job_branch', null), never());
+    first.report.started('job_branch', undefined, {});
+    await first.report.finish(done('job_branch', null, { confirmed: true }), never());
 
     const retry = report(pushRun(before, '0'.repeat(40), 50, 2), { comment: false });
-    expect(await retry.report.recall(never())).toEqual({ status: { job: 'job_branch', run: 50 } });
+    expect(await retry.report.recall(true, never())).toEqual({ status: { job: 'job_branch', run: 50 } });
     const next = report(pushRun(after, before, 51), { comment: false });
-    expect(await next.report.recall(never())).toEqual({ branch: { job: 'job_branch', run: 50 } });
+    expect(await next.report.recall(true, never())).toEqual({
+      branch: { job: 'job_branch', run: 50, since: before },
+    });
     github.gh.forget(APP, before);
-    expect(await report(pushRun(after, before, 52), { comment: false }).report.recall(never())).toEqual({});
+    expect(await report(pushRun(after, before, 52), { comment: false }).report.recall(true, never())).toEqual(
+      {},
+    );
   });
 
   it("counts only statuses the token's own identity wrote: another writer of the context steers nothing", async () => {
@@ -266,8 +304,8 @@ describe('the commit status', () => {
     const before = '7'.repeat(40);
     const after = '8'.repeat(40);
     const first = report(pushRun(before, '0'.repeat(40), 60), { comment: false });
-    first.report.started('job_own', undefined);
-    await first.report.finish(done('job_own', null), never());
+    first.report.started('job_own', undefined, {});
+    await first.report.finish(done('job_own', null, { confirmed: true }), never());
     const context = github.gh.statuses(APP, before)[0]?.context ?? '';
     // Another app writes the step's context, naming a job of its choice, for the same run.
     github.gh.addStatus(APP, before, {
@@ -276,9 +314,11 @@ describe('the commit status', () => {
       description: 'Completed: job job_stranger · run 60',
     });
     const retry = report(pushRun(before, '0'.repeat(40), 60, 2), { comment: false });
-    expect(await retry.report.recall(never())).toEqual({ status: { job: 'job_own', run: 60 } });
+    expect(await retry.report.recall(true, never())).toEqual({ status: { job: 'job_own', run: 60 } });
     const next = report(pushRun(after, before, 61), { comment: false });
-    expect(await next.report.recall(never())).toEqual({ branch: { job: 'job_own', run: 60 } });
+    expect(await next.report.recall(true, never())).toEqual({
+      branch: { job: 'job_own', run: 60, since: before },
+    });
 
     // With no status of its own there, the stranger's is no status at all.
     const other = '6'.repeat(40);
@@ -288,17 +328,19 @@ describe('the commit status', () => {
       description: 'Working: job job_stranger · run 62',
     });
     expect(
-      await report(pushRun(other, '0'.repeat(40), 62, 2), { comment: false }).report.recall(never()),
+      await report(pushRun(other, '0'.repeat(40), 62, 2), { comment: false }).report.recall(true, never()),
     ).toEqual({});
-    expect(await report(pushRun(after, other, 63), { comment: false }).report.recall(never())).toEqual({});
+    expect(await report(pushRun(after, other, 63), { comment: false }).report.recall(true, never())).toEqual(
+      {},
+    );
   });
 
   it('finds its own status under 350 newer ones, on every page', async () => {
     world(github.gh);
     const sha = '4'.repeat(40);
     const first = report(pullRun(1, sha, { runId: 70 }), { comment: false, thread: false });
-    first.report.started('job_buried', undefined);
-    await first.report.finish(done('job_buried', null), never());
+    first.report.started('job_buried', undefined, {});
+    await first.report.finish(done('job_buried', null, { confirmed: true }), never());
     for (let i = 0; i < 350; i++) {
       github.gh.addStatus(APP, sha, {
         creator: i % 2 ? 'ci-app[bot]' : BOT,
@@ -307,7 +349,7 @@ describe('the commit status', () => {
       });
     }
     const retry = report(pullRun(1, sha, { runId: 70, runAttempt: 2 }), { comment: false, thread: false });
-    expect(await retry.report.recall(never())).toEqual({ status: { job: 'job_buried', run: 70 } });
+    expect(await retry.report.recall(true, never())).toEqual({ status: { job: 'job_buried', run: 70 } });
     expect(github.gh.requests.filter((q) => q.route === 'listStatuses').length).toBeGreaterThanOrEqual(4);
   });
 
@@ -317,8 +359,8 @@ describe('the commit status', () => {
       const { pr } = world(github.gh);
       const sha = id === '.' ? '3'.repeat(40) : '2'.repeat(39) + 'a';
       const first = report(pullRun(pr.number, sha, { runId: 80 }), { thread: false });
-      first.report.started('job_x', undefined);
-      await first.report.finish(done('job_x', null), never());
+      first.report.started('job_x', undefined, {});
+      await first.report.finish(done('job_x', null, { confirmed: true }), never());
       // The action's own identity wrote these (a workflow that echoes outside text could).
       const context = github.gh.statuses(APP, sha)[0]?.context ?? '';
       github.gh.addStatus(APP, sha, { creator: BOT, context, description: `Working: job ${id} · run 80` });
@@ -326,7 +368,7 @@ describe('the commit status', () => {
       const forged = { id: 3, login: BOT, body: `${marker}\n${noteLine({ job: id, run: 80, attempt: 1 })}` };
       pr.comments.unshift({ ...forged, createdAt: '', updatedAt: '', reactions: [] });
       const retry = report(pullRun(pr.number, sha, { runId: 80, runAttempt: 2 }), { thread: false });
-      expect(await retry.report.recall(never())).toEqual({});
+      expect(await retry.report.recall(true, never())).toEqual({});
       expect(retry.lines).toEqual([
         `warning: Ignored the job named in the kept comment: "${id}" is not a job id the service gives.`,
         `warning: Ignored the job named in the commit status: "${id}" is not a job id the service gives.`,
@@ -343,8 +385,8 @@ describe('the commit status', () => {
     const sha = `9${ch.charCodeAt(0).toString(16)}`.padEnd(40, '9');
     const id = `job_${ch}evil`;
     const { report: r, lines } = report(pullRun(1, sha), { comment: false, thread: false });
-    r.started(id, undefined);
-    await r.finish(done(id, null), never());
+    r.started(id, undefined, {});
+    await r.finish(done(id, null, { confirmed: true }), never());
     const descriptions = github.gh.statuses(APP, sha).map((s) => s.description);
     expect(descriptions).toEqual([
       'Completed, no changes: job id not shown · run 42',
@@ -358,8 +400,8 @@ describe('the commit status', () => {
   it('links the docs pull request on success only when prLink is a pull request', async () => {
     const sha = 'a'.repeat(39) + 'b';
     const { report: r } = report(pullRun(1, sha), { comment: false, thread: false });
-    r.started('job_l', undefined);
-    await r.finish(done('job_l', 'https://evil.example/login'), never());
+    r.started('job_l', undefined, {});
+    await r.finish(done('job_l', 'https://evil.example/login', { confirmed: true }), never());
     expect(github.gh.statuses(APP, sha)[0]).toMatchObject({
       state: 'success',
       target_url: `${github.gh.serverUrl}/${APP}/actions/runs/42`,
@@ -374,22 +416,44 @@ describe('the commit status', () => {
 });
 
 describe('the docs pull request', () => {
-  it('is open, merged or closed as GitHub says, read with docsToken; unknown when it cannot be read', async () => {
+  it('is open, merged or closed as GitHub says, read with docsToken; elsewhere when not on this GitHub', async () => {
     const { docsPr, docsLink } = world(github.gh);
     const { report: r, lines } = report(pullRun(1, HEAD_1));
-    expect(await r.docsPullState(docsLink, never())).toBe('open');
+    expect(await r.docsPull(docsLink, never())).toEqual({ state: 'open', number: docsPr.number, repo: DOCS });
+    docsPr.state = 'closed';
+    expect(await r.docsPull(docsLink, never())).toMatchObject({ state: 'closed' });
     docsPr.merged = true;
-    expect(await r.docsPullState(docsLink, never())).toBe('closed');
+    expect(await r.docsPull(docsLink, never())).toMatchObject({ state: 'merged' });
     expect(github.gh.requests.filter((q) => q.route === 'getPull').at(-1)?.token).toBe(DOCS_TOKEN);
-    expect(await r.docsPullState(`${github.gh.serverUrl}/acme/private/pull/1`, never())).toBe('unknown');
-    expect(await r.docsPullState('https://gitlab.com/a/b/-/merge_requests/1', never())).toBe('unknown');
+    expect(await r.docsPull('https://gitlab.com/a/b/-/merge_requests/1', never())).toEqual({
+      state: 'elsewhere',
+    });
+    expect(lines).toEqual([]);
+  });
+
+  it('that no token can read ends the step with the token and permission to give, never a new job', async () => {
+    world(github.gh);
+    const { report: r } = report(pullRun(1, HEAD_1));
+    await expect(r.docsPull(`${github.gh.serverUrl}/acme/private/pull/1`, never())).rejects.toThrow(
+      /^Could not read the docs pull request acme\/private#1, which the thread's job opened \(404 "Not Found"\): .* Nothing was sent: .* Give docsToken pull-requests: read on acme\/private, then re-run\.$/,
+    );
+  });
+
+  it('is read again after a passing fault: one 502 decides nothing', async () => {
+    const { docsLink } = world(github.gh);
+    const clock = new ManualClock();
+    const { report: r, lines } = report(pullRun(1, HEAD_1), {}, clock);
+    github.gh.fail('getPull', { status: 502, message: 'Bad Gateway' });
+    const reads = github.gh.count('getPull');
+    const pending = r.docsPull(docsLink, never());
+    // The retry waits a second on the run's clock.
+    for (let i = 0; i < 20 && github.gh.count('getPull') < reads + 2; i++) {
+      await sleep(5);
+      await clock.advance(1000);
+    }
+    expect(await pending).toMatchObject({ state: 'open' });
     expect(lines).toEqual([
-      expect.stringMatching(
-        /^warning: Could not read the docs pull request acme\/private#1 \(404 "Not Found"\): .* A new job is started\.$/,
-      ),
-      expect.stringMatching(
-        /^warning: Could not read the docs pull request https:\/\/gitlab\.com\/.* is not a pull request on .* A new job is started\.$/,
-      ),
+      'info: A read from GitHub met a passing fault (GitHub answered 502); trying again in 1s.',
     ]);
     expect(DOCS).toBe('acme/docs');
   });
@@ -406,13 +470,13 @@ describe("a follow-up's context", () => {
       ],
     });
     const { report: r } = report(pullRun(pr.number, HEAD_2));
-    const since = await r.contextSince(HEAD_1, 20_000, never());
+    const since = await r.context(HEAD_1, 20_000, never());
     expect(since).toContain('what changed since the docs job last saw it (1111111…2222222)');
     expect(since).toContain('src/cli.ts');
     expect(since).toContain('Add the --dry-run flag');
     const { report: forced } = report(pullRun(pr.number, HEAD_2));
-    const whole = await forced.contextFor(20_000, never());
-    const fallback = await forced.contextSince('9'.repeat(40), 20_000, never());
+    const whole = await forced.context(undefined, 20_000, never());
+    const fallback = await forced.context('9'.repeat(40), 20_000, never());
     expect(fallback).toContain('GitHub could not compare with the commit the docs job last saw');
     expect(whole).not.toContain('GitHub could not compare');
   });

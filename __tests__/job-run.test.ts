@@ -38,13 +38,25 @@ describe('JobRun', () => {
     // The summary and the comment, written a little apart, say the same time.
     clock.time += 1500;
     expect(step.failure).toBeUndefined();
-    expect(step.outcome()).toEqual({
+    expect(step.outcome({})).toEqual({
       jobId: 'job_1',
       job: job('completed'),
+      confirmed: true,
       failure: undefined,
       timedOut: false,
       waitedMs: 65_000,
+      memory: {},
     });
+  });
+
+  it('confirms a job only once the service accepted it; a follow-up refused names the job but does not confirm it', () => {
+    const { step } = stepWith();
+    step.sendingFor({ kind: 'follow-up', jobId: 'job_thread' });
+    step.fail(new Error('429 past the timeout'));
+    expect(step.outcome({})).toMatchObject({ jobId: 'job_thread', confirmed: false });
+    const waiting = stepWith().step;
+    waiting.sendingFor({ kind: 'resume', jobId: 'job_earlier' });
+    expect(waiting.outcome({})).toMatchObject({ jobId: 'job_earlier', confirmed: true });
   });
 
   it("turns the job's end into the step's error: failed, archived, timed out", () => {
@@ -118,11 +130,12 @@ describe('JobRun', () => {
     );
   });
 
-  it('names anything unexpected as such, and has no outcome without a job id', () => {
+  it('names anything unexpected as such, and has an outcome without a job id that confirms nothing', () => {
     const { step } = stepWith();
     expect(step.fail(new TypeError('x is not a function'))).toBe(
       'The action failed unexpectedly: x is not a function. Re-run the job with debug logging enabled for details.',
     );
-    expect(step.outcome()).toBeUndefined();
+    expect(step.outcome({})).toMatchObject({ confirmed: false });
+    expect(step.outcome({}).jobId).toBeUndefined();
   });
 });

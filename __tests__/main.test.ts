@@ -55,7 +55,7 @@ describe('run', () => {
   it('masks the key before anything else, sets jobId once before polling, and outputs at the end', async () => {
     const clock = new VirtualClock();
     const before = service.requests.length;
-    await run(clock);
+    await run({ clock });
     const order = calls().filter(
       (c) => !c.startsWith('getInput') && !c.startsWith('debug') && !c.startsWith('isDebug'),
     );
@@ -77,14 +77,14 @@ describe('run', () => {
 
   it('skips the summary when there is no summary file (a local run)', async () => {
     delete process.env.GITHUB_STEP_SUMMARY;
-    await run(new VirtualClock());
+    await run({ clock: new VirtualClock() });
     expect(core.summary.write).not.toHaveBeenCalled();
   });
 
   it('writes the summary with the failure when the job fails', async () => {
     process.env.GITHUB_STEP_SUMMARY = '/dev/null';
     service.script('create', { job: { status: 'failed' } });
-    await run(new VirtualClock());
+    await run({ clock: new VirtualClock() });
     expect(core.setFailed).toHaveBeenCalledTimes(1);
     expect(core.setFailed.mock.calls[0]?.[0]).toMatch(/^Agent job job_\w+ failed\.$/);
     expect(core.summary.addRaw).toHaveBeenCalledWith(expect.stringContaining('failed.'), true);
@@ -98,7 +98,7 @@ describe('run', () => {
       // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw 'a string, not an Error';
     });
-    await run(new VirtualClock());
+    await run({ clock: new VirtualClock() });
     expect(core.setFailed).toHaveBeenCalledWith(
       'The action failed unexpectedly: a string, not an Error. Re-run the job with debug logging enabled for details.',
     );
@@ -115,7 +115,7 @@ describe('run', () => {
   ])('%s: fails in one line, before any request', async (_name, overrides, message) => {
     Object.assign(inputs, overrides);
     const before = service.requests.length;
-    await run(new VirtualClock());
+    await run({ clock: new VirtualClock() });
     expect(service.requests.length).toBe(before);
     expect(core.setFailed).toHaveBeenCalledTimes(1);
     expect(core.setFailed.mock.calls[0]?.[0]).toContain(message);
@@ -124,7 +124,10 @@ describe('run', () => {
 
   it('goes on without the GitHub side when its chunk cannot load: one warning, the job as usual', async () => {
     Object.assign(inputs, { comment: 'true', githubToken: 'ghs_MainTestToken000000000000000000000001' });
-    await run(new VirtualClock(), () => Promise.reject(new Error("Cannot find module './413.index.js'")));
+    await run({
+      clock: new VirtualClock(),
+      github: () => Promise.reject(new Error("Cannot find module './413.index.js'")),
+    });
     expect(core.warning.mock.calls).toEqual([
       [
         "Could not load the GitHub side of the action: Cannot find module './413.index.js'. The job goes on without it.",
@@ -140,7 +143,7 @@ describe('run', () => {
       'get',
       ...Array.from({ length: 3 }, () => ({ status: 404, json: { error: 'Job not found' } })),
     );
-    await run(clock);
+    await run({ clock });
     // Polls at 10 s and 25 s are forgiven (a new job may not be readable yet); the next is not.
     expect(clock.sleeps.length).toBe(3);
     expect(core.setFailed.mock.calls[0]?.[0]).toMatch(/^Agent job job_\w+ was not found in project p at /);
@@ -170,7 +173,7 @@ describe('what comes from outside stays inert', () => {
       `url ?t=${encodeURIComponent(inputs.githubToken)}`,
     ].join('\n');
     const before = service.requests.length;
-    await run(new VirtualClock());
+    await run({ clock: new VirtualClock() });
     const sent = (service.requests[before]?.json as { prompt: string }).prompt;
     expect(sent.startsWith('Document these:\nkey ***\ntoken ***\nruntime *** id ***')).toBe(true);
     for (const secret of [KEY, inputs.githubToken, RUNTIME, ID_TOKEN, basic.slice(12, 36)]) {
@@ -185,7 +188,7 @@ describe('what comes from outside stays inert', () => {
   it('sends a prompt without secrets as written, with no warning', async () => {
     inputs.prompt = 'Update the SDK pages: Basic auth, tokens, mint_ keys';
     const before = service.requests.length;
-    await run(new VirtualClock());
+    await run({ clock: new VirtualClock() });
     expect((service.requests[before]?.json as { prompt: string }).prompt).toBe(inputs.prompt);
     expect(core.warning).not.toHaveBeenCalled();
   });
@@ -201,7 +204,7 @@ describe('what comes from outside stays inert', () => {
       }),
       headers: { 'content-type': 'application/json' },
     });
-    await run(new VirtualClock());
+    await run({ clock: new VirtualClock() });
     const outputs = Object.fromEntries(core.setOutput.mock.calls.map(([n, v]) => [n, String(v)]));
     expect(outputs.prLink).toBe('');
     expect(outputs.status).toBe('completed\\u000d\\u000a::stop-commands::t\\u001b[2J\\u0085');
@@ -215,7 +218,7 @@ describe('what comes from outside stays inert', () => {
   it('a create answered with a job nested 20,000 deep: a job may exist, no blind re-run advice', async () => {
     const deep = `{"id":"job_deep","status":"active","x":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
     service.script('create', { status: 201, raw: deep, headers: { 'content-type': 'application/json' } });
-    await run(new VirtualClock());
+    await run({ clock: new VirtualClock() });
     expect(core.setFailed).toHaveBeenCalledTimes(1);
     const failure = String(core.setFailed.mock.calls[0]?.[0]);
     expect(failure).toContain('the job may have been created anyway, so the action does not send it again');
@@ -225,7 +228,7 @@ describe('what comes from outside stays inert', () => {
   it('a poll answered with a job nested 20,000 deep is a passing fault: the next poll ends it', async () => {
     const deep = `{"id":"job_deep","status":"active","x":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`;
     service.script('get', { raw: deep, headers: { 'content-type': 'application/json' } });
-    await run(new VirtualClock());
+    await run({ clock: new VirtualClock() });
     expect(core.setFailed).not.toHaveBeenCalled();
     expect(core.warning.mock.calls.map(([m]) => String(m)).join('\n')).toContain('a body that is not a job');
     expect(core.setOutput).toHaveBeenCalledWith('status', 'completed');
@@ -255,9 +258,12 @@ describe('a step that does nothing', () => {
     onEvent('issue_comment', commentEvent(3, 'LGTM!').payload);
     const before = service.requests.length;
     let loaded = false;
-    await run(new VirtualClock(), () => {
-      loaded = true;
-      return Promise.reject(new Error('not loaded on a skip'));
+    await run({
+      clock: new VirtualClock(),
+      github: () => {
+        loaded = true;
+        return Promise.reject(new Error('not loaded on a skip'));
+      },
     });
     expect(service.requests.length).toBe(before);
     expect(loaded).toBe(false);
@@ -278,7 +284,10 @@ describe('a step that does nothing', () => {
     });
     onEvent('issue_comment', commentEvent(3, '/docs document it', { login: 'ci[bot]', type: 'Bot' }).payload);
     const before = service.requests.length;
-    await run(new VirtualClock(), () => Promise.reject(new Error('no GitHub side in this test')));
+    await run({
+      clock: new VirtualClock(),
+      github: () => Promise.reject(new Error('no GitHub side in this test')),
+    });
     expect(service.requests.length).toBe(before);
     expect(core.notice.mock.calls[0]?.[0]).toContain('Skipped: "ci[bot]" may not start a docs job here');
     expect(core.setOutput).toHaveBeenCalledWith('status', 'skipped');
@@ -295,7 +304,10 @@ describe('a step that does nothing', () => {
     });
     onEvent('issue_comment', commentEvent(3, '/docs document the flag').payload);
     const before = service.requests.length;
-    await run(new VirtualClock(), () => Promise.reject(new Error('no GitHub side in this test')));
+    await run({
+      clock: new VirtualClock(),
+      github: () => Promise.reject(new Error('no GitHub side in this test')),
+    });
     expect((service.requests[before]?.json as { prompt: string }).prompt).toBe(
       'Keep the style guide.\n\ndocument the flag',
     );
@@ -314,19 +326,18 @@ describe('a step that does nothing', () => {
     const asked: { comment?: boolean; actors: string[] } = { actors: [] };
     const before = service.requests.length;
     // Only the GitHub side's chunk is replaced: what run() hands it, and the access it reports.
-    await run(new VirtualClock(), () =>
-      Promise.resolve({
-        startGitHubReport: (request: { comment: boolean }) => {
-          asked.comment = request.comment;
-          return {
-            accessOf: (actor: string) => {
-              asked.actors.push(actor);
-              return Promise.resolve({ permission: 'read', role: 'read' });
-            },
-          } as never;
-        },
-      }),
-    );
+    await run({
+      clock: new VirtualClock(),
+      github: (request) => {
+        asked.comment = request.comment;
+        return Promise.resolve({
+          accessOf: (actor: string) => {
+            asked.actors.push(actor);
+            return Promise.resolve({ permission: 'read', role: 'read' });
+          },
+        } as never);
+      },
+    });
     expect(asked).toEqual({ comment: true, actors: ['octocat'] });
     // A member with read access: nothing sent.
     expect(service.requests.length).toBe(before);

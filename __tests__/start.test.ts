@@ -49,14 +49,21 @@ function setUp(baseUrl = service.url, timeoutMs = 600_000) {
 
 const create: Mode = { kind: 'create', projectId: 'p' };
 
-async function failure(promise: Promise<unknown>): Promise<string> {
+async function thrown(promise: Promise<unknown>): Promise<ActionFailure> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(ActionFailure);
-  return (error as Error).message;
+  return error as ActionFailure;
 }
+
+async function failure(promise: Promise<unknown>): Promise<string> {
+  return (await thrown(promise)).message;
+}
+
+const QUOTA =
+  "The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and";
 
 describe('create: sent again only when the service certainly did not act', () => {
   it('after a 429, waiting Retry-After', async () => {
@@ -76,13 +83,62 @@ describe('create: sent again only when the service certainly did not act', () =>
     expect(clock.sleeps).toEqual([2000, 4000, 8000]);
   });
 
+  it('after 429s without Retry-After, for about a minute in all (5 waits), then it fails', async () => {
+    const { clock, client, options, warnings } = setUp(service.url, 30 * 60_000);
+    const before = service.count('create');
+    service.script('create', ...Array.from({ length: 6 }, () => ({ status: 429 })));
+    const message = await failure(startJob(client, create, 'x', options));
+    expect(clock.sleeps).toEqual([2000, 4000, 8000, 16000, 32000]);
+    expect(service.count('create') - before).toBe(6);
+    expect(warnings).toHaveLength(5);
+    expect(message).toBe(
+      `${QUOTA} the reply did not say when the oldest use ages out (without that the action retries for only about a minute). Wait and run again later, or space out the workflow's runs. The service said: "Rate limit exceeded".`,
+    );
+  });
+
   it('not after a 429 whose wait would pass the deadline', async () => {
     const { clock, client, options } = setUp(service.url, 5000);
     const before = service.count('create');
     service.script('create', { status: 429, headers: { 'retry-after': '60' } });
-    expect(await failure(startJob(client, create, 'x', options))).toContain('rate limit (429) did not clear');
+    expect(await failure(startJob(client, create, 'x', options))).toBe(
+      `${QUOTA} the reply says the oldest use ages out in about 1 minute. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs. The service said: "Rate limit exceeded".`,
+    );
     expect(service.count('create') - before).toBe(1);
     expect(clock.sleeps).toEqual([]);
+  });
+
+  it.each([
+    ['RateLimit-Reset in seconds', { 'ratelimit-reset': '720' }, 'in about 12 minutes'],
+    ['X-RateLimit-Reset in seconds', { 'x-ratelimit-reset': '3000' }, 'in about 50 minutes'],
+    [
+      'X-RateLimit-Reset as epoch seconds',
+      { 'x-ratelimit-reset': String(1_700_000_000 + 2400) },
+      'in about 40 minutes',
+    ],
+    [
+      'an HTTP-date Retry-After',
+      { 'retry-after': new Date(1_700_000_000_000 + 45 * 60_000).toUTCString() },
+      'in about 45 minutes',
+    ],
+  ])(
+    'not after a 429 with %s past the deadline, saying when the quota frees',
+    async (_what, headers, when) => {
+      const { clock, client, options } = setUp();
+      const before = service.count('create');
+      service.script('create', { status: 429, headers });
+      const message = await failure(startJob(client, create, 'x', options));
+      expect(message).toContain(`${QUOTA} the reply says the oldest use ages out ${when}.`);
+      expect(message).toContain('raise the timeout input so the action waits for the quota');
+      expect(service.count('create') - before).toBe(1);
+      expect(clock.sleeps).toEqual([]);
+    },
+  );
+
+  it('after a 429 whose reset header lies within the deadline, waiting for it', async () => {
+    const { clock, client, options } = setUp();
+    service.script('create', { status: 429, headers: { 'ratelimit-reset': '90' } });
+    expect((await startJob(client, create, 'x', options)).job?.status).toBe('active');
+    expect(clock.sleeps).toEqual([90_000]);
   });
 
   it('when the connection never opened: 3 more tries, 1, 2 and 4 s apart', async () => {
@@ -146,9 +202,27 @@ describe('create: fails at once, in words that say what to fix', () => {
     const { clock, client, options } = setUp();
     const before = service.count('create');
     service.script('create', { status, json });
-    expect(await failure(startJob(client, create, 'x', options))).toContain(message);
+    const error = await thrown(startJob(client, create, 'x', options));
+    expect(error.message).toContain(message);
+    // The fault travels with the failure, for callers that must tell refusals apart.
+    expect(error.fault).toEqual({ kind: 'http', status, serviceMessage: json.error });
     expect(service.count('create') - before).toBe(1);
     expect(clock.sleeps).toEqual([]);
+  });
+
+  it('carries the fault of a failure the service may have acted behind, and of a 429', async () => {
+    const { client, options } = setUp(service.url, 5000);
+    service.script('create', { status: 502 });
+    expect((await thrown(startJob(client, create, 'x', options))).fault).toMatchObject({
+      kind: 'http',
+      status: 502,
+    });
+    service.script('create', { status: 429, headers: { 'retry-after': '60' } });
+    expect((await thrown(startJob(client, create, 'x', options))).fault).toMatchObject({
+      kind: 'http',
+      status: 429,
+      retryAfterMs: 60_000,
+    });
   });
 });
 
@@ -175,6 +249,50 @@ describe('follow-up: the same rule', () => {
     const started = await startJob(client, { kind: 'follow-up', jobId: job?.id ?? '' }, 'more', options);
     expect(started.settledAfter).toBe(clock.now() + 30_000);
     expect(service.count('message') - before).toBe(2);
+  });
+
+  it.each([400, 404, 409, 410, 422])('fails at once on a %d, carrying the fault', async (status) => {
+    const { clock, client, options } = setUp();
+    const { job } = await startJob(client, create, 'x', options);
+    const before = service.count('message');
+    service.script('message', { status, json: { error: 'job is not active' } });
+    const error = await thrown(
+      startJob(client, { kind: 'follow-up', jobId: job?.id ?? '' }, 'more', options),
+    );
+    expect(error.fault).toEqual({ kind: 'http', status, serviceMessage: 'job is not active' });
+    expect(service.count('message') - before).toBe(1);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('carries the fault of the emulator playing a refusal to a finished job', async () => {
+    const refusing = await startEmulator({
+      apiKey: KEY,
+      activePolls: 0,
+      finishedJobMessages: { status: 409, error: 'job is completed' },
+    });
+    try {
+      const { client, options } = setUp(refusing.url);
+      const { job } = await startJob(client, create, 'x', options);
+      await client.getJob(job?.id ?? '');
+      const error = await thrown(
+        startJob(client, { kind: 'follow-up', jobId: job?.id ?? '' }, 'more', options),
+      );
+      expect(error.fault).toEqual({ kind: 'http', status: 409, serviceMessage: 'job is completed' });
+      expect(error.message).toContain('The service answered 409 to the follow-up message.');
+      expect(refusing.jobs.get(job?.id ?? '')?.status).toBe('completed');
+      expect(refusing.violations).toEqual([]);
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  it('counts follow-ups in the words of a 429 too', async () => {
+    const { client, options } = setUp(service.url, 5000);
+    const { job } = await startJob(client, create, 'x', options);
+    service.script('message', { status: 429, headers: { 'ratelimit-reset': '1800' } });
+    expect(
+      await failure(startJob(client, { kind: 'follow-up', jobId: job?.id ?? '' }, 'more', options)),
+    ).toContain(`${QUOTA} the reply says the oldest use ages out in about 30 minutes.`);
   });
 
   it('makes no request when only waiting on a job', async () => {

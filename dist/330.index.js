@@ -14,8 +14,6 @@ __webpack_require__.d(__webpack_exports__, {
   startGitHubReport: () => (/* binding */ startGitHubReport)
 });
 
-// EXTERNAL MODULE: ./src/clock.ts
-var clock = __webpack_require__(9373);
 // EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js + 22 modules
 var github = __webpack_require__(2413);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
@@ -23,29 +21,6 @@ var schemas = __webpack_require__(4922);
 ;// CONCATENATED MODULE: ./src/github/client.ts
 
 
-function runContext() {
-    return {
-        eventName: github/* context */._.eventName ?? '',
-        payload: github/* context */._.payload,
-        repo: repository(),
-        sha: github/* context */._.sha ?? '',
-        serverUrl: github/* context */._.serverUrl,
-        runId: github/* context */._.runId,
-        runAttempt: github/* context */._.runAttempt,
-        workflow: github/* context */._.workflow ?? '',
-        job: github/* context */._.job ?? '',
-        action: github/* context */._.action ?? '',
-    };
-}
-function repository() {
-    // `context.repo` throws when GITHUB_REPOSITORY is unset (a local run); no thread then.
-    try {
-        return github/* context */._.repo;
-    }
-    catch {
-        return { owner: '', repo: '' };
-    }
-}
 const PAGE_SIZE = 100;
 // Replies are checked for the fields the action uses; anything else GitHub sends is ignored.
 const commentReply = schemas/* object */.Ikc({
@@ -81,14 +56,14 @@ function toComment(reply) {
     return { id: c.id, body: c.body ?? '', login: c.user?.login, url: c.html_url };
 }
 /**
- * The GitHub API of `GITHUB_API_URL` (github.com, GitHub Enterprise Server under `/api/v3`, or
- * GHE.com at the root), through the proxy the runner's variables name.
+ * The GitHub API at `baseUrl` (`GITHUB_API_URL`: github.com, GitHub Enterprise Server under
+ * `/api/v3`, or GHE.com at the root), through the proxy the runner's variables name.
  */
-function gitHubApi(token, userAgent) {
-    // Only auth and the user agent: a `request` option here would replace, not merge with, the
-    // proxy-aware fetch @actions/github sets up, and GitHub calls would then ignore HTTPS_PROXY.
-    // Per-call `request` options are merged deeply, so the signal goes there.
-    const octokit = (0,github/* getOctokit */.Q)(token, { userAgent });
+function gitHubApi(token, userAgent, baseUrl) {
+    // Only auth, the base URL and the user agent: a `request` option here would replace, not merge
+    // with, the proxy-aware fetch @actions/github sets up, and GitHub calls would then ignore
+    // HTTPS_PROXY. Per-call `request` options are merged deeply, so the signal goes there.
+    const octokit = (0,github/* getOctokit */.Q)(token, { userAgent, baseUrl });
     const bounded = (signal) => ({ request: { signal } });
     return {
         async viewerLogin(signal) {
@@ -142,6 +117,12 @@ function gitHubApi(token, userAgent) {
                 .parse(data);
             return { state: pull.state, merged: pull.merged === true, headSha: pull.head.sha };
         },
+        async listCommits(at, signal) {
+            const { data } = await octokit.rest.repos.listCommits({ ...at, ...bounded(signal) });
+            return schemas/* array */.YOg(schemas/* object */.Ikc({ sha: schemas/* string */.YjP() }))
+                .parse(data)
+                .map((c) => c.sha);
+        },
         async createStatus(at, signal) {
             await octokit.rest.repos.createCommitStatus({ ...at, ...bounded(signal) });
         },
@@ -193,6 +174,10 @@ function withSignal(route, signal) {
     return Object.assign(bounded, { endpoint: call.endpoint });
 }
 
+// EXTERNAL MODULE: ./src/duration.ts
+var duration = __webpack_require__(7607);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __webpack_require__(3916);
 // EXTERNAL MODULE: ./src/job.ts
 var job = __webpack_require__(7228);
 // EXTERNAL MODULE: ./src/log.ts
@@ -201,12 +186,10 @@ var src_log = __webpack_require__(5625);
 var untrusted = __webpack_require__(873);
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(7598);
-// EXTERNAL MODULE: ./src/duration.ts
-var duration = __webpack_require__(7607);
 // EXTERNAL MODULE: ./src/secrets.ts
 var secrets = __webpack_require__(7194);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
-var errors = __webpack_require__(7428);
+var core_errors = __webpack_require__(7428);
 ;// CONCATENATED MODULE: ./src/github/errors.ts
 
 
@@ -222,7 +205,8 @@ function describeGitHubFault(error, op) {
     const said = gitHubMessage(failure.response?.data);
     const quoted = said ? ` ${(0,untrusted/* quote */.hD)(said, 200)}` : '';
     const start = `Could not ${op.what}`;
-    if (error instanceof errors/* $ZodError */.a$) {
+    const unaffected = op.fails ? '' : "; the job's result is not affected";
+    if (error instanceof core_errors/* $ZodError */.a$) {
         return `${start}: GitHub's reply did not have the shape the action expects (is GITHUB_API_URL a GitHub API?).`;
     }
     if (failure.name === 'GraphqlResponseError') {
@@ -232,9 +216,9 @@ function describeGitHubFault(error, op) {
         const refusedWith = proxyRefusal(error);
         if (refusedWith !== undefined) {
             const why = refusedWith === '407' ? ': it wants credentials' : '';
-            return `${start}: the proxy refused the connection to GitHub (it answered ${refusedWith}${why}). Put the proxy's user and password in HTTPS_PROXY (http://user:password@host:port), or add GitHub's host to NO_PROXY; the job's result is not affected.`;
+            return `${start}: the proxy refused the connection to GitHub (it answered ${refusedWith}${why}). Put the proxy's user and password in HTTPS_PROXY (http://user:password@host:port), or add GitHub's host to NO_PROXY${unaffected}.`;
         }
-        return `${start}: GitHub did not answer (${(0,src_log/* describeThrown */.Y)(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY); the job's result is not affected.`;
+        return `${start}: GitHub did not answer (${(0,src_log/* describeThrown */.Y)(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY)${unaffected}.`;
     }
     const headers = failure.response?.headers ?? {};
     if ((status === 403 || status === 429) && String(headers['x-ratelimit-remaining']) === '0') {
@@ -257,7 +241,9 @@ function describeGitHubFault(error, op) {
         case 422:
             return `${start}: GitHub refused it (422${quoted}).${op.refused ? ` ${op.refused}` : ''}`;
         default:
-            return `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
+            return op.fails
+                ? `${start}: GitHub answered ${status}${quoted}.`
+                : `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
     }
 }
 /**
@@ -297,12 +283,22 @@ function gitHubMessage(data) {
 var api = __webpack_require__(3305);
 ;// CONCATENATED MODULE: ./src/github/note.ts
 
+/** Enough for a re-run after a busy day of other runs on the thread. */
+const RECENT_RUNS = 20;
 const PREFIX = '<!-- agent-job-action:note ';
+/** 20 runs with 200-character ids, base64url-encoded, with room to spare. */
+const MAX_ENCODED = 16_000;
+const entrySchema = schemas/* object */.Ikc({
+    run: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
+    attempt: schemas/* int */.Whr().check(api/* _positive */.NC()),
+    job: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(500)),
+});
 const noteSchema = schemas/* object */.Ikc({
     job: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(500)),
     head: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(/^[0-9a-f]{40}$/))),
     run: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
     attempt: schemas/* int */.Whr().check(api/* _positive */.NC()),
+    runs: schemas/* optional */.lqM(schemas/* array */.YOg(entrySchema).check(api/* _maxLength */.Eb(RECENT_RUNS))),
 });
 /**
  * The note as a line of the comment. Encoded (base64url of JSON): a job id is the service's text,
@@ -318,7 +314,7 @@ function readNote(body) {
         return undefined;
     const end = body.indexOf(' -->', start);
     const encoded = body.slice(start + PREFIX.length, end < 0 ? undefined : end);
-    if (!/^[A-Za-z0-9_-]{1,2000}$/.test(encoded))
+    if (!new RegExp(`^[A-Za-z0-9_-]{1,${MAX_ENCODED}}$`).test(encoded))
         return undefined;
     try {
         const parsed = noteSchema.safeParse(JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')));
@@ -327,6 +323,25 @@ function readNote(body) {
     catch {
         return undefined;
     }
+}
+/**
+ * The note after this run, whose job the service confirmed. The thread's job and head move
+ * forward only: GitHub's run ids grow, so a re-run of an older run adds itself to the recent runs
+ * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
+ * head the job last saw.
+ */
+function nextNote(previous, run) {
+    const earlier = previous?.runs ?? (previous ? [{ run: previous.run, attempt: previous.attempt, job: previous.job }] : []);
+    const runs = [
+        { run: run.run, attempt: run.attempt, job: run.job },
+        ...earlier.filter((entry) => entry.run !== run.run),
+    ]
+        .sort((a, b) => b.run - a.run)
+        .slice(0, RECENT_RUNS);
+    if (previous && previous.run > run.run)
+        return { ...previous, runs };
+    const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
+    return { job: run.job, ...(head ? { head } : {}), run: run.run, attempt: run.attempt, runs };
 }
 
 ;// CONCATENATED MODULE: ./src/github/comment.ts
@@ -378,18 +393,30 @@ function headline(state) {
                     : state.timedOut
                         ? '⌛ **Timed out**'
                         : '⚠️ **Stopped**';
-        return `${title}: ${(0,untrusted/* inert */.tJ)(failure, 2000)}`;
+        // The docs pull request the job has opened so far stays on the page: it is still open.
+        const pr = job?.prLink ? pullRequestLink(job.prLink) : undefined;
+        return `${title}: ${(0,untrusted/* inert */.tJ)(failure, 2000)}${pr ? `\n\nThe docs pull request so far: ${pr}` : ''}`;
     }
     if (job?.status === 'completed') {
         const link = job.prLink;
         if (!link)
             return '✅ **Completed** with no changes: the docs needed none, so there is no pull request.';
-        const shown = (0,secrets/* redact */.E$)(link);
-        return (0,untrusted/* isPullRequestUrl */.UT)(shown)
-            ? `✅ **Completed**: <a href="${shown}">${(0,untrusted/* inert */.tJ)(shown, 300)}</a>`
-            : `✅ **Completed**, with a link that is not a pull request: ${(0,untrusted/* inert */.tJ)(shown, 300)}`;
+        const pr = pullRequestLink(link);
+        return pr
+            ? `✅ **Completed**: ${pr}`
+            : `✅ **Completed**, with a link that is not a pull request: ${(0,untrusted/* inert */.tJ)((0,secrets/* redact */.E$)(link), 300)}`;
     }
     return '⏩ **Started**: the job goes on in the service; this run did not wait for it.';
+}
+/** The docs pull request as the comment's one live link, only when it is a pull request URL. */
+function pullRequestLink(link) {
+    const shown = (0,secrets/* redact */.E$)(link);
+    return (0,untrusted/* isPullRequestUrl */.UT)(shown) ? `<a href="${shown}">${(0,untrusted/* inert */.tJ)(shown, 300)}</a>` : undefined;
+}
+/** The line that says a refused follow-up's thread went to a new job. */
+function replacedLine(replaced, jobId) {
+    const pr = replaced.prLink ? pullRequestLink(replaced.prLink) : undefined;
+    return `↪️ The service no longer takes messages for job ${(0,untrusted/* inert */.tJ)(replaced.jobId)}; job ${(0,untrusted/* inert */.tJ)(jobId)} continues the thread.${pr ? ` The earlier docs pull request ${pr} stays open.` : ''}`;
 }
 /** The comment's Markdown: far under GitHub's 65,536 characters by construction (cells are cut). */
 function commentBody(marker, state) {
@@ -406,29 +433,51 @@ function commentBody(marker, state) {
         '',
         headline(state),
         '',
+        ...(state.replaced ? [replacedLine(state.replaced, state.jobId), ''] : []),
         `<sub>${facts.join(' · ')}</sub>`,
         '',
     ].join('\n');
 }
-/** A word on the thread instead of a job (a bare `/docs`): the action's own text, not the service's. */
-function answerBody(marker, text, runUrl) {
-    return plainBody(marker, `💬 ${text}`, runUrl);
-}
 /**
- * A request that got no job: the step's error (which may quote the service) as text, so the
- * asker is told on the thread rather than left with nothing.
+ * A word on the thread instead of a job (a bare `/docs`): the action's own text, not the service's.
+ * The thread's note stays: a bare `/docs` must not make the next request start a second job.
  */
-function notStartedBody(marker, failure, runUrl) {
-    return plainBody(marker, `⚠️ **Not started**: ${(0,untrusted/* inert */.tJ)(failure, 2000)}`, runUrl);
-}
-function plainBody(marker, headline, runUrl) {
+function answerBody(marker, text, runUrl, note) {
     return [
         marker,
+        ...(note ? [noteLine(note)] : []),
         '### Documentation agent',
         '',
-        headline,
+        `💬 ${text}`,
         '',
         `<sub><a href="${(0,untrusted/* cell */.Hn)(runUrl, 2000)}">workflow run</a></sub>`,
+        '',
+    ].join('\n');
+}
+/** Where the last run's word starts in the comment, when it ended before any job. */
+const LATEST = '<!-- agent-job-action:latest -->';
+/**
+ * A run that ended before the service confirmed a job (a refusal, a fault, a cancellation): its
+ * failure goes under the last result, so an old "✅ Completed" is never the only thing on the
+ * page, and the note stays as it was. The step's error may quote the service: it is shown as text.
+ */
+function latestRunBody(marker, state) {
+    const what = state.jobId
+        ? `The latest run's follow-up to job ${(0,untrusted/* inert */.tJ)(state.jobId)} was not confirmed by the service`
+        : 'The latest run started no job';
+    const latest = `⚠️ **${what}**: ${(0,untrusted/* inert */.tJ)(state.failure, 2000)} (<a href="${(0,untrusted/* cell */.Hn)(state.runUrl, 2000)}">workflow run</a>)`;
+    const earlier = state.previous
+        ?.split(LATEST)[0]
+        ?.split('\n')
+        .filter((line) => !line.startsWith('<!-- agent-job-action:'))
+        .join('\n')
+        .trim();
+    return [
+        marker,
+        ...(state.note ? [noteLine(state.note)] : []),
+        ...(earlier ? [earlier, ''] : ['### Documentation agent', '']),
+        LATEST,
+        latest,
         '',
     ].join('\n');
 }
@@ -447,6 +496,8 @@ class KeptComment {
     id;
     url;
     login;
+    /** The body this run last wrote. */
+    body_;
     /** The look-up, once it succeeded (found or not): a run looks for its comment once. */
     found;
     givenUp = false;
@@ -486,18 +537,28 @@ class KeptComment {
             return undefined;
         }
     }
-    /** Posts or updates the comment; its URL, or `undefined` if GitHub would not have it. */
+    /** The comment's body as it stands; a fault is thrown (a thread must not read it as none). */
+    async body(signal) {
+        return (await this.lookUp(signal))?.body;
+    }
+    /**
+     * Posts or updates the comment; its URL, or `undefined` if GitHub would not have it. A body made
+     * from the comment as it stands (`previous`, undefined when there is none yet) keeps what the
+     * comment holds — the thread's note — with one look-up and one warning at most.
+     */
     async write(body, signal) {
         if (this.givenUp)
             return this.url;
         const { owner, repo, number } = this.thread;
         try {
+            const found = await this.lookUp(signal);
             if (this.id === undefined)
-                this.id = (await this.lookUp(signal))?.id;
+                this.id = found?.id;
+            const text = typeof body === 'string' ? body : body(this.body_ ?? found?.body);
             let written;
             if (this.id !== undefined) {
                 try {
-                    written = await this.api.updateComment({ owner, repo, comment_id: this.id, body }, signal);
+                    written = await this.api.updateComment({ owner, repo, comment_id: this.id, body: text }, signal);
                 }
                 catch (error) {
                     // Deleted since it was found or written: a new one takes its place.
@@ -505,9 +566,10 @@ class KeptComment {
                         throw error;
                 }
             }
-            written ??= await this.api.createComment({ owner, repo, issue_number: number, body }, signal);
+            written ??= await this.api.createComment({ owner, repo, issue_number: number, body: text }, signal);
             this.id = written.id;
             this.url = written.url;
+            this.body_ = text;
         }
         catch (error) {
             this.warn(describeGitHubFault(error, this.op));
@@ -1109,11 +1171,19 @@ function statusDescription(word, jobId, runId) {
         };
     return { text, fits: true };
 }
+/**
+ * A status for a run that has no job the service confirmed (it failed before, or a follow-up was
+ * not delivered): it names only the run, so neither a re-run nor the branch's next push takes a
+ * job from it.
+ */
+function runOnlyDescription(word, runId) {
+    return `${word} · run ${runId}`;
+}
 function readStatusNote(description) {
     const found = /: job (\S+) · run (\d+)$/.exec(description ?? '');
     if (found)
         return { job: found[1], run: Number(found[2]) };
-    const unnamed = /: job id (?:not shown|too long to show) · run (\d+)$/.exec(description ?? '');
+    const unnamed = / · run (\d+)$/.exec(description ?? '');
     return unnamed ? { run: Number(unnamed[1]) } : undefined;
 }
 /**
@@ -1128,22 +1198,21 @@ class CommitStatus {
     run;
     context;
     runUrl;
-    warn;
     constructor(
     /** Made on first use: a status never written builds no client. */
     api, 
     /** The login the token acts as: the only creator whose statuses count. */
     identity, run, context, 
     /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
-    runUrl, warn) {
+    runUrl) {
         this.api = api;
         this.identity = identity;
         this.run = run;
         this.context = context;
         this.runUrl = runUrl;
-        this.warn = warn;
     }
-    async write(sha, state, description, target, signal) {
+    /** Writes the status; a fault is a warning. */
+    async write(sha, state, description, target, signal, warn) {
         const { owner, repo } = this.run.repo;
         try {
             await this.api().createStatus({
@@ -1158,7 +1227,7 @@ class CommitStatus {
             }, signal);
         }
         catch (error) {
-            this.warn(describeGitHubFault(error, {
+            warn(describeGitHubFault(error, {
                 what: `set the commit status on ${sha.slice(0, 12)}`,
                 token: 'githubToken',
                 permission: 'statuses: write',
@@ -1168,8 +1237,9 @@ class CommitStatus {
     }
     /**
      * What this step's newest status on `sha` says, or `undefined` (none, or a commit GitHub no
-     * longer has). Other faults are warnings, and read as none. The list of every status, not the
-     * combined status: its entries name no creator, and show only the newest of each context.
+     * longer has). Other faults are the caller's: a thread must not read a fault as "no job". The
+     * list of every status, not the combined status: its entries name no creator, and show only the
+     * newest of each context.
      */
     async read(sha, signal) {
         const { owner, repo } = this.run.repo;
@@ -1189,13 +1259,7 @@ class CommitStatus {
             const status = error.status;
             if (status === 404 || status === 422)
                 return undefined;
-            this.warn(describeGitHubFault(error, {
-                what: `read the commit statuses of ${sha.slice(0, 12)}`,
-                token: 'githubToken',
-                permission: 'statuses: read',
-                repo: `${owner}/${repo}`,
-            }));
-            return undefined;
+            throw error;
         }
     }
 }
@@ -1270,17 +1334,34 @@ async function findThread(api, run, signal) {
 
 
 
+
+
 /** How long gathering the event's context may hold up the create. */
 const CONTEXT_BUDGET_MS = 30_000;
 /** How long GitHub gets for the first comment, and for everything at the end. */
 const STARTED_BUDGET_MS = 30_000;
 const FINISH_BUDGET_MS = 30_000;
+/** What a thread reads before the create (the note, statuses up the branch, the docs PR), retries included. */
+const RECALL_BUDGET_MS = 60_000;
 /** After a cancellation the runner kills the process 7.5 s on; the action exits within 2 s. */
 const CANCELLED_BUDGET_MS = 1_200;
+/** Waits between tries of a read that met a passing fault: reads are safe to repeat. */
+const READ_RETRY_WAITS_MS = [1000, 2000, 4000];
+/** How far up the branch a push looks for the commit that names the branch's job. */
+const BRANCH_WALK = 20;
 /**
- * The GitHub side of one run: the event's context for the prompt, the kept comment (posted when
- * the job exists, updated when it ends), and the docs pull request's labels and reviewers. Every
- * GitHub fault is a warning: nothing here changes the job's result.
+ * A GitHub fault that ends the step before anything was sent: a thread whose memory cannot be
+ * read must not be read as "nothing", which would start a second job beside the first.
+ */
+class ThreadUnreadable extends errors/* ActionFailure */.dR {
+    name = 'ThreadUnreadable';
+}
+/**
+ * The GitHub side of one run: the actor's access, what earlier runs left, the event's context for
+ * the prompt, the kept comment (posted when the job exists, updated when it ends), the commit
+ * status, the reaction, and the docs pull request's labels and reviewers. What it learns before
+ * the create is handed back as a value (`Memory`) and given to it again at the end: it keeps no
+ * state that a call order could get wrong, only look-ups that are the same whenever they run.
  */
 class GitHubReport {
     request;
@@ -1296,8 +1377,6 @@ class GitHubReport {
     reaction;
     /** The commits the run is about, once asked. */
     commits;
-    /** The note an earlier run left, once read: the next note keeps its head on a comment event. */
-    previous;
     status;
     /** The login the token acts as, once asked: only what it wrote is the action's own. */
     identity;
@@ -1311,20 +1390,29 @@ class GitHubReport {
         this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
         if (request.status) {
             const context = statusContext(run, request);
-            this.status = new CommitStatus(() => this.forRepo(), (signal) => this.ownLogin(signal), run, context, this.runUrl, this.warn);
+            this.status = new CommitStatus(() => this.forRepo(), (signal) => this.ownLogin(signal), run, context, this.runUrl);
         }
     }
     /**
      * What the triggering event changed, as a section to append to the prompt (at most `limit`
-     * characters), or `''`: events that change nothing add nothing and make no request.
+     * characters), or `''`: events that change nothing add nothing and make no request. With
+     * `since` (the head a thread's job last saw), what changed since.
      */
-    async contextFor(limit, cancellation) {
+    async context(since, limit, cancellation) {
         const { run, log } = this.deps;
         if (!eventHasContext(run.eventName)) {
             log.info(`No context appended: a ${run.eventName || 'local'} run changes nothing to describe.`);
             return '';
         }
         return this.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, async (signal) => {
+            const { head } = await this.runCommits(signal);
+            if (since && head && head !== since) {
+                const context = await gatherSince(this.forRepo(), run, since, head, this.warn, signal);
+                const text = context ? renderContext(context, limit) : '';
+                if (text)
+                    log.info(`Appended ${text.length} characters of context: what changed since ${since.slice(0, 12)}.`);
+                return text;
+            }
             const context = await gatherContext(this.forRepo(), run, this.warn, signal);
             const text = context ? renderContext(context, limit) : '';
             log.info(text
@@ -1334,81 +1422,68 @@ class GitHubReport {
                     : `No context appended: the ${run.eventName} event changed nothing to describe.`);
             return text;
         }, (error) => {
-            this.warn(`Could not gather the event's context: ${(0,src_log/* describeThrown */.Y)(error)}. The job is created without it.`);
-            return '';
-        });
-    }
-    /**
-     * For a follow-up on the thread: what changed since `last`, the head the job last saw (a pull
-     * request's new commits), within `limit`; the event's whole context on any other event.
-     */
-    async contextSince(last, limit, cancellation) {
-        const { run, log } = this.deps;
-        return this.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, async (signal) => {
-            const { head } = await this.runCommits(signal);
-            if (!head || head === last)
-                return await this.contextFor(limit, cancellation);
-            const context = await gatherSince(this.forRepo(), run, last, head, this.warn, signal);
-            const text = context ? renderContext(context, limit) : '';
-            if (text)
-                log.info(`Appended ${text.length} characters of context: what changed since ${last.slice(0, 12)}.`);
-            return text;
-        }, (error) => {
-            this.warn(`Could not gather the event's context: ${(0,src_log/* describeThrown */.Y)(error)}. The follow-up is sent without it.`);
+            this.warn(`Could not gather the event's context: ${(0,src_log/* describeThrown */.Y)(error)}. The job is sent without it.`);
             return '';
         });
     }
     /**
      * What earlier runs left on GitHub for this step: the note in its comment on the thread, and,
-     * with `status`, its status on this run's commit (for a re-run) and on the push's `before`
-     * commit (the branch's job). Faults are warnings and read as nothing.
+     * with `status`, its own status on this run's commit (for a re-run) and the branch's job (its
+     * own status on the newest commit up from the push's `before` that names one). On a thread
+     * (`strict`) a read that still fails after its retries ends the step: nothing has been sent, and
+     * reading "nothing" would start a second job. Otherwise faults are warnings and read as nothing.
      */
-    async recall(cancellation) {
+    async recall(strict, cancellation) {
         const { run } = this.deps;
-        const recall = {};
-        return this.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, async (signal) => {
+        const memory = {};
+        return this.beforeTheCreate(RECALL_BUDGET_MS, cancellation, async (signal) => {
             if (this.request.comment && eventHasThread(run.eventName)) {
-                const body = await (await this.keptComment(signal))?.read(signal);
-                recall.note = this.trusted(body ? readNote(body) : undefined, 'the kept comment');
-                this.previous = recall.note;
+                const comment = await this.retrying(() => this.keptCommentOrThrow(signal), signal);
+                const body = comment ? await this.retrying(() => comment.body(signal), signal) : undefined;
+                memory.note = this.trusted(body ? readNote(body) : undefined, 'the kept comment');
             }
             if (this.status) {
                 const { sha } = await this.runCommits(signal);
-                if (run.runAttempt > 1 && sha)
-                    recall.status = this.trusted(await this.status.read(sha, signal), 'the commit status');
+                if (run.runAttempt > 1 && sha) {
+                    const own = await this.retrying(() => this.ownStatus(sha, signal), signal);
+                    memory.status = this.trusted(own, 'the commit status');
+                }
                 const before = pushedOnto(run);
-                if (this.request.thread && before && !recall.note)
-                    recall.branch = this.trusted(await this.status.read(before, signal), 'the commit status');
+                if (this.request.thread && before && !memory.note) {
+                    memory.branch = await this.branchJob(before, signal);
+                }
             }
-            return recall;
+            return memory;
         }, (error) => {
+            if (strict)
+                throw this.unreadable(error);
             this.warn(`Could not read what earlier runs left on GitHub: ${(0,src_log/* describeThrown */.Y)(error)}.`);
-            return recall;
+            return memory;
         });
     }
     /**
-     * Whether the docs pull request a follow-up would go to is still open, read with `docsToken`.
-     * `unknown` (with a warning) when it cannot be read: a follow-up never goes into a pull request
-     * the action cannot see.
+     * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing
+     * faults). A pull request on this GitHub that cannot be read ends the step: a follow-up never
+     * goes into a pull request the action cannot see, and a new job beside it would fork the thread.
      */
-    async docsPullState(prLink, cancellation) {
+    async docsPull(prLink, cancellation) {
         const { run } = this.deps;
         const pr = docsPullRequest(prLink, run.serverUrl);
-        if (!pr) {
-            this.warn(`Could not read the docs pull request ${(0,untrusted/* printableUrl */.Zq)(prLink)}: it is not a pull request on ${run.serverUrl}. A new job is started.`);
-            return 'unknown';
-        }
-        return this.beforeTheCreate(STARTED_BUDGET_MS, cancellation, async (signal) => {
-            const pull = await this.forDocs().getPull({ owner: pr.owner, repo: pr.repo, pull_number: pr.number }, signal);
-            return pull.state === 'open' && !pull.merged ? 'open' : 'closed';
+        if (!pr)
+            return { state: 'elsewhere' };
+        const repo = `${pr.owner}/${pr.repo}`;
+        return this.beforeTheCreate(RECALL_BUDGET_MS, cancellation, async (signal) => {
+            const pull = await this.retrying(() => this.forDocs().getPull({ owner: pr.owner, repo: pr.repo, pull_number: pr.number }, signal), signal);
+            const state = pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed';
+            return { state, number: pr.number, repo };
         }, (error) => {
-            this.warn(`${describeGitHubFault(error, {
-                what: `read the docs pull request ${pr.owner}/${pr.repo}#${pr.number}`,
+            throw new ThreadUnreadable(`${describeGitHubFault(error, {
+                what: `read the docs pull request ${repo}#${pr.number}, which the thread's job opened`,
                 token: 'docsToken',
                 permission: 'pull-requests: read',
-                repo: `${pr.owner}/${pr.repo}`,
-            })} A new job is started.`);
-            return 'unknown';
+                repo,
+                fails: true,
+            })} Nothing was sent: whether the thread's job is followed up or replaced depends on that pull request. Give docsToken pull-requests: read on ${repo}, then re-run.`);
         });
     }
     /**
@@ -1427,29 +1502,22 @@ class GitHubReport {
             return undefined;
         });
     }
-    /** A bare `/docs`: the kept comment says what a request looks like; its URL. */
-    answer(text, cancellation) {
-        return this.writeOnly(answerBody(this.marker, text, this.runUrl), cancellation);
-    }
-    /** A request that ended before any job existed: the kept comment says why; its URL. */
-    notStarted(failure, cancellation) {
-        return this.writeOnly(notStartedBody(this.marker, failure, this.runUrl), cancellation);
-    }
-    async writeOnly(body, cancellation) {
+    /** A bare `/docs`: the kept comment says what a request looks like, its note kept; its URL. */
+    async answer(text, cancellation) {
         const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
         try {
             const comment = await this.keptComment(signal);
-            return await comment?.write(body, signal);
+            return await comment?.write((previous) => answerBody(this.marker, text, this.runUrl, readNote(previous ?? '')), signal);
         }
         finally {
             done();
         }
     }
     /**
-     * The job exists and is being waited for: post (or, on a re-run, update) the comment, and set
-     * the commit status to pending.
+     * The job exists and is being waited for: the reaction on the request, the comment posted (or,
+     * on a re-run, updated) with the note that names it, and the commit status set to pending.
      */
-    started(jobId, job) {
+    started(jobId, job, memory) {
         void this.acknowledge();
         if (!this.request.comment && !this.status)
             return;
@@ -1459,8 +1527,8 @@ class GitHubReport {
                 if (!this.request.comment)
                     return;
                 const comment = await this.keptComment(signal);
-                const note = await this.note(jobId, signal);
-                await comment?.write(this.body({ jobId, job, ended: false, note }), signal);
+                const { head } = await this.runCommits(signal);
+                await comment?.write((previous) => this.body({ jobId, job, ended: false, note: this.note(jobId, head, memory, previous) }), signal);
             })(),
             this.writeStatus('pending', 'Working', jobId, this.runUrl, signal),
         ])
@@ -1468,15 +1536,18 @@ class GitHubReport {
             .finally(done);
     }
     /**
-     * The step ends: the comment's last update, then labels and reviewers; the comment's URL.
-     * `cancellation` is the step's: once it fires, GitHub gets only a short while more.
+     * The step ends: the comment's last update (a run with no job the service confirmed adds its
+     * failure under the last result, and leaves the note as it was), the final status, then labels
+     * and reviewers; the comment's URL. `cancellation` is the step's: once it fires, GitHub gets only
+     * a short while more.
      */
     async finish(outcome, cancellation) {
         const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
         const cancelled = cancellation.aborted;
         let url;
         try {
-            await settledWithin(this.acknowledge(), signal);
+            if (outcome.jobId && outcome.confirmed)
+                await settledWithin(this.acknowledge(), signal);
             // The first writes must be done before the last ones start, or both could create a
             // comment, or the pending status land after the final one.
             if (this.posting && !(await settledWithin(this.posting, signal))) {
@@ -1485,11 +1556,8 @@ class GitHubReport {
                 }
             }
             else {
-                if (this.request.comment) {
-                    const comment = await this.keptComment(signal);
-                    const note = await this.note(outcome.jobId, signal);
-                    url = await comment?.write(this.body({ ...outcome, cancelled, ended: true, note }), signal);
-                }
+                if (this.request.comment)
+                    url = await this.lastComment(outcome, cancelled, signal);
                 await this.finalStatus(outcome, cancelled, signal);
             }
             await this.routeDocs(outcome.job, outcome.failure, signal);
@@ -1503,57 +1571,103 @@ class GitHubReport {
         return url;
     }
     warn = (message) => this.deps.log.warning(message);
-    /**
-     * A record read back from GitHub names a job only when its id obeys the service's rules: an id
-     * such as `..` would otherwise become a dot segment of the next request's path.
-     */
-    trusted(record, where) {
-        if (record?.job === undefined || (0,job/* isJobId */.dW)(record.job))
-            return record;
-        this.warn(`Ignored the job named in ${where}: ${(0,untrusted/* quote */.hD)(record.job, 100)} is not a job id the service gives.`);
-        return undefined;
-    }
-    /** The login the token acts as, asked once (again after a fault). */
-    ownLogin(signal) {
-        if (!this.identity) {
-            const asking = this.forRepo().viewerLogin(signal);
-            this.identity = asking;
-            asking.catch(() => {
-                if (this.identity === asking)
-                    this.identity = undefined;
-            });
+    /** The comment's last word: how the job ended, or, with no job confirmed, the run's failure under the last result. */
+    async lastComment(outcome, cancelled, signal) {
+        const comment = await this.keptComment(signal);
+        if (!comment)
+            return undefined;
+        const { jobId, confirmed, failure } = outcome;
+        if (jobId && confirmed) {
+            const { head } = await this.runCommits(signal);
+            return comment.write((previous) => this.body({
+                ...outcome,
+                jobId,
+                cancelled,
+                ended: true,
+                note: this.note(jobId, head, outcome.memory, previous),
+            }), signal);
         }
-        return this.identity;
+        return comment.write((previous) => latestRunBody(this.marker, {
+            ...(jobId ? { jobId } : {}),
+            failure: failure ?? 'The run ended before the service confirmed a job.',
+            runUrl: this.runUrl,
+            previous,
+            note: outcome.memory.note ?? readNote(previous ?? ''),
+        }), signal);
     }
     runCommits(signal) {
         return (this.commits ??= runCommits(this.forRepo(), this.deps.run, this.warn, signal));
     }
-    /** The note for this job: a comment event saw no new commit, so the last head stays. */
-    async note(jobId, signal) {
+    /**
+     * The note after this run: written from what was read before the create (or, where nothing was,
+     * from the comment as it stands), so every writer of the kept comment keeps it.
+     */
+    note(jobId, head, memory, previous) {
         const { run } = this.deps;
-        const { head } = await this.runCommits(signal);
-        const last = this.previous?.job === jobId ? this.previous.head : undefined;
-        const seen = head ?? last;
-        return { job: jobId, ...(seen ? { head: seen } : {}), run: run.runId, attempt: run.runAttempt };
+        const before = memory.note ?? readNote(previous ?? '');
+        return nextNote(before, { job: jobId, head, run: run.runId, attempt: run.runAttempt });
+    }
+    /**
+     * The branch's job: this step's own status on `before`, else on the newest commit up the branch
+     * that has one naming a job (cancelled runs leave their commits without one); the commit it was
+     * found on is the head that job last saw.
+     */
+    async branchJob(before, signal) {
+        const named = async (sha) => {
+            const own = this.trusted(await this.retrying(() => this.ownStatus(sha, signal), signal), 'the commit status');
+            return own?.job ? { job: own.job, run: own.run, since: sha } : undefined;
+        };
+        const found = await named(before);
+        if (found)
+            return found;
+        const { owner, repo } = this.deps.run.repo;
+        const history = await this.retrying(() => this.forRepo().listCommits({ owner, repo, sha: before, per_page: BRANCH_WALK }, signal), signal).catch((error) => {
+            // A `before` GitHub no longer has (a forced push): no branch to walk up.
+            const status = error.status;
+            if (status === 404 || status === 422)
+                return [];
+            throw error;
+        });
+        for (const sha of history.filter((sha) => sha !== before)) {
+            const older = await named(sha);
+            if (older)
+                return older;
+        }
+        return undefined;
+    }
+    /** This step's own newest status on `sha`; `undefined` for none or a commit GitHub does not know. */
+    async ownStatus(sha, signal) {
+        return this.status?.read(sha, signal);
     }
     async writeStatus(state, word, jobId, target, signal) {
         if (!this.status)
             return;
         const { sha } = await this.runCommits(signal);
         if (!sha) {
-            if (state === 'pending')
+            if (state === 'pending' || !jobId)
                 this.deps.log.notice('No commit status: the event names no commit (an issue).');
             return;
         }
-        const description = statusDescription(word, jobId, this.deps.run.runId);
-        if (!description.fits && !this.idLeftOutSaid) {
-            this.idLeftOutSaid = true;
-            this.warn(`The job id ${description.why}: the status leaves it out, so a re-run cannot resume from the status.`);
+        const { runId } = this.deps.run;
+        let text = runOnlyDescription(word, runId);
+        if (jobId) {
+            const description = statusDescription(word, jobId, runId);
+            if (!description.fits && !this.idLeftOutSaid) {
+                this.idLeftOutSaid = true;
+                this.warn(`The job id ${description.why}: the status leaves it out, so a re-run cannot resume from the status.`);
+            }
+            text = description.text;
         }
-        await this.status.write(sha, state, description.text, target, signal);
+        await this.status.write(sha, state, text, target, signal, this.warn);
     }
     finalStatus(outcome, cancelled, signal) {
-        const { job, failure, timedOut, jobId } = outcome;
+        const { job, failure, timedOut, confirmed } = outcome;
+        // A job the service did not confirm to this run is not named: a re-run must send it again.
+        const jobId = confirmed ? outcome.jobId : undefined;
+        if (!jobId) {
+            const word = cancelled ? 'Cancelled before any job' : 'Stopped before any job';
+            return this.writeStatus('error', word, undefined, this.runUrl, signal);
+        }
         if (!failure && job?.status === 'completed') {
             const link = job.prLink ?? '';
             // The check's link goes to the docs pull request only when the service's link is one: any
@@ -1597,6 +1711,28 @@ class GitHubReport {
     body(state) {
         return commentBody(this.marker, { ...state, runUrl: this.runUrl });
     }
+    /**
+     * A record read back from GitHub names a job only when its id obeys the service's rules: an id
+     * such as `..` would otherwise become a dot segment of the next request's path.
+     */
+    trusted(record, where) {
+        if (record?.job === undefined || (0,job/* isJobId */.dW)(record.job))
+            return record;
+        this.warn(`Ignored the job named in ${where}: ${(0,untrusted/* quote */.hD)(record.job, 100)} is not a job id the service gives.`);
+        return undefined;
+    }
+    /** The login the token acts as, asked once (again after a fault). */
+    ownLogin(signal) {
+        if (!this.identity) {
+            const asking = this.forRepo().viewerLogin(signal);
+            this.identity = asking;
+            asking.catch(() => {
+                if (this.identity === asking)
+                    this.identity = undefined;
+            });
+        }
+        return this.identity;
+    }
     api(token) {
         let api = this.apis.get(token);
         if (!api)
@@ -1609,8 +1745,30 @@ class GitHubReport {
     forDocs() {
         return this.api(this.request.docsToken || this.request.githubToken);
     }
+    /** The kept comment, for writing: a fault is a warning, and nothing is written. */
     keptComment(signal) {
-        return (this.thread ??= this.findKeptComment(signal));
+        return this.keptCommentOrThrow(signal).catch((error) => {
+            const { owner, repo } = this.deps.run.repo;
+            this.warn(describeGitHubFault(error, {
+                what: 'find the pull request the pushed commit came from',
+                token: 'githubToken',
+                permission: 'contents: read and pull-requests: read',
+                repo: `${owner}/${repo}`,
+            }));
+            return undefined;
+        });
+    }
+    /** Where the kept comment is (the thread of the event), looked up once; a passing fault asks again. */
+    keptCommentOrThrow(signal) {
+        if (!this.thread) {
+            const looking = this.findKeptComment(signal);
+            this.thread = looking;
+            looking.catch((error) => {
+                if (this.thread === looking && !isFinalFault(error))
+                    this.thread = undefined;
+            });
+        }
+        return this.thread;
     }
     async findKeptComment(signal) {
         const { run, log } = this.deps;
@@ -1618,27 +1776,46 @@ class GitHubReport {
             log.notice(`No comment posted: a ${run.eventName || 'local'} run has no pull request or issue.`);
             return undefined;
         }
-        try {
-            const found = await findThread(this.forRepo(), run, signal);
-            if (!found.thread) {
-                log.notice(`No comment posted: ${found.none}.`);
-                return undefined;
-            }
-            return new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (signal) => this.ownLogin(signal));
-        }
-        catch (error) {
-            const { owner, repo } = run.repo;
-            this.warn(describeGitHubFault(error, {
-                what: 'find the pull request the pushed commit came from',
-                token: 'githubToken',
-                permission: 'contents: read and pull-requests: read',
-                repo: `${owner}/${repo}`,
-            }));
-            // A passing fault (5xx, the network): the end of the job asks again.
-            if (!isFinalFault(error))
-                this.thread = undefined;
+        const found = await findThread(this.forRepo(), run, signal);
+        if (!found.thread) {
+            log.notice(`No comment posted: ${found.none}.`);
             return undefined;
         }
+        return new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (s) => this.ownLogin(s));
+    }
+    /**
+     * A read tried again after a passing fault (5xx, the network, GitHub's timeout): reads are safe
+     * to repeat, and one 502 must not decide which way a thread goes.
+     */
+    async retrying(read, signal) {
+        for (let tries = 0;; tries++) {
+            try {
+                return await read();
+            }
+            catch (error) {
+                const wait = READ_RETRY_WAITS_MS[tries];
+                if (wait === undefined || signal.aborted || !isPassing(error))
+                    throw error;
+                const status = error.status;
+                const why = typeof status === 'number' ? `GitHub answered ${status}` : (0,src_log/* describeThrown */.Y)(error);
+                this.deps.log.info(`A read from GitHub met a passing fault (${why}); trying again in ${(0,duration/* formatDuration */.a3)(wait)}.`);
+                await this.deps.clock.sleep(wait, signal);
+            }
+        }
+    }
+    /** The step's error when what a thread remembers cannot be read. */
+    unreadable(error) {
+        if (error instanceof errors/* ActionFailure */.dR)
+            return error;
+        const { owner, repo } = this.deps.run.repo;
+        const op = {
+            what: 'read what earlier runs of this thread left on GitHub (the kept comment, the commit statuses)',
+            token: 'githubToken',
+            permission: 'pull-requests: read, issues: read and statuses: read',
+            repo: `${owner}/${repo}`,
+            fails: true,
+        };
+        return new ThreadUnreadable(`${describeGitHubFault(error, op)} Nothing was sent to the service, so the thread's job is not replaced by a second one; re-run when GitHub answers.`);
     }
     async routeDocs(job, failure, signal) {
         const { request } = this;
@@ -1661,7 +1838,7 @@ class GitHubReport {
     /**
      * GitHub work the create waits for (context, what earlier runs left, a role, a docs PR): bounded
      * by `ms`, ended at once by a cancellation (nothing has been sent yet, so the step ends), and
-     * any other fault is `fallback`'s, which warns and says what the run goes on with.
+     * any other fault is `fallback`'s, which warns (or throws) and says what the run goes on with.
      */
     async beforeTheCreate(ms, cancellation, work, fallback) {
         const { signal: timed, done } = this.budget(ms);
@@ -1699,35 +1876,41 @@ class GitHubReport {
         };
     }
 }
+/** A fault worth one more try: GitHub's 5xx, 408, or no answer at all (no status). */
+function isPassing(error) {
+    const failure = error;
+    if (failure?.name === 'ZodError' || error instanceof errors/* ActionFailure */.dR)
+        return false;
+    const status = failure?.status;
+    if (typeof status !== 'number')
+        return !(failure?.name === 'AbortError' || failure?.name === 'TimeoutError');
+    return status >= 500 || status === 408;
+}
 /** Whether `work` settles before `signal` aborts. */
 function settledWithin(work, signal) {
     if (signal.aborted)
         return Promise.resolve(false);
     return new Promise((resolve) => {
-        const onAbort = () => resolve(false);
-        signal.addEventListener('abort', onAbort, { once: true });
         const settled = () => {
             signal.removeEventListener('abort', onAbort);
             resolve(true);
         };
+        const onAbort = () => resolve(false);
+        signal.addEventListener('abort', onAbort, { once: true });
         work.then(settled, settled);
     });
 }
 
 ;// CONCATENATED MODULE: ./src/github/index.ts
-// The GitHub side's entry, loaded with a dynamic import() only when a workflow asks for it
-// (comment, labels, reviewers, context): Octokit and its plugins stay out of the plain path's
-// start-up. Here the GitHub side meets the runner: its variables, the real API and the clock.
 
 
 
-
-function startGitHubReport(request, log) {
+function startGitHubReport(request, run, log, clock) {
     return new GitHubReport(request, {
-        run: runContext(),
-        api: (token) => gitHubApi(token, request.userAgent),
+        run,
+        api: (token) => gitHubApi(token, request.userAgent, run.apiUrl),
         log,
-        clock: clock/* systemClock */.m,
+        clock,
     });
 }
 

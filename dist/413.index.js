@@ -8,9 +8,10 @@ export const modules = {
 
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
-  _: () => (/* binding */ github_context),
   Q: () => (/* binding */ getOctokit)
 });
+
+// UNUSED EXPORTS: context
 
 // EXTERNAL MODULE: external "fs"
 var external_fs_ = __webpack_require__(9896);

@@ -28370,33 +28370,6 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9373:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   m: () => (/* binding */ systemClock)
-/* harmony export */ });
-const systemClock = {
-    now: () => Date.now(),
-    sleep: (ms, signal) => new Promise((resolve, reject) => {
-        // The abort's reason (the step's Cancelled) is what the caller must see.
-        if (signal?.aborted)
-            return reject(signal.reason);
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-        }, ms);
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(signal?.reason);
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
-
-
-/***/ }),
-
 /***/ 7607:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -28438,6 +28411,140 @@ function formatDuration(ms) {
     if (seconds || parts.length === 0)
         parts.push(`${seconds}s`);
     return parts.join(' ');
+}
+
+
+/***/ }),
+
+/***/ 3916:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   WE: () => (/* binding */ explain),
+/* harmony export */   dR: () => (/* binding */ ActionFailure),
+/* harmony export */   m_: () => (/* binding */ briefly)
+/* harmony export */ });
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(873);
+/* harmony import */ var _mode_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9120);
+
+
+/**
+ * A failure whose message is already the one line the workflow author reads. `fault`, when set, is
+ * the service's answer (or the failure to get one) that caused it, for callers that must tell one
+ * kind of refusal from another without reading the message.
+ */
+class ActionFailure extends Error {
+    name = 'ActionFailure';
+    fault;
+    constructor(message, options = {}) {
+        const { fault, ...errorOptions } = options;
+        super(message, errorOptions);
+        if (fault !== undefined)
+            this.fault = fault;
+    }
+}
+const TO = {
+    create: 'the request to create the job',
+    get: 'the request for the job',
+    message: 'the follow-up message',
+};
+/** A few words for a log line: what came back. */
+function briefly(fault) {
+    switch (fault.kind) {
+        case 'http':
+            return `HTTP ${fault.status}${fault.serviceMessage ? ` ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .quote */ .hD)(fault.serviceMessage, 120)}` : ''}`;
+        case 'not-sent':
+            return `no connection (${fault.code})`;
+        case 'no-answer':
+            return `no complete answer (${fault.code})`;
+        case 'not-a-job':
+            return `HTTP ${fault.status} with a body that is not a job`;
+        case 'tls':
+            return `TLS error (${fault.code})`;
+    }
+}
+/** The one-line error for a fault that ends the step (docs/design.md §3.4, §5). */
+function explain(fault, context) {
+    const host = new URL(context.baseUrl).host;
+    const said = fault.kind === 'http' && fault.serviceMessage ? ` The service said: ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .quote */ .hD)(fault.serviceMessage)}.` : '';
+    const job = context.jobId ? `Agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(context.jobId)}` : 'The job';
+    switch (fault.kind) {
+        case 'http':
+            switch (fault.status) {
+                case 400:
+                    return `The service rejected ${TO[context.operation]} as invalid (400).${said} Check the prompt and projectId inputs.`;
+                case 401:
+                    return `The service rejected the API key (401): it is missing, mistyped, expired or revoked. Put a valid admin API key in the secret passed as apiKey.${said}`;
+                case 403:
+                    if (context.operation === 'get') {
+                        return `The API key may not read this job (403): this runner's IP address may not be on the key's allowlist. Allow the runner's address, or use a key without an allowlist.${said}`;
+                    }
+                    return `The API key is not allowed to do this (403): it lacks the write scope, or this runner's IP address is not on the key's allowlist. Use an admin key with write access, or allow the runner's address.${said}`;
+                case 404:
+                    if (context.operation === 'create') {
+                        return `No project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(context.projectId)} at ${context.baseUrl} (404). Check the projectId and baseUrl inputs.${said}`;
+                    }
+                    return `${job} was not found in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(context.projectId)} at ${context.baseUrl} (404).${said}`;
+                case 429:
+                    if (context.operation !== 'get')
+                        return rateLimited(fault, said);
+            }
+            if (fault.status >= 500 && context.operation !== 'get')
+                return ambiguous(fault, context, host);
+            if (fault.status >= 300 && fault.status < 400) {
+                return `The service answered ${TO[context.operation]} with a redirect (${fault.status}); set baseUrl to the address the API is served at.`;
+            }
+            return `The service answered ${fault.status} to ${TO[context.operation]}.${said}`;
+        case 'not-sent': {
+            const via = context.proxy ? ` through the proxy ${context.proxy}` : '';
+            const what = fault.code === 'ENOTFOUND' || fault.code === 'EAI_AGAIN'
+                ? `resolve the host ${new URL(context.baseUrl).hostname}`
+                : `connect to ${host}${via}`;
+            const tries = context.tries && context.tries > 1 ? ` after ${context.tries} tries` : '';
+            return `Could not ${what} (${fault.code})${tries}. Check the baseUrl input and the runner's network and proxy settings (HTTPS_PROXY, NO_PROXY).`;
+        }
+        case 'tls':
+            return `The TLS certificate of ${host} was not accepted (${fault.code}). If your network uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate.`;
+        case 'no-answer':
+        case 'not-a-job':
+            if (context.operation !== 'get')
+                return ambiguous(fault, context, host);
+            return `${job} could not be read from ${host}: ${briefly(fault)}.`;
+    }
+}
+/**
+ * A 429 on a create or follow-up that did not clear in time. The quota is per project and hour and
+ * counts jobs and follow-up messages alike. When the reply said when the oldest use ages out
+ * (`Retry-After`, else a reset header), the action waits for it if the timeout allows, so raising
+ * the timeout helps; without it the action retries for only about a minute, so it does not.
+ */
+function rateLimited(fault, said) {
+    const quota = `The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and`;
+    const freesInMs = fault.retryAfterMs ?? fault.resetAfterMs;
+    if (freesInMs === undefined) {
+        return `${quota} the reply did not say when the oldest use ages out (without that the action retries for only about a minute). Wait and run again later, or space out the workflow's runs.${said}`;
+    }
+    return `${quota} the reply says the oldest use ages out ${fromNow(freesInMs)}. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs.${said}`;
+}
+/** A wait as words from now, rounded as a person would say it: "in about 12 minutes". */
+function fromNow(ms) {
+    const minutes = Math.round(ms / 60_000);
+    if (minutes < 1)
+        return 'in under a minute';
+    if (minutes < 120)
+        return `in about ${minutes} minute${minutes === 1 ? '' : 's'}`;
+    const hours = Math.round(minutes / 60);
+    return `in about ${hours} hours`;
+}
+/**
+ * The service may have acted on a create or message it never confirmed, and it has no
+ * idempotency key: saying so is the only safe move, because a retry could start a second job.
+ */
+function ambiguous(fault, context, host) {
+    const mode = context.operation === 'create'
+        ? { kind: 'create', projectId: context.projectId }
+        : { kind: 'follow-up', jobId: context.jobId ?? '' };
+    return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${(0,_mode_js__WEBPACK_IMPORTED_MODULE_1__/* .mayHaveActed */ .LR)(mode)}`;
 }
 
 
@@ -28500,7 +28607,7 @@ function pullRequestFork(payload) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3571);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7450);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28597,7 +28704,7 @@ function describeThrown(thrown) {
 
 /***/ }),
 
-/***/ 3571:
+/***/ 7450:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28844,11 +28951,13 @@ class AgentClient {
         }
         const { statusCode: status } = response;
         if (status < 200 || status > 299) {
-            const retryAfter = response.headers['retry-after'];
+            const now = this.now();
+            const resetAfterMs = parseRateLimitReset(response.headers, now);
             throw new ServiceError(operation, {
                 kind: 'http',
                 status,
-                retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.now()),
+                retryAfterMs: parseRetryAfter(firstValue(response.headers['retry-after']), now),
+                ...(resetAfterMs !== undefined && { resetAfterMs }),
                 serviceMessage: serviceMessage(readReply(text)),
             });
         }
@@ -28918,6 +29027,32 @@ async function readCapped(body) {
     }
     return Buffer.concat(chunks).toString('utf8');
 }
+function firstValue(header) {
+    return Array.isArray(header) ? header[0] : header;
+}
+/** Any later than this is an epoch time, not a delta: 10^9 s is 2001, and no window is 31 years. */
+const EPOCH_SECONDS_FROM = 1e9;
+/** As for `Retry-After`: a reset of 0 or gone by must not turn waiting into a burst of requests. */
+const MIN_RESET_MS = 1000;
+/**
+ * When the quota frees a use, in milliseconds from `now`, from the headers rate-limited services
+ * send beside (or instead of) `Retry-After`: `RateLimit-Reset`, delta seconds (the IETF
+ * draft-ietf-httpapi-ratelimit-headers), else `X-RateLimit-Reset`, epoch seconds when above 10^9,
+ * else delta seconds (services use both). `undefined` when neither is there or readable.
+ */
+function parseRateLimitReset(headers, now) {
+    const draft = seconds(firstValue(headers['ratelimit-reset']));
+    if (draft !== undefined)
+        return Math.max(MIN_RESET_MS, draft * 1000);
+    const legacy = seconds(firstValue(headers['x-ratelimit-reset']));
+    if (legacy === undefined)
+        return undefined;
+    return Math.max(MIN_RESET_MS, legacy > EPOCH_SECONDS_FROM ? legacy * 1000 - now : legacy * 1000);
+}
+function seconds(value) {
+    const text = value?.trim();
+    return text !== undefined && /^\d+(\.\d+)?$/.test(text) ? Number(text) : undefined;
+}
 /** The service's `{"error": "..."}` text, when the body has one. */
 function serviceMessage(body) {
     if (body && typeof body === 'object' && 'error' in body && typeof body.error === 'string' && body.error) {
@@ -28964,8 +29099,25 @@ function classify(error) {
     return { kind: 'no-answer', code };
 }
 
-// EXTERNAL MODULE: ./src/clock.ts
-var src_clock = __nccwpck_require__(9373);
+;// CONCATENATED MODULE: ./src/clock.ts
+const systemClock = {
+    now: () => Date.now(),
+    sleep: (ms, signal) => new Promise((resolve, reject) => {
+        // The abort's reason (the step's Cancelled) is what the caller must see.
+        if (signal?.aborted)
+            return reject(signal.reason);
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+        }, ms);
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal?.reason);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
 // EXTERNAL MODULE: ./src/event.ts
 var src_event = __nccwpck_require__(807);
 // EXTERNAL MODULE: ./src/untrusted.ts
@@ -29112,151 +29264,571 @@ async function admit(inputs, event, request, accessOf, fallbackActor = '') {
     return { kind: 'go', prompt, request: request.comment };
 }
 
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __nccwpck_require__(3916);
+// EXTERNAL MODULE: ./src/log.ts
+var log = __nccwpck_require__(5625);
+// EXTERNAL MODULE: ./src/mode.ts
+var src_mode = __nccwpck_require__(9120);
+;// CONCATENATED MODULE: ./src/continuity.ts
+
+
+
+
+
+
+/** Waits between reads of the thread's job after a passing fault, as a poll would wait them out. */
+const THREAD_READ_WAITS_MS = [2000, 4000, 8000, 16000];
+/**
+ * Before anything is sent: a re-run resumes the job its earlier attempt started; on a thread, a
+ * later run follows the thread's job up while that job is active or its docs pull request is
+ * open; anything else creates a job. A job given by `jobId` is the workflow's own choice. A fault
+ * never decides the way: reads are retried, and a read that still fails ends the step with
+ * nothing sent (its re-run decides again).
+ */
+async function planJob(request, memory, deps) {
+    const { log } = deps;
+    const given = (0,src_mode/* modeOf */.VV)(request);
+    if (request.jobId !== undefined)
+        return { kind: 'go', mode: given };
+    if (!memory) {
+        if (request.attempt > 1 && given.kind === 'create') {
+            log.info(`Attempt ${request.attempt} of this run: nothing on GitHub can tell which job an earlier attempt may have started, so this attempt creates its own. With status: true (or comment: true), a re-run resumes it.`);
+        }
+        return { kind: 'go', mode: given };
+    }
+    if (request.attempt > 1) {
+        const earlier = jobOfRun(memory.note, request.runId) ??
+            (memory.status?.run === request.runId ? memory.status.job : undefined);
+        if (earlier) {
+            log.info(`Attempt ${request.attempt} of this run: resuming agent job ${(0,untrusted/* label */.Pf)(earlier)}, which an earlier attempt started, instead of starting another.`);
+            return { kind: 'go', mode: { kind: 'resume', jobId: earlier } };
+        }
+        log.info(`Attempt ${request.attempt} of this run: no job of an earlier attempt was found on GitHub, so this attempt goes on as a new run.`);
+    }
+    const threadJob = request.thread ? (memory.note?.job ?? memory.branch?.job) : undefined;
+    if (!threadJob || request.prompt === undefined)
+        return { kind: 'go', mode: given };
+    const onPullRequest = memory.note !== undefined;
+    const where = onPullRequest ? 'the thread' : 'the branch';
+    const since = memory.note ? memory.note.head : memory.branch?.since;
+    const job = await readThreadJob(threadJob, where, deps);
+    if (!job)
+        return { kind: 'go', mode: given };
+    const followUp = {
+        kind: 'go',
+        mode: { kind: 'follow-up', jobId: threadJob },
+        ...(since ? { since } : {}),
+        thread: { jobId: threadJob, prLink: job.prLink },
+    };
+    if (!(0,src_job/* isTerminal */.Hd)(job.status)) {
+        log.info(`Agent job ${(0,untrusted/* label */.Pf)(threadJob)} of ${where} is ${(0,untrusted/* label */.Pf)(job.status)}: this run follows it up.`);
+        return followUp;
+    }
+    if (job.status !== 'completed') {
+        log.info(`Agent job ${(0,untrusted/* label */.Pf)(threadJob)} of ${where} ${job.status === 'failed' ? 'failed' : 'was archived'}: a new job is started.`);
+        return { kind: 'go', mode: given };
+    }
+    if (!job.prLink) {
+        log.info(`Agent job ${(0,untrusted/* label */.Pf)(threadJob)} of ${where} completed without a docs pull request: a new job is started.`);
+        return { kind: 'go', mode: given };
+    }
+    const pull = deps.docsPull ? await deps.docsPull(job.prLink) : { state: 'elsewhere' };
+    switch (pull.state) {
+        case 'open':
+            log.info(`The docs pull request ${pull.repo}#${pull.number} of ${where} is still open: this run follows agent job ${(0,untrusted/* label */.Pf)(threadJob)} up.`);
+            return followUp;
+        case 'merged':
+            log.info(`The docs pull request ${pull.repo}#${pull.number} of ${where} was merged: a new job is started.`);
+            return { kind: 'go', mode: given };
+        case 'closed':
+            // A pull request's maintainers closed its docs unmerged: that "no" holds for its later
+            // pushes. A branch has no one to ask, so its next push starts afresh.
+            if (onPullRequest && !request.asked) {
+                return {
+                    kind: 'skip',
+                    notice: `Skipped: the docs pull request ${pull.repo}#${pull.number} of this thread was closed without merging, so later pushes start no docs job. Ask with the trigger phrase, or run the workflow by hand, to start a new one.`,
+                };
+            }
+            log.info(`The docs pull request ${pull.repo}#${pull.number} of ${where} was closed without merging: a new job is started.`);
+            return { kind: 'go', mode: given };
+        case 'elsewhere':
+            log.warning(`The docs pull request of agent job ${(0,untrusted/* label */.Pf)(threadJob)} is not a pull request on this GitHub, so whether it is still open cannot be read: a new job is started.`);
+            return { kind: 'go', mode: given };
+    }
+}
+/** The job an earlier attempt of run `runId` started, as the thread's note remembers it. */
+function jobOfRun(note, runId) {
+    if (!note)
+        return undefined;
+    return note.runs?.find((entry) => entry.run === runId)?.job ?? (note.run === runId ? note.job : undefined);
+}
+/**
+ * The thread's job as the service knows it; `undefined` (and a new job) only when the service
+ * says it no longer knows it (404). Passing faults are waited out like a poll's; a read that still
+ * fails ends the step before anything is sent, never a second job.
+ */
+async function readThreadJob(id, where, deps) {
+    const { client, log, clock, deadline, signal } = deps;
+    const context = { ...deps.context, operation: 'get', jobId: id };
+    for (let tries = 0;; tries++) {
+        let fault;
+        try {
+            return await client.getJob(id, { signal });
+        }
+        catch (error) {
+            if (!(error instanceof ServiceError))
+                throw error;
+            fault = error.fault;
+        }
+        if (fault.kind === 'http' && fault.status === 404) {
+            log.info(`Agent job ${(0,untrusted/* label */.Pf)(id)} of ${where} is no longer known to the service: a new job is started.`);
+            return undefined;
+        }
+        const wait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? THREAD_READ_WAITS_MS[tries];
+        if (!isPassing(fault) || wait === undefined || clock.now() + wait > deadline) {
+            if (!isPassing(fault))
+                throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context));
+            throw new errors/* ActionFailure */.dR(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, which ${where} follows (${(0,errors/* briefly */.m_)(fault)}). Nothing was sent, so the thread does not get a second job; re-run the workflow once the service answers.`);
+        }
+        log.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)} of ${where} (${(0,errors/* briefly */.m_)(fault)}); trying again.`);
+        await clock.sleep(wait, signal);
+    }
+}
+function isPassing(fault) {
+    if (fault.kind === 'http')
+        return fault.status === 408 || fault.status === 429 || fault.status >= 500;
+    return fault.kind !== 'tls';
+}
+
+;// CONCATENATED MODULE: ./src/decide.ts
+// The first of the run's three steps: before anything is sent to the service, decide whether the
+// step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
+// job, and the whole prompt. The result is one value; execute and report take it from here.
+
+
+
+
+
+/** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
+async function decide(inputs, deps) {
+    const { event, request, github, log, signal } = deps;
+    const admission = await admit(inputs, event, request, async (actor) => (await github())?.accessOf(actor, signal), deps.run.actor);
+    if (admission.kind === 'skip')
+        return admission;
+    // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
+    const remembers = inputs.thread || inputs.status || (inputs.comment && deps.run.attempt > 1);
+    const port = remembers || inputs.context === 'auto' ? await github() : undefined;
+    if (inputs.thread && !port) {
+        throw new errors/* ActionFailure */.dR("The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.");
+    }
+    const memory = remembers && port ? await port.recall(inputs.thread, signal) : {};
+    const plan = await planJob({
+        ...inputs,
+        prompt: admission.prompt,
+        runId: deps.run.runId,
+        attempt: deps.run.attempt,
+        asked: admission.request !== undefined || deps.run.eventName === 'workflow_dispatch',
+    }, remembers && port ? memory : undefined, {
+        client: deps.client,
+        ...(port ? { docsPull: (link) => port.docsPull(link, signal) } : {}),
+        log,
+        clock: deps.clock,
+        deadline: deps.deadline,
+        context: deps.context,
+        signal,
+    });
+    if (plan.kind === 'skip')
+        return plan;
+    const written = (0,src_mode/* onlyWaits */.PI)(plan.mode) ? undefined : admission.prompt;
+    const whole = async (since) => {
+        let prompt = written ?? '';
+        if (inputs.context === 'auto' && port) {
+            const section = await port.context(since, inputs.contextLimit, signal);
+            if (section)
+                prompt = `${prompt}\n\n${section}`;
+        }
+        return withoutRunSecrets(prompt, log);
+    };
+    return {
+        kind: 'go',
+        mode: plan.mode,
+        ...(written !== undefined ? { prompt: await whole(plan.since) } : {}),
+        memory,
+        ...(admission.request ? { request: admission.request } : {}),
+        ...(plan.thread ? { replacement: { ...plan.thread, prompt: () => whole() } } : {}),
+    };
+}
+/**
+ * The prompt as it may leave: a file, the event's text or a careless `prompt:` can hold the key,
+ * a token or the runner's own credentials, and the service is not where they belong. What was
+ * taken out is never said, only that something was.
+ */
+function withoutRunSecrets(prompt, log) {
+    const clean = (0,secrets/* redact */.E$)(prompt);
+    if (clean !== prompt) {
+        log.warning('The prompt held a secret of this run (the API key, a GitHub token, a proxy password or a runner token); it was replaced by *** before the prompt was sent.');
+    }
+    return clean;
+}
+
+;// CONCATENATED MODULE: ./src/outputs.ts
+
+
+
+
+
+/**
+ * Outputs are read by later steps, often as `echo "$PR_LINK"` or `${{ steps.x.outputs.status }}`
+ * inside `run:`. A line break in one would let the service write a line the runner obeys
+ * (`::add-mask::`, `::stop-commands::`) or a terminal escape, so no output carries a control
+ * character: ids and statuses have them escaped, a link that is not plain is left out, and the job
+ * stays JSON with them escaped.
+ */
+function setJobOutputs(id, job, warn, 
+/** The `jobId` written already, as soon as it was known: it is not written twice. */
+written) {
+    if (id !== written)
+        setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(id));
+    if (!job)
+        return;
+    setOutput('status', (0,untrusted/* escapeUnsafe */.au)(job.status));
+    setOutput('prLink', plainLink(job.prLink, 'prLink', warn));
+    setOutput('job', (0,untrusted/* escapeUnsafe */.au)(JSON.stringify(job)));
+}
+/**
+ * A link for an output: as it came when it is a plain http(s) URL (printable ASCII, no spaces),
+ * else empty, with a warning that quotes it inertly.
+ */
+function plainLink(link, name, warn) {
+    if (!link)
+        return '';
+    const clean = (0,secrets/* redact */.E$)(link);
+    if ((0,untrusted/* isPlainHttpUrl */.i0)(clean))
+        return clean;
+    warn(`The ${name} ${(0,untrusted/* quote */.hD)(clean, 200)} is not a plain http(s) URL; the ${name} output is left empty.`);
+    return '';
+}
+/** The `commentUrl` output: GitHub's link to the kept comment, when it is a plain URL. */
+function setCommentUrl(url, warn) {
+    setOutput('commentUrl', plainLink(url, 'commentUrl', warn));
+}
+function setOutput(name, value) {
+    try {
+        // Job fields were redacted where they came in; this also covers what came from GitHub.
+        core/* setOutput */.uH(name, (0,secrets/* redact */.E$)(value));
+    }
+    catch (error) {
+        // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
+        throw new errors/* ActionFailure */.dR(`Could not set the step's outputs: ${(0,log/* describeThrown */.Y)(error)}.`);
+    }
+}
+
+// EXTERNAL MODULE: ./src/duration.ts
+var duration = __nccwpck_require__(7607);
+;// CONCATENATED MODULE: ./src/start.ts
+
+
+
+
+/** Waits between tries when nothing reached the service (docs/design.md §3.4): 1 s, 2 s, 4 s. */
+const NOT_SENT_WAITS_MS = [1000, 2000, 4000];
+/**
+ * Backoff for a 429 that does not say when to try again: 2, 4, 8, 16 and 32 s, about a minute in
+ * all, then the step fails. The quota is hourly: a use ages out up to an hour later, so retrying
+ * blind until a long timeout mostly spends the runner's minutes; a reply that says when is waited
+ * for instead, as far as the timeout allows.
+ */
+const RATE_LIMIT_FIRST_MS = 2000;
+const RATE_LIMIT_BLIND_TRIES = 5;
+/**
+ * Sends a request that makes the service act (create a job, post a message) under the
+ * no-blind-retry rule: it is repeated only when the service certainly did not act on it, that is
+ * after a 429 or when the request never left this machine. Anything else that is not a job ends
+ * the step with a message that says the service may have acted. Every `ActionFailure` it throws
+ * carries the fault that ended it (`fault`), so a caller can tell a refusal (say a 404 or 409 to a
+ * follow-up) from a fault after which the service may have acted.
+ */
+async function sendRetryingOnlyWhenSafe(attempt, options) {
+    const { clock, deadline, log, context, signal } = options;
+    let notSentTries = 0;
+    let blindRateLimitedTries = 0;
+    for (;;) {
+        let fault;
+        try {
+            return await attempt();
+        }
+        catch (error) {
+            if (!(error instanceof ServiceError))
+                throw error;
+            fault = error.fault;
+        }
+        let waitMs;
+        if (fault.kind === 'http' && fault.status === 429) {
+            // `Retry-After`, else the quota's reset header: when the service says, its word is waited for.
+            const saidMs = fault.retryAfterMs ?? fault.resetAfterMs;
+            if (saidMs === undefined && blindRateLimitedTries >= RATE_LIMIT_BLIND_TRIES) {
+                throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context), { fault });
+            }
+            waitMs = saidMs ?? RATE_LIMIT_FIRST_MS * 2 ** blindRateLimitedTries++;
+            if (clock.now() + waitMs > deadline)
+                throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context), { fault });
+        }
+        else if (fault.kind === 'not-sent' &&
+            notSentTries < NOT_SENT_WAITS_MS.length &&
+            clock.now() + (NOT_SENT_WAITS_MS[notSentTries] ?? 0) <= deadline) {
+            waitMs = NOT_SENT_WAITS_MS[notSentTries++] ?? 0;
+        }
+        else {
+            throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, { ...context, tries: notSentTries + 1 }), { fault });
+        }
+        log.warning(`${capitalize((0,errors/* briefly */.m_)(fault))} for ${describe(context)}; trying again in ${(0,duration/* formatDuration */.a3)(waitMs)}.`);
+        await clock.sleep(waitMs, signal);
+    }
+}
+/** How long a terminal status right after a follow-up may be the previous run's. */
+const FOLLOW_UP_SETTLE_MS = 30_000;
+/**
+ * The first step of the three modes: create a job (`prompt`), send a follow-up to one
+ * (`prompt` and `jobId`), or nothing yet when only waiting on one (`jobId`).
+ */
+async function startJob(client, mode, prompt, options) {
+    const { log, signal, clock } = options;
+    if ((0,src_mode/* onlyWaits */.PI)(mode))
+        return { id: mode.jobId, createdAt: -Infinity };
+    log.info((0,src_mode/* sending */.bh)(mode, options.context.baseUrl));
+    if (mode.kind === 'create') {
+        const job = await sendRetryingOnlyWhenSafe(() => client.createJob(prompt ?? '', { signal }), options);
+        log.info((0,src_mode/* sent */.t$)(mode, job));
+        return { job, id: job.id, createdAt: clock.now() };
+    }
+    const context = { ...options.context, operation: 'message', jobId: mode.jobId };
+    const job = await sendRetryingOnlyWhenSafe(() => client.sendMessage(mode.jobId, prompt ?? '', { signal }), {
+        ...options,
+        context,
+    });
+    log.info((0,src_mode/* sent */.t$)(mode, job));
+    return { job, id: mode.jobId, createdAt: -Infinity, settledAfter: clock.now() + FOLLOW_UP_SETTLE_MS };
+}
+function describe(context) {
+    return context.operation === 'create' ? 'the create request' : 'the follow-up message';
+}
+function capitalize(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+;// CONCATENATED MODULE: ./src/schedule.ts
+/**
+ * The poll schedule (docs/design.md §3.3): the first wait is `pollInterval`, each next one 1.5× the one
+ * before, capped at 60 s (or at `pollInterval` when that is larger), each with ±10 % jitter so that
+ * many workflows started by the same cron do not poll in step. A 30-minute job costs about 35
+ * requests instead of 180 at a fixed 10 s.
+ */
+const GROWTH = 1.5;
+const CAP_MS = 60_000;
+const JITTER = 0.1;
+class PollSchedule {
+    random;
+    base;
+    cap;
+    started = false;
+    /** `random` returns [0, 1), like `Math.random`; tests inject a fixed one. */
+    constructor(firstMs, random = Math.random) {
+        this.random = random;
+        this.base = firstMs;
+        this.cap = Math.max(CAP_MS, firstMs);
+    }
+    /** The next wait in milliseconds. */
+    next() {
+        if (this.started)
+            this.base = Math.min(this.base * GROWTH, this.cap);
+        this.started = true;
+        return Math.round(this.base * (1 + JITTER * (2 * this.random() - 1)));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/wait.ts
+
+
+
+
+
+
+
+/** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
+const EARLY_NOT_FOUND_MS = 30_000;
+/**
+ * Polls until the job reaches a terminal status or the deadline passes (docs/design.md §3.3, §3.4). A job
+ * the service already sent is first polled `pollInterval` later; one known only by id at once.
+ */
+async function waitForJob(read, id, first, options) {
+    const { clock, deadline, log, signal } = options;
+    const schedule = new PollSchedule(options.pollIntervalMs, options.random);
+    const warnedStatuses = new Set();
+    const context = { ...options.context, jobId: id };
+    const name = (0,untrusted/* label */.Pf)(id);
+    let job = first;
+    let nextWait = job ? schedule.next() : 0;
+    // A follow-up's own reply counts: `active` there means the service took the message and works
+    // on it, so the next `completed` is this run's, not the previous one's.
+    let seenActive = first !== undefined && !(0,src_job/* isTerminal */.Hd)(first.status);
+    const settled = () => seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
+    for (;;) {
+        if (job && (0,src_job/* isTerminal */.Hd)(job.status)) {
+            if (settled())
+                return { job, timedOut: false };
+            log.debug(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)}; the follow-up may not have started yet.`);
+        }
+        const left = deadline - clock.now();
+        if (left <= 0)
+            return { job, timedOut: true };
+        // The last wait is cut so the poll at the deadline is the last one.
+        if (nextWait > 0)
+            await clock.sleep(Math.min(nextWait, left), signal);
+        let fault;
+        try {
+            // Near the deadline a poll gets only the time left (at least 1 s), connecting included.
+            const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
+            const latest = await read({
+                timeoutMs,
+                totalMs: timeoutMs < REQUEST_TIMEOUT_MS ? timeoutMs : undefined,
+                signal,
+            });
+            log.debug(`Polled agent job ${name}: status ${(0,untrusted/* label */.Pf)(latest.status)}.`);
+            if (latest.status !== job?.status)
+                log.info(`Agent job ${name} is ${job ? 'now ' : ''}${(0,untrusted/* label */.Pf)(latest.status)}.`);
+            if (!(0,src_job/* isKnownStatus */.ih)(latest.status) && !warnedStatuses.has(latest.status)) {
+                warnedStatuses.add(latest.status);
+                log.warning(`Agent job ${name} reports the status ${(0,untrusted/* label */.Pf)(latest.status)}, which this action does not know; it is treated as still running.`);
+            }
+            if (!(0,src_job/* isTerminal */.Hd)(latest.status))
+                seenActive = true;
+            job = latest;
+            options.onJob?.(job);
+            nextWait = schedule.next();
+            continue;
+        }
+        catch (error) {
+            if (!(error instanceof ServiceError))
+                throw error;
+            fault = error.fault;
+        }
+        if (!isTransient(fault, clock.now() - options.createdAt))
+            throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context));
+        nextWait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? schedule.next();
+        const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
+        log.warning(`Could not read agent job ${name}: ${(0,errors/* briefly */.m_)(fault)}; trying again in ${(0,duration/* formatDuration */.a3)(until)}.`);
+    }
+}
+/** A single read, for a step that does not wait: it has no second chance, so every fault is final. */
+async function readJobOnce(read, context, signal) {
+    try {
+        return await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal });
+    }
+    catch (error) {
+        throw error instanceof ServiceError ? new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(error.fault, context)) : error;
+    }
+}
+/** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
+function isTransient(fault, sinceCreatedMs) {
+    switch (fault.kind) {
+        case 'http':
+            return (fault.status === 408 ||
+                fault.status === 429 ||
+                fault.status >= 500 ||
+                (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS));
+        case 'not-sent':
+        case 'no-answer':
+        case 'not-a-job':
+            return true;
+        case 'tls':
+            return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/execute.ts
+
+
+
+
+
+
+
+/** Answers to a message that say nothing was accepted: the service takes no message for that job. */
+const REFUSED_OUTRIGHT = new Set([400, 404, 409, 410, 422]);
+async function execute(decision, inputs, step, deps) {
+    const { client, log, context } = deps;
+    const { signal, clock } = step;
+    const deadline = step.startedAt + inputs.timeout;
+    const send = (mode, prompt) => {
+        step.sendingFor(mode);
+        return startJob(client, mode, prompt, { clock, deadline, log, context, signal });
+    };
+    let started;
+    try {
+        started = await send(decision.mode, decision.prompt);
+    }
+    catch (error) {
+        const { replacement } = decision;
+        if (!replacement || !refusedOutright(error))
+            throw error;
+        // The service may refuse messages to a finished job: the thread goes on in a new job, which
+        // needs the whole context (it never saw the pull request). Delivery unknown never gets here.
+        log.info(`The service no longer takes messages for agent job ${(0,untrusted/* label */.Pf)(replacement.jobId)} (${error.message}); a new job continues the thread${replacement.prLink ? `, and the docs pull request ${(0,untrusted/* printableUrl */.Zq)(replacement.prLink)} stays open` : ''}.`);
+        step.replacing(replacement.jobId, replacement.prLink);
+        started = await send({ kind: 'create', projectId: inputs.projectId }, await replacement.prompt());
+    }
+    step.started(started);
+    deps.onJobId(started.id);
+    setOutput('mode', (0,src_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
+    // Without waiting, the comment is written once, at the end.
+    if (inputs.wait)
+        (await deps.github)?.started(started.id, started.job, decision.memory);
+    const read = (call) => client.getJob(started.id, call);
+    const getContext = { ...context, operation: 'get', jobId: started.id };
+    if (!inputs.wait) {
+        // Without a prompt there is nothing created to report: read the job once.
+        const job = started.job ?? (await readJobOnce(read, getContext, signal));
+        step.ended({ job, timedOut: false });
+    }
+    else {
+        step.ended(await waitForJob(read, started.id, started.job, {
+            clock,
+            deadline,
+            pollIntervalMs: inputs.pollInterval,
+            createdAt: started.createdAt,
+            settledAfter: started.settledAfter,
+            log,
+            context: getContext,
+            signal,
+            onJob: (latest) => step.saw(latest),
+        }));
+    }
+    if (!step.timedOut && step.job)
+        sayHowItEnded(step.job, inputs, log);
+}
+/** A follow-up the service answered with a refusal: nothing of it was accepted. */
+function refusedOutright(error) {
+    const fault = error instanceof errors/* ActionFailure */.dR ? error.fault : undefined;
+    return fault?.kind === 'http' && REFUSED_OUTRIGHT.has(fault.status);
+}
+/** The log's last word on a job that did not fail the step (a failure is the step's error). */
+function sayHowItEnded(job, inputs, log) {
+    if (job.status === 'completed') {
+        log.info(job.prLink
+            ? `Agent job ${(0,untrusted/* label */.Pf)(job.id)} completed: ${(0,untrusted/* printableUrl */.Zq)(job.prLink)}`
+            : `Agent job ${(0,untrusted/* label */.Pf)(job.id)} completed without a pull request (no files changed).`);
+    }
+    else if (!(0,src_job/* isTerminal */.Hd)(job.status) && !inputs.wait) {
+        // Only reachable with `wait: false`: the job goes on without this step.
+        log.info(`Agent job ${(0,untrusted/* label */.Pf)(job.id)} goes on in the service (wait is false).`);
+    }
+}
+
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
 var schemas = __nccwpck_require__(4922);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
-// EXTERNAL MODULE: ./src/duration.ts
-var duration = __nccwpck_require__(7607);
-;// CONCATENATED MODULE: ./src/mode.ts
-
-function modeOutput(mode) {
-    switch (mode.kind) {
-        case 'create':
-            return 'created';
-        case 'follow-up':
-            return 'followed-up';
-        case 'wait':
-            return 'given';
-        case 'resume':
-            return 'resumed';
-    }
-}
-/** Whether the run only waits for a job that exists: nothing is sent to it. */
-function onlyWaits(mode) {
-    return mode.kind === 'wait' || mode.kind === 'resume';
-}
-function modeOf(request) {
-    if (request.jobId === undefined)
-        return { kind: 'create', projectId: request.projectId };
-    return request.prompt === undefined
-        ? { kind: 'wait', jobId: request.jobId }
-        : { kind: 'follow-up', jobId: request.jobId };
-}
-/** The log line before the request that makes the service act. */
-function sending(mode, baseUrl) {
-    return mode.kind === 'create'
-        ? `Creating an agent job in project ${(0,untrusted/* label */.Pf)(mode.projectId)} at ${baseUrl}.`
-        : `Sending a follow-up message to agent job ${(0,untrusted/* label */.Pf)(mode.jobId)}.`;
-}
-/** The log line once the service confirmed it. */
-function sent(mode, job) {
-    return mode.kind === 'create'
-        ? `Created agent job ${(0,untrusted/* label */.Pf)(job.id)} (${(0,untrusted/* label */.Pf)(job.status)}).`
-        : `Agent job ${(0,untrusted/* label */.Pf)(job.id)} took the follow-up (${(0,untrusted/* label */.Pf)(job.status)}).`;
-}
-/**
- * After a fault that leaves it open whether the service acted: the service has no idempotency
- * key, so the only safe move is to say so, and where to look, instead of sending it again.
- */
-function mayHaveActed(mode) {
-    return mode.kind === 'create'
-        ? `the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project ${(0,untrusted/* label */.Pf)(mode.projectId)} before you re-run.`
-        : `the message may have reached the job anyway, so the action does not send it again. Check agent job ${(0,untrusted/* label */.Pf)(mode.jobId)} before you re-run.`;
-}
-/** A cancellation after the request left but before the service confirmed it. */
-function unconfirmed(mode) {
-    return mode.kind === 'create'
-        ? `before the service confirmed the job; a job may have been created in project ${(0,untrusted/* label */.Pf)(mode.projectId)}: look for it before you re-run.`
-        : `before the service confirmed the follow-up message; agent job ${(0,untrusted/* label */.Pf)(mode.jobId)} may have taken it.`;
-}
-
-;// CONCATENATED MODULE: ./src/errors.ts
-
-
-/** A failure whose message is already the one line the workflow author reads. */
-class ActionFailure extends Error {
-    name = 'ActionFailure';
-}
-const TO = {
-    create: 'the request to create the job',
-    get: 'the request for the job',
-    message: 'the follow-up message',
-};
-/** A few words for a log line: what came back. */
-function briefly(fault) {
-    switch (fault.kind) {
-        case 'http':
-            return `HTTP ${fault.status}${fault.serviceMessage ? ` ${(0,untrusted/* quote */.hD)(fault.serviceMessage, 120)}` : ''}`;
-        case 'not-sent':
-            return `no connection (${fault.code})`;
-        case 'no-answer':
-            return `no complete answer (${fault.code})`;
-        case 'not-a-job':
-            return `HTTP ${fault.status} with a body that is not a job`;
-        case 'tls':
-            return `TLS error (${fault.code})`;
-    }
-}
-/** The one-line error for a fault that ends the step (docs/design.md §3.4, §5). */
-function explain(fault, context) {
-    const host = new URL(context.baseUrl).host;
-    const said = fault.kind === 'http' && fault.serviceMessage ? ` The service said: ${(0,untrusted/* quote */.hD)(fault.serviceMessage)}.` : '';
-    const job = context.jobId ? `Agent job ${(0,untrusted/* label */.Pf)(context.jobId)}` : 'The job';
-    switch (fault.kind) {
-        case 'http':
-            switch (fault.status) {
-                case 400:
-                    return `The service rejected ${TO[context.operation]} as invalid (400).${said} Check the prompt and projectId inputs.`;
-                case 401:
-                    return `The service rejected the API key (401): it is missing, mistyped, expired or revoked. Put a valid admin API key in the secret passed as apiKey.${said}`;
-                case 403:
-                    if (context.operation === 'get') {
-                        return `The API key may not read this job (403): this runner's IP address may not be on the key's allowlist. Allow the runner's address, or use a key without an allowlist.${said}`;
-                    }
-                    return `The API key is not allowed to do this (403): it lacks the write scope, or this runner's IP address is not on the key's allowlist. Use an admin key with write access, or allow the runner's address.${said}`;
-                case 404:
-                    if (context.operation === 'create') {
-                        return `No project ${(0,untrusted/* label */.Pf)(context.projectId)} at ${context.baseUrl} (404). Check the projectId and baseUrl inputs.${said}`;
-                    }
-                    return `${job} was not found in project ${(0,untrusted/* label */.Pf)(context.projectId)} at ${context.baseUrl} (404).${said}`;
-                case 429:
-                    return `The service's rate limit (429) did not clear before the timeout; the quota is 100 jobs per project per hour. Run again later or raise the timeout input.${said}`;
-            }
-            if (fault.status >= 500 && context.operation !== 'get')
-                return ambiguous(fault, context, host);
-            if (fault.status >= 300 && fault.status < 400) {
-                return `The service answered ${TO[context.operation]} with a redirect (${fault.status}); set baseUrl to the address the API is served at.`;
-            }
-            return `The service answered ${fault.status} to ${TO[context.operation]}.${said}`;
-        case 'not-sent': {
-            const via = context.proxy ? ` through the proxy ${context.proxy}` : '';
-            const what = fault.code === 'ENOTFOUND' || fault.code === 'EAI_AGAIN'
-                ? `resolve the host ${new URL(context.baseUrl).hostname}`
-                : `connect to ${host}${via}`;
-            const tries = context.tries && context.tries > 1 ? ` after ${context.tries} tries` : '';
-            return `Could not ${what} (${fault.code})${tries}. Check the baseUrl input and the runner's network and proxy settings (HTTPS_PROXY, NO_PROXY).`;
-        }
-        case 'tls':
-            return `The TLS certificate of ${host} was not accepted (${fault.code}). If your network uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate.`;
-        case 'no-answer':
-        case 'not-a-job':
-            if (context.operation !== 'get')
-                return ambiguous(fault, context, host);
-            return `${job} could not be read from ${host}: ${briefly(fault)}.`;
-    }
-}
-/**
- * The service may have acted on a create or message it never confirmed, and it has no
- * idempotency key: saying so is the only safe move, because a retry could start a second job.
- */
-function ambiguous(fault, context, host) {
-    const mode = context.operation === 'create'
-        ? { kind: 'create', projectId: context.projectId }
-        : { kind: 'follow-up', jobId: context.jobId ?? '' };
-    return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${mayHaveActed(mode)}`;
-}
-
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(3024);
 ;// CONCATENATED MODULE: external "node:path"
@@ -29421,7 +29993,7 @@ function readPromptFile(name, workspace) {
 
 
 /** A bad input: the message names it and says what is expected. No request has been made. */
-class InputError extends ActionFailure {
+class InputError extends errors/* ActionFailure */.dR {
     name = 'InputError';
 }
 const MIN_POLL_INTERVAL_MS = 1000;
@@ -29755,9 +30327,7 @@ function isLoopback(hostname) {
     return (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname));
 }
 
-// EXTERNAL MODULE: ./src/log.ts
-var log = __nccwpck_require__(5625);
-;// CONCATENATED MODULE: ./src/continuity.ts
+;// CONCATENATED MODULE: ./src/job-run.ts
 
 
 
@@ -29765,81 +30335,214 @@ var log = __nccwpck_require__(5625);
 
 
 /**
- * Before anything is sent: a re-run resumes the job its earlier attempt started; on a thread, a
- * later run follows the thread's job up while that job is active or its docs pull request is
- * open; anything else creates a job. A job given by `jobId` is the workflow's own choice.
+ * One run of the step: what it has learned of the job so far. Each stage of the work tells it what
+ * it learned, through one method a stage, so that whatever ends the run (a fault, a cancellation,
+ * the job's own end) the outputs, the summary and the step's error are written from the same
+ * facts. `failure` is the one place those facts become the step's error.
+ *
+ * The stages, in order: `accepted` (the inputs are valid), `skip` (the step does nothing, and
+ * ends here), `sendingFor` (the create or follow-up may leave from now on), `started` (the service confirmed it, or the job was given by id), `saw`
+ * (each job read while waiting), `ended` (the work is over). Any of them may be the last.
  */
-async function planJob(request, memory, client, log) {
-    const given = modeOf(request);
-    if (request.jobId !== undefined)
-        return { mode: given };
-    if (!memory) {
-        if (request.attempt > 1 && given.kind === 'create') {
-            log.info(`Attempt ${request.attempt} of this run: nothing on GitHub can tell which job an earlier attempt may have started, so this attempt creates its own. With status: true (or comment: true), a re-run resumes it.`);
+class JobRun {
+    clock;
+    signal;
+    startedAt;
+    #inputs;
+    #id;
+    #job;
+    #timedOut = false;
+    #mode;
+    #skipped;
+    #fault;
+    #ended = false;
+    #stoppedAt;
+    #confirmed = false;
+    #replaced;
+    constructor(clock, signal, startedAt = clock.now()) {
+        this.clock = clock;
+        this.signal = signal;
+        this.startedAt = startedAt;
+    }
+    /** The job's id, as soon as there is one: named by the `jobId` input, or confirmed by a create. */
+    get id() {
+        return this.#id;
+    }
+    /** The last job object the service sent. */
+    get job() {
+        return this.#job;
+    }
+    get timedOut() {
+        return this.#timedOut;
+    }
+    /** How long the step has run; fixed by `stopClock`, so the summary and the comment agree. */
+    get waitedMs() {
+        return (this.#stoppedAt ?? this.clock.now()) - this.startedAt;
+    }
+    stopClock() {
+        this.#stoppedAt ??= this.clock.now();
+    }
+    accepted(inputs) {
+        this.#inputs = inputs;
+    }
+    /**
+     * The create or follow-up is about to leave (or, waiting on an id, the id is known). A job id
+     * known here is not a confirmed one: only a job that exists and is only waited for is.
+     */
+    sendingFor(mode) {
+        this.#mode = mode;
+        this.#id = mode.kind === 'create' ? undefined : mode.jobId;
+        this.#confirmed = (0,src_mode/* onlyWaits */.PI)(mode);
+    }
+    /** A follow-up the service refused outright: its thread goes to the job created next. */
+    replacing(jobId, prLink) {
+        this.#replaced = { jobId, prLink };
+    }
+    /** The step does nothing: not a request, or not an actor who may start a job. */
+    skip(notice) {
+        this.#skipped = notice;
+    }
+    /** The notice of a skipped step; `undefined` when the step went on. */
+    get skipped() {
+        return this.#skipped;
+    }
+    /** Which way the run went with the job, once it is about to go. */
+    get mode() {
+        return this.#mode;
+    }
+    /** The service accepted the create or the message (or the job exists and is only waited for). */
+    started(started) {
+        this.#id = started.id;
+        this.#job = started.job;
+        this.#confirmed = true;
+    }
+    saw(job) {
+        this.#job = job;
+    }
+    /** The work is over: the job ended, timed out, or goes on without this step (`wait: false`). */
+    ended(result) {
+        this.#job = result.job;
+        this.#timedOut = result.timedOut;
+        this.#ended = true;
+    }
+    /**
+     * Records what ended the work. The first failure is the one the step reports: a fault after the
+     * job's own end (say, outputs that cannot be written) does not hide a job that failed.
+     */
+    fail(error) {
+        return (this.#fault ??= this.verdict() ?? this.describe(error));
+    }
+    /** The step's error, or `undefined` for success. */
+    get failure() {
+        return this.#fault ?? this.verdict();
+    }
+    /** How the step ended, for the GitHub side's last word, with what was read before anything was sent. */
+    outcome(memory) {
+        const { job, failure, timedOut, waitedMs } = this;
+        return {
+            ...(this.#id ? { jobId: this.#id } : {}),
+            job,
+            confirmed: this.#confirmed,
+            failure,
+            timedOut,
+            waitedMs,
+            memory,
+            ...(this.#replaced ? { replaced: this.#replaced } : {}),
+        };
+    }
+    /**
+     * What the job's end means for the step. Only once the work is over: right after a follow-up,
+     * a job read while waiting may still carry the previous run's `failed`.
+     */
+    verdict() {
+        if (!this.#ended)
+            return undefined;
+        const id = this.#id;
+        const job = this.#job;
+        if (this.#timedOut && id && this.#inputs) {
+            const last = job ? `last status: ${(0,untrusted/* label */.Pf)(job.status)}` : 'it could not be read';
+            return `Agent job ${(0,untrusted/* label */.Pf)(id)} did not finish within ${(0,duration/* formatDuration */.a3)(this.#inputs.timeout)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
         }
-        return { mode: given };
-    }
-    const recall = await memory.recall();
-    if (request.attempt > 1) {
-        const earlier = recall.note?.run === request.runId
-            ? recall.note.job
-            : recall.status?.run === request.runId
-                ? recall.status.job
-                : undefined;
-        if (earlier) {
-            log.info(`Attempt ${request.attempt} of this run: resuming agent job ${(0,untrusted/* label */.Pf)(earlier)}, which an earlier attempt started, instead of starting another.`);
-            return { mode: { kind: 'resume', jobId: earlier } };
-        }
-        log.info(`Attempt ${request.attempt} of this run: no job of an earlier attempt was found on GitHub, so this attempt goes on as a new run.`);
-    }
-    const threadJob = request.thread ? (recall.note?.job ?? recall.branch?.job) : undefined;
-    if (!threadJob || request.prompt === undefined)
-        return { mode: given };
-    const where = recall.note ? 'the thread' : 'the branch';
-    const job = await readThreadJob(threadJob, where, client, log);
-    const followUp = {
-        mode: { kind: 'follow-up', jobId: threadJob },
-        ...(recall.note?.head ? { since: recall.note.head } : {}),
-    };
-    if (!job)
-        return { mode: given };
-    if (!(0,src_job/* isTerminal */.Hd)(job.status)) {
-        log.info(`Agent job ${(0,untrusted/* label */.Pf)(threadJob)} of ${where} is ${(0,untrusted/* label */.Pf)(job.status)}: this run follows it up.`);
-        return followUp;
-    }
-    if (job.status !== 'completed') {
-        log.info(`Agent job ${(0,untrusted/* label */.Pf)(threadJob)} of ${where} ${job.status === 'failed' ? 'failed' : 'was archived'}: a new job is started.`);
-        return { mode: given };
-    }
-    if (!job.prLink) {
-        log.info(`Agent job ${(0,untrusted/* label */.Pf)(threadJob)} of ${where} completed without a docs pull request: a new job is started.`);
-        return { mode: given };
-    }
-    const state = await memory.docsPullState(job.prLink);
-    if (state === 'open') {
-        log.info(`The docs pull request of ${where} is still open: this run follows agent job ${(0,untrusted/* label */.Pf)(threadJob)} up.`);
-        return followUp;
-    }
-    if (state === 'closed')
-        log.info(`The docs pull request of ${where} was merged or closed: a new job is started.`);
-    return { mode: given };
-}
-/** The thread's job as the service knows it; `undefined` (and a new job) when it does not. */
-async function readThreadJob(id, where, client, log) {
-    try {
-        return await client.getJob(id);
-    }
-    catch (error) {
-        if (!(error instanceof ServiceError))
-            throw error;
-        if (error.fault.kind === 'http' && error.fault.status === 404) {
-            log.info(`Agent job ${(0,untrusted/* label */.Pf)(id)} of ${where} is no longer known to the service: a new job is started.`);
-        }
-        else {
-            log.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)} of ${where} (${briefly(error.fault)}): a new job is started.`);
-        }
+        if (job?.status === 'failed')
+            return `Agent job ${(0,untrusted/* label */.Pf)(job.id)} failed.`;
+        if (job?.status === 'archived')
+            return `Agent job ${(0,untrusted/* label */.Pf)(job.id)} was archived before it completed.`;
         return undefined;
     }
+    describe(error) {
+        if (error instanceof Cancelled)
+            return this.cancelled(error);
+        if (error instanceof errors/* ActionFailure */.dR)
+            return error.message;
+        return `The action failed unexpectedly: ${(0,log/* describeThrown */.Y)(error)}. Re-run the job with debug logging enabled for details.`;
+    }
+    /** What a cancellation leaves behind depends on how far the request got. */
+    cancelled(error) {
+        const cancelled = `The step was cancelled (${error.signalName})`;
+        const mode = this.#mode;
+        const id = this.#id;
+        const job = this.#job;
+        if (!mode)
+            return `${cancelled} before anything was sent to the service.`;
+        if (id && (job || (0,src_mode/* onlyWaits */.PI)(mode))) {
+            const last = job ? ` (last status: ${(0,untrusted/* label */.Pf)(job.status)})` : '';
+            return `${cancelled} while waiting; agent job ${(0,untrusted/* label */.Pf)(id)} goes on in the service${last}.`;
+        }
+        return `${cancelled} ${(0,src_mode/* unconfirmed */.B1)(mode)}`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/run-context.ts
+
+function readRunContext(env = process.env) {
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    const event = (0,src_event/* readEvent */.j_)(env);
+    return {
+        eventName: event.name,
+        payload: event.payload,
+        repo: owner && repo ? { owner, repo } : { owner: '', repo: '' },
+        sha: env.GITHUB_SHA ?? '',
+        serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
+        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+        runId: Number(env.GITHUB_RUN_ID) || 0,
+        runAttempt: Number(env.GITHUB_RUN_ATTEMPT) || 1,
+        workflow: env.GITHUB_WORKFLOW ?? '',
+        job: env.GITHUB_JOB ?? '',
+        action: env.GITHUB_ACTION ?? '',
+        actor: env.GITHUB_ACTOR ?? '',
+    };
+}
+
+;// CONCATENATED MODULE: ./src/summary.ts
+
+
+
+/** The rows of the summary table, as HTML cells. */
+function summaryRows(facts) {
+    const { job } = facts;
+    const source = job.source?.repository
+        ? `${(0,untrusted/* link */.nf)(job.source.repository)}${job.source.ref ? ` (${(0,untrusted/* cell */.Hn)(job.source.ref)})` : ''}`
+        : '';
+    return [
+        ['Job', `<code>${(0,untrusted/* cell */.Hn)(job.id)}</code>`],
+        ['Status', (0,untrusted/* cell */.Hn)(job.status)],
+        ['Pull request', (0,untrusted/* link */.nf)(job.prLink) || 'none'],
+        ['Model', (0,untrusted/* cell */.Hn)(job.model ?? '')],
+        ['Source', source],
+        ['Waited', (0,duration/* formatDuration */.a3)(facts.waitedMs)],
+    ];
+}
+/** Writes the step summary (docs/design.md §5); a local run without a summary file skips it. */
+async function writeSummary(facts) {
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
+        return;
+    }
+    core/* summary */.z.addHeading('Documentation agent job', 3);
+    core/* summary */.z.addTable(summaryRows(facts).map(([name, value]) => [{ data: name, header: true }, value]));
+    if (facts.failure)
+        core/* summary */.z.addRaw(`<p>${(0,untrusted/* cell */.Hn)(facts.failure, 2000)}</p>`, true);
+    await core/* summary */.z.write();
 }
 
 ;// CONCATENATED MODULE: ./src/trigger.ts
@@ -29881,445 +30584,6 @@ function afterPhrase(body, phrase) {
     return start.slice(phrase.length).trim();
 }
 
-;// CONCATENATED MODULE: ./src/job-run.ts
-
-
-
-
-
-
-/**
- * One run of the step: what it has learned of the job so far. Each stage of the work tells it what
- * it learned, through one method a stage, so that whatever ends the run (a fault, a cancellation,
- * the job's own end) the outputs, the summary and the step's error are written from the same
- * facts. `failure` is the one place those facts become the step's error.
- *
- * The stages, in order: `accepted` (the inputs are valid), `skip` (the step does nothing, and
- * ends here), `sendingFor` (the create or follow-up may leave from now on), `started` (the service confirmed it, or the job was given by id), `saw`
- * (each job read while waiting), `ended` (the work is over). Any of them may be the last.
- */
-class JobRun {
-    clock;
-    signal;
-    startedAt;
-    #inputs;
-    #id;
-    #job;
-    #timedOut = false;
-    #mode;
-    #skipped;
-    #fault;
-    #ended = false;
-    #stoppedAt;
-    constructor(clock, signal, startedAt = clock.now()) {
-        this.clock = clock;
-        this.signal = signal;
-        this.startedAt = startedAt;
-    }
-    /** The job's id, as soon as there is one: named by the `jobId` input, or confirmed by a create. */
-    get id() {
-        return this.#id;
-    }
-    /** The last job object the service sent. */
-    get job() {
-        return this.#job;
-    }
-    get timedOut() {
-        return this.#timedOut;
-    }
-    /** How long the step has run; fixed by `stopClock`, so the summary and the comment agree. */
-    get waitedMs() {
-        return (this.#stoppedAt ?? this.clock.now()) - this.startedAt;
-    }
-    stopClock() {
-        this.#stoppedAt ??= this.clock.now();
-    }
-    accepted(inputs) {
-        this.#inputs = inputs;
-    }
-    /** The create or follow-up is about to leave (or, waiting on an id, the id is known). */
-    sendingFor(mode) {
-        this.#mode = mode;
-        this.#id = mode.kind === 'create' ? undefined : mode.jobId;
-    }
-    /** The step does nothing: not a request, or not an actor who may start a job. */
-    skip(notice) {
-        this.#skipped = notice;
-    }
-    /** The notice of a skipped step; `undefined` when the step went on. */
-    get skipped() {
-        return this.#skipped;
-    }
-    /** Which way the run went with the job, once it is about to go. */
-    get mode() {
-        return this.#mode;
-    }
-    started(started) {
-        this.#id = started.id;
-        this.#job = started.job;
-    }
-    saw(job) {
-        this.#job = job;
-    }
-    /** The work is over: the job ended, timed out, or goes on without this step (`wait: false`). */
-    ended(result) {
-        this.#job = result.job;
-        this.#timedOut = result.timedOut;
-        this.#ended = true;
-    }
-    /**
-     * Records what ended the work. The first failure is the one the step reports: a fault after the
-     * job's own end (say, outputs that cannot be written) does not hide a job that failed.
-     */
-    fail(error) {
-        return (this.#fault ??= this.verdict() ?? this.describe(error));
-    }
-    /** The step's error, or `undefined` for success. */
-    get failure() {
-        return this.#fault ?? this.verdict();
-    }
-    /** How the step ended, for the GitHub side's last word. */
-    outcome() {
-        const jobId = this.#id;
-        if (!jobId)
-            return undefined;
-        const { job, failure, timedOut, waitedMs } = this;
-        return { jobId, job, failure, timedOut, waitedMs };
-    }
-    /**
-     * What the job's end means for the step. Only once the work is over: right after a follow-up,
-     * a job read while waiting may still carry the previous run's `failed`.
-     */
-    verdict() {
-        if (!this.#ended)
-            return undefined;
-        const id = this.#id;
-        const job = this.#job;
-        if (this.#timedOut && id && this.#inputs) {
-            const last = job ? `last status: ${(0,untrusted/* label */.Pf)(job.status)}` : 'it could not be read';
-            return `Agent job ${(0,untrusted/* label */.Pf)(id)} did not finish within ${(0,duration/* formatDuration */.a3)(this.#inputs.timeout)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
-        }
-        if (job?.status === 'failed')
-            return `Agent job ${(0,untrusted/* label */.Pf)(job.id)} failed.`;
-        if (job?.status === 'archived')
-            return `Agent job ${(0,untrusted/* label */.Pf)(job.id)} was archived before it completed.`;
-        return undefined;
-    }
-    describe(error) {
-        if (error instanceof Cancelled)
-            return this.cancelled(error);
-        if (error instanceof ActionFailure)
-            return error.message;
-        return `The action failed unexpectedly: ${(0,log/* describeThrown */.Y)(error)}. Re-run the job with debug logging enabled for details.`;
-    }
-    /** What a cancellation leaves behind depends on how far the request got. */
-    cancelled(error) {
-        const cancelled = `The step was cancelled (${error.signalName})`;
-        const mode = this.#mode;
-        const id = this.#id;
-        const job = this.#job;
-        if (!mode)
-            return `${cancelled} before anything was sent to the service.`;
-        if (id && (job || onlyWaits(mode))) {
-            const last = job ? ` (last status: ${(0,untrusted/* label */.Pf)(job.status)})` : '';
-            return `${cancelled} while waiting; agent job ${(0,untrusted/* label */.Pf)(id)} goes on in the service${last}.`;
-        }
-        return `${cancelled} ${unconfirmed(mode)}`;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/outputs.ts
-
-
-
-
-
-/**
- * Outputs are read by later steps, often as `echo "$PR_LINK"` or `${{ steps.x.outputs.status }}`
- * inside `run:`. A line break in one would let the service write a line the runner obeys
- * (`::add-mask::`, `::stop-commands::`) or a terminal escape, so no output carries a control
- * character: ids and statuses have them escaped, a link that is not plain is left out, and the job
- * stays JSON with them escaped.
- */
-function setJobOutputs(id, job, warn, 
-/** The `jobId` written already, as soon as it was known: it is not written twice. */
-written) {
-    if (id !== written)
-        setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(id));
-    if (!job)
-        return;
-    setOutput('status', (0,untrusted/* escapeUnsafe */.au)(job.status));
-    setOutput('prLink', plainLink(job.prLink, 'prLink', warn));
-    setOutput('job', (0,untrusted/* escapeUnsafe */.au)(JSON.stringify(job)));
-}
-/**
- * A link for an output: as it came when it is a plain http(s) URL (printable ASCII, no spaces),
- * else empty, with a warning that quotes it inertly.
- */
-function plainLink(link, name, warn) {
-    if (!link)
-        return '';
-    const clean = (0,secrets/* redact */.E$)(link);
-    if ((0,untrusted/* isPlainHttpUrl */.i0)(clean))
-        return clean;
-    warn(`The ${name} ${(0,untrusted/* quote */.hD)(clean, 200)} is not a plain http(s) URL; the ${name} output is left empty.`);
-    return '';
-}
-/** The `commentUrl` output: GitHub's link to the kept comment, when it is a plain URL. */
-function setCommentUrl(url, warn) {
-    setOutput('commentUrl', plainLink(url, 'commentUrl', warn));
-}
-function setOutput(name, value) {
-    try {
-        // Job fields were redacted where they came in; this also covers what came from GitHub.
-        core/* setOutput */.uH(name, (0,secrets/* redact */.E$)(value));
-    }
-    catch (error) {
-        // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
-        throw new ActionFailure(`Could not set the step's outputs: ${(0,log/* describeThrown */.Y)(error)}.`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/start.ts
-
-
-
-
-/** Waits between tries when nothing reached the service (docs/design.md §3.4): 1 s, 2 s, 4 s. */
-const NOT_SENT_WAITS_MS = [1000, 2000, 4000];
-/** Backoff for a 429 without `Retry-After`: 2 s, 4 s, 8 s … */
-const RATE_LIMIT_FIRST_MS = 2000;
-/**
- * Sends a request that makes the service act (create a job, post a message) under the
- * no-blind-retry rule: it is repeated only when the service certainly did not act on it, that is
- * after a 429 or when the request never left this machine. Anything else that is not a job ends
- * the step with a message that says the service may have acted.
- */
-async function sendRetryingOnlyWhenSafe(attempt, options) {
-    const { clock, deadline, log, context, signal } = options;
-    let notSentTries = 0;
-    let rateLimitedTries = 0;
-    for (;;) {
-        let fault;
-        try {
-            return await attempt();
-        }
-        catch (error) {
-            if (!(error instanceof ServiceError))
-                throw error;
-            fault = error.fault;
-        }
-        let waitMs;
-        if (fault.kind === 'http' && fault.status === 429) {
-            waitMs = fault.retryAfterMs ?? RATE_LIMIT_FIRST_MS * 2 ** rateLimitedTries;
-            rateLimitedTries++;
-            if (clock.now() + waitMs > deadline)
-                throw new ActionFailure(explain(fault, context));
-        }
-        else if (fault.kind === 'not-sent' &&
-            notSentTries < NOT_SENT_WAITS_MS.length &&
-            clock.now() + (NOT_SENT_WAITS_MS[notSentTries] ?? 0) <= deadline) {
-            waitMs = NOT_SENT_WAITS_MS[notSentTries++] ?? 0;
-        }
-        else {
-            throw new ActionFailure(explain(fault, { ...context, tries: notSentTries + 1 }));
-        }
-        log.warning(`${capitalize(briefly(fault))} for ${describe(context)}; trying again in ${(0,duration/* formatDuration */.a3)(waitMs)}.`);
-        await clock.sleep(waitMs, signal);
-    }
-}
-/** How long a terminal status right after a follow-up may be the previous run's. */
-const FOLLOW_UP_SETTLE_MS = 30_000;
-/**
- * The first step of the three modes: create a job (`prompt`), send a follow-up to one
- * (`prompt` and `jobId`), or nothing yet when only waiting on one (`jobId`).
- */
-async function startJob(client, mode, prompt, options) {
-    const { log, signal, clock } = options;
-    if (onlyWaits(mode))
-        return { id: mode.jobId, createdAt: -Infinity };
-    log.info(sending(mode, options.context.baseUrl));
-    if (mode.kind === 'create') {
-        const job = await sendRetryingOnlyWhenSafe(() => client.createJob(prompt ?? '', { signal }), options);
-        log.info(sent(mode, job));
-        return { job, id: job.id, createdAt: clock.now() };
-    }
-    const context = { ...options.context, operation: 'message', jobId: mode.jobId };
-    const job = await sendRetryingOnlyWhenSafe(() => client.sendMessage(mode.jobId, prompt ?? '', { signal }), {
-        ...options,
-        context,
-    });
-    log.info(sent(mode, job));
-    return { job, id: mode.jobId, createdAt: -Infinity, settledAfter: clock.now() + FOLLOW_UP_SETTLE_MS };
-}
-function describe(context) {
-    return context.operation === 'create' ? 'the create request' : 'the follow-up message';
-}
-function capitalize(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-;// CONCATENATED MODULE: ./src/summary.ts
-
-
-
-/** The rows of the summary table, as HTML cells. */
-function summaryRows(facts) {
-    const { job } = facts;
-    const source = job.source?.repository
-        ? `${(0,untrusted/* link */.nf)(job.source.repository)}${job.source.ref ? ` (${(0,untrusted/* cell */.Hn)(job.source.ref)})` : ''}`
-        : '';
-    return [
-        ['Job', `<code>${(0,untrusted/* cell */.Hn)(job.id)}</code>`],
-        ['Status', (0,untrusted/* cell */.Hn)(job.status)],
-        ['Pull request', (0,untrusted/* link */.nf)(job.prLink) || 'none'],
-        ['Model', (0,untrusted/* cell */.Hn)(job.model ?? '')],
-        ['Source', source],
-        ['Waited', (0,duration/* formatDuration */.a3)(facts.waitedMs)],
-    ];
-}
-/** Writes the step summary (docs/design.md §5); a local run without a summary file skips it. */
-async function writeSummary(facts) {
-    if (!process.env.GITHUB_STEP_SUMMARY) {
-        core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
-        return;
-    }
-    core/* summary */.z.addHeading('Documentation agent job', 3);
-    core/* summary */.z.addTable(summaryRows(facts).map(([name, value]) => [{ data: name, header: true }, value]));
-    if (facts.failure)
-        core/* summary */.z.addRaw(`<p>${(0,untrusted/* cell */.Hn)(facts.failure, 2000)}</p>`, true);
-    await core/* summary */.z.write();
-}
-
-;// CONCATENATED MODULE: ./src/schedule.ts
-/**
- * The poll schedule (docs/design.md §3.3): the first wait is `pollInterval`, each next one 1.5× the one
- * before, capped at 60 s (or at `pollInterval` when that is larger), each with ±10 % jitter so that
- * many workflows started by the same cron do not poll in step. A 30-minute job costs about 35
- * requests instead of 180 at a fixed 10 s.
- */
-const GROWTH = 1.5;
-const CAP_MS = 60_000;
-const JITTER = 0.1;
-class PollSchedule {
-    random;
-    base;
-    cap;
-    started = false;
-    /** `random` returns [0, 1), like `Math.random`; tests inject a fixed one. */
-    constructor(firstMs, random = Math.random) {
-        this.random = random;
-        this.base = firstMs;
-        this.cap = Math.max(CAP_MS, firstMs);
-    }
-    /** The next wait in milliseconds. */
-    next() {
-        if (this.started)
-            this.base = Math.min(this.base * GROWTH, this.cap);
-        this.started = true;
-        return Math.round(this.base * (1 + JITTER * (2 * this.random() - 1)));
-    }
-}
-
-;// CONCATENATED MODULE: ./src/wait.ts
-
-
-
-
-
-
-
-/** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
-const EARLY_NOT_FOUND_MS = 30_000;
-/**
- * Polls until the job reaches a terminal status or the deadline passes (docs/design.md §3.3, §3.4). A job
- * the service already sent is first polled `pollInterval` later; one known only by id at once.
- */
-async function waitForJob(read, id, first, options) {
-    const { clock, deadline, log, signal } = options;
-    const schedule = new PollSchedule(options.pollIntervalMs, options.random);
-    const warnedStatuses = new Set();
-    const context = { ...options.context, jobId: id };
-    const name = (0,untrusted/* label */.Pf)(id);
-    let job = first;
-    let nextWait = job ? schedule.next() : 0;
-    // A follow-up's own reply counts: `active` there means the service took the message and works
-    // on it, so the next `completed` is this run's, not the previous one's.
-    let seenActive = first !== undefined && !(0,src_job/* isTerminal */.Hd)(first.status);
-    const settled = () => seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
-    for (;;) {
-        if (job && (0,src_job/* isTerminal */.Hd)(job.status)) {
-            if (settled())
-                return { job, timedOut: false };
-            log.debug(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)}; the follow-up may not have started yet.`);
-        }
-        const left = deadline - clock.now();
-        if (left <= 0)
-            return { job, timedOut: true };
-        // The last wait is cut so the poll at the deadline is the last one.
-        if (nextWait > 0)
-            await clock.sleep(Math.min(nextWait, left), signal);
-        let fault;
-        try {
-            // Near the deadline a poll gets only the time left (at least 1 s), connecting included.
-            const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
-            const latest = await read({
-                timeoutMs,
-                totalMs: timeoutMs < REQUEST_TIMEOUT_MS ? timeoutMs : undefined,
-                signal,
-            });
-            log.debug(`Polled agent job ${name}: status ${(0,untrusted/* label */.Pf)(latest.status)}.`);
-            if (latest.status !== job?.status)
-                log.info(`Agent job ${name} is ${job ? 'now ' : ''}${(0,untrusted/* label */.Pf)(latest.status)}.`);
-            if (!(0,src_job/* isKnownStatus */.ih)(latest.status) && !warnedStatuses.has(latest.status)) {
-                warnedStatuses.add(latest.status);
-                log.warning(`Agent job ${name} reports the status ${(0,untrusted/* label */.Pf)(latest.status)}, which this action does not know; it is treated as still running.`);
-            }
-            if (!(0,src_job/* isTerminal */.Hd)(latest.status))
-                seenActive = true;
-            job = latest;
-            options.onJob?.(job);
-            nextWait = schedule.next();
-            continue;
-        }
-        catch (error) {
-            if (!(error instanceof ServiceError))
-                throw error;
-            fault = error.fault;
-        }
-        if (!isTransient(fault, clock.now() - options.createdAt))
-            throw new ActionFailure(explain(fault, context));
-        nextWait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? schedule.next();
-        const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
-        log.warning(`Could not read agent job ${name}: ${briefly(fault)}; trying again in ${(0,duration/* formatDuration */.a3)(until)}.`);
-    }
-}
-/** A single read, for a step that does not wait: it has no second chance, so every fault is final. */
-async function readJobOnce(read, context, signal) {
-    try {
-        return await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal });
-    }
-    catch (error) {
-        throw error instanceof ServiceError ? new ActionFailure(explain(error.fault, context)) : error;
-    }
-}
-/** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
-function isTransient(fault, sinceCreatedMs) {
-    switch (fault.kind) {
-        case 'http':
-            return (fault.status === 408 ||
-                fault.status === 429 ||
-                fault.status >= 500 ||
-                (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS));
-        case 'not-sent':
-        case 'no-answer':
-        case 'not-a-job':
-            return true;
-        case 'tls':
-            return false;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/main.ts
 
 
@@ -30338,57 +30602,92 @@ function isTransient(fault, sinceCreatedMs) {
 
 
 
-
-
-
-
-const main_log = {
+const coreLog = {
     info: (message) => core/* info */.pq(message),
     notice: (message) => core/* notice */.lm(message),
     warning: (message) => core/* warning */.$e(message),
     debug: (message) => core/* debug */.Yz(message),
 };
-const loadGitHubChunk = () => Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(330)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8330));
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(330)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8330))).startGitHubReport(request, run, log, clock);
 /**
- * The action: inputs → create, follow up or look up → wait → outputs and summary. Every failure,
- * whatever was thrown, ends in one `core.setFailed` line; outputs and the summary are written on
- * every path that knows a job, cancellation included.
+ * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
+ * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then
+ * GitHub). Every failure, whatever was thrown, ends in one `core.setFailed` line; outputs and the
+ * summary are written on every path, cancellation included.
  */
-async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHubChunk) {
+async function run(deps = {}) {
+    const clock = deps.clock ?? systemClock;
     const startedAt = clock.now();
     maskRunSecrets();
     const cancellation = listenForCancellation();
     const step = new JobRun(clock, cancellation.signal, startedAt);
-    const held = {};
+    let connection;
+    let github;
+    let decision;
+    let jobIdOutput;
     try {
-        const given = readInputs((name) => core/* getInput */.V4(name));
-        // The payload is read only where a decision needs it: a /docs request, an event anyone can cause.
-        const eventName = process.env.GITHUB_EVENT_NAME ?? '';
-        const event = (given.trigger && REQUEST_EVENTS.has(eventName)) || mayBeOpen(eventName)
-            ? (0,src_event/* readEvent */.j_)()
-            : { name: eventName, payload: {} };
-        const request = readRequest(given.trigger, event);
+        const inputs = readInputs((name) => core/* getInput */.V4(name));
+        const context = deps.context ?? readRunContext();
+        const event = { name: context.eventName, payload: context.payload };
+        const request = readRequest(inputs.trigger, event);
         // A request is a conversation: it is answered where it was asked, whatever `comment` says.
-        const inputs = request.kind === 'request' ? { ...given, comment: true } : given;
-        step.accepted(inputs);
-        if (request.kind === 'request')
-            held.asked = true;
-        const github = () => (held.github ??= loadGitHubReport({ ...inputs, ...(request.kind === 'request' ? { asked: request.comment } : {}) }, loadGitHub));
-        const admission = await admit(inputs, event, request, async (actor) => (await github())?.accessOf(actor, cancellation.signal), process.env.GITHUB_ACTOR);
-        if (admission.kind === 'skip') {
-            step.skip(admission.notice);
-            if (admission.answer) {
-                held.answer = admission.answer;
-                void github();
-            }
+        const acting = request.kind === 'request' ? { ...inputs, comment: true } : inputs;
+        step.accepted(acting);
+        const loadGitHub = () => (github ??= makeGitHub(acting, request.kind === 'request' ? request.comment : undefined, context, clock, deps.github ?? loadGitHubChunk));
+        // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
+        // that is no request loads nothing.
+        if (request.kind !== 'skip' && wantsGitHub(acting, context.eventName))
+            void loadGitHub();
+        connection = connect(acting.baseUrl);
+        if (connection.proxy)
+            coreLog.info(`Using the proxy ${connection.proxy}.`);
+        const client = new AgentClient({
+            baseUrl: acting.baseUrl,
+            projectId: acting.projectId,
+            apiKey: acting.apiKey,
+            dispatcher: connection.dispatcher,
+            userAgent: userAgent(context),
+            now: () => clock.now(),
+        });
+        const faults = {
+            operation: 'create',
+            baseUrl: acting.baseUrl,
+            projectId: acting.projectId,
+            proxy: connection.proxy,
+        };
+        if (acting.promptFile) {
+            coreLog.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(acting.promptFile)} (${acting.prompt?.length ?? 0} characters).`);
         }
+        decision = await decide(acting, {
+            event,
+            request,
+            github: loadGitHub,
+            client,
+            log: coreLog,
+            clock,
+            deadline: startedAt + acting.timeout,
+            context: faults,
+            signal: cancellation.signal,
+            run: {
+                runId: context.runId,
+                attempt: context.runAttempt,
+                actor: context.actor,
+                eventName: context.eventName,
+            },
+        });
+        if (decision.kind === 'skip')
+            step.skip(decision.notice);
         else {
-            const connection = (held.connection = connect(inputs.baseUrl));
-            // Loaded while the job is being created, so the GitHub side adds no wait of its own (unless
-            // the prompt needs the event's context first).
-            if (wantsGitHub(inputs, eventName))
-                void github();
-            await work(inputs, admission.prompt, step, connection, held);
+            await execute(decision, acting, step, {
+                client,
+                log: coreLog,
+                ...(github ? { github } : {}),
+                context: faults,
+                onJobId: (id) => {
+                    setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(id));
+                    jobIdOutput = id;
+                },
+            });
         }
     }
     catch (error) {
@@ -30396,63 +30695,67 @@ async function run(clock = src_clock/* systemClock */.m, loadGitHub = loadGitHub
         // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
         // source-map support at start-up would cost every run time, see npm run bench.)
         if (core/* isDebug */._o() && error instanceof Error && error.stack)
-            main_log.debug((0,secrets/* redact */.E$)(error.stack));
+            coreLog.debug((0,secrets/* redact */.E$)(error.stack));
     }
     finally {
-        await held.connection?.dispatcher.destroy().catch(() => undefined);
+        await connection?.dispatcher.destroy().catch(() => undefined);
     }
+    await report(step, decision, github, jobIdOutput, cancellation.signal);
+    // Only now: a signal while the outputs and summary are written must not kill the process
+    // halfway through them (the handler is harmless once the work is done).
+    cancellation.dispose();
+}
+/**
+ * The third step: outputs (on every path: `mode` and `status` included), the summary, the step's
+ * error, then the GitHub side, last, so that a signal while it works cannot cost the outputs, the
+ * summary or the error. GitHub's faults are warnings: they never change the step's result.
+ */
+async function report(step, decision, loading, jobIdOutput, cancellation) {
     if (step.skipped) {
-        await endSkipped(step.skipped, held, cancellation.signal);
-        cancellation.dispose();
+        await endSkipped(step.skipped, decision, loading, cancellation);
         return;
     }
     try {
         if (step.id)
-            setJobOutputs(step.id, step.job, (message) => main_log.warning(message), held.jobIdOutput);
+            setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), jobIdOutput);
+        // A run that ended before the service confirmed a job still says which way it went.
+        if (decision?.kind === 'go' && jobIdOutput === undefined) {
+            setOutput('mode', (0,src_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
+            if (!step.job)
+                setOutput('status', 'not-started');
+        }
     }
     catch (error) {
         step.fail(error);
     }
     step.stopClock();
     if (step.job) {
-        await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure }).catch((error) => main_log.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+        await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure }).catch((error) => coreLog.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
     }
     if (step.failure)
         core/* setFailed */.C1(step.failure);
-    // The GitHub side comes last, so that a signal while it works cannot cost the outputs, the
-    // summary or the step's error. Its faults are warnings: they never change the step's result.
-    const github = await held.github;
-    const outcome = step.outcome();
-    if (github && !outcome && held.asked && step.failure) {
-        const url = await github.notStarted(step.failure, cancellation.signal).catch((error) => {
-            main_log.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
-            return undefined;
-        });
-        if (url)
-            setCommentUrl(url, (m) => main_log.warning(m));
+    const github = await loading;
+    if (!github)
+        return;
+    const memory = decision?.kind === 'go' ? decision.memory : {};
+    const outcome = step.outcome(memory);
+    const commentUrl = await github.finish(outcome, cancellation);
+    try {
+        if (commentUrl)
+            setCommentUrl(commentUrl, (m) => coreLog.warning(m));
     }
-    if (github && outcome) {
-        const commentUrl = await github.finish(outcome, cancellation.signal);
-        try {
-            if (commentUrl)
-                setCommentUrl(commentUrl, (m) => main_log.warning(m));
-        }
-        catch (error) {
-            // A step that failed already keeps its first error.
-            if (!outcome.failure)
-                core/* setFailed */.C1(step.fail(error));
-        }
+    catch (error) {
+        // A step that failed already keeps its first error.
+        if (!outcome.failure)
+            core/* setFailed */.C1(step.fail(error));
     }
-    // Only now: a signal while the outputs and summary are written must not kill the process
-    // halfway through them (the handler is harmless once the work is done).
-    cancellation.dispose();
 }
 /**
  * A step that does nothing ends here: one notice, `status` and `mode` `skipped`, and on a bare
  * `/docs` a word on the thread. No summary, no error, no comment about a job.
  */
-async function endSkipped(notice, held, cancellation) {
-    main_log.notice(notice);
+async function endSkipped(notice, decision, loading, cancellation) {
+    coreLog.notice(notice);
     try {
         setOutput('status', 'skipped');
         setOutput('mode', 'skipped');
@@ -30461,15 +30764,16 @@ async function endSkipped(notice, held, cancellation) {
         core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
         return;
     }
-    const github = await held.github;
-    if (!github || !held.answer)
+    const answer = decision?.kind === 'skip' ? decision.answer : undefined;
+    const github = answer ? await loading : undefined;
+    if (!github || !answer)
         return;
-    const url = await github.answer(held.answer, cancellation).catch((error) => {
-        main_log.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
+    const url = await github.answer(answer, cancellation).catch((error) => {
+        coreLog.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
         return undefined;
     });
     if (url)
-        setCommentUrl(url, (m) => main_log.warning(m));
+        setCommentUrl(url, (m) => coreLog.warning(m));
 }
 /**
  * Before anything is printed: the key, both GitHub tokens (on every run: the runner does not show
@@ -30489,140 +30793,100 @@ function maskRunSecrets() {
     for (const name of secrets/* RUNNER_TOKENS */.UI)
         (0,secrets/* redactAlso */.LG)(process.env[name]);
 }
-/** The work between valid inputs and the job's end; what it learns goes into `step`. */
-async function work(inputs, written, step, connection, held) {
-    const { signal, clock } = step;
-    const { github } = held;
-    if (connection.proxy)
-        main_log.info(`Using the proxy ${connection.proxy}.`);
-    const client = new AgentClient({
-        baseUrl: inputs.baseUrl,
-        projectId: inputs.projectId,
-        apiKey: inputs.apiKey,
-        dispatcher: connection.dispatcher,
-        userAgent: userAgent(),
-        now: () => clock.now(),
-    });
-    const deadline = step.startedAt + inputs.timeout;
-    const context = {
-        operation: 'create',
-        baseUrl: inputs.baseUrl,
-        projectId: inputs.projectId,
-        proxy: connection.proxy,
-    };
-    if (inputs.promptFile) {
-        main_log.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
-    }
-    // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
-    const remembers = inputs.thread || inputs.status || (inputs.comment && runAttempt() > 1);
-    // Awaited only where the create needs it first; otherwise the chunk loads beside the create.
-    const report = remembers || inputs.context === 'auto' ? await github : undefined;
-    const { mode, since } = await planJob({ ...inputs, prompt: written, runId: runId(), attempt: runAttempt() }, report && remembers
-        ? {
-            recall: () => report.recall(signal),
-            docsPullState: (link) => report.docsPullState(link, signal),
-        }
-        : undefined, client, main_log);
-    let prompt = onlyWaits(mode) ? undefined : written;
-    if (prompt !== undefined && inputs.context === 'auto' && report) {
-        const section = since
-            ? await report.contextSince(since, inputs.contextLimit, signal)
-            : await report.contextFor(inputs.contextLimit, signal);
-        if (section)
-            prompt = `${prompt}\n\n${section}`;
-    }
-    if (prompt !== undefined)
-        prompt = withoutRunSecrets(prompt);
-    step.sendingFor(mode);
-    const started = await startJob(client, mode, prompt, { clock, deadline, log: main_log, context, signal });
-    step.started(started);
-    setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(started.id));
-    held.jobIdOutput = started.id;
-    setOutput('mode', modeOutput(mode));
-    // Without waiting, the comment is written once, at the end.
-    if (inputs.wait)
-        (await github)?.started(started.id, started.job);
-    const read = (call) => client.getJob(started.id, call);
-    const getContext = { ...context, operation: 'get', jobId: started.id };
-    if (!inputs.wait) {
-        // Without a prompt there is nothing created to report: read the job once.
-        const job = started.job ?? (await readJobOnce(read, getContext, signal));
-        step.ended({ job, timedOut: false });
-    }
-    else {
-        step.ended(await waitForJob(read, started.id, started.job, {
-            clock,
-            deadline,
-            pollIntervalMs: inputs.pollInterval,
-            createdAt: started.createdAt,
-            settledAfter: started.settledAfter,
-            log: main_log,
-            context: getContext,
-            signal,
-            onJob: (latest) => step.saw(latest),
-        }));
-    }
-    if (!step.timedOut && step.job)
-        sayHowItEnded(step.job, inputs);
-}
-/**
- * The prompt as it may leave: a file, the event's text or a careless `prompt:` can hold the key,
- * a token or the runner's own credentials, and the service is not where they belong. What was
- * taken out is never said, only that something was.
- */
-function withoutRunSecrets(prompt) {
-    const clean = (0,secrets/* redact */.E$)(prompt);
-    if (clean !== prompt) {
-        main_log.warning('The prompt held a secret of this run (the API key, a GitHub token, a proxy password or a runner token); it was replaced by *** before the prompt was sent.');
-    }
-    return clean;
-}
-/** The log's last word on a job that did not fail the step (a failure is the step's error). */
-function sayHowItEnded(job, inputs) {
-    if (job.status === 'completed') {
-        main_log.info(job.prLink
-            ? `Agent job ${(0,untrusted/* label */.Pf)(job.id)} completed: ${(0,untrusted/* printableUrl */.Zq)(job.prLink)}`
-            : `Agent job ${(0,untrusted/* label */.Pf)(job.id)} completed without a pull request (no files changed).`);
-    }
-    else if (!(0,src_job/* isTerminal */.Hd)(job.status) && !inputs.wait) {
-        // Only reachable with `wait: false`: the job goes on without this step.
-        main_log.info(`Agent job ${(0,untrusted/* label */.Pf)(job.id)} goes on in the service (wait is false).`);
-    }
-}
 /**
  * The GitHub side, in its own chunk of dist/: a run that asks for none of it never loads
- * Octokit. A chunk that cannot load is a warning, like any other GitHub fault.
+ * Octokit. A chunk that cannot load is a warning, like any other GitHub fault (on a thread, the
+ * decision then ends the step before anything is sent).
  */
-async function loadGitHubReport(inputs, load) {
+async function makeGitHub(inputs, asked, context, clock, make) {
     try {
-        const { startGitHubReport } = await load();
-        return startGitHubReport({ ...inputs, userAgent: userAgent() }, main_log);
+        return await make({ ...inputs, ...(asked ? { asked } : {}), userAgent: userAgent(context) }, context, coreLog, clock);
     }
     catch (error) {
-        main_log.warning(`Could not load the GitHub side of the action: ${(0,log/* describeThrown */.Y)(error)}. The job goes on without it.`);
+        coreLog.warning(`Could not load the GitHub side of the action: ${(0,log/* describeThrown */.Y)(error)}. The job goes on without it.`);
         return undefined;
     }
-}
-/** `GITHUB_RUN_ID`: the run, the same for each of its attempts. */
-function runId() {
-    return Number(process.env.GITHUB_RUN_ID) || 0;
-}
-/** `GITHUB_RUN_ATTEMPT`: 2 and above for a re-run. */
-function runAttempt() {
-    return Number(process.env.GITHUB_RUN_ATTEMPT) || 1;
 }
 /**
  * Lets the service's operators see which release and which workflow run made a request: the
  * action's ref as the runner gives it (`GITHUB_ACTION_REF`: `v1`, `v1.2.0`, a commit), so that a
- * release is a tag and nothing in dist/ changes with it. Read from the runner's variables
- * directly: `@actions/github`'s `context` would bring Octokit into the main bundle.
+ * release is a tag and nothing in dist/ changes with it.
  */
-function userAgent() {
-    const { GITHUB_SERVER_URL: server = 'https://github.com', GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: runId, GITHUB_ACTION_REF: ref = '', } = process.env;
+function userAgent(context) {
+    const ref = process.env.GITHUB_ACTION_REF ?? '';
     // A product version is one token: a branch such as `feature/x` keeps its letters, not its slash.
     const version = ref.replace(/[^\w.-]/g, '-').slice(0, 64);
-    const run = repo && runId ? ` (+${server}/${repo}/actions/runs/${runId})` : '';
-    return `agent-job-action${version ? `/${version}` : ''}${run}`;
+    const { owner, repo } = context.repo;
+    const runLink = owner && context.runId ? ` (+${context.serverUrl}/${owner}/${repo}/actions/runs/${context.runId})` : '';
+    return `agent-job-action${version ? `/${version}` : ''}${runLink}`;
+}
+
+
+/***/ }),
+
+/***/ 9120:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B1: () => (/* binding */ unconfirmed),
+/* harmony export */   LR: () => (/* binding */ mayHaveActed),
+/* harmony export */   PI: () => (/* binding */ onlyWaits),
+/* harmony export */   VV: () => (/* binding */ modeOf),
+/* harmony export */   bh: () => (/* binding */ sending),
+/* harmony export */   t$: () => (/* binding */ sent),
+/* harmony export */   xd: () => (/* binding */ modeOutput)
+/* harmony export */ });
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(873);
+
+function modeOutput(mode) {
+    switch (mode.kind) {
+        case 'create':
+            return 'created';
+        case 'follow-up':
+            return 'followed-up';
+        case 'wait':
+            return 'given';
+        case 'resume':
+            return 'resumed';
+    }
+}
+/** Whether the run only waits for a job that exists: nothing is sent to it. */
+function onlyWaits(mode) {
+    return mode.kind === 'wait' || mode.kind === 'resume';
+}
+function modeOf(request) {
+    if (request.jobId === undefined)
+        return { kind: 'create', projectId: request.projectId };
+    return request.prompt === undefined
+        ? { kind: 'wait', jobId: request.jobId }
+        : { kind: 'follow-up', jobId: request.jobId };
+}
+/** The log line before the request that makes the service act. */
+function sending(mode, baseUrl) {
+    return mode.kind === 'create'
+        ? `Creating an agent job in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)} at ${baseUrl}.`
+        : `Sending a follow-up message to agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)}.`;
+}
+/** The log line once the service confirmed it. */
+function sent(mode, job) {
+    return mode.kind === 'create'
+        ? `Created agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.id)} (${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.status)}).`
+        : `Agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.id)} took the follow-up (${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.status)}).`;
+}
+/**
+ * After a fault that leaves it open whether the service acted: the service has no idempotency
+ * key, so the only safe move is to say so, and where to look, instead of sending it again.
+ */
+function mayHaveActed(mode) {
+    return mode.kind === 'create'
+        ? `the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)} before you re-run.`
+        : `the message may have reached the job anyway, so the action does not send it again. Check agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)} before you re-run.`;
+}
+/** A cancellation after the request left but before the service confirmed it. */
+function unconfirmed(mode) {
+    return mode.kind === 'create'
+        ? `before the service confirmed the job; a job may have been created in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)}: look for it before you re-run.`
+        : `before the service confirmed the follow-up message; agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)} may have taken it.`;
 }
 
 

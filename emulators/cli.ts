@@ -3,11 +3,12 @@
 // stderr and never includes the Authorization header.
 import { renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startEmulator, type EmulatorOptions } from './server.js';
+import { FINISHED_JOB_REFUSAL_STATUSES, startEmulator, type EmulatorOptions } from './server.js';
 
 const USAGE =
   'usage: emulator [--port N] [--key KEY] [--active-polls N] [--final completed|failed|archived]' +
-  ' [--base-path /prefix] [--docs-repo-url URL] [--url-file PATH]';
+  ' [--base-path /prefix] [--docs-repo-url URL] [--url-file PATH]' +
+  ` [--refuse-finished-messages ${FINISHED_JOB_REFUSAL_STATUSES.join('|')} [--refuse-finished-messages-error TEXT]]`;
 
 const FINAL_STATUSES = ['completed', 'failed', 'archived'];
 
@@ -22,6 +23,9 @@ function parseOptions(argv: string[]): EmulatorOptions & { urlFile?: string } {
       'base-path': { type: 'string' },
       'docs-repo-url': { type: 'string' },
       'url-file': { type: 'string' },
+      // A follow-up to a completed, failed or archived job gets this status instead of being taken.
+      'refuse-finished-messages': { type: 'string' },
+      'refuse-finished-messages-error': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -41,6 +45,19 @@ function parseOptions(argv: string[]): EmulatorOptions & { urlFile?: string } {
   if (values['base-path'] !== undefined) options.basePath = values['base-path'];
   if (values['docs-repo-url'] !== undefined) options.docsRepoUrl = values['docs-repo-url'];
   if (values['url-file'] !== undefined) options.urlFile = values['url-file'];
+  const refuse = values['refuse-finished-messages'];
+  const refusalError = values['refuse-finished-messages-error'];
+  if (refuse !== undefined) {
+    const status = FINISHED_JOB_REFUSAL_STATUSES.find((allowed) => String(allowed) === refuse);
+    if (status === undefined) {
+      throw new Error(
+        `--refuse-finished-messages must be one of ${FINISHED_JOB_REFUSAL_STATUSES.join(', ')}, not "${refuse}"`,
+      );
+    }
+    options.finishedJobMessages = { status, ...(refusalError !== undefined && { error: refusalError }) };
+  } else if (refusalError !== undefined) {
+    throw new Error('--refuse-finished-messages-error needs --refuse-finished-messages');
+  }
   return options;
 }
 

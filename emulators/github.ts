@@ -19,6 +19,7 @@ export type GitHubRoute =
   | 'addLabels'
   | 'requestReviewers'
   | 'compare'
+  | 'listCommits'
   | 'getCommit'
   | 'listPullFiles'
   | 'getPull'
@@ -65,6 +66,8 @@ export const ROUTES: {
     write: true,
   },
   { route: 'compare', method: 'GET', template: '/repos/{owner}/{repo}/compare/{basehead}', write: false },
+  // Templates match whole paths, segment by segment: `…/commits` is not `…/commits/{ref}`.
+  { route: 'listCommits', method: 'GET', template: '/repos/{owner}/{repo}/commits', write: false },
   { route: 'getCommit', method: 'GET', template: '/repos/{owner}/{repo}/commits/{ref}', write: false },
   {
     route: 'listPullFiles',
@@ -254,6 +257,14 @@ export interface GitHubEmulator {
   fail(route: GitHubRoute, ...faults: GitHubFault[]): void;
   /** A commit GitHub knows, with the files it changed. */
   commit(repo: string, commit: StoredCommit): void;
+  /**
+   * A stretch of `repo`'s history: `shas` newest first, each the child of the next (a linear
+   * branch). Calls may overlap: a later call's chain wins for a sha's parent, and the last sha keeps
+   * any parent it already had. `GET …/commits?sha=X` answers X and its ancestors, newest first; with
+   * no `sha`, from the first sha of the latest call. A sha with no history is a commit with no
+   * parents; one a commit's message is known by (`commit`) keeps it.
+   */
+  history(repo: string, shas: string[]): void;
   /** What `GET …/compare/{base}...{head}` answers: the commits (known by `commit`) and the files. */
   comparison(repo: string, basehead: string, comparison: { commits: string[]; files: StoredFile[] }): void;
   /**
@@ -289,6 +300,10 @@ interface Repo {
   commits: Map<string, number[]>;
   known: Map<string, StoredCommit>;
   comparisons: Map<string, { commits: string[]; files: StoredFile[] }>;
+  /** Each commit's parent, as `history` tells it. */
+  parents: Map<string, string>;
+  /** The newest sha of the latest `history`: where listing commits starts with no `sha`. */
+  head?: string;
   /** Collaborators' roles, by lower-case login. */
   roles: Map<string, { login: string; role: CollaboratorRole | CustomRole }>;
   /** Commit statuses by sha, newest first. */
@@ -331,6 +346,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         commits: new Map(),
         known: new Map(),
         comparisons: new Map(),
+        parents: new Map(),
         roles: new Map(),
         statuses: new Map(),
         unknown: new Set(),
@@ -515,11 +531,18 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     query: URLSearchParams,
     path: string,
   ): { slice: T[]; headers: Record<string, string> } => {
-    const perPage = Number(query.get('per_page') ?? 30);
+    // GitHub answers at most 100 a page, however many are asked for.
+    const perPage = Math.min(100, Number(query.get('per_page') ?? 30));
     const page = Number(query.get('page') ?? 1);
     const last = Math.max(1, Math.ceil(items.length / perPage));
+    // The links keep the request's other parameters (`sha` of a list of commits), before the paging.
+    const kept = [...query].filter(([name]) => name !== 'per_page' && name !== 'page');
     const link = (p: number, rel: string) =>
-      `<${serverUrl}${prefix}${path}?per_page=${perPage}&page=${p}>; rel="${rel}"`;
+      `<${serverUrl}${prefix}${path}?${new URLSearchParams([
+        ...kept,
+        ['per_page', String(perPage)],
+        ['page', String(p)],
+      ]).toString()}>; rel="${rel}"`;
     const links = [page < last && link(page + 1, 'next'), page < last && link(last, 'last')].filter(Boolean);
     return {
       slice: items.slice((page - 1) * perPage, page * perPage),
@@ -542,7 +565,8 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     previous_filename: f.previous_filename,
   });
 
-  const commitJson = (repoName: string, c: StoredCommit, withFiles: boolean) => {
+  // A commit; its parents are what `history` tells, else (`parents` not given) the example's.
+  const commitJson = (repoName: string, c: StoredCommit, withFiles: boolean, parents?: string[]) => {
     const example = contract.example('commit');
     const json: Record<string, unknown> = {
       ...example,
@@ -552,9 +576,27 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       html_url: `${serverUrl}/${repoName}/commit/${c.sha}`,
       commit: { ...(example.commit as object), message: c.message },
     };
+    const parent = repos.get(repoName.toLowerCase())?.parents.get(c.sha);
+    const shas = parents ?? (parent === undefined ? undefined : [parent]);
+    if (shas) {
+      json.parents = shas.map((sha) => ({
+        sha,
+        url: `${serverUrl}${prefix}/repos/${repoName}/commits/${sha}`,
+        html_url: `${serverUrl}/${repoName}/commit/${sha}`,
+      }));
+    }
     if (withFiles) json.files = c.files.map((f) => fileJson(repoName, f));
     else delete json.files;
     return json;
+  };
+
+  // `sha` and its ancestors, newest first, as `history` tells them (a cycle ends the walk).
+  const ancestry = (repo: Repo, sha: string): string[] => {
+    const seen = new Set<string>();
+    for (let at: string | undefined = sha; at !== undefined && !seen.has(at); at = repo.parents.get(at)) {
+      seen.add(at);
+    }
+    return [...seen];
   };
 
   const labelJson = (name: string, i: number) => ({
@@ -654,6 +696,20 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
             files: comparison.files.map((f) => fileJson(repoName, f)),
           },
         };
+      }
+      case 'listCommits': {
+        // No `sha` (or an empty one): the default branch, here the newest head `history` was told.
+        const sha = req.query.get('sha') || repo.head;
+        if (!sha) return { status: 200, json: [] };
+        if (repo.unknown.has(sha)) return error(404, `No commit found for SHA: ${sha}`);
+        const { slice, headers } = paged(ancestry(repo, sha), req.query, `/repos/${repoName}/commits`);
+        const message = String((contract.example('commit').commit as { message: unknown }).message);
+        const json = slice.map((at) => {
+          const parent = repo.parents.get(at);
+          const commit = repo.known.get(at) ?? { sha: at, message, files: [] };
+          return commitJson(repoName, commit, false, parent === undefined ? [] : [parent]);
+        });
+        return { status: 200, json, headers };
       }
       case 'getCommit': {
         const commit = repo.known.get(params.ref ?? '');
@@ -895,6 +951,14 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     },
     commit(repoName, commit) {
       repoOf(repoName).known.set(commit.sha, commit);
+    },
+    history(repoName, shas) {
+      const repo = repoOf(repoName);
+      for (const [i, sha] of shas.entries()) {
+        const parent = shas[i + 1];
+        if (parent !== undefined) repo.parents.set(sha, parent);
+      }
+      if (shas[0] !== undefined) repo.head = shas[0];
     },
     comparison(repoName, basehead, comparison) {
       repoOf(repoName).comparisons.set(basehead, comparison);

@@ -57,9 +57,29 @@ export interface EmulatorOptions {
   docsRepoUrl?: string;
   /** Known project ids; when given, create on any other answers 404. */
   projects?: string[];
+  /**
+   * What a follow-up to a job whose stored status is terminal (`completed`, `failed`, `archived`)
+   * gets; the service does not document it. `'accept'` (the default): the message is taken and the
+   * job plays `active` again. A refusal: that status and `{"error": error}` (default "job is not
+   * active"), and the message is not taken, so the job stays as it was. A scripted reply still
+   * comes first. 409, 410 and 422 are not in the spec for this operation: see `refusalViolations`.
+   */
+  finishedJobMessages?: 'accept' | FinishedJobRefusal;
   /** Called once per request when it has been answered (or dropped): for logging. */
   onReply?: (request: RecordedRequest, status: number | 'dropped') => void;
 }
+
+/** The statuses a service might plausibly refuse a follow-up to a finished job with. */
+export const FINISHED_JOB_REFUSAL_STATUSES = [400, 404, 409, 410, 422] as const;
+
+export interface FinishedJobRefusal {
+  status: (typeof FINISHED_JOB_REFUSAL_STATUSES)[number];
+  /** The `error` text of the reply; default "job is not active". */
+  error?: string;
+}
+
+/** The statuses a job ends in; only `active` takes work. */
+const TERMINAL_STATUSES = new Set(['completed', 'failed', 'archived']);
 
 export interface Reply {
   /** Default 200 (201 for create). */
@@ -123,6 +143,8 @@ interface Answer {
   headers?: Record<string, string>;
   json?: unknown;
   raw?: string;
+  /** The `finishedJobMessages` refusal: checked by `refusalViolations`, not `checkResponse`. */
+  refusal?: true;
 }
 
 /** What the emulator knows about a job beyond what it sends. */
@@ -227,10 +249,24 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
 
   function defaultAnswer(exchange: Exchange): Answer {
-    const answer = serviceAnswer(exchange);
+    const { refusal, ...answer } = serviceAnswer(exchange);
     // Keeps the emulator's own replies honest against the spec it emulates.
-    if (exchange.route) violations.push(...checkResponse(exchange.route, answer.status, answer.json));
+    if (refusal) violations.push(...refusalViolations(answer.status, answer.json));
+    else if (exchange.route) violations.push(...checkResponse(exchange.route, answer.status, answer.json));
     return answer;
+  }
+
+  /**
+   * The refusal `finishedJobMessages` asks for, when this follow-up goes to a finished job. A job
+   * whose last follow-up is still lagging is not finished: the service has taken work for it.
+   */
+  function refuseFinished(match: PathMatch): Answer | undefined {
+    const refusal = options.finishedJobMessages;
+    if (refusal === undefined || refusal === 'accept') return undefined;
+    const job = findJob(match);
+    const state = match.jobId === undefined ? undefined : states.get(match.jobId);
+    if (!job || !state || state.lagging !== undefined || !TERMINAL_STATUSES.has(job.status)) return undefined;
+    return { ...error(refusal.status, refusal.error ?? 'job is not active'), refusal: true };
   }
 
   function serviceAnswer({ method, match, route, headers, body }: Exchange): Answer {
@@ -249,7 +285,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       case 'create':
         return { status: 201, json: newJob(match.projectId) };
       case 'message':
-        return { status: 200, json: followUp(match) };
+        return refuseFinished(match) ?? { status: 200, json: followUp(match) };
       case 'get': {
         const job = findJob(match);
         const state = match.jobId === undefined ? undefined : states.get(match.jobId);
@@ -372,6 +408,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         server.closeAllConnections();
       })),
   };
+}
+
+/**
+ * The contract check of a `finishedJobMessages` refusal. The spec lists 400 and 404 for a message,
+ * and those are checked as any default reply is. 409, 410 and 422 it does not list; but it does
+ * not say what a follow-up to a finished job gets at all, and those are what HTTP services
+ * commonly answer to work sent to something finished (conflict, gone, unprocessable). Restricting
+ * the option to 400 and 404 would make the emulator unable to play answers the real service may
+ * give, and the action must handle them. So a status chosen through this option is not counted as
+ * a violation: it is a deliberate, named guess at undocumented behaviour, not the emulator drifting
+ * from its contract. The exemption is that narrow: only this option's reply, only on `message`
+ * (every other default reply with an unlisted status still counts), and its body is still held to
+ * the spec's `Error` shape (through the documented 400, whose body is that schema).
+ */
+function refusalViolations(status: number, body: unknown): string[] {
+  if (describeStatus('message', status) !== undefined) return checkResponse('message', status, body);
+  return checkResponse('message', 400, body).map((problem) =>
+    problem.replace('message 400', `message ${status}`),
+  );
 }
 
 function error(status: number, message = http.STATUS_CODES[status] ?? `HTTP ${status}`): Answer {

@@ -3,6 +3,9 @@
 // emulators/openapi/github/, with every component they refer to: the emulator's contract without
 // the package. Run it when the emulator serves a new operation or to take a newer description:
 //   npm install --no-save @octokit/openapi && node scripts/vendor-github-openapi.mjs
+// To add an operation without taking a newer description, install the version the cut names in its
+// `info.x-cut-from` (`npm install --no-save @octokit/openapi@23.0.2`); `npm uninstall --no-save
+// @octokit/openapi` afterwards.
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -11,7 +11,9 @@ export type Operation = 'create' | 'get' | 'message';
 
 /**
  * What went wrong with one request, in the terms the fault rules (docs/design.md §3.4) need:
- * - `http`: the service answered with a non-success status;
+ * - `http`: the service answered with a non-success status; `retryAfterMs` is its `Retry-After`,
+ *   `resetAfterMs` its `RateLimit-Reset` or `X-RateLimit-Reset` (when the quota frees a use), both
+ *   in milliseconds from when the reply came and at least 1 s;
  * - `not-sent`: the connection could not be opened (connection refused, DNS failure, the proxy
  *   refused the tunnel, connect timeout), so the request never left and repeating it cannot
  *   create a second job;
@@ -21,7 +23,7 @@ export type Operation = 'create' | 'get' | 'message';
  * - `tls`: the certificate was not trusted or did not match.
  */
 export type Fault =
-  | { kind: 'http'; status: number; retryAfterMs?: number; serviceMessage?: string }
+  | { kind: 'http'; status: number; retryAfterMs?: number; resetAfterMs?: number; serviceMessage?: string }
   | { kind: 'not-sent'; code: string }
   | { kind: 'no-answer'; code: string }
   | { kind: 'not-a-job'; status: number }
@@ -134,11 +136,13 @@ export class AgentClient {
 
     const { statusCode: status } = response;
     if (status < 200 || status > 299) {
-      const retryAfter = response.headers['retry-after'];
+      const now = this.now();
+      const resetAfterMs = parseRateLimitReset(response.headers, now);
       throw new ServiceError(operation, {
         kind: 'http',
         status,
-        retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.now()),
+        retryAfterMs: parseRetryAfter(firstValue(response.headers['retry-after']), now),
+        ...(resetAfterMs !== undefined && { resetAfterMs }),
         serviceMessage: serviceMessage(readReply(text)),
       });
     }
@@ -202,6 +206,37 @@ async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function firstValue(header: string | string[] | undefined): string | undefined {
+  return Array.isArray(header) ? header[0] : header;
+}
+
+/** Any later than this is an epoch time, not a delta: 10^9 s is 2001, and no window is 31 years. */
+const EPOCH_SECONDS_FROM = 1e9;
+/** As for `Retry-After`: a reset of 0 or gone by must not turn waiting into a burst of requests. */
+const MIN_RESET_MS = 1000;
+
+/**
+ * When the quota frees a use, in milliseconds from `now`, from the headers rate-limited services
+ * send beside (or instead of) `Retry-After`: `RateLimit-Reset`, delta seconds (the IETF
+ * draft-ietf-httpapi-ratelimit-headers), else `X-RateLimit-Reset`, epoch seconds when above 10^9,
+ * else delta seconds (services use both). `undefined` when neither is there or readable.
+ */
+function parseRateLimitReset(
+  headers: Record<string, string | string[] | undefined>,
+  now: number,
+): number | undefined {
+  const draft = seconds(firstValue(headers['ratelimit-reset']));
+  if (draft !== undefined) return Math.max(MIN_RESET_MS, draft * 1000);
+  const legacy = seconds(firstValue(headers['x-ratelimit-reset']));
+  if (legacy === undefined) return undefined;
+  return Math.max(MIN_RESET_MS, legacy > EPOCH_SECONDS_FROM ? legacy * 1000 - now : legacy * 1000);
+}
+
+function seconds(value: string | undefined): number | undefined {
+  const text = value?.trim();
+  return text !== undefined && /^\d+(\.\d+)?$/.test(text) ? Number(text) : undefined;
 }
 
 /** The service's `{"error": "..."}` text, when the body has one. */

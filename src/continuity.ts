@@ -1,23 +1,24 @@
-import { ServiceError, type AgentClient } from './client.js';
-import { briefly } from './errors.js';
-import type { DocsPullState, Recall } from './github/report.js';
+import { ServiceError, type AgentClient, type Fault } from './client.js';
+import type { Clock } from './clock.js';
+import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
 import { isTerminal, type AgentJob } from './job.js';
 import { type Log } from './log.js';
 import { label } from './untrusted.js';
 import { modeOf, type Mode } from './mode.js';
+import type { DocsPull, Memory, ThreadNote } from './ports.js';
 
-/** Which way the run goes with the job, and what a follow-up's context starts from. */
-export interface Plan {
-  mode: Mode;
-  /** The head commit the thread's job last saw: a follow-up's context is what changed since. */
-  since?: string;
-}
-
-/** What GitHub remembers, and what it can tell of a docs pull request: the GitHub side's part. */
-export interface Memory {
-  recall(): Promise<Recall>;
-  docsPullState(prLink: string): Promise<DocsPullState>;
-}
+/** Which way the run goes with the job, decided before anything is sent. */
+export type Plan =
+  /** The thread's maintainers said no (its docs PR closed unmerged): nothing starts until asked. */
+  | { kind: 'skip'; notice: string }
+  | {
+      kind: 'go';
+      mode: Mode;
+      /** The head commit the thread's job last saw: a follow-up's context is what changed since. */
+      since?: string;
+      /** A follow-up to the thread's job (not one `jobId` named): a refusal gives way to a create. */
+      thread?: { jobId: string; prLink?: string | null };
+    };
 
 export interface PlanRequest {
   prompt?: string;
@@ -27,58 +28,77 @@ export interface PlanRequest {
   /** This run, as the runner names it: `GITHUB_RUN_ID` and `GITHUB_RUN_ATTEMPT`. */
   runId: number;
   attempt: number;
+  /** Someone asked for this run (a `/docs` request, a run by hand): a closed docs PR is no answer to it. */
+  asked: boolean;
 }
+
+/** What planning needs besides memory: the service (the thread's job) and GitHub (its docs PR). */
+export interface PlanDeps {
+  client: Pick<AgentClient, 'getJob'>;
+  docsPull?: (prLink: string) => Promise<DocsPull>;
+  log: Log;
+  clock: Clock;
+  /** Clock time by which the step must be done: reads of the thread's job are retried until near it. */
+  deadline: number;
+  context: FaultContext;
+  signal: AbortSignal;
+}
+
+/** Waits between reads of the thread's job after a passing fault, as a poll would wait them out. */
+const THREAD_READ_WAITS_MS = [2000, 4000, 8000, 16000];
 
 /**
  * Before anything is sent: a re-run resumes the job its earlier attempt started; on a thread, a
  * later run follows the thread's job up while that job is active or its docs pull request is
- * open; anything else creates a job. A job given by `jobId` is the workflow's own choice.
+ * open; anything else creates a job. A job given by `jobId` is the workflow's own choice. A fault
+ * never decides the way: reads are retried, and a read that still fails ends the step with
+ * nothing sent (its re-run decides again).
  */
 export async function planJob(
   request: PlanRequest,
   memory: Memory | undefined,
-  client: Pick<AgentClient, 'getJob'>,
-  log: Log,
+  deps: PlanDeps,
 ): Promise<Plan> {
+  const { log } = deps;
   const given = modeOf(request);
-  if (request.jobId !== undefined) return { mode: given };
+  if (request.jobId !== undefined) return { kind: 'go', mode: given };
   if (!memory) {
     if (request.attempt > 1 && given.kind === 'create') {
       log.info(
         `Attempt ${request.attempt} of this run: nothing on GitHub can tell which job an earlier attempt may have started, so this attempt creates its own. With status: true (or comment: true), a re-run resumes it.`,
       );
     }
-    return { mode: given };
+    return { kind: 'go', mode: given };
   }
-  const recall = await memory.recall();
 
   if (request.attempt > 1) {
     const earlier =
-      recall.note?.run === request.runId
-        ? recall.note.job
-        : recall.status?.run === request.runId
-          ? recall.status.job
-          : undefined;
+      jobOfRun(memory.note, request.runId) ??
+      (memory.status?.run === request.runId ? memory.status.job : undefined);
     if (earlier) {
       log.info(
         `Attempt ${request.attempt} of this run: resuming agent job ${label(earlier)}, which an earlier attempt started, instead of starting another.`,
       );
-      return { mode: { kind: 'resume', jobId: earlier } };
+      return { kind: 'go', mode: { kind: 'resume', jobId: earlier } };
     }
     log.info(
       `Attempt ${request.attempt} of this run: no job of an earlier attempt was found on GitHub, so this attempt goes on as a new run.`,
     );
   }
 
-  const threadJob = request.thread ? (recall.note?.job ?? recall.branch?.job) : undefined;
-  if (!threadJob || request.prompt === undefined) return { mode: given };
-  const where = recall.note ? 'the thread' : 'the branch';
-  const job = await readThreadJob(threadJob, where, client, log);
+  const threadJob = request.thread ? (memory.note?.job ?? memory.branch?.job) : undefined;
+  if (!threadJob || request.prompt === undefined) return { kind: 'go', mode: given };
+  const onPullRequest = memory.note !== undefined;
+  const where = onPullRequest ? 'the thread' : 'the branch';
+  const since = memory.note ? memory.note.head : memory.branch?.since;
+  const job = await readThreadJob(threadJob, where, deps);
+  if (!job) return { kind: 'go', mode: given };
   const followUp: Plan = {
+    kind: 'go',
     mode: { kind: 'follow-up', jobId: threadJob },
-    ...(recall.note?.head ? { since: recall.note.head } : {}),
+    ...(since ? { since } : {}),
+    thread: { jobId: threadJob, prLink: job.prLink },
   };
-  if (!job) return { mode: given };
   if (!isTerminal(job.status)) {
     log.info(`Agent job ${label(threadJob)} of ${where} is ${label(job.status)}: this run follows it up.`);
     return followUp;
@@ -87,44 +107,86 @@ export async function planJob(
     log.info(
       `Agent job ${label(threadJob)} of ${where} ${job.status === 'failed' ? 'failed' : 'was archived'}: a new job is started.`,
     );
-    return { mode: given };
+    return { kind: 'go', mode: given };
   }
   if (!job.prLink) {
     log.info(
       `Agent job ${label(threadJob)} of ${where} completed without a docs pull request: a new job is started.`,
     );
-    return { mode: given };
+    return { kind: 'go', mode: given };
   }
-  const state = await memory.docsPullState(job.prLink);
-  if (state === 'open') {
-    log.info(
-      `The docs pull request of ${where} is still open: this run follows agent job ${label(threadJob)} up.`,
-    );
-    return followUp;
+  const pull = deps.docsPull ? await deps.docsPull(job.prLink) : ({ state: 'elsewhere' } as const);
+  switch (pull.state) {
+    case 'open':
+      log.info(
+        `The docs pull request ${pull.repo}#${pull.number} of ${where} is still open: this run follows agent job ${label(threadJob)} up.`,
+      );
+      return followUp;
+    case 'merged':
+      log.info(
+        `The docs pull request ${pull.repo}#${pull.number} of ${where} was merged: a new job is started.`,
+      );
+      return { kind: 'go', mode: given };
+    case 'closed':
+      // A pull request's maintainers closed its docs unmerged: that "no" holds for its later
+      // pushes. A branch has no one to ask, so its next push starts afresh.
+      if (onPullRequest && !request.asked) {
+        return {
+          kind: 'skip',
+          notice: `Skipped: the docs pull request ${pull.repo}#${pull.number} of this thread was closed without merging, so later pushes start no docs job. Ask with the trigger phrase, or run the workflow by hand, to start a new one.`,
+        };
+      }
+      log.info(
+        `The docs pull request ${pull.repo}#${pull.number} of ${where} was closed without merging: a new job is started.`,
+      );
+      return { kind: 'go', mode: given };
+    case 'elsewhere':
+      log.warning(
+        `The docs pull request of agent job ${label(threadJob)} is not a pull request on this GitHub, so whether it is still open cannot be read: a new job is started.`,
+      );
+      return { kind: 'go', mode: given };
   }
-  if (state === 'closed')
-    log.info(`The docs pull request of ${where} was merged or closed: a new job is started.`);
-  return { mode: given };
 }
 
-/** The thread's job as the service knows it; `undefined` (and a new job) when it does not. */
-async function readThreadJob(
-  id: string,
-  where: string,
-  client: Pick<AgentClient, 'getJob'>,
-  log: Log,
-): Promise<AgentJob | undefined> {
-  try {
-    return await client.getJob(id);
-  } catch (error) {
-    if (!(error instanceof ServiceError)) throw error;
-    if (error.fault.kind === 'http' && error.fault.status === 404) {
+/** The job an earlier attempt of run `runId` started, as the thread's note remembers it. */
+function jobOfRun(note: ThreadNote | undefined, runId: number): string | undefined {
+  if (!note) return undefined;
+  return note.runs?.find((entry) => entry.run === runId)?.job ?? (note.run === runId ? note.job : undefined);
+}
+
+/**
+ * The thread's job as the service knows it; `undefined` (and a new job) only when the service
+ * says it no longer knows it (404). Passing faults are waited out like a poll's; a read that still
+ * fails ends the step before anything is sent, never a second job.
+ */
+async function readThreadJob(id: string, where: string, deps: PlanDeps): Promise<AgentJob | undefined> {
+  const { client, log, clock, deadline, signal } = deps;
+  const context: FaultContext = { ...deps.context, operation: 'get', jobId: id };
+  for (let tries = 0; ; tries++) {
+    let fault: Fault;
+    try {
+      return await client.getJob(id, { signal });
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      fault = error.fault;
+    }
+    if (fault.kind === 'http' && fault.status === 404) {
       log.info(`Agent job ${label(id)} of ${where} is no longer known to the service: a new job is started.`);
-    } else {
-      log.warning(
-        `Could not read agent job ${label(id)} of ${where} (${briefly(error.fault)}): a new job is started.`,
+      return undefined;
+    }
+    const wait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? THREAD_READ_WAITS_MS[tries];
+    if (!isPassing(fault) || wait === undefined || clock.now() + wait > deadline) {
+      if (!isPassing(fault)) throw new ActionFailure(explain(fault, context));
+      throw new ActionFailure(
+        `Could not read agent job ${label(id)}, which ${where} follows (${briefly(fault)}). Nothing was sent, so the thread does not get a second job; re-run the workflow once the service answers.`,
       );
     }
-    return undefined;
+    log.warning(`Could not read agent job ${label(id)} of ${where} (${briefly(fault)}); trying again.`);
+    await clock.sleep(wait, signal);
   }
+}
+
+function isPassing(fault: Fault): boolean {
+  if (fault.kind === 'http') return fault.status === 408 || fault.status === 429 || fault.status >= 500;
+  return fault.kind !== 'tls';
 }

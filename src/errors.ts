@@ -2,9 +2,20 @@ import type { Fault, Operation } from './client.js';
 import { label, quote } from './untrusted.js';
 import { mayHaveActed, type Mode } from './mode.js';
 
-/** A failure whose message is already the one line the workflow author reads. */
+/**
+ * A failure whose message is already the one line the workflow author reads. `fault`, when set, is
+ * the service's answer (or the failure to get one) that caused it, for callers that must tell one
+ * kind of refusal from another without reading the message.
+ */
 export class ActionFailure extends Error {
   override name = 'ActionFailure';
+  readonly fault?: Fault;
+
+  constructor(message: string, options: ErrorOptions & { fault?: Fault } = {}) {
+    const { fault, ...errorOptions } = options;
+    super(message, errorOptions);
+    if (fault !== undefined) this.fault = fault;
+  }
 }
 
 export interface FaultContext {
@@ -64,7 +75,7 @@ export function explain(fault: Fault, context: FaultContext): string {
           }
           return `${job} was not found in project ${label(context.projectId)} at ${context.baseUrl} (404).${said}`;
         case 429:
-          return `The service's rate limit (429) did not clear before the timeout; the quota is 100 jobs per project per hour. Run again later or raise the timeout input.${said}`;
+          if (context.operation !== 'get') return rateLimited(fault, said);
       }
       if (fault.status >= 500 && context.operation !== 'get') return ambiguous(fault, context, host);
       if (fault.status >= 300 && fault.status < 400) {
@@ -87,6 +98,30 @@ export function explain(fault: Fault, context: FaultContext): string {
       if (context.operation !== 'get') return ambiguous(fault, context, host);
       return `${job} could not be read from ${host}: ${briefly(fault)}.`;
   }
+}
+
+/**
+ * A 429 on a create or follow-up that did not clear in time. The quota is per project and hour and
+ * counts jobs and follow-up messages alike. When the reply said when the oldest use ages out
+ * (`Retry-After`, else a reset header), the action waits for it if the timeout allows, so raising
+ * the timeout helps; without it the action retries for only about a minute, so it does not.
+ */
+function rateLimited(fault: Extract<Fault, { kind: 'http' }>, said: string): string {
+  const quota = `The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and`;
+  const freesInMs = fault.retryAfterMs ?? fault.resetAfterMs;
+  if (freesInMs === undefined) {
+    return `${quota} the reply did not say when the oldest use ages out (without that the action retries for only about a minute). Wait and run again later, or space out the workflow's runs.${said}`;
+  }
+  return `${quota} the reply says the oldest use ages out ${fromNow(freesInMs)}. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs.${said}`;
+}
+
+/** A wait as words from now, rounded as a person would say it: "in about 12 minutes". */
+function fromNow(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 1) return 'in under a minute';
+  if (minutes < 120) return `in about ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  const hours = Math.round(minutes / 60);
+  return `in about ${hours} hours`;
 }
 
 /**

@@ -12,9 +12,11 @@ export interface RunnerEvent {
 
 /** The fields of GitHub's payloads that the decisions read; everything else is ignored. */
 export interface Payload {
+  /** Every event has fields of its own; the GitHub side reads them with types of its own. */
+  [field: string]: unknown;
   action?: unknown;
   sender?: Account | null;
-  repository?: { full_name?: unknown; owner?: Account | null } | null;
+  repository?: { [field: string]: unknown; full_name?: unknown; owner?: Account | null } | null;
   /** On `workflow_run`: the run this one follows. */
   workflow_run?: {
     event?: unknown;
@@ -26,7 +28,7 @@ export interface Payload {
   issue?: Authored & { number?: unknown; pull_request?: unknown };
   pull_request?: Authored & {
     number?: unknown;
-    head?: { repo?: { full_name?: unknown } | null } | null;
+    head?: { sha?: unknown; repo?: { full_name?: unknown } | null } | null;
     base?: { repo?: { full_name?: unknown } | null } | null;
   };
   review?: Authored;

@@ -2,7 +2,7 @@ import { Cancelled } from './cancel.js';
 import type { Clock } from './clock.js';
 import { formatDuration } from './duration.js';
 import { ActionFailure } from './errors.js';
-import type { Outcome } from './github/index.js';
+import type { Memory, Outcome } from './ports.js';
 import type { Inputs } from './inputs.js';
 import type { AgentJob } from './job.js';
 import { describeThrown } from './log.js';
@@ -32,6 +32,8 @@ export class JobRun {
   #fault?: string;
   #ended = false;
   #stoppedAt?: number;
+  #confirmed = false;
+  #replaced?: { jobId: string; prLink?: string | null };
 
   constructor(
     readonly clock: Clock,
@@ -68,10 +70,19 @@ export class JobRun {
     this.#inputs = inputs;
   }
 
-  /** The create or follow-up is about to leave (or, waiting on an id, the id is known). */
+  /**
+   * The create or follow-up is about to leave (or, waiting on an id, the id is known). A job id
+   * known here is not a confirmed one: only a job that exists and is only waited for is.
+   */
   sendingFor(mode: Mode): void {
     this.#mode = mode;
     this.#id = mode.kind === 'create' ? undefined : mode.jobId;
+    this.#confirmed = onlyWaits(mode);
+  }
+
+  /** A follow-up the service refused outright: its thread goes to the job created next. */
+  replacing(jobId: string, prLink: string | null | undefined): void {
+    this.#replaced = { jobId, prLink };
   }
 
   /** The step does nothing: not a request, or not an actor who may start a job. */
@@ -89,9 +100,11 @@ export class JobRun {
     return this.#mode;
   }
 
+  /** The service accepted the create or the message (or the job exists and is only waited for). */
   started(started: Started): void {
     this.#id = started.id;
     this.#job = started.job;
+    this.#confirmed = true;
   }
 
   saw(job: AgentJob): void {
@@ -118,12 +131,19 @@ export class JobRun {
     return this.#fault ?? this.verdict();
   }
 
-  /** How the step ended, for the GitHub side's last word. */
-  outcome(): Outcome | undefined {
-    const jobId = this.#id;
-    if (!jobId) return undefined;
+  /** How the step ended, for the GitHub side's last word, with what was read before anything was sent. */
+  outcome(memory: Memory): Outcome {
     const { job, failure, timedOut, waitedMs } = this;
-    return { jobId, job, failure, timedOut, waitedMs };
+    return {
+      ...(this.#id ? { jobId: this.#id } : {}),
+      job,
+      confirmed: this.#confirmed,
+      failure,
+      timedOut,
+      waitedMs,
+      memory,
+      ...(this.#replaced ? { replaced: this.#replaced } : {}),
+    };
   }
 
   /**

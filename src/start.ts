@@ -17,14 +17,22 @@ export interface SendOptions {
 
 /** Waits between tries when nothing reached the service (docs/design.md §3.4): 1 s, 2 s, 4 s. */
 const NOT_SENT_WAITS_MS = [1000, 2000, 4000];
-/** Backoff for a 429 without `Retry-After`: 2 s, 4 s, 8 s … */
+/**
+ * Backoff for a 429 that does not say when to try again: 2, 4, 8, 16 and 32 s, about a minute in
+ * all, then the step fails. The quota is hourly: a use ages out up to an hour later, so retrying
+ * blind until a long timeout mostly spends the runner's minutes; a reply that says when is waited
+ * for instead, as far as the timeout allows.
+ */
 const RATE_LIMIT_FIRST_MS = 2000;
+const RATE_LIMIT_BLIND_TRIES = 5;
 
 /**
  * Sends a request that makes the service act (create a job, post a message) under the
  * no-blind-retry rule: it is repeated only when the service certainly did not act on it, that is
  * after a 429 or when the request never left this machine. Anything else that is not a job ends
- * the step with a message that says the service may have acted.
+ * the step with a message that says the service may have acted. Every `ActionFailure` it throws
+ * carries the fault that ended it (`fault`), so a caller can tell a refusal (say a 404 or 409 to a
+ * follow-up) from a fault after which the service may have acted.
  */
 async function sendRetryingOnlyWhenSafe(
   attempt: () => Promise<AgentJob>,
@@ -32,7 +40,7 @@ async function sendRetryingOnlyWhenSafe(
 ): Promise<AgentJob> {
   const { clock, deadline, log, context, signal } = options;
   let notSentTries = 0;
-  let rateLimitedTries = 0;
+  let blindRateLimitedTries = 0;
   for (;;) {
     let fault: Fault;
     try {
@@ -44,9 +52,13 @@ async function sendRetryingOnlyWhenSafe(
 
     let waitMs: number;
     if (fault.kind === 'http' && fault.status === 429) {
-      waitMs = fault.retryAfterMs ?? RATE_LIMIT_FIRST_MS * 2 ** rateLimitedTries;
-      rateLimitedTries++;
-      if (clock.now() + waitMs > deadline) throw new ActionFailure(explain(fault, context));
+      // `Retry-After`, else the quota's reset header: when the service says, its word is waited for.
+      const saidMs = fault.retryAfterMs ?? fault.resetAfterMs;
+      if (saidMs === undefined && blindRateLimitedTries >= RATE_LIMIT_BLIND_TRIES) {
+        throw new ActionFailure(explain(fault, context), { fault });
+      }
+      waitMs = saidMs ?? RATE_LIMIT_FIRST_MS * 2 ** blindRateLimitedTries++;
+      if (clock.now() + waitMs > deadline) throw new ActionFailure(explain(fault, context), { fault });
     } else if (
       fault.kind === 'not-sent' &&
       notSentTries < NOT_SENT_WAITS_MS.length &&
@@ -54,7 +66,7 @@ async function sendRetryingOnlyWhenSafe(
     ) {
       waitMs = NOT_SENT_WAITS_MS[notSentTries++] ?? 0;
     } else {
-      throw new ActionFailure(explain(fault, { ...context, tries: notSentTries + 1 }));
+      throw new ActionFailure(explain(fault, { ...context, tries: notSentTries + 1 }), { fault });
     }
     log.warning(
       `${capitalize(briefly(fault))} for ${describe(context)}; trying again in ${formatDuration(waitMs)}.`,

@@ -1,44 +1,8 @@
-import { context, getOctokit } from '@actions/github';
+import { getOctokit } from '@actions/github';
 import * as z from 'zod/mini';
 import type { ChangedFile, CommitFacts } from './context.js';
 
-/** What the run knows of itself, from the runner's variables and the event payload. */
-export interface RunContext {
-  eventName: string;
-  payload: unknown;
-  repo: { owner: string; repo: string };
-  sha: string;
-  serverUrl: string;
-  runId: number;
-  runAttempt: number;
-  workflow: string;
-  job: string;
-  action: string;
-}
-
-export function runContext(): RunContext {
-  return {
-    eventName: context.eventName ?? '',
-    payload: context.payload,
-    repo: repository(),
-    sha: context.sha ?? '',
-    serverUrl: context.serverUrl,
-    runId: context.runId,
-    runAttempt: context.runAttempt,
-    workflow: context.workflow ?? '',
-    job: context.job ?? '',
-    action: context.action ?? '',
-  };
-}
-
-function repository(): { owner: string; repo: string } {
-  // `context.repo` throws when GITHUB_REPOSITORY is unset (a local run); no thread then.
-  try {
-    return context.repo;
-  } catch {
-    return { owner: '', repo: '' };
-  }
-}
+export type { RunContext } from '../run-context.js';
 
 export interface Comment {
   id: number;
@@ -107,6 +71,11 @@ export interface GitHubApi {
     },
     signal: AbortSignal,
   ): Promise<void>;
+  /** A commit and its ancestors, newest first: one page of at most `per_page`. */
+  listCommits(
+    at: { owner: string; repo: string; sha: string; per_page: number },
+    signal: AbortSignal,
+  ): Promise<string[]>;
   /** A commit's statuses, newest first, a page (100) at a time, as GitHub's links lead. */
   statuses(
     at: { owner: string; repo: string; ref: string },
@@ -167,14 +136,14 @@ function toComment(reply: unknown): Comment {
 }
 
 /**
- * The GitHub API of `GITHUB_API_URL` (github.com, GitHub Enterprise Server under `/api/v3`, or
- * GHE.com at the root), through the proxy the runner's variables name.
+ * The GitHub API at `baseUrl` (`GITHUB_API_URL`: github.com, GitHub Enterprise Server under
+ * `/api/v3`, or GHE.com at the root), through the proxy the runner's variables name.
  */
-export function gitHubApi(token: string, userAgent: string): GitHubApi {
-  // Only auth and the user agent: a `request` option here would replace, not merge with, the
-  // proxy-aware fetch @actions/github sets up, and GitHub calls would then ignore HTTPS_PROXY.
-  // Per-call `request` options are merged deeply, so the signal goes there.
-  const octokit = getOctokit(token, { userAgent });
+export function gitHubApi(token: string, userAgent: string, baseUrl: string): GitHubApi {
+  // Only auth, the base URL and the user agent: a `request` option here would replace, not merge
+  // with, the proxy-aware fetch @actions/github sets up, and GitHub calls would then ignore
+  // HTTPS_PROXY. Per-call `request` options are merged deeply, so the signal goes there.
+  const octokit = getOctokit(token, { userAgent, baseUrl });
   const bounded = (signal: AbortSignal) => ({ request: { signal } });
   return {
     async viewerLogin(signal) {
@@ -228,6 +197,13 @@ export function gitHubApi(token: string, userAgent: string): GitHubApi {
         .object({ state: z.string(), merged: z.nullish(z.boolean()), head: z.object({ sha: z.string() }) })
         .parse(data);
       return { state: pull.state, merged: pull.merged === true, headSha: pull.head.sha };
+    },
+    async listCommits(at, signal) {
+      const { data } = await octokit.rest.repos.listCommits({ ...at, ...bounded(signal) });
+      return z
+        .array(z.object({ sha: z.string() }))
+        .parse(data)
+        .map((c) => c.sha);
     },
     async createStatus(at, signal) {
       await octokit.rest.repos.createCommitStatus({ ...at, ...bounded(signal) });

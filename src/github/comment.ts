@@ -61,6 +61,8 @@ export interface CommentState {
   runUrl: string;
   /** What the next run on the thread (or a re-run) needs to find this job again. */
   note?: ThreadNote;
+  /** A follow-up the service refused outright, whose thread this job took over. */
+  replaced?: { jobId: string; prLink?: string | null };
 }
 
 function headline(state: CommentState): string {
@@ -77,17 +79,31 @@ function headline(state: CommentState): string {
           : state.timedOut
             ? '⌛ **Timed out**'
             : '⚠️ **Stopped**';
-    return `${title}: ${inert(failure, 2000)}`;
+    // The docs pull request the job has opened so far stays on the page: it is still open.
+    const pr = job?.prLink ? pullRequestLink(job.prLink) : undefined;
+    return `${title}: ${inert(failure, 2000)}${pr ? `\n\nThe docs pull request so far: ${pr}` : ''}`;
   }
   if (job?.status === 'completed') {
     const link = job.prLink;
     if (!link) return '✅ **Completed** with no changes: the docs needed none, so there is no pull request.';
-    const shown = redact(link);
-    return isPullRequestUrl(shown)
-      ? `✅ **Completed**: <a href="${shown}">${inert(shown, 300)}</a>`
-      : `✅ **Completed**, with a link that is not a pull request: ${inert(shown, 300)}`;
+    const pr = pullRequestLink(link);
+    return pr
+      ? `✅ **Completed**: ${pr}`
+      : `✅ **Completed**, with a link that is not a pull request: ${inert(redact(link), 300)}`;
   }
   return '⏩ **Started**: the job goes on in the service; this run did not wait for it.';
+}
+
+/** The docs pull request as the comment's one live link, only when it is a pull request URL. */
+function pullRequestLink(link: string): string | undefined {
+  const shown = redact(link);
+  return isPullRequestUrl(shown) ? `<a href="${shown}">${inert(shown, 300)}</a>` : undefined;
+}
+
+/** The line that says a refused follow-up's thread went to a new job. */
+function replacedLine(replaced: NonNullable<CommentState['replaced']>, jobId: string): string {
+  const pr = replaced.prLink ? pullRequestLink(replaced.prLink) : undefined;
+  return `↪️ The service no longer takes messages for job ${inert(replaced.jobId)}; job ${inert(jobId)} continues the thread.${pr ? ` The earlier docs pull request ${pr} stays open.` : ''}`;
 }
 
 /** The comment's Markdown: far under GitHub's 65,536 characters by construction (cells are cut). */
@@ -103,32 +119,57 @@ export function commentBody(marker: string, state: CommentState): string {
     '',
     headline(state),
     '',
+    ...(state.replaced ? [replacedLine(state.replaced, state.jobId), ''] : []),
     `<sub>${facts.join(' · ')}</sub>`,
     '',
   ].join('\n');
 }
 
-/** A word on the thread instead of a job (a bare `/docs`): the action's own text, not the service's. */
-export function answerBody(marker: string, text: string, runUrl: string): string {
-  return plainBody(marker, `💬 ${text}`, runUrl);
-}
-
 /**
- * A request that got no job: the step's error (which may quote the service) as text, so the
- * asker is told on the thread rather than left with nothing.
+ * A word on the thread instead of a job (a bare `/docs`): the action's own text, not the service's.
+ * The thread's note stays: a bare `/docs` must not make the next request start a second job.
  */
-export function notStartedBody(marker: string, failure: string, runUrl: string): string {
-  return plainBody(marker, `⚠️ **Not started**: ${inert(failure, 2000)}`, runUrl);
-}
-
-function plainBody(marker: string, headline: string, runUrl: string): string {
+export function answerBody(marker: string, text: string, runUrl: string, note?: ThreadNote): string {
   return [
     marker,
+    ...(note ? [noteLine(note)] : []),
     '### Documentation agent',
     '',
-    headline,
+    `💬 ${text}`,
     '',
     `<sub><a href="${cell(runUrl, 2000)}">workflow run</a></sub>`,
+    '',
+  ].join('\n');
+}
+
+/** Where the last run's word starts in the comment, when it ended before any job. */
+const LATEST = '<!-- agent-job-action:latest -->';
+
+/**
+ * A run that ended before the service confirmed a job (a refusal, a fault, a cancellation): its
+ * failure goes under the last result, so an old "✅ Completed" is never the only thing on the
+ * page, and the note stays as it was. The step's error may quote the service: it is shown as text.
+ */
+export function latestRunBody(
+  marker: string,
+  state: { failure: string; runUrl: string; previous?: string; note?: ThreadNote; jobId?: string },
+): string {
+  const what = state.jobId
+    ? `The latest run's follow-up to job ${inert(state.jobId)} was not confirmed by the service`
+    : 'The latest run started no job';
+  const latest = `⚠️ **${what}**: ${inert(state.failure, 2000)} (<a href="${cell(state.runUrl, 2000)}">workflow run</a>)`;
+  const earlier = state.previous
+    ?.split(LATEST)[0]
+    ?.split('\n')
+    .filter((line) => !line.startsWith('<!-- agent-job-action:'))
+    .join('\n')
+    .trim();
+  return [
+    marker,
+    ...(state.note ? [noteLine(state.note)] : []),
+    ...(earlier ? [earlier, ''] : ['### Documentation agent', '']),
+    LATEST,
+    latest,
     '',
   ].join('\n');
 }
@@ -144,6 +185,8 @@ export class KeptComment {
   private id?: number;
   private url?: string;
   private login?: string;
+  /** The body this run last wrote. */
+  private body_?: string;
   /** The look-up, once it succeeded (found or not): a run looks for its comment once. */
   private found?: Promise<Comment | undefined>;
   private givenUp = false;
@@ -187,24 +230,39 @@ export class KeptComment {
     }
   }
 
-  /** Posts or updates the comment; its URL, or `undefined` if GitHub would not have it. */
-  async write(body: string, signal: AbortSignal): Promise<string | undefined> {
+  /** The comment's body as it stands; a fault is thrown (a thread must not read it as none). */
+  async body(signal: AbortSignal): Promise<string | undefined> {
+    return (await this.lookUp(signal))?.body;
+  }
+
+  /**
+   * Posts or updates the comment; its URL, or `undefined` if GitHub would not have it. A body made
+   * from the comment as it stands (`previous`, undefined when there is none yet) keeps what the
+   * comment holds — the thread's note — with one look-up and one warning at most.
+   */
+  async write(
+    body: string | ((previous: string | undefined) => string),
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
     if (this.givenUp) return this.url;
     const { owner, repo, number } = this.thread;
     try {
-      if (this.id === undefined) this.id = (await this.lookUp(signal))?.id;
+      const found = await this.lookUp(signal);
+      if (this.id === undefined) this.id = found?.id;
+      const text = typeof body === 'string' ? body : body(this.body_ ?? found?.body);
       let written: Comment | undefined;
       if (this.id !== undefined) {
         try {
-          written = await this.api.updateComment({ owner, repo, comment_id: this.id, body }, signal);
+          written = await this.api.updateComment({ owner, repo, comment_id: this.id, body: text }, signal);
         } catch (error) {
           // Deleted since it was found or written: a new one takes its place.
           if ((error as { status?: unknown }).status !== 404) throw error;
         }
       }
-      written ??= await this.api.createComment({ owner, repo, issue_number: number, body }, signal);
+      written ??= await this.api.createComment({ owner, repo, issue_number: number, body: text }, signal);
       this.id = written.id;
       this.url = written.url;
+      this.body_ = text;
     } catch (error) {
       this.warn(describeGitHubFault(error, this.op));
       if (isFinalFault(error)) this.givenUp = true;

@@ -16,6 +16,11 @@ export interface GitHubOperation {
   fork?: boolean;
   /** What usually makes GitHub refuse it (422), as a sentence. */
   refused?: string;
+  /**
+   * The fault ends the step (a thread's memory or docs pull request that cannot be read): the
+   * words must not say that the job's result is not affected; the caller says what follows.
+   */
+  fails?: boolean;
 }
 
 interface OctokitFailure {
@@ -36,6 +41,7 @@ export function describeGitHubFault(error: unknown, op: GitHubOperation): string
   const said = gitHubMessage(failure.response?.data);
   const quoted = said ? ` ${quote(said, 200)}` : '';
   const start = `Could not ${op.what}`;
+  const unaffected = op.fails ? '' : "; the job's result is not affected";
   if (error instanceof z.core.$ZodError) {
     return `${start}: GitHub's reply did not have the shape the action expects (is GITHUB_API_URL a GitHub API?).`;
   }
@@ -46,9 +52,9 @@ export function describeGitHubFault(error: unknown, op: GitHubOperation): string
     const refusedWith = proxyRefusal(error);
     if (refusedWith !== undefined) {
       const why = refusedWith === '407' ? ': it wants credentials' : '';
-      return `${start}: the proxy refused the connection to GitHub (it answered ${refusedWith}${why}). Put the proxy's user and password in HTTPS_PROXY (http://user:password@host:port), or add GitHub's host to NO_PROXY; the job's result is not affected.`;
+      return `${start}: the proxy refused the connection to GitHub (it answered ${refusedWith}${why}). Put the proxy's user and password in HTTPS_PROXY (http://user:password@host:port), or add GitHub's host to NO_PROXY${unaffected}.`;
     }
-    return `${start}: GitHub did not answer (${describeThrown(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY); the job's result is not affected.`;
+    return `${start}: GitHub did not answer (${describeThrown(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY)${unaffected}.`;
   }
   const headers = failure.response?.headers ?? {};
   if ((status === 403 || status === 429) && String(headers['x-ratelimit-remaining']) === '0') {
@@ -71,7 +77,9 @@ export function describeGitHubFault(error: unknown, op: GitHubOperation): string
     case 422:
       return `${start}: GitHub refused it (422${quoted}).${op.refused ? ` ${op.refused}` : ''}`;
     default:
-      return `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
+      return op.fails
+        ? `${start}: GitHub answered ${status}${quoted}.`
+        : `${start}: GitHub answered ${status}${quoted}; the job's result is not affected, and a re-run tries again.`;
   }
 }
 

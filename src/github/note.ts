@@ -1,25 +1,25 @@
 import * as z from 'zod/mini';
+import type { RunEntry, ThreadNote } from '../ports.js';
 
-/**
- * What a thread remembers between runs, kept as a hidden line in the action's own comment: the
- * job that serves the thread, the head commit it last saw, and the run (and attempt) that last
- * wrote it — so a later push follows the job up with what changed since, and a re-run of the same
- * run finds the job its earlier attempt started.
- */
-export interface ThreadNote {
-  job: string;
-  /** The head commit the job last saw; absent when no run on the thread knew one. */
-  head?: string;
-  run: number;
-  attempt: number;
-}
+export type { ThreadNote };
+
+/** Enough for a re-run after a busy day of other runs on the thread. */
+export const RECENT_RUNS = 20;
 
 const PREFIX = '<!-- agent-job-action:note ';
+/** 20 runs with 200-character ids, base64url-encoded, with room to spare. */
+const MAX_ENCODED = 16_000;
+const entrySchema = z.object({
+  run: z.int().check(z.nonnegative()),
+  attempt: z.int().check(z.positive()),
+  job: z.string().check(z.minLength(1), z.maxLength(500)),
+});
 const noteSchema = z.object({
   job: z.string().check(z.minLength(1), z.maxLength(500)),
   head: z.optional(z.string().check(z.regex(/^[0-9a-f]{40}$/))),
   run: z.int().check(z.nonnegative()),
   attempt: z.int().check(z.positive()),
+  runs: z.optional(z.array(entrySchema).check(z.maxLength(RECENT_RUNS))),
 });
 
 /**
@@ -36,11 +36,34 @@ export function readNote(body: string): ThreadNote | undefined {
   if (start < 0) return undefined;
   const end = body.indexOf(' -->', start);
   const encoded = body.slice(start + PREFIX.length, end < 0 ? undefined : end);
-  if (!/^[A-Za-z0-9_-]{1,2000}$/.test(encoded)) return undefined;
+  if (!new RegExp(`^[A-Za-z0-9_-]{1,${MAX_ENCODED}}$`).test(encoded)) return undefined;
   try {
     const parsed = noteSchema.safeParse(JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The note after this run, whose job the service confirmed. The thread's job and head move
+ * forward only: GitHub's run ids grow, so a re-run of an older run adds itself to the recent runs
+ * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
+ * head the job last saw.
+ */
+export function nextNote(
+  previous: ThreadNote | undefined,
+  run: { job: string; head?: string; run: number; attempt: number },
+): ThreadNote {
+  const earlier: RunEntry[] =
+    previous?.runs ?? (previous ? [{ run: previous.run, attempt: previous.attempt, job: previous.job }] : []);
+  const runs = [
+    { run: run.run, attempt: run.attempt, job: run.job },
+    ...earlier.filter((entry) => entry.run !== run.run),
+  ]
+    .sort((a, b) => b.run - a.run)
+    .slice(0, RECENT_RUNS);
+  if (previous && previous.run > run.run) return { ...previous, runs };
+  const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
+  return { job: run.job, ...(head ? { head } : {}), run: run.run, attempt: run.attempt, runs };
 }

@@ -1,65 +1,37 @@
 import type { Clock } from '../clock.js';
+import { formatDuration } from '../duration.js';
+import { ActionFailure } from '../errors.js';
 import type { Access } from '../gate.js';
 import { isJobId, type AgentJob } from '../job.js';
 import { describeThrown, type Log } from '../log.js';
+import type {
+  DocsPull,
+  GitHubPort,
+  Memory,
+  Outcome,
+  ReportRequest,
+  StatusNote,
+  ThreadNote,
+} from '../ports.js';
 import { isPullRequestUrl, printableUrl, quote } from '../untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
-import type { RequestComment } from '../trigger.js';
-import { answerBody, commentBody, commentMarker, KeptComment, notStartedBody } from './comment.js';
+import { answerBody, commentBody, commentMarker, KeptComment, latestRunBody } from './comment.js';
 import { renderContext } from './context.js';
 import { docsPullRequest, routeDocsPullRequest } from './docs-pr.js';
-import { describeGitHubFault, isFinalFault } from './errors.js';
+import { describeGitHubFault, isFinalFault, type GitHubOperation } from './errors.js';
 import { pushedOnto, runCommits, type RunCommits } from './commits.js';
 import { eventHasContext, gatherContext, gatherSince } from './gather.js';
-import { readNote, type ThreadNote } from './note.js';
+import { nextNote, readNote } from './note.js';
 import {
   CommitStatus,
+  runOnlyDescription,
   statusContext,
   statusDescription,
-  type StatusNote,
   type StatusState,
 } from './status.js';
 import { eventHasThread, findThread } from './target.js';
 
-export interface ReportRequest {
-  comment: boolean;
-  labels: string[];
-  reviewers: string[];
-  githubToken: string;
-  docsToken: string;
-  baseUrl: string;
-  projectId: string;
-  prompt?: string;
-  jobId?: string;
-  /** The `/docs` comment that asked for this run's job: it gets a reaction once the job exists. */
-  asked?: RequestComment;
-  /** One job per thread: the comment is named without the prompt, and its note is read first. */
-  thread: boolean;
-  /** A commit status follows the job. */
-  status: boolean;
-}
-
-/** What GitHub remembers of this step's job, read before anything is sent. */
-export interface Recall {
-  /** The note in this step's comment on the thread: the thread's job. */
-  note?: ThreadNote;
-  /** This step's status on the run's commit (read on a re-run): the job an earlier attempt started. */
-  status?: StatusNote;
-  /** This step's status on the push's `before` commit: the branch's job. */
-  branch?: StatusNote;
-}
-
-/** A docs pull request as a follow-up needs to know it. */
-export type DocsPullState = 'open' | 'closed' | 'unknown';
-
-/** How the step ended, for the comment's last update. */
-export interface Outcome {
-  jobId: string;
-  job?: AgentJob;
-  failure?: string;
-  timedOut: boolean;
-  waitedMs: number;
-}
+export type { Outcome, ReportRequest };
 
 /** What the GitHub side works with; the chunk's entry gives the real ones, tests their own. */
 export interface ReportDeps {
@@ -67,7 +39,7 @@ export interface ReportDeps {
   /** The GitHub API as a token sees it. */
   api: (token: string) => GitHubApi;
   log: Log;
-  /** Bounds every piece of GitHub work. */
+  /** Bounds every piece of GitHub work, and spaces the retries of a read. */
   clock: Clock;
 }
 
@@ -76,15 +48,31 @@ const CONTEXT_BUDGET_MS = 30_000;
 /** How long GitHub gets for the first comment, and for everything at the end. */
 const STARTED_BUDGET_MS = 30_000;
 const FINISH_BUDGET_MS = 30_000;
+/** What a thread reads before the create (the note, statuses up the branch, the docs PR), retries included. */
+const RECALL_BUDGET_MS = 60_000;
 /** After a cancellation the runner kills the process 7.5 s on; the action exits within 2 s. */
 const CANCELLED_BUDGET_MS = 1_200;
+/** Waits between tries of a read that met a passing fault: reads are safe to repeat. */
+const READ_RETRY_WAITS_MS = [1000, 2000, 4000];
+/** How far up the branch a push looks for the commit that names the branch's job. */
+const BRANCH_WALK = 20;
 
 /**
- * The GitHub side of one run: the event's context for the prompt, the kept comment (posted when
- * the job exists, updated when it ends), and the docs pull request's labels and reviewers. Every
- * GitHub fault is a warning: nothing here changes the job's result.
+ * A GitHub fault that ends the step before anything was sent: a thread whose memory cannot be
+ * read must not be read as "nothing", which would start a second job beside the first.
  */
-export class GitHubReport {
+export class ThreadUnreadable extends ActionFailure {
+  override name = 'ThreadUnreadable';
+}
+
+/**
+ * The GitHub side of one run: the actor's access, what earlier runs left, the event's context for
+ * the prompt, the kept comment (posted when the job exists, updated when it ends), the commit
+ * status, the reaction, and the docs pull request's labels and reviewers. What it learns before
+ * the create is handed back as a value (`Memory`) and given to it again at the end: it keeps no
+ * state that a call order could get wrong, only look-ups that are the same whenever they run.
+ */
+export class GitHubReport implements GitHubPort {
   private readonly marker: string;
   private readonly runUrl: string;
   private readonly apis = new Map<string, GitHubApi>();
@@ -96,8 +84,6 @@ export class GitHubReport {
   private reaction?: Promise<void>;
   /** The commits the run is about, once asked. */
   private commits?: Promise<RunCommits>;
-  /** The note an earlier run left, once read: the next note keeps its head on a comment event. */
-  private previous?: ThreadNote;
   private readonly status?: CommitStatus;
   /** The login the token acts as, once asked: only what it wrote is the action's own. */
   private identity?: Promise<string>;
@@ -119,16 +105,16 @@ export class GitHubReport {
         run,
         context,
         this.runUrl,
-        this.warn,
       );
     }
   }
 
   /**
    * What the triggering event changed, as a section to append to the prompt (at most `limit`
-   * characters), or `''`: events that change nothing add nothing and make no request.
+   * characters), or `''`: events that change nothing add nothing and make no request. With
+   * `since` (the head a thread's job last saw), what changed since.
    */
-  async contextFor(limit: number, cancellation: AbortSignal): Promise<string> {
+  async context(since: string | undefined, limit: number, cancellation: AbortSignal): Promise<string> {
     const { run, log } = this.deps;
     if (!eventHasContext(run.eventName)) {
       log.info(`No context appended: a ${run.eventName || 'local'} run changes nothing to describe.`);
@@ -138,6 +124,16 @@ export class GitHubReport {
       CONTEXT_BUDGET_MS,
       cancellation,
       async (signal) => {
+        const { head } = await this.runCommits(signal);
+        if (since && head && head !== since) {
+          const context = await gatherSince(this.forRepo(), run, since, head, this.warn, signal);
+          const text = context ? renderContext(context, limit) : '';
+          if (text)
+            log.info(
+              `Appended ${text.length} characters of context: what changed since ${since.slice(0, 12)}.`,
+            );
+          return text;
+        }
         const context = await gatherContext(this.forRepo(), run, this.warn, signal);
         const text = context ? renderContext(context, limit) : '';
         log.info(
@@ -151,34 +147,7 @@ export class GitHubReport {
       },
       (error) => {
         this.warn(
-          `Could not gather the event's context: ${describeThrown(error)}. The job is created without it.`,
-        );
-        return '';
-      },
-    );
-  }
-
-  /**
-   * For a follow-up on the thread: what changed since `last`, the head the job last saw (a pull
-   * request's new commits), within `limit`; the event's whole context on any other event.
-   */
-  async contextSince(last: string, limit: number, cancellation: AbortSignal): Promise<string> {
-    const { run, log } = this.deps;
-    return this.beforeTheCreate(
-      CONTEXT_BUDGET_MS,
-      cancellation,
-      async (signal) => {
-        const { head } = await this.runCommits(signal);
-        if (!head || head === last) return await this.contextFor(limit, cancellation);
-        const context = await gatherSince(this.forRepo(), run, last, head, this.warn, signal);
-        const text = context ? renderContext(context, limit) : '';
-        if (text)
-          log.info(`Appended ${text.length} characters of context: what changed since ${last.slice(0, 12)}.`);
-        return text;
-      },
-      (error) => {
-        this.warn(
-          `Could not gather the event's context: ${describeThrown(error)}. The follow-up is sent without it.`,
+          `Could not gather the event's context: ${describeThrown(error)}. The job is sent without it.`,
         );
         return '';
       },
@@ -187,72 +156,75 @@ export class GitHubReport {
 
   /**
    * What earlier runs left on GitHub for this step: the note in its comment on the thread, and,
-   * with `status`, its status on this run's commit (for a re-run) and on the push's `before`
-   * commit (the branch's job). Faults are warnings and read as nothing.
+   * with `status`, its own status on this run's commit (for a re-run) and the branch's job (its
+   * own status on the newest commit up from the push's `before` that names one). On a thread
+   * (`strict`) a read that still fails after its retries ends the step: nothing has been sent, and
+   * reading "nothing" would start a second job. Otherwise faults are warnings and read as nothing.
    */
-  async recall(cancellation: AbortSignal): Promise<Recall> {
+  async recall(strict: boolean, cancellation: AbortSignal): Promise<Memory> {
     const { run } = this.deps;
-    const recall: Recall = {};
+    const memory: Memory = {};
     return this.beforeTheCreate(
-      CONTEXT_BUDGET_MS,
+      RECALL_BUDGET_MS,
       cancellation,
       async (signal) => {
         if (this.request.comment && eventHasThread(run.eventName)) {
-          const body = await (await this.keptComment(signal))?.read(signal);
-          recall.note = this.trusted(body ? readNote(body) : undefined, 'the kept comment');
-          this.previous = recall.note;
+          const comment = await this.retrying(() => this.keptCommentOrThrow(signal), signal);
+          const body = comment ? await this.retrying(() => comment.body(signal), signal) : undefined;
+          memory.note = this.trusted(body ? readNote(body) : undefined, 'the kept comment');
         }
         if (this.status) {
           const { sha } = await this.runCommits(signal);
-          if (run.runAttempt > 1 && sha)
-            recall.status = this.trusted(await this.status.read(sha, signal), 'the commit status');
+          if (run.runAttempt > 1 && sha) {
+            const own = await this.retrying(() => this.ownStatus(sha, signal), signal);
+            memory.status = this.trusted(own, 'the commit status');
+          }
           const before = pushedOnto(run);
-          if (this.request.thread && before && !recall.note)
-            recall.branch = this.trusted(await this.status.read(before, signal), 'the commit status');
+          if (this.request.thread && before && !memory.note) {
+            memory.branch = await this.branchJob(before, signal);
+          }
         }
-        return recall;
+        return memory;
       },
       (error) => {
+        if (strict) throw this.unreadable(error);
         this.warn(`Could not read what earlier runs left on GitHub: ${describeThrown(error)}.`);
-        return recall;
+        return memory;
       },
     );
   }
 
   /**
-   * Whether the docs pull request a follow-up would go to is still open, read with `docsToken`.
-   * `unknown` (with a warning) when it cannot be read: a follow-up never goes into a pull request
-   * the action cannot see.
+   * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing
+   * faults). A pull request on this GitHub that cannot be read ends the step: a follow-up never
+   * goes into a pull request the action cannot see, and a new job beside it would fork the thread.
    */
-  async docsPullState(prLink: string, cancellation: AbortSignal): Promise<DocsPullState> {
+  async docsPull(prLink: string, cancellation: AbortSignal): Promise<DocsPull> {
     const { run } = this.deps;
     const pr = docsPullRequest(prLink, run.serverUrl);
-    if (!pr) {
-      this.warn(
-        `Could not read the docs pull request ${printableUrl(prLink)}: it is not a pull request on ${run.serverUrl}. A new job is started.`,
-      );
-      return 'unknown';
-    }
+    if (!pr) return { state: 'elsewhere' };
+    const repo = `${pr.owner}/${pr.repo}`;
     return this.beforeTheCreate(
-      STARTED_BUDGET_MS,
+      RECALL_BUDGET_MS,
       cancellation,
-      async (signal): Promise<DocsPullState> => {
-        const pull = await this.forDocs().getPull(
-          { owner: pr.owner, repo: pr.repo, pull_number: pr.number },
+      async (signal): Promise<DocsPull> => {
+        const pull = await this.retrying(
+          () => this.forDocs().getPull({ owner: pr.owner, repo: pr.repo, pull_number: pr.number }, signal),
           signal,
         );
-        return pull.state === 'open' && !pull.merged ? 'open' : 'closed';
+        const state = pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed';
+        return { state, number: pr.number, repo };
       },
       (error) => {
-        this.warn(
+        throw new ThreadUnreadable(
           `${describeGitHubFault(error, {
-            what: `read the docs pull request ${pr.owner}/${pr.repo}#${pr.number}`,
+            what: `read the docs pull request ${repo}#${pr.number}, which the thread's job opened`,
             token: 'docsToken',
             permission: 'pull-requests: read',
-            repo: `${pr.owner}/${pr.repo}`,
-          })} A new job is started.`,
+            repo,
+            fails: true,
+          })} Nothing was sent: whether the thread's job is followed up or replaced depends on that pull request. Give docsToken pull-requests: read on ${repo}, then re-run.`,
         );
-        return 'unknown';
       },
     );
   }
@@ -282,31 +254,25 @@ export class GitHubReport {
     );
   }
 
-  /** A bare `/docs`: the kept comment says what a request looks like; its URL. */
-  answer(text: string, cancellation: AbortSignal): Promise<string | undefined> {
-    return this.writeOnly(answerBody(this.marker, text, this.runUrl), cancellation);
-  }
-
-  /** A request that ended before any job existed: the kept comment says why; its URL. */
-  notStarted(failure: string, cancellation: AbortSignal): Promise<string | undefined> {
-    return this.writeOnly(notStartedBody(this.marker, failure, this.runUrl), cancellation);
-  }
-
-  private async writeOnly(body: string, cancellation: AbortSignal): Promise<string | undefined> {
+  /** A bare `/docs`: the kept comment says what a request looks like, its note kept; its URL. */
+  async answer(text: string, cancellation: AbortSignal): Promise<string | undefined> {
     const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
     try {
       const comment = await this.keptComment(signal);
-      return await comment?.write(body, signal);
+      return await comment?.write(
+        (previous) => answerBody(this.marker, text, this.runUrl, readNote(previous ?? '')),
+        signal,
+      );
     } finally {
       done();
     }
   }
 
   /**
-   * The job exists and is being waited for: post (or, on a re-run, update) the comment, and set
-   * the commit status to pending.
+   * The job exists and is being waited for: the reaction on the request, the comment posted (or,
+   * on a re-run, updated) with the note that names it, and the commit status set to pending.
    */
-  started(jobId: string, job: AgentJob | undefined): void {
+  started(jobId: string, job: AgentJob | undefined, memory: Memory): void {
     void this.acknowledge();
     if (!this.request.comment && !this.status) return;
     const { signal, done } = this.budget(STARTED_BUDGET_MS);
@@ -314,8 +280,12 @@ export class GitHubReport {
       (async () => {
         if (!this.request.comment) return;
         const comment = await this.keptComment(signal);
-        const note = await this.note(jobId, signal);
-        await comment?.write(this.body({ jobId, job, ended: false, note }), signal);
+        const { head } = await this.runCommits(signal);
+        await comment?.write(
+          (previous) =>
+            this.body({ jobId, job, ended: false, note: this.note(jobId, head, memory, previous) }),
+          signal,
+        );
       })(),
       this.writeStatus('pending', 'Working', jobId, this.runUrl, signal),
     ])
@@ -324,15 +294,17 @@ export class GitHubReport {
   }
 
   /**
-   * The step ends: the comment's last update, then labels and reviewers; the comment's URL.
-   * `cancellation` is the step's: once it fires, GitHub gets only a short while more.
+   * The step ends: the comment's last update (a run with no job the service confirmed adds its
+   * failure under the last result, and leaves the note as it was), the final status, then labels
+   * and reviewers; the comment's URL. `cancellation` is the step's: once it fires, GitHub gets only
+   * a short while more.
    */
   async finish(outcome: Outcome, cancellation: AbortSignal): Promise<string | undefined> {
     const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
     const cancelled = cancellation.aborted;
     let url: string | undefined;
     try {
-      await settledWithin(this.acknowledge(), signal);
+      if (outcome.jobId && outcome.confirmed) await settledWithin(this.acknowledge(), signal);
       // The first writes must be done before the last ones start, or both could create a
       // comment, or the pending status land after the final one.
       if (this.posting && !(await settledWithin(this.posting, signal))) {
@@ -340,11 +312,7 @@ export class GitHubReport {
           this.warn('Could not update the comment with how the job ended: GitHub did not answer in time.');
         }
       } else {
-        if (this.request.comment) {
-          const comment = await this.keptComment(signal);
-          const note = await this.note(outcome.jobId, signal);
-          url = await comment?.write(this.body({ ...outcome, cancelled, ended: true, note }), signal);
-        }
+        if (this.request.comment) url = await this.lastComment(outcome, cancelled, signal);
         await this.finalStatus(outcome, cancelled, signal);
       }
       await this.routeDocs(outcome.job, outcome.failure, signal);
@@ -358,69 +326,131 @@ export class GitHubReport {
 
   private readonly warn = (message: string): void => this.deps.log.warning(message);
 
-  /**
-   * A record read back from GitHub names a job only when its id obeys the service's rules: an id
-   * such as `..` would otherwise become a dot segment of the next request's path.
-   */
-  private trusted<T extends { job?: string }>(record: T | undefined, where: string): T | undefined {
-    if (record?.job === undefined || isJobId(record.job)) return record;
-    this.warn(
-      `Ignored the job named in ${where}: ${quote(record.job, 100)} is not a job id the service gives.`,
-    );
-    return undefined;
-  }
-
-  /** The login the token acts as, asked once (again after a fault). */
-  private ownLogin(signal: AbortSignal): Promise<string> {
-    if (!this.identity) {
-      const asking = this.forRepo().viewerLogin(signal);
-      this.identity = asking;
-      asking.catch(() => {
-        if (this.identity === asking) this.identity = undefined;
-      });
+  /** The comment's last word: how the job ended, or, with no job confirmed, the run's failure under the last result. */
+  private async lastComment(outcome: Outcome, cancelled: boolean, signal: AbortSignal) {
+    const comment = await this.keptComment(signal);
+    if (!comment) return undefined;
+    const { jobId, confirmed, failure } = outcome;
+    if (jobId && confirmed) {
+      const { head } = await this.runCommits(signal);
+      return comment.write(
+        (previous) =>
+          this.body({
+            ...outcome,
+            jobId,
+            cancelled,
+            ended: true,
+            note: this.note(jobId, head, outcome.memory, previous),
+          }),
+        signal,
+      );
     }
-    return this.identity;
+    return comment.write(
+      (previous) =>
+        latestRunBody(this.marker, {
+          ...(jobId ? { jobId } : {}),
+          failure: failure ?? 'The run ended before the service confirmed a job.',
+          runUrl: this.runUrl,
+          previous,
+          note: outcome.memory.note ?? readNote(previous ?? ''),
+        }),
+      signal,
+    );
   }
 
   private runCommits(signal: AbortSignal): Promise<RunCommits> {
     return (this.commits ??= runCommits(this.forRepo(), this.deps.run, this.warn, signal));
   }
 
-  /** The note for this job: a comment event saw no new commit, so the last head stays. */
-  private async note(jobId: string, signal: AbortSignal): Promise<ThreadNote> {
+  /**
+   * The note after this run: written from what was read before the create (or, where nothing was,
+   * from the comment as it stands), so every writer of the kept comment keeps it.
+   */
+  private note(
+    jobId: string,
+    head: string | undefined,
+    memory: Memory,
+    previous: string | undefined,
+  ): ThreadNote {
     const { run } = this.deps;
-    const { head } = await this.runCommits(signal);
-    const last = this.previous?.job === jobId ? this.previous.head : undefined;
-    const seen = head ?? last;
-    return { job: jobId, ...(seen ? { head: seen } : {}), run: run.runId, attempt: run.runAttempt };
+    const before = memory.note ?? readNote(previous ?? '');
+    return nextNote(before, { job: jobId, head, run: run.runId, attempt: run.runAttempt });
+  }
+
+  /**
+   * The branch's job: this step's own status on `before`, else on the newest commit up the branch
+   * that has one naming a job (cancelled runs leave their commits without one); the commit it was
+   * found on is the head that job last saw.
+   */
+  private async branchJob(before: string, signal: AbortSignal): Promise<Memory['branch']> {
+    const named = async (sha: string) => {
+      const own = this.trusted(
+        await this.retrying(() => this.ownStatus(sha, signal), signal),
+        'the commit status',
+      );
+      return own?.job ? { job: own.job, run: own.run, since: sha } : undefined;
+    };
+    const found = await named(before);
+    if (found) return found;
+    const { owner, repo } = this.deps.run.repo;
+    const history = await this.retrying(
+      () => this.forRepo().listCommits({ owner, repo, sha: before, per_page: BRANCH_WALK }, signal),
+      signal,
+    ).catch((error: unknown) => {
+      // A `before` GitHub no longer has (a forced push): no branch to walk up.
+      const status = (error as { status?: unknown }).status;
+      if (status === 404 || status === 422) return [];
+      throw error;
+    });
+    for (const sha of history.filter((sha) => sha !== before)) {
+      const older = await named(sha);
+      if (older) return older;
+    }
+    return undefined;
+  }
+
+  /** This step's own newest status on `sha`; `undefined` for none or a commit GitHub does not know. */
+  private async ownStatus(sha: string, signal: AbortSignal): Promise<StatusNote | undefined> {
+    return this.status?.read(sha, signal);
   }
 
   private async writeStatus(
     state: StatusState,
     word: string,
-    jobId: string,
+    jobId: string | undefined,
     target: string,
     signal: AbortSignal,
   ): Promise<void> {
     if (!this.status) return;
     const { sha } = await this.runCommits(signal);
     if (!sha) {
-      if (state === 'pending')
+      if (state === 'pending' || !jobId)
         this.deps.log.notice('No commit status: the event names no commit (an issue).');
       return;
     }
-    const description = statusDescription(word, jobId, this.deps.run.runId);
-    if (!description.fits && !this.idLeftOutSaid) {
-      this.idLeftOutSaid = true;
-      this.warn(
-        `The job id ${description.why}: the status leaves it out, so a re-run cannot resume from the status.`,
-      );
+    const { runId } = this.deps.run;
+    let text = runOnlyDescription(word, runId);
+    if (jobId) {
+      const description = statusDescription(word, jobId, runId);
+      if (!description.fits && !this.idLeftOutSaid) {
+        this.idLeftOutSaid = true;
+        this.warn(
+          `The job id ${description.why}: the status leaves it out, so a re-run cannot resume from the status.`,
+        );
+      }
+      text = description.text;
     }
-    await this.status.write(sha, state, description.text, target, signal);
+    await this.status.write(sha, state, text, target, signal, this.warn);
   }
 
   private finalStatus(outcome: Outcome, cancelled: boolean, signal: AbortSignal): Promise<void> {
-    const { job, failure, timedOut, jobId } = outcome;
+    const { job, failure, timedOut, confirmed } = outcome;
+    // A job the service did not confirm to this run is not named: a re-run must send it again.
+    const jobId = confirmed ? outcome.jobId : undefined;
+    if (!jobId) {
+      const word = cancelled ? 'Cancelled before any job' : 'Stopped before any job';
+      return this.writeStatus('error', word, undefined, this.runUrl, signal);
+    }
     if (!failure && job?.status === 'completed') {
       const link = job.prLink ?? '';
       // The check's link goes to the docs pull request only when the service's link is one: any
@@ -473,6 +503,30 @@ export class GitHubReport {
     return commentBody(this.marker, { ...state, runUrl: this.runUrl });
   }
 
+  /**
+   * A record read back from GitHub names a job only when its id obeys the service's rules: an id
+   * such as `..` would otherwise become a dot segment of the next request's path.
+   */
+  private trusted<T extends { job?: string }>(record: T | undefined, where: string): T | undefined {
+    if (record?.job === undefined || isJobId(record.job)) return record;
+    this.warn(
+      `Ignored the job named in ${where}: ${quote(record.job, 100)} is not a job id the service gives.`,
+    );
+    return undefined;
+  }
+
+  /** The login the token acts as, asked once (again after a fault). */
+  private ownLogin(signal: AbortSignal): Promise<string> {
+    if (!this.identity) {
+      const asking = this.forRepo().viewerLogin(signal);
+      this.identity = asking;
+      asking.catch(() => {
+        if (this.identity === asking) this.identity = undefined;
+      });
+    }
+    return this.identity;
+  }
+
   private api(token: string): GitHubApi {
     let api = this.apis.get(token);
     if (!api) this.apis.set(token, (api = this.deps.api(token)));
@@ -487,27 +541,10 @@ export class GitHubReport {
     return this.api(this.request.docsToken || this.request.githubToken);
   }
 
+  /** The kept comment, for writing: a fault is a warning, and nothing is written. */
   private keptComment(signal: AbortSignal): Promise<KeptComment | undefined> {
-    return (this.thread ??= this.findKeptComment(signal));
-  }
-
-  private async findKeptComment(signal: AbortSignal): Promise<KeptComment | undefined> {
-    const { run, log } = this.deps;
-    if (!eventHasThread(run.eventName)) {
-      log.notice(`No comment posted: a ${run.eventName || 'local'} run has no pull request or issue.`);
-      return undefined;
-    }
-    try {
-      const found = await findThread(this.forRepo(), run, signal);
-      if (!found.thread) {
-        log.notice(`No comment posted: ${found.none}.`);
-        return undefined;
-      }
-      return new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (signal) =>
-        this.ownLogin(signal),
-      );
-    } catch (error) {
-      const { owner, repo } = run.repo;
+    return this.keptCommentOrThrow(signal).catch((error: unknown) => {
+      const { owner, repo } = this.deps.run.repo;
       this.warn(
         describeGitHubFault(error, {
           what: 'find the pull request the pushed commit came from',
@@ -516,10 +553,71 @@ export class GitHubReport {
           repo: `${owner}/${repo}`,
         }),
       );
-      // A passing fault (5xx, the network): the end of the job asks again.
-      if (!isFinalFault(error)) this.thread = undefined;
+      return undefined;
+    });
+  }
+
+  /** Where the kept comment is (the thread of the event), looked up once; a passing fault asks again. */
+  private keptCommentOrThrow(signal: AbortSignal): Promise<KeptComment | undefined> {
+    if (!this.thread) {
+      const looking = this.findKeptComment(signal);
+      this.thread = looking;
+      looking.catch((error: unknown) => {
+        if (this.thread === looking && !isFinalFault(error)) this.thread = undefined;
+      });
+    }
+    return this.thread;
+  }
+
+  private async findKeptComment(signal: AbortSignal): Promise<KeptComment | undefined> {
+    const { run, log } = this.deps;
+    if (!eventHasThread(run.eventName)) {
+      log.notice(`No comment posted: a ${run.eventName || 'local'} run has no pull request or issue.`);
       return undefined;
     }
+    const found = await findThread(this.forRepo(), run, signal);
+    if (!found.thread) {
+      log.notice(`No comment posted: ${found.none}.`);
+      return undefined;
+    }
+    return new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (s) => this.ownLogin(s));
+  }
+
+  /**
+   * A read tried again after a passing fault (5xx, the network, GitHub's timeout): reads are safe
+   * to repeat, and one 502 must not decide which way a thread goes.
+   */
+  private async retrying<T>(read: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await read();
+      } catch (error) {
+        const wait = READ_RETRY_WAITS_MS[tries];
+        if (wait === undefined || signal.aborted || !isPassing(error)) throw error;
+        const status = (error as { status?: unknown }).status;
+        const why = typeof status === 'number' ? `GitHub answered ${status}` : describeThrown(error);
+        this.deps.log.info(
+          `A read from GitHub met a passing fault (${why}); trying again in ${formatDuration(wait)}.`,
+        );
+        await this.deps.clock.sleep(wait, signal);
+      }
+    }
+  }
+
+  /** The step's error when what a thread remembers cannot be read. */
+  private unreadable(error: unknown): ActionFailure {
+    if (error instanceof ActionFailure) return error;
+    const { owner, repo } = this.deps.run.repo;
+    const op: GitHubOperation = {
+      what: 'read what earlier runs of this thread left on GitHub (the kept comment, the commit statuses)',
+      token: 'githubToken',
+      permission: 'pull-requests: read, issues: read and statuses: read',
+      repo: `${owner}/${repo}`,
+      fails: true,
+    };
+    return new ThreadUnreadable(
+      `${describeGitHubFault(error, op)} Nothing was sent to the service, so the thread's job is not replaced by a second one; re-run when GitHub answers.`,
+    );
   }
 
   private async routeDocs(job: AgentJob | undefined, failure: string | undefined, signal: AbortSignal) {
@@ -544,7 +642,7 @@ export class GitHubReport {
   /**
    * GitHub work the create waits for (context, what earlier runs left, a role, a docs PR): bounded
    * by `ms`, ended at once by a cancellation (nothing has been sent yet, so the step ends), and
-   * any other fault is `fallback`'s, which warns and says what the run goes on with.
+   * any other fault is `fallback`'s, which warns (or throws) and says what the run goes on with.
    */
   private async beforeTheCreate<T>(
     ms: number,
@@ -590,16 +688,26 @@ export class GitHubReport {
   }
 }
 
+/** A fault worth one more try: GitHub's 5xx, 408, or no answer at all (no status). */
+function isPassing(error: unknown): boolean {
+  const failure = error as { status?: unknown; name?: unknown } | undefined;
+  if (failure?.name === 'ZodError' || error instanceof ActionFailure) return false;
+  const status = failure?.status;
+  if (typeof status !== 'number')
+    return !(failure?.name === 'AbortError' || failure?.name === 'TimeoutError');
+  return status >= 500 || status === 408;
+}
+
 /** Whether `work` settles before `signal` aborts. */
 function settledWithin(work: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const onAbort = () => resolve(false);
-    signal.addEventListener('abort', onAbort, { once: true });
     const settled = () => {
       signal.removeEventListener('abort', onAbort);
       resolve(true);
     };
+    const onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
     work.then(settled, settled);
   });
 }

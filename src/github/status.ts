@@ -3,13 +3,9 @@ import { hasUnsafe, isPlainHttpUrl } from '../untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault } from './errors.js';
 import type { Warn } from '../log.js';
+import type { StatusNote } from '../ports.js';
 
-/** What a commit status says of the job, for a re-run or the next push to the branch. */
-export interface StatusNote {
-  /** Absent when the job's id could not be kept in the description. */
-  job?: string;
-  run: number;
-}
+export type { StatusNote };
 
 export type StatusState = 'pending' | 'success' | 'failure' | 'error';
 
@@ -62,10 +58,19 @@ export function statusDescription(
   return { text, fits: true };
 }
 
+/**
+ * A status for a run that has no job the service confirmed (it failed before, or a follow-up was
+ * not delivered): it names only the run, so neither a re-run nor the branch's next push takes a
+ * job from it.
+ */
+export function runOnlyDescription(word: string, runId: number): string {
+  return `${word} · run ${runId}`;
+}
+
 export function readStatusNote(description: string | null): StatusNote | undefined {
   const found = /: job (\S+) · run (\d+)$/.exec(description ?? '');
   if (found) return { job: found[1], run: Number(found[2]) };
-  const unnamed = /: job id (?:not shown|too long to show) · run (\d+)$/.exec(description ?? '');
+  const unnamed = / · run (\d+)$/.exec(description ?? '');
   return unnamed ? { run: Number(unnamed[1]) } : undefined;
 }
 
@@ -85,15 +90,16 @@ export class CommitStatus {
     private readonly context: string,
     /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
     private readonly runUrl: string,
-    private readonly warn: Warn,
   ) {}
 
+  /** Writes the status; a fault is a warning. */
   async write(
     sha: string,
     state: StatusState,
     description: string,
     target: string,
     signal: AbortSignal,
+    warn: Warn,
   ): Promise<void> {
     const { owner, repo } = this.run.repo;
     try {
@@ -111,7 +117,7 @@ export class CommitStatus {
         signal,
       );
     } catch (error) {
-      this.warn(
+      warn(
         describeGitHubFault(error, {
           what: `set the commit status on ${sha.slice(0, 12)}`,
           token: 'githubToken',
@@ -124,8 +130,9 @@ export class CommitStatus {
 
   /**
    * What this step's newest status on `sha` says, or `undefined` (none, or a commit GitHub no
-   * longer has). Other faults are warnings, and read as none. The list of every status, not the
-   * combined status: its entries name no creator, and show only the newest of each context.
+   * longer has). Other faults are the caller's: a thread must not read a fault as "no job". The
+   * list of every status, not the combined status: its entries name no creator, and show only the
+   * newest of each context.
    */
   async read(sha: string, signal: AbortSignal): Promise<StatusNote | undefined> {
     const { owner, repo } = this.run.repo;
@@ -141,15 +148,7 @@ export class CommitStatus {
     } catch (error) {
       const status = (error as { status?: unknown }).status;
       if (status === 404 || status === 422) return undefined;
-      this.warn(
-        describeGitHubFault(error, {
-          what: `read the commit statuses of ${sha.slice(0, 12)}`,
-          token: 'githubToken',
-          permission: 'statuses: read',
-          repo: `${owner}/${repo}`,
-        }),
-      );
-      return undefined;
+      throw error;
     }
   }
 }

@@ -1,0 +1,130 @@
+// The first of the run's three steps: before anything is sent to the service, decide whether the
+// step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
+// job, and the whole prompt. The result is one value; execute and report take it from here.
+import { admit } from './admission.js';
+import type { AgentClient } from './client.js';
+import type { Clock } from './clock.js';
+import { planJob } from './continuity.js';
+import { ActionFailure, type FaultContext } from './errors.js';
+import type { RunnerEvent } from './event.js';
+import type { Inputs } from './inputs.js';
+import type { Log } from './log.js';
+import { onlyWaits, type Mode } from './mode.js';
+import type { GitHubPort, Memory } from './ports.js';
+import { redact } from './secrets.js';
+import type { Request, RequestComment } from './trigger.js';
+
+export type Decision =
+  | {
+      kind: 'skip';
+      /** The step's one notice. */
+      notice: string;
+      /** Said on the thread instead of a job: a bare phrase gets told what a request looks like. */
+      answer?: string;
+    }
+  | {
+      kind: 'go';
+      mode: Mode;
+      /** The whole prompt to send (standing prompt, request, context); none when only waiting. */
+      prompt?: string;
+      /** What earlier runs left, handed on to the report, which writes the next note from it. */
+      memory: Memory;
+      /** The comment that asked, when a `/docs` request started the run. */
+      request?: RequestComment;
+      /**
+       * A follow-up to the thread's job: should the service refuse it outright, a new job takes
+       * the thread over, with the whole context (it never saw the pull request), not only what
+       * changed since the head the old job saw.
+       */
+      replacement?: { jobId: string; prLink?: string | null; prompt: () => Promise<string> };
+    };
+
+export interface DecideDeps {
+  event: RunnerEvent;
+  request: Request;
+  /** The GitHub side, loaded on first use; `undefined` when it could not load (a warning said so). */
+  github: () => Promise<GitHubPort | undefined>;
+  client: Pick<AgentClient, 'getJob'>;
+  log: Log;
+  clock: Clock;
+  deadline: number;
+  context: FaultContext;
+  signal: AbortSignal;
+  run: { runId: number; attempt: number; actor: string; eventName: string };
+}
+
+/** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
+export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision> {
+  const { event, request, github, log, signal } = deps;
+  const admission = await admit(
+    inputs,
+    event,
+    request,
+    async (actor) => (await github())?.accessOf(actor, signal),
+    deps.run.actor,
+  );
+  if (admission.kind === 'skip') return admission;
+
+  // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
+  const remembers = inputs.thread || inputs.status || (inputs.comment && deps.run.attempt > 1);
+  const port = remembers || inputs.context === 'auto' ? await github() : undefined;
+  if (inputs.thread && !port) {
+    throw new ActionFailure(
+      "The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.",
+    );
+  }
+  const memory = remembers && port ? await port.recall(inputs.thread, signal) : {};
+  const plan = await planJob(
+    {
+      ...inputs,
+      prompt: admission.prompt,
+      runId: deps.run.runId,
+      attempt: deps.run.attempt,
+      asked: admission.request !== undefined || deps.run.eventName === 'workflow_dispatch',
+    },
+    remembers && port ? memory : undefined,
+    {
+      client: deps.client,
+      ...(port ? { docsPull: (link: string) => port.docsPull(link, signal) } : {}),
+      log,
+      clock: deps.clock,
+      deadline: deps.deadline,
+      context: deps.context,
+      signal,
+    },
+  );
+  if (plan.kind === 'skip') return plan;
+
+  const written = onlyWaits(plan.mode) ? undefined : admission.prompt;
+  const whole = async (since?: string): Promise<string> => {
+    let prompt = written ?? '';
+    if (inputs.context === 'auto' && port) {
+      const section = await port.context(since, inputs.contextLimit, signal);
+      if (section) prompt = `${prompt}\n\n${section}`;
+    }
+    return withoutRunSecrets(prompt, log);
+  };
+  return {
+    kind: 'go',
+    mode: plan.mode,
+    ...(written !== undefined ? { prompt: await whole(plan.since) } : {}),
+    memory,
+    ...(admission.request ? { request: admission.request } : {}),
+    ...(plan.thread ? { replacement: { ...plan.thread, prompt: () => whole() } } : {}),
+  };
+}
+
+/**
+ * The prompt as it may leave: a file, the event's text or a careless `prompt:` can hold the key,
+ * a token or the runner's own credentials, and the service is not where they belong. What was
+ * taken out is never said, only that something was.
+ */
+function withoutRunSecrets(prompt: string, log: Log): string {
+  const clean = redact(prompt);
+  if (clean !== prompt) {
+    log.warning(
+      'The prompt held a secret of this run (the API key, a GitHub token, a proxy password or a runner token); it was replaced by *** before the prompt was sent.',
+    );
+  }
+  return clean;
+}

@@ -1,0 +1,107 @@
+// The second of the run's three steps: send what was decided (create, follow up, or nothing when
+// only waiting), then wait for the job. What it learns goes into the run's one record (JobRun),
+// which the report reads; nothing here writes to GitHub but the "job exists" moment.
+import type { AgentClient } from './client.js';
+import type { Decision } from './decide.js';
+import { ActionFailure, type FaultContext } from './errors.js';
+import type { Inputs } from './inputs.js';
+import { isTerminal, type AgentJob } from './job.js';
+import type { JobRun } from './job-run.js';
+import type { Log } from './log.js';
+import { modeOutput, type Mode } from './mode.js';
+import { setOutput } from './outputs.js';
+import type { GitHubPort } from './ports.js';
+import { startJob, type Started } from './start.js';
+import { label, printableUrl } from './untrusted.js';
+import { readJobOnce, waitForJob, type ReadJob } from './wait.js';
+
+/** Answers to a message that say nothing was accepted: the service takes no message for that job. */
+const REFUSED_OUTRIGHT = new Set([400, 404, 409, 410, 422]);
+
+export interface ExecuteDeps {
+  client: AgentClient;
+  log: Log;
+  /** The GitHub side, when it was asked for: told once the job exists. */
+  github?: Promise<GitHubPort | undefined>;
+  context: FaultContext;
+  /** Called with the job id as soon as the service confirmed it: the `jobId` output goes out then. */
+  onJobId: (id: string) => void;
+}
+
+export async function execute(
+  decision: Extract<Decision, { kind: 'go' }>,
+  inputs: Inputs,
+  step: JobRun,
+  deps: ExecuteDeps,
+): Promise<void> {
+  const { client, log, context } = deps;
+  const { signal, clock } = step;
+  const deadline = step.startedAt + inputs.timeout;
+  const send = (mode: Mode, prompt: string | undefined): Promise<Started> => {
+    step.sendingFor(mode);
+    return startJob(client, mode, prompt, { clock, deadline, log, context, signal });
+  };
+
+  let started: Started;
+  try {
+    started = await send(decision.mode, decision.prompt);
+  } catch (error) {
+    const { replacement } = decision;
+    if (!replacement || !refusedOutright(error)) throw error;
+    // The service may refuse messages to a finished job: the thread goes on in a new job, which
+    // needs the whole context (it never saw the pull request). Delivery unknown never gets here.
+    log.info(
+      `The service no longer takes messages for agent job ${label(replacement.jobId)} (${error.message}); a new job continues the thread${replacement.prLink ? `, and the docs pull request ${printableUrl(replacement.prLink)} stays open` : ''}.`,
+    );
+    step.replacing(replacement.jobId, replacement.prLink);
+    started = await send({ kind: 'create', projectId: inputs.projectId }, await replacement.prompt());
+  }
+  step.started(started);
+  deps.onJobId(started.id);
+  setOutput('mode', modeOutput(step.mode ?? decision.mode));
+  // Without waiting, the comment is written once, at the end.
+  if (inputs.wait) (await deps.github)?.started(started.id, started.job, decision.memory);
+
+  const read: ReadJob = (call) => client.getJob(started.id, call);
+  const getContext: FaultContext = { ...context, operation: 'get', jobId: started.id };
+  if (!inputs.wait) {
+    // Without a prompt there is nothing created to report: read the job once.
+    const job = started.job ?? (await readJobOnce(read, getContext, signal));
+    step.ended({ job, timedOut: false });
+  } else {
+    step.ended(
+      await waitForJob(read, started.id, started.job, {
+        clock,
+        deadline,
+        pollIntervalMs: inputs.pollInterval,
+        createdAt: started.createdAt,
+        settledAfter: started.settledAfter,
+        log,
+        context: getContext,
+        signal,
+        onJob: (latest) => step.saw(latest),
+      }),
+    );
+  }
+  if (!step.timedOut && step.job) sayHowItEnded(step.job, inputs, log);
+}
+
+/** A follow-up the service answered with a refusal: nothing of it was accepted. */
+function refusedOutright(error: unknown): error is ActionFailure {
+  const fault = error instanceof ActionFailure ? error.fault : undefined;
+  return fault?.kind === 'http' && REFUSED_OUTRIGHT.has(fault.status);
+}
+
+/** The log's last word on a job that did not fail the step (a failure is the step's error). */
+function sayHowItEnded(job: AgentJob, inputs: Inputs, log: Log): void {
+  if (job.status === 'completed') {
+    log.info(
+      job.prLink
+        ? `Agent job ${label(job.id)} completed: ${printableUrl(job.prLink)}`
+        : `Agent job ${label(job.id)} completed without a pull request (no files changed).`,
+    );
+  } else if (!isTerminal(job.status) && !inputs.wait) {
+    // Only reachable with `wait: false`: the job goes on without this step.
+    log.info(`Agent job ${label(job.id)} goes on in the service (wait is false).`);
+  }
+}

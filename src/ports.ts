@@ -1,0 +1,113 @@
+// What the core asks of GitHub, in the core's own types: who may act (roles), what earlier runs
+// left (memory), what the event changed (context), and how the run is told on GitHub (reporting).
+// The GitHub side (src/github/, its own chunk of dist/) implements them; the core never imports
+// it, only these types, so the plain path never loads Octokit.
+import type { Access } from './gate.js';
+import type { AgentJob } from './job.js';
+import type { RequestComment } from './trigger.js';
+
+/** What the run asks of the GitHub side, from its inputs. */
+export interface ReportRequest {
+  comment: boolean;
+  labels: string[];
+  reviewers: string[];
+  githubToken: string;
+  docsToken: string;
+  baseUrl: string;
+  projectId: string;
+  prompt?: string;
+  jobId?: string;
+  /** The `/docs` comment that asked for this run's job: it gets a reaction once the job exists. */
+  asked?: RequestComment;
+  /** One job per thread: the comment is named without the prompt, and its note is read first. */
+  thread: boolean;
+  /** A commit status follows the job. */
+  status: boolean;
+}
+
+/** One run's job, as the thread's note keeps it. */
+export interface RunEntry {
+  run: number;
+  attempt: number;
+  job: string;
+}
+
+/** What a thread remembers between runs, kept in the action's own comment (see github/note.ts). */
+export interface ThreadNote {
+  job: string;
+  /** The head commit the job last saw; absent when no run on the thread knew one. */
+  head?: string;
+  /** The run (and attempt) that last moved the thread's job and head. */
+  run: number;
+  attempt: number;
+  /** The jobs the service confirmed to the thread's recent runs, newest run first. */
+  runs?: RunEntry[];
+}
+
+/** What a commit status of this step says: the job (when it names one) and the run that wrote it. */
+export interface StatusNote {
+  job?: string;
+  run: number;
+}
+
+/**
+ * What earlier runs left on GitHub for this step, read before anything is sent, and handed on to
+ * the report unchanged: the report writes the next note from it.
+ */
+export interface Memory {
+  /** The note in this step's comment on the thread. */
+  note?: ThreadNote;
+  /** This step's own status on the run's commit (read on a re-run): an earlier attempt's job. */
+  status?: StatusNote;
+  /**
+   * The branch's job: this step's own status on the newest commit up from the push's `before`
+   * that names one, and that commit (the head the job last saw).
+   */
+  branch?: { job: string; run: number; since: string };
+}
+
+/** The docs pull request a follow-up would go to, as GitHub tells it. */
+export type DocsPull =
+  | { state: 'open' | 'merged' | 'closed'; number: number; repo: string }
+  /** Not a pull request on this GitHub: nothing can be read about it. */
+  | { state: 'elsewhere' };
+
+/** How the step ended, for the GitHub side's last word. */
+export interface Outcome {
+  /** The job, once there is one (created, followed up, resumed or given). */
+  jobId?: string;
+  job?: AgentJob;
+  /**
+   * Whether the service accepted this run's create or message (or the run only waits on a job
+   * that exists). Only a confirmed job is recorded for this run in the note or the status.
+   */
+  confirmed: boolean;
+  failure?: string;
+  timedOut: boolean;
+  waitedMs: number;
+  /** What was read before anything was sent: the next note is written from it. */
+  memory: Memory;
+  /** A follow-up the service refused outright, whose thread a new job took over. */
+  replaced?: { jobId: string; prLink?: string | null };
+}
+
+/** The GitHub side as the core uses it; every method's faults are its own to word. */
+export interface GitHubPort {
+  /** The actor's access to the repository; `undefined` (with a warning) when GitHub cannot say. */
+  accessOf(actor: string, signal: AbortSignal): Promise<Access | undefined>;
+  /**
+   * What earlier runs left. On a thread (`strict`), a fault throws: reading "nothing" would fork
+   * the thread. Otherwise faults are warnings and read as nothing.
+   */
+  recall(strict: boolean, signal: AbortSignal): Promise<Memory>;
+  /** The docs pull request's state; throws when a pull request on this GitHub cannot be read. */
+  docsPull(prLink: string, signal: AbortSignal): Promise<DocsPull>;
+  /** What the event changed (since `since`, the head a follow-up's job last saw), within `limit`. */
+  context(since: string | undefined, limit: number, signal: AbortSignal): Promise<string>;
+  /** The job exists and is being waited for: the first post, the pending status, the reaction. */
+  started(jobId: string, job: AgentJob | undefined, memory: Memory): void;
+  /** The step's end: the comment, the status, labels and reviewers; the comment's URL. */
+  finish(outcome: Outcome, signal: AbortSignal): Promise<string | undefined>;
+  /** A word on the thread instead of a job (a bare `/docs`), keeping the thread's note. */
+  answer(text: string, signal: AbortSignal): Promise<string | undefined>;
+}
