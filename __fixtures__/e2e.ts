@@ -5,6 +5,7 @@ import { startGitHubEmulator, type GitHubEmulator, type GitHubEmulatorOptions } 
 import { startEmulator, type Emulator, type EmulatorOptions } from '../emulators/server.js';
 import {
   runAction,
+  runInProcess,
   RUNNER_TOKENS,
   whereSecretLeaks,
   WORKFLOW_TOKEN,
@@ -76,7 +77,18 @@ export function inputsFor(
  * shows anywhere the runner keeps.
  */
 export async function run(options: RunOptions & { secrets?: string[] }): Promise<RunResult> {
-  const result = await runAction(options);
+  return checked(await runAction(options), options);
+}
+
+/**
+ * Runs `run()` from the sources in this process, with the runner's environment and the real
+ * `@actions/core`, and checks what `run` checks: for everything only a process does not show.
+ */
+export async function runHere(options: RunOptions & { secrets?: string[] }): Promise<RunResult> {
+  return checked(await runInProcess(options), options);
+}
+
+function checked(result: RunResult, options: RunOptions & { secrets?: string[] }): RunResult {
   const tokens = [
     options.inputs.githubToken ?? options.githubToken ?? WORKFLOW_TOKEN,
     options.inputs.docsToken,

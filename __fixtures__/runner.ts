@@ -84,7 +84,8 @@ export function inputEnv(name: string): string {
   return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
 }
 
-export async function runAction(options: RunOptions): Promise<RunResult> {
+/** What the runner prepares for a step: a workspace, the file-command files and the environment. */
+function prepareRun(options: RunOptions): { dir: string; files: Record<string, string>; env: Record<string, string> } {
   for (const name of Object.keys(options.inputs)) {
     if (!(name in actionYml.inputs)) throw new Error(`action.yml declares no input ${name}`);
   }
@@ -140,7 +141,11 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
   for (const [name, input] of Object.entries(actionYml.inputs)) {
     env[inputEnv(name)] = options.inputs[name] ?? evaluate(input.default ?? '');
   }
+  return { dir, files, env };
+}
 
+export async function runAction(options: RunOptions): Promise<RunResult> {
+  const { dir, files, env } = prepareRun(options);
   const child = spawn(NODE24, [options.action ?? ACTION], {
     cwd: dir,
     env,
@@ -157,17 +162,66 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
   );
   clearTimeout(killer);
 
+  return readResult({ code, signal, stdout, stderr }, files);
+}
+
+function readResult(
+  ended: Pick<RunResult, 'code' | 'signal' | 'stdout' | 'stderr'>,
+  files: Record<string, string>,
+): RunResult {
   const fileText = Object.fromEntries(Object.entries(files).map(([k, f]) => [k, readFileSync(f, 'utf8')]));
   return {
-    code,
-    signal,
-    stdout,
-    stderr,
+    ...ended,
     outputs: parseOutputs(fileText.GITHUB_OUTPUT ?? ''),
     summary: fileText.GITHUB_STEP_SUMMARY ?? '',
-    commands: parseCommands(`${stdout}\n${stderr}`),
+    commands: parseCommands(`${ended.stdout}\n${ended.stderr}`),
     files: Object.values(fileText).join('\n'),
   };
+}
+
+/**
+ * The summary file of every in-process run of this jest worker: `@actions/core` keeps the path it
+ * first read for the life of the process, so each run writes to the same one, emptied first.
+ */
+const IN_PROCESS_SUMMARY = join(mkdtempSync(join(tmpdir(), 'action-summary-')), 'summary');
+
+/**
+ * Runs `run()` from the sources in this process, with the environment the runner gives a step (as
+ * `runAction` prepares it), the real `@actions/core` writing to the file-command files, and stdout
+ * and stderr captured: the same result as a child process, for everything but what only a process
+ * shows (the runtime, signals, the bundle's chunks, the proxy variables read at start-up).
+ */
+export async function runInProcess(options: RunOptions): Promise<RunResult> {
+  const { files, env } = prepareRun(options);
+  files.GITHUB_STEP_SUMMARY = env.GITHUB_STEP_SUMMARY = IN_PROCESS_SUMMARY;
+  writeFileSync(IN_PROCESS_SUMMARY, '');
+  const { run } = await import('../src/main.js');
+  const saved = { ...process.env };
+  for (const name of Object.keys(process.env)) delete process.env[name];
+  Object.assign(process.env, env);
+  let stdout = '';
+  let stderr = '';
+  const writes = { out: process.stdout.write, err: process.stderr.write };
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await run();
+  } finally {
+    process.stdout.write = writes.out;
+    process.stderr.write = writes.err;
+    for (const name of Object.keys(process.env)) delete process.env[name];
+    Object.assign(process.env, saved);
+  }
+  // `core.setFailed` sets the exit code the process would end with.
+  const code = process.exitCode === 1 ? 1 : 0;
+  process.exitCode = undefined;
+  return readResult({ code, signal: null, stdout, stderr }, files);
 }
 
 /** `name=value` lines and `name<<DELIM` … `DELIM` blocks, as the runner reads them. */

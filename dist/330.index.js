@@ -1097,10 +1097,17 @@ function isTimeout(reason) {
     return reason?.name === 'TimeoutError';
 }
 /**
- * For a follow-up on a pull request: what changed since `last`, the head the job saw. Any other
- * event gives what `gatherContext` gives.
+ * For a follow-up: what changed since `last`, the head the job saw — on a pull request its new
+ * commits, on a branch every push since (runs cancelled in between included), not only this
+ * push's `before...after`. Any other event gives what `gatherContext` gives.
  */
 async function gatherSince(api, run, last, head, warn, signal) {
+    if (run.eventName === 'push') {
+        const payload = { ...run.payload, before: last };
+        if (payload.deleted)
+            return undefined;
+        return gatherContext(api, { ...run, payload }, warn, signal);
+    }
     if (run.eventName !== 'pull_request' && run.eventName !== 'pull_request_target') {
         return gatherContext(api, run, warn, signal);
     }

@@ -144,8 +144,9 @@ function isTimeout(reason: unknown): boolean {
 }
 
 /**
- * For a follow-up on a pull request: what changed since `last`, the head the job saw. Any other
- * event gives what `gatherContext` gives.
+ * For a follow-up: what changed since `last`, the head the job saw — on a pull request its new
+ * commits, on a branch every push since (runs cancelled in between included), not only this
+ * push's `before...after`. Any other event gives what `gatherContext` gives.
  */
 export async function gatherSince(
   api: GitHubApi,
@@ -155,6 +156,11 @@ export async function gatherSince(
   warn: Warn,
   signal: AbortSignal,
 ): Promise<EventContext | undefined> {
+  if (run.eventName === 'push') {
+    const payload = { ...(run.payload as PushPayload), before: last };
+    if (payload.deleted) return undefined;
+    return gatherContext(api, { ...run, payload }, warn, signal);
+  }
   if (run.eventName !== 'pull_request' && run.eventName !== 'pull_request_target') {
     return gatherContext(api, run, warn, signal);
   }
