@@ -1,6 +1,7 @@
 // The order jest starts test files in. GitHub's local runner (it waits on npm for most of half a
-// minute), the release tests (a project in git, a type check and a build) and the end-to-end files
-// (the bundle as a child process, real polls and timeouts) take half a minute or more; the rest
+// minute), the release tests (a project in git, a type check and a build), the end-to-end files
+// (the bundle as a child process) and the in-process runs of run() (real polls and timeouts)
+// take ten seconds to half a minute or more; the rest
 // take a second or two. Started first, the long ones overlap each other
 // and the quick ones fill the gaps; a long one started last would be the suite's tail. Within each
 // group, jest's own order (slowest last time first, else largest first).
@@ -10,6 +11,7 @@ const RANKS = [
   /[\\/]local-action\.test\.ts$/,
   /[\\/]release(-check)?\.test\.ts$/,
   /[\\/]e2e\.[^\\/]*\.test\.ts$/,
+  /[\\/]run\.[^\\/]*\.test\.ts$/,
 ];
 const rank = (path) => {
   const at = RANKS.findIndex((pattern) => pattern.test(path));

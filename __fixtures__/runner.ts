@@ -85,7 +85,11 @@ export function inputEnv(name: string): string {
 }
 
 /** What the runner prepares for a step: a workspace, the file-command files and the environment. */
-function prepareRun(options: RunOptions): { dir: string; files: Record<string, string>; env: Record<string, string> } {
+function prepareRun(options: RunOptions): {
+  dir: string;
+  files: Record<string, string>;
+  env: Record<string, string>;
+} {
   for (const name of Object.keys(options.inputs)) {
     if (!(name in actionYml.inputs)) throw new Error(`action.yml declares no input ${name}`);
   }
@@ -201,15 +205,18 @@ export async function runInProcess(options: RunOptions): Promise<RunResult> {
   Object.assign(process.env, env);
   let stdout = '';
   let stderr = '';
-  const writes = { out: process.stdout.write, err: process.stderr.write };
-  process.stdout.write = ((chunk: string | Uint8Array) => {
+  const writes = {
+    out: process.stdout.write.bind(process.stdout),
+    err: process.stderr.write.bind(process.stderr),
+  };
+  process.stdout.write = (chunk: string | Uint8Array) => {
     stdout += String(chunk);
     return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => {
+  };
+  process.stderr.write = (chunk: string | Uint8Array) => {
     stderr += String(chunk);
     return true;
-  }) as typeof process.stderr.write;
+  };
   try {
     await run();
   } finally {

@@ -1,64 +1,14 @@
-// The kept comment, continued: every way a job ends updates it. (Split from
-// e2e.github-comment.test.ts so jest runs the files side by side; GitHub's faults are in
-// e2e.github-comment-faults.test.ts.)
+// The kept comment when the step is cancelled, through the bundle under Node 24 against both
+// emulators: only a process can be sent the runner's SIGINT or SIGTERM and be timed to its exit.
+// Every other way a job ends is in run.github-comment-ends.test.ts, in process.
 import { describe, expect, it } from '@jest/globals';
-import {
-  emulators,
-  expectFailure,
-  gitHubEmulators,
-  inputsFor,
-  run,
-  runAndSignal,
-  warnings,
-} from '../__fixtures__/e2e.js';
+import { emulators, expectFailure, gitHubEmulators, inputsFor, runAndSignal } from '../__fixtures__/e2e.js';
 import { gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
 
 describe('every path that knows a job updates it', () => {
-  it('a failed job: the comment says so, the step fails with the job error alone', async () => {
-    const service = await emulator({ final: { status: 'failed' } });
-    const gh = await github();
-    const { pr } = world(gh);
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
-    expectFailure(result, 'failed.');
-    expect(pr.comments[0]?.body).toContain('❌ **Failed**');
-    expect(result.outputs.commentUrl).toBeDefined();
-  });
-
-  it('a timeout', async () => {
-    const service = await emulator({ activePolls: 100 });
-    const gh = await github();
-    const { pr } = world(gh);
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true', timeout: '3s' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
-    expectFailure(result, 'did not finish within 3s');
-    expect(pr.comments[0]?.body).toContain('⌛ **Timed out**');
-  });
-
-  it('wait: false: written once, saying the job goes on', async () => {
-    const service = await emulator();
-    const gh = await github();
-    const { pr } = world(gh);
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true', wait: 'false' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
-    expect(result.code).toBe(0);
-    expect(gh.count('createComment')).toBe(1);
-    expect(gh.count('updateComment')).toBe(0);
-    expect(pr.comments[0]?.body).toContain('⏩ **Started**');
-  });
-
   it('a cancellation while waiting, within the exit budget', async () => {
     const service = await emulator({ activePolls: 100 });
     const gh = await github();
@@ -98,40 +48,5 @@ describe('every path that knows a job updates it', () => {
     // The job completed before the signal: its outputs and summary are all there.
     expect(result.outputs).toMatchObject({ status: 'completed', prLink: expect.stringContaining('/pull/') });
     expect(result.summary).toContain('completed');
-  });
-
-  it('a follow-up the service may not have taken: the comment still says what happened', async () => {
-    const service = await emulator();
-    const gh = await github();
-    const { pr } = world(gh);
-    service.script('message', { status: 502 });
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true', jobId: 'job_earlier', prompt: 'Also add examples' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
-    expectFailure(result, 'the message may have reached the job anyway');
-    expect(pr.comments).toHaveLength(1);
-    expect(pr.comments[0]?.body).toContain(
-      "⚠️ **The latest run's follow-up to job `job_earlier` was not confirmed by the service**",
-    );
-    expect(pr.comments[0]?.body).toContain('the message may have reached the job anyway');
-  });
-
-  it('a first post still in flight when the job ends: the last update waits for it, one comment', async () => {
-    const service = await emulator({ activePolls: 0 });
-    const gh = await github();
-    const { pr } = world(gh);
-    gh.delay('createComment', 3_000);
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
-    expect(result.code).toBe(0);
-    expect(warnings(result)).toEqual([]);
-    expect(pr.comments).toHaveLength(1);
-    expect(pr.comments[0]?.body).toContain('✅ **Completed**');
-    expect(gh.count('createComment')).toBe(1);
   });
 });

@@ -29774,7 +29774,7 @@ async function execute(decision, inputs, step, deps) {
             throw error;
         // The service may refuse messages to a finished job: the thread goes on in a new job, which
         // needs the whole context (it never saw the pull request). Delivery unknown never gets here.
-        log.info(`The service no longer takes messages for agent job ${(0,untrusted/* label */.Pf)(replacement.jobId)} (${error.message}); a new job continues the thread${replacement.prLink ? `, and the docs pull request ${(0,untrusted/* printableUrl */.Zq)(replacement.prLink)} stays open` : ''}.`);
+        log.info(`The service no longer takes messages for agent job ${(0,untrusted/* label */.Pf)(replacement.jobId)} (it answered ${error.fault ? (0,errors/* briefly */.m_)(error.fault) : error.message}); a new job continues the thread${replacement.prLink ? `, and the docs pull request ${(0,untrusted/* printableUrl */.Zq)(replacement.prLink)} stays open` : ''}.`);
         step.replacing(replacement.jobId, replacement.prLink);
         started = await send({ kind: 'create', projectId: inputs.projectId }, await replacement.prompt());
     }

@@ -2,7 +2,9 @@
 // variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, the event payload, the Node 24 binary
 // action.yml names), against the loopback emulators of the service and of GitHub: a `/docs`
 // request on a pull request starts a job (`thread`, `status`), and a push to the pull request
-// follows it up. No key, no network.
+// follows it up. No key, no network. `npm run demo -- --refuse-finished-messages 400` plays a
+// service that takes no message for a finished job: the push's follow-up is refused, and a new
+// job takes the thread over.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,14 +43,30 @@ async function start(name, bundle, args, file) {
   throw new Error(`the ${name} emulator did not start`);
 }
 
+const refusal = process.argv.indexOf('--refuse-finished-messages');
+const refuseWith = refusal >= 0 ? (process.argv[refusal + 1] ?? '400') : undefined;
+
 // GitHub first: the service's jobs open their docs pull requests in its acme/docs.
 const github = JSON.parse(await start('github', 'github-emulator', [], githubFile));
 const url = await start(
   'service',
   'emulator',
-  ['--key', key, '--active-polls', '2', '--docs-repo-url', github.docsRepository],
+  [
+    '--key',
+    key,
+    '--active-polls',
+    '2',
+    '--docs-repo-url',
+    github.docsRepository,
+    ...(refuseWith ? ['--refuse-finished-messages', refuseWith] : []),
+  ],
   urlFile,
 );
+if (refuseWith) {
+  console.log(
+    `The service emulator refuses messages to finished jobs (HTTP ${refuseWith}): the push's follow-up is refused, and the action starts one new job that continues the thread.`,
+  );
+}
 
 const inputs = {
   INPUT_PROMPT: 'Follow the style guide in docs/STYLE.md.',

@@ -3,7 +3,7 @@
 // which the report reads; nothing here writes to GitHub but the "job exists" moment.
 import type { AgentClient } from './client.js';
 import type { Decision } from './decide.js';
-import { ActionFailure, type FaultContext } from './errors.js';
+import { ActionFailure, briefly, type FaultContext } from './errors.js';
 import type { Inputs } from './inputs.js';
 import { isTerminal, type AgentJob } from './job.js';
 import type { JobRun } from './job-run.js';
@@ -51,7 +51,7 @@ export async function execute(
     // The service may refuse messages to a finished job: the thread goes on in a new job, which
     // needs the whole context (it never saw the pull request). Delivery unknown never gets here.
     log.info(
-      `The service no longer takes messages for agent job ${label(replacement.jobId)} (${error.message}); a new job continues the thread${replacement.prLink ? `, and the docs pull request ${printableUrl(replacement.prLink)} stays open` : ''}.`,
+      `The service no longer takes messages for agent job ${label(replacement.jobId)} (it answered ${error.fault ? briefly(error.fault) : error.message}); a new job continues the thread${replacement.prLink ? `, and the docs pull request ${printableUrl(replacement.prLink)} stays open` : ''}.`,
     );
     step.replacing(replacement.jobId, replacement.prLink);
     started = await send({ kind: 'create', projectId: inputs.projectId }, await replacement.prompt());

@@ -1,8 +1,8 @@
-// The modes beyond one-shot creation (docs/design.md §2 `wait`, `jobId`; §4 `job`), end to end
-// through the bundle under Node 24 against the emulator.
+// The modes beyond one-shot creation (docs/design.md §2 `wait`, `jobId`; §4 `job`), end to end:
+// run() in process, as the runner starts a step, against the emulator over real sockets.
 import { describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../emulators/server.js';
-import { emulators, expectFailure, inputsFor, run } from '../__fixtures__/e2e.js';
+import { emulators, expectFailure, inputsFor, runHere as run } from '../__fixtures__/e2e.js';
 
 const emulator = emulators({ activePolls: 0 });
 

@@ -1,5 +1,6 @@
-// The kept comment, continued: GitHub's faults never change the job's result. (Split from
-// e2e.github-comment-ends.test.ts so jest runs the files side by side.)
+// The kept comment, continued: GitHub's faults never change the job's result. run() in this
+// process against both emulators over real sockets. (Split from run.github-comment-ends.test.ts
+// so jest runs the files side by side.)
 import { describe, expect, it } from '@jest/globals';
 import {
   emulators,
@@ -7,7 +8,7 @@ import {
   expectFailure,
   gitHubEmulators,
   inputsFor,
-  run,
+  runHere as run,
   warnings,
 } from '../__fixtures__/e2e.js';
 import { APP, gitHubEnv, pullRequestEvent, pushEvent, world } from '../__fixtures__/github-world.js';

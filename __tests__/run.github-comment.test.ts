@@ -1,9 +1,16 @@
-// The kept comment on the pull request or issue that started the run, through the bundle under
-// Node 24, against the service's emulator and the GitHub emulator (both checked against their
-// published OpenAPI descriptions). Which comment is kept (paging, identity, one per marker) is
-// checked in process, in github-api.test.ts.
+// The kept comment on the pull request or issue that started the run: run() in this process
+// against the service's emulator and the GitHub emulator over real sockets (both checked against
+// their published OpenAPI descriptions). Which comment is kept (paging, identity, one per marker)
+// is checked in github-api.test.ts.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, gitHubEmulators, inputsFor, notices, run, warnings } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  gitHubEmulators,
+  inputsFor,
+  notices,
+  runHere as run,
+  warnings,
+} from '../__fixtures__/e2e.js';
 import { APP, BOT, gitHubEnv, pullRequestEvent, pushEvent, world } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });

@@ -1,7 +1,16 @@
-// The poll's faults through the bundle against the emulator, one of each kind (every row, on the
-// virtual clock, is in wait.test.ts), and text from the service that must not become a command.
+// The poll's faults: run() in process, as the runner starts a step, against the emulator over real
+// sockets, one of each kind (every row, on the virtual clock, is in wait.test.ts), and text from the
+// service that must not become a command.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  errors,
+  expectFailure,
+  inputsFor,
+  KEY,
+  runHere as run,
+  warnings,
+} from '../__fixtures__/e2e.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 
 const emulator = emulators({ activePolls: 0 });

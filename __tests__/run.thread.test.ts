@@ -1,10 +1,10 @@
-// A docs job that follows the conversation, through the bundle under Node 24, against both
-// emulators: one job per pull request across pushes while its docs pull request is open, a new
-// one after it is merged; one rolling job for a branch pushed to directly; a re-run that resumes
-// the job its first attempt started; the commit status on the pull request's head. The rules are
-// tested one by one in continuity.test.ts and github-thread.test.ts.
+// A docs job that follows the conversation, with run() in this process against both emulators
+// over real sockets: one job per pull request across pushes while its docs pull request is open,
+// a new one after it is merged; one rolling job for a branch pushed to directly; a re-run that
+// resumes the job its first attempt started; the commit status on the pull request's head. The
+// rules are tested one by one in continuity.test.ts and github-thread.test.ts.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, gitHubEmulators, inputsFor, run, warnings } from '../__fixtures__/e2e.js';
+import { emulators, gitHubEmulators, inputsFor, runHere as run, warnings } from '../__fixtures__/e2e.js';
 import {
   APP,
   commentEvent,

@@ -1,12 +1,19 @@
-// Who and what may steer a job, tried as an attacker would, through the bundle under Node 24
-// against both emulators: write access is asked of GitHub (an organisation's member or a
-// collaborator with a lesser role starts nothing, a custom role based on write does), a fork's
+// Who and what may steer a job, tried as an attacker would, with run() in this process against
+// both emulators over real sockets: write access is asked of GitHub (an organisation's member or
+// a collaborator with a lesser role starts nothing, a custom role based on write does), a fork's
 // `workflow_run` is gated, only the action's own statuses steer a branch or a re-run, ids read
 // back from GitHub obey the service's rules, invisible and bidi characters land nowhere, and a
 // `/docs` request is always answered on its thread. The rules are tested one by one in
 // admission.test.ts and github-thread.test.ts.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, gitHubEmulators, inputsFor, notices, run, warnings } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  gitHubEmulators,
+  inputsFor,
+  notices,
+  runHere as run,
+  warnings,
+} from '../__fixtures__/e2e.js';
 import {
   APP,
   BOT,

@@ -1,8 +1,17 @@
-// The create's faults through the bundled action against the emulator: one of each kind (docs/design.md
-// §3.4). Every row of the table, on the virtual clock, is in start.test.ts.
+// The create's faults: run() in process, as the runner starts a step, against the emulator over real
+// sockets: one of each kind (docs/design.md §3.4). Every row of the table, on the virtual clock, is
+// in start.test.ts.
 import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
-import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  errors,
+  expectFailure,
+  inputsFor,
+  KEY,
+  runHere as run,
+  warnings,
+} from '../__fixtures__/e2e.js';
 
 const emulator = emulators({ activePolls: 0 });
 

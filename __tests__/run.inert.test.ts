@@ -1,9 +1,9 @@
-// What comes from outside stays inert, through the bundle under Node 24: a prompt file that links
-// out of the workspace, secrets in a prompt, a reply nested too deep, control characters for the
-// outputs, Markdown in service text that reaches the comment, a marker that another comment only
-// quotes, and secrets echoed encoded. The rules are tested one by one in process (prompt-file,
-// main, client, secrets, github and github-api tests); here each attack is tried once, as an
-// attacker would.
+// What comes from outside stays inert, with run() in this process against both emulators over
+// real sockets: a prompt file that links out of the workspace, secrets in a prompt, a reply nested
+// too deep, control characters for the outputs, Markdown in service text that reaches the
+// comment, a marker that another comment only quotes, and secrets echoed encoded. The rules are
+// tested one by one (prompt-file, main, client, secrets, github and github-api tests); here each
+// attack is tried once, as an attacker would, and every run is checked for leaks as the bundle's.
 import { describe, expect, it } from '@jest/globals';
 import MarkdownIt from 'markdown-it';
 import {
@@ -13,7 +13,7 @@ import {
   gitHubEmulators,
   inputsFor,
   KEY,
-  run,
+  runHere as run,
   warnings,
 } from '../__fixtures__/e2e.js';
 import { APP, BOT, gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';

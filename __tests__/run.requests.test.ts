@@ -1,9 +1,16 @@
-// `/docs` requests and who may make them, through the bundle under Node 24, against both
-// emulators: a member's request starts one job and is acknowledged; an outsider, an unnamed bot,
-// an edit or any other comment starts nothing, and the step does not fail. The rules are tested
-// one by one in admission.test.ts.
+// `/docs` requests and who may make them, with run() in this process against both emulators over
+// real sockets: a member's request starts one job and is acknowledged; an outsider, an unnamed
+// bot, an edit or any other comment starts nothing, and the step does not fail. The rules are
+// tested one by one in admission.test.ts.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, gitHubEmulators, inputsFor, notices, run, warnings } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  gitHubEmulators,
+  inputsFor,
+  notices,
+  runHere as run,
+  warnings,
+} from '../__fixtures__/e2e.js';
 import { APP, BOT, commentEvent, gitHubEnv, world } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });

@@ -1,7 +1,15 @@
-// The bundled action under Node 24, started as the runner starts it, against the emulator:
-// the outcomes a workflow sees (docs/design.md §3.1, §3.2, §4, §5).
+// run() in process, with the environment and file-command files the runner gives a step, against
+// the emulator over real sockets: the outcomes a workflow sees (docs/design.md §3.1, §3.2, §4, §5).
 import { describe, expect, it } from '@jest/globals';
-import { emulators, errors, expectFailure, inputsFor, KEY, run, warnings } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  errors,
+  expectFailure,
+  inputsFor,
+  KEY,
+  runHere as run,
+  warnings,
+} from '../__fixtures__/e2e.js';
 
 const emulator = emulators({ activePolls: 0 });
 
