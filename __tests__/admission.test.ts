@@ -62,6 +62,60 @@ describe('a /docs request', () => {
   });
 });
 
+describe('a label request', () => {
+  const labelled = (name: string, label: string, action = 'labeled') => {
+    const e = pullRequestEvent(3);
+    return event({
+      ...e,
+      payload: { ...e.payload, action, label: { name: label }, sender: { login: name, type: 'User' } },
+    });
+  };
+
+  it('is triggerLabel applied, in any case; another label or a removal is not, and costs nothing', () => {
+    expect(readRequest(undefined, labelled('octocat', 'Docs'), 'docs')).toEqual({
+      kind: 'label',
+      label: 'Docs',
+    });
+    expect(readRequest(undefined, labelled('octocat', 'bug'), 'docs')).toEqual({
+      kind: 'skip',
+      why: 'the label applied is "bug", not "docs"',
+    });
+    expect(readRequest(undefined, labelled('octocat', 'docs', 'unlabeled'), 'docs')).toMatchObject({
+      kind: 'skip',
+    });
+    // Other actions run as they would without a label.
+    expect(readRequest(undefined, event(pullRequestEvent(3)), 'docs')).toEqual({ kind: 'none' });
+  });
+
+  it('always asks GitHub about the labeller, even on a pull request from this repository', async () => {
+    const e = labelled('triager', 'docs');
+    expect(gate(e, [], '', true)).toEqual({ kind: 'ask', actor: 'triager' });
+    expect(gate(e, [], '', false)).toEqual({ kind: 'open' });
+    const asked: string[] = [];
+    const refused = await admit(
+      inputs({ prompt: 'Write the docs.', triggerLabel: 'docs' }, 'pull_request'),
+      e,
+      readRequest(undefined, e, 'docs'),
+      (actor) => {
+        asked.push(actor);
+        return Promise.resolve({ permission: 'read', role: 'triage' });
+      },
+    );
+    expect(asked).toEqual(['triager']);
+    expect(refused).toMatchObject({
+      kind: 'skip',
+      notice: expect.stringContaining('their role on the repository is triage'),
+    });
+    const writer = await admit(
+      inputs({ prompt: 'Write the docs.', triggerLabel: 'docs' }, 'pull_request'),
+      e,
+      readRequest(undefined, e, 'docs'),
+      () => Promise.resolve({ permission: 'write', role: 'write' }),
+    );
+    expect(writer).toEqual({ kind: 'go', prompt: 'Write the docs.', asked: true });
+  });
+});
+
 describe('who may start a job', () => {
   /** A repository owned by the user `owner`, as the payload's `repository` says it. */
   const userOwned = (e: { name: string; payload: Record<string, unknown> }, owner: string) => ({
@@ -208,6 +262,7 @@ describe('admit', () => {
       kind: 'go',
       prompt: 'Keep the style guide.\n\ndocument the flag',
       request: { id: 9001, review: false },
+      asked: true,
     });
   });
 

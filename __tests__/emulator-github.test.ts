@@ -425,6 +425,231 @@ describe("GitHub emulator: a repository's commits, newest first", () => {
   });
 });
 
+describe('GitHub emulator: removing a label', () => {
+  const remove = (g: GitHubEmulator, name: string, token = 'ghs_ok', number = 1) =>
+    call(
+      g,
+      'DELETE',
+      `/repos/acme/app/issues/${number}/labels/${encodeURIComponent(name)}`,
+      undefined,
+      token,
+    );
+
+  it.each(['', '/api/v3'] as const)(
+    'removes a label the thread has, answering the others (prefix %j)',
+    async (prefix) => {
+      const g = await world(prefix);
+      g.get('acme/app', 1).labels.push('bug', 'needs docs', 'later');
+      const res = await remove(g, 'needs docs');
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { name: string }[]).map((l) => l.name)).toEqual(['bug', 'later']);
+      expect(g.get('acme/app', 1).labels).toEqual(['bug', 'later']);
+      expect(g.count('removeLabel')).toBe(1);
+      expect(g.violations).toEqual([]);
+    },
+  );
+
+  it('answers 404 "Label does not exist" for a label the thread does not have', async () => {
+    const g = await world();
+    g.get('acme/app', 1).labels.push('bug');
+    const res = await remove(g, 'wontfix');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ message: 'Label does not exist' });
+    expect((await remove(g, 'bug', 'ghs_ok', 99)).status).toBe(404);
+    expect(g.get('acme/app', 1).labels).toEqual(['bug']);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('needs write access; fails and delays on demand', async () => {
+    const g = await world();
+    g.grant('ghs_read', { login: 'reader', read: ['acme/app'] });
+    g.grant('ghs_other', { login: 'other', read: ['acme/docs'], write: ['acme/docs'] });
+    g.get('acme/app', 1).labels.push('bug');
+    const refused = await remove(g, 'bug', 'ghs_read');
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ message: 'Resource not accessible by integration' });
+    expect((await remove(g, 'bug', 'ghs_other')).status).toBe(404);
+    expect(g.get('acme/app', 1).labels).toEqual(['bug']);
+    g.fail('removeLabel', { status: 500 });
+    g.delay('removeLabel', 50);
+    const started = Date.now();
+    expect((await remove(g, 'bug')).status).toBe(500);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect(g.get('acme/app', 1).labels).toEqual(['bug']);
+    expect((await remove(g, 'bug')).status).toBe(200);
+    expect(g.get('acme/app', 1).labels).toEqual([]);
+    expect(g.count('removeLabel')).toBe(4);
+    expect(g.violations).toEqual([]);
+  });
+});
+
+describe('GitHub emulator: auto-merge through GraphQL', () => {
+  const MUTATION =
+    'mutation($pullRequestId: ID!, $mergeMethod: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: { pullRequestId: $pullRequestId, mergeMethod: $mergeMethod }) { pullRequest { number autoMergeRequest { mergeMethod } } } }';
+  const graphqlUrl = (g: GitHubEmulator) =>
+    g.apiUrl.endsWith('/api/v3') ? `${g.apiUrl.slice(0, -'/v3'.length)}/graphql` : `${g.apiUrl}/graphql`;
+  const graphql = async (g: GitHubEmulator, body: unknown, token = 'ghs_ok') => {
+    const res = await fetch(graphqlUrl(g), {
+      method: 'POST',
+      headers: { authorization: `bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  };
+  const nodeId = async (g: GitHubEmulator, number: number) => {
+    const res = await call(g, 'GET', `/repos/acme/app/pulls/${number}`);
+    return ((await res.json()) as { node_id: string }).node_id;
+  };
+  const enable = (g: GitHubEmulator, pullRequestId: string, mergeMethod = 'SQUASH', token = 'ghs_ok') =>
+    graphql(g, { query: MUTATION, variables: { pullRequestId, mergeMethod } }, token);
+  const refusal = (type: string, message: string) => ({
+    status: 200,
+    json: {
+      data: { enablePullRequestAutoMerge: null },
+      errors: [expect.objectContaining({ type, message, path: ['enablePullRequestAutoMerge'] })],
+    },
+  });
+
+  it.each(['', '/api/v3'] as const)(
+    'enables auto-merge with the method asked, on the node id the REST reply carries (prefix %j)',
+    async (prefix) => {
+      const g = await world(prefix);
+      const pr = g.thread('acme/app');
+      const id = await nodeId(g, pr.number);
+      expect(id).toMatch(/^PR_\d+_2$/);
+      // Stable, and another pull request's is another.
+      expect(await nodeId(g, pr.number)).toBe(id);
+      expect(await nodeId(g, 1)).not.toBe(id);
+      expect(await enable(g, id)).toEqual({
+        status: 200,
+        json: {
+          data: {
+            enablePullRequestAutoMerge: {
+              pullRequest: { number: pr.number, autoMergeRequest: { mergeMethod: 'SQUASH' } },
+            },
+          },
+        },
+      });
+      expect(g.get('acme/app', pr.number).autoMerge).toEqual({ method: 'SQUASH', by: 'bot' });
+      // The REST reply tells it too.
+      const got = await call(g, 'GET', `/repos/acme/app/pulls/${pr.number}`);
+      expect(await got.json()).toMatchObject({
+        node_id: id,
+        auto_merge: { merge_method: 'squash', enabled_by: { login: 'bot' } },
+      });
+      // Whitespace is no matter; the viewer query is still its own route.
+      const spaced = {
+        query: MUTATION.replace(/ /g, '\n  '),
+        variables: { pullRequestId: id, mergeMethod: 'REBASE' },
+      };
+      expect((await graphql(g, spaced)).json).toMatchObject({
+        data: {
+          enablePullRequestAutoMerge: {
+            pullRequest: { number: pr.number, autoMergeRequest: { mergeMethod: 'REBASE' } },
+          },
+        },
+      });
+      expect(pr.autoMerge).toEqual({ method: 'REBASE', by: 'bot' });
+      expect((await graphql(g, { query: 'query { viewer { login } }' })).json).toEqual({
+        data: { viewer: { login: 'bot' } },
+      });
+      expect([g.count('enableAutoMerge'), g.count('graphql')]).toEqual([2, 1]);
+      expect(g.violations).toEqual([]);
+    },
+  );
+
+  it('refuses as GitHub does, with HTTP 200 and an error of its type', async () => {
+    const g = await world();
+    g.grant('ghs_read', { login: 'reader', read: ['acme/app'] });
+    g.grant('ghs_other', { login: 'other', read: ['acme/docs'], write: ['acme/docs'] });
+    const open = g.thread('acme/app');
+    const id = await nodeId(g, open.number);
+
+    expect(await enable(g, id, 'MERGE', 'ghs_read')).toEqual(
+      refusal('FORBIDDEN', 'Resource not accessible by integration'),
+    );
+    expect(await enable(g, id, 'MERGE', 'ghs_other')).toEqual(
+      refusal('NOT_FOUND', `Could not resolve to a node with the global id of '${id}'`),
+    );
+    expect(await enable(g, 'PR_nope')).toEqual(
+      refusal('NOT_FOUND', "Could not resolve to a node with the global id of 'PR_nope'"),
+    );
+
+    g.allowAutoMerge('acme/app', false);
+    expect(await enable(g, id)).toEqual(
+      refusal('UNPROCESSABLE', 'Pull request Auto merge is not allowed for this repository'),
+    );
+    g.allowAutoMerge('acme/app', true);
+
+    const clean = g.thread('acme/app', { clean: true });
+    expect(await enable(g, await nodeId(g, clean.number))).toEqual(
+      refusal('UNPROCESSABLE', 'Pull request Pull request is in clean status'),
+    );
+    const closed = g.thread('acme/app', { state: 'closed' });
+    expect(await enable(g, await nodeId(g, closed.number))).toEqual(
+      refusal('UNPROCESSABLE', 'Pull request Pull request is closed'),
+    );
+    const merged = g.thread('acme/app', { merged: true });
+    expect(await enable(g, await nodeId(g, merged.number))).toEqual(
+      refusal('UNPROCESSABLE', 'Pull request Pull request is closed'),
+    );
+    // The thread's flags are live: once no longer clean, it can be enabled.
+    clean.clean = false;
+    expect((await enable(g, await nodeId(g, clean.number), 'MERGE')).json).toMatchObject({
+      data: { enablePullRequestAutoMerge: { pullRequest: { autoMergeRequest: { mergeMethod: 'MERGE' } } } },
+    });
+    for (const t of [open, closed, merged]) expect(t.autoMerge).toBeUndefined();
+    expect(clean.autoMerge).toEqual({ method: 'MERGE', by: 'bot' });
+    expect(g.violations).toEqual([]);
+  });
+
+  it('records a merge method the type refuses, and any other operation, as violations', async () => {
+    const g = await world();
+    const id = await nodeId(g, 1);
+    const bad = await enable(g, id, 'FAST_FORWARD');
+    expect(bad).toEqual({
+      status: 200,
+      json: {
+        errors: [
+          expect.objectContaining({
+            message: 'Variable $mergeMethod of type PullRequestMergeMethod! was provided invalid value',
+          }),
+        ],
+      },
+    });
+    const other =
+      'mutation($id: ID!) { disablePullRequestAutoMerge(input: { pullRequestId: $id }) { clientMutationId } }';
+    expect((await graphql(g, { query: other, variables: { id } })).json).toEqual({
+      errors: [{ message: 'unexpected query' }],
+    });
+    expect(g.get('acme/app', 1).autoMerge).toBeUndefined();
+    expect([g.count('enableAutoMerge'), g.count('graphql')]).toEqual([1, 1]);
+    expect(g.violations).toEqual([
+      expect.stringContaining('graphql enableAutoMerge: $mergeMethod Expected "FAST_FORWARD" to be one of'),
+      expect.stringContaining('graphql: unexpected query'),
+    ]);
+  });
+
+  it('fails and delays the mutation on demand, apart from the viewer query', async () => {
+    const g = await world();
+    const id = await nodeId(g, 1);
+    g.fail('enableAutoMerge', { status: 502 });
+    g.delay('enableAutoMerge', 50);
+    expect((await graphql(g, { query: 'query { viewer { login } }' })).status).toBe(200);
+    const started = Date.now();
+    expect((await enable(g, id)).status).toBe(502);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect(g.get('acme/app', 1).autoMerge).toBeUndefined();
+    expect((await enable(g, id)).status).toBe(200);
+    expect(g.get('acme/app', 1).autoMerge).toEqual({ method: 'SQUASH', by: 'bot' });
+    g.fail('graphql', { status: 500 });
+    expect((await enable(g, id)).status).toBe(200);
+    expect((await graphql(g, { query: 'query { viewer { login } }' })).status).toBe(500);
+    expect([g.count('enableAutoMerge'), g.count('graphql')]).toEqual([3, 2]);
+    expect(g.violations).toEqual([]);
+  });
+});
+
 describe("the emulator's contract, cut from GitHub's description", () => {
   it('holds every operation the emulator serves, in both descriptions', async () => {
     const { ROUTES } = await import('../emulators/github.js');

@@ -54,6 +54,21 @@ describe('readInputs', () => {
       allowedActors: [],
       thread: false,
       status: false,
+      paths: [],
+    });
+  });
+
+  it('reads paths one a line, triggerLabel as one label and autoMerge as a merge method', () => {
+    const inputs = read({
+      paths: '  src/**\n\n!src/**/*.test.ts  \n',
+      triggerLabel: 'docs',
+      autoMerge: 'Squash',
+      githubToken: 'ghs_InputsTestToken00000000000000000001',
+    });
+    expect(inputs).toMatchObject({
+      paths: ['src/**', '!src/**/*.test.ts'],
+      triggerLabel: 'docs',
+      autoMerge: 'squash',
     });
   });
 
@@ -157,7 +172,7 @@ describe('readInputs', () => {
     [{ contextLimit: '2e4' }, 'Input "contextLimit" must be a whole number'],
     [
       { context: 'auto', githubToken: '' },
-      'Input "githubToken" is empty, but comment, thread or status is true, context is auto or trigger is set',
+      'Input "githubToken" is empty, but comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set',
     ],
     [{ prompt: 'x', promptFile: 'p.md' }, 'Input "promptFile" and input "prompt" are both set'],
     [
@@ -177,13 +192,21 @@ describe('readInputs', () => {
     [{ labels: 'x', docsToken: 'ghs_a\nX: y' }, 'Input "docsToken" may only hold printable ASCII characters'],
     [
       { comment: 'true', githubToken: '${{ github.token }}' },
-      'Input "githubToken" is "${{ github.token }}", an expression nothing evaluated (a local run has no github.token), but comment, thread or status is true, context is auto or trigger is set: pass a token as githubToken.',
+      'Input "githubToken" is "${{ github.token }}", an expression nothing evaluated (a local run has no github.token), but comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set: pass a token as githubToken.',
     ],
     [
       { comment: 'true', githubToken: '' },
       'Input "githubToken" is empty, but comment, thread or status is true',
     ],
     [{ reviewers: 'octocat', githubToken: '', docsToken: '' }, 'Input "docsToken" is empty'],
+    [
+      { autoMerge: 'fast-forward' },
+      'Input "autoMerge" must be merge, squash or rebase (or empty for none), got "fast-forward".',
+    ],
+    [{ autoMerge: 'squash', githubToken: '', docsToken: '' }, 'but labels, reviewers or autoMerge are set'],
+    [{ triggerLabel: 'docs,help' }, 'Input "triggerLabel" must be one label of at most 50 characters'],
+    [{ triggerLabel: 'docs', githubToken: '' }, 'Input "githubToken" is empty'],
+    [{ paths: 'src/**', githubToken: '' }, 'Input "githubToken" is empty'],
     [{ projectId: '' }, 'Input "projectId" is required'],
     [{ projectId: 'a b' }, 'Input "projectId" must not contain spaces'],
     [{ projectId: '..' }, 'Input "projectId" must not be "." or ".."'],

@@ -66,9 +66,11 @@ describe('run', () => {
     );
     // jobId once, as soon as it is known; the rest at the end.
     expect(order.filter((c) => c.startsWith('setOutput(jobId,'))).toEqual([`setOutput(jobId, ${jobId})`]);
-    expect(order.slice(-3)).toEqual([
+    expect(order.slice(-5)).toEqual([
       'setOutput(status, completed)',
       expect.stringMatching(/^setOutput\(prLink, https:\/\/github\.com\/acme\/docs\/pull\/\d+\)$/),
+      expect.stringMatching(/^setOutput\(prNumber, \d+\)$/),
+      'setOutput(prRepository, acme/docs)',
       expect.stringMatching(/^setOutput\(job, \{"id":"job_\w+","status":"completed",.*\}\)$/),
     ]);
     expect(core.setFailed).not.toHaveBeenCalled();

@@ -26,6 +26,9 @@ describe('a job that completes', () => {
       mode: 'created',
       status: 'completed',
       prLink: expect.stringMatching(/^https:\/\/github\.com\/acme\/docs\/pull\/\d+$/),
+      // Parsed from the link: a pull request on github.com.
+      prNumber: expect.stringMatching(/^\d+$/),
+      prRepository: 'acme/docs',
       job: expect.any(String),
     });
     // The job as the service last sent it, for fromJSON().

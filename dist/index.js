@@ -29158,9 +29158,11 @@ function mayBeOpen(eventName) {
  * and `COLLABORATOR` any invited role, read and triage included. Only the owner of a repository
  * owned by a user is known to have it without asking.
  */
-function gate(event, allowedActors, fallbackActor = '') {
+function gate(event, allowedActors, fallbackActor = '', 
+/** A label request: applying a label needs only triage, so the labeller is always checked. */
+labelled = false) {
     const { payload } = event;
-    if (!anyoneCanCause(event))
+    if (!labelled && !anyoneCanCause(event))
         return { kind: 'open' };
     const who = actorOf(event);
     const actor = (0,src_event/* text */.Qq)(who?.login) ?? fallbackActor;
@@ -29238,7 +29240,7 @@ function isUserOwner(payload, actor) {
 async function admit(inputs, event, request, accessOf, fallbackActor = '') {
     if (request.kind === 'skip')
         return { kind: 'skip', notice: `Skipped: ${request.why}.` };
-    const decided = gate(event, inputs.allowedActors, fallbackActor);
+    const decided = gate(event, inputs.allowedActors, fallbackActor, request.kind === 'label');
     if (decided.kind === 'refused')
         return { kind: 'skip', notice: refusal(decided.actor, decided.rule) };
     if (decided.kind === 'ask') {
@@ -29251,7 +29253,9 @@ async function admit(inputs, event, request, accessOf, fallbackActor = '') {
         }
     }
     if (request.kind === 'none')
-        return { kind: 'go', prompt: inputs.prompt };
+        return { kind: 'go', prompt: inputs.prompt, asked: false };
+    if (request.kind === 'label')
+        return { kind: 'go', prompt: inputs.prompt, asked: true };
     if (!request.text && !inputs.prompt) {
         const phrase = inputs.trigger ?? '';
         return {
@@ -29261,7 +29265,7 @@ async function admit(inputs, event, request, accessOf, fallbackActor = '') {
         };
     }
     const prompt = [inputs.prompt, request.text].filter(Boolean).join('\n\n');
-    return { kind: 'go', prompt, request: request.comment };
+    return { kind: 'go', prompt, request: request.comment, asked: true };
 }
 
 // EXTERNAL MODULE: ./src/errors.ts
@@ -29401,10 +29405,558 @@ function isPassing(fault) {
     return fault.kind !== 'tls';
 }
 
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
+var schemas = __nccwpck_require__(4922);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
+var core_core = __nccwpck_require__(8532);
+// EXTERNAL MODULE: ./src/duration.ts
+var duration = __nccwpck_require__(7607);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+;// CONCATENATED MODULE: ./src/prompt-file.ts
+
+
+
+const MAX_PROMPT_FILE_BYTES = 1024 * 1024;
+// Kernel interfaces: they report a size of 0 whatever they hold (so no size check stops them), and
+// some of them are the runner's secrets (/proc/self/environ) or never end (/dev/zero).
+const SYSTEM_ROOTS = ['/proc', '/sys', '/dev'];
+const SAVE_AS_UTF8 = 'the prompt is sent as UTF-8; save it as UTF-8.';
+/** Within `root` (or `root` itself), once both are absolute and normalized. */
+function isWithin(root, path) {
+    const rel = (0,external_node_path_namespaceObject.relative)(root, path);
+    return rel === '' || (rel !== '..' && !rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
+}
+function kind(stat) {
+    if (stat.isFIFO())
+        return 'a FIFO';
+    if (stat.isSocket())
+        return 'a socket';
+    if (stat.isCharacterDevice())
+        return 'a character device';
+    if (stat.isBlockDevice())
+        return 'a block device';
+    return 'an unknown kind of file';
+}
+function errorCode(error) {
+    return error?.code ?? 'error';
+}
+/**
+ * Reads the prompt kept in a file. A relative name, and an absolute one inside the workspace, must
+ * stay inside the workspace once every symbolic link is followed: a checked-out branch (a fork's,
+ * under pull_request_target) decides what its files link to, and a link to /proc/self/environ
+ * would send the runner's secrets as the prompt. An absolute path outside the workspace was
+ * written by the workflow itself, so it is taken as is; whatever the path, only a regular file
+ * outside the kernel's trees is read.
+ */
+function readPromptFile(name, workspace) {
+    const which = (reason) => ({
+        problem: `Input "promptFile" names ${(0,untrusted/* quote */.hD)(name, 200)}, which ${reason}`,
+    });
+    const unreadable = (error) => which(`could not be read (${errorCode(error)}).`);
+    const missing = () => which('does not exist in the workspace: check the path, and that the job checks out the repository (actions/checkout) first.');
+    const path = (0,external_node_path_namespaceObject.resolve)(workspace, name);
+    let real;
+    try {
+        real = (0,external_node_fs_.realpathSync)(path);
+    }
+    catch (error) {
+        const code = errorCode(error);
+        return code === 'ENOENT' || code === 'ENOTDIR' ? missing() : unreadable(error);
+    }
+    const givenWorkspace = (0,external_node_path_namespaceObject.resolve)(workspace);
+    let realWorkspace;
+    try {
+        realWorkspace = (0,external_node_fs_.realpathSync)(givenWorkspace);
+    }
+    catch {
+        realWorkspace = givenWorkspace;
+    }
+    const pathInWorkspace = isWithin(givenWorkspace, path) || isWithin(realWorkspace, path);
+    // `${{ github.workspace }}/prompt.md` is absolute, yet names a checked-out file like any other.
+    if ((!(0,external_node_path_namespaceObject.isAbsolute)(name) || pathInWorkspace) && !isWithin(realWorkspace, real)) {
+        // Where a link leads is not shown: the path alone can tell what the runner holds.
+        const how = pathInWorkspace
+            ? 'a symbolic link to a path outside GITHUB_WORKSPACE'
+            : 'a path outside GITHUB_WORKSPACE';
+        return which(`leads outside the workspace (${how}); the prompt is read only from files in the workspace.`);
+    }
+    const root = SYSTEM_ROOTS.find((dir) => isWithin(dir, real));
+    if (root)
+        return which(`is a system file (${root}); the prompt is read only from regular files.`);
+    // Before opening: opening a FIFO waits for a writer, forever if none comes.
+    let before;
+    try {
+        before = (0,external_node_fs_.lstatSync)(real);
+    }
+    catch (error) {
+        return errorCode(error) === 'ENOENT' ? missing() : unreadable(error);
+    }
+    if (before.isDirectory())
+        return which('is not a file.');
+    if (!before.isFile()) {
+        return which(`is not a regular file (${kind(before)}); the prompt is read only from regular files.`);
+    }
+    let fd;
+    try {
+        // O_NOFOLLOW and O_NONBLOCK: should the path be swapped for a link or a FIFO after the check
+        // above, the open fails or returns at once instead of following it or waiting.
+        fd = (0,external_node_fs_.openSync)(real, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
+    }
+    catch (error) {
+        const code = errorCode(error);
+        if (code === 'ENOENT')
+            return missing();
+        if (code === 'ELOOP')
+            return which('changed while it was being opened; run the step again.');
+        return unreadable(error);
+    }
+    let bytes;
+    try {
+        const opened = (0,external_node_fs_.fstatSync)(fd);
+        if (!opened.isFile() || opened.ino !== before.ino || opened.dev !== before.dev) {
+            return which('changed while it was being opened; run the step again.');
+        }
+        if (opened.size > MAX_PROMPT_FILE_BYTES) {
+            return which(`is ${opened.size} bytes; at most 1 MiB is sent as a prompt.`);
+        }
+        // The size a file reports is not a bound on what reading it returns (it may grow meanwhile),
+        // so the cap is on the bytes read: one past it tells that there was more.
+        const buffer = Buffer.alloc(MAX_PROMPT_FILE_BYTES + 1);
+        let length = 0;
+        for (;;) {
+            const count = (0,external_node_fs_.readSync)(fd, buffer, length, buffer.length - length, null);
+            if (count === 0)
+                break;
+            length += count;
+            if (length === buffer.length)
+                break;
+        }
+        if (length > MAX_PROMPT_FILE_BYTES) {
+            return which('is more than 1 MiB; at most 1 MiB is sent as a prompt.');
+        }
+        bytes = buffer.subarray(0, length);
+    }
+    catch (error) {
+        return unreadable(error);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+        return which(`looks like UTF-16 text (it starts with a UTF-16 byte-order mark), not UTF-8: ${SAVE_AS_UTF8}`);
+    }
+    let text;
+    try {
+        // A UTF-8 byte-order mark is dropped by the decoder (ignoreBOM is false).
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    }
+    catch {
+        return which(`is not UTF-8 text: ${SAVE_AS_UTF8}`);
+    }
+    // Valid UTF-8, but no text editor writes NUL: this is UTF-16 without a mark, or a binary file.
+    if (text.includes('\u0000')) {
+        return which(`holds NUL bytes, so it is not UTF-8 text (perhaps UTF-16, or a binary file): ${SAVE_AS_UTF8}`);
+    }
+    text = text.trim();
+    if (!text)
+        return which('is empty.');
+    return { text };
+}
+
+;// CONCATENATED MODULE: ./src/inputs.ts
+
+
+
+
+
+
+
+/** A bad input: the message names it and says what is expected. No request has been made. */
+class InputError extends errors/* ActionFailure */.dR {
+    name = 'InputError';
+}
+const MIN_POLL_INTERVAL_MS = 1000;
+const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
+class BrokenRule extends Error {
+}
+const problem = (message) => {
+    throw new BrokenRule(message);
+};
+/**
+ * A rule as a zod schema (`zod/mini`, the entry point that costs the action's start-up least):
+ * the first problem becomes the input's one issue.
+ */
+const rule = (check) => schemas/* pipe */.FsL(schemas/* string */.YjP(), schemas/* transform */.pdi((text, ctx) => {
+    try {
+        return check(text, problem);
+    }
+    catch (error) {
+        if (!(error instanceof BrokenRule))
+            throw error;
+        ctx.issues.push({ code: 'custom', message: error.message, input: text });
+        return core_core/* NEVER */.tm;
+    }
+}));
+// `.` and `..` would be resolved away as dot segments by every URL parser, even percent-encoded,
+// so `projectId: ..` would call a different endpoint than the one named.
+const pathSegment = (name) => (text, problem) => {
+    if (text === '')
+        problem(`Input "${name}" is required.`);
+    if (text.length > 200)
+        problem(`Input "${name}" is longer than 200 characters.`);
+    if (/[\s\u0000-\u001f\u007f]/.test(text))
+        problem(`Input "${name}" must not contain spaces or control characters.`);
+    if (text === '.' || text === '..')
+        problem(`Input "${name}" must not be "." or "..".`);
+    return text;
+};
+/** Empty means "not given"; anything else must pass `check`. */
+const optional = (check) => (text, problem) => text === '' ? text : check(text, problem);
+/** What a header value may hold: printable ASCII, no spaces, no line breaks. */
+const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;
+// A header value: a line break would let the secret's text add headers of its own, and anything
+// outside printable ASCII is refused by the HTTP client after validation would have passed.
+const headerSecret = (name) => (text, problem) => {
+    if (!PRINTABLE_ASCII.test(text))
+        problem(`Input "${name}" may only hold printable ASCII characters, without spaces or line breaks; copy it again.`);
+    return text;
+};
+const apiKey = (text, problem) => {
+    if (text === '')
+        problem('Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.');
+    return headerSecret('apiKey')(text, problem);
+};
+/**
+ * Defaults of the inputs added with the GitHub side, as action.yml gives them (a test keeps them
+ * equal): the runner always passes a default, but a local run (local-action, the demo) may pass
+ * nothing, and an input it does not know of must not fail it.
+ */
+const OPTIONAL_DEFAULTS = {
+    comment: 'false',
+    context: 'none',
+    contextLimit: '20000',
+    thread: 'false',
+    status: 'false',
+};
+const MIN_CONTEXT_LIMIT = 1000;
+const MAX_CONTEXT_LIMIT = 1_000_000;
+const contextMode = (text, problem) => {
+    const value = text.toLowerCase();
+    if (value === 'auto' || value === 'none')
+        return value;
+    return problem(`Input "context" must be auto or none, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+};
+const contextLimit = (text, problem) => {
+    const value = Number(text);
+    if (/^\d+$/.test(text) && value >= MIN_CONTEXT_LIMIT && value <= MAX_CONTEXT_LIMIT)
+        return value;
+    return problem(`Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+};
+/** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
+const MAX_LABEL = 50;
+const MAX_LABELS = 100;
+// A login: letters, digits, hyphens, and the underscore of managed users on GHE.com
+// (handle_shortcode); a team: org/slug.
+const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/** Comma- or newline-separated, each entry trimmed; empty entries and repeats dropped. */
+function list(text) {
+    return [...new Set(text.split(/[,\n]/).map((entry) => entry.trim()))].filter(Boolean);
+}
+const labels = (text, problem) => {
+    const names = list(text);
+    const bad = names.find((name) => name.length > MAX_LABEL || /[\u0000-\u001f\u007f]/.test(name));
+    if (bad !== undefined) {
+        problem(`Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}: a label is at most ${MAX_LABEL} characters, without control characters.`);
+    }
+    if (names.length > MAX_LABELS) {
+        problem(`Input "labels" names ${names.length} labels; GitHub takes at most ${MAX_LABELS}.`);
+    }
+    return names;
+};
+// An actor: a login, a bot (`name[bot]`), or `*` for every human account.
+const ACTOR = /^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\[bot\])?)$/;
+const allowedActors = (text, problem) => {
+    const names = list(text);
+    const bad = names.find((name) => !ACTOR.test(name));
+    if (bad !== undefined) {
+        problem(`Input "allowedActors" has ${(0,untrusted/* quote */.hD)(bad, 60)}: expected GitHub logins, bots as name[bot], or * for every human account, separated by commas or lines.`);
+    }
+    return names;
+};
+const trigger = (phrase, problem) => {
+    if (phrase.length > 50 || /[\u0000-\u001f\u007f]/.test(phrase))
+        problem('Input "trigger" must be a phrase of at most 50 characters on one line, e.g. /docs.');
+    return phrase;
+};
+const triggerLabel = (name, problem) => {
+    if (name.length > MAX_LABEL || /[\u0000-\u001f\u007f,]/.test(name))
+        problem(`Input "triggerLabel" must be one label of at most ${MAX_LABEL} characters, without commas or control characters, e.g. docs.`);
+    return name;
+};
+/** One pattern a line; whether GitHub's filters read each is checked with the matcher, before any request. */
+const pathLines = (text) => text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+const MERGE_METHODS = ['merge', 'squash', 'rebase'];
+const autoMerge = (text, problem) => {
+    const value = text.toLowerCase();
+    if (value === '' || MERGE_METHODS.includes(value))
+        return value;
+    return problem(`Input "autoMerge" must be merge, squash or rebase (or empty for none), got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+};
+const reviewers = (text, problem) => {
+    const names = list(text);
+    const bad = names.find((name) => {
+        const [owner = '', team, ...rest] = name.split('/');
+        return !LOGIN.test(owner) || rest.length > 0 || (team !== undefined && !TEAM_SLUG.test(team));
+    });
+    if (bad !== undefined) {
+        problem(`Input "reviewers" has ${(0,untrusted/* quote */.hD)(bad, 60)}: expected GitHub logins (octocat) and teams as org/team-slug, separated by commas or lines.`);
+    }
+    return names;
+};
+const baseUrl = (text, problem) => {
+    if (text === '')
+        problem('Input "baseUrl" is required: the service\'s URL, e.g. https://api.mintlify.com.');
+    let url;
+    try {
+        url = new URL(text);
+    }
+    catch {
+        // Not echoed if it may hold credentials (`user:password@`).
+        const got = text.includes('@') ? '' : `got ${(0,untrusted/* quote */.hD)(text, 100)}; `;
+        return problem(`Input "baseUrl" is not a URL: ${got}expected e.g. https://api.mintlify.com.`);
+    }
+    // The value may hold credentials, so from here on it is not echoed.
+    if (url.username || url.password)
+        problem('Input "baseUrl" must not contain a user name or password.');
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        problem(`Input "baseUrl" must be an https URL, not ${url.protocol.replace(':', '')}.`);
+    }
+    if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+        problem(`Input "baseUrl" must use https: the API key is not sent in clear text to ${url.hostname} (http is allowed only for localhost, 127.0.0.0/8 and [::1]).`);
+    }
+    if (url.search || url.hash)
+        problem('Input "baseUrl" must not have a query string or a fragment.');
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+};
+const bool = (name) => (text, problem) => {
+    const value = text.toLowerCase();
+    if (value === 'true')
+        return true;
+    if (value === 'false')
+        return false;
+    return problem(`Input "${name}" must be true or false, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+};
+const inputs_duration = (name, minMs, minText) => (text, problem) => {
+    const ms = (0,duration/* parseDuration */.E9)(text);
+    if (ms === undefined)
+        return problem(`Input "${name}" is not a duration: got ${(0,untrusted/* quote */.hD)(text, 40)}; expected ${duration/* DURATION_FORMS */.nv}.`);
+    if (ms < minMs)
+        problem(`Input "${name}" must be at least ${minText}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+    if (ms > MAX_TIMEOUT_MS)
+        problem(`Input "${name}" must be at most 24h, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+    return ms;
+};
+// The inputs action.yml declares, by their names there, each with its rule; checked in this order,
+// and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
+// read apart: whether they are read at all depends on the others.
+const schema = schemas/* object */.Ikc({
+    /** Absent only when `jobId` is given (or a `/docs` request gives it). */
+    prompt: schemas/* string */.YjP(),
+    projectId: rule(pathSegment('projectId')),
+    apiKey: rule(apiKey),
+    /** Without a trailing slash; may carry a path prefix. */
+    baseUrl: rule(baseUrl),
+    wait: rule(bool('wait')),
+    /** In milliseconds. */
+    timeout: rule(inputs_duration('timeout', 1000, '1s')),
+    /** In milliseconds. */
+    pollInterval: rule(inputs_duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s')),
+    /** An existing job: the prompt goes to it as a follow-up, or, without a prompt, it is waited for. */
+    jobId: rule(optional(pathSegment('jobId'))),
+    /** Keep one comment on the pull request or issue that started the run up to date with the job. */
+    comment: rule(bool('comment')),
+    /** Labels for the docs pull request. */
+    labels: rule(labels),
+    /** Reviewers to request on the docs pull request: logins, and `org/team` for teams. */
+    reviewers: rule(reviewers),
+    /** `auto`: what the triggering event changed is appended to the prompt. */
+    context: rule(contextMode),
+    /** The most characters of context appended. */
+    contextLimit: rule(contextLimit),
+    /** A phrase such as `/docs`: on a comment event, only a comment that begins with it is acted on. */
+    trigger: rule(trigger),
+    /** Who besides writers may start a job from events anyone can cause: logins, `name[bot]`, `*`. */
+    allowedActors: rule(allowedActors),
+    /** One job per pull request or issue (and branch, with `status`): later runs follow it up. */
+    thread: rule(bool('thread')),
+    /** A commit status on the triggering commit follows the job. */
+    status: rule(bool('status')),
+    /** GitHub filter patterns: on push and pull request events, a change none of whose files match is skipped. */
+    paths: rule(pathLines),
+    /** A label that asks for docs on `labeled` (pull requests and issues); removed when the run ends. */
+    triggerLabel: rule(optional(triggerLabel)),
+    /** Enable auto-merge on the docs pull request once the job completed with one. */
+    autoMerge: rule(autoMerge),
+});
+// Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
+const SECRETLESS_FOR_FORKS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment']);
+/** Whether the run is for a pull request from a fork; read only when apiKey is empty, to say why. */
+function forkOfRun(env) {
+    if (!SECRETLESS_FOR_FORKS.has(env.GITHUB_EVENT_NAME ?? '') || !env.GITHUB_EVENT_PATH)
+        return undefined;
+    return (0,src_event/* pullRequestFork */.TC)((0,src_event/* readEvent */.j_)(env).payload);
+}
+function forkMessage(fork) {
+    const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
+    return `Input "apiKey" is empty: this run is for a pull request from ${from}, and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository on the step or its job.`;
+}
+/** `env` is read for the event only when apiKey is empty, to tell why. */
+/** The comment events on which a `trigger` phrase makes the comment the request. */
+const REQUEST_EVENTS = new Set(['issue_comment', 'pull_request_review_comment']);
+function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cwd(), env = process.env) {
+    // Checked first, as `prompt` comes first: its rule depends on other inputs. On a comment event
+    // with a trigger, the comment itself may be the whole prompt.
+    const promptFile = read('promptFile');
+    const requestMayCome = read('trigger') !== '' && REQUEST_EVENTS.has(env.GITHUB_EVENT_NAME ?? '');
+    if (read('prompt') === '' && read('jobId') === '' && promptFile === '' && !requestMayCome) {
+        throw new InputError('Input "prompt" is required (unless promptFile names a file that holds it, or jobId names a job to wait for): the instruction for the agent.');
+    }
+    if (promptFile !== '' && read('prompt') !== '') {
+        throw new InputError('Input "promptFile" and input "prompt" are both set: give the prompt in one of them.');
+    }
+    const defaults = OPTIONAL_DEFAULTS;
+    const parsed = schema.safeParse(Object.fromEntries(Object.keys(schema.shape).map((name) => [name, read(name) || (defaults[name] ?? '')])));
+    if (!parsed.success) {
+        const first = parsed.error.issues[0];
+        if (first?.path[0] === 'apiKey' && read('apiKey') === '') {
+            // The secret named is most likely fine: GitHub withheld it, and the workflow should skip.
+            const fork = forkOfRun(env);
+            if (fork)
+                throw new InputError(forkMessage(fork));
+        }
+        throw new InputError(first?.message ?? 'The inputs are not valid.');
+    }
+    const { prompt: written, jobId, trigger: phrase, triggerLabel: label, autoMerge: merge, ...rest } = parsed.data;
+    // Read last, once every other input is known to be good.
+    let prompt = written;
+    if (promptFile) {
+        const file = readPromptFile(promptFile, workspace);
+        if ('problem' in file)
+            throw new InputError(file.problem);
+        prompt = file.text;
+    }
+    // The thread's job is kept in the comment.
+    const comment = rest.comment || rest.thread;
+    const githubToken = token(read, 'githubToken', comment ||
+        rest.context === 'auto' ||
+        Boolean(phrase) ||
+        rest.status ||
+        Boolean(label) ||
+        rest.paths.length > 0
+        ? 'comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set'
+        : undefined) ||
+        // On an event anyone can cause, an actor the payload does not vouch for is looked up with it.
+        (mayBeOpen(env.GITHUB_EVENT_NAME ?? '') ? usableToken(read('githubToken')) : '');
+    const docsNeed = rest.labels.length > 0 || rest.reviewers.length > 0 || rest.thread || Boolean(merge)
+        ? 'labels, reviewers, thread or autoMerge are set'
+        : undefined;
+    // Without a docsToken, the docs repository is reached with githubToken.
+    const docsToken = token(read, 'docsToken', docsNeed) || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
+    const inputs = {
+        ...rest,
+        comment,
+        githubToken,
+        docsToken,
+        ...(prompt ? { prompt } : {}),
+        ...(jobId ? { jobId } : {}),
+        ...(promptFile ? { promptFile } : {}),
+        ...(phrase ? { trigger: phrase } : {}),
+        ...(label ? { triggerLabel: label } : {}),
+        ...(merge ? { autoMerge: merge } : {}),
+    };
+    if (inputs.thread && inputs.jobId) {
+        throw new InputError('Input "jobId" and input "thread" are both set: a thread finds its own job; give one of them.');
+    }
+    if ((inputs.comment ||
+        inputs.context === 'auto' ||
+        inputs.trigger ||
+        inputs.status ||
+        inputs.triggerLabel ||
+        inputs.paths.length > 0) &&
+        !inputs.githubToken) {
+        throw new InputError('Input "githubToken" is empty, but comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.');
+    }
+    if ((inputs.labels.length > 0 || inputs.reviewers.length > 0 || inputs.autoMerge) && !inputs.docsToken) {
+        throw new InputError('Input "docsToken" is empty (and so is githubToken), but labels, reviewers or autoMerge are set: pass a token with pull-requests: write on the docs repository.');
+    }
+    return inputs;
+}
+/**
+ * A `${{ … }}` left as written: the runner evaluates expressions in input defaults, but a local
+ * runner (`@github/local-action`) passes `githubToken`'s default `${{ github.token }}` as text.
+ */
+const UNEVALUATED = /^\$\{\{[\s\S]*\}\}$/;
+/** Whether a token input holds a value to use: not empty, and not an expression nothing evaluated. */
+function givenToken(value) {
+    return value !== '' && !UNEVALUATED.test(value);
+}
+/**
+ * A token, read only when a GitHub feature needs it (`neededFor` says which): a run that asks
+ * for none of them never fails on a token it does not use. An expression nothing evaluated reads
+ * as no token, and is named as such when a feature needs one.
+ */
+function token(read, name, neededFor) {
+    const value = read(name);
+    if (!neededFor)
+        return '';
+    if (UNEVALUATED.test(value)) {
+        throw new InputError(`Input "${name}" is ${(0,untrusted/* quote */.hD)(value, 60)}, an expression nothing evaluated (a local run has no github.token), but ${neededFor}: pass a token as ${name}.`);
+    }
+    return headerSecret(name)(value, (message) => {
+        throw new InputError(message);
+    });
+}
+/** A token to use if it is one, else none: for work that goes without it when it must. */
+function usableToken(value) {
+    return givenToken(value) && PRINTABLE_ASCII.test(value) ? value : '';
+}
+/**
+ * Whether any GitHub work is asked for on this event; without it the GitHub client is never
+ * loaded. A `trigger` needs it only on the comment events it acts on (the reaction).
+ */
+function wantsGitHub(inputs, eventName = '') {
+    return ((inputs.trigger !== undefined && REQUEST_EVENTS.has(eventName)) ||
+        (inputs.triggerLabel !== undefined && LABEL_EVENTS.has(eventName)) ||
+        (inputs.paths.length > 0 && PATHS_EVENTS.has(eventName)) ||
+        inputs.comment ||
+        inputs.status ||
+        inputs.labels.length > 0 ||
+        inputs.reviewers.length > 0 ||
+        inputs.autoMerge !== undefined ||
+        inputs.context === 'auto');
+}
+/** The events on which a `triggerLabel` can be applied: a pull request's or an issue's `labeled`. */
+const LABEL_EVENTS = new Set(['pull_request', 'pull_request_target', 'issues']);
+/** The events `paths` gates: what they changed is a list of files. */
+const PATHS_EVENTS = new Set(['push', 'pull_request', 'pull_request_target']);
+/** The hosts to which a key may go over plain http: this machine. */
+function isLoopback(hostname) {
+    return (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname));
+}
+
 ;// CONCATENATED MODULE: ./src/decide.ts
 // The first of the run's three steps: before anything is sent to the service, decide whether the
 // step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
 // job, and the whole prompt. The result is one value; execute and report take it from here.
+
+
 
 
 
@@ -29418,17 +29970,27 @@ async function decide(inputs, deps) {
         return admission;
     // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
     const remembers = inputs.thread || inputs.status || (inputs.comment && deps.run.attempt > 1);
-    const port = remembers || inputs.context === 'auto' ? await github() : undefined;
+    const gated = deps.paths !== undefined && !admission.asked && PATHS_EVENTS.has(deps.run.eventName);
+    const port = remembers || inputs.context === 'auto' || gated ? await github() : undefined;
     if (inputs.thread && !port) {
         throw new errors/* ActionFailure */.dR("The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.");
     }
     const memory = remembers && port ? await port.recall(inputs.thread, signal) : {};
+    // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
+    if (gated && deps.paths && port) {
+        const since = inputs.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
+        const skip = irrelevant(deps.paths, await port.changedFiles(since, signal), log);
+        if (skip) {
+            await port.irrelevant(memory, signal);
+            return { kind: 'skip', notice: skip };
+        }
+    }
     const plan = await planJob({
         ...inputs,
         prompt: admission.prompt,
         runId: deps.run.runId,
         attempt: deps.run.attempt,
-        asked: admission.request !== undefined || deps.run.eventName === 'workflow_dispatch',
+        asked: admission.asked || deps.run.eventName === 'workflow_dispatch',
     }, remembers && port ? memory : undefined, {
         client: deps.client,
         ...(port ? { docsPull: (link) => port.docsPull(link, signal) } : {}),
@@ -29460,6 +30022,33 @@ async function decide(inputs, deps) {
     };
 }
 /**
+ * Whether the change touched nothing `paths` names: the skip's notice, or `undefined` to go on. A
+ * list GitHub could not give, or cut short, never skips: the job goes ahead, and a warning says why.
+ */
+function irrelevant(paths, changed, log) {
+    if ('unreadable' in changed) {
+        log.warning(`${changed.unreadable} Whether it touched paths is unknown, so the job goes ahead.`);
+        return undefined;
+    }
+    const { files, complete } = changed;
+    const relevant = paths.relevant(files);
+    if (relevant.length > 0) {
+        log.info(`${count(files.length)} changed, ${count(relevant.length)} under paths (${relevant
+            .slice(0, 3)
+            .map((f) => (0,untrusted/* label */.Pf)(f))
+            .join(', ')}${relevant.length > 3 ? ', …' : ''}).`);
+        return undefined;
+    }
+    if (!complete) {
+        log.warning(`${count(files.length)} changed and GitHub lists no more, none of them under paths: the rest may be, so the job goes ahead.`);
+        return undefined;
+    }
+    return `Skipped: ${count(files.length)} changed, none under paths.`;
+}
+function count(files) {
+    return files === 1 ? '1 file' : `${files} files`;
+}
+/**
  * The prompt as it may leave: a file, the event's text or a careless `prompt:` can hold the key,
  * a token or the runner's own credentials, and the service is not where they belong. What was
  * taken out is never said, only that something was.
@@ -29472,7 +30061,10 @@ function withoutRunSecrets(prompt, log) {
     return clean;
 }
 
+// EXTERNAL MODULE: ./src/pull-request.ts
+var pull_request = __nccwpck_require__(5964);
 ;// CONCATENATED MODULE: ./src/outputs.ts
+
 
 
 
@@ -29487,13 +30079,20 @@ function withoutRunSecrets(prompt, log) {
  */
 function setJobOutputs(id, job, warn, 
 /** The `jobId` written already, as soon as it was known: it is not written twice. */
-written) {
+written, 
+/** The run's GitHub (`GITHUB_SERVER_URL`): `prNumber` and `prRepository` come from a link there. */
+serverUrl) {
     if (id !== written)
         setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(id));
     if (!job)
         return;
     setOutput('status', (0,untrusted/* escapeUnsafe */.au)(job.status));
-    setOutput('prLink', plainLink(job.prLink, 'prLink', warn));
+    const link = plainLink(job.prLink, 'prLink', warn);
+    setOutput('prLink', link);
+    // Parsed from the link, no request: what a later step needs to merge, label or announce it.
+    const pr = link ? (0,pull_request/* pullRequestOf */._)(link, serverUrl, { githubCom: true }) : undefined;
+    setOutput('prNumber', pr ? String(pr.number) : '');
+    setOutput('prRepository', pr ? `${pr.owner}/${pr.repo}` : '');
     setOutput('job', (0,untrusted/* escapeUnsafe */.au)(JSON.stringify(job)));
 }
 /**
@@ -29524,8 +30123,6 @@ function setOutput(name, value) {
     }
 }
 
-// EXTERNAL MODULE: ./src/duration.ts
-var duration = __nccwpck_require__(7607);
 ;// CONCATENATED MODULE: ./src/start.ts
 
 
@@ -29825,508 +30422,6 @@ function sayHowItEnded(job, inputs, log) {
     }
 }
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
-var schemas = __nccwpck_require__(4922);
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
-var core_core = __nccwpck_require__(8532);
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(3024);
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-;// CONCATENATED MODULE: ./src/prompt-file.ts
-
-
-
-const MAX_PROMPT_FILE_BYTES = 1024 * 1024;
-// Kernel interfaces: they report a size of 0 whatever they hold (so no size check stops them), and
-// some of them are the runner's secrets (/proc/self/environ) or never end (/dev/zero).
-const SYSTEM_ROOTS = ['/proc', '/sys', '/dev'];
-const SAVE_AS_UTF8 = 'the prompt is sent as UTF-8; save it as UTF-8.';
-/** Within `root` (or `root` itself), once both are absolute and normalized. */
-function isWithin(root, path) {
-    const rel = (0,external_node_path_namespaceObject.relative)(root, path);
-    return rel === '' || (rel !== '..' && !rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
-}
-function kind(stat) {
-    if (stat.isFIFO())
-        return 'a FIFO';
-    if (stat.isSocket())
-        return 'a socket';
-    if (stat.isCharacterDevice())
-        return 'a character device';
-    if (stat.isBlockDevice())
-        return 'a block device';
-    return 'an unknown kind of file';
-}
-function errorCode(error) {
-    return error?.code ?? 'error';
-}
-/**
- * Reads the prompt kept in a file. A relative name, and an absolute one inside the workspace, must
- * stay inside the workspace once every symbolic link is followed: a checked-out branch (a fork's,
- * under pull_request_target) decides what its files link to, and a link to /proc/self/environ
- * would send the runner's secrets as the prompt. An absolute path outside the workspace was
- * written by the workflow itself, so it is taken as is; whatever the path, only a regular file
- * outside the kernel's trees is read.
- */
-function readPromptFile(name, workspace) {
-    const which = (reason) => ({
-        problem: `Input "promptFile" names ${(0,untrusted/* quote */.hD)(name, 200)}, which ${reason}`,
-    });
-    const unreadable = (error) => which(`could not be read (${errorCode(error)}).`);
-    const missing = () => which('does not exist in the workspace: check the path, and that the job checks out the repository (actions/checkout) first.');
-    const path = (0,external_node_path_namespaceObject.resolve)(workspace, name);
-    let real;
-    try {
-        real = (0,external_node_fs_.realpathSync)(path);
-    }
-    catch (error) {
-        const code = errorCode(error);
-        return code === 'ENOENT' || code === 'ENOTDIR' ? missing() : unreadable(error);
-    }
-    const givenWorkspace = (0,external_node_path_namespaceObject.resolve)(workspace);
-    let realWorkspace;
-    try {
-        realWorkspace = (0,external_node_fs_.realpathSync)(givenWorkspace);
-    }
-    catch {
-        realWorkspace = givenWorkspace;
-    }
-    const pathInWorkspace = isWithin(givenWorkspace, path) || isWithin(realWorkspace, path);
-    // `${{ github.workspace }}/prompt.md` is absolute, yet names a checked-out file like any other.
-    if ((!(0,external_node_path_namespaceObject.isAbsolute)(name) || pathInWorkspace) && !isWithin(realWorkspace, real)) {
-        // Where a link leads is not shown: the path alone can tell what the runner holds.
-        const how = pathInWorkspace
-            ? 'a symbolic link to a path outside GITHUB_WORKSPACE'
-            : 'a path outside GITHUB_WORKSPACE';
-        return which(`leads outside the workspace (${how}); the prompt is read only from files in the workspace.`);
-    }
-    const root = SYSTEM_ROOTS.find((dir) => isWithin(dir, real));
-    if (root)
-        return which(`is a system file (${root}); the prompt is read only from regular files.`);
-    // Before opening: opening a FIFO waits for a writer, forever if none comes.
-    let before;
-    try {
-        before = (0,external_node_fs_.lstatSync)(real);
-    }
-    catch (error) {
-        return errorCode(error) === 'ENOENT' ? missing() : unreadable(error);
-    }
-    if (before.isDirectory())
-        return which('is not a file.');
-    if (!before.isFile()) {
-        return which(`is not a regular file (${kind(before)}); the prompt is read only from regular files.`);
-    }
-    let fd;
-    try {
-        // O_NOFOLLOW and O_NONBLOCK: should the path be swapped for a link or a FIFO after the check
-        // above, the open fails or returns at once instead of following it or waiting.
-        fd = (0,external_node_fs_.openSync)(real, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
-    }
-    catch (error) {
-        const code = errorCode(error);
-        if (code === 'ENOENT')
-            return missing();
-        if (code === 'ELOOP')
-            return which('changed while it was being opened; run the step again.');
-        return unreadable(error);
-    }
-    let bytes;
-    try {
-        const opened = (0,external_node_fs_.fstatSync)(fd);
-        if (!opened.isFile() || opened.ino !== before.ino || opened.dev !== before.dev) {
-            return which('changed while it was being opened; run the step again.');
-        }
-        if (opened.size > MAX_PROMPT_FILE_BYTES) {
-            return which(`is ${opened.size} bytes; at most 1 MiB is sent as a prompt.`);
-        }
-        // The size a file reports is not a bound on what reading it returns (it may grow meanwhile),
-        // so the cap is on the bytes read: one past it tells that there was more.
-        const buffer = Buffer.alloc(MAX_PROMPT_FILE_BYTES + 1);
-        let length = 0;
-        for (;;) {
-            const count = (0,external_node_fs_.readSync)(fd, buffer, length, buffer.length - length, null);
-            if (count === 0)
-                break;
-            length += count;
-            if (length === buffer.length)
-                break;
-        }
-        if (length > MAX_PROMPT_FILE_BYTES) {
-            return which('is more than 1 MiB; at most 1 MiB is sent as a prompt.');
-        }
-        bytes = buffer.subarray(0, length);
-    }
-    catch (error) {
-        return unreadable(error);
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
-        return which(`looks like UTF-16 text (it starts with a UTF-16 byte-order mark), not UTF-8: ${SAVE_AS_UTF8}`);
-    }
-    let text;
-    try {
-        // A UTF-8 byte-order mark is dropped by the decoder (ignoreBOM is false).
-        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    }
-    catch {
-        return which(`is not UTF-8 text: ${SAVE_AS_UTF8}`);
-    }
-    // Valid UTF-8, but no text editor writes NUL: this is UTF-16 without a mark, or a binary file.
-    if (text.includes('\u0000')) {
-        return which(`holds NUL bytes, so it is not UTF-8 text (perhaps UTF-16, or a binary file): ${SAVE_AS_UTF8}`);
-    }
-    text = text.trim();
-    if (!text)
-        return which('is empty.');
-    return { text };
-}
-
-;// CONCATENATED MODULE: ./src/inputs.ts
-
-
-
-
-
-
-
-/** A bad input: the message names it and says what is expected. No request has been made. */
-class InputError extends errors/* ActionFailure */.dR {
-    name = 'InputError';
-}
-const MIN_POLL_INTERVAL_MS = 1000;
-const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
-class BrokenRule extends Error {
-}
-const problem = (message) => {
-    throw new BrokenRule(message);
-};
-/**
- * A rule as a zod schema (`zod/mini`, the entry point that costs the action's start-up least):
- * the first problem becomes the input's one issue.
- */
-const rule = (check) => schemas/* pipe */.FsL(schemas/* string */.YjP(), schemas/* transform */.pdi((text, ctx) => {
-    try {
-        return check(text, problem);
-    }
-    catch (error) {
-        if (!(error instanceof BrokenRule))
-            throw error;
-        ctx.issues.push({ code: 'custom', message: error.message, input: text });
-        return core_core/* NEVER */.tm;
-    }
-}));
-// `.` and `..` would be resolved away as dot segments by every URL parser, even percent-encoded,
-// so `projectId: ..` would call a different endpoint than the one named.
-const pathSegment = (name) => (text, problem) => {
-    if (text === '')
-        problem(`Input "${name}" is required.`);
-    if (text.length > 200)
-        problem(`Input "${name}" is longer than 200 characters.`);
-    if (/[\s\u0000-\u001f\u007f]/.test(text))
-        problem(`Input "${name}" must not contain spaces or control characters.`);
-    if (text === '.' || text === '..')
-        problem(`Input "${name}" must not be "." or "..".`);
-    return text;
-};
-/** Empty means "not given"; anything else must pass `check`. */
-const optional = (check) => (text, problem) => text === '' ? text : check(text, problem);
-/** What a header value may hold: printable ASCII, no spaces, no line breaks. */
-const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;
-// A header value: a line break would let the secret's text add headers of its own, and anything
-// outside printable ASCII is refused by the HTTP client after validation would have passed.
-const headerSecret = (name) => (text, problem) => {
-    if (!PRINTABLE_ASCII.test(text))
-        problem(`Input "${name}" may only hold printable ASCII characters, without spaces or line breaks; copy it again.`);
-    return text;
-};
-const apiKey = (text, problem) => {
-    if (text === '')
-        problem('Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.');
-    return headerSecret('apiKey')(text, problem);
-};
-/**
- * Defaults of the inputs added with the GitHub side, as action.yml gives them (a test keeps them
- * equal): the runner always passes a default, but a local run (local-action, the demo) may pass
- * nothing, and an input it does not know of must not fail it.
- */
-const OPTIONAL_DEFAULTS = {
-    comment: 'false',
-    context: 'none',
-    contextLimit: '20000',
-    thread: 'false',
-    status: 'false',
-};
-const MIN_CONTEXT_LIMIT = 1000;
-const MAX_CONTEXT_LIMIT = 1_000_000;
-const contextMode = (text, problem) => {
-    const value = text.toLowerCase();
-    if (value === 'auto' || value === 'none')
-        return value;
-    return problem(`Input "context" must be auto or none, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
-};
-const contextLimit = (text, problem) => {
-    const value = Number(text);
-    if (/^\d+$/.test(text) && value >= MIN_CONTEXT_LIMIT && value <= MAX_CONTEXT_LIMIT)
-        return value;
-    return problem(`Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
-};
-/** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
-const MAX_LABEL = 50;
-const MAX_LABELS = 100;
-// A login: letters, digits, hyphens, and the underscore of managed users on GHE.com
-// (handle_shortcode); a team: org/slug.
-const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-/** Comma- or newline-separated, each entry trimmed; empty entries and repeats dropped. */
-function list(text) {
-    return [...new Set(text.split(/[,\n]/).map((entry) => entry.trim()))].filter(Boolean);
-}
-const labels = (text, problem) => {
-    const names = list(text);
-    const bad = names.find((name) => name.length > MAX_LABEL || /[\u0000-\u001f\u007f]/.test(name));
-    if (bad !== undefined) {
-        problem(`Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}: a label is at most ${MAX_LABEL} characters, without control characters.`);
-    }
-    if (names.length > MAX_LABELS) {
-        problem(`Input "labels" names ${names.length} labels; GitHub takes at most ${MAX_LABELS}.`);
-    }
-    return names;
-};
-// An actor: a login, a bot (`name[bot]`), or `*` for every human account.
-const ACTOR = /^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\[bot\])?)$/;
-const allowedActors = (text, problem) => {
-    const names = list(text);
-    const bad = names.find((name) => !ACTOR.test(name));
-    if (bad !== undefined) {
-        problem(`Input "allowedActors" has ${(0,untrusted/* quote */.hD)(bad, 60)}: expected GitHub logins, bots as name[bot], or * for every human account, separated by commas or lines.`);
-    }
-    return names;
-};
-const trigger = (phrase, problem) => {
-    if (phrase.length > 50 || /[\u0000-\u001f\u007f]/.test(phrase))
-        problem('Input "trigger" must be a phrase of at most 50 characters on one line, e.g. /docs.');
-    return phrase;
-};
-const reviewers = (text, problem) => {
-    const names = list(text);
-    const bad = names.find((name) => {
-        const [owner = '', team, ...rest] = name.split('/');
-        return !LOGIN.test(owner) || rest.length > 0 || (team !== undefined && !TEAM_SLUG.test(team));
-    });
-    if (bad !== undefined) {
-        problem(`Input "reviewers" has ${(0,untrusted/* quote */.hD)(bad, 60)}: expected GitHub logins (octocat) and teams as org/team-slug, separated by commas or lines.`);
-    }
-    return names;
-};
-const baseUrl = (text, problem) => {
-    if (text === '')
-        problem('Input "baseUrl" is required: the service\'s URL, e.g. https://api.mintlify.com.');
-    let url;
-    try {
-        url = new URL(text);
-    }
-    catch {
-        // Not echoed if it may hold credentials (`user:password@`).
-        const got = text.includes('@') ? '' : `got ${(0,untrusted/* quote */.hD)(text, 100)}; `;
-        return problem(`Input "baseUrl" is not a URL: ${got}expected e.g. https://api.mintlify.com.`);
-    }
-    // The value may hold credentials, so from here on it is not echoed.
-    if (url.username || url.password)
-        problem('Input "baseUrl" must not contain a user name or password.');
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-        problem(`Input "baseUrl" must be an https URL, not ${url.protocol.replace(':', '')}.`);
-    }
-    if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-        problem(`Input "baseUrl" must use https: the API key is not sent in clear text to ${url.hostname} (http is allowed only for localhost, 127.0.0.0/8 and [::1]).`);
-    }
-    if (url.search || url.hash)
-        problem('Input "baseUrl" must not have a query string or a fragment.');
-    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-};
-const bool = (name) => (text, problem) => {
-    const value = text.toLowerCase();
-    if (value === 'true')
-        return true;
-    if (value === 'false')
-        return false;
-    return problem(`Input "${name}" must be true or false, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
-};
-const inputs_duration = (name, minMs, minText) => (text, problem) => {
-    const ms = (0,duration/* parseDuration */.E9)(text);
-    if (ms === undefined)
-        return problem(`Input "${name}" is not a duration: got ${(0,untrusted/* quote */.hD)(text, 40)}; expected ${duration/* DURATION_FORMS */.nv}.`);
-    if (ms < minMs)
-        problem(`Input "${name}" must be at least ${minText}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
-    if (ms > MAX_TIMEOUT_MS)
-        problem(`Input "${name}" must be at most 24h, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
-    return ms;
-};
-// The inputs action.yml declares, by their names there, each with its rule; checked in this order,
-// and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
-// read apart: whether they are read at all depends on the others.
-const schema = schemas/* object */.Ikc({
-    /** Absent only when `jobId` is given (or a `/docs` request gives it). */
-    prompt: schemas/* string */.YjP(),
-    projectId: rule(pathSegment('projectId')),
-    apiKey: rule(apiKey),
-    /** Without a trailing slash; may carry a path prefix. */
-    baseUrl: rule(baseUrl),
-    wait: rule(bool('wait')),
-    /** In milliseconds. */
-    timeout: rule(inputs_duration('timeout', 1000, '1s')),
-    /** In milliseconds. */
-    pollInterval: rule(inputs_duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s')),
-    /** An existing job: the prompt goes to it as a follow-up, or, without a prompt, it is waited for. */
-    jobId: rule(optional(pathSegment('jobId'))),
-    /** Keep one comment on the pull request or issue that started the run up to date with the job. */
-    comment: rule(bool('comment')),
-    /** Labels for the docs pull request. */
-    labels: rule(labels),
-    /** Reviewers to request on the docs pull request: logins, and `org/team` for teams. */
-    reviewers: rule(reviewers),
-    /** `auto`: what the triggering event changed is appended to the prompt. */
-    context: rule(contextMode),
-    /** The most characters of context appended. */
-    contextLimit: rule(contextLimit),
-    /** A phrase such as `/docs`: on a comment event, only a comment that begins with it is acted on. */
-    trigger: rule(trigger),
-    /** Who besides writers may start a job from events anyone can cause: logins, `name[bot]`, `*`. */
-    allowedActors: rule(allowedActors),
-    /** One job per pull request or issue (and branch, with `status`): later runs follow it up. */
-    thread: rule(bool('thread')),
-    /** A commit status on the triggering commit follows the job. */
-    status: rule(bool('status')),
-});
-// Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
-const SECRETLESS_FOR_FORKS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment']);
-/** Whether the run is for a pull request from a fork; read only when apiKey is empty, to say why. */
-function forkOfRun(env) {
-    if (!SECRETLESS_FOR_FORKS.has(env.GITHUB_EVENT_NAME ?? '') || !env.GITHUB_EVENT_PATH)
-        return undefined;
-    return (0,src_event/* pullRequestFork */.TC)((0,src_event/* readEvent */.j_)(env).payload);
-}
-function forkMessage(fork) {
-    const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
-    return `Input "apiKey" is empty: this run is for a pull request from ${from}, and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository on the step or its job.`;
-}
-/** `env` is read for the event only when apiKey is empty, to tell why. */
-/** The comment events on which a `trigger` phrase makes the comment the request. */
-const REQUEST_EVENTS = new Set(['issue_comment', 'pull_request_review_comment']);
-function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cwd(), env = process.env) {
-    // Checked first, as `prompt` comes first: its rule depends on other inputs. On a comment event
-    // with a trigger, the comment itself may be the whole prompt.
-    const promptFile = read('promptFile');
-    const requestMayCome = read('trigger') !== '' && REQUEST_EVENTS.has(env.GITHUB_EVENT_NAME ?? '');
-    if (read('prompt') === '' && read('jobId') === '' && promptFile === '' && !requestMayCome) {
-        throw new InputError('Input "prompt" is required (unless promptFile names a file that holds it, or jobId names a job to wait for): the instruction for the agent.');
-    }
-    if (promptFile !== '' && read('prompt') !== '') {
-        throw new InputError('Input "promptFile" and input "prompt" are both set: give the prompt in one of them.');
-    }
-    const defaults = OPTIONAL_DEFAULTS;
-    const parsed = schema.safeParse(Object.fromEntries(Object.keys(schema.shape).map((name) => [name, read(name) || (defaults[name] ?? '')])));
-    if (!parsed.success) {
-        const first = parsed.error.issues[0];
-        if (first?.path[0] === 'apiKey' && read('apiKey') === '') {
-            // The secret named is most likely fine: GitHub withheld it, and the workflow should skip.
-            const fork = forkOfRun(env);
-            if (fork)
-                throw new InputError(forkMessage(fork));
-        }
-        throw new InputError(first?.message ?? 'The inputs are not valid.');
-    }
-    const { prompt: written, jobId, trigger: phrase, ...rest } = parsed.data;
-    // Read last, once every other input is known to be good.
-    let prompt = written;
-    if (promptFile) {
-        const file = readPromptFile(promptFile, workspace);
-        if ('problem' in file)
-            throw new InputError(file.problem);
-        prompt = file.text;
-    }
-    // The thread's job is kept in the comment.
-    const comment = rest.comment || rest.thread;
-    const githubToken = token(read, 'githubToken', comment || rest.context === 'auto' || Boolean(phrase) || rest.status
-        ? 'comment, thread or status is true, context is auto or trigger is set'
-        : undefined) ||
-        // On an event anyone can cause, an actor the payload does not vouch for is looked up with it.
-        (mayBeOpen(env.GITHUB_EVENT_NAME ?? '') ? usableToken(read('githubToken')) : '');
-    const docsNeed = rest.labels.length > 0 || rest.reviewers.length > 0 || rest.thread
-        ? 'labels, reviewers or thread are set'
-        : undefined;
-    // Without a docsToken, the docs repository is reached with githubToken.
-    const docsToken = token(read, 'docsToken', docsNeed) || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
-    const inputs = {
-        ...rest,
-        comment,
-        githubToken,
-        docsToken,
-        ...(prompt ? { prompt } : {}),
-        ...(jobId ? { jobId } : {}),
-        ...(promptFile ? { promptFile } : {}),
-        ...(phrase ? { trigger: phrase } : {}),
-    };
-    if (inputs.thread && inputs.jobId) {
-        throw new InputError('Input "jobId" and input "thread" are both set: a thread finds its own job; give one of them.');
-    }
-    if ((inputs.comment || inputs.context === 'auto' || inputs.trigger || inputs.status) &&
-        !inputs.githubToken) {
-        throw new InputError('Input "githubToken" is empty, but comment, thread or status is true, context is auto or trigger is set: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.');
-    }
-    if ((inputs.labels.length > 0 || inputs.reviewers.length > 0) && !inputs.docsToken) {
-        throw new InputError('Input "docsToken" is empty (and so is githubToken), but labels or reviewers are set: pass a token with pull-requests: write on the docs repository.');
-    }
-    return inputs;
-}
-/**
- * A `${{ … }}` left as written: the runner evaluates expressions in input defaults, but a local
- * runner (`@github/local-action`) passes `githubToken`'s default `${{ github.token }}` as text.
- */
-const UNEVALUATED = /^\$\{\{[\s\S]*\}\}$/;
-/** Whether a token input holds a value to use: not empty, and not an expression nothing evaluated. */
-function givenToken(value) {
-    return value !== '' && !UNEVALUATED.test(value);
-}
-/**
- * A token, read only when a GitHub feature needs it (`neededFor` says which): a run that asks
- * for none of them never fails on a token it does not use. An expression nothing evaluated reads
- * as no token, and is named as such when a feature needs one.
- */
-function token(read, name, neededFor) {
-    const value = read(name);
-    if (!neededFor)
-        return '';
-    if (UNEVALUATED.test(value)) {
-        throw new InputError(`Input "${name}" is ${(0,untrusted/* quote */.hD)(value, 60)}, an expression nothing evaluated (a local run has no github.token), but ${neededFor}: pass a token as ${name}.`);
-    }
-    return headerSecret(name)(value, (message) => {
-        throw new InputError(message);
-    });
-}
-/** A token to use if it is one, else none: for work that goes without it when it must. */
-function usableToken(value) {
-    return givenToken(value) && PRINTABLE_ASCII.test(value) ? value : '';
-}
-/**
- * Whether any GitHub work is asked for on this event; without it the GitHub client is never
- * loaded. A `trigger` needs it only on the comment events it acts on (the reaction).
- */
-function wantsGitHub(inputs, eventName = '') {
-    return ((inputs.trigger !== undefined && REQUEST_EVENTS.has(eventName)) ||
-        inputs.comment ||
-        inputs.status ||
-        inputs.labels.length > 0 ||
-        inputs.reviewers.length > 0 ||
-        inputs.context === 'auto');
-}
-/** The hosts to which a key may go over plain http: this machine. */
-function isLoopback(hostname) {
-    return (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname));
-}
-
 ;// CONCATENATED MODULE: ./src/job-run.ts
 
 
@@ -30517,6 +30612,8 @@ function readRunContext(env = process.env) {
 
 
 
+
+
 /** The rows of the summary table, as HTML cells. */
 function summaryRows(facts) {
     const { job } = facts;
@@ -30526,11 +30623,20 @@ function summaryRows(facts) {
     return [
         ['Job', `<code>${(0,untrusted/* cell */.Hn)(job.id)}</code>`],
         ['Status', (0,untrusted/* cell */.Hn)(job.status)],
-        ['Pull request', (0,untrusted/* link */.nf)(job.prLink) || 'none'],
+        ['Pull request', pullRequestCell(job.prLink, facts.serverUrl) || 'none'],
         ['Model', (0,untrusted/* cell */.Hn)(job.model ?? '')],
         ['Source', source],
         ['Waited', (0,duration/* formatDuration */.a3)(facts.waitedMs)],
     ];
+}
+/** The docs pull request as `owner/repo#N` (the `prRepository` and `prNumber` outputs), linked. */
+function pullRequestCell(prLink, serverUrl = 'https://github.com') {
+    if (!prLink)
+        return '';
+    const pr = (0,pull_request/* pullRequestOf */._)((0,secrets/* redact */.E$)(prLink), serverUrl, { githubCom: true });
+    return pr && (0,untrusted/* isPlainHttpUrl */.i0)((0,secrets/* redact */.E$)(prLink))
+        ? `<a href="${(0,untrusted/* cell */.Hn)((0,secrets/* redact */.E$)(prLink), 2000)}">${(0,untrusted/* cell */.Hn)(`${pr.owner}/${pr.repo}#${pr.number}`)}</a>`
+        : (0,untrusted/* link */.nf)(prLink);
 }
 /** Writes the step summary (docs/design.md §5); a local run without a summary file skips it. */
 async function writeSummary(facts) {
@@ -30554,7 +30660,12 @@ async function writeSummary(facts) {
  * the phrase (leading white space ignored, any case), followed by a space, a line break or its
  * end. An edit or a deletion never is: an edit of an old request must not start a second job.
  */
-function readRequest(phrase, event) {
+function readRequest(phrase, event, label) {
+    if (label && LABEL_EVENTS.has(event.name)) {
+        const asked = readLabel(label, event);
+        if (asked)
+            return asked;
+    }
     if (!phrase || !REQUEST_EVENTS.has(event.name))
         return { kind: 'none' };
     const { action, comment } = event.payload;
@@ -30573,6 +30684,23 @@ function readRequest(phrase, event) {
         text: rest,
         comment: { id, review: event.name === 'pull_request_review_comment' },
     };
+}
+/**
+ * `labeled` with `triggerLabel` is a request; another label, or any `unlabeled`, is not (and costs
+ * nothing); other actions (`opened`, `synchronize`, …) run as they would without a label.
+ * GitHub's label names ignore case.
+ */
+function readLabel(label, event) {
+    const { action } = event.payload;
+    if (action === 'unlabeled') {
+        return { kind: 'skip', why: 'a label was removed, and only applying triggerLabel is a request' };
+    }
+    if (action !== 'labeled')
+        return undefined;
+    const name = (0,src_event/* text */.Qq)(event.payload.label?.name) ?? '';
+    if (name.toLowerCase() === label.toLowerCase())
+        return { kind: 'label', label: name };
+    return { kind: 'skip', why: `the label applied is ${(0,untrusted/* quote */.hD)(name, 60)}, not ${(0,untrusted/* quote */.hD)(label, 60)}` };
 }
 function afterPhrase(body, phrase) {
     const start = body.trimStart();
@@ -30608,7 +30736,7 @@ const coreLog = {
     warning: (message) => core/* warning */.$e(message),
     debug: (message) => core/* debug */.Yz(message),
 };
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(330)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8330))).startGitHubReport(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(941)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4941))).startGitHubReport(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then
@@ -30625,13 +30753,22 @@ async function run(deps = {}) {
     let github;
     let decision;
     let jobIdOutput;
+    let serverUrl = 'https://github.com';
+    /** `triggerLabel`, as applied: taken off again when the run ends, whatever the outcome. */
+    let labelToRemove;
     try {
         const inputs = readInputs((name) => core/* getInput */.V4(name));
         const context = deps.context ?? readRunContext();
+        serverUrl = context.serverUrl;
         const event = { name: context.eventName, payload: context.payload };
-        const request = readRequest(inputs.trigger, event);
+        const request = readRequest(inputs.trigger, event, inputs.triggerLabel);
         // A request is a conversation: it is answered where it was asked, whatever `comment` says.
-        const acting = request.kind === 'request' ? { ...inputs, comment: true } : inputs;
+        const asked = request.kind === 'request' || request.kind === 'label';
+        const acting = asked ? { ...inputs, comment: true } : inputs;
+        if (request.kind === 'label')
+            labelToRemove = request.label;
+        // Checked before anything is sent; the matcher loads only when `paths` is set.
+        const paths = acting.paths.length > 0 ? await compilePaths(acting.paths) : undefined;
         step.accepted(acting);
         const loadGitHub = () => (github ??= makeGitHub(acting, request.kind === 'request' ? request.comment : undefined, context, clock, deps.github ?? loadGitHubChunk));
         // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
@@ -30661,6 +30798,7 @@ async function run(deps = {}) {
         decision = await decide(acting, {
             event,
             request,
+            ...(paths ? { paths } : {}),
             github: loadGitHub,
             client,
             log: coreLog,
@@ -30700,7 +30838,9 @@ async function run(deps = {}) {
     finally {
         await connection?.dispatcher.destroy().catch(() => undefined);
     }
-    await report(step, decision, github, jobIdOutput, cancellation.signal);
+    await report(step, serverUrl, decision, github, jobIdOutput, cancellation.signal);
+    if (labelToRemove)
+        await (await github)?.removeLabel(labelToRemove, cancellation.signal);
     // Only now: a signal while the outputs and summary are written must not kill the process
     // halfway through them (the handler is harmless once the work is done).
     cancellation.dispose();
@@ -30710,14 +30850,14 @@ async function run(deps = {}) {
  * error, then the GitHub side, last, so that a signal while it works cannot cost the outputs, the
  * summary or the error. GitHub's faults are warnings: they never change the step's result.
  */
-async function report(step, decision, loading, jobIdOutput, cancellation) {
+async function report(step, serverUrl, decision, loading, jobIdOutput, cancellation) {
     if (step.skipped) {
         await endSkipped(step.skipped, decision, loading, cancellation);
         return;
     }
     try {
         if (step.id)
-            setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), jobIdOutput);
+            setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), jobIdOutput, serverUrl);
         // A run that ended before the service confirmed a job still says which way it went.
         if (decision?.kind === 'go' && jobIdOutput === undefined) {
             setOutput('mode', (0,src_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
@@ -30730,7 +30870,7 @@ async function report(step, decision, loading, jobIdOutput, cancellation) {
     }
     step.stopClock();
     if (step.job) {
-        await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure }).catch((error) => coreLog.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+        await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl }).catch((error) => coreLog.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
     }
     if (step.failure)
         core/* setFailed */.C1(step.failure);
@@ -30774,6 +30914,19 @@ async function endSkipped(notice, decision, loading, cancellation) {
     });
     if (url)
         setCommentUrl(url, (m) => coreLog.warning(m));
+}
+/**
+ * `paths`, compiled by the matcher in its own chunk of dist/ (loaded only when `paths` is set); a
+ * pattern GitHub's filters would not read is a bad input, before any request.
+ */
+async function compilePaths(lines) {
+    const { compilePaths: compile, PathsError } = await __nccwpck_require__.e(/* import() */ 431).then(__nccwpck_require__.bind(__nccwpck_require__, 8431));
+    try {
+        return compile(lines);
+    }
+    catch (error) {
+        throw error instanceof PathsError ? new InputError(error.message) : error;
+    }
 }
 /**
  * Before anything is printed: the key, both GitHub tokens (on every run: the runner does not show
@@ -30887,6 +31040,51 @@ function unconfirmed(mode) {
     return mode.kind === 'create'
         ? `before the service confirmed the job; a job may have been created in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)}: look for it before you re-run.`
         : `before the service confirmed the follow-up message; agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)} may have taken it.`;
+}
+
+
+/***/ }),
+
+/***/ 5964:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   _: () => (/* binding */ pullRequestOf)
+/* harmony export */ });
+/**
+ * The pull request a `prLink` names, when it is a pull request page on `serverUrl` (the run's
+ * GitHub, path prefix included) — or, with `githubCom`, on github.com, where docs repositories of
+ * Enterprise Server users often live. A token is never sent about a link elsewhere.
+ */
+function pullRequestOf(prLink, serverUrl, options = {}) {
+    const servers = [serverUrl, ...(options.githubCom ? ['https://github.com'] : [])];
+    for (const server of servers) {
+        const found = onServer(prLink, server);
+        if (found)
+            return found;
+    }
+    return undefined;
+}
+function onServer(prLink, serverUrl) {
+    let link;
+    let server;
+    try {
+        link = new URL(prLink);
+        server = new URL(serverUrl);
+    }
+    catch {
+        return undefined;
+    }
+    if (link.protocol !== server.protocol || link.host !== server.host)
+        return undefined;
+    const prefix = server.pathname.replace(/\/+$/, '');
+    if (!link.pathname.startsWith(`${prefix}/`))
+        return undefined;
+    const match = /^\/([\w-]+)\/([\w.-]+)\/pull\/(\d{1,10})\/?$/.exec(link.pathname.slice(prefix.length));
+    if (!match)
+        return undefined;
+    const [, owner = '', repo = '', number = ''] = match;
+    return { owner, repo, number: Number(number) };
 }
 
 

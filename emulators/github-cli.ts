@@ -9,8 +9,14 @@ import { startGitHubEmulator } from './github.js';
 
 const DEMO_TOKEN = 'ghs_DemoWorkflowToken000000000000000000000';
 const REQUEST = '/docs Document the new --dry-run flag of the deploy command';
-/** The pull request's head before and after the push the demo plays. */
-const HEADS = ['1a2b3c4d5e6f708192a3b4c5d6e7f80912a3b4c5', '2b3c4d5e6f708192a3b4c5d6e7f80912a3b4c5d6'];
+/** The pull request's head before and after each of the two pushes the demo plays. */
+const HEADS = [
+  '1a2b3c4d5e6f708192a3b4c5d6e7f80912a3b4c5',
+  '2b3c4d5e6f708192a3b4c5d6e7f80912a3b4c5d6',
+  '3c4d5e6f708192a3b4c5d6e7f80912a3b4c5d6e7',
+];
+/** What each push changed: the first the code, the second only a test (outside the demo's `paths`). */
+const file = (filename: string) => ({ filename, status: 'modified', additions: 4, deletions: 1 });
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -22,7 +28,18 @@ async function main(): Promise<void> {
   github.grant(DEMO_TOKEN, { login: 'github-actions[bot]', type: 'Bot', read: '*', write: ['acme/app'] });
   // octocat asks for docs: someone with write access, as GitHub's collaborator API tells the gate.
   github.collaborator('acme/app', 'octocat', 'write');
-  const pr = github.thread('acme/app', { headSha: HEADS[0] });
+  const pr = github.thread('acme/app', {
+    headSha: HEADS[0],
+    files: [file('src/deploy.ts'), file('src/deploy.test.ts')],
+  });
+  github.comparison('acme/app', `${HEADS[0]}...${HEADS[1]}`, {
+    commits: [],
+    files: [file('src/deploy.ts'), file('src/deploy.test.ts')],
+  });
+  github.comparison('acme/app', `${HEADS[1]}...${HEADS[2]}`, {
+    commits: [],
+    files: [file('src/deploy.test.ts')],
+  });
   const request = github.addComment('acme/app', pr.number, { login: 'octocat', body: REQUEST });
   // The docs pull requests the service's jobs open (job n opens #n).
   for (let n = 0; n < 5; n++) github.thread('acme/docs');

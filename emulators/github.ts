@@ -1,8 +1,8 @@
-// A loopback stand-in for GitHub's REST API (and the one GraphQL query the action makes), for the
-// calls the action's GitHub side uses: repositories with issues and pull requests, comments and
-// their reactions, labels, review requests, collaborators' roles, commit statuses, and tokens that
-// each reach some repositories, some with write access.
-// Every request and every reply is checked against GitHub's published OpenAPI description.
+// A loopback stand-in for GitHub's REST API (and the GraphQL query and mutation the action makes),
+// for the calls the action's GitHub side uses: repositories with issues and pull requests, comments
+// and their reactions, labels, review requests, collaborators' roles, commit statuses, auto-merge,
+// and tokens that each reach some repositories, some with write access.
+// Every REST request and every REST reply is checked against GitHub's published OpenAPI description.
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -10,13 +10,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChangedFile } from '../src/github/context.js';
 import { gitHubContract, type GitHubSpec } from './github-openapi.js';
 
+/** GraphQL operations: `graphql` is the viewer query; `enableAutoMerge` the auto-merge mutation. */
+export type GitHubGraphQLRoute = 'graphql' | 'enableAutoMerge';
+
 export type GitHubRoute =
-  | 'graphql'
+  | GitHubGraphQLRoute
   | 'pullsOfCommit'
   | 'listComments'
   | 'createComment'
   | 'updateComment'
   | 'addLabels'
+  | 'removeLabel'
   | 'requestReviewers'
   | 'compare'
   | 'listCommits'
@@ -30,7 +34,7 @@ export type GitHubRoute =
   | 'listStatuses';
 
 export const ROUTES: {
-  route: Exclude<GitHubRoute, 'graphql'>;
+  route: Exclude<GitHubRoute, GitHubGraphQLRoute>;
   method: string;
   template: string;
   write: boolean;
@@ -63,6 +67,12 @@ export const ROUTES: {
     route: 'addLabels',
     method: 'POST',
     template: '/repos/{owner}/{repo}/issues/{issue_number}/labels',
+    write: true,
+  },
+  {
+    route: 'removeLabel',
+    method: 'DELETE',
+    template: '/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}',
     write: true,
   },
   { route: 'compare', method: 'GET', template: '/repos/{owner}/{repo}/compare/{basehead}', write: false },
@@ -115,6 +125,13 @@ const REACTIONS = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket',
 const STATUS_STATES = ['error', 'failure', 'pending', 'success'] as const;
 /** The longest description a commit status may have, in characters. */
 const STATUS_DESCRIPTION_MAX = 140;
+/** GraphQL's `PullRequestMergeMethod`. */
+const MERGE_METHODS = ['MERGE', 'SQUASH', 'REBASE'] as const;
+export type AutoMergeMethod = (typeof MERGE_METHODS)[number];
+/** The one mutation the action sends, as it sends it (compared with `graphqlShape`). */
+const ENABLE_AUTO_MERGE =
+  'mutation($pullRequestId: ID!, $mergeMethod: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: { pullRequestId: $pullRequestId, mergeMethod: $mergeMethod }) { pullRequest { number autoMergeRequest { mergeMethod } } } }';
+const VIEWER = 'query { viewer { login } }';
 
 export interface GitHubEmulatorOptions {
   /** `''`: the API at the root, as api.github.com and GHE.com; `/api/v3`: GitHub Enterprise Server. */
@@ -132,7 +149,10 @@ export interface TokenGrant {
   type?: 'User' | 'Bot';
   /** Repositories (`owner/repo`) the token can see; `*` for all. */
   read?: string[] | '*';
-  /** Repositories it may write to (comments, reactions, labels, review requests, commit statuses). */
+  /**
+   * Repositories it may write to (comments, reactions, labels, review requests, commit statuses,
+   * auto-merge).
+   */
   write?: string[];
 }
 
@@ -196,9 +216,17 @@ export interface StoredThread {
   comments: StoredComment[];
   /** A pull request's review comments (on lines of its diff). */
   reviewComments: StoredComment[];
+  /** Label names; a test may put one on directly (`get(repo, n).labels.push('bug')`). */
   labels: string[];
   reviewers: string[];
   teams: string[];
+  /**
+   * A pull request that could be merged now (GraphQL's `mergeStateStatus` CLEAN, REST's
+   * `mergeable_state` `clean`): GitHub refuses to enable auto-merge on it. Unset: not clean.
+   */
+  clean?: boolean;
+  /** Auto-merge as enabled through GraphQL's `enablePullRequestAutoMerge`: the method, and by whom. */
+  autoMerge?: { method: AutoMergeMethod; by: string };
 }
 
 export interface GitHubRequest {
@@ -246,6 +274,7 @@ export interface GitHubEmulator {
       headRepo?: string;
       state?: 'open' | 'closed';
       merged?: boolean;
+      clean?: boolean;
     },
   ): StoredThread;
   /** An issue comment on a thread. */
@@ -288,6 +317,11 @@ export interface GitHubEmulator {
    * `No commit found for SHA: {sha}`, as on GitHub. Any other sha is known (with no statuses yet).
    */
   forget(repo: string, sha: string): void;
+  /**
+   * Whether `repo` allows auto-merge (its "Allow auto-merge" setting; allowed unless told):
+   * enabling it on a pull request of a repository that does not is refused.
+   */
+  allowAutoMerge(repo: string, allowed: boolean): void;
   /** The next request of `route` is answered (as usual) only after `ms`. */
   delay(route: GitHubRoute, ms: number): void;
   count(route: GitHubRoute): number;
@@ -310,6 +344,8 @@ interface Repo {
   statuses: Map<string, StoredStatus[]>;
   /** Shas GitHub does not know (`forget`). */
   unknown: Set<string>;
+  /** Whether it allows auto-merge (`allowAutoMerge`). */
+  autoMerge: boolean;
 }
 
 /** A reaction as GitHub keeps it: who reacted matters (one reaction of a content a user). */
@@ -350,6 +386,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         roles: new Map(),
         statuses: new Map(),
         unknown: new Set(),
+        autoMerge: true,
       };
       repos.set(name.toLowerCase(), repo);
     }
@@ -416,10 +453,13 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     const [headOwner = ''] = thread.headRepo.split('/');
     const [owner = ''] = repoName.split('/');
     const api = `${serverUrl}${prefix}/repos/${repoName}`;
+    const { autoMerge } = thread;
     return {
       ...pr,
       number: thread.number,
       id: thread.number + 5000,
+      // What GraphQL's `enablePullRequestAutoMerge` takes as `pullRequestId` (`nodeOf` reads it).
+      node_id: pullNodeId(repos.get(repoName.toLowerCase())?.id ?? 0, thread.number),
       html_url: `${serverUrl}/${repoName}/pull/${thread.number}`,
       url: `${api}/pulls/${thread.number}`,
       diff_url: `${serverUrl}/${repoName}/pull/${thread.number}.diff`,
@@ -434,6 +474,19 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       closed_at: at,
       merged_at: thread.merged ? at : null,
       merge_commit_sha: thread.mergeCommitSha ?? null,
+      auto_merge: autoMerge
+        ? {
+            enabled_by: user(autoMerge.by),
+            merge_method: autoMerge.method.toLowerCase(),
+            commit_title:
+              autoMerge.method === 'MERGE'
+                ? `Merge pull request #${thread.number} from ${headOwner}/${thread.headRef}`
+                : autoMerge.method === 'SQUASH'
+                  ? `${String(pr.title)} (#${thread.number})`
+                  : '',
+            commit_message: '',
+          }
+        : null,
       requested_reviewers: thread.reviewers.map(user),
       // The published example's teams lack a field its own schema requires.
       requested_teams: [],
@@ -468,6 +521,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       merged: thread.merged,
       merged_by: thread.merged ? pr.merged_by : null,
       mergeable: json.state === 'closed' ? null : pr.mergeable,
+      mergeable_state: json.state === 'closed' ? 'unknown' : thread.clean ? 'clean' : 'blocked',
       labels: thread.labels.map(labelJson),
       comments: thread.comments.length,
       review_comments: thread.reviewComments.length,
@@ -607,23 +661,133 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     url: `${serverUrl}${prefix}/labels/${encodeURIComponent(name)}`,
   });
 
-  function answer(route: GitHubRoute | undefined, req: Exchange): Reply {
-    const token = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const grant = token ? grants.get(token) : undefined;
-    if (!grant) return error(401, 'Bad credentials');
+  const access = (grant: Required<TokenGrant>, repoName: string) => {
+    const name = repoName.toLowerCase();
+    return {
+      canRead: grant.read === '*' || grant.read.some((r) => r.toLowerCase() === name),
+      canWrite: grant.write.some((r) => r.toLowerCase() === name),
+    };
+  };
+
+  // A pull request by the node id its REST replies carry (`pullNodeId`), with its repository's name.
+  const nodeOf = (id: string) => {
+    const [, repoId, number] = /^PR_(\d+)_(\d+)$/.exec(id) ?? [];
+    for (const [name, repo] of repos) {
+      if (String(repo.id) !== repoId) continue;
+      const thread = repo.threads.get(Number(number));
+      return thread?.pull ? { name, repo, thread } : undefined;
+    }
+    return undefined;
+  };
+
+  // GraphQL answers HTTP 200 whatever befalls the operation: failures are its `errors`.
+  function graphql(route: GitHubGraphQLRoute, grant: Required<TokenGrant>, json: unknown): Reply {
+    const { query, variables } = (json !== null && typeof json === 'object' ? json : {}) as {
+      query?: unknown;
+      variables?: unknown;
+    };
     if (route === 'graphql') {
-      const query = (req.json as { query?: unknown } | undefined)?.query;
-      if (typeof query !== 'string' || !/^\s*query\s*\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query)) {
+      if (typeof query !== 'string' || graphqlShape(query) !== graphqlShape(VIEWER)) {
         violations.push(`graphql: unexpected query ${JSON.stringify(query)}`);
         return { status: 200, json: { errors: [{ message: 'unexpected query' }] } };
       }
       return { status: 200, json: { data: { viewer: { login: grant.login } } } };
     }
+    // `enableAutoMerge`: the route is only given to the mutation's own text.
+    const text = String(query);
+    const given = (variables !== null && typeof variables === 'object' ? variables : {}) as Record<
+      string,
+      unknown
+    >;
+    const id = given.pullRequestId;
+    const method = MERGE_METHODS.find((m) => m === given.mergeMethod);
+    // A variable its type refuses: the operation does not run, and no `data` at all.
+    const invalid = (name: string, type: string, explanation: string): Reply => {
+      violations.push(`graphql enableAutoMerge: $${name} ${explanation}`);
+      return {
+        status: 200,
+        json: {
+          errors: [
+            {
+              extensions: { value: given[name] ?? null, problems: [{ path: [], explanation }] },
+              locations: locate(text, `$${name}`),
+              message: `Variable $${name} of type ${type} was provided invalid value`,
+            },
+          ],
+        },
+      };
+    };
+    if (typeof id !== 'string') {
+      return invalid(
+        'pullRequestId',
+        'ID!',
+        id == null ? 'Expected value to not be null' : `Could not coerce value ${JSON.stringify(id)} to ID`,
+      );
+    }
+    if (!method) {
+      return invalid(
+        'mergeMethod',
+        'PullRequestMergeMethod!',
+        given.mergeMethod == null
+          ? 'Expected value to not be null'
+          : `Expected ${JSON.stringify(given.mergeMethod)} to be one of: ${MERGE_METHODS.join(', ')}`,
+      );
+    }
+    const refuse = (type: string, message: string, more: Record<string, unknown> = {}): Reply => ({
+      status: 200,
+      json: {
+        data: { enablePullRequestAutoMerge: null },
+        errors: [
+          {
+            type,
+            path: ['enablePullRequestAutoMerge'],
+            ...more,
+            locations: locate(text, 'enablePullRequestAutoMerge'),
+            message,
+          },
+        ],
+      },
+    });
+    const node = nodeOf(id);
+    // A pull request the token cannot see is no node at all, as on GitHub.
+    if (!node || !access(grant, node.name).canRead) {
+      return refuse('NOT_FOUND', `Could not resolve to a node with the global id of '${id}'`);
+    }
+    if (!access(grant, node.name).canWrite) {
+      return refuse('FORBIDDEN', 'Resource not accessible by integration', {
+        extensions: { saml_failure: false },
+      });
+    }
+    const { repo, thread } = node;
+    if (!repo.autoMerge) {
+      return refuse('UNPROCESSABLE', 'Pull request Auto merge is not allowed for this repository');
+    }
+    if (thread.merged || thread.state === 'closed') {
+      return refuse('UNPROCESSABLE', 'Pull request Pull request is closed');
+    }
+    if (thread.clean) return refuse('UNPROCESSABLE', 'Pull request Pull request is in clean status');
+    thread.autoMerge = { method, by: grant.login };
+    return {
+      status: 200,
+      json: {
+        data: {
+          enablePullRequestAutoMerge: {
+            pullRequest: { number: thread.number, autoMergeRequest: { mergeMethod: method } },
+          },
+        },
+      },
+    };
+  }
+
+  function answer(route: GitHubRoute | undefined, req: Exchange): Reply {
+    const token = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const grant = token ? grants.get(token) : undefined;
+    if (!grant) return error(401, 'Bad credentials');
+    if (route === 'graphql' || route === 'enableAutoMerge') return graphql(route, grant, req.json);
     const spec = ROUTES.find((r) => r.route === route);
     const params = req.params;
     const repoName = `${params.owner}/${params.repo}`;
-    const canRead = grant.read === '*' || grant.read.some((r) => r.toLowerCase() === repoName.toLowerCase());
-    const canWrite = grant.write.some((r) => r.toLowerCase() === repoName.toLowerCase());
+    const { canRead, canWrite } = access(grant, repoName);
     const repo = repos.get(repoName.toLowerCase());
     if (!spec || !repo || !canRead) return error(404, 'Not Found');
     if (spec.write && !canWrite) return error(403, 'Resource not accessible by integration');
@@ -675,6 +839,15 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         for (const name of (body.labels as string[] | undefined) ?? []) {
           if (!thread.labels.includes(name)) thread.labels.push(name);
         }
+        return { status: 200, json: thread.labels.map(labelJson) };
+      }
+      case 'removeLabel': {
+        const thread = repo.threads.get(Number(params.issue_number));
+        if (!thread) return error(404, 'Not Found');
+        // Label names are case-insensitive on GitHub.
+        const at = thread.labels.findIndex((l) => l.toLowerCase() === (params.name ?? '').toLowerCase());
+        if (at < 0) return error(404, 'Label does not exist');
+        thread.labels.splice(at, 1);
         return { status: 200, json: thread.labels.map(labelJson) };
       }
       case 'compare': {
@@ -831,7 +1004,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     let route: GitHubRoute | undefined;
     let template: string | undefined;
     let params: Record<string, string> = {};
-    if (method === 'POST' && url.pathname === graphqlPath) route = 'graphql';
+    if (method === 'POST' && url.pathname === graphqlPath) route = graphqlRoute(json);
     else if (url.pathname.startsWith(`${prefix}/`)) {
       const path = url.pathname.slice(prefix.length);
       for (const r of ROUTES) {
@@ -934,6 +1107,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         headRepo: threadOptions.headRepo ?? repoName,
         state: threadOptions.state ?? 'open',
         merged: threadOptions.merged ?? false,
+        ...(threadOptions.clean === undefined ? {} : { clean: threadOptions.clean }),
         comments: [],
         reviewComments: [],
         labels: [],
@@ -994,6 +1168,9 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     forget(repoName, sha) {
       repoOf(repoName).unknown.add(sha);
     },
+    allowAutoMerge(repoName, allowed) {
+      repoOf(repoName).autoMerge = allowed;
+    },
     get(repoName, number) {
       const thread = repoOf(repoName).threads.get(number);
       if (!thread) throw new Error(`no thread ${repoName}#${number}`);
@@ -1042,6 +1219,33 @@ function validationFailed(entry: { resource: string; field: string; code: string
       status: '422',
     },
   };
+}
+
+/** A pull request's node id (GraphQL's global id), as its REST replies carry it. */
+function pullNodeId(repoId: number, number: number): string {
+  return `PR_${repoId}_${number}`;
+}
+
+/** A GraphQL document with what is insignificant in it (whitespace, commas) evened out. */
+function graphqlShape(document: string): string {
+  return document
+    .replace(/[\s,]+/g, ' ')
+    .replace(/ ?([!$():=@[\]{}|]) ?/g, '$1')
+    .trim();
+}
+
+/** Which GraphQL operation a request is: the auto-merge mutation, else (as any other) `graphql`. */
+function graphqlRoute(json: unknown): GitHubGraphQLRoute {
+  const query = json !== null && typeof json === 'object' ? (json as { query?: unknown }).query : undefined;
+  return typeof query === 'string' && graphqlShape(query) === graphqlShape(ENABLE_AUTO_MERGE)
+    ? 'enableAutoMerge'
+    : 'graphql';
+}
+
+/** Where `word` first is in a GraphQL document, as GraphQL errors' `locations` tell it. */
+function locate(document: string, word: string): { line: number; column: number }[] {
+  const lines = document.slice(0, Math.max(0, document.indexOf(word))).split('\n');
+  return [{ line: lines.length, column: (lines.at(-1)?.length ?? 0) + 1 }];
 }
 
 function match(template: string, path: string): Record<string, string> | undefined {

@@ -2,7 +2,7 @@
 // variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, the event payload, the Node 24 binary
 // action.yml names), against the loopback emulators of the service and of GitHub: a `/docs`
 // request on a pull request starts a job (`thread`, `status`), and a push to the pull request
-// follows it up. No key, no network. `npm run demo -- --refuse-finished-messages 400` plays a
+// follows it up; a push that changes only a test is skipped (`paths`). No key, no network. `npm run demo -- --refuse-finished-messages 400` plays a
 // service that takes no message for a finished job: the push's follow-up is refused, and a new
 // job takes the thread over.
 import { spawn } from 'node:child_process';
@@ -90,6 +90,10 @@ const inputs = {
   INPUT_ALLOWEDACTORS: '',
   INPUT_THREAD: 'true',
   INPUT_STATUS: 'true',
+  // Only a change to the source, not its tests, is worth a job (the third run shows it skipped).
+  INPUT_PATHS: 'src/**\n!src/**/*.test.ts',
+  INPUT_TRIGGERLABEL: '',
+  INPUT_AUTOMERGE: '',
 };
 const pullRequest = (head) => ({
   number: github.pullRequest,
@@ -103,7 +107,7 @@ const pullRequest = (head) => ({
 // pull request follows it up, since its docs pull request is still open.
 const runs = [
   {
-    title: `a member comments "${github.request.body}" on ${github.repository}#${github.pullRequest}`,
+    title: `octocat, who has write access, comments "${github.request.body}" on ${github.repository}#${github.pullRequest}`,
     name: 'issue_comment',
     payload: {
       action: 'created',
@@ -118,12 +122,22 @@ const runs = [
     },
   },
   {
-    title: `a push to ${github.repository}#${github.pullRequest} (synchronize)`,
+    title: `a push to ${github.repository}#${github.pullRequest} that changes src/deploy.ts (synchronize)`,
     name: 'pull_request',
     payload: {
       action: 'synchronize',
       number: github.pullRequest,
       pull_request: pullRequest(github.heads[1]),
+      sender: { login: 'octocat', type: 'User' },
+    },
+  },
+  {
+    title: `a push to ${github.repository}#${github.pullRequest} that changes only src/deploy.test.ts (synchronize)`,
+    name: 'pull_request',
+    payload: {
+      action: 'synchronize',
+      number: github.pullRequest,
+      pull_request: pullRequest(github.heads[2]),
       sender: { login: 'octocat', type: 'User' },
     },
   },

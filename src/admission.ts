@@ -19,6 +19,8 @@ export type Admission =
       prompt?: string;
       /** The comment that asked, when a `/docs` request started the run. */
       request?: RequestComment;
+      /** Someone asked for this run (a `/docs` comment, `triggerLabel`): `paths` and a closed docs PR do not stop it. */
+      asked: boolean;
     };
 
 /** The actor's access to the repository, asked of GitHub; `undefined` when GitHub could not tell. */
@@ -38,7 +40,7 @@ export async function admit(
 ): Promise<Admission> {
   if (request.kind === 'skip') return { kind: 'skip', notice: `Skipped: ${request.why}.` };
 
-  const decided = gate(event, inputs.allowedActors, fallbackActor);
+  const decided = gate(event, inputs.allowedActors, fallbackActor, request.kind === 'label');
   if (decided.kind === 'refused') return { kind: 'skip', notice: refusal(decided.actor, decided.rule) };
   if (decided.kind === 'ask') {
     const access = await accessOf(decided.actor);
@@ -51,7 +53,8 @@ export async function admit(
     }
   }
 
-  if (request.kind === 'none') return { kind: 'go', prompt: inputs.prompt };
+  if (request.kind === 'none') return { kind: 'go', prompt: inputs.prompt, asked: false };
+  if (request.kind === 'label') return { kind: 'go', prompt: inputs.prompt, asked: true };
   if (!request.text && !inputs.prompt) {
     const phrase = inputs.trigger ?? '';
     return {
@@ -61,5 +64,5 @@ export async function admit(
     };
   }
   const prompt = [inputs.prompt, request.text].filter(Boolean).join('\n\n');
-  return { kind: 'go', prompt, request: request.comment };
+  return { kind: 'go', prompt, request: request.comment, asked: true };
 }

@@ -10,7 +10,9 @@ import type { RunnerEvent } from './event.js';
 import type { Inputs } from './inputs.js';
 import type { Log } from './log.js';
 import { onlyWaits, type Mode } from './mode.js';
-import type { GitHubPort, Memory } from './ports.js';
+import { PATHS_EVENTS } from './inputs.js';
+import type { Changed, GitHubPort, Memory } from './ports.js';
+import { label } from './untrusted.js';
 import { redact } from './secrets.js';
 import type { Request, RequestComment } from './trigger.js';
 
@@ -39,9 +41,16 @@ export type Decision =
       replacement?: { jobId: string; prLink?: string | null; prompt: () => Promise<string> };
     };
 
+/** Compiled `paths` patterns (the matcher loads only when `paths` is set). */
+export interface PathFilter {
+  relevant(files: string[]): string[];
+}
+
 export interface DecideDeps {
   event: RunnerEvent;
   request: Request;
+  /** `paths`, compiled before anything was sent; absent when not set. */
+  paths?: PathFilter;
   /** The GitHub side, loaded on first use; `undefined` when it could not load (a warning said so). */
   github: () => Promise<GitHubPort | undefined>;
   client: Pick<AgentClient, 'getJob'>;
@@ -67,20 +76,30 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
 
   // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
   const remembers = inputs.thread || inputs.status || (inputs.comment && deps.run.attempt > 1);
-  const port = remembers || inputs.context === 'auto' ? await github() : undefined;
+  const gated = deps.paths !== undefined && !admission.asked && PATHS_EVENTS.has(deps.run.eventName);
+  const port = remembers || inputs.context === 'auto' || gated ? await github() : undefined;
   if (inputs.thread && !port) {
     throw new ActionFailure(
       "The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.",
     );
   }
   const memory = remembers && port ? await port.recall(inputs.thread, signal) : {};
+  // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
+  if (gated && deps.paths && port) {
+    const since = inputs.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
+    const skip = irrelevant(deps.paths, await port.changedFiles(since, signal), log);
+    if (skip) {
+      await port.irrelevant(memory, signal);
+      return { kind: 'skip', notice: skip };
+    }
+  }
   const plan = await planJob(
     {
       ...inputs,
       prompt: admission.prompt,
       runId: deps.run.runId,
       attempt: deps.run.attempt,
-      asked: admission.request !== undefined || deps.run.eventName === 'workflow_dispatch',
+      asked: admission.asked || deps.run.eventName === 'workflow_dispatch',
     },
     remembers && port ? memory : undefined,
     {
@@ -112,6 +131,39 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     ...(admission.request ? { request: admission.request } : {}),
     ...(plan.thread ? { replacement: { ...plan.thread, prompt: () => whole() } } : {}),
   };
+}
+
+/**
+ * Whether the change touched nothing `paths` names: the skip's notice, or `undefined` to go on. A
+ * list GitHub could not give, or cut short, never skips: the job goes ahead, and a warning says why.
+ */
+function irrelevant(paths: PathFilter, changed: Changed, log: Log): string | undefined {
+  if ('unreadable' in changed) {
+    log.warning(`${changed.unreadable} Whether it touched paths is unknown, so the job goes ahead.`);
+    return undefined;
+  }
+  const { files, complete } = changed;
+  const relevant = paths.relevant(files);
+  if (relevant.length > 0) {
+    log.info(
+      `${count(files.length)} changed, ${count(relevant.length)} under paths (${relevant
+        .slice(0, 3)
+        .map((f) => label(f))
+        .join(', ')}${relevant.length > 3 ? ', …' : ''}).`,
+    );
+    return undefined;
+  }
+  if (!complete) {
+    log.warning(
+      `${count(files.length)} changed and GitHub lists no more, none of them under paths: the rest may be, so the job goes ahead.`,
+    );
+    return undefined;
+  }
+  return `Skipped: ${count(files.length)} changed, none under paths.`;
+}
+
+function count(files: number): string {
+  return files === 1 ? '1 file' : `${files} files`;
 }
 
 /**

@@ -32,6 +32,8 @@ export interface Payload {
     base?: { repo?: { full_name?: unknown } | null } | null;
   };
   review?: Authored;
+  /** On `labeled` and `unlabeled`: the label. */
+  label?: { name?: unknown } | null;
   discussion?: Authored;
 }
 

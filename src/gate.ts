@@ -54,9 +54,15 @@ export type Gate =
  * and `COLLABORATOR` any invited role, read and triage included. Only the owner of a repository
  * owned by a user is known to have it without asking.
  */
-export function gate(event: RunnerEvent, allowedActors: string[], fallbackActor = ''): Gate {
+export function gate(
+  event: RunnerEvent,
+  allowedActors: string[],
+  fallbackActor = '',
+  /** A label request: applying a label needs only triage, so the labeller is always checked. */
+  labelled = false,
+): Gate {
   const { payload } = event;
-  if (!anyoneCanCause(event)) return { kind: 'open' };
+  if (!labelled && !anyoneCanCause(event)) return { kind: 'open' };
   const who = actorOf(event);
   const actor = text(who?.login) ?? fallbackActor;
   const named = (login: string) => allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());

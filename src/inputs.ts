@@ -164,6 +164,32 @@ const trigger: Check<string> = (phrase, problem) => {
   return phrase;
 };
 
+const triggerLabel: Check<string> = (name, problem) => {
+  if (name.length > MAX_LABEL || /[\u0000-\u001f\u007f,]/.test(name))
+    problem(
+      `Input "triggerLabel" must be one label of at most ${MAX_LABEL} characters, without commas or control characters, e.g. docs.`,
+    );
+  return name;
+};
+
+/** One pattern a line; whether GitHub's filters read each is checked with the matcher, before any request. */
+const pathLines: Check<string[]> = (text) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+const MERGE_METHODS = ['merge', 'squash', 'rebase'] as const;
+export type MergeMethod = (typeof MERGE_METHODS)[number];
+
+const autoMerge: Check<MergeMethod | ''> = (text, problem) => {
+  const value = text.toLowerCase();
+  if (value === '' || (MERGE_METHODS as readonly string[]).includes(value)) return value as MergeMethod | '';
+  return problem(
+    `Input "autoMerge" must be merge, squash or rebase (or empty for none), got ${quote(text, 40)}.`,
+  );
+};
+
 const reviewers: Check<string[]> = (text, problem) => {
   const names = list(text);
   const bad = names.find((name) => {
@@ -259,13 +285,24 @@ const schema = z.object({
   thread: rule(bool('thread')),
   /** A commit status on the triggering commit follows the job. */
   status: rule(bool('status')),
+  /** GitHub filter patterns: on push and pull request events, a change none of whose files match is skipped. */
+  paths: rule(pathLines),
+  /** A label that asks for docs on `labeled` (pull requests and issues); removed when the run ends. */
+  triggerLabel: rule(optional(triggerLabel)),
+  /** Enable auto-merge on the docs pull request once the job completed with one. */
+  autoMerge: rule(autoMerge),
 });
 
 /** Everything the action acts on, validated before the first request: the schema's output. */
-export type Inputs = Omit<z.output<typeof schema>, 'prompt' | 'jobId' | 'trigger'> & {
+export type Inputs = Omit<
+  z.output<typeof schema>,
+  'prompt' | 'jobId' | 'trigger' | 'triggerLabel' | 'autoMerge'
+> & {
   prompt?: string;
   jobId?: string;
   trigger?: string;
+  triggerLabel?: string;
+  autoMerge?: MergeMethod;
   /** The file the prompt was read from, as the workflow named it. */
   promptFile?: string;
   /** The token for this repository's API; empty when no GitHub feature needs it. */
@@ -327,7 +364,14 @@ export function readInputs(
     }
     throw new InputError(first?.message ?? 'The inputs are not valid.');
   }
-  const { prompt: written, jobId, trigger: phrase, ...rest } = parsed.data;
+  const {
+    prompt: written,
+    jobId,
+    trigger: phrase,
+    triggerLabel: label,
+    autoMerge: merge,
+    ...rest
+  } = parsed.data;
   // Read last, once every other input is known to be good.
   let prompt = written;
   if (promptFile) {
@@ -341,15 +385,20 @@ export function readInputs(
     token(
       read,
       'githubToken',
-      comment || rest.context === 'auto' || Boolean(phrase) || rest.status
-        ? 'comment, thread or status is true, context is auto or trigger is set'
+      comment ||
+        rest.context === 'auto' ||
+        Boolean(phrase) ||
+        rest.status ||
+        Boolean(label) ||
+        rest.paths.length > 0
+        ? 'comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set'
         : undefined,
     ) ||
     // On an event anyone can cause, an actor the payload does not vouch for is looked up with it.
     (mayBeOpen(env.GITHUB_EVENT_NAME ?? '') ? usableToken(read('githubToken')) : '');
   const docsNeed =
-    rest.labels.length > 0 || rest.reviewers.length > 0 || rest.thread
-      ? 'labels, reviewers or thread are set'
+    rest.labels.length > 0 || rest.reviewers.length > 0 || rest.thread || Boolean(merge)
+      ? 'labels, reviewers, thread or autoMerge are set'
       : undefined;
   // Without a docsToken, the docs repository is reached with githubToken.
   const docsToken =
@@ -363,6 +412,8 @@ export function readInputs(
     ...(jobId ? { jobId } : {}),
     ...(promptFile ? { promptFile } : {}),
     ...(phrase ? { trigger: phrase } : {}),
+    ...(label ? { triggerLabel: label } : {}),
+    ...(merge ? { autoMerge: merge } : {}),
   };
   if (inputs.thread && inputs.jobId) {
     throw new InputError(
@@ -370,16 +421,21 @@ export function readInputs(
     );
   }
   if (
-    (inputs.comment || inputs.context === 'auto' || inputs.trigger || inputs.status) &&
+    (inputs.comment ||
+      inputs.context === 'auto' ||
+      inputs.trigger ||
+      inputs.status ||
+      inputs.triggerLabel ||
+      inputs.paths.length > 0) &&
     !inputs.githubToken
   ) {
     throw new InputError(
-      'Input "githubToken" is empty, but comment, thread or status is true, context is auto or trigger is set: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.',
+      'Input "githubToken" is empty, but comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.',
     );
   }
-  if ((inputs.labels.length > 0 || inputs.reviewers.length > 0) && !inputs.docsToken) {
+  if ((inputs.labels.length > 0 || inputs.reviewers.length > 0 || inputs.autoMerge) && !inputs.docsToken) {
     throw new InputError(
-      'Input "docsToken" is empty (and so is githubToken), but labels or reviewers are set: pass a token with pull-requests: write on the docs repository.',
+      'Input "docsToken" is empty (and so is githubToken), but labels, reviewers or autoMerge are set: pass a token with pull-requests: write on the docs repository.',
     );
   }
   return inputs;
@@ -426,13 +482,21 @@ function usableToken(value: string): string {
 export function wantsGitHub(inputs: Inputs, eventName = ''): boolean {
   return (
     (inputs.trigger !== undefined && REQUEST_EVENTS.has(eventName)) ||
+    (inputs.triggerLabel !== undefined && LABEL_EVENTS.has(eventName)) ||
+    (inputs.paths.length > 0 && PATHS_EVENTS.has(eventName)) ||
     inputs.comment ||
     inputs.status ||
     inputs.labels.length > 0 ||
     inputs.reviewers.length > 0 ||
+    inputs.autoMerge !== undefined ||
     inputs.context === 'auto'
   );
 }
+
+/** The events on which a `triggerLabel` can be applied: a pull request's or an issue's `labeled`. */
+export const LABEL_EVENTS = new Set(['pull_request', 'pull_request_target', 'issues']);
+/** The events `paths` gates: what they changed is a list of files. */
+export const PATHS_EVENTS = new Set(['push', 'pull_request', 'pull_request_target']);
 
 /** The hosts to which a key may go over plain http: this machine. */
 export function isLoopback(hostname: string): boolean {

@@ -6,7 +6,7 @@ import { decide, type Decision } from './decide.js';
 import { connect, proxyPasswords, type Connection } from './dispatcher.js';
 import type { FaultContext } from './errors.js';
 import { execute } from './execute.js';
-import { givenToken, readInputs, wantsGitHub, type Inputs } from './inputs.js';
+import { givenToken, InputError, readInputs, wantsGitHub, type Inputs } from './inputs.js';
 import { JobRun } from './job-run.js';
 import { describeThrown, type Log } from './log.js';
 import { modeOutput } from './mode.js';
@@ -60,13 +60,21 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   let github: Promise<GitHubPort | undefined> | undefined;
   let decision: Decision | undefined;
   let jobIdOutput: string | undefined;
+  let serverUrl = 'https://github.com';
+  /** `triggerLabel`, as applied: taken off again when the run ends, whatever the outcome. */
+  let labelToRemove: string | undefined;
   try {
     const inputs = readInputs((name) => core.getInput(name));
     const context = deps.context ?? readRunContext();
+    serverUrl = context.serverUrl;
     const event = { name: context.eventName, payload: context.payload };
-    const request = readRequest(inputs.trigger, event);
+    const request = readRequest(inputs.trigger, event, inputs.triggerLabel);
     // A request is a conversation: it is answered where it was asked, whatever `comment` says.
-    const acting: Inputs = request.kind === 'request' ? { ...inputs, comment: true } : inputs;
+    const asked = request.kind === 'request' || request.kind === 'label';
+    const acting: Inputs = asked ? { ...inputs, comment: true } : inputs;
+    if (request.kind === 'label') labelToRemove = request.label;
+    // Checked before anything is sent; the matcher loads only when `paths` is set.
+    const paths = acting.paths.length > 0 ? await compilePaths(acting.paths) : undefined;
     step.accepted(acting);
     const loadGitHub = () =>
       (github ??= makeGitHub(
@@ -104,6 +112,7 @@ export async function run(deps: RunDeps = {}): Promise<void> {
     decision = await decide(acting, {
       event,
       request,
+      ...(paths ? { paths } : {}),
       github: loadGitHub,
       client,
       log: coreLog,
@@ -140,7 +149,8 @@ export async function run(deps: RunDeps = {}): Promise<void> {
     await connection?.dispatcher.destroy().catch(() => undefined);
   }
 
-  await report(step, decision, github, jobIdOutput, cancellation.signal);
+  await report(step, serverUrl, decision, github, jobIdOutput, cancellation.signal);
+  if (labelToRemove) await (await github)?.removeLabel(labelToRemove, cancellation.signal);
   // Only now: a signal while the outputs and summary are written must not kill the process
   // halfway through them (the handler is harmless once the work is done).
   cancellation.dispose();
@@ -153,6 +163,7 @@ export async function run(deps: RunDeps = {}): Promise<void> {
  */
 async function report(
   step: JobRun,
+  serverUrl: string,
   decision: Decision | undefined,
   loading: Promise<GitHubPort | undefined> | undefined,
   jobIdOutput: string | undefined,
@@ -163,7 +174,8 @@ async function report(
     return;
   }
   try {
-    if (step.id) setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), jobIdOutput);
+    if (step.id)
+      setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), jobIdOutput, serverUrl);
     // A run that ended before the service confirmed a job still says which way it went.
     if (decision?.kind === 'go' && jobIdOutput === undefined) {
       setOutput('mode', modeOutput(step.mode ?? decision.mode));
@@ -174,7 +186,7 @@ async function report(
   }
   step.stopClock();
   if (step.job) {
-    await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure }).catch(
+    await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl }).catch(
       (error: unknown) => coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
     );
   }
@@ -219,6 +231,19 @@ async function endSkipped(
     return undefined;
   });
   if (url) setCommentUrl(url, (m) => coreLog.warning(m));
+}
+
+/**
+ * `paths`, compiled by the matcher in its own chunk of dist/ (loaded only when `paths` is set); a
+ * pattern GitHub's filters would not read is a bad input, before any request.
+ */
+async function compilePaths(lines: string[]) {
+  const { compilePaths: compile, PathsError } = await import('./paths.js');
+  try {
+    return compile(lines);
+  } catch (error) {
+    throw error instanceof PathsError ? new InputError(error.message) : error;
+  }
 }
 
 /**

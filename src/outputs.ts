@@ -3,6 +3,7 @@ import { ActionFailure } from './errors.js';
 import type { AgentJob } from './job.js';
 import { describeThrown, type Warn } from './log.js';
 import { escapeUnsafe, isPlainHttpUrl, quote } from './untrusted.js';
+import { pullRequestOf } from './pull-request.js';
 import { redact } from './secrets.js';
 
 /**
@@ -17,12 +18,19 @@ export function setJobOutputs(
   job: AgentJob | undefined,
   warn: Warn,
   /** The `jobId` written already, as soon as it was known: it is not written twice. */
-  written?: string,
+  written: string | undefined,
+  /** The run's GitHub (`GITHUB_SERVER_URL`): `prNumber` and `prRepository` come from a link there. */
+  serverUrl: string,
 ): void {
   if (id !== written) setOutput('jobId', escapeUnsafe(id));
   if (!job) return;
   setOutput('status', escapeUnsafe(job.status));
-  setOutput('prLink', plainLink(job.prLink, 'prLink', warn));
+  const link = plainLink(job.prLink, 'prLink', warn);
+  setOutput('prLink', link);
+  // Parsed from the link, no request: what a later step needs to merge, label or announce it.
+  const pr = link ? pullRequestOf(link, serverUrl, { githubCom: true }) : undefined;
+  setOutput('prNumber', pr ? String(pr.number) : '');
+  setOutput('prRepository', pr ? `${pr.owner}/${pr.repo}` : '');
   setOutput('job', escapeUnsafe(JSON.stringify(job)));
 }
 

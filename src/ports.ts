@@ -23,7 +23,15 @@ export interface ReportRequest {
   thread: boolean;
   /** A commit status follows the job. */
   status: boolean;
+  /** Enable auto-merge on the docs pull request with this method, once the job completed with one. */
+  autoMerge?: 'merge' | 'squash' | 'rebase';
 }
+
+/** The files a change touched, as `paths` matches them. */
+export type Changed =
+  | { files: string[]; complete: boolean }
+  /** GitHub could not tell: the job goes ahead, and this says why. */
+  | { unreadable: string };
 
 /** One run's job, as the thread's note keeps it. */
 export interface RunEntry {
@@ -110,4 +118,13 @@ export interface GitHubPort {
   finish(outcome: Outcome, signal: AbortSignal): Promise<string | undefined>;
   /** A word on the thread instead of a job (a bare `/docs`), keeping the thread's note. */
   answer(text: string, signal: AbortSignal): Promise<string | undefined>;
+  /** The files the event changed (since `since`, the head the thread's job last saw). */
+  changedFiles(since: string | undefined, signal: AbortSignal): Promise<Changed>;
+  /**
+   * A change `paths` found irrelevant: with `status`, a success status that keeps naming the
+   * thread's job (so a branch's next push still finds it); nothing else is written.
+   */
+  irrelevant(memory: Memory, signal: AbortSignal): Promise<void>;
+  /** Takes `triggerLabel` off the pull request or issue, so it can be applied again; faults are warnings. */
+  removeLabel(name: string, signal: AbortSignal): Promise<void>;
 }

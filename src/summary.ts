@@ -1,13 +1,17 @@
 import * as core from '@actions/core';
 import { formatDuration } from './duration.js';
 import type { AgentJob } from './job.js';
-import { cell, link } from './untrusted.js';
+import { pullRequestOf } from './pull-request.js';
+import { redact } from './secrets.js';
+import { cell, isPlainHttpUrl, link } from './untrusted.js';
 
 export interface SummaryFacts {
   job: AgentJob;
   waitedMs: number;
   /** The step's error, when it failed. */
   failure?: string;
+  /** The run's GitHub: a docs pull request there (or on github.com) is named `owner/repo#N`. */
+  serverUrl?: string;
 }
 
 /** The rows of the summary table, as HTML cells. */
@@ -19,11 +23,20 @@ export function summaryRows(facts: SummaryFacts): [string, string][] {
   return [
     ['Job', `<code>${cell(job.id)}</code>`],
     ['Status', cell(job.status)],
-    ['Pull request', link(job.prLink) || 'none'],
+    ['Pull request', pullRequestCell(job.prLink, facts.serverUrl) || 'none'],
     ['Model', cell(job.model ?? '')],
     ['Source', source],
     ['Waited', formatDuration(facts.waitedMs)],
   ];
+}
+
+/** The docs pull request as `owner/repo#N` (the `prRepository` and `prNumber` outputs), linked. */
+function pullRequestCell(prLink: string | null | undefined, serverUrl = 'https://github.com'): string {
+  if (!prLink) return '';
+  const pr = pullRequestOf(redact(prLink), serverUrl, { githubCom: true });
+  return pr && isPlainHttpUrl(redact(prLink))
+    ? `<a href="${cell(redact(prLink), 2000)}">${cell(`${pr.owner}/${pr.repo}#${pr.number}`)}</a>`
+    : link(prLink);
 }
 
 /** Writes the step summary (docs/design.md §5); a local run without a summary file skips it. */

@@ -1,5 +1,5 @@
 import { text, type RunnerEvent } from './event.js';
-import { REQUEST_EVENTS } from './inputs.js';
+import { LABEL_EVENTS, REQUEST_EVENTS } from './inputs.js';
 import { quote } from './untrusted.js';
 
 /** What a comment event means for a step with a `trigger` phrase. */
@@ -9,7 +9,9 @@ export type Request =
   /** Not a request: the step ends at once, with `why` in its one notice. */
   | { kind: 'skip'; why: string }
   /** A request: `text` is what follows the phrase (may be empty: a bare phrase). */
-  | { kind: 'request'; text: string; comment: RequestComment };
+  | { kind: 'request'; text: string; comment: RequestComment }
+  /** `triggerLabel` applied to a pull request or issue: a request with the standing prompt. */
+  | { kind: 'label'; label: string };
 
 /** The comment that asked, for the reaction that says it was taken. */
 export interface RequestComment {
@@ -23,7 +25,11 @@ export interface RequestComment {
  * the phrase (leading white space ignored, any case), followed by a space, a line break or its
  * end. An edit or a deletion never is: an edit of an old request must not start a second job.
  */
-export function readRequest(phrase: string | undefined, event: RunnerEvent): Request {
+export function readRequest(phrase: string | undefined, event: RunnerEvent, label?: string): Request {
+  if (label && LABEL_EVENTS.has(event.name)) {
+    const asked = readLabel(label, event);
+    if (asked) return asked;
+  }
   if (!phrase || !REQUEST_EVENTS.has(event.name)) return { kind: 'none' };
   const { action, comment } = event.payload;
   if (action !== 'created') {
@@ -40,6 +46,22 @@ export function readRequest(phrase: string | undefined, event: RunnerEvent): Req
     text: rest,
     comment: { id, review: event.name === 'pull_request_review_comment' },
   };
+}
+
+/**
+ * `labeled` with `triggerLabel` is a request; another label, or any `unlabeled`, is not (and costs
+ * nothing); other actions (`opened`, `synchronize`, …) run as they would without a label.
+ * GitHub's label names ignore case.
+ */
+function readLabel(label: string, event: RunnerEvent): Request | undefined {
+  const { action } = event.payload;
+  if (action === 'unlabeled') {
+    return { kind: 'skip', why: 'a label was removed, and only applying triggerLabel is a request' };
+  }
+  if (action !== 'labeled') return undefined;
+  const name = text(event.payload.label?.name) ?? '';
+  if (name.toLowerCase() === label.toLowerCase()) return { kind: 'label', label: name };
+  return { kind: 'skip', why: `the label applied is ${quote(name, 60)}, not ${quote(label, 60)}` };
 }
 
 function afterPhrase(body: string, phrase: string): string | undefined {

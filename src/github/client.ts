@@ -54,11 +54,21 @@ export interface GitHubApi {
     at: { owner: string; repo: string; pull_number: number },
     signal: AbortSignal,
   ): AsyncIterable<ChangedFile[]>;
-  /** A pull request's state and head commit. */
+  /** A pull request's state, head commit and GraphQL node id. */
   getPull(
     at: { owner: string; repo: string; pull_number: number },
     signal: AbortSignal,
-  ): Promise<{ state: string; merged: boolean; headSha: string }>;
+  ): Promise<{ state: string; merged: boolean; headSha: string; nodeId: string }>;
+  /** Takes a label off an issue or pull request (404 when it is not on it). */
+  removeLabel(
+    at: { owner: string; repo: string; issue_number: number; name: string },
+    signal: AbortSignal,
+  ): Promise<void>;
+  /** GitHub's auto-merge on a pull request (GraphQL `enablePullRequestAutoMerge`). */
+  enableAutoMerge(
+    at: { pullRequestId: string; mergeMethod: 'MERGE' | 'SQUASH' | 'REBASE' },
+    signal: AbortSignal,
+  ): Promise<void>;
   createStatus(
     at: {
       owner: string;
@@ -194,9 +204,30 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
     async getPull(at, signal) {
       const { data } = await octokit.rest.pulls.get({ ...at, ...bounded(signal) });
       const pull = z
-        .object({ state: z.string(), merged: z.nullish(z.boolean()), head: z.object({ sha: z.string() }) })
+        .object({
+          state: z.string(),
+          merged: z.nullish(z.boolean()),
+          head: z.object({ sha: z.string() }),
+          node_id: z.string(),
+        })
         .parse(data);
-      return { state: pull.state, merged: pull.merged === true, headSha: pull.head.sha };
+      return {
+        state: pull.state,
+        merged: pull.merged === true,
+        headSha: pull.head.sha,
+        nodeId: pull.node_id,
+      };
+    },
+    async removeLabel(at, signal) {
+      await octokit.rest.issues.removeLabel({ ...at, ...bounded(signal) });
+    },
+    async enableAutoMerge(at, signal) {
+      // GitHub answers 200 with `errors` for a refusal; Octokit's graphql throws them
+      // (GraphqlResponseError), with each error's type and message.
+      await octokit.graphql(
+        'mutation($pullRequestId: ID!, $mergeMethod: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: { pullRequestId: $pullRequestId, mergeMethod: $mergeMethod }) { pullRequest { number autoMergeRequest { mergeMethod } } } }',
+        { ...at, ...bounded(signal) },
+      );
     },
     async listCommits(at, signal) {
       const { data } = await octokit.rest.repos.listCommits({ ...at, ...bounded(signal) });

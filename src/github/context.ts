@@ -162,10 +162,10 @@ export interface PushPayload {
 
 export const ZERO_SHA = /^0+$/;
 /** GitHub's compare lists at most this many files; a pull request's, at most 3,000. */
-const COMPARE_MAX_FILES = 300;
+export const COMPARE_MAX_FILES = 300;
 /** A comparison lists at most this many commits. */
 const COMPARE_MAX_COMMITS = 250;
-const PULL_MAX_FILES = 3000;
+export const PULL_MAX_FILES = 3000;
 
 export function branchOf(ref: string | undefined): string {
   return (ref ?? '').replace(/^refs\/(heads|tags)\//, '');
@@ -217,7 +217,7 @@ export interface PullRequestPayload {
     body?: string | null;
     html_url?: string;
     base?: { ref?: string };
-    head?: { ref?: string; repo?: { full_name?: string } | null };
+    head?: { ref?: string; sha?: string; repo?: { full_name?: string } | null };
   };
 }
 

@@ -1,33 +1,16 @@
+import { pullRequestOf, type PullRequestRef } from '../pull-request.js';
 import type { GitHubApi } from './client.js';
 import { describeGitHubFault } from './errors.js';
 import type { Warn } from '../log.js';
 
-export interface DocsPullRequest {
-  owner: string;
-  repo: string;
-  number: number;
-}
+export type DocsPullRequest = PullRequestRef;
 
 /**
  * The docs pull request in `prLink`, only when it is a pull request page on this run's GitHub
  * host (`GITHUB_SERVER_URL`, path prefix included): a token is never sent about a link elsewhere.
  */
 export function docsPullRequest(prLink: string, serverUrl: string): DocsPullRequest | undefined {
-  let link: URL;
-  let server: URL;
-  try {
-    link = new URL(prLink);
-    server = new URL(serverUrl);
-  } catch {
-    return undefined;
-  }
-  if (link.protocol !== server.protocol || link.host !== server.host) return undefined;
-  const prefix = server.pathname.replace(/\/+$/, '');
-  if (!link.pathname.startsWith(`${prefix}/`)) return undefined;
-  const match = /^\/([\w-]+)\/([\w.-]+)\/pull\/(\d+)\/?$/.exec(link.pathname.slice(prefix.length));
-  if (!match) return undefined;
-  const [, owner = '', repo = '', number = ''] = match;
-  return { owner, repo, number: Number(number) };
+  return pullRequestOf(prLink, serverUrl);
 }
 
 /**

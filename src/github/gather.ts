@@ -6,6 +6,8 @@ import {
   pullRequestSinceContext,
   pushContext,
   releaseContext,
+  COMPARE_MAX_FILES,
+  PULL_MAX_FILES,
   ZERO_SHA,
   type ChangedFile,
   type EventContext,
@@ -182,4 +184,63 @@ export async function gatherSince(
       ? pullRequestSinceContext(payload, undefined, whole.files)
       : whole;
   }
+}
+
+/** The files an event changed, as `paths` matches them; `complete` false when GitHub lists no more. */
+export interface ChangedFiles {
+  files: string[];
+  complete: boolean;
+}
+
+/**
+ * The files the event changed — the lists `context: auto` reads — or, with `since` (the head a
+ * thread's job last saw), what changed since. A fault is thrown: whether a change is relevant is
+ * never decided on a list that could not be read.
+ */
+export async function changedFiles(
+  api: GitHubApi,
+  run: RunContext,
+  since: string | undefined,
+  signal: AbortSignal,
+): Promise<ChangedFiles> {
+  const { owner, repo } = run.repo;
+  const names = (files: ChangedFile[]) => [
+    ...new Set(
+      files.flatMap((f) => (f.previous_filename ? [f.filename, f.previous_filename] : [f.filename])),
+    ),
+  ];
+  if (run.eventName === 'push') {
+    const payload = run.payload as PushPayload;
+    if (payload.deleted) return { files: [], complete: true };
+    const after = payload.after ?? run.sha;
+    const changes = await pushChanges(
+      api,
+      run,
+      since ? { ...payload, before: since } : payload,
+      after,
+      signal,
+    );
+    return { files: names(changes.files), complete: changes.files.length < COMPARE_MAX_FILES };
+  }
+  const payload = run.payload as PullRequestPayload;
+  const number = payload.pull_request?.number;
+  const head = payload.pull_request?.head?.sha;
+  if (typeof number !== 'number') return { files: [], complete: false };
+  if (since && head && since !== head) {
+    try {
+      const { files } = await api.compare({ owner, repo, basehead: `${since}...${head}` }, signal);
+      return { files: names(files), complete: files.length < COMPARE_MAX_FILES };
+    } catch (error) {
+      // A comparison GitHub cannot make (a forced push): the whole pull request's files.
+      const status = (error as { status?: unknown }).status;
+      if (status !== 404 && status !== 422) throw error;
+    }
+  }
+  const files: ChangedFile[] = [];
+  let pages = 0;
+  for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
+    files.push(...batch);
+    if (++pages >= MAX_PULL_PAGES) break;
+  }
+  return { files: names(files), complete: files.length < PULL_MAX_FILES };
 }

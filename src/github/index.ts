@@ -18,7 +18,7 @@ export function startGitHubReport(
 ): GitHubReport {
   return new GitHubReport(request, {
     run,
-    api: (token) => gitHubApi(token, request.userAgent, run.apiUrl),
+    api: (token, apiUrl = run.apiUrl) => gitHubApi(token, request.userAgent, apiUrl),
     log,
     clock,
   });

@@ -5,6 +5,7 @@ import type { Access } from '../gate.js';
 import { isJobId, type AgentJob } from '../job.js';
 import { describeThrown, type Log } from '../log.js';
 import type {
+  Changed,
   DocsPull,
   GitHubPort,
   Memory,
@@ -18,9 +19,11 @@ import type { GitHubApi, RunContext } from './client.js';
 import { answerBody, commentBody, commentMarker, KeptComment, latestRunBody } from './comment.js';
 import { renderContext } from './context.js';
 import { docsPullRequest, routeDocsPullRequest } from './docs-pr.js';
+import { enableAutoMerge } from './auto-merge.js';
+import { pullRequestOf } from '../pull-request.js';
 import { describeGitHubFault, isFinalFault, type GitHubOperation } from './errors.js';
 import { pushedOnto, runCommits, type RunCommits } from './commits.js';
-import { eventHasContext, gatherContext, gatherSince } from './gather.js';
+import { changedFiles, eventHasContext, gatherContext, gatherSince } from './gather.js';
 import { nextNote, readNote } from './note.js';
 import {
   CommitStatus,
@@ -36,8 +39,8 @@ export type { Outcome, ReportRequest };
 /** What the GitHub side works with; the chunk's entry gives the real ones, tests their own. */
 export interface ReportDeps {
   run: RunContext;
-  /** The GitHub API as a token sees it. */
-  api: (token: string) => GitHubApi;
+  /** The GitHub API as a token sees it (at `apiUrl`, when not the run's own). */
+  api: (token: string, apiUrl?: string) => GitHubApi;
   log: Log;
   /** Bounds every piece of GitHub work, and spaces the retries of a read. */
   clock: Clock;
@@ -77,7 +80,9 @@ export class GitHubReport implements GitHubPort {
   private readonly runUrl: string;
   private readonly apis = new Map<string, GitHubApi>();
   /** The thread's kept comment, once looked for; cleared after a passing fault to ask again. */
-  private thread?: Promise<KeptComment | undefined>;
+  private thread?: Promise<{ comment: KeptComment } | { none: string }>;
+  /** Whether "no comment posted" was said (once a run). */
+  private noneSaid = false;
   /** The first post, started without waiting: the last update must not race it. */
   private posting?: Promise<unknown>;
   /** The reaction on the comment that asked, once. */
@@ -169,7 +174,8 @@ export class GitHubReport implements GitHubPort {
       cancellation,
       async (signal) => {
         if (this.request.comment && eventHasThread(run.eventName)) {
-          const comment = await this.retrying(() => this.keptCommentOrThrow(signal), signal);
+          const found = await this.retrying(() => this.keptCommentOrThrow(signal), signal);
+          const comment = 'comment' in found ? found.comment : undefined;
           const body = comment ? await this.retrying(() => comment.body(signal), signal) : undefined;
           memory.note = this.trusted(body ? readNote(body) : undefined, 'the kept comment');
         }
@@ -254,6 +260,65 @@ export class GitHubReport implements GitHubPort {
     );
   }
 
+  /** The files the event changed, for `paths`; a list GitHub cannot give says why. */
+  async changedFiles(since: string | undefined, cancellation: AbortSignal): Promise<Changed> {
+    const { run } = this.deps;
+    const { owner, repo } = run.repo;
+    return this.beforeTheCreate(
+      CONTEXT_BUDGET_MS,
+      cancellation,
+      async (signal): Promise<Changed> =>
+        this.retrying(() => changedFiles(this.forRepo(), run, since, signal), signal),
+      (error): Changed => ({
+        unreadable: describeGitHubFault(error, {
+          what: 'read which files the change touched',
+          token: 'githubToken',
+          permission: 'contents: read and pull-requests: read',
+          repo: `${owner}/${repo}`,
+        }),
+      }),
+    );
+  }
+
+  /** A change `paths` found irrelevant: a success status that still names the thread's job. */
+  async irrelevant(memory: Memory, cancellation: AbortSignal): Promise<void> {
+    if (!this.status) return;
+    const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
+    try {
+      const job = memory.note?.job ?? memory.branch?.job;
+      await this.writeStatus('success', 'No docs-relevant change', job, this.runUrl, signal);
+    } finally {
+      done();
+    }
+  }
+
+  /** `triggerLabel` off the pull request or issue it was applied to, whatever the run's outcome. */
+  async removeLabel(name: string, cancellation: AbortSignal): Promise<void> {
+    const { run } = this.deps;
+    const { owner, repo } = run.repo;
+    const payload = run.payload as { issue?: { number?: unknown }; pull_request?: { number?: unknown } };
+    const number = payload.pull_request?.number ?? payload.issue?.number;
+    if (typeof number !== 'number') return;
+    const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
+    try {
+      await this.forRepo().removeLabel({ owner, repo, issue_number: number, name }, signal);
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      this.warn(
+        status === 404
+          ? `The label ${quote(name, 60)} was already gone from ${owner}/${repo}#${number}, or githubToken cannot see it.`
+          : describeGitHubFault(error, {
+              what: `remove the label ${name} from ${owner}/${repo}#${number}`,
+              token: 'githubToken',
+              permission: 'issues: write or pull-requests: write',
+              repo: `${owner}/${repo}`,
+            }),
+      );
+    } finally {
+      done();
+    }
+  }
+
   /** A bare `/docs`: the kept comment says what a request looks like, its note kept; its URL. */
   async answer(text: string, cancellation: AbortSignal): Promise<string | undefined> {
     const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
@@ -316,6 +381,7 @@ export class GitHubReport implements GitHubPort {
         await this.finalStatus(outcome, cancelled, signal);
       }
       await this.routeDocs(outcome.job, outcome.failure, signal);
+      await this.autoMerge(outcome.job, outcome.failure, signal);
     } catch (error) {
       this.warn(`Could not report the job on GitHub: ${describeThrown(error)}.`);
     } finally {
@@ -541,9 +607,17 @@ export class GitHubReport implements GitHubPort {
     return this.api(this.request.docsToken || this.request.githubToken);
   }
 
-  /** The kept comment, for writing: a fault is a warning, and nothing is written. */
-  private keptComment(signal: AbortSignal): Promise<KeptComment | undefined> {
-    return this.keptCommentOrThrow(signal).catch((error: unknown) => {
+  /** The kept comment, for writing: none is one notice that says why, a fault a warning. */
+  private async keptComment(signal: AbortSignal): Promise<KeptComment | undefined> {
+    try {
+      const found = await this.keptCommentOrThrow(signal);
+      if ('none' in found) {
+        if (!this.noneSaid) this.deps.log.notice(`No comment posted: ${found.none}.`);
+        this.noneSaid = true;
+        return undefined;
+      }
+      return found.comment;
+    } catch (error) {
       const { owner, repo } = this.deps.run.repo;
       this.warn(
         describeGitHubFault(error, {
@@ -554,11 +628,11 @@ export class GitHubReport implements GitHubPort {
         }),
       );
       return undefined;
-    });
+    }
   }
 
   /** Where the kept comment is (the thread of the event), looked up once; a passing fault asks again. */
-  private keptCommentOrThrow(signal: AbortSignal): Promise<KeptComment | undefined> {
+  private keptCommentOrThrow(signal: AbortSignal): Promise<{ comment: KeptComment } | { none: string }> {
     if (!this.thread) {
       const looking = this.findKeptComment(signal);
       this.thread = looking;
@@ -569,18 +643,16 @@ export class GitHubReport implements GitHubPort {
     return this.thread;
   }
 
-  private async findKeptComment(signal: AbortSignal): Promise<KeptComment | undefined> {
-    const { run, log } = this.deps;
+  private async findKeptComment(signal: AbortSignal): Promise<{ comment: KeptComment } | { none: string }> {
+    const { run } = this.deps;
     if (!eventHasThread(run.eventName)) {
-      log.notice(`No comment posted: a ${run.eventName || 'local'} run has no pull request or issue.`);
-      return undefined;
+      return { none: `a ${run.eventName || 'local'} run has no pull request or issue` };
     }
     const found = await findThread(this.forRepo(), run, signal);
-    if (!found.thread) {
-      log.notice(`No comment posted: ${found.none}.`);
-      return undefined;
-    }
-    return new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (s) => this.ownLogin(s));
+    if (!found.thread) return { none: found.none ?? 'the event names no pull request or issue' };
+    return {
+      comment: new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (s) => this.ownLogin(s)),
+    };
   }
 
   /**
@@ -640,6 +712,27 @@ export class GitHubReport implements GitHubPort {
   }
 
   /**
+   * Auto-merge on the docs pull request, once the job completed with one: on this run's GitHub, or
+   * on github.com (where an Enterprise Server run's docs often live, through its own API root).
+   */
+  private async autoMerge(job: AgentJob | undefined, failure: string | undefined, signal: AbortSignal) {
+    const method = this.request.autoMerge;
+    const { run, log } = this.deps;
+    if (!method || failure || job?.status !== 'completed' || !job.prLink) return;
+    const pr = pullRequestOf(job.prLink, run.serverUrl, { githubCom: true });
+    if (!pr) {
+      log.notice(
+        `Auto-merge not enabled: ${printableUrl(job.prLink)} is not a pull request on ${run.serverUrl} or github.com.`,
+      );
+      return;
+    }
+    const onThisServer = pullRequestOf(job.prLink, run.serverUrl) !== undefined;
+    const token = this.request.docsToken || this.request.githubToken;
+    const api = onThisServer ? this.forDocs() : this.deps.api(token, GITHUB_COM_API);
+    await enableAutoMerge(api, pr, method, this.warn, signal);
+  }
+
+  /**
    * GitHub work the create waits for (context, what earlier runs left, a role, a docs PR): bounded
    * by `ms`, ended at once by a cancellation (nothing has been sent yet, so the step ends), and
    * any other fault is `fallback`'s, which warns (or throws) and says what the run goes on with.
@@ -687,6 +780,9 @@ export class GitHubReport implements GitHubPort {
     };
   }
 }
+
+/** github.com's API root, for a docs pull request there from an Enterprise Server run. */
+const GITHUB_COM_API = 'https://api.github.com';
 
 /** A fault worth one more try: GitHub's 5xx, 408, or no answer at all (no status). */
 function isPassing(error: unknown): boolean {

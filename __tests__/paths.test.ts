@@ -1,0 +1,115 @@
+// `paths` as GitHub's filters read it, tried against the examples of GitHub's "filter pattern cheat
+// sheet" (workflow syntax), and the ways a glob library would read the same text differently.
+import { describe, expect, it } from '@jest/globals';
+import { compilePaths, PathsError } from '../src/paths.js';
+
+const matches = (patterns: string[], file: string) => compilePaths(patterns).anyRelevant([file]);
+
+describe("GitHub's documented examples", () => {
+  it.each([
+    [['*'], ['README.md', 'server.rb'], ['docs/file.txt']],
+    [['*.jsx?'], ['page.js', 'page.jsx'], ['page.jsxx', 'a/page.js']],
+    [['**'], ['all/the/files.md', '.github/workflows/ci.yml', 'a'], []],
+    [['*.js'], ['app.js', 'index.js'], ['js/index.js']],
+    [['**.js'], ['index.js', 'js/index.js', 'src/js/app.js'], ['index.jsx']],
+    [['docs/*'], ['docs/README.md', 'docs/file.txt'], ['docs/mona/octocat.txt', 'README.md']],
+    [['docs/**'], ['docs/README.md', 'docs/mona/octocat.txt'], ['README.md', 'mydocs/a.md']],
+    [
+      ['docs/**/*.md'],
+      ['docs/README.md', 'docs/mona/hello-world.md', 'docs/a/markdown/file.md'],
+      ['docs/a.txt'],
+    ],
+    [['**/docs/**'], ['docs/hello.md', 'dir/docs/my-file.txt', 'space/docs/plan/space.doc'], ['mydocs/a.md']],
+    [['**/README.md'], ['README.md', 'js/README.md'], ['README.mdx']],
+    [['**/*src/**'], ['a/src/app.js', 'my-src/code/js/app.js'], ['source/app.js']],
+    [['**/*-post.md'], ['my-post.md', 'path/their-post.md'], ['post.md']],
+    [
+      ['**/migrate-*.sql'],
+      ['migrate-10909.sql', 'db/migrate-v1.0.sql', 'db/sept/migrate-v1.sql'],
+      ['migrate.sql'],
+    ],
+    [['*.md', '!README.md'], ['hello.md'], ['README.md', 'docs/hello.md']],
+    [['*.md', '!README.md', 'README*'], ['hello.md', 'README.md', 'README.doc'], []],
+    [['feature/*'], ['feature/my-branch', 'feature/your-branch'], ['feature/a/b']],
+    [['feature/**'], ['feature/beta-a/my-branch', 'feature/your-branch', 'feature/mona/the/octocat'], []],
+    [['v2*'], ['v2', 'v2.0', 'v2.9'], ['v1.2']],
+    [['v[12].[0-9]+.[0-9]+'], ['v1.10.1', 'v2.0.0'], ['v3.0.0', 'v1.a.1', 'v1.10']],
+  ])('%j', (patterns, matched, unmatched) => {
+    for (const file of matched) expect([file, matches(patterns, file)]).toEqual([file, true]);
+    for (const file of unmatched) expect([file, matches(patterns, file)]).toEqual([file, false]);
+  });
+});
+
+describe('order, negation and what the filter returns', () => {
+  it('lets the last matching pattern decide: a later negation excludes, a later positive re-includes', () => {
+    const filter = compilePaths(['src/**', '!src/**/*.test.ts', 'src/fixtures/**']);
+    expect(filter.relevant(['src/a.ts', 'src/a.test.ts', 'src/fixtures/b.test.ts', 'README.md'])).toEqual([
+      'src/a.ts',
+      'src/fixtures/b.test.ts',
+    ]);
+  });
+
+  it('starts from nothing when the first pattern is a negation', () => {
+    expect(compilePaths(['!docs/**']).anyRelevant(['src/a.ts', 'docs/a.md'])).toBe(false);
+  });
+
+  it('matches dotfiles like any other file', () => {
+    expect(matches(['*'], '.env')).toBe(true);
+    expect(matches(['**/*.yml'], '.github/workflows/ci.yml')).toBe(true);
+  });
+
+  it('ignores blank lines and the spaces around a pattern', () => {
+    expect(compilePaths(['', '  src/**  ', '   ']).anyRelevant(['src/a.ts'])).toBe(true);
+  });
+});
+
+describe('characters a glob library would read otherwise', () => {
+  it.each([
+    ['{a,b}.md', '{a,b}.md', 'a.md'],
+    ['(a|b).md', '(a|b).md', 'a.md'],
+    ['@(x).md', '@(x).md', 'x.md'],
+    ['#notes.md', '#notes.md', 'notes.md'],
+    ['a?b', 'ab', 'axb'],
+  ])('%j is GitHub’s, not a glob’s: matches %j, not %j', (pattern, yes, no) => {
+    expect(matches([pattern], yes)).toBe(true);
+    expect(matches([pattern], no)).toBe(false);
+  });
+
+  it('takes escaped specials literally', () => {
+    expect(matches(['a\\*b'], 'a*b')).toBe(true);
+    expect(matches(['a\\*b'], 'axb')).toBe(false);
+    expect(matches(['\\!important.md'], '!important.md')).toBe(true);
+    expect(matches(['c\\+\\+/*'], 'c++/main.cc')).toBe(true);
+    expect(matches(['what\\?.md'], 'what?.md')).toBe(true);
+    expect(matches(['\\[draft].md'], '[draft].md')).toBe(true);
+  });
+
+  it('reads a ! after the start as a plain character', () => {
+    expect(matches(['docs/!draft.md'], 'docs/!draft.md')).toBe(true);
+  });
+});
+
+describe('a pattern GitHub would not read', () => {
+  it.each([
+    [
+      ['src/**', 'src/[a-'],
+      'line 2 ("src/[a-") is not a pattern GitHub\'s filters read: a [ is never closed',
+    ],
+    [['+a'], 'line 1 ("+a") is not a pattern GitHub\'s filters read: + must follow a character'],
+    [['*?'], '? must follow a character or a [] class'],
+    [['!'], 'a ! with nothing after it excludes nothing'],
+    [['a\\'], 'it ends with a \\ that escapes nothing'],
+    [['[z-a]'], 'ranges are a-z, A-Z or 0-9, low to high'],
+    [['[]'], '[] lists no character'],
+    [['./src/**'], 'without a leading ./'],
+  ])('%j', (patterns, said) => {
+    expect(() => compilePaths(patterns)).toThrow(PathsError);
+    expect(() => compilePaths(patterns)).toThrow(said);
+  });
+
+  it('says what patterns are, in one line that names the input', () => {
+    expect(() => compilePaths(['[x'])).toThrow(
+      /^Input "paths" line 1 \("\[x"\) is not a pattern GitHub's filters read: a \[ is never closed\. Patterns use \*, \*\*, \?, \+, \[\] and a leading ! \(see GitHub's filter pattern cheat sheet\)\.$/,
+    );
+  });
+});
