@@ -13,7 +13,7 @@ import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 import type { RunContext } from '../src/run-context.js';
 import { noteLine, readNote } from '../src/github/note.js';
 import type { Outcome, ReportRequest } from '../src/ports.js';
-import { readStatusNote, statusDescription } from '../src/github/status.js';
+import { readStatusNote, statusContext, statusDescription } from '../src/github/status.js';
 
 const github = gitHubForFile();
 
@@ -406,6 +406,25 @@ describe('the commit status', () => {
       state: 'success',
       target_url: `${github.gh.serverUrl}/${APP}/actions/runs/42`,
     });
+  });
+
+  it('is named by the workflow and job, and by the step only where the workflow gave it an id', () => {
+    const key = { baseUrl: 'https://api.example.com', projectId: 'proj' };
+    const named = (action: string, extra: Partial<RunContext> = {}) =>
+      statusContext(runContext({ workflow: 'Docs', job: 'docs', action, ...extra }), key);
+    expect(named('refresh')).toBe('docs agent: Docs / docs / refresh (proj)');
+    expect(named('__acme_docs-agent-action')).toBe('docs agent: Docs / docs (proj)');
+    expect(named('__acme_docs-agent-action')).not.toContain('__');
+    // A second unnamed step of the same action, and legs of a matrix on other projects, stay apart.
+    expect(named('__acme_docs-agent-action_2')).toBe('docs agent: Docs / docs #2 (proj)');
+    expect(
+      statusContext(runContext({ workflow: 'Docs', job: 'docs', action: '__run' }), {
+        ...key,
+        projectId: 'sdk',
+      }),
+    ).toBe('docs agent: Docs / docs (sdk)');
+    const long = named('__x', { workflow: 'W'.repeat(120) });
+    expect(long.length).toBeLessThanOrEqual(100);
   });
 
   it('reads descriptions it wrote, and only those', () => {

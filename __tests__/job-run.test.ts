@@ -62,17 +62,22 @@ describe('JobRun', () => {
   it("turns the job's end into the step's error: failed, archived, timed out", () => {
     const failed = stepWith().step;
     failed.ended({ job: job('failed'), timedOut: false });
-    expect(failed.failure).toBe('Agent job job_1 failed.');
+    // Each with what to do next.
+    expect(failed.failure).toMatch(
+      /^Agent job job_1 failed\. Its record in the service's dashboard of project \S+ says why; re-run the workflow to start a new job, or send it a follow-up with jobId: job_1 and a prompt that says what to change\.$/,
+    );
 
     const archived = stepWith().step;
     archived.ended({ job: job('archived'), timedOut: false });
-    expect(archived.failure).toBe('Agent job job_1 was archived before it completed.');
+    expect(archived.failure).toMatch(
+      /^Agent job job_1 was archived before it completed\. Re-run the workflow/,
+    );
 
     const late = stepWith().step;
     late.started({ id: 'job_1', job: job('active'), createdAt: 0 });
     late.ended({ job: job('active'), timedOut: true });
     expect(late.failure).toBe(
-      'Agent job job_1 did not finish within 10m (last status: active); it goes on in the service. Raise the timeout input to wait longer.',
+      "Agent job job_1 did not finish within 10m (last status: active); it goes on in the service. Raise the timeout input to wait longer (and the job's timeout-minutes above it), or wait for it in a later step with jobId: job_1.",
     );
 
     const unread = stepWith({ prompt: '', jobId: 'job_1' }).step;
@@ -84,8 +89,10 @@ describe('JobRun', () => {
   it("keeps the first failure: a fault after the job's end does not hide a failed job", () => {
     const { step } = stepWith();
     step.ended({ job: job('failed'), timedOut: false });
-    expect(step.fail(new ActionFailure("Could not set the step's outputs."))).toBe('Agent job job_1 failed.');
-    expect(step.failure).toBe('Agent job job_1 failed.');
+    expect(step.fail(new ActionFailure("Could not set the step's outputs."))).toMatch(
+      /^Agent job job_1 failed\. /,
+    );
+    expect(step.failure).toMatch(/^Agent job job_1 failed\. /);
 
     const faulted = stepWith().step;
     faulted.fail(new ActionFailure('The service rejected the API key (401).'));

@@ -61,8 +61,9 @@ describe('run', () => {
     );
     expect(order[0]).toBe(`setSecret(${KEY})`);
     const jobId = service.requests[before]?.route === 'create' ? [...service.jobs.keys()].at(-1) : undefined;
+    // Before the first poll's news (the job is still active there).
     expect(order.indexOf(`setOutput(jobId, ${jobId})`)).toBeLessThan(
-      order.findIndex((c) => c.includes('is now')),
+      order.findIndex((c) => c.includes('is now') || c.includes('completed:')),
     );
     // jobId once, as soon as it is known; the rest at the end.
     expect(order.filter((c) => c.startsWith('setOutput(jobId,'))).toEqual([`setOutput(jobId, ${jobId})`]);
@@ -88,7 +89,9 @@ describe('run', () => {
     service.script('create', { job: { status: 'failed' } });
     await run({ clock: new VirtualClock() });
     expect(core.setFailed).toHaveBeenCalledTimes(1);
-    expect(core.setFailed.mock.calls[0]?.[0]).toMatch(/^Agent job job_\w+ failed\.$/);
+    expect(core.setFailed.mock.calls[0]?.[0]).toMatch(
+      /^Agent job job_\w+ failed\. Its record in the service's dashboard/,
+    );
     expect(core.summary.addRaw).toHaveBeenCalledWith(expect.stringContaining('failed.'), true);
     expect(core.summary.write).toHaveBeenCalledTimes(1);
     delete process.env.GITHUB_STEP_SUMMARY;

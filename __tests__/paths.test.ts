@@ -63,6 +63,24 @@ describe('order, negation and what the filter returns', () => {
   });
 });
 
+describe('file names from a stranger', () => {
+  it('answers patterns a backtracking matcher would take exponential time over, and rightly', () => {
+    // A fork's pull request names its files; each pattern-and-name pair is matched in at most
+    // (pieces × characters) steps, whatever they hold.
+    const deep = `${'a/'.repeat(400)}c`;
+    expect(matches(['**/a/**/a/**/a/**/a/**/b'], deep)).toBe(false);
+    expect(matches(['**/a/**/a/**/a/**/a/**/c'], deep)).toBe(true);
+    const long = 'a'.repeat(1000);
+    expect(matches(['*a*a*a*a*a*b'], long)).toBe(false);
+    expect(matches(['a+a+a+a+a+b'], long)).toBe(false);
+    expect(matches(['a+a+a+a+a+'], long)).toBe(true);
+  });
+
+  it('takes a name longer than any path it matches over as relevant, never as a reason to skip', () => {
+    expect(compilePaths(['!**']).anyRelevant([`${'x'.repeat(2000)}.md`])).toBe(true);
+  });
+});
+
 describe('characters a glob library would read otherwise', () => {
   it.each([
     ['{a,b}.md', '{a,b}.md', 'a.md'],

@@ -41,8 +41,9 @@ describe('a job that completes', () => {
     expect(result.summary).toContain(`<a href="${result.outputs.prLink}">`);
     expect(result.summary).toContain('claude-sonnet-4');
     expect(result.summary).toContain('https://github.com/acme/docs');
-    // A line when the status changes, not on every poll.
-    expect(result.stdout.match(/is now completed/g)).toHaveLength(1);
+    // A line when the status changes, not on every poll; the end said once, naming the job.
+    expect(result.stdout.match(/is now completed/g)).toBeNull();
+    expect(result.stdout.match(new RegExp(`^Agent job ${id} completed: `, 'gm'))).toHaveLength(1);
     const visible = result.stdout.split('\n').filter((line) => !line.startsWith('::debug::'));
     expect(visible.join('\n')).not.toMatch(/Polled/);
   });

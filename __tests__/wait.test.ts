@@ -210,6 +210,23 @@ describe('waitForJob', () => {
     expect(polls()).toBe(1);
   });
 
+  it('says every two minutes that a job is still at work, from a timer beside the polls', async () => {
+    // Polls every 100 s: a mark at 2 minutes falls between two of them, and is still said.
+    const { job, log, options, read } = await setUp(600_000, 100_000);
+    service.script(
+      'get',
+      { job: { status: 'active' } },
+      { job: { status: 'active' } },
+      { job: { status: 'completed' } },
+    );
+    const result = await waitForJob(read, job.id, job, { ...options, random: () => 0.5 });
+    expect(result.job?.status).toBe('completed');
+    expect(log.lines).toEqual([
+      `info: Agent job ${job.id} is still active after 2m; checking again in 1m 20s.`,
+      `info: Agent job ${job.id} is still active after 4m; checking again in 1m.`,
+    ]);
+  });
+
   it('logs a status change once and warns once per unknown status', async () => {
     const { job, log, options, read } = await setUp(600_000);
     service.script(
@@ -225,7 +242,6 @@ describe('waitForJob', () => {
       `info: Agent job ${job.id} is now queued.`,
       `warning: Agent job ${job.id} reports the status queued, which this action does not know; it is treated as still running.`,
       `info: Agent job ${job.id} is now active.`,
-      `info: Agent job ${job.id} is now failed.`,
     ]);
   });
 

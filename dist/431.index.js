@@ -24,6 +24,11 @@ class PathsError extends Error {
     name = 'PathsError';
 }
 /**
+ * Longer file names are relevant, unmatched (never a reason to skip): matching recurses about
+ * once a character, and stays far within the stack below this.
+ */
+const MAX_PATH = 1024;
+/**
  * Compiles the patterns, one a line (blank lines ignored, each trimmed). A file is relevant when
  * the last pattern that matches it is a positive one; a list that starts with a negation starts
  * from nothing included, as GitHub's does.
@@ -34,9 +39,11 @@ function compilePaths(lines) {
         .filter(Boolean)
         .map((line, i) => compileOne(line, i + 1));
     const included = (file) => {
+        if (file.length > MAX_PATH)
+            return true;
         let verdict = false;
-        for (const { negated, regex } of patterns)
-            if (regex.test(file))
+        for (const { negated, tokens } of patterns)
+            if (matches(tokens, file))
                 verdict = !negated;
         return verdict;
     };
@@ -55,17 +62,16 @@ function compileOne(line, number) {
         bad('a ! with nothing after it excludes nothing');
     if (text.startsWith('./'))
         bad('paths are written from the repository root, without a leading ./');
-    let source = '';
-    /** Whether the last piece written is one a `?` or `+` may follow: a character or a class. */
-    let quantifiable = false;
+    const tokens = [];
+    const char = (test) => tokens.push({ kind: 'char', test, min: 1, max: 1 });
     for (let i = 0; i < text.length; i++) {
         const ch = text.charAt(i);
+        const last = tokens.at(-1);
         if (ch === '\\') {
             const next = text.charAt(i + 1);
             if (next === '')
                 bad('it ends with a \\ that escapes nothing');
-            source += literal(next);
-            quantifiable = true;
+            char((c) => c === next);
             i++;
         }
         else if (ch === '*') {
@@ -75,37 +81,93 @@ function compileOne(line, number) {
                 while (text.charAt(end + 1) === '*')
                     end++;
                 if (text.charAt(end + 1) === '/') {
-                    source += '(?:.*/)?';
+                    tokens.push({ kind: 'dirs' });
                     end++;
                 }
                 else
-                    source += '.*';
+                    tokens.push({ kind: 'any' });
                 i = end;
             }
             else
-                source += '[^/]*';
-            quantifiable = false;
+                tokens.push({ kind: 'star' });
         }
         else if (ch === '?' || ch === '+') {
-            if (!quantifiable)
-                bad(`${ch} must follow a character or a [] class: it says how many of it`);
-            source += ch;
-            quantifiable = false;
+            // A quantifier of the character or class just before it, once.
+            if (last?.kind !== 'char' || last.min !== 1 || last.max !== 1)
+                return bad(`${ch} must follow a character or a [] class: it says how many of it`);
+            if (ch === '?')
+                last.min = 0;
+            else
+                last.max = Infinity;
         }
         else if (ch === '[') {
             const close = text.indexOf(']', i + 1);
             if (close < 0)
                 bad('a [ is never closed');
-            source += characterClass(text.slice(i + 1, close), bad);
-            quantifiable = true;
+            const klass = new RegExp(`^${characterClass(text.slice(i + 1, close), bad)}$`, 'u');
+            char((c) => klass.test(c));
             i = close;
         }
         else {
-            source += literal(ch);
-            quantifiable = true;
+            char((c) => c === ch);
         }
     }
-    return { negated, regex: new RegExp(`^${source}$`, 'u') };
+    return { negated, tokens };
+}
+/**
+ * Whether `tokens` match all of `text`: dynamic programming over (token, position), each state
+ * computed once in constant time, so a file name from a fork's pull request cannot make matching
+ * take exponential time the way a backtracking regular expression could.
+ */
+function matches(tokens, text) {
+    const width = text.length + 1;
+    // 0: unknown, 1: matches, 2: does not. `memo`: "tokens from i match text from j"; `more`: "token
+    // i, a `+` or a `**/` already begun, goes on at j".
+    const memo = new Uint8Array((tokens.length + 1) * width);
+    const more = new Uint8Array((tokens.length + 1) * width);
+    const cached = (table, i, j, compute) => {
+        const key = i * width + j;
+        const known = table[key];
+        if (known)
+            return known === 1;
+        const result = compute();
+        table[key] = result ? 1 : 2;
+        return result;
+    };
+    const from = (i, j) => cached(memo, i, j, () => step(i, j));
+    const goesOn = (i, j) => cached(more, i, j, () => {
+        const token = tokens[i];
+        if (j >= text.length || !token)
+            return false;
+        const ch = text.charAt(j);
+        // Inside a `**/`: any characters until a `/`, after which the next token starts.
+        if (token.kind === 'dirs')
+            return (ch === '/' && from(i + 1, j + 1)) || goesOn(i, j + 1);
+        // Inside a `+`: one more of the character, then the next token or more still.
+        return token.kind === 'char' && token.test(ch) && (from(i + 1, j + 1) || goesOn(i, j + 1));
+    });
+    const step = (i, j) => {
+        const token = tokens[i];
+        if (!token)
+            return j === text.length;
+        const ch = text.charAt(j);
+        const left = j < text.length;
+        switch (token.kind) {
+            case 'star':
+                return from(i + 1, j) || (left && ch !== '/' && from(i, j + 1));
+            case 'any':
+                return from(i + 1, j) || (left && from(i, j + 1));
+            case 'dirs':
+                return from(i + 1, j) || goesOn(i, j);
+            case 'char':
+                if (token.min === 0 && from(i + 1, j))
+                    return true;
+                if (!left || !token.test(ch))
+                    return false;
+                return from(i + 1, j + 1) || (token.max === Infinity && goesOn(i, j + 1));
+        }
+    };
+    return from(0, 0);
 }
 /** `[...]`: characters listed and ranges of letters or digits, as GitHub's cheat sheet allows. */
 function characterClass(body, bad) {
@@ -133,10 +195,6 @@ function characterClass(body, bad) {
         }
     }
     return `[${out}]`;
-}
-/** A character as itself in a regular expression. */
-function literal(ch) {
-    return ch.replace(/[.*+?^${}()|[\]\\/]/g, (c) => `\\${c}`);
 }
 
 

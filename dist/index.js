@@ -30254,6 +30254,8 @@ class PollSchedule {
 
 /** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
 const EARLY_NOT_FOUND_MS = 30_000;
+/** How often a job still at work is said to be, whatever the polls' spacing: a silent step looks hung. */
+const PROGRESS_EVERY_MS = 120_000;
 /**
  * Polls until the job reaches a terminal status or the deadline passes (docs/design.md §3.3, §3.4). A job
  * the service already sent is first polled `pollInterval` later; one known only by id at once.
@@ -30270,6 +30272,24 @@ async function waitForJob(read, id, first, options) {
     // on it, so the next `completed` is this run's, not the previous one's.
     let seenActive = first !== undefined && !(0,src_job/* isTerminal */.Hd)(first.status);
     const settled = () => seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
+    const waitingSince = clock.now();
+    let nextProgress = waitingSince + PROGRESS_EVERY_MS;
+    /**
+     * Sleeps `ms`, saying at every two-minute mark that the job is still at work: a timer beside the
+     * polls, since with the growing interval a poll may not land between two marks.
+     */
+    const pause = async (ms) => {
+        const until = clock.now() + ms;
+        while (nextProgress < until) {
+            await clock.sleep(Math.max(0, nextProgress - clock.now()), signal);
+            if (job && !(0,src_job/* isTerminal */.Hd)(job.status)) {
+                log.info(`Agent job ${name} is still ${(0,untrusted/* label */.Pf)(job.status)} after ${(0,duration/* formatDuration */.a3)(clock.now() - waitingSince)}; checking again in ${(0,duration/* formatDuration */.a3)(until - clock.now())}.`);
+            }
+            nextProgress += PROGRESS_EVERY_MS;
+        }
+        if (until > clock.now())
+            await clock.sleep(until - clock.now(), signal);
+    };
     for (;;) {
         if (job && (0,src_job/* isTerminal */.Hd)(job.status)) {
             if (settled())
@@ -30281,7 +30301,7 @@ async function waitForJob(read, id, first, options) {
             return { job, timedOut: true };
         // The last wait is cut so the poll at the deadline is the last one.
         if (nextWait > 0)
-            await clock.sleep(Math.min(nextWait, left), signal);
+            await pause(Math.min(nextWait, left));
         let fault;
         try {
             // Near the deadline a poll gets only the time left (at least 1 s), connecting included.
@@ -30292,7 +30312,8 @@ async function waitForJob(read, id, first, options) {
                 signal,
             });
             log.debug(`Polled agent job ${name}: status ${(0,untrusted/* label */.Pf)(latest.status)}.`);
-            if (latest.status !== job?.status)
+            // A change is said as it happens; the end is said once, by the step (its last line or error).
+            if (latest.status !== job?.status && !(0,src_job/* isTerminal */.Hd)(latest.status))
                 log.info(`Agent job ${name} is ${job ? 'now ' : ''}${(0,untrusted/* label */.Pf)(latest.status)}.`);
             if (!(0,src_job/* isKnownStatus */.ih)(latest.status) && !warnedStatuses.has(latest.status)) {
                 warnedStatuses.add(latest.status);
@@ -30556,12 +30577,13 @@ class JobRun {
         const job = this.#job;
         if (this.#timedOut && id && this.#inputs) {
             const last = job ? `last status: ${(0,untrusted/* label */.Pf)(job.status)}` : 'it could not be read';
-            return `Agent job ${(0,untrusted/* label */.Pf)(id)} did not finish within ${(0,duration/* formatDuration */.a3)(this.#inputs.timeout)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
+            return `Agent job ${(0,untrusted/* label */.Pf)(id)} did not finish within ${(0,duration/* formatDuration */.a3)(this.#inputs.timeout)} (${last}); it goes on in the service. Raise the timeout input to wait longer (and the job's timeout-minutes above it), or wait for it in a later step with jobId: ${(0,untrusted/* label */.Pf)(id)}.`;
         }
+        const project = this.#inputs ? ` of project ${(0,untrusted/* label */.Pf)(this.#inputs.projectId)}` : '';
         if (job?.status === 'failed')
-            return `Agent job ${(0,untrusted/* label */.Pf)(job.id)} failed.`;
+            return `Agent job ${(0,untrusted/* label */.Pf)(job.id)} failed. Its record in the service's dashboard${project} says why; re-run the workflow to start a new job, or send it a follow-up with jobId: ${(0,untrusted/* label */.Pf)(job.id)} and a prompt that says what to change.`;
         if (job?.status === 'archived')
-            return `Agent job ${(0,untrusted/* label */.Pf)(job.id)} was archived before it completed.`;
+            return `Agent job ${(0,untrusted/* label */.Pf)(job.id)} was archived before it completed. Re-run the workflow to start a new job; the service's dashboard${project} shows who or what archived it.`;
         return undefined;
     }
     describe(error) {

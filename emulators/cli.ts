@@ -1,18 +1,23 @@
 // Runs the emulator as a process, for the demo and for CI jobs that point the action at it.
 // stdout carries exactly one line (the URL) so a caller can read it; the request log goes to
-// stderr and never includes the Authorization header.
+// stderr and never includes the Authorization header. With --marks, each line read from stdin is
+// written back to stderr once the requests answered before it are logged: a caller (the demo) can
+// tell which requests came before a point of its own; the end of stdin stops the emulator.
 import { renameSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { FINISHED_JOB_REFUSAL_STATUSES, startEmulator, type EmulatorOptions } from './server.js';
 
 const USAGE =
   'usage: emulator [--port N] [--key KEY] [--active-polls N] [--final completed|failed|archived]' +
-  ' [--base-path /prefix] [--docs-repo-url URL] [--url-file PATH]' +
+  ' [--base-path /prefix] [--docs-repo-url URL] [--url-file PATH] [--marks]' +
   ` [--refuse-finished-messages ${FINISHED_JOB_REFUSAL_STATUSES.join('|')} [--refuse-finished-messages-error TEXT]]`;
 
 const FINAL_STATUSES = ['completed', 'failed', 'archived'];
 
-function parseOptions(argv: string[]): EmulatorOptions & { urlFile?: string } {
+type CliOptions = EmulatorOptions & { urlFile?: string; marks?: boolean };
+
+function parseOptions(argv: string[]): CliOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -23,6 +28,7 @@ function parseOptions(argv: string[]): EmulatorOptions & { urlFile?: string } {
       'base-path': { type: 'string' },
       'docs-repo-url': { type: 'string' },
       'url-file': { type: 'string' },
+      marks: { type: 'boolean' },
       // A follow-up to a completed, failed or archived job gets this status instead of being taken.
       'refuse-finished-messages': { type: 'string' },
       'refuse-finished-messages-error': { type: 'string' },
@@ -30,7 +36,7 @@ function parseOptions(argv: string[]): EmulatorOptions & { urlFile?: string } {
     strict: true,
     allowPositionals: false,
   });
-  const options: EmulatorOptions & { urlFile?: string } = {};
+  const options: CliOptions = {};
   if (values.port !== undefined) options.port = integer('--port', values.port, 65_535);
   if (values.key !== undefined) options.apiKey = values.key;
   if (values['active-polls'] !== undefined) {
@@ -45,6 +51,7 @@ function parseOptions(argv: string[]): EmulatorOptions & { urlFile?: string } {
   if (values['base-path'] !== undefined) options.basePath = values['base-path'];
   if (values['docs-repo-url'] !== undefined) options.docsRepoUrl = values['docs-repo-url'];
   if (values['url-file'] !== undefined) options.urlFile = values['url-file'];
+  if (values.marks) options.marks = true;
   const refuse = values['refuse-finished-messages'];
   const refusalError = values['refuse-finished-messages-error'];
   if (refuse !== undefined) {
@@ -68,14 +75,14 @@ function integer(flag: string, text: string, max: number): number {
 }
 
 async function main(): Promise<void> {
-  let options: EmulatorOptions & { urlFile?: string };
+  let options: CliOptions;
   try {
     options = parseOptions(process.argv.slice(2));
   } catch (err) {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
     process.exit(2);
   }
-  const { urlFile, ...emulatorOptions } = options;
+  const { urlFile, marks, ...emulatorOptions } = options;
   const emulator = await startEmulator({
     ...emulatorOptions,
     onReply: (request, status) => process.stderr.write(`${request.method} ${request.path} -> ${status}\n`),
@@ -96,6 +103,13 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  if (marks) {
+    // Each request is logged as it is answered, so a mark needs only to follow the log. The end of
+    // stdin is the end of the caller: the emulator stops with it rather than outlive it.
+    createInterface({ input: process.stdin })
+      .on('line', (line) => process.stderr.write(`${line}\n`))
+      .once('close', stop);
+  }
 }
 
 main().catch((err: unknown) => {

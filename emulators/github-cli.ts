@@ -2,8 +2,13 @@
 // request and a `/docs` comment on it by a member, a docs repository (acme/docs) whose pull
 // requests the service's jobs open, and a workflow token that may comment, react and set
 // statuses in acme/app and read everywhere. It writes its URLs, the token and the ids, as JSON,
-// to --url-file; the request log goes to stderr, without the Authorization header.
+// to --url-file; the request log goes to stderr, without the Authorization header. With --marks,
+// each line read from stdin is written back to stderr after the log of every request before it;
+// with --state-file too, the reactions to the pull request's comments (no REST route of the
+// emulator lists them) are written there, as JSON, just before the line comes back; the end of
+// stdin stops the emulator.
 import { renameSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { startGitHubEmulator } from './github.js';
 
@@ -20,7 +25,12 @@ const file = (filename: string) => ({ filename, status: 'modified', additions: 4
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { 'url-file': { type: 'string' }, prefix: { type: 'string' } },
+    options: {
+      'url-file': { type: 'string' },
+      prefix: { type: 'string' },
+      marks: { type: 'boolean' },
+      'state-file': { type: 'string' },
+    },
     strict: true,
   });
   const prefix = values.prefix === '/api/v3' ? '/api/v3' : '';
@@ -59,13 +69,14 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`GitHub emulator listening on ${github.apiUrl}\n`);
   let seen = 0;
-  const log = setInterval(() => {
+  const flush = (): void => {
     for (const request of github.requests.slice(seen))
       process.stderr.write(`${request.method} ${request.path}\n`);
     seen = github.requests.length;
     for (const violation of github.violations.splice(0))
       process.stderr.write(`contract violation: ${violation}\n`);
-  }, 100);
+  };
+  const log = setInterval(flush, 100);
   const stop = (): void => {
     clearInterval(log);
     github.close().then(
@@ -75,6 +86,26 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  const stateFile = values['state-file'];
+  if (values.marks) {
+    const marks = createInterface({ input: process.stdin });
+    marks.on('line', (line) => {
+      flush();
+      if (stateFile) {
+        const comments = github
+          .get('acme/app', pr.number)
+          .comments.map(({ id, login, reactions }) => ({ id, login, reactions }));
+        writeFileSync(
+          `${stateFile}.tmp`,
+          JSON.stringify({ repository: 'acme/app', number: pr.number, comments }),
+        );
+        renameSync(`${stateFile}.tmp`, stateFile);
+      }
+      process.stderr.write(`${line}\n`);
+    });
+    // The end of stdin is the end of the caller: the emulator stops with it rather than outlive it.
+    marks.once('close', stop);
+  }
 }
 
 main().catch((err: unknown) => {

@@ -156,10 +156,13 @@ export class JobRun {
     const job = this.#job;
     if (this.#timedOut && id && this.#inputs) {
       const last = job ? `last status: ${label(job.status)}` : 'it could not be read';
-      return `Agent job ${label(id)} did not finish within ${formatDuration(this.#inputs.timeout)} (${last}); it goes on in the service. Raise the timeout input to wait longer.`;
+      return `Agent job ${label(id)} did not finish within ${formatDuration(this.#inputs.timeout)} (${last}); it goes on in the service. Raise the timeout input to wait longer (and the job's timeout-minutes above it), or wait for it in a later step with jobId: ${label(id)}.`;
     }
-    if (job?.status === 'failed') return `Agent job ${label(job.id)} failed.`;
-    if (job?.status === 'archived') return `Agent job ${label(job.id)} was archived before it completed.`;
+    const project = this.#inputs ? ` of project ${label(this.#inputs.projectId)}` : '';
+    if (job?.status === 'failed')
+      return `Agent job ${label(job.id)} failed. Its record in the service's dashboard${project} says why; re-run the workflow to start a new job, or send it a follow-up with jobId: ${label(job.id)} and a prompt that says what to change.`;
+    if (job?.status === 'archived')
+      return `Agent job ${label(job.id)} was archived before it completed. Re-run the workflow to start a new job; the service's dashboard${project} shows who or what archived it.`;
     return undefined;
   }
 

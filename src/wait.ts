@@ -45,6 +45,8 @@ export type ReadJob = (call: {
 
 /** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
 const EARLY_NOT_FOUND_MS = 30_000;
+/** How often a job still at work is said to be, whatever the polls' spacing: a silent step looks hung. */
+const PROGRESS_EVERY_MS = 120_000;
 
 /**
  * Polls until the job reaches a terminal status or the deadline passes (docs/design.md §3.3, §3.4). A job
@@ -68,6 +70,25 @@ export async function waitForJob(
   let seenActive = first !== undefined && !isTerminal(first.status);
   const settled = () =>
     seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
+  const waitingSince = clock.now();
+  let nextProgress = waitingSince + PROGRESS_EVERY_MS;
+  /**
+   * Sleeps `ms`, saying at every two-minute mark that the job is still at work: a timer beside the
+   * polls, since with the growing interval a poll may not land between two marks.
+   */
+  const pause = async (ms: number) => {
+    const until = clock.now() + ms;
+    while (nextProgress < until) {
+      await clock.sleep(Math.max(0, nextProgress - clock.now()), signal);
+      if (job && !isTerminal(job.status)) {
+        log.info(
+          `Agent job ${name} is still ${label(job.status)} after ${formatDuration(clock.now() - waitingSince)}; checking again in ${formatDuration(until - clock.now())}.`,
+        );
+      }
+      nextProgress += PROGRESS_EVERY_MS;
+    }
+    if (until > clock.now()) await clock.sleep(until - clock.now(), signal);
+  };
 
   for (;;) {
     if (job && isTerminal(job.status)) {
@@ -79,7 +100,7 @@ export async function waitForJob(
     const left = deadline - clock.now();
     if (left <= 0) return { job, timedOut: true };
     // The last wait is cut so the poll at the deadline is the last one.
-    if (nextWait > 0) await clock.sleep(Math.min(nextWait, left), signal);
+    if (nextWait > 0) await pause(Math.min(nextWait, left));
 
     let fault: Fault;
     try {
@@ -91,7 +112,8 @@ export async function waitForJob(
         signal,
       });
       log.debug(`Polled agent job ${name}: status ${label(latest.status)}.`);
-      if (latest.status !== job?.status)
+      // A change is said as it happens; the end is said once, by the step (its last line or error).
+      if (latest.status !== job?.status && !isTerminal(latest.status))
         log.info(`Agent job ${name} is ${job ? 'now ' : ''}${label(latest.status)}.`);
       if (!isKnownStatus(latest.status) && !warnedStatuses.has(latest.status)) {
         warnedStatuses.add(latest.status);

@@ -21,11 +21,16 @@ const MAX_PAGES = 100;
 
 /**
  * The status's context: readable, and the same from run to run of this step on this project (the
- * next push finds the job by it), so neither the prompt nor the event is in it. Cut long names get
- * a short hash, so two steps never share one by accident.
+ * next push finds the job by it), so neither the prompt nor the event is in it. The step is named
+ * only when the workflow gave it an `id:`; GitHub's generated names (`__acme_docs-agent`,
+ * `__run_2`) are noise on a pull request's checks, so a second unnamed step of the job is told
+ * apart by its number alone (`#2`). Cut long names get a short hash, so two steps never share one
+ * by accident.
  */
 export function statusContext(run: RunContext, key: { baseUrl: string; projectId: string }): string {
-  const full = `docs agent: ${run.workflow} / ${run.job} / ${run.action} (${key.projectId})`;
+  const generated = /^__.*?(?:_(\d+))?$/.exec(run.action);
+  const step = generated ? (generated[1] ? ` #${generated[1]}` : '') : ` / ${run.action}`;
+  const full = `docs agent: ${run.workflow} / ${run.job}${step} (${key.projectId})`;
   if (full.length <= MAX_CONTEXT) return full;
   const hash = createHash('sha256').update(`${full}\n${key.baseUrl}`).digest('hex').slice(0, 8);
   return `${full.slice(0, MAX_CONTEXT - 10)}… ${hash}`;
