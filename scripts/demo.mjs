@@ -201,6 +201,21 @@ const pullRequest = (head) => ({
 // One thread, three runs of one workflow: a member's `/docs` request starts the job; a push to the
 // pull request follows it up, since its docs pull request is still open; a push that changes only
 // a test is skipped. `head` is the pull request's head commit in that run.
+/** A push to the pull request (`synchronize`) that moves its head to `head`. */
+function push(head, what) {
+  return {
+    title: `a push to ${github.repository}#${github.pullRequest} that ${what} (synchronize)`,
+    head,
+    name: 'pull_request',
+    payload: {
+      action: 'synchronize',
+      number: github.pullRequest,
+      pull_request: pullRequest(head),
+      sender: { login: 'octocat', type: 'User' },
+    },
+  };
+}
+
 const runs = [
   {
     title: `octocat, who has write access, comments "${github.request.body}" on ${github.repository}#${github.pullRequest}`,
@@ -218,28 +233,8 @@ const runs = [
       sender: { login: 'octocat', type: 'User' },
     },
   },
-  {
-    title: `a push to ${github.repository}#${github.pullRequest} that changes src/deploy.ts (synchronize)`,
-    head: github.heads[1],
-    name: 'pull_request',
-    payload: {
-      action: 'synchronize',
-      number: github.pullRequest,
-      pull_request: pullRequest(github.heads[1]),
-      sender: { login: 'octocat', type: 'User' },
-    },
-  },
-  {
-    title: `a push to ${github.repository}#${github.pullRequest} that changes only src/deploy.test.ts (synchronize)`,
-    head: github.heads[2],
-    name: 'pull_request',
-    payload: {
-      action: 'synchronize',
-      number: github.pullRequest,
-      pull_request: pullRequest(github.heads[2]),
-      sender: { login: 'octocat', type: 'User' },
-    },
-  },
+  push(github.heads[1], 'changes src/deploy.ts'),
+  push(github.heads[2], 'changes only src/deploy.test.ts'),
 ];
 
 let code = 0;

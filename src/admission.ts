@@ -4,15 +4,18 @@ import type { Inputs } from './inputs.js';
 import { label } from './untrusted.js';
 import type { Request, RequestComment } from './trigger.js';
 
+/** A step that does nothing: its one notice, and what it says on the thread instead of a job. */
+export interface Skip {
+  kind: 'skip';
+  /** The step's one notice. */
+  notice: string;
+  /** Said on the thread instead of a job: a bare phrase gets told what a request looks like. */
+  answer?: string;
+}
+
 /** Whether the step acts on this event at all, decided before anything is sent anywhere. */
 export type Admission =
-  | {
-      kind: 'skip';
-      /** The step's one notice. */
-      notice: string;
-      /** Said on the thread instead of a job: a bare phrase gets told what a request looks like. */
-      answer?: string;
-    }
+  | Skip
   | {
       kind: 'go';
       /** The prompt to send: the standing prompt, then the request (if any). */

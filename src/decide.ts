@@ -1,7 +1,7 @@
 // The first of the run's three steps: before anything is sent to the service, decide whether the
 // step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
 // job, and the whole prompt. The result is one value; execute and report take it from here.
-import { admit } from './admission.js';
+import { admit, type Skip } from './admission.js';
 import type { AgentClient } from './client.js';
 import type { Clock } from './clock.js';
 import { planJob } from './continuity.js';
@@ -17,13 +17,7 @@ import { redact } from './secrets.js';
 import type { Request, RequestComment } from './trigger.js';
 
 export type Decision =
-  | {
-      kind: 'skip';
-      /** The step's one notice. */
-      notice: string;
-      /** Said on the thread instead of a job: a bare phrase gets told what a request looks like. */
-      answer?: string;
-    }
+  | Skip
   | {
       kind: 'go';
       mode: Mode;
