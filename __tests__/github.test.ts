@@ -6,7 +6,7 @@ import { runContext } from '../__fixtures__/github-world.js';
 import MarkdownIt from 'markdown-it';
 import { commentBody, commentMarker, type CommentState } from '../src/github/comment.js';
 import { inert } from '../src/untrusted.js';
-import { docsPullRequest } from '../src/github/docs-pr.js';
+import { pullRequestOf } from '../src/pull-request.js';
 import { describeGitHubFault, type GitHubOperation } from '../src/github/errors.js';
 import { eventHasThread, findThread } from '../src/github/target.js';
 import { maskSecret } from '../src/secrets.js';
@@ -151,7 +151,7 @@ describe('commentBody', () => {
   });
 });
 
-describe('docsPullRequest', () => {
+describe('pullRequestOf', () => {
   it.each([
     [
       'https://github.com/acme/docs/pull/12',
@@ -170,7 +170,7 @@ describe('docsPullRequest', () => {
     ['https://github.com.evil.example/acme/docs/pull/12', 'https://github.com', undefined],
     ['not a url', 'https://github.com', undefined],
   ])('%s on %s', (link, server, expected) => {
-    expect(docsPullRequest(link, server)).toEqual(expected);
+    expect(pullRequestOf(link, server)).toEqual(expected);
   });
 });
 

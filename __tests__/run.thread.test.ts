@@ -4,7 +4,14 @@
 // resumes the job its first attempt started; the commit status on the pull request's head. The
 // rules are tested one by one in continuity.test.ts and github-thread.test.ts.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, gitHubEmulators, inputsFor, runHere as run, warnings } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  errors,
+  gitHubEmulators,
+  inputsFor,
+  runHere as run,
+  warnings,
+} from '../__fixtures__/e2e.js';
 import {
   APP,
   commentEvent,
@@ -86,6 +93,25 @@ describe('a pull request thread', () => {
       ['success', docsLink],
       ['pending', `${gh.serverUrl}/${APP}/actions/runs/4242`],
     ]);
+  });
+});
+
+describe('a thread whose memory GitHub cannot give', () => {
+  it('fails with nothing sent, and says no job started, rather than starting a second one', async () => {
+    const gh = await github();
+    const { pr } = world(gh);
+    const service = await emulator();
+    const down = { status: 502, message: 'Bad Gateway' };
+    gh.fail('listComments', down, down, down, down);
+    const result = await run({
+      inputs: inputsFor(service, { thread: 'true', docsToken: DOCS_TOKEN }),
+      env: gitHubEnv(gh),
+      event: pullRequestAt(pr.number, sha(4), 'opened'),
+    });
+    expect(result.code).toBe(1);
+    expect(service.requests).toEqual([]);
+    expect(result.outputs.status).toBe('not-started');
+    expect(errors(result)).toEqual([expect.stringContaining('Nothing was sent to the service')]);
   });
 });
 

@@ -537,24 +537,6 @@ class KeptComment {
             fork,
         };
     }
-    /**
-     * The body of the comment this step keeps, as an earlier run left it; `undefined` when there is
-     * none or GitHub would not say (a warning).
-     */
-    async read(signal) {
-        try {
-            return (await this.lookUp(signal))?.body;
-        }
-        catch (error) {
-            const { owner, repo, number } = this.thread;
-            this.warn(describeGitHubFault(error, {
-                ...this.op,
-                what: `read the comments of ${owner}/${repo}#${number}`,
-                permission: this.thread.pull ? 'pull-requests: read' : 'issues: read',
-            }));
-            return undefined;
-        }
-    }
     /** The comment's body as it stands; a fault is thrown (a thread must not read it as none). */
     async body(signal) {
         return (await this.lookUp(signal))?.body;
@@ -870,18 +852,8 @@ function issueContext(payload) {
     return { title: `${kind} #${issue.number ?? '?'}.`, facts, prose, commits: [], files: [], notes };
 }
 
-// EXTERNAL MODULE: ./src/pull-request.ts
-var pull_request = __webpack_require__(5964);
 ;// CONCATENATED MODULE: ./src/github/docs-pr.ts
 
-
-/**
- * The docs pull request in `prLink`, only when it is a pull request page on this run's GitHub
- * host (`GITHUB_SERVER_URL`, path prefix included): a token is never sent about a link elsewhere.
- */
-function docsPullRequest(prLink, serverUrl) {
-    return (0,pull_request/* pullRequestOf */._)(prLink, serverUrl);
-}
 /**
  * Labels and reviewers on the docs pull request: one call each, and each fault one warning.
  * Teams are `org/team-slug` and must belong to the organisation that owns the docs repository.
@@ -982,6 +954,8 @@ function graphQLError(error) {
     return first;
 }
 
+// EXTERNAL MODULE: ./src/pull-request.ts
+var pull_request = __webpack_require__(5964);
 ;// CONCATENATED MODULE: ./src/github/commits.ts
 
 /** Events whose payload carries the pull request, head commit included. */
@@ -1563,7 +1537,7 @@ class GitHubReport {
             if (this.status) {
                 const { sha } = await this.runCommits(signal);
                 if (run.runAttempt > 1 && sha) {
-                    const own = await this.retrying(() => this.ownStatus(sha, signal), signal);
+                    const own = await this.retrying(async () => this.status?.read(sha, signal), signal);
                     memory.status = this.trusted(own, 'the commit status');
                 }
                 const before = pushedOnto(run);
@@ -1586,7 +1560,8 @@ class GitHubReport {
      */
     async docsPull(prLink, cancellation) {
         const { run } = this.deps;
-        const pr = docsPullRequest(prLink, run.serverUrl);
+        // Only a pull request on this run's GitHub: a token is never sent about a link elsewhere.
+        const pr = (0,pull_request/* pullRequestOf */._)(prLink, run.serverUrl);
         if (!pr)
             return { state: 'elsewhere' };
         const repo = `${pr.owner}/${pr.repo}`;
@@ -1648,14 +1623,14 @@ class GitHubReport {
     }
     /** `triggerLabel` off the pull request or issue it was applied to, whatever the run's outcome. */
     async removeLabel(name, cancellation) {
-        const { run } = this.deps;
-        const { owner, repo } = run.repo;
-        const payload = run.payload;
-        const number = payload.pull_request?.number ?? payload.issue?.number;
-        if (typeof number !== 'number')
-            return;
+        const { owner, repo } = this.deps.run.repo;
         const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
+        let number;
         try {
+            // A label event names its pull request or issue: finding it sends no request.
+            number = (await findThread(this.forRepo(), this.deps.run, signal)).thread?.number;
+            if (number === undefined)
+                return;
             await this.forRepo().removeLabel({ owner, repo, issue_number: number, name }, signal);
         }
         catch (error) {
@@ -1786,7 +1761,7 @@ class GitHubReport {
      */
     async branchJob(before, signal) {
         const named = async (sha) => {
-            const own = this.trusted(await this.retrying(() => this.ownStatus(sha, signal), signal), 'the commit status');
+            const own = this.trusted(await this.retrying(async () => this.status?.read(sha, signal), signal), 'the commit status');
             return own?.job ? { job: own.job, run: own.run, since: sha } : undefined;
         };
         const found = await named(before);
@@ -1806,10 +1781,6 @@ class GitHubReport {
                 return older;
         }
         return undefined;
-    }
-    /** This step's own newest status on `sha`; `undefined` for none or a commit GitHub does not know. */
-    async ownStatus(sha, signal) {
-        return this.status?.read(sha, signal);
     }
     async writeStatus(state, word, jobId, target, signal) {
         if (!this.status)
@@ -2009,7 +1980,7 @@ class GitHubReport {
             log.info('No docs pull request to label or route to reviewers: the job changed no files.');
             return;
         }
-        const pr = docsPullRequest(job.prLink, run.serverUrl);
+        const pr = (0,pull_request/* pullRequestOf */._)(job.prLink, run.serverUrl);
         if (!pr) {
             log.notice(`Labels and reviewers not set: ${(0,untrusted/* printableUrl */.Zq)(job.prLink)} is not a pull request on ${run.serverUrl}.`);
             return;

@@ -29274,7 +29274,160 @@ var errors = __nccwpck_require__(3916);
 var log = __nccwpck_require__(5625);
 // EXTERNAL MODULE: ./src/mode.ts
 var src_mode = __nccwpck_require__(9120);
+// EXTERNAL MODULE: ./src/duration.ts
+var duration = __nccwpck_require__(7607);
+;// CONCATENATED MODULE: ./src/schedule.ts
+/**
+ * The poll schedule (docs/design.md §3.3): the first wait is `pollInterval`, each next one 1.5× the one
+ * before, capped at 60 s (or at `pollInterval` when that is larger), each with ±10 % jitter so that
+ * many workflows started by the same cron do not poll in step. A 30-minute job costs about 35
+ * requests instead of 180 at a fixed 10 s.
+ */
+const GROWTH = 1.5;
+const CAP_MS = 60_000;
+const JITTER = 0.1;
+class PollSchedule {
+    random;
+    base;
+    cap;
+    started = false;
+    /** `random` returns [0, 1), like `Math.random`; tests inject a fixed one. */
+    constructor(firstMs, random = Math.random) {
+        this.random = random;
+        this.base = firstMs;
+        this.cap = Math.max(CAP_MS, firstMs);
+    }
+    /** The next wait in milliseconds. */
+    next() {
+        if (this.started)
+            this.base = Math.min(this.base * GROWTH, this.cap);
+        this.started = true;
+        return Math.round(this.base * (1 + JITTER * (2 * this.random() - 1)));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/wait.ts
+
+
+
+
+
+
+
+/** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
+const EARLY_NOT_FOUND_MS = 30_000;
+/** How often a job still at work is said to be, whatever the polls' spacing: a silent step looks hung. */
+const PROGRESS_EVERY_MS = 120_000;
+/**
+ * Polls until the job reaches a terminal status or the deadline passes (docs/design.md §3.3, §3.4). A job
+ * the service already sent is first polled `pollInterval` later; one known only by id at once.
+ */
+async function waitForJob(read, id, first, options) {
+    const { clock, deadline, log, signal } = options;
+    const schedule = new PollSchedule(options.pollIntervalMs, options.random);
+    const warnedStatuses = new Set();
+    const context = { ...options.context, jobId: id };
+    const name = (0,untrusted/* label */.Pf)(id);
+    let job = first;
+    let nextWait = job ? schedule.next() : 0;
+    // A follow-up's own reply counts: `active` there means the service took the message and works
+    // on it, so the next `completed` is this run's, not the previous one's.
+    let seenActive = first !== undefined && !(0,src_job/* isTerminal */.Hd)(first.status);
+    const settled = () => seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
+    const waitingSince = clock.now();
+    let nextProgress = waitingSince + PROGRESS_EVERY_MS;
+    /**
+     * Sleeps `ms`, saying at every two-minute mark that the job is still at work: a timer beside the
+     * polls, since with the growing interval a poll may not land between two marks.
+     */
+    const pause = async (ms) => {
+        const until = clock.now() + ms;
+        while (nextProgress < until) {
+            await clock.sleep(Math.max(0, nextProgress - clock.now()), signal);
+            if (job && !(0,src_job/* isTerminal */.Hd)(job.status)) {
+                log.info(`Agent job ${name} is still ${(0,untrusted/* label */.Pf)(job.status)} after ${(0,duration/* formatDuration */.a3)(clock.now() - waitingSince)}; checking again in ${(0,duration/* formatDuration */.a3)(until - clock.now())}.`);
+            }
+            nextProgress += PROGRESS_EVERY_MS;
+        }
+        if (until > clock.now())
+            await clock.sleep(until - clock.now(), signal);
+    };
+    for (;;) {
+        if (job && (0,src_job/* isTerminal */.Hd)(job.status)) {
+            if (settled())
+                return { job, timedOut: false };
+            log.debug(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)}; the follow-up may not have started yet.`);
+        }
+        const left = deadline - clock.now();
+        if (left <= 0)
+            return { job, timedOut: true };
+        // The last wait is cut so the poll at the deadline is the last one.
+        if (nextWait > 0)
+            await pause(Math.min(nextWait, left));
+        let fault;
+        try {
+            // Near the deadline a poll gets only the time left (at least 1 s), connecting included.
+            const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
+            const latest = await read({
+                timeoutMs,
+                totalMs: timeoutMs < REQUEST_TIMEOUT_MS ? timeoutMs : undefined,
+                signal,
+            });
+            log.debug(`Polled agent job ${name}: status ${(0,untrusted/* label */.Pf)(latest.status)}.`);
+            // A change is said as it happens; the end is said once, by the step (its last line or error).
+            if (latest.status !== job?.status && !(0,src_job/* isTerminal */.Hd)(latest.status))
+                log.info(`Agent job ${name} is ${job ? 'now ' : ''}${(0,untrusted/* label */.Pf)(latest.status)}.`);
+            if (!(0,src_job/* isKnownStatus */.ih)(latest.status) && !warnedStatuses.has(latest.status)) {
+                warnedStatuses.add(latest.status);
+                log.warning(`Agent job ${name} reports the status ${(0,untrusted/* label */.Pf)(latest.status)}, which this action does not know; it is treated as still running.`);
+            }
+            if (!(0,src_job/* isTerminal */.Hd)(latest.status))
+                seenActive = true;
+            job = latest;
+            options.onJob?.(job);
+            nextWait = schedule.next();
+            continue;
+        }
+        catch (error) {
+            if (!(error instanceof ServiceError))
+                throw error;
+            fault = error.fault;
+        }
+        if (!isTransient(fault, clock.now() - options.createdAt))
+            throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context));
+        nextWait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? schedule.next();
+        const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
+        log.warning(`Could not read agent job ${name}: ${(0,errors/* briefly */.m_)(fault)}; trying again in ${(0,duration/* formatDuration */.a3)(until)}.`);
+    }
+}
+/** A single read, for a step that does not wait: it has no second chance, so every fault is final. */
+async function readJobOnce(read, context, signal) {
+    try {
+        return await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal });
+    }
+    catch (error) {
+        throw error instanceof ServiceError ? new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(error.fault, context)) : error;
+    }
+}
+/** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
+function isTransient(fault, sinceCreatedMs) {
+    switch (fault.kind) {
+        case 'http':
+            return (fault.status === 408 ||
+                fault.status === 429 ||
+                fault.status >= 500 ||
+                (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS));
+        case 'not-sent':
+        case 'no-answer':
+        case 'not-a-job':
+            return true;
+        case 'tls':
+            return false;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/continuity.ts
+
 
 
 
@@ -29389,9 +29542,11 @@ async function readThreadJob(id, where, deps) {
             log.info(`Agent job ${(0,untrusted/* label */.Pf)(id)} of ${where} is no longer known to the service: a new job is started.`);
             return undefined;
         }
+        // The thread's job is not new (a 404 was final above): any other fault reads as a poll's would.
+        const passing = isTransient(fault, Infinity);
         const wait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? THREAD_READ_WAITS_MS[tries];
-        if (!isPassing(fault) || wait === undefined || clock.now() + wait > deadline) {
-            if (!isPassing(fault))
+        if (!passing || wait === undefined || clock.now() + wait > deadline) {
+            if (!passing)
                 throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context));
             throw new errors/* ActionFailure */.dR(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, which ${where} follows (${(0,errors/* briefly */.m_)(fault)}). Nothing was sent, so the thread does not get a second job; re-run the workflow once the service answers.`);
         }
@@ -29399,18 +29554,11 @@ async function readThreadJob(id, where, deps) {
         await clock.sleep(wait, signal);
     }
 }
-function isPassing(fault) {
-    if (fault.kind === 'http')
-        return fault.status === 408 || fault.status === 429 || fault.status >= 500;
-    return fault.kind !== 'tls';
-}
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
 var schemas = __nccwpck_require__(4922);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
-// EXTERNAL MODULE: ./src/duration.ts
-var duration = __nccwpck_require__(7607);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(3024);
 ;// CONCATENATED MODULE: external "node:path"
@@ -29970,7 +30118,7 @@ async function decide(inputs, deps) {
         return admission;
     // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
     const remembers = inputs.thread || inputs.status || (inputs.comment && deps.run.attempt > 1);
-    const gated = deps.paths !== undefined && !admission.asked && PATHS_EVENTS.has(deps.run.eventName);
+    const gated = deps.paths !== undefined && !admission.asked && PATHS_EVENTS.has(event.name);
     const port = remembers || inputs.context === 'auto' || gated ? await github() : undefined;
     if (inputs.thread && !port) {
         throw new errors/* ActionFailure */.dR("The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.");
@@ -29990,7 +30138,7 @@ async function decide(inputs, deps) {
         prompt: admission.prompt,
         runId: deps.run.runId,
         attempt: deps.run.attempt,
-        asked: admission.asked || deps.run.eventName === 'workflow_dispatch',
+        asked: admission.asked || event.name === 'workflow_dispatch',
     }, remembers && port ? memory : undefined, {
         client: deps.client,
         ...(port ? { docsPull: (link) => port.docsPull(link, signal) } : {}),
@@ -30017,7 +30165,6 @@ async function decide(inputs, deps) {
         mode: plan.mode,
         ...(written !== undefined ? { prompt: await whole(plan.since) } : {}),
         memory,
-        ...(admission.request ? { request: admission.request } : {}),
         ...(plan.thread ? { replacement: { ...plan.thread, prompt: () => whole() } } : {}),
     };
 }
@@ -30214,156 +30361,6 @@ function capitalize(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-;// CONCATENATED MODULE: ./src/schedule.ts
-/**
- * The poll schedule (docs/design.md §3.3): the first wait is `pollInterval`, each next one 1.5× the one
- * before, capped at 60 s (or at `pollInterval` when that is larger), each with ±10 % jitter so that
- * many workflows started by the same cron do not poll in step. A 30-minute job costs about 35
- * requests instead of 180 at a fixed 10 s.
- */
-const GROWTH = 1.5;
-const CAP_MS = 60_000;
-const JITTER = 0.1;
-class PollSchedule {
-    random;
-    base;
-    cap;
-    started = false;
-    /** `random` returns [0, 1), like `Math.random`; tests inject a fixed one. */
-    constructor(firstMs, random = Math.random) {
-        this.random = random;
-        this.base = firstMs;
-        this.cap = Math.max(CAP_MS, firstMs);
-    }
-    /** The next wait in milliseconds. */
-    next() {
-        if (this.started)
-            this.base = Math.min(this.base * GROWTH, this.cap);
-        this.started = true;
-        return Math.round(this.base * (1 + JITTER * (2 * this.random() - 1)));
-    }
-}
-
-;// CONCATENATED MODULE: ./src/wait.ts
-
-
-
-
-
-
-
-/** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
-const EARLY_NOT_FOUND_MS = 30_000;
-/** How often a job still at work is said to be, whatever the polls' spacing: a silent step looks hung. */
-const PROGRESS_EVERY_MS = 120_000;
-/**
- * Polls until the job reaches a terminal status or the deadline passes (docs/design.md §3.3, §3.4). A job
- * the service already sent is first polled `pollInterval` later; one known only by id at once.
- */
-async function waitForJob(read, id, first, options) {
-    const { clock, deadline, log, signal } = options;
-    const schedule = new PollSchedule(options.pollIntervalMs, options.random);
-    const warnedStatuses = new Set();
-    const context = { ...options.context, jobId: id };
-    const name = (0,untrusted/* label */.Pf)(id);
-    let job = first;
-    let nextWait = job ? schedule.next() : 0;
-    // A follow-up's own reply counts: `active` there means the service took the message and works
-    // on it, so the next `completed` is this run's, not the previous one's.
-    let seenActive = first !== undefined && !(0,src_job/* isTerminal */.Hd)(first.status);
-    const settled = () => seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
-    const waitingSince = clock.now();
-    let nextProgress = waitingSince + PROGRESS_EVERY_MS;
-    /**
-     * Sleeps `ms`, saying at every two-minute mark that the job is still at work: a timer beside the
-     * polls, since with the growing interval a poll may not land between two marks.
-     */
-    const pause = async (ms) => {
-        const until = clock.now() + ms;
-        while (nextProgress < until) {
-            await clock.sleep(Math.max(0, nextProgress - clock.now()), signal);
-            if (job && !(0,src_job/* isTerminal */.Hd)(job.status)) {
-                log.info(`Agent job ${name} is still ${(0,untrusted/* label */.Pf)(job.status)} after ${(0,duration/* formatDuration */.a3)(clock.now() - waitingSince)}; checking again in ${(0,duration/* formatDuration */.a3)(until - clock.now())}.`);
-            }
-            nextProgress += PROGRESS_EVERY_MS;
-        }
-        if (until > clock.now())
-            await clock.sleep(until - clock.now(), signal);
-    };
-    for (;;) {
-        if (job && (0,src_job/* isTerminal */.Hd)(job.status)) {
-            if (settled())
-                return { job, timedOut: false };
-            log.debug(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)}; the follow-up may not have started yet.`);
-        }
-        const left = deadline - clock.now();
-        if (left <= 0)
-            return { job, timedOut: true };
-        // The last wait is cut so the poll at the deadline is the last one.
-        if (nextWait > 0)
-            await pause(Math.min(nextWait, left));
-        let fault;
-        try {
-            // Near the deadline a poll gets only the time left (at least 1 s), connecting included.
-            const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
-            const latest = await read({
-                timeoutMs,
-                totalMs: timeoutMs < REQUEST_TIMEOUT_MS ? timeoutMs : undefined,
-                signal,
-            });
-            log.debug(`Polled agent job ${name}: status ${(0,untrusted/* label */.Pf)(latest.status)}.`);
-            // A change is said as it happens; the end is said once, by the step (its last line or error).
-            if (latest.status !== job?.status && !(0,src_job/* isTerminal */.Hd)(latest.status))
-                log.info(`Agent job ${name} is ${job ? 'now ' : ''}${(0,untrusted/* label */.Pf)(latest.status)}.`);
-            if (!(0,src_job/* isKnownStatus */.ih)(latest.status) && !warnedStatuses.has(latest.status)) {
-                warnedStatuses.add(latest.status);
-                log.warning(`Agent job ${name} reports the status ${(0,untrusted/* label */.Pf)(latest.status)}, which this action does not know; it is treated as still running.`);
-            }
-            if (!(0,src_job/* isTerminal */.Hd)(latest.status))
-                seenActive = true;
-            job = latest;
-            options.onJob?.(job);
-            nextWait = schedule.next();
-            continue;
-        }
-        catch (error) {
-            if (!(error instanceof ServiceError))
-                throw error;
-            fault = error.fault;
-        }
-        if (!isTransient(fault, clock.now() - options.createdAt))
-            throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context));
-        nextWait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? schedule.next();
-        const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
-        log.warning(`Could not read agent job ${name}: ${(0,errors/* briefly */.m_)(fault)}; trying again in ${(0,duration/* formatDuration */.a3)(until)}.`);
-    }
-}
-/** A single read, for a step that does not wait: it has no second chance, so every fault is final. */
-async function readJobOnce(read, context, signal) {
-    try {
-        return await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal });
-    }
-    catch (error) {
-        throw error instanceof ServiceError ? new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(error.fault, context)) : error;
-    }
-}
-/** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
-function isTransient(fault, sinceCreatedMs) {
-    switch (fault.kind) {
-        case 'http':
-            return (fault.status === 408 ||
-                fault.status === 429 ||
-                fault.status >= 500 ||
-                (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS));
-        case 'not-sent':
-        case 'no-answer':
-        case 'not-a-job':
-            return true;
-        case 'tls':
-            return false;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/execute.ts
 
 
@@ -30490,6 +30487,14 @@ class JobRun {
     }
     get timedOut() {
         return this.#timedOut;
+    }
+    /** Whether the service accepted this run's create or message (or the job is only waited for). */
+    get confirmed() {
+        return this.#confirmed;
+    }
+    /** Whether the inputs were valid: from then on the outputs say how the run went. */
+    get underway() {
+        return this.#inputs !== undefined;
     }
     /** How long the step has run; fixed by `stopClock`, so the summary and the comment agree. */
     get waitedMs() {
@@ -30655,9 +30660,10 @@ function summaryRows(facts) {
 function pullRequestCell(prLink, serverUrl = 'https://github.com') {
     if (!prLink)
         return '';
-    const pr = (0,pull_request/* pullRequestOf */._)((0,secrets/* redact */.E$)(prLink), serverUrl, { githubCom: true });
-    return pr && (0,untrusted/* isPlainHttpUrl */.i0)((0,secrets/* redact */.E$)(prLink))
-        ? `<a href="${(0,untrusted/* cell */.Hn)((0,secrets/* redact */.E$)(prLink), 2000)}">${(0,untrusted/* cell */.Hn)(`${pr.owner}/${pr.repo}#${pr.number}`)}</a>`
+    const url = (0,secrets/* redact */.E$)(prLink);
+    const pr = (0,untrusted/* isPlainHttpUrl */.i0)(url) ? (0,pull_request/* pullRequestOf */._)(url, serverUrl, { githubCom: true }) : undefined;
+    return pr
+        ? `<a href="${(0,untrusted/* cell */.Hn)(url, 2000)}">${(0,untrusted/* cell */.Hn)(`${pr.owner}/${pr.repo}#${pr.number}`)}</a>`
         : (0,untrusted/* link */.nf)(prLink);
 }
 /** Writes the step summary (docs/design.md §5); a local run without a summary file skips it. */
@@ -30780,7 +30786,7 @@ async function run(deps = {}) {
     let labelToRemove;
     try {
         const inputs = readInputs((name) => core/* getInput */.V4(name));
-        const context = deps.context ?? readRunContext();
+        const context = readRunContext();
         serverUrl = context.serverUrl;
         const event = { name: context.eventName, payload: context.payload };
         const request = readRequest(inputs.trigger, event, inputs.triggerLabel);
@@ -30832,7 +30838,6 @@ async function run(deps = {}) {
                 runId: context.runId,
                 attempt: context.runAttempt,
                 actor: context.actor,
-                eventName: context.eventName,
             },
         });
         if (decision.kind === 'skip')
@@ -30880,12 +30885,12 @@ async function report(step, serverUrl, decision, loading, jobIdOutput, cancellat
     try {
         if (step.id)
             setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), jobIdOutput, serverUrl);
-        // A run that ended before the service confirmed a job still says which way it went.
-        if (decision?.kind === 'go' && jobIdOutput === undefined) {
+        // A run that ended before the service confirmed a job still says which way it went (once
+        // that was decided) and that no job started: a bad input alone sets nothing.
+        if (decision?.kind === 'go' && jobIdOutput === undefined)
             setOutput('mode', (0,src_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
-            if (!step.job)
-                setOutput('status', 'not-started');
-        }
+        if (step.underway && !step.confirmed && !step.job)
+            setOutput('status', 'not-started');
     }
     catch (error) {
         step.fail(error);

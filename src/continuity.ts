@@ -5,6 +5,7 @@ import { isTerminal, type AgentJob } from './job.js';
 import { type Log } from './log.js';
 import { label } from './untrusted.js';
 import { modeOf, type Mode } from './mode.js';
+import { isTransient } from './wait.js';
 import type { DocsPull, Memory, ThreadNote } from './ports.js';
 
 /** Which way the run goes with the job, decided before anything is sent. */
@@ -174,9 +175,11 @@ async function readThreadJob(id: string, where: string, deps: PlanDeps): Promise
       log.info(`Agent job ${label(id)} of ${where} is no longer known to the service: a new job is started.`);
       return undefined;
     }
+    // The thread's job is not new (a 404 was final above): any other fault reads as a poll's would.
+    const passing = isTransient(fault, Infinity);
     const wait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? THREAD_READ_WAITS_MS[tries];
-    if (!isPassing(fault) || wait === undefined || clock.now() + wait > deadline) {
-      if (!isPassing(fault)) throw new ActionFailure(explain(fault, context));
+    if (!passing || wait === undefined || clock.now() + wait > deadline) {
+      if (!passing) throw new ActionFailure(explain(fault, context));
       throw new ActionFailure(
         `Could not read agent job ${label(id)}, which ${where} follows (${briefly(fault)}). Nothing was sent, so the thread does not get a second job; re-run the workflow once the service answers.`,
       );
@@ -184,9 +187,4 @@ async function readThreadJob(id: string, where: string, deps: PlanDeps): Promise
     log.warning(`Could not read agent job ${label(id)} of ${where} (${briefly(fault)}); trying again.`);
     await clock.sleep(wait, signal);
   }
-}
-
-function isPassing(fault: Fault): boolean {
-  if (fault.kind === 'http') return fault.status === 408 || fault.status === 429 || fault.status >= 500;
-  return fault.kind !== 'tls';
 }

@@ -14,7 +14,7 @@ import { PATHS_EVENTS } from './inputs.js';
 import type { Changed, GitHubPort, Memory } from './ports.js';
 import { label } from './untrusted.js';
 import { redact } from './secrets.js';
-import type { Request, RequestComment } from './trigger.js';
+import type { Request } from './trigger.js';
 
 export type Decision =
   | Skip
@@ -25,8 +25,6 @@ export type Decision =
       prompt?: string;
       /** What earlier runs left, handed on to the report, which writes the next note from it. */
       memory: Memory;
-      /** The comment that asked, when a `/docs` request started the run. */
-      request?: RequestComment;
       /**
        * A follow-up to the thread's job: should the service refuse it outright, a new job takes
        * the thread over, with the whole context (it never saw the pull request), not only what
@@ -53,7 +51,7 @@ export interface DecideDeps {
   deadline: number;
   context: FaultContext;
   signal: AbortSignal;
-  run: { runId: number; attempt: number; actor: string; eventName: string };
+  run: { runId: number; attempt: number; actor: string };
 }
 
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
@@ -70,7 +68,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
 
   // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
   const remembers = inputs.thread || inputs.status || (inputs.comment && deps.run.attempt > 1);
-  const gated = deps.paths !== undefined && !admission.asked && PATHS_EVENTS.has(deps.run.eventName);
+  const gated = deps.paths !== undefined && !admission.asked && PATHS_EVENTS.has(event.name);
   const port = remembers || inputs.context === 'auto' || gated ? await github() : undefined;
   if (inputs.thread && !port) {
     throw new ActionFailure(
@@ -93,7 +91,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       prompt: admission.prompt,
       runId: deps.run.runId,
       attempt: deps.run.attempt,
-      asked: admission.asked || deps.run.eventName === 'workflow_dispatch',
+      asked: admission.asked || event.name === 'workflow_dispatch',
     },
     remembers && port ? memory : undefined,
     {
@@ -122,7 +120,6 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     mode: plan.mode,
     ...(written !== undefined ? { prompt: await whole(plan.since) } : {}),
     memory,
-    ...(admission.request ? { request: admission.request } : {}),
     ...(plan.thread ? { replacement: { ...plan.thread, prompt: () => whole() } } : {}),
   };
 }

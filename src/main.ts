@@ -39,8 +39,6 @@ const loadGitHubChunk: MakeGitHub = async (request, run, log, clock) =>
 /** What `run()` is given; the action passes nothing, tests their own. */
 export interface RunDeps {
   clock?: Clock;
-  /** The runner's variables and the event, read once (from `process.env` by default). */
-  context?: RunContext;
   github?: MakeGitHub;
 }
 
@@ -65,7 +63,7 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   let labelToRemove: string | undefined;
   try {
     const inputs = readInputs((name) => core.getInput(name));
-    const context = deps.context ?? readRunContext();
+    const context = readRunContext();
     serverUrl = context.serverUrl;
     const event = { name: context.eventName, payload: context.payload };
     const request = readRequest(inputs.trigger, event, inputs.triggerLabel);
@@ -124,7 +122,6 @@ export async function run(deps: RunDeps = {}): Promise<void> {
         runId: context.runId,
         attempt: context.runAttempt,
         actor: context.actor,
-        eventName: context.eventName,
       },
     });
     if (decision.kind === 'skip') step.skip(decision.notice);
@@ -176,11 +173,11 @@ async function report(
   try {
     if (step.id)
       setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), jobIdOutput, serverUrl);
-    // A run that ended before the service confirmed a job still says which way it went.
-    if (decision?.kind === 'go' && jobIdOutput === undefined) {
+    // A run that ended before the service confirmed a job still says which way it went (once
+    // that was decided) and that no job started: a bad input alone sets nothing.
+    if (decision?.kind === 'go' && jobIdOutput === undefined)
       setOutput('mode', modeOutput(step.mode ?? decision.mode));
-      if (!step.job) setOutput('status', 'not-started');
-    }
+    if (step.underway && !step.confirmed && !step.job) setOutput('status', 'not-started');
   } catch (error) {
     step.fail(error);
   }

@@ -33,9 +33,10 @@ export function summaryRows(facts: SummaryFacts): [string, string][] {
 /** The docs pull request as `owner/repo#N` (the `prRepository` and `prNumber` outputs), linked. */
 function pullRequestCell(prLink: string | null | undefined, serverUrl = 'https://github.com'): string {
   if (!prLink) return '';
-  const pr = pullRequestOf(redact(prLink), serverUrl, { githubCom: true });
-  return pr && isPlainHttpUrl(redact(prLink))
-    ? `<a href="${cell(redact(prLink), 2000)}">${cell(`${pr.owner}/${pr.repo}#${pr.number}`)}</a>`
+  const url = redact(prLink);
+  const pr = isPlainHttpUrl(url) ? pullRequestOf(url, serverUrl, { githubCom: true }) : undefined;
+  return pr
+    ? `<a href="${cell(url, 2000)}">${cell(`${pr.owner}/${pr.repo}#${pr.number}`)}</a>`
     : link(prLink);
 }
 

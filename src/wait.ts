@@ -155,7 +155,7 @@ export async function readJobOnce(
 }
 
 /** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
-function isTransient(fault: Fault, sinceCreatedMs: number): boolean {
+export function isTransient(fault: Fault, sinceCreatedMs: number): boolean {
   switch (fault.kind) {
     case 'http':
       return (

@@ -210,26 +210,6 @@ export class KeptComment {
     };
   }
 
-  /**
-   * The body of the comment this step keeps, as an earlier run left it; `undefined` when there is
-   * none or GitHub would not say (a warning).
-   */
-  async read(signal: AbortSignal): Promise<string | undefined> {
-    try {
-      return (await this.lookUp(signal))?.body;
-    } catch (error) {
-      const { owner, repo, number } = this.thread;
-      this.warn(
-        describeGitHubFault(error, {
-          ...this.op,
-          what: `read the comments of ${owner}/${repo}#${number}`,
-          permission: this.thread.pull ? 'pull-requests: read' : 'issues: read',
-        }),
-      );
-      return undefined;
-    }
-  }
-
   /** The comment's body as it stands; a fault is thrown (a thread must not read it as none). */
   async body(signal: AbortSignal): Promise<string | undefined> {
     return (await this.lookUp(signal))?.body;

@@ -1,17 +1,7 @@
-import { pullRequestOf, type PullRequestRef } from '../pull-request.js';
+import type { PullRequestRef } from '../pull-request.js';
 import type { GitHubApi } from './client.js';
 import { describeGitHubFault } from './errors.js';
 import type { Warn } from '../log.js';
-
-export type DocsPullRequest = PullRequestRef;
-
-/**
- * The docs pull request in `prLink`, only when it is a pull request page on this run's GitHub
- * host (`GITHUB_SERVER_URL`, path prefix included): a token is never sent about a link elsewhere.
- */
-export function docsPullRequest(prLink: string, serverUrl: string): DocsPullRequest | undefined {
-  return pullRequestOf(prLink, serverUrl);
-}
 
 /**
  * Labels and reviewers on the docs pull request: one call each, and each fault one warning.
@@ -19,7 +9,7 @@ export function docsPullRequest(prLink: string, serverUrl: string): DocsPullRequ
  */
 export async function routeDocsPullRequest(
   api: GitHubApi,
-  pr: DocsPullRequest,
+  pr: PullRequestRef,
   asked: { labels: string[]; reviewers: string[] },
   warn: Warn,
   signal: AbortSignal,

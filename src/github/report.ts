@@ -4,21 +4,12 @@ import { ActionFailure } from '../errors.js';
 import type { Access } from '../gate.js';
 import { isJobId, type AgentJob } from '../job.js';
 import { describeThrown, type Log } from '../log.js';
-import type {
-  Changed,
-  DocsPull,
-  GitHubPort,
-  Memory,
-  Outcome,
-  ReportRequest,
-  StatusNote,
-  ThreadNote,
-} from '../ports.js';
+import type { Changed, DocsPull, GitHubPort, Memory, Outcome, ReportRequest, ThreadNote } from '../ports.js';
 import { isPullRequestUrl, printableUrl, quote } from '../untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { answerBody, commentBody, commentMarker, KeptComment, latestRunBody } from './comment.js';
 import { renderContext } from './context.js';
-import { docsPullRequest, routeDocsPullRequest } from './docs-pr.js';
+import { routeDocsPullRequest } from './docs-pr.js';
 import { enableAutoMerge } from './auto-merge.js';
 import { pullRequestOf } from '../pull-request.js';
 import { describeGitHubFault, isFinalFault, type GitHubOperation } from './errors.js';
@@ -182,7 +173,7 @@ export class GitHubReport implements GitHubPort {
         if (this.status) {
           const { sha } = await this.runCommits(signal);
           if (run.runAttempt > 1 && sha) {
-            const own = await this.retrying(() => this.ownStatus(sha, signal), signal);
+            const own = await this.retrying(async () => this.status?.read(sha, signal), signal);
             memory.status = this.trusted(own, 'the commit status');
           }
           const before = pushedOnto(run);
@@ -207,7 +198,8 @@ export class GitHubReport implements GitHubPort {
    */
   async docsPull(prLink: string, cancellation: AbortSignal): Promise<DocsPull> {
     const { run } = this.deps;
-    const pr = docsPullRequest(prLink, run.serverUrl);
+    // Only a pull request on this run's GitHub: a token is never sent about a link elsewhere.
+    const pr = pullRequestOf(prLink, run.serverUrl);
     if (!pr) return { state: 'elsewhere' };
     const repo = `${pr.owner}/${pr.repo}`;
     return this.beforeTheCreate(
@@ -294,13 +286,13 @@ export class GitHubReport implements GitHubPort {
 
   /** `triggerLabel` off the pull request or issue it was applied to, whatever the run's outcome. */
   async removeLabel(name: string, cancellation: AbortSignal): Promise<void> {
-    const { run } = this.deps;
-    const { owner, repo } = run.repo;
-    const payload = run.payload as { issue?: { number?: unknown }; pull_request?: { number?: unknown } };
-    const number = payload.pull_request?.number ?? payload.issue?.number;
-    if (typeof number !== 'number') return;
+    const { owner, repo } = this.deps.run.repo;
     const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
+    let number: number | undefined;
     try {
+      // A label event names its pull request or issue: finding it sends no request.
+      number = (await findThread(this.forRepo(), this.deps.run, signal)).thread?.number;
+      if (number === undefined) return;
       await this.forRepo().removeLabel({ owner, repo, issue_number: number, name }, signal);
     } catch (error) {
       const status = (error as { status?: unknown }).status;
@@ -451,7 +443,7 @@ export class GitHubReport implements GitHubPort {
   private async branchJob(before: string, signal: AbortSignal): Promise<Memory['branch']> {
     const named = async (sha: string) => {
       const own = this.trusted(
-        await this.retrying(() => this.ownStatus(sha, signal), signal),
+        await this.retrying(async () => this.status?.read(sha, signal), signal),
         'the commit status',
       );
       return own?.job ? { job: own.job, run: own.run, since: sha } : undefined;
@@ -473,11 +465,6 @@ export class GitHubReport implements GitHubPort {
       if (older) return older;
     }
     return undefined;
-  }
-
-  /** This step's own newest status on `sha`; `undefined` for none or a commit GitHub does not know. */
-  private async ownStatus(sha: string, signal: AbortSignal): Promise<StatusNote | undefined> {
-    return this.status?.read(sha, signal);
   }
 
   private async writeStatus(
@@ -701,7 +688,7 @@ export class GitHubReport implements GitHubPort {
       log.info('No docs pull request to label or route to reviewers: the job changed no files.');
       return;
     }
-    const pr = docsPullRequest(job.prLink, run.serverUrl);
+    const pr = pullRequestOf(job.prLink, run.serverUrl);
     if (!pr) {
       log.notice(
         `Labels and reviewers not set: ${printableUrl(job.prLink)} is not a pull request on ${run.serverUrl}.`,
