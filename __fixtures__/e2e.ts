@@ -84,8 +84,11 @@ export async function run(options: RunOptions & { secrets?: string[] }): Promise
  * Runs `run()` from the sources in this process, with the runner's environment and the real
  * `@actions/core`, and checks what `run` checks: for everything only a process does not show.
  */
-export async function runHere(options: RunOptions & { secrets?: string[] }): Promise<RunResult> {
-  return checked(await runInProcess(options), options);
+export async function runHere(
+  options: RunOptions & { secrets?: string[] },
+  deps?: Parameters<typeof runInProcess>[1],
+): Promise<RunResult> {
+  return checked(await runInProcess(options, deps), options);
 }
 
 function checked(result: RunResult, options: RunOptions & { secrets?: string[] }): RunResult {

@@ -195,7 +195,11 @@ const IN_PROCESS_SUMMARY = join(mkdtempSync(join(tmpdir(), 'action-summary-')), 
  * and stderr captured: the same result as a child process, for everything but what only a process
  * shows (the runtime, signals, the bundle's chunks, the proxy variables read at start-up).
  */
-export async function runInProcess(options: RunOptions): Promise<RunResult> {
+export async function runInProcess(
+  options: RunOptions,
+  /** What `run()` is given (a clock, the GitHub side), as only a test in this process can. */
+  deps: import('../src/main.js').RunDeps = {},
+): Promise<RunResult> {
   const { files, env } = prepareRun(options);
   files.GITHUB_STEP_SUMMARY = env.GITHUB_STEP_SUMMARY = IN_PROCESS_SUMMARY;
   writeFileSync(IN_PROCESS_SUMMARY, '');
@@ -218,7 +222,7 @@ export async function runInProcess(options: RunOptions): Promise<RunResult> {
     return true;
   };
   try {
-    await run();
+    await run(deps);
   } finally {
     process.stdout.write = writes.out;
     process.stderr.write = writes.err;

@@ -20,6 +20,7 @@ const request: ReportRequest = {
   reviewers: [],
   githubToken: WORKFLOW_TOKEN,
   docsToken: WORKFLOW_TOKEN,
+  docsTokenGiven: false,
   baseUrl: 'https://api.example.com',
   projectId: 'proj',
   prompt: 'Document the CLI',
@@ -206,8 +207,8 @@ describe('labels and reviewers', () => {
       new AbortController().signal,
     );
     expect(lines).toEqual([
-      `notice: Labels and reviewers not set: https://gitlab.com/a/b/-/merge_requests/1 is not a pull request on ${github.gh.serverUrl}.`,
-      'info: No docs pull request to label or route to reviewers: the job changed no files.',
+      `notice: Labels and reviewers not set: https://gitlab.com/a/b/-/merge_requests/1 is not a pull request on ${github.gh.serverUrl} or https://github.com.`,
+      'info: Labels and reviewers not set: the job changed no files, so it has no docs pull request.',
     ]);
   });
 });

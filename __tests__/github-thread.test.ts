@@ -26,6 +26,7 @@ const request: ReportRequest = {
   reviewers: [],
   githubToken: WORKFLOW_TOKEN,
   docsToken: DOCS_TOKEN,
+  docsTokenGiven: true,
   baseUrl: 'https://api.example.com',
   projectId: 'proj',
   prompt: 'Document the change',

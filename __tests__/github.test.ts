@@ -6,7 +6,7 @@ import { runContext } from '../__fixtures__/github-world.js';
 import MarkdownIt from 'markdown-it';
 import { commentBody, commentMarker, type CommentState } from '../src/github/comment.js';
 import { inert } from '../src/untrusted.js';
-import { pullRequestOf } from '../src/pull-request.js';
+import { docsPullRequest, pullRequestOf } from '../src/pull-request.js';
 import { describeGitHubFault, type GitHubOperation } from '../src/github/errors.js';
 import { eventHasThread, findThread } from '../src/github/target.js';
 import { maskSecret } from '../src/secrets.js';
@@ -171,6 +171,33 @@ describe('pullRequestOf', () => {
     ['not a url', 'https://github.com', undefined],
   ])('%s on %s', (link, server, expected) => {
     expect(pullRequestOf(link, server)).toEqual(expected);
+  });
+});
+
+describe('docsPullRequest: the pull request the prLink output carries, and on which GitHub', () => {
+  const ghes = 'https://ghe.example.com';
+  const docs = { owner: 'acme', repo: 'docs', number: 4 };
+  it.each([
+    ["on the run's GitHub", `${ghes}/acme/docs/pull/4`, ghes, { pr: docs, home: true }],
+    [
+      'on github.com from an Enterprise run',
+      'https://github.com/acme/docs/pull/4',
+      ghes,
+      { pr: docs, home: false },
+    ],
+    [
+      'on github.com from a github.com run',
+      'https://github.com/acme/docs/pull/4',
+      'https://github.com',
+      { pr: docs, home: true },
+    ],
+    // What the prLink output refuses is no pull request, though a URL parser would read one.
+    ['with a line break', `${ghes}/acme/docs/pull/4\n`, ghes, undefined],
+    ['with a tab inside', `${ghes}/acme/do\tcs/pull/4`, ghes, undefined],
+    ['with an upper-case scheme', `HTTPS://ghe.example.com/acme/docs/pull/4`, ghes, undefined],
+    ['on neither', 'https://gitlab.com/acme/docs/pull/4', ghes, undefined],
+  ])('%s', (_, link, server, expected) => {
+    expect(docsPullRequest(link, server)).toEqual(expected);
   });
 });
 

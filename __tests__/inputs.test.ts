@@ -49,6 +49,7 @@ describe('readInputs', () => {
       reviewers: [],
       githubToken: '',
       docsToken: '',
+      docsTokenGiven: false,
       context: 'none',
       contextLimit: 20_000,
       allowedActors: [],
@@ -128,8 +129,15 @@ describe('readInputs', () => {
       reviewers: ['octocat', 'acme/docs-team', 'hubot'],
       githubToken: 'ghs_abc',
       docsToken: 'ghs_abc',
+      // The stand-in is for this GitHub only: it never goes to a docs pull request on another.
+      docsTokenGiven: false,
     });
-    expect(read({ labels: 'x', githubToken: 'a', docsToken: 'b' }).docsToken).toBe('b');
+    expect(read({ labels: 'x', githubToken: 'a', docsToken: 'b' })).toMatchObject({
+      docsToken: 'b',
+      docsTokenGiven: true,
+    });
+    // The same value as githubToken, set on purpose, is given all the same.
+    expect(read({ labels: 'x', githubToken: 'a', docsToken: 'a' }).docsTokenGiven).toBe(true);
     // Managed users on GHE.com have logins such as handle_shortcode.
     expect(read({ reviewers: 'mona_acme, acme/docs.writers', githubToken: 'a' }).reviewers).toEqual([
       'mona_acme',

@@ -116,8 +116,9 @@ describe('GitHub faults never change the job result', () => {
       event: pullRequestEvent(pr.number),
     });
     expect(result.code).toBe(0);
+    // The first call a revoked token makes is the identity query, and the warning says so.
     expect(warnings(result)).toEqual([
-      `Could not post the comment on ${APP}#${pr.number}: GitHub rejected githubToken (401 "Bad credentials"); it is missing, expired or revoked.`,
+      `Could not learn which login githubToken acts as (the GraphQL viewer query, which tells the action's own comments and statuses from others') to post the comment on ${APP}#${pr.number}: GitHub rejected githubToken (401 "Bad credentials"); it is missing, expired or revoked.`,
     ]);
   });
 });

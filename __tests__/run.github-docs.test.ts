@@ -78,7 +78,7 @@ describe('the docs pull request', () => {
     expect(result.code).toBe(0);
     expect(gh.requests).toEqual([]);
     expect(notices(result)).toEqual([
-      `Labels and reviewers not set: https://gitlab.example.com/acme/docs/-/merge_requests/3 is not a pull request on ${gh.serverUrl}.`,
+      `Labels and reviewers not set: https://gitlab.example.com/acme/docs/-/merge_requests/3 is not a pull request on ${gh.serverUrl} or https://github.com.`,
     ]);
   });
 

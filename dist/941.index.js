@@ -16,9 +16,15 @@ __webpack_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js + 22 modules
 var github = __webpack_require__(2413);
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __webpack_require__(6752);
+// EXTERNAL MODULE: ./src/dispatcher.ts
+var src_dispatcher = __webpack_require__(5250);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
 var schemas = __webpack_require__(4922);
 ;// CONCATENATED MODULE: ./src/github/client.ts
+
+
 
 
 const PAGE_SIZE = 100;
@@ -57,21 +63,36 @@ function toComment(reply) {
 }
 /**
  * The GitHub API at `baseUrl` (`GITHUB_API_URL`: github.com, GitHub Enterprise Server under
- * `/api/v3`, or GHE.com at the root), through the proxy the runner's variables name.
+ * `/api/v3`, or GHE.com at the root; or github.com's API for a docs pull request there), through
+ * the proxy the runner's variables name for that URL.
  */
 function gitHubApi(token, userAgent, baseUrl) {
-    // Only auth, the base URL and the user agent: a `request` option here would replace, not merge
-    // with, the proxy-aware fetch @actions/github sets up, and GitHub calls would then ignore
-    // HTTPS_PROXY. Per-call `request` options are merged deeply, so the signal goes there.
-    const octokit = (0,github/* getOctokit */.Q)(token, { userAgent, baseUrl });
+    // @actions/github decides its proxy once, when it is loaded, for GITHUB_API_URL, and every
+    // client it makes shares that decision: a client for another host would take the run's
+    // GitHub's proxy rules, not its own. Each client here gets its own connection, chosen for its
+    // own URL by the same rules as the service's (HTTPS_PROXY, NO_PROXY), and the GraphQL URL
+    // Octokit derives from it is on the same host. This `request` option replaces @actions/github's
+    // wholesale; per-call `request` options are merged deeply, so the signal goes there.
+    //
+    // Made on the first call: a client is handed round before it is known to be needed (a thread the
+    // payload names asks nothing), and a run without githubToken must fail only a call that needs it.
+    let made;
+    const octokit = () => {
+        if (!made) {
+            const { dispatcher } = (0,src_dispatcher/* connect */.Ng)(baseUrl);
+            const proxied = ((url, init) => (0,undici/* fetch */.hd)(url, { ...init, dispatcher }));
+            made = (0,github/* getOctokit */.Q)(token, { userAgent, baseUrl, request: { fetch: proxied } });
+        }
+        return made;
+    };
     const bounded = (signal) => ({ request: { signal } });
     return {
         async viewerLogin(signal) {
-            const reply = await octokit.graphql('query { viewer { login } }', bounded(signal));
+            const reply = await octokit().graphql('query { viewer { login } }', bounded(signal));
             return viewerReply.parse(reply).viewer.login;
         },
         async pullsOfCommit(at, signal) {
-            const { data } = await octokit.rest.repos.listPullRequestsAssociatedWithCommit({
+            const { data } = await octokit().rest.repos.listPullRequestsAssociatedWithCommit({
                 ...at,
                 per_page: PAGE_SIZE,
                 ...bounded(signal),
@@ -79,7 +100,7 @@ function gitHubApi(token, userAgent, baseUrl) {
             return pullsReply.parse(data);
         },
         async *comments(at, signal) {
-            const pages = octokit.paginate.iterator(withSignal(octokit.rest.issues.listComments, signal), {
+            const pages = octokit().paginate.iterator(withSignal(octokit().rest.issues.listComments, signal), {
                 ...at,
                 per_page: PAGE_SIZE,
             });
@@ -87,32 +108,32 @@ function gitHubApi(token, userAgent, baseUrl) {
                 yield schemas/* array */.YOg(schemas/* unknown */.L5J()).parse(data).map(toComment);
         },
         async createComment(at, signal) {
-            const { data } = await octokit.rest.issues.createComment({ ...at, ...bounded(signal) });
+            const { data } = await octokit().rest.issues.createComment({ ...at, ...bounded(signal) });
             return toComment(data);
         },
         async updateComment(at, signal) {
-            const { data } = await octokit.rest.issues.updateComment({ ...at, ...bounded(signal) });
+            const { data } = await octokit().rest.issues.updateComment({ ...at, ...bounded(signal) });
             return toComment(data);
         },
         async addLabels(at, signal) {
-            await octokit.rest.issues.addLabels({ ...at, ...bounded(signal) });
+            await octokit().rest.issues.addLabels({ ...at, ...bounded(signal) });
         },
         async requestReviewers(at, signal) {
-            await octokit.rest.pulls.requestReviewers({ ...at, ...bounded(signal) });
+            await octokit().rest.pulls.requestReviewers({ ...at, ...bounded(signal) });
         },
         async compare(at, signal) {
-            const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...at, ...bounded(signal) });
+            const { data } = await octokit().rest.repos.compareCommitsWithBasehead({ ...at, ...bounded(signal) });
             const reply = schemas/* object */.Ikc({ html_url: schemas/* string */.YjP(), commits: schemas/* array */.YOg(schemas/* unknown */.L5J()), files: schemas/* unknown */.L5J() })
                 .parse(data);
             return { commits: reply.commits.map(toCommit), files: toFiles(reply.files), url: reply.html_url };
         },
         async getCommit(at, signal) {
-            const { data } = await octokit.rest.repos.getCommit({ ...at, ...bounded(signal) });
+            const { data } = await octokit().rest.repos.getCommit({ ...at, ...bounded(signal) });
             const reply = schemas/* extend */.X$i(commitReply, { files: schemas/* unknown */.L5J() }).parse(data);
             return { commit: toCommit(reply), files: toFiles(reply.files), url: reply.html_url };
         },
         async getPull(at, signal) {
-            const { data } = await octokit.rest.pulls.get({ ...at, ...bounded(signal) });
+            const { data } = await octokit().rest.pulls.get({ ...at, ...bounded(signal) });
             const pull = schemas/* object */.Ikc({
                 state: schemas/* string */.YjP(),
                 merged: schemas/* nullish */.cl6(schemas/* boolean */.zMY()),
@@ -128,24 +149,24 @@ function gitHubApi(token, userAgent, baseUrl) {
             };
         },
         async removeLabel(at, signal) {
-            await octokit.rest.issues.removeLabel({ ...at, ...bounded(signal) });
+            await octokit().rest.issues.removeLabel({ ...at, ...bounded(signal) });
         },
         async enableAutoMerge(at, signal) {
             // GitHub answers 200 with `errors` for a refusal; Octokit's graphql throws them
             // (GraphqlResponseError), with each error's type and message.
-            await octokit.graphql('mutation($pullRequestId: ID!, $mergeMethod: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: { pullRequestId: $pullRequestId, mergeMethod: $mergeMethod }) { pullRequest { number autoMergeRequest { mergeMethod } } } }', { ...at, ...bounded(signal) });
+            await octokit().graphql('mutation($pullRequestId: ID!, $mergeMethod: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: { pullRequestId: $pullRequestId, mergeMethod: $mergeMethod }) { pullRequest { number autoMergeRequest { mergeMethod } } } }', { ...at, ...bounded(signal) });
         },
         async listCommits(at, signal) {
-            const { data } = await octokit.rest.repos.listCommits({ ...at, ...bounded(signal) });
+            const { data } = await octokit().rest.repos.listCommits({ ...at, ...bounded(signal) });
             return schemas/* array */.YOg(schemas/* object */.Ikc({ sha: schemas/* string */.YjP() }))
                 .parse(data)
                 .map((c) => c.sha);
         },
         async createStatus(at, signal) {
-            await octokit.rest.repos.createCommitStatus({ ...at, ...bounded(signal) });
+            await octokit().rest.repos.createCommitStatus({ ...at, ...bounded(signal) });
         },
         async *statuses(at, signal) {
-            const pages = octokit.paginate.iterator(withSignal(octokit.rest.repos.listCommitStatusesForRef, signal), {
+            const pages = octokit().paginate.iterator(withSignal(octokit().rest.repos.listCommitStatusesForRef, signal), {
                 ...at,
                 per_page: PAGE_SIZE,
             });
@@ -161,18 +182,21 @@ function gitHubApi(token, userAgent, baseUrl) {
                     .map(({ creator, ...s }) => ({ ...s, creator: creator?.login }));
         },
         async collaboratorAccess(at, signal) {
-            const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...at, ...bounded(signal) });
+            const { data } = await octokit().rest.repos.getCollaboratorPermissionLevel({
+                ...at,
+                ...bounded(signal),
+            });
             const reply = schemas/* object */.Ikc({ permission: schemas/* string */.YjP(), role_name: schemas/* string */.YjP() }).parse(data);
             return { permission: reply.permission, role: reply.role_name };
         },
         async react({ review, ...at }, signal) {
             if (review)
-                await octokit.rest.reactions.createForPullRequestReviewComment({ ...at, ...bounded(signal) });
+                await octokit().rest.reactions.createForPullRequestReviewComment({ ...at, ...bounded(signal) });
             else
-                await octokit.rest.reactions.createForIssueComment({ ...at, ...bounded(signal) });
+                await octokit().rest.reactions.createForIssueComment({ ...at, ...bounded(signal) });
         },
         async *pullFiles(at, signal) {
-            const pages = octokit.paginate.iterator(withSignal(octokit.rest.pulls.listFiles, signal), {
+            const pages = octokit().paginate.iterator(withSignal(octokit().rest.pulls.listFiles, signal), {
                 ...at,
                 per_page: PAGE_SIZE,
             });
@@ -218,6 +242,28 @@ var core_errors = __webpack_require__(7428);
  * warning is the only place a workflow author learns what to change.
  */
 function describeGitHubFault(error, op) {
+    if (isIdentityFault(error)) {
+        // Said as what it is: the fault is the identity query's, whatever call needed the login.
+        return describeFault(error, {
+            ...op,
+            what: `learn which login githubToken acts as (the GraphQL viewer query, which tells the action's own comments and statuses from others') to ${op.what}`,
+            token: 'githubToken',
+        });
+    }
+    return describeFault(error, op);
+}
+/** Faults of the identity query (GraphQL `viewer { login }`), marked where it is asked. */
+const identityFaults = new WeakSet();
+/** Marks `error` as the identity query's fault, for describeGitHubFault to name; returns it. */
+function identityFault(error) {
+    if (error !== null && typeof error === 'object')
+        identityFaults.add(error);
+    return error;
+}
+function isIdentityFault(error) {
+    return error !== null && typeof error === 'object' && identityFaults.has(error);
+}
+function describeFault(error, op) {
     const failure = (error ?? {});
     const status = failure.response ? failure.status : undefined;
     const said = gitHubMessage(failure.response?.data);
@@ -1473,6 +1519,8 @@ class GitHubReport {
     identity;
     /** Whether the job's id was left out of a status description (said once). */
     idLeftOutSaid = false;
+    /** The run's own pull request or issue, once asked: the docs pull request is never it. */
+    ownThread;
     constructor(request, deps) {
         this.request = request;
         this.deps = deps;
@@ -1549,7 +1597,15 @@ class GitHubReport {
         }, (error) => {
             if (strict)
                 throw this.unreadable(error);
-            this.warn(`Could not read what earlier runs left on GitHub: ${(0,src_log/* describeThrown */.Y)(error)}.`);
+            const { owner, repo } = run.repo;
+            this.warn(isIdentityFault(error)
+                ? describeGitHubFault(error, {
+                    what: 'read what earlier runs left on GitHub',
+                    token: 'githubToken',
+                    permission: 'read access',
+                    repo: `${owner}/${repo}`,
+                })
+                : `Could not read what earlier runs left on GitHub: ${(0,src_log/* describeThrown */.Y)(error)}.`);
             return memory;
         });
     }
@@ -1557,16 +1613,17 @@ class GitHubReport {
      * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing
      * faults). A pull request on this GitHub that cannot be read ends the step: a follow-up never
      * goes into a pull request the action cannot see, and a new job beside it would fork the thread.
+     * One on github.com from another GitHub is read only with a docsToken the workflow gave: without
+     * one it is, like a link elsewhere, a pull request whose state cannot be read.
      */
     async docsPull(prLink, cancellation) {
-        const { run } = this.deps;
-        // Only a pull request on this run's GitHub: a token is never sent about a link elsewhere.
-        const pr = (0,pull_request/* pullRequestOf */._)(prLink, run.serverUrl);
-        if (!pr)
-            return { state: 'elsewhere' };
+        const reach = this.docsReach(prLink);
+        if ('none' in reach)
+            return { state: 'elsewhere', ...(reach.why ? { why: reach.why } : {}) };
+        const { pr, api } = reach;
         const repo = `${pr.owner}/${pr.repo}`;
         return this.beforeTheCreate(RECALL_BUDGET_MS, cancellation, async (signal) => {
-            const pull = await this.retrying(() => this.forDocs().getPull({ owner: pr.owner, repo: pr.repo, pull_number: pr.number }, signal), signal);
+            const pull = await this.retrying(() => api.getPull({ owner: pr.owner, repo: pr.repo, pull_number: pr.number }, signal), signal);
             const state = pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed';
             return { state, number: pr.number, repo };
         }, (error) => {
@@ -1706,8 +1763,7 @@ class GitHubReport {
                     url = await this.lastComment(outcome, cancelled, signal);
                 await this.finalStatus(outcome, cancelled, signal);
             }
-            await this.routeDocs(outcome.job, outcome.failure, signal);
-            await this.autoMerge(outcome.job, outcome.failure, signal);
+            await this.writeOnDocs(outcome.job, outcome.failure, signal);
         }
         catch (error) {
             this.warn(`Could not report the job on GitHub: ${(0,src_log/* describeThrown */.Y)(error)}.`);
@@ -1864,10 +1920,17 @@ class GitHubReport {
         this.warn(`Ignored the job named in ${where}: ${(0,untrusted/* quote */.hD)(record.job, 100)} is not a job id the service gives.`);
         return undefined;
     }
-    /** The login the token acts as, asked once (again after a fault). */
+    /**
+     * The login the token acts as, asked once (again after a fault). A fault is marked as the
+     * identity query's, so that whatever needed it says that this query failed.
+     */
     ownLogin(signal) {
         if (!this.identity) {
-            const asking = this.forRepo().viewerLogin(signal);
+            const asking = this.forRepo()
+                .viewerLogin(signal)
+                .catch((error) => {
+                throw identityFault(error);
+            });
             this.identity = asking;
             asking.catch(() => {
                 if (this.identity === asking)
@@ -1876,17 +1939,61 @@ class GitHubReport {
         }
         return this.identity;
     }
-    api(token) {
-        let api = this.apis.get(token);
+    /** A client for `token` at `apiUrl` (the run's GitHub unless told), made once. */
+    api(token, apiUrl = this.deps.run.apiUrl) {
+        const key = `${apiUrl}\n${token}`;
+        let api = this.apis.get(key);
         if (!api)
-            this.apis.set(token, (api = this.deps.api(token)));
+            this.apis.set(key, (api = this.deps.api(token, apiUrl)));
         return api;
     }
     forRepo() {
         return this.api(this.request.githubToken);
     }
-    forDocs() {
-        return this.api(this.request.docsToken || this.request.githubToken);
+    /**
+     * The docs pull request the `prLink` output carries, and the client that may reach it: on this
+     * run's GitHub with `docsToken` (else `githubToken`); on github.com from another GitHub only
+     * with a docsToken the workflow gave, at github.com's own API. `githubToken` never leaves the
+     * run's GitHub. `why`, when set, is what to tell about a pull request that is not reached.
+     */
+    docsReach(prLink) {
+        const { run } = this.deps;
+        const gitHubCom = this.deps.gitHubCom ?? pull_request/* GITHUB_COM */.yQ;
+        const found = (0,pull_request/* docsPullRequest */._P)(prLink, run.serverUrl, gitHubCom.serverUrl);
+        if (!found)
+            return { none: 'link' };
+        const { pr, home } = found;
+        if (home)
+            return { pr, home, api: this.api(this.request.docsToken || this.request.githubToken) };
+        if (!this.request.docsTokenGiven) {
+            return {
+                none: 'other',
+                why: `on ${gitHubCom.serverUrl} (${pr.owner}/${pr.repo}#${pr.number}), where githubToken (the token for ${run.serverUrl}) is never sent and no docsToken was given`,
+            };
+        }
+        return { pr, home, api: this.api(this.request.docsToken, gitHubCom.apiUrl) };
+    }
+    /**
+     * The run's own pull request or issue, as findThread tells it: asked once (again after a fault).
+     * A push's is asked of GitHub, with githubToken (or the docsToken that stands in for it); a run
+     * with neither has no thread to ask about.
+     */
+    runThread(signal) {
+        if (!this.ownThread) {
+            const { githubToken, docsToken, docsTokenGiven } = this.request;
+            const token = githubToken || (docsTokenGiven ? '' : docsToken);
+            const looking = token || this.deps.run.eventName !== 'push'
+                ? findThread(this.api(token), this.deps.run, signal)
+                : Promise.resolve({
+                    none: 'no token for this repository to ask which pull request the push came from',
+                });
+            this.ownThread = looking;
+            looking.catch(() => {
+                if (this.ownThread === looking)
+                    this.ownThread = undefined;
+            });
+        }
+        return this.ownThread;
     }
     /** The kept comment, for writing: none is one notice that says why, a fault a warning. */
     async keptComment(signal) {
@@ -1928,7 +2035,7 @@ class GitHubReport {
         if (!eventHasThread(run.eventName)) {
             return { none: `a ${run.eventName || 'local'} run has no pull request or issue` };
         }
-        const found = await findThread(this.forRepo(), run, signal);
+        const found = await this.runThread(signal);
         if (!found.thread)
             return { none: found.none ?? 'the event names no pull request or issue' };
         return {
@@ -1969,42 +2076,63 @@ class GitHubReport {
         };
         return new ThreadUnreadable(`${describeGitHubFault(error, op)} Nothing was sent to the service, so the thread's job is not replaced by a second one; re-run when GitHub answers.`);
     }
-    async routeDocs(job, failure, signal) {
+    /**
+     * Labels, reviewers and auto-merge on the docs pull request, once the job completed with one.
+     * Only on the link the `prLink` output carries, only on a pull request that is not the one this
+     * run is about (the service may name any), and, on another GitHub, only with a docsToken given
+     * for it. Each way it is not done is one line, with nothing written.
+     */
+    async writeOnDocs(job, failure, signal) {
         const { request } = this;
         const { run, log } = this.deps;
-        if (request.labels.length + request.reviewers.length === 0)
+        const route = request.labels.length + request.reviewers.length > 0;
+        const merge = request.autoMerge;
+        if (!route && !merge)
             return;
         if (failure || job?.status !== 'completed')
             return;
+        const what = route
+            ? merge
+                ? 'Labels, reviewers and auto-merge not set'
+                : 'Labels and reviewers not set'
+            : 'Auto-merge not enabled';
         if (!job.prLink) {
-            log.info('No docs pull request to label or route to reviewers: the job changed no files.');
+            log.info(`${what}: the job changed no files, so it has no docs pull request.`);
             return;
         }
-        const pr = (0,pull_request/* pullRequestOf */._)(job.prLink, run.serverUrl);
-        if (!pr) {
-            log.notice(`Labels and reviewers not set: ${(0,untrusted/* printableUrl */.Zq)(job.prLink)} is not a pull request on ${run.serverUrl}.`);
+        const reach = this.docsReach(job.prLink);
+        if ('none' in reach) {
+            if (reach.why)
+                this.warn(`${what}: the docs pull request is ${reach.why}; pass a token for it as docsToken.`);
+            else {
+                const gitHubCom = this.deps.gitHubCom ?? pull_request/* GITHUB_COM */.yQ;
+                const servers = gitHubCom.serverUrl === run.serverUrl
+                    ? run.serverUrl
+                    : `${run.serverUrl} or ${gitHubCom.serverUrl}`;
+                log.notice(`${what}: ${(0,untrusted/* printableUrl */.Zq)(job.prLink)} is not a pull request on ${servers}.`);
+            }
             return;
         }
-        await routeDocsPullRequest(this.forDocs(), pr, request, this.warn, signal);
-    }
-    /**
-     * Auto-merge on the docs pull request, once the job completed with one: on this run's GitHub, or
-     * on github.com (where an Enterprise Server run's docs often live, through its own API root).
-     */
-    async autoMerge(job, failure, signal) {
-        const method = this.request.autoMerge;
-        const { run, log } = this.deps;
-        if (!method || failure || job?.status !== 'completed' || !job.prLink)
-            return;
-        const pr = (0,pull_request/* pullRequestOf */._)(job.prLink, run.serverUrl, { githubCom: true });
-        if (!pr) {
-            log.notice(`Auto-merge not enabled: ${(0,untrusted/* printableUrl */.Zq)(job.prLink)} is not a pull request on ${run.serverUrl} or github.com.`);
-            return;
+        const { pr, api, home } = reach;
+        const where = `${pr.owner}/${pr.repo}#${pr.number}`;
+        if (home && eventHasThread(run.eventName)) {
+            let own;
+            try {
+                own = (await this.runThread(signal)).thread;
+            }
+            catch (error) {
+                this.warn(`${what}: could not tell whether ${where} is the pull request this run is about (${(0,src_log/* describeThrown */.Y)(error)}).`);
+                return;
+            }
+            if (own && (0,pull_request/* samePullRequest */.h4)(own, pr)) {
+                this.warn(`${what}: the service named ${where}, the ${own.pull ? 'pull request' : 'issue'} this run is about, as its docs pull request; nothing is written on it.`);
+                return;
+            }
         }
-        const onThisServer = (0,pull_request/* pullRequestOf */._)(job.prLink, run.serverUrl) !== undefined;
-        const token = this.request.docsToken || this.request.githubToken;
-        const api = onThisServer ? this.forDocs() : this.deps.api(token, GITHUB_COM_API);
-        await enableAutoMerge(api, pr, method, this.warn, signal);
+        if (route)
+            await routeDocsPullRequest(api, pr, request, this.warn, signal);
+        if (merge)
+            await enableAutoMerge(api, pr, merge, this.warn, signal);
     }
     /**
      * GitHub work the create waits for (context, what earlier runs left, a role, a docs PR): bounded
@@ -2047,8 +2175,6 @@ class GitHubReport {
         };
     }
 }
-/** github.com's API root, for a docs pull request there from an Enterprise Server run. */
-const GITHUB_COM_API = 'https://api.github.com';
 /** A fault worth one more try: GitHub's 5xx, 408, or no answer at all (no status). */
 function isPassing(error) {
     const failure = error;
@@ -2078,12 +2204,15 @@ function settledWithin(work, signal) {
 
 
 
-function startGitHubReport(request, run, log, clock) {
+function startGitHubReport(request, run, log, clock, 
+/** github.com's pages and API: github.com's own unless a test names an emulator. */
+gitHubCom) {
     return new GitHubReport(request, {
         run,
         api: (token, apiUrl = run.apiUrl) => gitHubApi(token, request.userAgent, apiUrl),
         log,
         clock,
+        ...(gitHubCom ? { gitHubCom } : {}),
     });
 }
 

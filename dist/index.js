@@ -28370,6 +28370,113 @@ module.exports = {
 
 /***/ }),
 
+/***/ 5250:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Ng: () => (/* binding */ connect),
+/* harmony export */   PK: () => (/* binding */ proxyPasswords),
+/* harmony export */   Zl: () => (/* binding */ failedBeforeSending)
+/* harmony export */ });
+/* harmony import */ var _actions_http_client__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4942);
+/* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6752);
+
+
+/** Opening a connection (DNS, TCP, a proxy tunnel, TLS) gets this long, as undici's default. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Errors raised while the connection was being opened, before any byte of the request was
+ * written. Telling them apart by the phase they happened in, not by their error code, is what
+ * makes a retried create safe: the same code (a reset, an unreachable host) can also come after
+ * the request went out, when the service may have acted on it.
+ */
+const connectFailures = new WeakSet();
+function failedBeforeSending(error) {
+    let current = error;
+    for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+        if (connectFailures.has(current))
+            return true;
+        current = current.cause;
+    }
+    return false;
+}
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
+/**
+ * The passwords in the proxy variables the toolkit reads, as written and decoded: secrets like
+ * the key, since an error from the proxy or the HTTP stack may quote the proxy's URL.
+ */
+function proxyPasswords(env) {
+    const passwords = [];
+    for (const name of PROXY_VARIABLES) {
+        const value = env[name]?.trim();
+        if (!value)
+            continue;
+        let url;
+        try {
+            // The toolkit takes a proxy without a scheme as http.
+            url = new URL(value.includes('://') ? value : `http://${value}`);
+        }
+        catch {
+            continue;
+        }
+        if (!url.password)
+            continue;
+        passwords.push(url.password);
+        try {
+            passwords.push(decodeURIComponent(url.password));
+        }
+        catch {
+            // Not valid percent-encoding: the password as written is all there is.
+        }
+    }
+    return passwords;
+}
+function marking(connect) {
+    return (options, callback) => connect(options, (error, socket) => {
+        if (error) {
+            connectFailures.add(error);
+            callback(error, null);
+        }
+        else {
+            callback(null, socket);
+        }
+    });
+}
+/**
+ * The dispatcher for every request to `baseUrl`: the service's, and each GitHub client's (the
+ * run's GitHub, github.com), each decided for its own URL when it is made. The proxy rules are the
+ * toolkit's own (`@actions/http-client`): `https_proxy`/`HTTPS_PROXY` for https,
+ * `http_proxy`/`HTTP_PROXY` for http, `no_proxy`/`NO_PROXY` entries and loopback hosts go direct.
+ * So a runner that reaches GitHub through its proxy reaches the service the same way. A private CA in
+ * `NODE_EXTRA_CA_CERTS` needs nothing here: Node adds it to the default trust store that undici
+ * uses, for the proxy and the service alike.
+ */
+function connect(baseUrl) {
+    const proxyUrl = (0,_actions_http_client__WEBPACK_IMPORTED_MODULE_0__/* .getProxyUrl */ .s_)(baseUrl);
+    if (!proxyUrl) {
+        return { dispatcher: new undici__WEBPACK_IMPORTED_MODULE_1__/* .Agent */ .g6({ connect: marking((0,undici__WEBPACK_IMPORTED_MODULE_1__/* .buildConnector */ .gU)({ timeout: CONNECT_TIMEOUT_MS })) }) };
+    }
+    const proxy = new URL(proxyUrl);
+    const dispatcher = new undici__WEBPACK_IMPORTED_MODULE_1__/* .ProxyAgent */ .kT({
+        // Credentials in the proxy URL become a Proxy-Authorization header, as in the toolkit.
+        uri: proxy.href,
+        proxyTls: { timeout: CONNECT_TIMEOUT_MS },
+        requestTls: { timeout: CONNECT_TIMEOUT_MS },
+        // The CONNECT itself is a request to the proxy: without this, a proxy that accepts the
+        // connection and never answers would hold the step for undici's default of 300 s.
+        clientFactory: (origin, options) => new undici__WEBPACK_IMPORTED_MODULE_1__/* .Pool */ .bC(origin, { ...options, headersTimeout: CONNECT_TIMEOUT_MS, bodyTimeout: CONNECT_TIMEOUT_MS }),
+        // Each connection to the service is opened by the tunnel function ProxyAgent passes here.
+        factory: (origin, options) => {
+            const tunnel = options.connect;
+            return new undici__WEBPACK_IMPORTED_MODULE_1__/* .Pool */ .bC(origin, tunnel ? { ...options, connect: marking(tunnel) } : options);
+        },
+    });
+    return { dispatcher, proxy: `${proxy.protocol}//${proxy.host}` };
+}
+
+
+/***/ }),
+
 /***/ 7607:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -28607,7 +28714,7 @@ function pullRequestFork(payload) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7450);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7594);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28704,7 +28811,7 @@ function describeThrown(thrown) {
 
 /***/ }),
 
-/***/ 7450:
+/***/ 7594:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28752,102 +28859,8 @@ function listenForCancellation() {
 
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(6752);
-// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
-var lib = __nccwpck_require__(4942);
-;// CONCATENATED MODULE: ./src/dispatcher.ts
-
-
-/** Opening a connection (DNS, TCP, a proxy tunnel, TLS) gets this long, as undici's default. */
-const CONNECT_TIMEOUT_MS = 10_000;
-/**
- * Errors raised while the connection was being opened, before any byte of the request was
- * written. Telling them apart by the phase they happened in, not by their error code, is what
- * makes a retried create safe: the same code (a reset, an unreachable host) can also come after
- * the request went out, when the service may have acted on it.
- */
-const connectFailures = new WeakSet();
-function failedBeforeSending(error) {
-    let current = error;
-    for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-        if (connectFailures.has(current))
-            return true;
-        current = current.cause;
-    }
-    return false;
-}
-const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
-/**
- * The passwords in the proxy variables the toolkit reads, as written and decoded: secrets like
- * the key, since an error from the proxy or the HTTP stack may quote the proxy's URL.
- */
-function proxyPasswords(env) {
-    const passwords = [];
-    for (const name of PROXY_VARIABLES) {
-        const value = env[name]?.trim();
-        if (!value)
-            continue;
-        let url;
-        try {
-            // The toolkit takes a proxy without a scheme as http.
-            url = new URL(value.includes('://') ? value : `http://${value}`);
-        }
-        catch {
-            continue;
-        }
-        if (!url.password)
-            continue;
-        passwords.push(url.password);
-        try {
-            passwords.push(decodeURIComponent(url.password));
-        }
-        catch {
-            // Not valid percent-encoding: the password as written is all there is.
-        }
-    }
-    return passwords;
-}
-function marking(connect) {
-    return (options, callback) => connect(options, (error, socket) => {
-        if (error) {
-            connectFailures.add(error);
-            callback(error, null);
-        }
-        else {
-            callback(null, socket);
-        }
-    });
-}
-/**
- * The dispatcher for every request to `baseUrl`. The proxy rules are the toolkit's own
- * (`@actions/http-client`): `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for
- * http, `no_proxy`/`NO_PROXY` entries and loopback hosts go direct. So a runner that reaches
- * GitHub through its proxy reaches the service the same way. A private CA in
- * `NODE_EXTRA_CA_CERTS` needs nothing here: Node adds it to the default trust store that undici
- * uses, for the proxy and the service alike.
- */
-function connect(baseUrl) {
-    const proxyUrl = (0,lib/* getProxyUrl */.s_)(baseUrl);
-    if (!proxyUrl) {
-        return { dispatcher: new undici/* Agent */.g6({ connect: marking((0,undici/* buildConnector */.gU)({ timeout: CONNECT_TIMEOUT_MS })) }) };
-    }
-    const proxy = new URL(proxyUrl);
-    const dispatcher = new undici/* ProxyAgent */.kT({
-        // Credentials in the proxy URL become a Proxy-Authorization header, as in the toolkit.
-        uri: proxy.href,
-        proxyTls: { timeout: CONNECT_TIMEOUT_MS },
-        requestTls: { timeout: CONNECT_TIMEOUT_MS },
-        // The CONNECT itself is a request to the proxy: without this, a proxy that accepts the
-        // connection and never answers would hold the step for undici's default of 300 s.
-        clientFactory: (origin, options) => new undici/* Pool */.bC(origin, { ...options, headersTimeout: CONNECT_TIMEOUT_MS, bodyTimeout: CONNECT_TIMEOUT_MS }),
-        // Each connection to the service is opened by the tunnel function ProxyAgent passes here.
-        factory: (origin, options) => {
-            const tunnel = options.connect;
-            return new undici/* Pool */.bC(origin, tunnel ? { ...options, connect: marking(tunnel) } : options);
-        },
-    });
-    return { dispatcher, proxy: `${proxy.protocol}//${proxy.host}` };
-}
-
+// EXTERNAL MODULE: ./src/dispatcher.ts
+var dispatcher = __nccwpck_require__(5250);
 // EXTERNAL MODULE: ./src/job.ts
 var src_job = __nccwpck_require__(7228);
 ;// CONCATENATED MODULE: ./src/retry-after.ts
@@ -29084,7 +29097,7 @@ function classify(error) {
     if (tls)
         return { kind: 'tls', code: tls };
     const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0] ?? 'no code';
-    if (failedBeforeSending(error)) {
+    if ((0,dispatcher/* failedBeforeSending */.Zl)(error)) {
         // undici reports a proxy that answered the CONNECT with anything but 200 as an abort while
         // connecting. The status it answered is only in the message: a detail, not the test.
         if (codes.includes('UND_ERR_ABORTED')) {
@@ -29510,7 +29523,7 @@ async function planJob(request, memory, deps) {
             log.info(`The docs pull request ${pull.repo}#${pull.number} of ${where} was closed without merging: a new job is started.`);
             return { kind: 'go', mode: given };
         case 'elsewhere':
-            log.warning(`The docs pull request of agent job ${(0,untrusted/* label */.Pf)(threadJob)} is not a pull request on this GitHub, so whether it is still open cannot be read: a new job is started.`);
+            log.warning(`The docs pull request of agent job ${(0,untrusted/* label */.Pf)(threadJob)} is ${pull.why ?? 'not a pull request on this GitHub'}, so whether it is still open cannot be read: a new job is started.`);
             return { kind: 'go', mode: given };
     }
 }
@@ -30015,13 +30028,15 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
     const docsNeed = rest.labels.length > 0 || rest.reviewers.length > 0 || rest.thread || Boolean(merge)
         ? 'labels, reviewers, thread or autoMerge are set'
         : undefined;
-    // Without a docsToken, the docs repository is reached with githubToken.
-    const docsToken = token(read, 'docsToken', docsNeed) || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
+    // Without a docsToken, the docs repository is reached with githubToken (on this GitHub only).
+    const givenDocsToken = token(read, 'docsToken', docsNeed);
+    const docsToken = givenDocsToken || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
     const inputs = {
         ...rest,
         comment,
         githubToken,
         docsToken,
+        docsTokenGiven: givenDocsToken !== '',
         ...(prompt ? { prompt } : {}),
         ...(jobId ? { jobId } : {}),
         ...(promptFile ? { promptFile } : {}),
@@ -30237,7 +30252,7 @@ serverUrl) {
     const link = plainLink(job.prLink, 'prLink', warn);
     setOutput('prLink', link);
     // Parsed from the link, no request: what a later step needs to merge, label or announce it.
-    const pr = link ? (0,pull_request/* pullRequestOf */._)(link, serverUrl, { githubCom: true }) : undefined;
+    const pr = link ? (0,pull_request/* pullRequestOf */._n)(link, serverUrl, { githubCom: true }) : undefined;
     setOutput('prNumber', pr ? String(pr.number) : '');
     setOutput('prRepository', pr ? `${pr.owner}/${pr.repo}` : '');
     setOutput('job', (0,untrusted/* escapeUnsafe */.au)(JSON.stringify(job)));
@@ -30249,9 +30264,10 @@ serverUrl) {
 function plainLink(link, name, warn) {
     if (!link)
         return '';
+    const plain = (0,pull_request/* outputLink */.Mz)(link);
+    if (plain)
+        return plain;
     const clean = (0,secrets/* redact */.E$)(link);
-    if ((0,untrusted/* isPlainHttpUrl */.i0)(clean))
-        return clean;
     warn(`The ${name} ${(0,untrusted/* quote */.hD)(clean, 200)} is not a plain http(s) URL; the ${name} output is left empty.`);
     return '';
 }
@@ -30661,7 +30677,7 @@ function pullRequestCell(prLink, serverUrl = 'https://github.com') {
     if (!prLink)
         return '';
     const url = (0,secrets/* redact */.E$)(prLink);
-    const pr = (0,untrusted/* isPlainHttpUrl */.i0)(url) ? (0,pull_request/* pullRequestOf */._)(url, serverUrl, { githubCom: true }) : undefined;
+    const pr = (0,untrusted/* isPlainHttpUrl */.i0)(url) ? (0,pull_request/* pullRequestOf */._n)(url, serverUrl, { githubCom: true }) : undefined;
     return pr
         ? `<a href="${(0,untrusted/* cell */.Hn)(url, 2000)}">${(0,untrusted/* cell */.Hn)(`${pr.owner}/${pr.repo}#${pr.number}`)}</a>`
         : (0,untrusted/* link */.nf)(prLink);
@@ -30803,7 +30819,7 @@ async function run(deps = {}) {
         // that is no request loads nothing.
         if (request.kind !== 'skip' && wantsGitHub(acting, context.eventName))
             void loadGitHub();
-        connection = connect(acting.baseUrl);
+        connection = (0,dispatcher/* connect */.Ng)(acting.baseUrl);
         if (connection.proxy)
             coreLog.info(`Using the proxy ${connection.proxy}.`);
         const client = new AgentClient({
@@ -30967,7 +30983,7 @@ function maskRunSecrets() {
         if (givenToken(value))
             (0,secrets/* maskSecret */.$l)(value);
     }
-    for (const password of proxyPasswords(process.env))
+    for (const password of (0,dispatcher/* proxyPasswords */.PK)(process.env))
         if (password.length >= secrets/* MIN_SECRET */.Cq)
             (0,secrets/* maskSecret */.$l)(password);
     for (const name of secrets/* RUNNER_TOKENS */.UI)
@@ -31076,21 +31092,74 @@ function unconfirmed(mode) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   _: () => (/* binding */ pullRequestOf)
+/* harmony export */   Mz: () => (/* binding */ outputLink),
+/* harmony export */   _P: () => (/* binding */ docsPullRequest),
+/* harmony export */   _n: () => (/* binding */ pullRequestOf),
+/* harmony export */   h4: () => (/* binding */ samePullRequest),
+/* harmony export */   yQ: () => (/* binding */ GITHUB_COM)
 /* harmony export */ });
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7194);
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(873);
+
+
+/** github.com: where the docs repositories of Enterprise Server users often live. */
+const GITHUB_COM = { serverUrl: 'https://github.com', apiUrl: 'https://api.github.com' };
+/**
+ * The link the `prLink` output carries: the service's, redacted, when it is a plain http(s) URL
+ * (printable ASCII, no spaces); else `''`. Whatever acts on the docs pull request acts on this
+ * link only, so nothing is written about a link the action refused to hand on.
+ */
+function outputLink(link) {
+    if (!link)
+        return '';
+    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(link);
+    return (0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .isPlainHttpUrl */ .i0)(clean) ? clean : '';
+}
 /**
  * The pull request a `prLink` names, when it is a pull request page on `serverUrl` (the run's
  * GitHub, path prefix included) — or, with `githubCom`, on github.com, where docs repositories of
  * Enterprise Server users often live. A token is never sent about a link elsewhere.
  */
 function pullRequestOf(prLink, serverUrl, options = {}) {
-    const servers = [serverUrl, ...(options.githubCom ? ['https://github.com'] : [])];
+    const servers = [serverUrl, ...(options.githubCom ? [GITHUB_COM.serverUrl] : [])];
     for (const server of servers) {
         const found = onServer(prLink, server);
         if (found)
             return found;
     }
     return undefined;
+}
+/**
+ * The docs pull request the `prLink` output carries, and which GitHub it is on: the run's own
+ * (`home`), or `other` (github.com, as `otherServer` names it, from a run on another GitHub).
+ * `undefined` for a link that is not a pull request on either.
+ */
+function docsPullRequest(prLink, serverUrl, otherServer = GITHUB_COM.serverUrl) {
+    const link = outputLink(prLink);
+    if (!link)
+        return undefined;
+    const home = onServer(link, serverUrl);
+    if (home)
+        return { pr: home, home: true };
+    if (sameServer(serverUrl, otherServer))
+        return undefined;
+    const other = onServer(link, otherServer);
+    return other ? { pr: other, home: false } : undefined;
+}
+/** Whether two pull requests are one: the same repository (GitHub's names ignore case) and number. */
+function samePullRequest(a, b) {
+    return (a.number === b.number &&
+        a.owner.toLowerCase() === b.owner.toLowerCase() &&
+        a.repo.toLowerCase() === b.repo.toLowerCase());
+}
+function sameServer(a, b) {
+    try {
+        const [x, y] = [new URL(a), new URL(b)];
+        return x.origin === y.origin && x.pathname.replace(/\/+$/, '') === y.pathname.replace(/\/+$/, '');
+    }
+    catch {
+        return false;
+    }
 }
 function onServer(prLink, serverUrl) {
     let link;

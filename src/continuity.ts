@@ -116,7 +116,7 @@ export async function planJob(
     );
     return { kind: 'go', mode: given };
   }
-  const pull = deps.docsPull ? await deps.docsPull(job.prLink) : ({ state: 'elsewhere' } as const);
+  const pull: DocsPull = deps.docsPull ? await deps.docsPull(job.prLink) : { state: 'elsewhere' };
   switch (pull.state) {
     case 'open':
       log.info(
@@ -143,7 +143,7 @@ export async function planJob(
       return { kind: 'go', mode: given };
     case 'elsewhere':
       log.warning(
-        `The docs pull request of agent job ${label(threadJob)} is not a pull request on this GitHub, so whether it is still open cannot be read: a new job is started.`,
+        `The docs pull request of agent job ${label(threadJob)} is ${pull.why ?? 'not a pull request on this GitHub'}, so whether it is still open cannot be read: a new job is started.`,
       );
       return { kind: 'go', mode: given };
   }

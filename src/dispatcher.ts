@@ -71,10 +71,11 @@ function marking(connect: Connect): Connect {
 }
 
 /**
- * The dispatcher for every request to `baseUrl`. The proxy rules are the toolkit's own
- * (`@actions/http-client`): `https_proxy`/`HTTPS_PROXY` for https, `http_proxy`/`HTTP_PROXY` for
- * http, `no_proxy`/`NO_PROXY` entries and loopback hosts go direct. So a runner that reaches
- * GitHub through its proxy reaches the service the same way. A private CA in
+ * The dispatcher for every request to `baseUrl`: the service's, and each GitHub client's (the
+ * run's GitHub, github.com), each decided for its own URL when it is made. The proxy rules are the
+ * toolkit's own (`@actions/http-client`): `https_proxy`/`HTTPS_PROXY` for https,
+ * `http_proxy`/`HTTP_PROXY` for http, `no_proxy`/`NO_PROXY` entries and loopback hosts go direct.
+ * So a runner that reaches GitHub through its proxy reaches the service the same way. A private CA in
  * `NODE_EXTRA_CA_CERTS` needs nothing here: Node adds it to the default trust store that undici
  * uses, for the proxy and the service alike.
  */

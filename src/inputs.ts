@@ -309,6 +309,11 @@ export type Inputs = Omit<
   githubToken: string;
   /** The token for the docs repository: `docsToken`, else `githubToken`; empty when not needed. */
   docsToken: string;
+  /**
+   * Whether the workflow set `docsToken` itself: only such a token is sent to a docs pull request
+   * on another GitHub (github.com from an Enterprise Server run); `githubToken` never leaves its own.
+   */
+  docsTokenGiven: boolean;
 };
 
 /** The runner's variables that inputs depend on; tests pass their own. */
@@ -400,14 +405,15 @@ export function readInputs(
     rest.labels.length > 0 || rest.reviewers.length > 0 || rest.thread || Boolean(merge)
       ? 'labels, reviewers, thread or autoMerge are set'
       : undefined;
-  // Without a docsToken, the docs repository is reached with githubToken.
-  const docsToken =
-    token(read, 'docsToken', docsNeed) || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
+  // Without a docsToken, the docs repository is reached with githubToken (on this GitHub only).
+  const givenDocsToken = token(read, 'docsToken', docsNeed);
+  const docsToken = givenDocsToken || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
   const inputs: Inputs = {
     ...rest,
     comment,
     githubToken,
     docsToken,
+    docsTokenGiven: givenDocsToken !== '',
     ...(prompt ? { prompt } : {}),
     ...(jobId ? { jobId } : {}),
     ...(promptFile ? { promptFile } : {}),

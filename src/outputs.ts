@@ -2,8 +2,8 @@ import * as core from '@actions/core';
 import { ActionFailure } from './errors.js';
 import type { AgentJob } from './job.js';
 import { describeThrown, type Warn } from './log.js';
-import { escapeUnsafe, isPlainHttpUrl, quote } from './untrusted.js';
-import { pullRequestOf } from './pull-request.js';
+import { escapeUnsafe, quote } from './untrusted.js';
+import { outputLink, pullRequestOf } from './pull-request.js';
 import { redact } from './secrets.js';
 
 /**
@@ -40,8 +40,9 @@ export function setJobOutputs(
  */
 function plainLink(link: string | null | undefined, name: string, warn: Warn): string {
   if (!link) return '';
+  const plain = outputLink(link);
+  if (plain) return plain;
   const clean = redact(link);
-  if (isPlainHttpUrl(clean)) return clean;
   warn(`The ${name} ${quote(clean, 200)} is not a plain http(s) URL; the ${name} output is left empty.`);
   return '';
 }

@@ -12,7 +12,10 @@ export interface ReportRequest {
   labels: string[];
   reviewers: string[];
   githubToken: string;
+  /** `docsToken`, else `githubToken`: for a docs pull request on this run's GitHub. */
   docsToken: string;
+  /** Whether the workflow set `docsToken`: only then is a docs pull request on another GitHub reached. */
+  docsTokenGiven: boolean;
   baseUrl: string;
   projectId: string;
   prompt?: string;
@@ -77,8 +80,11 @@ export interface Memory {
 /** The docs pull request a follow-up would go to, as GitHub tells it. */
 export type DocsPull =
   | { state: 'open' | 'merged' | 'closed'; number: number; repo: string }
-  /** Not a pull request on this GitHub: nothing can be read about it. */
-  | { state: 'elsewhere' };
+  /**
+   * Not a pull request the action may read: nothing can be read about it; `why` says so in words
+   * that follow "is" (by default, not a pull request on this GitHub).
+   */
+  | { state: 'elsewhere'; why?: string };
 
 /** How the step ended, for the GitHub side's last word. */
 export interface Outcome {

@@ -1,8 +1,25 @@
+import { redact } from './secrets.js';
+import { isPlainHttpUrl } from './untrusted.js';
+
 /** A pull request as its page's URL names it. */
 export interface PullRequestRef {
   owner: string;
   repo: string;
   number: number;
+}
+
+/** github.com: where the docs repositories of Enterprise Server users often live. */
+export const GITHUB_COM = { serverUrl: 'https://github.com', apiUrl: 'https://api.github.com' };
+
+/**
+ * The link the `prLink` output carries: the service's, redacted, when it is a plain http(s) URL
+ * (printable ASCII, no spaces); else `''`. Whatever acts on the docs pull request acts on this
+ * link only, so nothing is written about a link the action refused to hand on.
+ */
+export function outputLink(link: string | null | undefined): string {
+  if (!link) return '';
+  const clean = redact(link);
+  return isPlainHttpUrl(clean) ? clean : '';
 }
 
 /**
@@ -15,12 +32,49 @@ export function pullRequestOf(
   serverUrl: string,
   options: { githubCom?: boolean } = {},
 ): PullRequestRef | undefined {
-  const servers = [serverUrl, ...(options.githubCom ? ['https://github.com'] : [])];
+  const servers = [serverUrl, ...(options.githubCom ? [GITHUB_COM.serverUrl] : [])];
   for (const server of servers) {
     const found = onServer(prLink, server);
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * The docs pull request the `prLink` output carries, and which GitHub it is on: the run's own
+ * (`home`), or `other` (github.com, as `otherServer` names it, from a run on another GitHub).
+ * `undefined` for a link that is not a pull request on either.
+ */
+export function docsPullRequest(
+  prLink: string | null | undefined,
+  serverUrl: string,
+  otherServer: string = GITHUB_COM.serverUrl,
+): { pr: PullRequestRef; home: boolean } | undefined {
+  const link = outputLink(prLink);
+  if (!link) return undefined;
+  const home = onServer(link, serverUrl);
+  if (home) return { pr: home, home: true };
+  if (sameServer(serverUrl, otherServer)) return undefined;
+  const other = onServer(link, otherServer);
+  return other ? { pr: other, home: false } : undefined;
+}
+
+/** Whether two pull requests are one: the same repository (GitHub's names ignore case) and number. */
+export function samePullRequest(a: PullRequestRef, b: PullRequestRef): boolean {
+  return (
+    a.number === b.number &&
+    a.owner.toLowerCase() === b.owner.toLowerCase() &&
+    a.repo.toLowerCase() === b.repo.toLowerCase()
+  );
+}
+
+function sameServer(a: string, b: string): boolean {
+  try {
+    const [x, y] = [new URL(a), new URL(b)];
+    return x.origin === y.origin && x.pathname.replace(/\/+$/, '') === y.pathname.replace(/\/+$/, '');
+  } catch {
+    return false;
+  }
 }
 
 function onServer(prLink: string, serverUrl: string): PullRequestRef | undefined {

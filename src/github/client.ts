@@ -1,4 +1,6 @@
 import { getOctokit } from '@actions/github';
+import { fetch as undiciFetch, type RequestInit as UndiciInit } from 'undici';
+import { connect } from '../dispatcher.js';
 import * as z from 'zod/mini';
 import type { ChangedFile, CommitFacts } from './context.js';
 
@@ -147,21 +149,37 @@ function toComment(reply: unknown): Comment {
 
 /**
  * The GitHub API at `baseUrl` (`GITHUB_API_URL`: github.com, GitHub Enterprise Server under
- * `/api/v3`, or GHE.com at the root), through the proxy the runner's variables name.
+ * `/api/v3`, or GHE.com at the root; or github.com's API for a docs pull request there), through
+ * the proxy the runner's variables name for that URL.
  */
 export function gitHubApi(token: string, userAgent: string, baseUrl: string): GitHubApi {
-  // Only auth, the base URL and the user agent: a `request` option here would replace, not merge
-  // with, the proxy-aware fetch @actions/github sets up, and GitHub calls would then ignore
-  // HTTPS_PROXY. Per-call `request` options are merged deeply, so the signal goes there.
-  const octokit = getOctokit(token, { userAgent, baseUrl });
+  // @actions/github decides its proxy once, when it is loaded, for GITHUB_API_URL, and every
+  // client it makes shares that decision: a client for another host would take the run's
+  // GitHub's proxy rules, not its own. Each client here gets its own connection, chosen for its
+  // own URL by the same rules as the service's (HTTPS_PROXY, NO_PROXY), and the GraphQL URL
+  // Octokit derives from it is on the same host. This `request` option replaces @actions/github's
+  // wholesale; per-call `request` options are merged deeply, so the signal goes there.
+  //
+  // Made on the first call: a client is handed round before it is known to be needed (a thread the
+  // payload names asks nothing), and a run without githubToken must fail only a call that needs it.
+  let made: ReturnType<typeof getOctokit> | undefined;
+  const octokit = () => {
+    if (!made) {
+      const { dispatcher } = connect(baseUrl);
+      const proxied = ((url: string, init: RequestInit) =>
+        undiciFetch(url, { ...(init as UndiciInit), dispatcher })) as unknown as typeof fetch;
+      made = getOctokit(token, { userAgent, baseUrl, request: { fetch: proxied } });
+    }
+    return made;
+  };
   const bounded = (signal: AbortSignal) => ({ request: { signal } });
   return {
     async viewerLogin(signal) {
-      const reply = await octokit.graphql<unknown>('query { viewer { login } }', bounded(signal));
+      const reply = await octokit().graphql<unknown>('query { viewer { login } }', bounded(signal));
       return viewerReply.parse(reply).viewer.login;
     },
     async pullsOfCommit(at, signal) {
-      const { data } = await octokit.rest.repos.listPullRequestsAssociatedWithCommit({
+      const { data } = await octokit().rest.repos.listPullRequestsAssociatedWithCommit({
         ...at,
         per_page: PAGE_SIZE,
         ...bounded(signal),
@@ -169,40 +187,40 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
       return pullsReply.parse(data);
     },
     async *comments(at, signal) {
-      const pages = octokit.paginate.iterator(withSignal(octokit.rest.issues.listComments, signal), {
+      const pages = octokit().paginate.iterator(withSignal(octokit().rest.issues.listComments, signal), {
         ...at,
         per_page: PAGE_SIZE,
       });
       for await (const { data } of pages) yield z.array(z.unknown()).parse(data).map(toComment);
     },
     async createComment(at, signal) {
-      const { data } = await octokit.rest.issues.createComment({ ...at, ...bounded(signal) });
+      const { data } = await octokit().rest.issues.createComment({ ...at, ...bounded(signal) });
       return toComment(data);
     },
     async updateComment(at, signal) {
-      const { data } = await octokit.rest.issues.updateComment({ ...at, ...bounded(signal) });
+      const { data } = await octokit().rest.issues.updateComment({ ...at, ...bounded(signal) });
       return toComment(data);
     },
     async addLabels(at, signal) {
-      await octokit.rest.issues.addLabels({ ...at, ...bounded(signal) });
+      await octokit().rest.issues.addLabels({ ...at, ...bounded(signal) });
     },
     async requestReviewers(at, signal) {
-      await octokit.rest.pulls.requestReviewers({ ...at, ...bounded(signal) });
+      await octokit().rest.pulls.requestReviewers({ ...at, ...bounded(signal) });
     },
     async compare(at, signal) {
-      const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...at, ...bounded(signal) });
+      const { data } = await octokit().rest.repos.compareCommitsWithBasehead({ ...at, ...bounded(signal) });
       const reply = z
         .object({ html_url: z.string(), commits: z.array(z.unknown()), files: z.unknown() })
         .parse(data);
       return { commits: reply.commits.map(toCommit), files: toFiles(reply.files), url: reply.html_url };
     },
     async getCommit(at, signal) {
-      const { data } = await octokit.rest.repos.getCommit({ ...at, ...bounded(signal) });
+      const { data } = await octokit().rest.repos.getCommit({ ...at, ...bounded(signal) });
       const reply = z.extend(commitReply, { files: z.unknown() }).parse(data);
       return { commit: toCommit(reply), files: toFiles(reply.files), url: reply.html_url };
     },
     async getPull(at, signal) {
-      const { data } = await octokit.rest.pulls.get({ ...at, ...bounded(signal) });
+      const { data } = await octokit().rest.pulls.get({ ...at, ...bounded(signal) });
       const pull = z
         .object({
           state: z.string(),
@@ -219,29 +237,29 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
       };
     },
     async removeLabel(at, signal) {
-      await octokit.rest.issues.removeLabel({ ...at, ...bounded(signal) });
+      await octokit().rest.issues.removeLabel({ ...at, ...bounded(signal) });
     },
     async enableAutoMerge(at, signal) {
       // GitHub answers 200 with `errors` for a refusal; Octokit's graphql throws them
       // (GraphqlResponseError), with each error's type and message.
-      await octokit.graphql(
+      await octokit().graphql(
         'mutation($pullRequestId: ID!, $mergeMethod: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: { pullRequestId: $pullRequestId, mergeMethod: $mergeMethod }) { pullRequest { number autoMergeRequest { mergeMethod } } } }',
         { ...at, ...bounded(signal) },
       );
     },
     async listCommits(at, signal) {
-      const { data } = await octokit.rest.repos.listCommits({ ...at, ...bounded(signal) });
+      const { data } = await octokit().rest.repos.listCommits({ ...at, ...bounded(signal) });
       return z
         .array(z.object({ sha: z.string() }))
         .parse(data)
         .map((c) => c.sha);
     },
     async createStatus(at, signal) {
-      await octokit.rest.repos.createCommitStatus({ ...at, ...bounded(signal) });
+      await octokit().rest.repos.createCommitStatus({ ...at, ...bounded(signal) });
     },
     async *statuses(at, signal) {
-      const pages = octokit.paginate.iterator(
-        withSignal(octokit.rest.repos.listCommitStatusesForRef, signal),
+      const pages = octokit().paginate.iterator(
+        withSignal(octokit().rest.repos.listCommitStatusesForRef, signal),
         {
           ...at,
           per_page: PAGE_SIZE,
@@ -260,17 +278,20 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
           .map(({ creator, ...s }) => ({ ...s, creator: creator?.login }));
     },
     async collaboratorAccess(at, signal) {
-      const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...at, ...bounded(signal) });
+      const { data } = await octokit().rest.repos.getCollaboratorPermissionLevel({
+        ...at,
+        ...bounded(signal),
+      });
       const reply = z.object({ permission: z.string(), role_name: z.string() }).parse(data);
       return { permission: reply.permission, role: reply.role_name };
     },
     async react({ review, ...at }, signal) {
       if (review)
-        await octokit.rest.reactions.createForPullRequestReviewComment({ ...at, ...bounded(signal) });
-      else await octokit.rest.reactions.createForIssueComment({ ...at, ...bounded(signal) });
+        await octokit().rest.reactions.createForPullRequestReviewComment({ ...at, ...bounded(signal) });
+      else await octokit().rest.reactions.createForIssueComment({ ...at, ...bounded(signal) });
     },
     async *pullFiles(at, signal) {
-      const pages = octokit.paginate.iterator(withSignal(octokit.rest.pulls.listFiles, signal), {
+      const pages = octokit().paginate.iterator(withSignal(octokit().rest.pulls.listFiles, signal), {
         ...at,
         per_page: PAGE_SIZE,
       });

@@ -36,6 +36,31 @@ interface OctokitFailure {
  * warning is the only place a workflow author learns what to change.
  */
 export function describeGitHubFault(error: unknown, op: GitHubOperation): string {
+  if (isIdentityFault(error)) {
+    // Said as what it is: the fault is the identity query's, whatever call needed the login.
+    return describeFault(error, {
+      ...op,
+      what: `learn which login githubToken acts as (the GraphQL viewer query, which tells the action's own comments and statuses from others') to ${op.what}`,
+      token: 'githubToken',
+    });
+  }
+  return describeFault(error, op);
+}
+
+/** Faults of the identity query (GraphQL `viewer { login }`), marked where it is asked. */
+const identityFaults = new WeakSet<object>();
+
+/** Marks `error` as the identity query's fault, for describeGitHubFault to name; returns it. */
+export function identityFault(error: unknown): unknown {
+  if (error !== null && typeof error === 'object') identityFaults.add(error);
+  return error;
+}
+
+export function isIdentityFault(error: unknown): boolean {
+  return error !== null && typeof error === 'object' && identityFaults.has(error);
+}
+
+function describeFault(error: unknown, op: GitHubOperation): string {
   const failure = (error ?? {}) as OctokitFailure;
   const status = failure.response ? failure.status : undefined;
   const said = gitHubMessage(failure.response?.data);

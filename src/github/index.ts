@@ -15,11 +15,14 @@ export function startGitHubReport(
   run: RunContext,
   log: Log,
   clock: Clock,
+  /** github.com's pages and API: github.com's own unless a test names an emulator. */
+  gitHubCom?: { serverUrl: string; apiUrl: string },
 ): GitHubReport {
   return new GitHubReport(request, {
     run,
     api: (token, apiUrl = run.apiUrl) => gitHubApi(token, request.userAgent, apiUrl),
     log,
     clock,
+    ...(gitHubCom ? { gitHubCom } : {}),
   });
 }

@@ -11,8 +11,14 @@ import { answerBody, commentBody, commentMarker, KeptComment, latestRunBody } fr
 import { renderContext } from './context.js';
 import { routeDocsPullRequest } from './docs-pr.js';
 import { enableAutoMerge } from './auto-merge.js';
-import { pullRequestOf } from '../pull-request.js';
-import { describeGitHubFault, isFinalFault, type GitHubOperation } from './errors.js';
+import { docsPullRequest, GITHUB_COM, samePullRequest, type PullRequestRef } from '../pull-request.js';
+import {
+  describeGitHubFault,
+  identityFault,
+  isFinalFault,
+  isIdentityFault,
+  type GitHubOperation,
+} from './errors.js';
 import { pushedOnto, runCommits, type RunCommits } from './commits.js';
 import { changedFiles, eventHasContext, gatherContext, gatherSince } from './gather.js';
 import { nextNote, readNote } from './note.js';
@@ -23,7 +29,7 @@ import {
   statusDescription,
   type StatusState,
 } from './status.js';
-import { eventHasThread, findThread } from './target.js';
+import { eventHasThread, findThread, type Thread } from './target.js';
 
 export type { Outcome, ReportRequest };
 
@@ -32,6 +38,11 @@ export interface ReportDeps {
   run: RunContext;
   /** The GitHub API as a token sees it (at `apiUrl`, when not the run's own). */
   api: (token: string, apiUrl?: string) => GitHubApi;
+  /**
+   * github.com, where an Enterprise Server run's docs pull request may be: its pages and its API
+   * (GITHUB_COM unless told; tests put an emulator there).
+   */
+  gitHubCom?: { serverUrl: string; apiUrl: string };
   log: Log;
   /** Bounds every piece of GitHub work, and spaces the retries of a read. */
   clock: Clock;
@@ -85,6 +96,8 @@ export class GitHubReport implements GitHubPort {
   private identity?: Promise<string>;
   /** Whether the job's id was left out of a status description (said once). */
   private idLeftOutSaid = false;
+  /** The run's own pull request or issue, once asked: the docs pull request is never it. */
+  private ownThread?: Promise<{ thread?: Thread; none?: string }>;
 
   constructor(
     private readonly request: ReportRequest,
@@ -185,7 +198,17 @@ export class GitHubReport implements GitHubPort {
       },
       (error) => {
         if (strict) throw this.unreadable(error);
-        this.warn(`Could not read what earlier runs left on GitHub: ${describeThrown(error)}.`);
+        const { owner, repo } = run.repo;
+        this.warn(
+          isIdentityFault(error)
+            ? describeGitHubFault(error, {
+                what: 'read what earlier runs left on GitHub',
+                token: 'githubToken',
+                permission: 'read access',
+                repo: `${owner}/${repo}`,
+              })
+            : `Could not read what earlier runs left on GitHub: ${describeThrown(error)}.`,
+        );
         return memory;
       },
     );
@@ -195,19 +218,20 @@ export class GitHubReport implements GitHubPort {
    * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing
    * faults). A pull request on this GitHub that cannot be read ends the step: a follow-up never
    * goes into a pull request the action cannot see, and a new job beside it would fork the thread.
+   * One on github.com from another GitHub is read only with a docsToken the workflow gave: without
+   * one it is, like a link elsewhere, a pull request whose state cannot be read.
    */
   async docsPull(prLink: string, cancellation: AbortSignal): Promise<DocsPull> {
-    const { run } = this.deps;
-    // Only a pull request on this run's GitHub: a token is never sent about a link elsewhere.
-    const pr = pullRequestOf(prLink, run.serverUrl);
-    if (!pr) return { state: 'elsewhere' };
+    const reach = this.docsReach(prLink);
+    if ('none' in reach) return { state: 'elsewhere', ...(reach.why ? { why: reach.why } : {}) };
+    const { pr, api } = reach;
     const repo = `${pr.owner}/${pr.repo}`;
     return this.beforeTheCreate(
       RECALL_BUDGET_MS,
       cancellation,
       async (signal): Promise<DocsPull> => {
         const pull = await this.retrying(
-          () => this.forDocs().getPull({ owner: pr.owner, repo: pr.repo, pull_number: pr.number }, signal),
+          () => api.getPull({ owner: pr.owner, repo: pr.repo, pull_number: pr.number }, signal),
           signal,
         );
         const state = pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed';
@@ -372,8 +396,7 @@ export class GitHubReport implements GitHubPort {
         if (this.request.comment) url = await this.lastComment(outcome, cancelled, signal);
         await this.finalStatus(outcome, cancelled, signal);
       }
-      await this.routeDocs(outcome.job, outcome.failure, signal);
-      await this.autoMerge(outcome.job, outcome.failure, signal);
+      await this.writeOnDocs(outcome.job, outcome.failure, signal);
     } catch (error) {
       this.warn(`Could not report the job on GitHub: ${describeThrown(error)}.`);
     } finally {
@@ -568,10 +591,17 @@ export class GitHubReport implements GitHubPort {
     return undefined;
   }
 
-  /** The login the token acts as, asked once (again after a fault). */
+  /**
+   * The login the token acts as, asked once (again after a fault). A fault is marked as the
+   * identity query's, so that whatever needed it says that this query failed.
+   */
   private ownLogin(signal: AbortSignal): Promise<string> {
     if (!this.identity) {
-      const asking = this.forRepo().viewerLogin(signal);
+      const asking = this.forRepo()
+        .viewerLogin(signal)
+        .catch((error: unknown) => {
+          throw identityFault(error);
+        });
       this.identity = asking;
       asking.catch(() => {
         if (this.identity === asking) this.identity = undefined;
@@ -580,9 +610,11 @@ export class GitHubReport implements GitHubPort {
     return this.identity;
   }
 
-  private api(token: string): GitHubApi {
-    let api = this.apis.get(token);
-    if (!api) this.apis.set(token, (api = this.deps.api(token)));
+  /** A client for `token` at `apiUrl` (the run's GitHub unless told), made once. */
+  private api(token: string, apiUrl = this.deps.run.apiUrl): GitHubApi {
+    const key = `${apiUrl}\n${token}`;
+    let api = this.apis.get(key);
+    if (!api) this.apis.set(key, (api = this.deps.api(token, apiUrl)));
     return api;
   }
 
@@ -590,8 +622,51 @@ export class GitHubReport implements GitHubPort {
     return this.api(this.request.githubToken);
   }
 
-  private forDocs(): GitHubApi {
-    return this.api(this.request.docsToken || this.request.githubToken);
+  /**
+   * The docs pull request the `prLink` output carries, and the client that may reach it: on this
+   * run's GitHub with `docsToken` (else `githubToken`); on github.com from another GitHub only
+   * with a docsToken the workflow gave, at github.com's own API. `githubToken` never leaves the
+   * run's GitHub. `why`, when set, is what to tell about a pull request that is not reached.
+   */
+  private docsReach(
+    prLink: string | null | undefined,
+  ): { pr: PullRequestRef; home: boolean; api: GitHubApi } | { none: 'link' | 'other'; why?: string } {
+    const { run } = this.deps;
+    const gitHubCom = this.deps.gitHubCom ?? GITHUB_COM;
+    const found = docsPullRequest(prLink, run.serverUrl, gitHubCom.serverUrl);
+    if (!found) return { none: 'link' };
+    const { pr, home } = found;
+    if (home) return { pr, home, api: this.api(this.request.docsToken || this.request.githubToken) };
+    if (!this.request.docsTokenGiven) {
+      return {
+        none: 'other',
+        why: `on ${gitHubCom.serverUrl} (${pr.owner}/${pr.repo}#${pr.number}), where githubToken (the token for ${run.serverUrl}) is never sent and no docsToken was given`,
+      };
+    }
+    return { pr, home, api: this.api(this.request.docsToken, gitHubCom.apiUrl) };
+  }
+
+  /**
+   * The run's own pull request or issue, as findThread tells it: asked once (again after a fault).
+   * A push's is asked of GitHub, with githubToken (or the docsToken that stands in for it); a run
+   * with neither has no thread to ask about.
+   */
+  private runThread(signal: AbortSignal): Promise<{ thread?: Thread; none?: string }> {
+    if (!this.ownThread) {
+      const { githubToken, docsToken, docsTokenGiven } = this.request;
+      const token = githubToken || (docsTokenGiven ? '' : docsToken);
+      const looking =
+        token || this.deps.run.eventName !== 'push'
+          ? findThread(this.api(token), this.deps.run, signal)
+          : Promise.resolve({
+              none: 'no token for this repository to ask which pull request the push came from',
+            });
+      this.ownThread = looking;
+      looking.catch(() => {
+        if (this.ownThread === looking) this.ownThread = undefined;
+      });
+    }
+    return this.ownThread;
   }
 
   /** The kept comment, for writing: none is one notice that says why, a fault a warning. */
@@ -635,7 +710,7 @@ export class GitHubReport implements GitHubPort {
     if (!eventHasThread(run.eventName)) {
       return { none: `a ${run.eventName || 'local'} run has no pull request or issue` };
     }
-    const found = await findThread(this.forRepo(), run, signal);
+    const found = await this.runThread(signal);
     if (!found.thread) return { none: found.none ?? 'the event names no pull request or issue' };
     return {
       comment: new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (s) => this.ownLogin(s)),
@@ -679,44 +754,63 @@ export class GitHubReport implements GitHubPort {
     );
   }
 
-  private async routeDocs(job: AgentJob | undefined, failure: string | undefined, signal: AbortSignal) {
+  /**
+   * Labels, reviewers and auto-merge on the docs pull request, once the job completed with one.
+   * Only on the link the `prLink` output carries, only on a pull request that is not the one this
+   * run is about (the service may name any), and, on another GitHub, only with a docsToken given
+   * for it. Each way it is not done is one line, with nothing written.
+   */
+  private async writeOnDocs(job: AgentJob | undefined, failure: string | undefined, signal: AbortSignal) {
     const { request } = this;
     const { run, log } = this.deps;
-    if (request.labels.length + request.reviewers.length === 0) return;
+    const route = request.labels.length + request.reviewers.length > 0;
+    const merge = request.autoMerge;
+    if (!route && !merge) return;
     if (failure || job?.status !== 'completed') return;
+    const what = route
+      ? merge
+        ? 'Labels, reviewers and auto-merge not set'
+        : 'Labels and reviewers not set'
+      : 'Auto-merge not enabled';
     if (!job.prLink) {
-      log.info('No docs pull request to label or route to reviewers: the job changed no files.');
+      log.info(`${what}: the job changed no files, so it has no docs pull request.`);
       return;
     }
-    const pr = pullRequestOf(job.prLink, run.serverUrl);
-    if (!pr) {
-      log.notice(
-        `Labels and reviewers not set: ${printableUrl(job.prLink)} is not a pull request on ${run.serverUrl}.`,
-      );
+    const reach = this.docsReach(job.prLink);
+    if ('none' in reach) {
+      if (reach.why)
+        this.warn(`${what}: the docs pull request is ${reach.why}; pass a token for it as docsToken.`);
+      else {
+        const gitHubCom = this.deps.gitHubCom ?? GITHUB_COM;
+        const servers =
+          gitHubCom.serverUrl === run.serverUrl
+            ? run.serverUrl
+            : `${run.serverUrl} or ${gitHubCom.serverUrl}`;
+        log.notice(`${what}: ${printableUrl(job.prLink)} is not a pull request on ${servers}.`);
+      }
       return;
     }
-    await routeDocsPullRequest(this.forDocs(), pr, request, this.warn, signal);
-  }
-
-  /**
-   * Auto-merge on the docs pull request, once the job completed with one: on this run's GitHub, or
-   * on github.com (where an Enterprise Server run's docs often live, through its own API root).
-   */
-  private async autoMerge(job: AgentJob | undefined, failure: string | undefined, signal: AbortSignal) {
-    const method = this.request.autoMerge;
-    const { run, log } = this.deps;
-    if (!method || failure || job?.status !== 'completed' || !job.prLink) return;
-    const pr = pullRequestOf(job.prLink, run.serverUrl, { githubCom: true });
-    if (!pr) {
-      log.notice(
-        `Auto-merge not enabled: ${printableUrl(job.prLink)} is not a pull request on ${run.serverUrl} or github.com.`,
-      );
-      return;
+    const { pr, api, home } = reach;
+    const where = `${pr.owner}/${pr.repo}#${pr.number}`;
+    if (home && eventHasThread(run.eventName)) {
+      let own: Thread | undefined;
+      try {
+        own = (await this.runThread(signal)).thread;
+      } catch (error) {
+        this.warn(
+          `${what}: could not tell whether ${where} is the pull request this run is about (${describeThrown(error)}).`,
+        );
+        return;
+      }
+      if (own && samePullRequest(own, pr)) {
+        this.warn(
+          `${what}: the service named ${where}, the ${own.pull ? 'pull request' : 'issue'} this run is about, as its docs pull request; nothing is written on it.`,
+        );
+        return;
+      }
     }
-    const onThisServer = pullRequestOf(job.prLink, run.serverUrl) !== undefined;
-    const token = this.request.docsToken || this.request.githubToken;
-    const api = onThisServer ? this.forDocs() : this.deps.api(token, GITHUB_COM_API);
-    await enableAutoMerge(api, pr, method, this.warn, signal);
+    if (route) await routeDocsPullRequest(api, pr, request, this.warn, signal);
+    if (merge) await enableAutoMerge(api, pr, merge, this.warn, signal);
   }
 
   /**
@@ -767,9 +861,6 @@ export class GitHubReport implements GitHubPort {
     };
   }
 }
-
-/** github.com's API root, for a docs pull request there from an Enterprise Server run. */
-const GITHUB_COM_API = 'https://api.github.com';
 
 /** A fault worth one more try: GitHub's 5xx, 408, or no answer at all (no status). */
 function isPassing(error: unknown): boolean {
