@@ -114,6 +114,7 @@ export function runContext(overrides: Partial<RunContext> = {}): RunContext {
     workflow: 'docs',
     job: 'refresh',
     action: 'docs',
+    actionRepository: '',
     actor: 'octocat',
     ...overrides,
   };

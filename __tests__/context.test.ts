@@ -188,6 +188,11 @@ describe('what each event tells', () => {
     expect(c.notes[0]).toContain('the commits below are those the push listed');
   });
 
+  it('a tag is named as a tag, not as a branch', () => {
+    const c = pushContext({ ref: 'refs/tags/v1.2.0', after: 'abc123', commits: [] }, 'acme/app');
+    expect(c.title).toBe('A push of the tag `v1.2.0` in acme/app, up to abc123.');
+  });
+
   it('a release: tag, name and notes', () => {
     const c = releaseContext({
       release: { tag_name: 'v2.0.0', name: 'Two', body: 'Breaking: x', html_url: 'https://x/r' },

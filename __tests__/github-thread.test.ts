@@ -277,7 +277,7 @@ describe('the commit status', () => {
     const { report: r2, lines } = report(onIssue, { comment: false, thread: false });
     r2.started('job_i', undefined, {});
     await r2.finish(done('job_i', null, { confirmed: true }), never());
-    expect(lines).toEqual(['notice: No commit status: the event names no commit (an issue).']);
+    expect(lines).toEqual([`notice: No commit status: #${issue.number} is an issue, which has no commit.`]);
   });
 
   it("is what a re-run reads to resume, and the branch's next push to follow up", async () => {
@@ -411,21 +411,91 @@ describe('the commit status', () => {
 
   it('is named by the workflow and job, and by the step only where the workflow gave it an id', () => {
     const key = { baseUrl: 'https://api.example.com', projectId: 'proj' };
+    const own = { actionRepository: 'acme/docs-agent-action' };
     const named = (action: string, extra: Partial<RunContext> = {}) =>
-      statusContext(runContext({ workflow: 'Docs', job: 'docs', action, ...extra }), key);
+      statusContext(runContext({ workflow: 'Docs', job: 'docs', action, ...own, ...extra }), key);
     expect(named('refresh')).toBe('docs agent: Docs / docs / refresh (proj)');
     expect(named('__acme_docs-agent-action')).toBe('docs agent: Docs / docs (proj)');
-    expect(named('__acme_docs-agent-action')).not.toContain('__');
     // A second unnamed step of the same action, and legs of a matrix on other projects, stay apart.
     expect(named('__acme_docs-agent-action_2')).toBe('docs agent: Docs / docs #2 (proj)');
     expect(
-      statusContext(runContext({ workflow: 'Docs', job: 'docs', action: '__run' }), {
-        ...key,
-        projectId: 'sdk',
-      }),
+      statusContext(
+        runContext({ workflow: 'Docs', job: 'docs', action: '__acme_docs-agent-action', ...own }),
+        {
+          ...key,
+          projectId: 'sdk',
+        },
+      ),
     ).toBe('docs agent: Docs / docs (sdk)');
     const long = named('__x', { workflow: 'W'.repeat(120) });
     expect(long.length).toBeLessThanOrEqual(100);
+  });
+
+  it('is never the same for two steps, whatever GitHub named them', () => {
+    const key = { baseUrl: 'https://api.example.com', projectId: 'proj' };
+    const context = (action: string, actionRepository: string, extra: Partial<RunContext> = {}) =>
+      statusContext(runContext({ workflow: 'Docs', job: 'docs', action, actionRepository, ...extra }), key);
+    // `__acme_x_2` is the second unnamed step of acme/x, or the first of acme/x_2.
+    const steps = [
+      context('__acme_x', 'acme/x'),
+      context('__acme_x_2', 'acme/x'),
+      context('__acme_x_2_2', 'acme/x'),
+      context('__acme_x_2', 'acme/x_2'),
+      context('__acme_x_2_2', 'acme/x_2'),
+      context('__acme_x_02', 'acme/x'),
+      context('__self', ''),
+      context('__self_2', ''),
+      context('__run', 'acme/x'),
+      context('x', 'acme/x'),
+      context('x_2', 'acme/x'),
+    ];
+    // The same step reads the same context from run to run; two names, two contexts.
+    const names = new Map<string, string>();
+    for (const [action, repository] of [
+      ['__acme_x', 'acme/x'],
+      ['__acme_x_2', 'acme/x'],
+      ['__acme_x_2_2', 'acme/x'],
+      ['__acme_x_02', 'acme/x'],
+      ['__self', ''],
+      ['__self_2', ''],
+      ['__run', 'acme/x'],
+      ['x', 'acme/x'],
+      ['x_2', 'acme/x'],
+    ] as const) {
+      names.set(context(action, repository), action);
+    }
+    expect(names.size).toBe(9);
+    expect(steps[3]).toBe('docs agent: Docs / docs (proj)');
+    expect(steps[4]).toBe('docs agent: Docs / docs #2 (proj)');
+    expect(new Set([steps[1], steps[2]]).size).toBe(2);
+    expect(steps[2]).toMatch(/^docs agent: Docs \/ docs #2 \(proj\) [0-9a-f]{8}$/);
+    expect(context('__acme_x_2_2', 'acme/x')).toBe(steps[2]);
+    // A workflow name holding ` / ` could read as another workflow's job and step.
+    const slashed = context('__acme_x', 'acme/x', { workflow: 'A / b', job: 'c' });
+    const split = context('c', 'acme/x', { workflow: 'A', job: 'b' });
+    expect(split).toBe('docs agent: A / b / c (proj)');
+    expect(slashed).not.toBe(split);
+    expect(slashed).toMatch(/^docs agent: A \/ b \/ c \(proj\) [0-9a-f]{8}$/);
+  });
+
+  it('shows the workflow and job names filtered, and cuts at a character', () => {
+    const key = { baseUrl: 'https://api.example.com', projectId: 'proj' };
+    const context = (workflow: string, job = 'docs') =>
+      statusContext(runContext({ workflow, job, action: 'refresh' }), key);
+    const bidi = context('Docs\u202e\u200bgnp.exe\n::warning::x');
+    expect(bidi).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(bidi).toMatch(/^docs agent: Docs gnp\.exe ::warning::x \/ docs \/ refresh \(proj\) [0-9a-f]{8}$/);
+    // Filtering never merges two names into one context.
+    expect(context('Docs\u200b')).not.toBe(context('Docs'));
+    expect(context('Docs', 'do\u202ecs')).not.toBe(context('Docs', 'docs'));
+    // An emoji (a surrogate pair) at the cut is kept whole or left out, never halved.
+    for (let pad = 80; pad < 95; pad++) {
+      const cut = context(`${'W'.repeat(pad)}${'📚'.repeat(10)}`);
+      expect(cut.length).toBeLessThanOrEqual(100);
+      expect(cut).toMatch(/… [0-9a-f]{8}$/);
+      expect(cut).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+      expect(Buffer.from(cut, 'utf8').toString('utf8')).toBe(cut);
+    }
   });
 
   it('reads descriptions it wrote, and only those', () => {

@@ -254,8 +254,15 @@ describe('findThread without asking GitHub', () => {
       none: 'a release event has no pull request or issue',
     });
     expect(await findThread(api, { ...run, eventName: 'push', payload: { deleted: true } }, signal)).toEqual({
-      none: 'the push deleted a branch',
+      none: 'the push deleted its ref',
     });
+    expect(
+      await findThread(
+        api,
+        { ...run, eventName: 'push', payload: { deleted: true, ref: 'refs/tags/v2' } },
+        signal,
+      ),
+    ).toEqual({ none: 'the push deleted the tag v2' });
   });
 });
 

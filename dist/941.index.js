@@ -795,7 +795,7 @@ function pushContext(payload, repo, changes) {
         notes.push(`GitHub lists at most ${COMPARE_MAX_COMMITS} commits of a comparison: the commit list may be incomplete.`);
     }
     return {
-        title: `A push to ${inline(branch)} in ${repo}${payload.forced ? ' (forced)' : ''}, up to ${after.slice(0, 12)}.`,
+        title: `${(payload.ref ?? '').startsWith('refs/tags/') ? `A push of the tag ${inline(branch)}` : `A push to ${inline(branch)}`} in ${repo}${payload.forced ? ' (forced)' : ''}, up to ${after.slice(0, 12)}.`,
         facts: changes?.compareUrl ? [`${changes.alone ? 'Commit' : 'Comparison'}: ${changes.compareUrl}`] : [],
         prose: [],
         commits,
@@ -1013,31 +1013,39 @@ const PULL_EVENTS = new Set([
 ]);
 /**
  * Which commits the run is about. A pull request's events name its head (`GITHUB_SHA` is a merge
- * commit there, or the base branch's head for `pull_request_target`); a comment on a pull request
- * names none, so its head is read; a comment on an issue has no commit at all. A comment gives no
- * `head`: the job saw no new commit from it.
+ * commit there, or the base branch's head for `pull_request_target`); a `workflow_run` names the
+ * head of the run it follows (`GITHUB_SHA` is the default branch's head there); a comment on a pull
+ * request names none, so its head is read; a comment on an issue has no commit at all. A comment
+ * gives no `head`: the job saw no new commit from it.
  */
 async function runCommits(api, run, warn, signal) {
     const payload = run.payload;
     const sha = (value) => typeof value === 'string' && /^[0-9a-f]{40}$/.test(value) ? value : undefined;
     if (PULL_EVENTS.has(run.eventName)) {
         const head = sha(payload.pull_request?.head?.sha);
-        return { head, sha: head };
+        return head ? { head, sha: head } : { none: `the ${run.eventName} event names no head commit` };
+    }
+    if (run.eventName === 'workflow_run') {
+        const head = sha(payload.workflow_run?.head_sha);
+        return head ? { head, sha: head } : { none: 'the workflow_run event names no head commit' };
     }
     if (run.eventName === 'push') {
         if (payload.deleted === true)
-            return {};
+            return { none: 'the push deleted its ref' };
         const after = sha(payload.after) ?? sha(run.sha);
-        return { head: after, sha: after };
+        return after ? { head: after, sha: after } : { none: 'the push names no commit' };
     }
     if (run.eventName === 'issue_comment' || run.eventName === 'issues') {
         const number = payload.issue?.number;
-        if (!payload.issue?.pull_request || typeof number !== 'number')
-            return {};
+        if (typeof number !== 'number')
+            return { none: `the ${run.eventName} event names no issue` };
+        if (!payload.issue?.pull_request)
+            return { none: `#${number} is an issue, which has no commit` };
         const { owner, repo } = run.repo;
         try {
             const pull = await api.getPull({ owner, repo, pull_number: number }, signal);
-            return { sha: sha(pull.headSha) };
+            const head = sha(pull.headSha);
+            return head ? { sha: head } : { none: `GitHub named no head commit for pull request #${number}` };
         }
         catch (error) {
             warn(describeGitHubFault(error, {
@@ -1046,10 +1054,11 @@ async function runCommits(api, run, warn, signal) {
                 permission: 'pull-requests: read',
                 repo: `${owner}/${repo}`,
             }));
-            return {};
+            return { none: `the head commit of pull request #${number} could not be read` };
         }
     }
-    return { sha: sha(run.sha) };
+    const given = sha(run.sha);
+    return given ? { sha: given } : { none: 'the run names no commit (GITHUB_SHA is empty)' };
 }
 /** The push's `before`, when there was one (not a new branch). */
 function pushedOnto(run) {
@@ -1266,21 +1275,82 @@ const MAX_CONTEXT = 100;
  */
 const status_MAX_PAGES = 100;
 /**
- * The status's context: readable, and the same from run to run of this step on this project (the
- * next push finds the job by it), so neither the prompt nor the event is in it. The step is named
- * only when the workflow gave it an `id:`; GitHub's generated names (`__acme_docs-agent`,
- * `__run_2`) are noise on a pull request's checks, so a second unnamed step of the job is told
- * apart by its number alone (`#2`). Cut long names get a short hash, so two steps never share one
- * by accident.
+ * The status's context: readable, the same from run to run of this step on this project (the next
+ * push finds the job by it, and a branch rule may require it by name), and never the same for two
+ * steps — so neither the prompt nor the event is in it. The step is named when the workflow gave it
+ * an `id:`; GitHub's generated names (`__acme_docs-agent`, `__acme_docs-agent_2`) are noise on a
+ * pull request's checks, so the first unnamed step of this action is not named and a later one is
+ * told apart by its number (`#2`).
+ *
+ * Readable and unique hold together only while the parts cannot be read two ways. Wherever they
+ * could — a generated name whose base is not this action's own (`__x_2` is the second step of `x`
+ * or the first of `x_2`), a workflow name holding ` / `, anything the filter changed (control,
+ * invisible, bidi characters) or a name too long for GitHub's 100 characters — the context ends in
+ * a short hash of the exact parts instead, cut at a character, never inside a surrogate pair.
  */
 function statusContext(run, key) {
-    const generated = /^__.*?(?:_(\d+))?$/.exec(run.action);
-    const step = generated ? (generated[1] ? ` #${generated[1]}` : '') : ` / ${run.action}`;
-    const full = `docs agent: ${run.workflow} / ${run.job}${step} (${key.projectId})`;
-    if (full.length <= MAX_CONTEXT)
-        return full;
-    const hash = (0,external_node_crypto_.createHash)('sha256').update(`${full}\n${key.baseUrl}`).digest('hex').slice(0, 8);
-    return `${full.slice(0, MAX_CONTEXT - 10)}… ${hash}`;
+    const workflow = (0,untrusted/* oneLine */.TN)(run.workflow);
+    const step = stepPart(run);
+    const readable = `docs agent: ${workflow} / ${(0,untrusted/* oneLine */.TN)(run.job)}${step.text} (${key.projectId})`;
+    const exact = step.exact &&
+        workflow === run.workflow &&
+        !run.workflow.includes(' / ') &&
+        !run.workflow.endsWith(' /') &&
+        STEP_ID.test(run.job);
+    if (exact && readable.length <= MAX_CONTEXT)
+        return readable;
+    // What the readable part leaves out is in the hash; a readable part that is exact keeps the
+    // hash it always had, so a long name's context does not change.
+    const parts = exact
+        ? `${readable}
+${key.baseUrl}`
+        : JSON.stringify([run.workflow, run.job, run.action, key.projectId, key.baseUrl]);
+    const hash = (0,external_node_crypto_.createHash)('sha256').update(parts).digest('hex').slice(0, 8);
+    if (readable.length + 1 + hash.length <= MAX_CONTEXT)
+        return `${readable} ${hash}`;
+    return `${cutAt(readable, MAX_CONTEXT - hash.length - 2)}… ${hash}`;
+}
+/** A job id or a step id as a workflow may write one; GitHub keeps ids starting with `__` for itself. */
+const STEP_ID = /^(?!__)[A-Za-z_][A-Za-z0-9_-]*$/;
+/**
+ * The step's part of the context, and whether it names the step exactly. The first generated name
+ * of this action is `__` and its repository (`GITHUB_ACTION_REPOSITORY`, `/` as `_`), a later one
+ * that name and `_2`, `_3`… Only those are shortened; any other generated name is shortened too,
+ * but as inexact, so the context gets its hash.
+ */
+function stepPart(run) {
+    const name = run.action;
+    if (!name.startsWith('__')) {
+        return STEP_ID.test(name)
+            ? { text: ` / ${name}`, exact: true }
+            : { text: ` / ${(0,untrusted/* oneLine */.TN)(name)}`, exact: false };
+    }
+    const base = ownGeneratedName(run.actionRepository);
+    if (base && name === base)
+        return { text: '', exact: true };
+    const later = base && name.startsWith(`${base}_`) ? name.slice(base.length + 1) : undefined;
+    if (later !== undefined && /^[1-9]\d{0,5}$/.test(later))
+        return { text: ` #${later}`, exact: true };
+    const number = /_([1-9]\d{0,5})$/.exec(name)?.[1];
+    return { text: number ? ` #${number}` : '', exact: false };
+}
+/** `__owner_repo`, as GitHub names an unnamed step that uses `owner/repo`; none for a local action. */
+function ownGeneratedName(repository) {
+    const [owner, repo, ...rest] = repository.split('/');
+    if (!owner || !repo || rest.length > 0)
+        return undefined;
+    const clean = (part) => part.replace(/[^A-Za-z0-9_-]/g, '');
+    return `__${clean(owner)}_${clean(repo)}`;
+}
+/** The first characters of `text` that fit in `max` UTF-16 units, never half a surrogate pair. */
+function cutAt(text, max) {
+    let cut = '';
+    for (const ch of text) {
+        if (cut.length + ch.length > max)
+            break;
+        cut += ch;
+    }
+    return cut;
 }
 /**
  * `Working: job job_8f2c · run 123`: what a person reads, and what the next run parses. A job id
@@ -1417,7 +1487,34 @@ const THREAD_EVENTS = new Set([
 ]);
 /** Whether the event can lead to a thread at all; if not, no request is made. */
 function eventHasThread(eventName) {
-    return THREAD_EVENTS.has(eventName) || eventName === 'push';
+    return THREAD_EVENTS.has(eventName) || eventName === 'push' || eventName === 'workflow_run';
+}
+/**
+ * The pull request a `workflow_run` follows, from `workflow_run.pull_requests`: the first whose
+ * base is this repository. GitHub lists pull requests of other repositories there too (a run on a
+ * branch that is also the head of a pull request elsewhere), and none for a fork's pull request.
+ */
+function workflowRunPull(payload, repo) {
+    const pulls = payload.workflow_run?.pull_requests;
+    if (!Array.isArray(pulls))
+        return undefined;
+    const ownId = payload.repository?.id;
+    const own = `${repo.owner}/${repo.repo}`.toLowerCase();
+    for (const pull of pulls) {
+        if (typeof pull !== 'object' || pull === null)
+            continue;
+        const { number, base } = pull;
+        if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1)
+            continue;
+        const baseId = base?.repo?.id;
+        const baseUrl = base?.repo?.url;
+        const same = typeof baseId === 'number' && typeof ownId === 'number'
+            ? baseId === ownId
+            : typeof baseUrl === 'string' && /\/repos\/([^/]+\/[^/]+)$/.exec(baseUrl)?.[1]?.toLowerCase() === own;
+        if (same)
+            return number;
+    }
+    return undefined;
 }
 /**
  * The thread of the event, read from its payload; for a push, the pull request the pushed
@@ -1441,16 +1538,29 @@ async function findThread(api, run, signal) {
             },
         };
     }
+    if (run.eventName === 'workflow_run') {
+        const number = workflowRunPull(payload, run.repo);
+        if (number === undefined)
+            return { none: `the run this workflow_run follows belongs to no pull request of ${owner}/${repo}` };
+        // A workflow_run runs in this repository with its own token, whoever opened the pull request.
+        return { thread: { owner, repo, number, pull: true, fork: false } };
+    }
     if (run.eventName !== 'push')
         return { none: `a ${run.eventName} event has no pull request or issue` };
     if (payload.deleted)
-        return { none: 'the push deleted a branch' };
+        return { none: `the push deleted ${(0,src_event/* refWords */.VL)(payload.ref)}` };
     const sha = payload.after ?? run.sha;
     const pulls = await api.pullsOfCommit({ owner, repo, commit_sha: sha }, signal);
     // The pull request this commit merged, else the first one that contains it.
     const pr = pulls.find((p) => p.merge_commit_sha === sha) ?? pulls[0];
-    if (!pr)
-        return { none: `no pull request contains the pushed commit ${sha.slice(0, 12)}` };
+    if (!pr) {
+        const short = sha.slice(0, 12);
+        return {
+            none: payload.ref
+                ? `no pull request contains ${short}, pushed to ${(0,src_event/* refWords */.VL)(payload.ref)}`
+                : `no pull request contains the pushed commit ${short}`,
+        };
+    }
     return { thread: { owner, repo, number: pr.number, pull: true, fork: false } };
 }
 
@@ -1841,10 +1951,10 @@ class GitHubReport {
     async writeStatus(state, word, jobId, target, signal) {
         if (!this.status)
             return;
-        const { sha } = await this.runCommits(signal);
+        const { sha, none } = await this.runCommits(signal);
         if (!sha) {
             if (state === 'pending' || !jobId)
-                this.deps.log.notice('No commit status: the event names no commit (an issue).');
+                this.deps.log.notice(`No commit status: ${none ?? 'the event names no commit'}.`);
             return;
         }
         const { runId } = this.deps.run;

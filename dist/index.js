@@ -28663,10 +28663,13 @@ function ambiguous(fault, context, host) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Qq: () => (/* binding */ text),
 /* harmony export */   TC: () => (/* binding */ pullRequestFork),
+/* harmony export */   VL: () => (/* binding */ refWords),
 /* harmony export */   j_: () => (/* binding */ readEvent)
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(873);
+
 
 /** Reads the event once; a payload that is missing or not JSON reads as empty. */
 function readEvent(env = process.env) {
@@ -28705,6 +28708,17 @@ function pullRequestFork(payload) {
     if (head === undefined || head.toLowerCase() === base.toLowerCase())
         return undefined;
     return { repo: head };
+}
+/** A ref as a person reads it: `the branch main`, `the tag v1.2.0`, else the ref itself. */
+function refWords(ref) {
+    const name = text(ref) ?? '';
+    const branch = /^refs\/heads\/(.+)$/.exec(name);
+    if (branch)
+        return `the branch ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(branch[1] ?? '')}`;
+    const tag = /^refs\/tags\/(.+)$/.exec(name);
+    if (tag)
+        return `the tag ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(tag[1] ?? '')}`;
+    return name ? `the ref ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(name)}` : 'its ref';
 }
 
 
@@ -29827,11 +29841,28 @@ const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 function list(text) {
     return [...new Set(text.split(/[,\n]/).map((entry) => entry.trim()))].filter(Boolean);
 }
+/**
+ * Why a label name cannot be used, or `undefined`. A name goes into a URL's path when it is taken
+ * off again, where `.` and `..` are dot segments that change which resource is asked for and a `/`
+ * is one that servers and proxies may decode; controls and invisible characters would show one
+ * name and be another.
+ */
+function badLabel(name) {
+    if (name.length > MAX_LABEL)
+        return `is longer than ${MAX_LABEL} characters`;
+    if (name === '.' || name === '..')
+        return 'is a dot segment of a URL path';
+    if (name.includes('/'))
+        return 'holds a /';
+    if ((0,untrusted/* hasUnsafe */.B0)(name))
+        return 'holds a control, invisible or bidirectional character';
+    return undefined;
+}
 const labels = (text, problem) => {
     const names = list(text);
-    const bad = names.find((name) => name.length > MAX_LABEL || /[\u0000-\u001f\u007f]/.test(name));
+    const bad = names.find((name) => badLabel(name) !== undefined);
     if (bad !== undefined) {
-        problem(`Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}: a label is at most ${MAX_LABEL} characters, without control characters.`);
+        problem(`Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}, which ${badLabel(bad)}: give label names of at most ${MAX_LABEL} characters, not . or .., without a / or control characters.`);
     }
     if (names.length > MAX_LABELS) {
         problem(`Input "labels" names ${names.length} labels; GitHub takes at most ${MAX_LABELS}.`);
@@ -29854,8 +29885,9 @@ const trigger = (phrase, problem) => {
     return phrase;
 };
 const triggerLabel = (name, problem) => {
-    if (name.length > MAX_LABEL || /[\u0000-\u001f\u007f,]/.test(name))
-        problem(`Input "triggerLabel" must be one label of at most ${MAX_LABEL} characters, without commas or control characters, e.g. docs.`);
+    const why = name.includes(',') ? 'holds a comma' : badLabel(name);
+    if (why)
+        problem(`Input "triggerLabel" is ${(0,untrusted/* quote */.hD)(name, 60)}, which ${why}: give one label of at most ${MAX_LABEL} characters, not . or .., without commas, a / or control characters, e.g. docs.`);
     return name;
 };
 /** One pattern a line; whether GitHub's filters read each is checked with the matcher, before any request. */
@@ -30647,6 +30679,7 @@ function readRunContext(env = process.env) {
         workflow: env.GITHUB_WORKFLOW ?? '',
         job: env.GITHUB_JOB ?? '',
         action: env.GITHUB_ACTION ?? '',
+        actionRepository: env.GITHUB_ACTION_REPOSITORY ?? '',
         actor: env.GITHUB_ACTOR ?? '',
     };
 }
@@ -30705,6 +30738,14 @@ async function writeSummary(facts) {
  * end. An edit or a deletion never is: an edit of an old request must not start a second job.
  */
 function readRequest(phrase, event, label) {
+    // Read first, before the GitHub side loads: a deleted ref has no commit to document or to put a
+    // status on, and no pull request to follow.
+    if (event.name === 'push' && event.payload.deleted === true) {
+        return {
+            kind: 'skip',
+            why: `the push deleted ${(0,src_event/* refWords */.VL)(event.payload.ref)}, which leaves nothing to document`,
+        };
+    }
     if (label && LABEL_EVENTS.has(event.name)) {
         const asked = readLabel(label, event);
         if (asked)
@@ -31372,6 +31413,7 @@ function redactAlso(secret) {
 /* harmony export */   B0: () => (/* binding */ hasUnsafe),
 /* harmony export */   Hn: () => (/* binding */ cell),
 /* harmony export */   Pf: () => (/* binding */ label),
+/* harmony export */   TN: () => (/* binding */ oneLine),
 /* harmony export */   UT: () => (/* binding */ isPullRequestUrl),
 /* harmony export */   Zq: () => (/* binding */ printableUrl),
 /* harmony export */   au: () => (/* binding */ escapeUnsafe),
@@ -31410,6 +31452,10 @@ function hasUnsafe(text) {
 /** Every control, line-breaking or bidi character as a visible `\uXXXX` escape (valid in JSON too). */
 function escapeUnsafe(text) {
     return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+/** Outside text on one line: secrets redacted, each run of white space or unsafe characters one space. */
+function oneLine(text) {
+    return (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
 }
 function quote(text, max = MAX_UNTRUSTED) {
     // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.

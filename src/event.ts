@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { label as word } from './untrusted.js';
 
 /**
  * The event that started the run, as the runner gives it: its name, and its payload from the file
@@ -16,10 +17,14 @@ export interface Payload {
   [field: string]: unknown;
   action?: unknown;
   sender?: Account | null;
-  repository?: { [field: string]: unknown; full_name?: unknown; owner?: Account | null } | null;
+  repository?: { [field: string]: unknown; id?: unknown; full_name?: unknown; owner?: Account | null } | null;
   /** On `workflow_run`: the run this one follows. */
   workflow_run?: {
     event?: unknown;
+    /** The commit the followed run ran on: this run's commit. */
+    head_sha?: unknown;
+    /** The pull requests whose head the followed run ran on (none for a fork's). */
+    pull_requests?: unknown;
     head_repository?: { full_name?: unknown } | null;
     actor?: Account | null;
     triggering_actor?: Account | null;
@@ -83,4 +88,14 @@ export function pullRequestFork(payload: Payload): { repo?: string } | undefined
   const head = text(pr.head?.repo?.full_name);
   if (head === undefined || head.toLowerCase() === base.toLowerCase()) return undefined;
   return { repo: head };
+}
+
+/** A ref as a person reads it: `the branch main`, `the tag v1.2.0`, else the ref itself. */
+export function refWords(ref: unknown): string {
+  const name = text(ref) ?? '';
+  const branch = /^refs\/heads\/(.+)$/.exec(name);
+  if (branch) return `the branch ${word(branch[1] ?? '')}`;
+  const tag = /^refs\/tags\/(.+)$/.exec(name);
+  if (tag) return `the tag ${word(tag[1] ?? '')}`;
+  return name ? `the ref ${word(name)}` : 'its ref';
 }

@@ -3,7 +3,7 @@ import { DURATION_FORMS, parseDuration } from './duration.js';
 import { ActionFailure } from './errors.js';
 import { pullRequestFork, readEvent } from './event.js';
 import { mayBeOpen } from './gate.js';
-import { quote } from './untrusted.js';
+import { hasUnsafe, quote } from './untrusted.js';
 import { readPromptFile } from './prompt-file.js';
 
 /** A bad input: the message names it and says what is expected. No request has been made. */
@@ -130,12 +130,26 @@ function list(text: string): string[] {
   return [...new Set(text.split(/[,\n]/).map((entry) => entry.trim()))].filter(Boolean);
 }
 
+/**
+ * Why a label name cannot be used, or `undefined`. A name goes into a URL's path when it is taken
+ * off again, where `.` and `..` are dot segments that change which resource is asked for and a `/`
+ * is one that servers and proxies may decode; controls and invisible characters would show one
+ * name and be another.
+ */
+function badLabel(name: string): string | undefined {
+  if (name.length > MAX_LABEL) return `is longer than ${MAX_LABEL} characters`;
+  if (name === '.' || name === '..') return 'is a dot segment of a URL path';
+  if (name.includes('/')) return 'holds a /';
+  if (hasUnsafe(name)) return 'holds a control, invisible or bidirectional character';
+  return undefined;
+}
+
 const labels: Check<string[]> = (text, problem) => {
   const names = list(text);
-  const bad = names.find((name) => name.length > MAX_LABEL || /[\u0000-\u001f\u007f]/.test(name));
+  const bad = names.find((name) => badLabel(name) !== undefined);
   if (bad !== undefined) {
     problem(
-      `Input "labels" has ${quote(bad, 60)}: a label is at most ${MAX_LABEL} characters, without control characters.`,
+      `Input "labels" has ${quote(bad, 60)}, which ${badLabel(bad)}: give label names of at most ${MAX_LABEL} characters, not . or .., without a / or control characters.`,
     );
   }
   if (names.length > MAX_LABELS) {
@@ -165,9 +179,10 @@ const trigger: Check<string> = (phrase, problem) => {
 };
 
 const triggerLabel: Check<string> = (name, problem) => {
-  if (name.length > MAX_LABEL || /[\u0000-\u001f\u007f,]/.test(name))
+  const why = name.includes(',') ? 'holds a comma' : badLabel(name);
+  if (why)
     problem(
-      `Input "triggerLabel" must be one label of at most ${MAX_LABEL} characters, without commas or control characters, e.g. docs.`,
+      `Input "triggerLabel" is ${quote(name, 60)}, which ${why}: give one label of at most ${MAX_LABEL} characters, not . or .., without commas, a / or control characters, e.g. docs.`,
     );
   return name;
 };

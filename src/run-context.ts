@@ -18,6 +18,8 @@ export interface RunContext {
   workflow: string;
   job: string;
   action: string;
+  /** `GITHUB_ACTION_REPOSITORY`: the repository of the action this step runs (`owner/repo`); empty for a local one. */
+  actionRepository: string;
   /** `GITHUB_ACTOR`: who started the run, when the payload names no sender. */
   actor: string;
 }
@@ -39,6 +41,7 @@ export function readRunContext(env: Env = process.env): RunContext {
     workflow: env.GITHUB_WORKFLOW ?? '',
     job: env.GITHUB_JOB ?? '',
     action: env.GITHUB_ACTION ?? '',
+    actionRepository: env.GITHUB_ACTION_REPOSITORY ?? '',
     actor: env.GITHUB_ACTOR ?? '',
   };
 }

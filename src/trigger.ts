@@ -1,4 +1,4 @@
-import { text, type RunnerEvent } from './event.js';
+import { refWords, text, type RunnerEvent } from './event.js';
 import { LABEL_EVENTS, REQUEST_EVENTS } from './inputs.js';
 import { quote } from './untrusted.js';
 
@@ -26,6 +26,14 @@ export interface RequestComment {
  * end. An edit or a deletion never is: an edit of an old request must not start a second job.
  */
 export function readRequest(phrase: string | undefined, event: RunnerEvent, label?: string): Request {
+  // Read first, before the GitHub side loads: a deleted ref has no commit to document or to put a
+  // status on, and no pull request to follow.
+  if (event.name === 'push' && event.payload.deleted === true) {
+    return {
+      kind: 'skip',
+      why: `the push deleted ${refWords(event.payload.ref)}, which leaves nothing to document`,
+    };
+  }
   if (label && LABEL_EVENTS.has(event.name)) {
     const asked = readLabel(label, event);
     if (asked) return asked;

@@ -35,6 +35,11 @@ export function escapeUnsafe(text: string): string {
   return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** Outside text on one line: secrets redacted, each run of white space or unsafe characters one space. */
+export function oneLine(text: string): string {
+  return redact(text).replace(FOLDED, ' ').trim();
+}
+
 export function quote(text: string, max = MAX_UNTRUSTED): string {
   // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.
   let clean = escapeUnsafe(redact(text));

@@ -13,6 +13,7 @@ const PULL_EVENTS = new Set([
 interface Payload {
   pull_request?: { head?: { sha?: unknown } };
   issue?: { number?: unknown; pull_request?: unknown };
+  workflow_run?: { head_sha?: unknown } | null;
   after?: unknown;
   before?: unknown;
   deleted?: unknown;
@@ -20,17 +21,23 @@ interface Payload {
 
 /** The commits a run is about. */
 export interface RunCommits {
-  /** The head the job sees this run: a pull request's head, or the pushed commit. */
+  /** The head the job sees this run: a pull request's head, the pushed commit, or the followed run's head. */
   head?: string;
-  /** Where this run's commit status goes: a pull request's head, else `GITHUB_SHA`; none on an issue. */
+  /**
+   * Where this run's commit status goes: a pull request's head, the head of the run a
+   * `workflow_run` follows, else `GITHUB_SHA`; none on an issue.
+   */
   sha?: string;
+  /** Why there is no `sha`, in words for the notice that no status was set. */
+  none?: string;
 }
 
 /**
  * Which commits the run is about. A pull request's events name its head (`GITHUB_SHA` is a merge
- * commit there, or the base branch's head for `pull_request_target`); a comment on a pull request
- * names none, so its head is read; a comment on an issue has no commit at all. A comment gives no
- * `head`: the job saw no new commit from it.
+ * commit there, or the base branch's head for `pull_request_target`); a `workflow_run` names the
+ * head of the run it follows (`GITHUB_SHA` is the default branch's head there); a comment on a pull
+ * request names none, so its head is read; a comment on an issue has no commit at all. A comment
+ * gives no `head`: the job saw no new commit from it.
  */
 export async function runCommits(
   api: GitHubApi,
@@ -43,20 +50,26 @@ export async function runCommits(
     typeof value === 'string' && /^[0-9a-f]{40}$/.test(value) ? value : undefined;
   if (PULL_EVENTS.has(run.eventName)) {
     const head = sha(payload.pull_request?.head?.sha);
-    return { head, sha: head };
+    return head ? { head, sha: head } : { none: `the ${run.eventName} event names no head commit` };
+  }
+  if (run.eventName === 'workflow_run') {
+    const head = sha(payload.workflow_run?.head_sha);
+    return head ? { head, sha: head } : { none: 'the workflow_run event names no head commit' };
   }
   if (run.eventName === 'push') {
-    if (payload.deleted === true) return {};
+    if (payload.deleted === true) return { none: 'the push deleted its ref' };
     const after = sha(payload.after) ?? sha(run.sha);
-    return { head: after, sha: after };
+    return after ? { head: after, sha: after } : { none: 'the push names no commit' };
   }
   if (run.eventName === 'issue_comment' || run.eventName === 'issues') {
     const number = payload.issue?.number;
-    if (!payload.issue?.pull_request || typeof number !== 'number') return {};
+    if (typeof number !== 'number') return { none: `the ${run.eventName} event names no issue` };
+    if (!payload.issue?.pull_request) return { none: `#${number} is an issue, which has no commit` };
     const { owner, repo } = run.repo;
     try {
       const pull = await api.getPull({ owner, repo, pull_number: number }, signal);
-      return { sha: sha(pull.headSha) };
+      const head = sha(pull.headSha);
+      return head ? { sha: head } : { none: `GitHub named no head commit for pull request #${number}` };
     } catch (error) {
       warn(
         describeGitHubFault(error, {
@@ -66,10 +79,11 @@ export async function runCommits(
           repo: `${owner}/${repo}`,
         }),
       );
-      return {};
+      return { none: `the head commit of pull request #${number} could not be read` };
     }
   }
-  return { sha: sha(run.sha) };
+  const given = sha(run.sha);
+  return given ? { sha: given } : { none: 'the run names no commit (GITHUB_SHA is empty)' };
 }
 
 /** The push's `before`, when there was one (not a new branch). */

@@ -201,7 +201,7 @@ export function pushContext(
     );
   }
   return {
-    title: `A push to ${inline(branch)} in ${repo}${payload.forced ? ' (forced)' : ''}, up to ${after.slice(0, 12)}.`,
+    title: `${(payload.ref ?? '').startsWith('refs/tags/') ? `A push of the tag ${inline(branch)}` : `A push to ${inline(branch)}`} in ${repo}${payload.forced ? ' (forced)' : ''}, up to ${after.slice(0, 12)}.`,
     facts: changes?.compareUrl ? [`${changes.alone ? 'Commit' : 'Comparison'}: ${changes.compareUrl}`] : [],
     prose: [],
     commits,

@@ -498,10 +498,10 @@ export class GitHubReport implements GitHubPort {
     signal: AbortSignal,
   ): Promise<void> {
     if (!this.status) return;
-    const { sha } = await this.runCommits(signal);
+    const { sha, none } = await this.runCommits(signal);
     if (!sha) {
       if (state === 'pending' || !jobId)
-        this.deps.log.notice('No commit status: the event names no commit (an issue).');
+        this.deps.log.notice(`No commit status: ${none ?? 'the event names no commit'}.`);
       return;
     }
     const { runId } = this.deps.run;

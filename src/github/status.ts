@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { hasUnsafe, isPlainHttpUrl } from '../untrusted.js';
+import { hasUnsafe, isPlainHttpUrl, oneLine } from '../untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault } from './errors.js';
 import type { Warn } from '../log.js';
@@ -20,20 +20,81 @@ const MAX_CONTEXT = 100;
 const MAX_PAGES = 100;
 
 /**
- * The status's context: readable, and the same from run to run of this step on this project (the
- * next push finds the job by it), so neither the prompt nor the event is in it. The step is named
- * only when the workflow gave it an `id:`; GitHub's generated names (`__acme_docs-agent`,
- * `__run_2`) are noise on a pull request's checks, so a second unnamed step of the job is told
- * apart by its number alone (`#2`). Cut long names get a short hash, so two steps never share one
- * by accident.
+ * The status's context: readable, the same from run to run of this step on this project (the next
+ * push finds the job by it, and a branch rule may require it by name), and never the same for two
+ * steps — so neither the prompt nor the event is in it. The step is named when the workflow gave it
+ * an `id:`; GitHub's generated names (`__acme_docs-agent`, `__acme_docs-agent_2`) are noise on a
+ * pull request's checks, so the first unnamed step of this action is not named and a later one is
+ * told apart by its number (`#2`).
+ *
+ * Readable and unique hold together only while the parts cannot be read two ways. Wherever they
+ * could — a generated name whose base is not this action's own (`__x_2` is the second step of `x`
+ * or the first of `x_2`), a workflow name holding ` / `, anything the filter changed (control,
+ * invisible, bidi characters) or a name too long for GitHub's 100 characters — the context ends in
+ * a short hash of the exact parts instead, cut at a character, never inside a surrogate pair.
  */
 export function statusContext(run: RunContext, key: { baseUrl: string; projectId: string }): string {
-  const generated = /^__.*?(?:_(\d+))?$/.exec(run.action);
-  const step = generated ? (generated[1] ? ` #${generated[1]}` : '') : ` / ${run.action}`;
-  const full = `docs agent: ${run.workflow} / ${run.job}${step} (${key.projectId})`;
-  if (full.length <= MAX_CONTEXT) return full;
-  const hash = createHash('sha256').update(`${full}\n${key.baseUrl}`).digest('hex').slice(0, 8);
-  return `${full.slice(0, MAX_CONTEXT - 10)}… ${hash}`;
+  const workflow = oneLine(run.workflow);
+  const step = stepPart(run);
+  const readable = `docs agent: ${workflow} / ${oneLine(run.job)}${step.text} (${key.projectId})`;
+  const exact =
+    step.exact &&
+    workflow === run.workflow &&
+    !run.workflow.includes(' / ') &&
+    !run.workflow.endsWith(' /') &&
+    STEP_ID.test(run.job);
+  if (exact && readable.length <= MAX_CONTEXT) return readable;
+  // What the readable part leaves out is in the hash; a readable part that is exact keeps the
+  // hash it always had, so a long name's context does not change.
+  const parts = exact
+    ? `${readable}
+${key.baseUrl}`
+    : JSON.stringify([run.workflow, run.job, run.action, key.projectId, key.baseUrl]);
+  const hash = createHash('sha256').update(parts).digest('hex').slice(0, 8);
+  if (readable.length + 1 + hash.length <= MAX_CONTEXT) return `${readable} ${hash}`;
+  return `${cutAt(readable, MAX_CONTEXT - hash.length - 2)}… ${hash}`;
+}
+
+/** A job id or a step id as a workflow may write one; GitHub keeps ids starting with `__` for itself. */
+const STEP_ID = /^(?!__)[A-Za-z_][A-Za-z0-9_-]*$/;
+
+/**
+ * The step's part of the context, and whether it names the step exactly. The first generated name
+ * of this action is `__` and its repository (`GITHUB_ACTION_REPOSITORY`, `/` as `_`), a later one
+ * that name and `_2`, `_3`… Only those are shortened; any other generated name is shortened too,
+ * but as inexact, so the context gets its hash.
+ */
+function stepPart(run: RunContext): { text: string; exact: boolean } {
+  const name = run.action;
+  if (!name.startsWith('__')) {
+    return STEP_ID.test(name)
+      ? { text: ` / ${name}`, exact: true }
+      : { text: ` / ${oneLine(name)}`, exact: false };
+  }
+  const base = ownGeneratedName(run.actionRepository);
+  if (base && name === base) return { text: '', exact: true };
+  const later = base && name.startsWith(`${base}_`) ? name.slice(base.length + 1) : undefined;
+  if (later !== undefined && /^[1-9]\d{0,5}$/.test(later)) return { text: ` #${later}`, exact: true };
+  const number = /_([1-9]\d{0,5})$/.exec(name)?.[1];
+  return { text: number ? ` #${number}` : '', exact: false };
+}
+
+/** `__owner_repo`, as GitHub names an unnamed step that uses `owner/repo`; none for a local action. */
+function ownGeneratedName(repository: string): string | undefined {
+  const [owner, repo, ...rest] = repository.split('/');
+  if (!owner || !repo || rest.length > 0) return undefined;
+  const clean = (part: string) => part.replace(/[^A-Za-z0-9_-]/g, '');
+  return `__${clean(owner)}_${clean(repo)}`;
+}
+
+/** The first characters of `text` that fit in `max` UTF-16 units, never half a surrogate pair. */
+function cutAt(text: string, max: number): string {
+  let cut = '';
+  for (const ch of text) {
+    if (cut.length + ch.length > max) break;
+    cut += ch;
+  }
+  return cut;
 }
 
 /**

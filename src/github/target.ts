@@ -1,4 +1,4 @@
-import { pullRequestFork, type Payload as EventPayload } from '../event.js';
+import { pullRequestFork, refWords, type Payload as EventPayload } from '../event.js';
 import type { GitHubApi, RunContext } from './client.js';
 
 /** The pull request or issue a run reports to. */
@@ -33,11 +33,40 @@ interface Payload extends EventPayload {
   issue?: { number?: number; pull_request?: unknown };
   after?: string;
   deleted?: boolean;
+  ref?: unknown;
 }
 
 /** Whether the event can lead to a thread at all; if not, no request is made. */
 export function eventHasThread(eventName: string): boolean {
-  return THREAD_EVENTS.has(eventName) || eventName === 'push';
+  return THREAD_EVENTS.has(eventName) || eventName === 'push' || eventName === 'workflow_run';
+}
+
+/**
+ * The pull request a `workflow_run` follows, from `workflow_run.pull_requests`: the first whose
+ * base is this repository. GitHub lists pull requests of other repositories there too (a run on a
+ * branch that is also the head of a pull request elsewhere), and none for a fork's pull request.
+ */
+export function workflowRunPull(
+  payload: EventPayload,
+  repo: { owner: string; repo: string },
+): number | undefined {
+  const pulls = payload.workflow_run?.pull_requests;
+  if (!Array.isArray(pulls)) return undefined;
+  const ownId = payload.repository?.id;
+  const own = `${repo.owner}/${repo.repo}`.toLowerCase();
+  for (const pull of pulls as unknown[]) {
+    if (typeof pull !== 'object' || pull === null) continue;
+    const { number, base } = pull as { number?: unknown; base?: { repo?: { id?: unknown; url?: unknown } } };
+    if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) continue;
+    const baseId = base?.repo?.id;
+    const baseUrl = base?.repo?.url;
+    const same =
+      typeof baseId === 'number' && typeof ownId === 'number'
+        ? baseId === ownId
+        : typeof baseUrl === 'string' && /\/repos\/([^/]+\/[^/]+)$/.exec(baseUrl)?.[1]?.toLowerCase() === own;
+    if (same) return number;
+  }
+  return undefined;
 }
 
 /**
@@ -66,13 +95,27 @@ export async function findThread(
       },
     };
   }
+  if (run.eventName === 'workflow_run') {
+    const number = workflowRunPull(payload, run.repo);
+    if (number === undefined)
+      return { none: `the run this workflow_run follows belongs to no pull request of ${owner}/${repo}` };
+    // A workflow_run runs in this repository with its own token, whoever opened the pull request.
+    return { thread: { owner, repo, number, pull: true, fork: false } };
+  }
   if (run.eventName !== 'push') return { none: `a ${run.eventName} event has no pull request or issue` };
-  if (payload.deleted) return { none: 'the push deleted a branch' };
+  if (payload.deleted) return { none: `the push deleted ${refWords(payload.ref)}` };
 
   const sha = payload.after ?? run.sha;
   const pulls = await api.pullsOfCommit({ owner, repo, commit_sha: sha }, signal);
   // The pull request this commit merged, else the first one that contains it.
   const pr = pulls.find((p) => p.merge_commit_sha === sha) ?? pulls[0];
-  if (!pr) return { none: `no pull request contains the pushed commit ${sha.slice(0, 12)}` };
+  if (!pr) {
+    const short = sha.slice(0, 12);
+    return {
+      none: payload.ref
+        ? `no pull request contains ${short}, pushed to ${refWords(payload.ref)}`
+        : `no pull request contains the pushed commit ${short}`,
+    };
+  }
   return { thread: { owner, repo, number: pr.number, pull: true, fork: false } };
 }
