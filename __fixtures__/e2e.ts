@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startGitHubEmulator, type GitHubEmulator, type GitHubEmulatorOptions } from '../emulators/github.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../emulators/server.js';
+import type { RunDeps } from '../src/main.js';
 import {
   runAction,
   runInProcess,
@@ -86,7 +87,7 @@ export async function run(options: RunOptions & { secrets?: string[] }): Promise
  */
 export async function runHere(
   options: RunOptions & { secrets?: string[] },
-  deps?: Parameters<typeof runInProcess>[1],
+  deps: RunDeps = {},
 ): Promise<RunResult> {
   return checked(await runInProcess(options, deps), options);
 }

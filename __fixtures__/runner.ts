@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import type { RunDeps } from '../src/main.js';
 import { MIN_PIECE } from '../src/secrets.js';
 
 /**
@@ -193,13 +194,10 @@ const IN_PROCESS_SUMMARY = join(mkdtempSync(join(tmpdir(), 'action-summary-')), 
  * Runs `run()` from the sources in this process, with the environment the runner gives a step (as
  * `runAction` prepares it), the real `@actions/core` writing to the file-command files, and stdout
  * and stderr captured: the same result as a child process, for everything but what only a process
- * shows (the runtime, signals, the bundle's chunks, the proxy variables read at start-up).
+ * shows (the runtime, signals, the bundle's chunks, the proxy variables read at start-up). `deps`
+ * are `run()`'s own, e.g. a virtual clock.
  */
-export async function runInProcess(
-  options: RunOptions,
-  /** What `run()` is given (a clock, the GitHub side), as only a test in this process can. */
-  deps: import('../src/main.js').RunDeps = {},
-): Promise<RunResult> {
+export async function runInProcess(options: RunOptions, deps: RunDeps = {}): Promise<RunResult> {
   const { files, env } = prepareRun(options);
   files.GITHUB_STEP_SUMMARY = env.GITHUB_STEP_SUMMARY = IN_PROCESS_SUMMARY;
   writeFileSync(IN_PROCESS_SUMMARY, '');

@@ -82,8 +82,11 @@ describe('AgentClient', () => {
     ],
     ['X-RateLimit-Reset as delta seconds', { 'x-ratelimit-reset': '90' }, 90_000],
     ['X-RateLimit-Reset as epoch seconds', { 'x-ratelimit-reset': '1700000300' }, 300_000],
-    ['X-RateLimit-Reset gone by: at least 1 s', { 'x-ratelimit-reset': '1699999000' }, 1000],
-    ['RateLimit-Reset of 0: at least 1 s', { 'ratelimit-reset': '0' }, 1000],
+    [
+      'X-RateLimit-Reset after a RateLimit-Reset of 0',
+      { 'ratelimit-reset': '0', 'x-ratelimit-reset': '45' },
+      45_000,
+    ],
   ])('reads when the quota frees a use from %s', async (_what, headers, resetAfterMs) => {
     service.script('create', { status: 429, headers });
     const timed = new AgentClient({
@@ -98,6 +101,34 @@ describe('AgentClient', () => {
       kind: 'http',
       status: 429,
       resetAfterMs,
+      serviceMessage: 'Rate limit exceeded',
+    });
+  });
+
+  // A time of 0 or gone by would make the retries a burst; an absurd one is no plan: the fault
+  // carries no time, and the caller backs off as after a reply that gave none.
+  it.each([
+    ['Retry-After: 0', { 'retry-after': '0' }],
+    ['a Retry-After date gone by', { 'retry-after': 'Tue, 14 Nov 2023 22:00:00 GMT' }],
+    ['a Retry-After date in the year 9999', { 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT' }],
+    ['a huge Retry-After', { 'retry-after': '99999999999999999999' }],
+    ['X-RateLimit-Reset gone by', { 'x-ratelimit-reset': '1699999000' }],
+    ['RateLimit-Reset of 0', { 'ratelimit-reset': '0' }],
+    ['X-RateLimit-Reset in the year 9999', { 'x-ratelimit-reset': '253402300799' }],
+    ['RateLimit-Reset of two days', { 'ratelimit-reset': '172800' }],
+  ])('carries no time for %s', async (_what, headers) => {
+    service.script('create', { status: 429, headers });
+    const timed = new AgentClient({
+      baseUrl: service.url,
+      projectId: 'proj',
+      apiKey: KEY,
+      dispatcher,
+      userAgent: 'test',
+      now: () => 1_700_000_000_000,
+    });
+    expect(await faultOf(timed.createJob('x'))).toEqual({
+      kind: 'http',
+      status: 429,
       serviceMessage: 'Rate limit exceeded',
     });
   });
@@ -119,6 +150,25 @@ describe('AgentClient', () => {
     );
     for (let i = 0; i < 3; i++)
       expect(await faultOf(client().getJob('j'))).toEqual({ kind: 'not-a-job', status: 200 });
+  });
+
+  it('takes a reply about another job as a fault naming it, on a read and on a message', async () => {
+    const created = await client().createJob('x');
+    service.script('get', { json: { id: 'job_other', status: 'completed' } });
+    expect(await faultOf(client().getJob(created.id))).toEqual({
+      kind: 'other-job',
+      status: 200,
+      id: 'job_other',
+    });
+    service.script('message', { json: { id: 'job_other', status: 'active' } });
+    expect(await faultOf(client().sendMessage(created.id, 'more'))).toEqual({
+      kind: 'other-job',
+      status: 200,
+      id: 'job_other',
+    });
+    // A create names no job: whatever id it gets is the new job's.
+    service.script('create', { json: { id: 'job_new', status: 'active' } });
+    expect((await client().createJob('x')).id).toBe('job_new');
   });
 
   it('takes a reply nested deeper than 64 as not a job, on create and in an error, without a crash', async () => {
@@ -234,7 +284,13 @@ describe('explain', () => {
       '429',
       http(429),
       { ...base, operation: 'create' },
-      "The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and the reply did not say when the oldest use ages out (without that the action retries for only about a minute). Wait and run again later, or space out the workflow's runs.",
+      "The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and the reply gave no usable time for when the oldest use ages out (without one the action retries for only about a minute). Wait and run again later, or space out the workflow's runs.",
+    ],
+    [
+      '429 whose stated wait does not fit in the time left, in words',
+      { kind: 'http', status: 429, retryAfterMs: 3 * 3_600_000 },
+      { ...base, operation: 'create', leftMs: 12 * 60_000 + 5_000 },
+      'the reply says the oldest use ages out in about 3 hours, and the timeout has about 12 minutes left.',
     ],
     [
       '429 on a follow-up, with Retry-After',
@@ -265,6 +321,18 @@ describe('explain', () => {
       { kind: 'no-answer', code: 'ECONNRESET' },
       { ...base, operation: 'create' },
       'api.example.com gave no complete answer (ECONNRESET) to the request to create the job: the job may have been created anyway',
+    ],
+    [
+      'a reply about another job, on a poll',
+      { kind: 'other-job', status: 200, id: 'job_2' },
+      { ...base, operation: 'get', jobId: 'job_1' },
+      'Agent job job_1 could not be read from api.example.com: HTTP 200 with another job (job_2).',
+    ],
+    [
+      'a reply about another job, on a follow-up',
+      { kind: 'other-job', status: 200, id: 'job_2' },
+      { ...base, operation: 'message', jobId: 'job_1' },
+      'api.example.com gave HTTP 200 with another job (job_2) to the follow-up message: the message may have reached the job anyway, so the action does not send it again. Check agent job job_1 before you re-run.',
     ],
     [
       'a redirect',

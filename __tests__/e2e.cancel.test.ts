@@ -64,6 +64,7 @@ describe('cancellation', () => {
       'The step was cancelled (SIGTERM) while waiting; agent job job_elsewhere goes on in the service.',
     );
     expect(exitMs).toBeLessThan(3000);
-    expect(result.outputs).toEqual({ jobId: 'job_elsewhere', mode: 'given' });
+    // No job was seen: `status` says so, never empty.
+    expect(result.outputs).toEqual({ jobId: 'job_elsewhere', mode: 'given', status: 'not-started' });
   });
 });

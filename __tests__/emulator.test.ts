@@ -329,6 +329,43 @@ describe('contract checks', () => {
   });
 });
 
+describe('a project over its quota (rateLimit)', () => {
+  it('answers creates and messages 429 with the headers given, as many times as asked, within the spec', async () => {
+    const emulator = await start({
+      rateLimit: { headers: { 'Retry-After': '0', 'X-RateLimit-Reset': '1000000001' }, times: 2 },
+    });
+    for (let i = 0; i < 2; i++) {
+      const limited = await create(emulator);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('0');
+      expect(limited.headers.get('x-ratelimit-reset')).toBe('1000000001');
+      expect(await limited.json()).toEqual({ error: 'Rate limit exceeded' });
+    }
+    expect(emulator.jobs.size).toBe(0);
+    const created = await create(emulator);
+    expect(created.status).toBe(201);
+    expect(emulator.violations).toEqual([]);
+  });
+
+  it('limits follow-ups too, but never reads (the spec lists no 429 for them)', async () => {
+    const emulator = await start({
+      rateLimit: { headers: { 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT' } },
+    });
+    emulator.script('create', { job: { id: 'job_1' } });
+    expect((await create(emulator)).status).toBe(201);
+    const sent = await fetch(`${emulator.url}/v2/agent/acme/job/job_1/message`, {
+      method: 'POST',
+      headers: jsonAuth,
+      body: JSON.stringify({ prompt: 'more' }),
+    });
+    expect(sent.status).toBe(429);
+    expect(sent.headers.get('retry-after')).toBe('Fri, 31 Dec 9999 23:59:59 GMT');
+    expect((await get(emulator, 'job_1')).status).toBe(200);
+    expect((await create(emulator)).status).toBe(429);
+    expect(emulator.violations).toEqual([]);
+  });
+});
+
 describe('scripted replies', () => {
   it('sends a scripted status, headers and error, then falls back to the default play', async () => {
     const emulator = await start();

@@ -27,6 +27,20 @@ describe('poll', () => {
     expect(service.count('get')).toBe(3);
   });
 
+  it("never takes a reply about another job as this job's end", async () => {
+    const service = await emulator({ activePolls: 1 });
+    service.script('get', { json: { id: 'job_other', status: 'failed' } });
+    const result = await run({ inputs: inputsFor(service) });
+    const [id] = [...service.jobs.keys()];
+    expect(result.code).toBe(0);
+    expect(warnings(result)).toEqual([
+      expect.stringContaining(`Could not read agent job ${id}: HTTP 200 with another job (job_other)`),
+    ]);
+    expect(result.outputs).toMatchObject({ jobId: id, status: 'completed' });
+    expect(JSON.parse(result.outputs.job ?? '')).toMatchObject({ id, status: 'completed' });
+    expect(service.count('get')).toBe(3);
+  });
+
   it('forgives a 404 right after creation', async () => {
     const service = await emulator();
     service.script('get', { status: 404, json: { error: 'Job not found' } });

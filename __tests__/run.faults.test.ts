@@ -3,6 +3,7 @@
 // in start.test.ts.
 import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
+import { VirtualClock } from '../__fixtures__/clock.js';
 import {
   emulators,
   errors,
@@ -29,7 +30,7 @@ describe('create', () => {
     const service = await emulator();
     service.script('create', {
       status: 429,
-      headers: { 'retry-after': '1' },
+      headers: { 'retry-after': '3' },
       json: { error: 'Rate limit exceeded' },
     });
     const result = await run({ inputs: inputsFor(service) });
@@ -37,10 +38,38 @@ describe('create', () => {
     expect(service.count('create')).toBe(2);
     expect(service.jobs.size).toBe(1);
     expect(warnings(result)[0]).toContain('HTTP 429');
-    expect(warnings(result)[0]).toContain('trying again in 1s');
+    expect(warnings(result)[0]).toContain('trying again in 3s');
     const [first, second] = service.requests;
-    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(900);
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(2900);
   });
+
+  // A project over its quota for good, on the virtual clock: whatever the 429's headers say, the
+  // creates come 2, 4, 8, 16 and 32 s apart and stop after about a minute, not every second until
+  // a 30-minute timeout. The clock starts at 1_700_000_000 s (2023-11-14 22:13:20 UTC).
+  it.each([
+    ['Retry-After: 0', { 'retry-after': '0' }],
+    ['a Retry-After date gone by', { 'retry-after': 'Tue, 14 Nov 2023 22:00:00 GMT' }],
+    ['an X-RateLimit-Reset gone by', { 'x-ratelimit-reset': '1699999000' }],
+    ['an absurd Retry-After', { 'retry-after': '99999999999999999999' }],
+    ['a Retry-After in the year 9999', { 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT' }],
+  ])(
+    'on 429s with %s, sends a handful of creates in the first minute, then fails',
+    async (_what, headers) => {
+      const clock = new VirtualClock();
+      const start = clock.now();
+      const sentAt: number[] = [];
+      const service = await emulator({
+        rateLimit: { headers },
+        onReply: (request) => void (request.route === 'create' && sentAt.push(clock.now() - start)),
+      });
+      const result = await run({ inputs: inputsFor(service, { timeout: '30m' }) }, { clock });
+      expectFailure(result, 'the reply gave no usable time for when the oldest use ages out');
+      expect(sentAt).toEqual([0, 2000, 6000, 14_000, 30_000, 62_000]);
+      expect(sentAt.filter((at) => at < 60_000)).toHaveLength(5);
+      expect(result.outputs).toMatchObject({ mode: 'created', status: 'not-started' });
+      expect(`${result.stdout}${result.stderr}`).not.toMatch(/Infinity|NaN/);
+    },
+  );
 
   it.each([
     ['a 500', { status: 500, json: { error: 'Internal error' } }, 'HTTP 500'],

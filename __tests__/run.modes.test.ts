@@ -2,7 +2,8 @@
 // run() in process, as the runner starts a step, against the emulator over real sockets.
 import { describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../emulators/server.js';
-import { emulators, expectFailure, inputsFor, runHere as run } from '../__fixtures__/e2e.js';
+import { VirtualClock } from '../__fixtures__/clock.js';
+import { emulators, errors, expectFailure, inputsFor, runHere as run } from '../__fixtures__/e2e.js';
 
 const emulator = emulators({ activePolls: 0 });
 
@@ -40,6 +41,39 @@ describe('follow-up (jobId with prompt)', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Agent job ${id} is now active.`);
     expect(service.count('get') - gets).toBe(3);
+  });
+
+  it('reports a job that is done as done when the timeout is shorter than the wait for it to take the message', async () => {
+    // The service never shows the job at work on the message (it took it at once, or not yet):
+    // within a 5 s timeout it reads as finished, and that is what the step says, not a timeout.
+    const service = await emulator({ followUpLag: 1000 });
+    const id = await existingJob(service);
+    const clock = new VirtualClock();
+    const start = clock.now();
+    const result = await run(
+      { inputs: inputsFor(service, { jobId: id, prompt: 'more', timeout: '5s' }) },
+      { clock },
+    );
+    expect(result.code).toBe(0);
+    expect(result.outputs).toMatchObject({ jobId: id, status: 'completed', mode: 'followed-up' });
+    expect(result.stdout).toContain(
+      'was not seen at work on the follow-up: this may be how it ended before the message.',
+    );
+    expect(result.stdout).toContain(`Agent job ${id} completed:`);
+    expect(clock.now() - start).toBeLessThanOrEqual(5_000);
+  });
+
+  it('takes a reply to the message that names another job as a fault, never as this job', async () => {
+    const service = await emulator();
+    const id = await existingJob(service);
+    service.script('message', { json: { id: 'job_someone_else', status: 'completed' } });
+    const result = await run({ inputs: inputsFor(service, { jobId: id, prompt: 'more' }) });
+    expectFailure(result, 'gave HTTP 200 with another job (job_someone_else) to the follow-up message');
+    expect(errors(result)[0]).toContain(
+      'the message may have reached the job anyway, so the action does not send it again',
+    );
+    expect(service.count('message')).toBe(1);
+    expect(result.outputs).toEqual({ jobId: id, mode: 'followed-up', status: 'not-started' });
   });
 
   it('percent-encodes the job id in the path', async () => {
@@ -86,7 +120,19 @@ describe('waiting on a job (jobId without prompt)', () => {
     const result = await run({ inputs: inputsFor(service, { jobId: 'job_gone', prompt: '' }) });
     expectFailure(result, 'Agent job job_gone was not found in project proj_docs');
     expect(service.count('get')).toBe(1);
-    expect(result.outputs).toEqual({ jobId: 'job_gone', mode: 'given' });
+    // The service knows no such job: no job was seen, and `status` says so, never empty.
+    expect(result.outputs).toEqual({ jobId: 'job_gone', mode: 'given', status: 'not-started' });
+  });
+
+  it('sets status when the given job could not be read at all before the timeout', async () => {
+    const service = await emulator();
+    service.script('get', ...Array.from({ length: 20 }, () => ({ status: 503 })));
+    const result = await run(
+      { inputs: inputsFor(service, { jobId: 'job_unreadable', prompt: '', timeout: '30s' }) },
+      { clock: new VirtualClock() },
+    );
+    expectFailure(result, 'Agent job job_unreadable did not finish within 30s (it could not be read)');
+    expect(result.outputs).toEqual({ jobId: 'job_unreadable', mode: 'given', status: 'not-started' });
   });
 
   it('with wait: false, reads the job once and reports it', async () => {

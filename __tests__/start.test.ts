@@ -92,7 +92,7 @@ describe('create: sent again only when the service certainly did not act', () =>
     expect(service.count('create') - before).toBe(6);
     expect(warnings).toHaveLength(5);
     expect(message).toBe(
-      `${QUOTA} the reply did not say when the oldest use ages out (without that the action retries for only about a minute). Wait and run again later, or space out the workflow's runs. The service said: "Rate limit exceeded".`,
+      `${QUOTA} the reply gave no usable time for when the oldest use ages out (without one the action retries for only about a minute). Wait and run again later, or space out the workflow's runs. The service said: "Rate limit exceeded".`,
     );
   });
 
@@ -101,7 +101,7 @@ describe('create: sent again only when the service certainly did not act', () =>
     const before = service.count('create');
     service.script('create', { status: 429, headers: { 'retry-after': '60' } });
     expect(await failure(startJob(client, create, 'x', options))).toBe(
-      `${QUOTA} the reply says the oldest use ages out in about 1 minute. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs. The service said: "Rate limit exceeded".`,
+      `${QUOTA} the reply says the oldest use ages out in about 1 minute, and the timeout has under a minute left. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs. The service said: "Rate limit exceeded".`,
     );
     expect(service.count('create') - before).toBe(1);
     expect(clock.sleeps).toEqual([]);
@@ -127,7 +127,9 @@ describe('create: sent again only when the service certainly did not act', () =>
       const before = service.count('create');
       service.script('create', { status: 429, headers });
       const message = await failure(startJob(client, create, 'x', options));
-      expect(message).toContain(`${QUOTA} the reply says the oldest use ages out ${when}.`);
+      expect(message).toContain(
+        `${QUOTA} the reply says the oldest use ages out ${when}, and the timeout has about 10 minutes left.`,
+      );
       expect(message).toContain('raise the timeout input so the action waits for the quota');
       expect(service.count('create') - before).toBe(1);
       expect(clock.sleeps).toEqual([]);
@@ -152,12 +154,48 @@ describe('create: sent again only when the service certainly did not act', () =>
     expect(warnings).toHaveLength(3);
   });
 
-  it('never sooner than a second, whatever Retry-After says', async () => {
+  // The virtual clock starts at 1_700_000_000 s (2023-11-14 22:13:20 UTC).
+  it.each([
+    ['Retry-After: 0', { 'retry-after': '0' }],
+    ['a Retry-After date gone by', { 'retry-after': 'Tue, 14 Nov 2023 22:00:00 GMT' }],
+    ['an X-RateLimit-Reset gone by', { 'x-ratelimit-reset': '1699999000' }],
+    ['a RateLimit-Reset of 0', { 'ratelimit-reset': '0' }],
+    ['a huge Retry-After', { 'retry-after': '99999999999999999999' }],
+    ['a Retry-After date in the year 9999', { 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT' }],
+    ['a negative Retry-After', { 'retry-after': '-5' }],
+    ['Retry-After: Infinity', { 'retry-after': 'Infinity' }],
+    ['Retry-After: NaN', { 'retry-after': 'NaN' }],
+  ])(
+    'after 429s with %s: the backoff and the one-minute cap of a reply with no time',
+    async (_what, headers) => {
+      const { clock, client, options, warnings } = setUp(service.url, 30 * 60_000);
+      const before = service.count('create');
+      service.script('create', ...Array.from({ length: 6 }, () => ({ status: 429, headers })));
+      const message = await failure(startJob(client, create, 'x', options));
+      expect(clock.sleeps).toEqual([2000, 4000, 8000, 16000, 32000]);
+      expect(service.count('create') - before).toBe(6);
+      expect(message).toContain('the reply gave no usable time for when the oldest use ages out');
+      for (const text of [message, ...warnings]) expect(text).not.toMatch(/Infinity|NaN|undefined/);
+    },
+  );
+
+  it('after 429s whose Retry-After is too short to mean anything, no sooner than the backoff', async () => {
     const { clock, client, options } = setUp();
-    const zero = { status: 429, headers: { 'retry-after': '0' } };
-    service.script('create', zero, zero);
+    const soon = { status: 429, headers: { 'retry-after': '1' } };
+    service.script('create', soon, soon, soon, soon, soon, soon, soon, soon);
     await startJob(client, create, 'x', options);
-    expect(clock.sleeps).toEqual([1000, 1000]);
+    // A stated time goes on past the blind tries' minute, but a minute apart at most often.
+    expect(clock.sleeps).toEqual([2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000]);
+  });
+
+  it('not after a 429 asking for hours when minutes are left, saying both in words', async () => {
+    const { clock, client, options } = setUp(service.url, 12 * 60_000);
+    service.script('create', { status: 429, headers: { 'retry-after': String(3 * 3600) } });
+    const message = await failure(startJob(client, create, 'x', options));
+    expect(message).toContain(
+      `${QUOTA} the reply says the oldest use ages out in about 3 hours, and the timeout has about 12 minutes left.`,
+    );
+    expect(clock.sleeps).toEqual([]);
   });
 
   it.each([
@@ -241,6 +279,22 @@ describe('follow-up: the same rule', () => {
     expect(service.count('message') - before).toBe(1);
   });
 
+  it('never takes a reply about another job as the follow-up taken, nor sends it again', async () => {
+    const { client, options } = setUp();
+    const { job } = await startJob(client, create, 'x', options);
+    const before = service.count('message');
+    service.script('message', { json: { id: 'job_someone_else', status: 'active' } });
+    const error = await thrown(
+      startJob(client, { kind: 'follow-up', jobId: job?.id ?? '' }, 'more', options),
+    );
+    expect(error.message).toContain('HTTP 200 with another job (job_someone_else) to the follow-up message');
+    expect(error.message).toContain(
+      `the message may have reached the job anyway, so the action does not send it again`,
+    );
+    expect(error.fault).toEqual({ kind: 'other-job', status: 200, id: 'job_someone_else' });
+    expect(service.count('message') - before).toBe(1);
+  });
+
   it('sends it again after a 429', async () => {
     const { clock, client, options } = setUp();
     const { job } = await startJob(client, create, 'x', options);
@@ -292,7 +346,9 @@ describe('follow-up: the same rule', () => {
     service.script('message', { status: 429, headers: { 'ratelimit-reset': '1800' } });
     expect(
       await failure(startJob(client, { kind: 'follow-up', jobId: job?.id ?? '' }, 'more', options)),
-    ).toContain(`${QUOTA} the reply says the oldest use ages out in about 30 minutes.`);
+    ).toContain(
+      `${QUOTA} the reply says the oldest use ages out in about 30 minutes, and the timeout has under a minute left.`,
+    );
   });
 
   it('makes no request when only waiting on a job', async () => {

@@ -71,17 +71,24 @@ describe('waitForJob', () => {
     const { job, clock, log, options, read } = await setUp(120_000);
     service.script(
       'get',
-      { status: 503, headers: { 'retry-after': '7' } },
+      { status: 503, headers: { 'retry-after': '20' } },
       { status: 429, headers: { 'retry-after': '3600' } },
     );
     const result = await waitForJob(read, job.id, job, options);
     expect(result.timedOut).toBe(true);
-    expect(clock.sleeps.slice(0, 3)).toEqual([10_000, 7_000, 103_000]);
+    expect(clock.sleeps.slice(0, 3)).toEqual([10_000, 20_000, 90_000]);
     // The warning says the wait it will take, not the hour the service asked for.
     expect(log.lines.filter((l) => l.startsWith('warning:'))).toEqual([
-      expect.stringMatching(/HTTP 503 .*; trying again in 7s\.$/),
-      expect.stringMatching(/HTTP 429 .*; trying again in 1m 43s\.$/),
+      expect.stringMatching(/HTTP 503 .*; trying again in 20s\.$/),
+      expect.stringMatching(/HTTP 429 .*; trying again in 1m 30s\.$/),
     ]);
+  });
+
+  it('never polls sooner than the schedule because Retry-After says less', async () => {
+    const { job, clock, options, read } = await setUp(600_000);
+    service.script('get', { status: 429, headers: { 'retry-after': '3' } }, { job: { status: 'completed' } });
+    await waitForJob(read, job.id, job, options);
+    expect(clock.sleeps).toEqual([10_000, 15_000]);
   });
 
   it('backs off on the schedule after a fault without Retry-After', async () => {
@@ -109,18 +116,41 @@ describe('waitForJob', () => {
     const result = await waitForJob(read, job.id, job, options);
     expect(result).toMatchObject({ job: { status: 'completed' }, timedOut: false });
     expect(polls()).toBe(7);
-    expect(clock.sleeps[2]).toBe(1000);
+    // After the 429: the schedule's wait, not the 1 s its Retry-After said.
+    expect(clock.sleeps[2]).toBe(22_500);
     const warnings = log.lines.filter((l) => l.startsWith('warning:'));
     expect(warnings).toHaveLength(6);
     expect(warnings[0]).toContain(`Could not read agent job ${job.id}: HTTP 408`);
   });
 
-  it('never polls sooner than a second, whatever Retry-After says', async () => {
-    const { job, clock, options, read } = await setUp(600_000, 1000);
-    const zero = { status: 503, headers: { 'retry-after': '0' } };
-    service.script('get', zero, zero, { job: { status: 'completed' } });
+  // The virtual clock starts at 1_700_000_000 s (2023-11-14 22:13:20 UTC).
+  it('keeps the polls on their schedule after a Retry-After of 0, gone by or absurd: no burst', async () => {
+    const { job, clock, log, options, read } = await setUp(600_000, 1000);
+    service.script(
+      'get',
+      { status: 429, headers: { 'retry-after': '0' } },
+      { status: 429, headers: { 'retry-after': 'Tue, 14 Nov 2023 22:00:00 GMT' } },
+      { status: 503, headers: { 'retry-after': '99999999999999999999' } },
+      { status: 429, headers: { 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT' } },
+      { job: { status: 'completed' } },
+    );
     await waitForJob(read, job.id, job, options);
-    expect(clock.sleeps).toEqual([1000, 1000, 1000]);
+    expect(clock.sleeps).toEqual([1000, 1500, 2250, 3375, 5063]);
+    for (const line of log.lines) expect(line).not.toMatch(/Infinity|NaN/);
+  });
+
+  it("never takes a reply about another job as this job's end", async () => {
+    const { job, clock, log, options, read } = await setUp(600_000);
+    service.script('get', { json: { id: 'job_other', status: 'completed', prLink: 'https://x/pull/9' } });
+    const seen: AgentJob[] = [];
+    const result = await waitForJob(read, job.id, job, { ...options, onJob: (j) => seen.push(j) });
+    // The emulator's own play goes on (active, for a long while): the wait ends at the timeout.
+    expect(result).toMatchObject({ timedOut: true, job: { id: job.id, status: 'active' } });
+    expect(seen.every((j) => j.id === job.id)).toBe(true);
+    expect(log.lines.filter((l) => l.startsWith('warning:'))[0]).toBe(
+      `warning: Could not read agent job ${job.id}: HTTP 200 with another job (job_other); trying again in 15s.`,
+    );
+    expect(clock.now()).toBe(options.deadline);
   });
 
   it('rides out a service that stops listening', async () => {
@@ -158,6 +188,23 @@ describe('waitForJob', () => {
     expect(result.job?.status).toBe('completed');
     // Polls at 10 s and 25 s are inside the grace; the one at 47.5 s is taken.
     expect(clock.sleeps).toEqual([10_000, 15_000, 22_500]);
+  });
+
+  it('after a follow-up, a timeout shorter than the grace: a job that still reads done is done, at the timeout', async () => {
+    const { job, clock, log, options, polls, read } = await setUp(5_000, 1000);
+    const stale = { job: { status: 'completed' } };
+    service.script('get', stale, stale, stale, stale);
+    const finished = { ...job, status: 'completed' };
+    const result = await waitForJob(read, job.id, finished, {
+      ...options,
+      settledAfter: clock.now() + 30_000,
+    });
+    expect(result).toMatchObject({ timedOut: false, job: { status: 'completed' } });
+    expect(clock.now()).toBe(options.deadline);
+    expect(polls()).toBe(4);
+    expect(log.lines).toContain(
+      `info: Agent job ${job.id} still reads completed at the timeout and was not seen at work on the follow-up: this may be how it ended before the message.`,
+    );
   });
 
   it('after a follow-up whose reply said active, takes the next terminal status at once', async () => {

@@ -28566,6 +28566,8 @@ function briefly(fault) {
             return `no complete answer (${fault.code})`;
         case 'not-a-job':
             return `HTTP ${fault.status} with a body that is not a job`;
+        case 'other-job':
+            return `HTTP ${fault.status} with another job (${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(fault.id)})`;
         case 'tls':
             return `TLS error (${fault.code})`;
     }
@@ -28594,7 +28596,7 @@ function explain(fault, context) {
                     return `${job} was not found in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(context.projectId)} at ${context.baseUrl} (404).${said}`;
                 case 429:
                     if (context.operation !== 'get')
-                        return rateLimited(fault, said);
+                        return rateLimited(fault, said, context.leftMs);
             }
             if (fault.status >= 500 && context.operation !== 'get')
                 return ambiguous(fault, context, host);
@@ -28614,6 +28616,7 @@ function explain(fault, context) {
             return `The TLS certificate of ${host} was not accepted (${fault.code}). If your network uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate.`;
         case 'no-answer':
         case 'not-a-job':
+        case 'other-job':
             if (context.operation !== 'get')
                 return ambiguous(fault, context, host);
             return `${job} could not be read from ${host}: ${briefly(fault)}.`;
@@ -28621,27 +28624,29 @@ function explain(fault, context) {
 }
 /**
  * A 429 on a create or follow-up that did not clear in time. The quota is per project and hour and
- * counts jobs and follow-up messages alike. When the reply said when the oldest use ages out
- * (`Retry-After`, else a reset header), the action waits for it if the timeout allows, so raising
- * the timeout helps; without it the action retries for only about a minute, so it does not.
+ * counts jobs and follow-up messages alike. When the reply said, sensibly, when the oldest use ages
+ * out (`Retry-After`, else a reset header), the action waits for it if the timeout allows, so
+ * raising the timeout helps; without it (or with a time of 0, gone by or absurd, which the client
+ * drops) the action retries for only about a minute, so it does not. Only sensible times get here,
+ * so the words never say "Infinity".
  */
-function rateLimited(fault, said) {
+function rateLimited(fault, said, leftMs) {
     const quota = `The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and`;
     const freesInMs = fault.retryAfterMs ?? fault.resetAfterMs;
     if (freesInMs === undefined) {
-        return `${quota} the reply did not say when the oldest use ages out (without that the action retries for only about a minute). Wait and run again later, or space out the workflow's runs.${said}`;
+        return `${quota} the reply gave no usable time for when the oldest use ages out (without one the action retries for only about a minute). Wait and run again later, or space out the workflow's runs.${said}`;
     }
-    return `${quota} the reply says the oldest use ages out ${fromNow(freesInMs)}. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs.${said}`;
+    const left = leftMs === undefined ? '' : `, and the timeout has ${inWords(Math.max(0, leftMs))} left`;
+    return `${quota} the reply says the oldest use ages out in ${inWords(freesInMs)}${left}. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs.${said}`;
 }
-/** A wait as words from now, rounded as a person would say it: "in about 12 minutes". */
-function fromNow(ms) {
+/** A length of time as a person would say it: "under a minute", "about 12 minutes", "about 3 hours". */
+function inWords(ms) {
     const minutes = Math.round(ms / 60_000);
     if (minutes < 1)
-        return 'in under a minute';
+        return 'under a minute';
     if (minutes < 120)
-        return `in about ${minutes} minute${minutes === 1 ? '' : 's'}`;
-    const hours = Math.round(minutes / 60);
-    return `in about ${hours} hours`;
+        return `about ${minutes} minute${minutes === 1 ? '' : 's'}`;
+    return `about ${Math.round(minutes / 60)} hours`;
 }
 /**
  * The service may have acted on a create or message it never confirmed, and it has no
@@ -28878,25 +28883,38 @@ var dispatcher = __nccwpck_require__(5250);
 // EXTERNAL MODULE: ./src/job.ts
 var src_job = __nccwpck_require__(7228);
 ;// CONCATENATED MODULE: ./src/retry-after.ts
-/** A `Retry-After: 0` (or a date gone by) would otherwise turn waiting into a burst of requests. */
-const MIN_RETRY_AFTER_MS = 1000;
 /**
- * `Retry-After` in milliseconds from `now`, at least 1 s: either delta-seconds or an HTTP date (RFC 9110
- * §10.2.3). `undefined` when absent or unreadable, so the caller falls back to its own backoff.
+ * The longest wait a reply may set. The service's quota is hourly, so no honest reply asks for
+ * more than an hour or so; a day leaves room for a gateway's own limits. Anything longer (years,
+ * a far-future date, a number that overflows) is a broken header, not a plan.
+ */
+const MAX_STATED_WAIT_MS = 24 * 3_600_000;
+/**
+ * A wait a reply states, in milliseconds from now, when it is one worth honouring: in the future
+ * and at most a day away. `0`, a time gone by, a negative, NaN, Infinity or an absurd length is
+ * no wait at all: the caller backs off as for a reply that gave none. Honouring `0` or a past
+ * date would turn waiting into a burst of requests.
+ */
+function sensibleWait(ms) {
+    return ms !== undefined && Number.isFinite(ms) && ms > 0 && ms <= MAX_STATED_WAIT_MS
+        ? Math.ceil(ms)
+        : undefined;
+}
+/**
+ * `Retry-After` in milliseconds from `now`, when it states a sensible wait (see `sensibleWait`):
+ * either delta-seconds or an HTTP date (RFC 9110 §10.2.3). `undefined` when absent, unreadable or
+ * not sensible, so the caller falls back to its own backoff.
  */
 function parseRetryAfter(value, now) {
     if (value === undefined)
         return undefined;
     const text = value.trim();
     if (/^\d+$/.test(text))
-        return Math.max(MIN_RETRY_AFTER_MS, Number(text) * 1000);
+        return sensibleWait(Number(text) * 1000);
     // HTTP dates start with a day name; Date.parse alone would read "-3" as a year.
     if (!/^[A-Za-z]{3}/.test(text))
         return undefined;
-    const date = Date.parse(text);
-    if (Number.isNaN(date))
-        return undefined;
-    return Math.max(MIN_RETRY_AFTER_MS, date - now);
+    return sensibleWait(Date.parse(text) - now);
 }
 
 // EXTERNAL MODULE: ./src/secrets.ts
@@ -28933,15 +28951,17 @@ class AgentClient {
         return this.send('create', 'POST', this.jobsPath(), { prompt }, call);
     }
     getJob(id, call = {}) {
-        return this.send('get', 'GET', `${this.jobsPath()}/${encodeURIComponent(id)}`, undefined, call);
+        return this.send('get', 'GET', `${this.jobsPath()}/${encodeURIComponent(id)}`, undefined, call, id);
     }
     sendMessage(id, prompt, call = {}) {
-        return this.send('message', 'POST', `${this.jobsPath()}/${encodeURIComponent(id)}/message`, { prompt }, call);
+        return this.send('message', 'POST', `${this.jobsPath()}/${encodeURIComponent(id)}/message`, { prompt }, call, id);
     }
     jobsPath() {
         return `/v2/agent/${encodeURIComponent(this.options.projectId)}/job`;
     }
-    async send(operation, method, path, body, call) {
+    async send(operation, method, path, body, call, 
+    /** The job the request names: a reply about another one is a fault, not its answer. */
+    jobId) {
         const timeout = call.timeoutMs ?? REQUEST_TIMEOUT_MS;
         const headers = {
             authorization: `Bearer ${this.options.apiKey}`,
@@ -28979,11 +28999,12 @@ class AgentClient {
         const { statusCode: status } = response;
         if (status < 200 || status > 299) {
             const now = this.now();
+            const retryAfterMs = parseRetryAfter(firstValue(response.headers['retry-after']), now);
             const resetAfterMs = parseRateLimitReset(response.headers, now);
             throw new ServiceError(operation, {
                 kind: 'http',
                 status,
-                retryAfterMs: parseRetryAfter(firstValue(response.headers['retry-after']), now),
+                ...(retryAfterMs !== undefined && { retryAfterMs }),
                 ...(resetAfterMs !== undefined && { resetAfterMs }),
                 serviceMessage: serviceMessage(readReply(text)),
             });
@@ -28991,6 +29012,8 @@ class AgentClient {
         const job = (0,src_job/* parseJob */.JN)(readReply(text));
         if (!job)
             throw new ServiceError(operation, { kind: 'not-a-job', status });
+        if (jobId !== undefined && job.id !== jobId)
+            throw new ServiceError(operation, { kind: 'other-job', status, id: job.id });
         return job;
     }
 }
@@ -29059,22 +29082,22 @@ function firstValue(header) {
 }
 /** Any later than this is an epoch time, not a delta: 10^9 s is 2001, and no window is 31 years. */
 const EPOCH_SECONDS_FROM = 1e9;
-/** As for `Retry-After`: a reset of 0 or gone by must not turn waiting into a burst of requests. */
-const MIN_RESET_MS = 1000;
 /**
  * When the quota frees a use, in milliseconds from `now`, from the headers rate-limited services
  * send beside (or instead of) `Retry-After`: `RateLimit-Reset`, delta seconds (the IETF
  * draft-ietf-httpapi-ratelimit-headers), else `X-RateLimit-Reset`, epoch seconds when above 10^9,
- * else delta seconds (services use both). `undefined` when neither is there or readable.
+ * else delta seconds (services use both). `undefined` when neither is there, readable or sensible
+ * (a reset of 0 or gone by would turn waiting into a burst of requests, see `sensibleWait`).
  */
 function parseRateLimitReset(headers, now) {
     const draft = seconds(firstValue(headers['ratelimit-reset']));
-    if (draft !== undefined)
-        return Math.max(MIN_RESET_MS, draft * 1000);
+    const fromDraft = draft === undefined ? undefined : sensibleWait(draft * 1000);
+    if (fromDraft !== undefined)
+        return fromDraft;
     const legacy = seconds(firstValue(headers['x-ratelimit-reset']));
     if (legacy === undefined)
         return undefined;
-    return Math.max(MIN_RESET_MS, legacy > EPOCH_SECONDS_FROM ? legacy * 1000 - now : legacy * 1000);
+    return sensibleWait(legacy > EPOCH_SECONDS_FROM ? legacy * 1000 - now : legacy * 1000);
 }
 function seconds(value) {
     const text = value?.trim();
@@ -29360,7 +29383,10 @@ async function waitForJob(read, id, first, options) {
     // A follow-up's own reply counts: `active` there means the service took the message and works
     // on it, so the next `completed` is this run's, not the previous one's.
     let seenActive = first !== undefined && !(0,src_job/* isTerminal */.Hd)(first.status);
-    const settled = () => seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
+    // The grace never outlasts the timeout: a job that still reads as finished when time is up is
+    // reported as it reads (a finished job is done, not timed out).
+    const settleBy = options.settledAfter === undefined ? undefined : Math.min(options.settledAfter, deadline);
+    const settled = () => seenActive || settleBy === undefined || clock.now() >= settleBy;
     const waitingSince = clock.now();
     let nextProgress = waitingSince + PROGRESS_EVERY_MS;
     /**
@@ -29381,8 +29407,12 @@ async function waitForJob(read, id, first, options) {
     };
     for (;;) {
         if (job && (0,src_job/* isTerminal */.Hd)(job.status)) {
-            if (settled())
+            if (settled()) {
+                if (!seenActive && options.settledAfter !== undefined && clock.now() < options.settledAfter) {
+                    log.info(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)} at the timeout and was not seen at work on the follow-up: this may be how it ended before the message.`);
+                }
                 return { job, timedOut: false };
+            }
             log.debug(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)}; the follow-up may not have started yet.`);
         }
         const left = deadline - clock.now();
@@ -29422,7 +29452,10 @@ async function waitForJob(read, id, first, options) {
         }
         if (!isTransient(fault, clock.now() - options.createdAt))
             throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context));
-        nextWait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? schedule.next();
+        // A stated wait is a floor, never a shortcut: the schedule goes on growing under it, so a
+        // `Retry-After` too short to mean anything cannot make the polls a burst (and the client drops
+        // a 0, a time gone by or an absurd one).
+        nextWait = Math.max(schedule.next(), fault.kind === 'http' ? (fault.retryAfterMs ?? 0) : 0);
         const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
         log.warning(`Could not read agent job ${name}: ${(0,errors/* briefly */.m_)(fault)}; trying again in ${(0,duration/* formatDuration */.a3)(until)}.`);
     }
@@ -29444,9 +29477,12 @@ function isTransient(fault, sinceCreatedMs) {
                 fault.status === 429 ||
                 fault.status >= 500 ||
                 (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS));
+        // Another job's reply is a mixed-up cache or gateway: never this job's end, and the next read
+        // may be right, as after a body that is not a job.
         case 'not-sent':
         case 'no-answer':
         case 'not-a-job':
+        case 'other-job':
             return true;
         case 'tls':
             return false;
@@ -30326,12 +30362,15 @@ function setOutput(name, value) {
 /** Waits between tries when nothing reached the service (docs/design.md §3.4): 1 s, 2 s, 4 s. */
 const NOT_SENT_WAITS_MS = [1000, 2000, 4000];
 /**
- * Backoff for a 429 that does not say when to try again: 2, 4, 8, 16 and 32 s, about a minute in
- * all, then the step fails. The quota is hourly: a use ages out up to an hour later, so retrying
- * blind until a long timeout mostly spends the runner's minutes; a reply that says when is waited
- * for instead, as far as the timeout allows.
+ * Backoff after a 429: 2, 4, 8, 16 and 32 s, then a minute between tries. A reply that does not
+ * say when to try again (or says 0, a time gone by, or something absurd: the client drops those)
+ * gets the first five, about a minute in all, then the step fails. The quota is hourly: a use ages
+ * out up to an hour later, so retrying blind until a long timeout mostly spends the runner's
+ * minutes; a reply that says when is waited for instead, as far as the timeout allows, but never
+ * sooner than the backoff, so no header can make the retries a burst.
  */
 const RATE_LIMIT_FIRST_MS = 2000;
+const RATE_LIMIT_LONGEST_STEP_MS = 60_000;
 const RATE_LIMIT_BLIND_TRIES = 5;
 /**
  * Sends a request that makes the service act (create a job, post a message) under the
@@ -30344,6 +30383,7 @@ const RATE_LIMIT_BLIND_TRIES = 5;
 async function sendRetryingOnlyWhenSafe(attempt, options) {
     const { clock, deadline, log, context, signal } = options;
     let notSentTries = 0;
+    let rateLimitedTries = 0;
     let blindRateLimitedTries = 0;
     for (;;) {
         let fault;
@@ -30357,14 +30397,17 @@ async function sendRetryingOnlyWhenSafe(attempt, options) {
         }
         let waitMs;
         if (fault.kind === 'http' && fault.status === 429) {
-            // `Retry-After`, else the quota's reset header: when the service says, its word is waited for.
+            // `Retry-After`, else the quota's reset header: when the service says, sensibly, its word
+            // is waited for.
             const saidMs = fault.retryAfterMs ?? fault.resetAfterMs;
-            if (saidMs === undefined && blindRateLimitedTries >= RATE_LIMIT_BLIND_TRIES) {
+            if (saidMs === undefined && blindRateLimitedTries++ >= RATE_LIMIT_BLIND_TRIES) {
                 throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context), { fault });
             }
-            waitMs = saidMs ?? RATE_LIMIT_FIRST_MS * 2 ** blindRateLimitedTries++;
-            if (clock.now() + waitMs > deadline)
-                throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context), { fault });
+            const backoffMs = Math.min(RATE_LIMIT_LONGEST_STEP_MS, RATE_LIMIT_FIRST_MS * 2 ** rateLimitedTries++);
+            waitMs = Math.max(saidMs ?? 0, backoffMs);
+            const leftMs = deadline - clock.now();
+            if (waitMs > leftMs)
+                throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, { ...context, leftMs }), { fault });
         }
         else if (fault.kind === 'not-sent' &&
             notSentTries < NOT_SENT_WAITS_MS.length &&
@@ -30535,10 +30578,6 @@ class JobRun {
     }
     get timedOut() {
         return this.#timedOut;
-    }
-    /** Whether the service accepted this run's create or message (or the job is only waited for). */
-    get confirmed() {
-        return this.#confirmed;
     }
     /** Whether the inputs were valid: from then on the outputs say how the run went. */
     get underway() {
@@ -30943,10 +30982,11 @@ async function report(step, serverUrl, decision, loading, jobIdOutput, cancellat
         if (step.id)
             setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), jobIdOutput, serverUrl);
         // A run that ended before the service confirmed a job still says which way it went (once
-        // that was decided) and that no job started: a bad input alone sets nothing.
+        // that was decided) and that no job started: a bad input alone sets nothing. A `jobId` the
+        // service never showed (unknown to it, or every read failed) is no job seen either.
         if (decision?.kind === 'go' && jobIdOutput === undefined)
             setOutput('mode', (0,src_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
-        if (step.underway && !step.confirmed && !step.job)
+        if (step.underway && !step.job)
             setOutput('status', 'not-started');
     }
     catch (error) {

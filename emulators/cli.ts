@@ -11,6 +11,7 @@ import { FINISHED_JOB_REFUSAL_STATUSES, startEmulator, type EmulatorOptions } fr
 const USAGE =
   'usage: emulator [--port N] [--key KEY] [--active-polls N] [--final completed|failed|archived]' +
   ' [--base-path /prefix] [--docs-repo-url URL] [--url-file PATH] [--marks]' +
+  ' [--rate-limit [--rate-limit-times N] [--rate-limit-header "Name: value"]...]' +
   ` [--refuse-finished-messages ${FINISHED_JOB_REFUSAL_STATUSES.join('|')} [--refuse-finished-messages-error TEXT]]`;
 
 const FINAL_STATUSES = ['completed', 'failed', 'archived'];
@@ -32,6 +33,10 @@ function parseOptions(argv: string[]): CliOptions {
       // A follow-up to a completed, failed or archived job gets this status instead of being taken.
       'refuse-finished-messages': { type: 'string' },
       'refuse-finished-messages-error': { type: 'string' },
+      // Creates and messages answer 429 with these headers (e.g. "Retry-After: 0").
+      'rate-limit': { type: 'boolean' },
+      'rate-limit-times': { type: 'string' },
+      'rate-limit-header': { type: 'string', multiple: true },
     },
     strict: true,
     allowPositionals: false,
@@ -64,6 +69,26 @@ function parseOptions(argv: string[]): CliOptions {
     options.finishedJobMessages = { status, ...(refusalError !== undefined && { error: refusalError }) };
   } else if (refusalError !== undefined) {
     throw new Error('--refuse-finished-messages-error needs --refuse-finished-messages');
+  }
+  const limitHeaders = values['rate-limit-header'] ?? [];
+  if (values['rate-limit']) {
+    const headers: Record<string, string> = {};
+    for (const line of limitHeaders) {
+      const colon = line.indexOf(':');
+      const name = colon > 0 ? line.slice(0, colon).trim() : '';
+      if (!/^[!#$%&'*+.^_`|~\w-]+$/.test(name)) {
+        throw new Error(`--rate-limit-header must be "Name: value", not "${line}"`);
+      }
+      headers[name.toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    options.rateLimit = {
+      headers,
+      ...(values['rate-limit-times'] !== undefined && {
+        times: integer('--rate-limit-times', values['rate-limit-times'], 1_000_000),
+      }),
+    };
+  } else if (limitHeaders.length > 0 || values['rate-limit-times'] !== undefined) {
+    throw new Error('--rate-limit-header and --rate-limit-times need --rate-limit');
   }
   return options;
 }

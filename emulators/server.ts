@@ -65,6 +65,14 @@ export interface EmulatorOptions {
    * comes first. 409, 410 and 422 are not in the spec for this operation: see `refusalViolations`.
    */
   finishedJobMessages?: 'accept' | FinishedJobRefusal;
+  /**
+   * Plays a project over its quota: creates and follow-up messages (the two the quota counts, and
+   * the two the spec lists a 429 for) answer 429 "Rate limit exceeded" with these headers, for the
+   * first `times` of them (default: all). Any header value goes, so a test can play what a broken
+   * or hostile service sends: `Retry-After: 0`, a date gone by, an `X-RateLimit-Reset` in the past,
+   * a number no wait can be. A scripted reply still comes first.
+   */
+  rateLimit?: { headers?: Record<string, string>; times?: number };
   /** Called once per request when it has been answered (or dropped): for logging. */
   onReply?: (request: RecordedRequest, status: number | 'dropped') => void;
 }
@@ -178,6 +186,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const queues: Record<Route, Reply[]> = { create: [], get: [], message: [] };
   const closing = new AbortController();
   let prCount = 0;
+  let rateLimited = 0;
 
   function blankJob(id = `job_${randomBytes(6).toString('hex')}`): AgentJobLike {
     return {
@@ -281,6 +290,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (route !== 'create' && !findJob(match)) return error(404, 'Job not found');
     const invalid = checkBody(route, headers['content-type'], body)[0];
     if (invalid !== undefined) return error(400, invalid);
+    const limit = options.rateLimit;
+    if (limit && route !== 'get' && rateLimited < (limit.times ?? Infinity)) {
+      rateLimited += 1;
+      return {
+        ...error(429, 'Rate limit exceeded'),
+        ...(limit.headers && { headers: { ...limit.headers } }),
+      };
+    }
     switch (route) {
       case 'create':
         return { status: 201, json: newJob(match.projectId) };

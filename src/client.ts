@@ -3,7 +3,7 @@
 import { request, type Dispatcher } from 'undici';
 import { failedBeforeSending } from './dispatcher.js';
 import { parseJob, type AgentJob } from './job.js';
-import { parseRetryAfter } from './retry-after.js';
+import { parseRetryAfter, sensibleWait } from './retry-after.js';
 import { redactJson } from './secrets.js';
 
 /** The three calls the action makes. */
@@ -13,13 +13,17 @@ export type Operation = 'create' | 'get' | 'message';
  * What went wrong with one request, in the terms the fault rules (docs/design.md §3.4) need:
  * - `http`: the service answered with a non-success status; `retryAfterMs` is its `Retry-After`,
  *   `resetAfterMs` its `RateLimit-Reset` or `X-RateLimit-Reset` (when the quota frees a use), both
- *   in milliseconds from when the reply came and at least 1 s;
+ *   in milliseconds from when the reply came, each only when it states a sensible wait (in the
+ *   future, at most a day: see `sensibleWait`); a `0`, a time gone by or an absurd value is left
+ *   out, so the caller backs off as for a reply that said nothing;
  * - `not-sent`: the connection could not be opened (connection refused, DNS failure, the proxy
  *   refused the tunnel, connect timeout), so the request never left and repeating it cannot
  *   create a second job;
  * - `no-answer`: the request may have reached the service, but no full answer came back (reset,
  *   header or body timeout);
  * - `not-a-job`: a success status whose body is not JSON or not a job;
+ * - `other-job`: a success status whose body is a job, but not the one the request named (`id` is
+ *   the one it names): a mixed-up cache or gateway, never this job's news;
  * - `tls`: the certificate was not trusted or did not match.
  */
 export type Fault =
@@ -27,6 +31,7 @@ export type Fault =
   | { kind: 'not-sent'; code: string }
   | { kind: 'no-answer'; code: string }
   | { kind: 'not-a-job'; status: number }
+  | { kind: 'other-job'; status: number; id: string }
   | { kind: 'tls'; code: string };
 
 export class ServiceError extends Error {
@@ -75,7 +80,7 @@ export class AgentClient {
   }
 
   getJob(id: string, call: CallOptions = {}): Promise<AgentJob> {
-    return this.send('get', 'GET', `${this.jobsPath()}/${encodeURIComponent(id)}`, undefined, call);
+    return this.send('get', 'GET', `${this.jobsPath()}/${encodeURIComponent(id)}`, undefined, call, id);
   }
 
   sendMessage(id: string, prompt: string, call: CallOptions = {}): Promise<AgentJob> {
@@ -85,6 +90,7 @@ export class AgentClient {
       `${this.jobsPath()}/${encodeURIComponent(id)}/message`,
       { prompt },
       call,
+      id,
     );
   }
 
@@ -98,6 +104,8 @@ export class AgentClient {
     path: string,
     body: { prompt: string } | undefined,
     call: CallOptions,
+    /** The job the request names: a reply about another one is a fault, not its answer. */
+    jobId?: string,
   ): Promise<AgentJob> {
     const timeout = call.timeoutMs ?? REQUEST_TIMEOUT_MS;
     const headers: Record<string, string> = {
@@ -137,17 +145,20 @@ export class AgentClient {
     const { statusCode: status } = response;
     if (status < 200 || status > 299) {
       const now = this.now();
+      const retryAfterMs = parseRetryAfter(firstValue(response.headers['retry-after']), now);
       const resetAfterMs = parseRateLimitReset(response.headers, now);
       throw new ServiceError(operation, {
         kind: 'http',
         status,
-        retryAfterMs: parseRetryAfter(firstValue(response.headers['retry-after']), now),
+        ...(retryAfterMs !== undefined && { retryAfterMs }),
         ...(resetAfterMs !== undefined && { resetAfterMs }),
         serviceMessage: serviceMessage(readReply(text)),
       });
     }
     const job = parseJob(readReply(text));
     if (!job) throw new ServiceError(operation, { kind: 'not-a-job', status });
+    if (jobId !== undefined && job.id !== jobId)
+      throw new ServiceError(operation, { kind: 'other-job', status, id: job.id });
     return job;
   }
 }
@@ -214,24 +225,24 @@ function firstValue(header: string | string[] | undefined): string | undefined {
 
 /** Any later than this is an epoch time, not a delta: 10^9 s is 2001, and no window is 31 years. */
 const EPOCH_SECONDS_FROM = 1e9;
-/** As for `Retry-After`: a reset of 0 or gone by must not turn waiting into a burst of requests. */
-const MIN_RESET_MS = 1000;
 
 /**
  * When the quota frees a use, in milliseconds from `now`, from the headers rate-limited services
  * send beside (or instead of) `Retry-After`: `RateLimit-Reset`, delta seconds (the IETF
  * draft-ietf-httpapi-ratelimit-headers), else `X-RateLimit-Reset`, epoch seconds when above 10^9,
- * else delta seconds (services use both). `undefined` when neither is there or readable.
+ * else delta seconds (services use both). `undefined` when neither is there, readable or sensible
+ * (a reset of 0 or gone by would turn waiting into a burst of requests, see `sensibleWait`).
  */
 function parseRateLimitReset(
   headers: Record<string, string | string[] | undefined>,
   now: number,
 ): number | undefined {
   const draft = seconds(firstValue(headers['ratelimit-reset']));
-  if (draft !== undefined) return Math.max(MIN_RESET_MS, draft * 1000);
+  const fromDraft = draft === undefined ? undefined : sensibleWait(draft * 1000);
+  if (fromDraft !== undefined) return fromDraft;
   const legacy = seconds(firstValue(headers['x-ratelimit-reset']));
   if (legacy === undefined) return undefined;
-  return Math.max(MIN_RESET_MS, legacy > EPOCH_SECONDS_FROM ? legacy * 1000 - now : legacy * 1000);
+  return sensibleWait(legacy > EPOCH_SECONDS_FROM ? legacy * 1000 - now : legacy * 1000);
 }
 
 function seconds(value: string | undefined): number | undefined {

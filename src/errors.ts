@@ -26,6 +26,8 @@ export interface FaultContext {
   proxy?: string;
   /** How many times a request that never reached the service was tried. */
   tries?: number;
+  /** Time left before the step's timeout, when a 429's wait did not fit in it. */
+  leftMs?: number;
 }
 
 const TO: Record<Operation, string> = {
@@ -45,6 +47,8 @@ export function briefly(fault: Fault): string {
       return `no complete answer (${fault.code})`;
     case 'not-a-job':
       return `HTTP ${fault.status} with a body that is not a job`;
+    case 'other-job':
+      return `HTTP ${fault.status} with another job (${label(fault.id)})`;
     case 'tls':
       return `TLS error (${fault.code})`;
   }
@@ -75,7 +79,7 @@ export function explain(fault: Fault, context: FaultContext): string {
           }
           return `${job} was not found in project ${label(context.projectId)} at ${context.baseUrl} (404).${said}`;
         case 429:
-          if (context.operation !== 'get') return rateLimited(fault, said);
+          if (context.operation !== 'get') return rateLimited(fault, said, context.leftMs);
       }
       if (fault.status >= 500 && context.operation !== 'get') return ambiguous(fault, context, host);
       if (fault.status >= 300 && fault.status < 400) {
@@ -95,6 +99,7 @@ export function explain(fault: Fault, context: FaultContext): string {
       return `The TLS certificate of ${host} was not accepted (${fault.code}). If your network uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate.`;
     case 'no-answer':
     case 'not-a-job':
+    case 'other-job':
       if (context.operation !== 'get') return ambiguous(fault, context, host);
       return `${job} could not be read from ${host}: ${briefly(fault)}.`;
   }
@@ -102,26 +107,28 @@ export function explain(fault: Fault, context: FaultContext): string {
 
 /**
  * A 429 on a create or follow-up that did not clear in time. The quota is per project and hour and
- * counts jobs and follow-up messages alike. When the reply said when the oldest use ages out
- * (`Retry-After`, else a reset header), the action waits for it if the timeout allows, so raising
- * the timeout helps; without it the action retries for only about a minute, so it does not.
+ * counts jobs and follow-up messages alike. When the reply said, sensibly, when the oldest use ages
+ * out (`Retry-After`, else a reset header), the action waits for it if the timeout allows, so
+ * raising the timeout helps; without it (or with a time of 0, gone by or absurd, which the client
+ * drops) the action retries for only about a minute, so it does not. Only sensible times get here,
+ * so the words never say "Infinity".
  */
-function rateLimited(fault: Extract<Fault, { kind: 'http' }>, said: string): string {
+function rateLimited(fault: Extract<Fault, { kind: 'http' }>, said: string, leftMs?: number): string {
   const quota = `The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and`;
   const freesInMs = fault.retryAfterMs ?? fault.resetAfterMs;
   if (freesInMs === undefined) {
-    return `${quota} the reply did not say when the oldest use ages out (without that the action retries for only about a minute). Wait and run again later, or space out the workflow's runs.${said}`;
+    return `${quota} the reply gave no usable time for when the oldest use ages out (without one the action retries for only about a minute). Wait and run again later, or space out the workflow's runs.${said}`;
   }
-  return `${quota} the reply says the oldest use ages out ${fromNow(freesInMs)}. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs.${said}`;
+  const left = leftMs === undefined ? '' : `, and the timeout has ${inWords(Math.max(0, leftMs))} left`;
+  return `${quota} the reply says the oldest use ages out in ${inWords(freesInMs)}${left}. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs.${said}`;
 }
 
-/** A wait as words from now, rounded as a person would say it: "in about 12 minutes". */
-function fromNow(ms: number): string {
+/** A length of time as a person would say it: "under a minute", "about 12 minutes", "about 3 hours". */
+function inWords(ms: number): string {
   const minutes = Math.round(ms / 60_000);
-  if (minutes < 1) return 'in under a minute';
-  if (minutes < 120) return `in about ${minutes} minute${minutes === 1 ? '' : 's'}`;
-  const hours = Math.round(minutes / 60);
-  return `in about ${hours} hours`;
+  if (minutes < 1) return 'under a minute';
+  if (minutes < 120) return `about ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  return `about ${Math.round(minutes / 60)} hours`;
 }
 
 /**

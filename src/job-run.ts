@@ -57,11 +57,6 @@ export class JobRun {
     return this.#timedOut;
   }
 
-  /** Whether the service accepted this run's create or message (or the job is only waited for). */
-  get confirmed(): boolean {
-    return this.#confirmed;
-  }
-
   /** Whether the inputs were valid: from then on the outputs say how the run went. */
   get underway(): boolean {
     return this.#inputs !== undefined;

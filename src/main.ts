@@ -174,10 +174,11 @@ async function report(
     if (step.id)
       setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), jobIdOutput, serverUrl);
     // A run that ended before the service confirmed a job still says which way it went (once
-    // that was decided) and that no job started: a bad input alone sets nothing.
+    // that was decided) and that no job started: a bad input alone sets nothing. A `jobId` the
+    // service never showed (unknown to it, or every read failed) is no job seen either.
     if (decision?.kind === 'go' && jobIdOutput === undefined)
       setOutput('mode', modeOutput(step.mode ?? decision.mode));
-    if (step.underway && !step.confirmed && !step.job) setOutput('status', 'not-started');
+    if (step.underway && !step.job) setOutput('status', 'not-started');
   } catch (error) {
     step.fail(error);
   }

@@ -18,12 +18,15 @@ export interface SendOptions {
 /** Waits between tries when nothing reached the service (docs/design.md §3.4): 1 s, 2 s, 4 s. */
 const NOT_SENT_WAITS_MS = [1000, 2000, 4000];
 /**
- * Backoff for a 429 that does not say when to try again: 2, 4, 8, 16 and 32 s, about a minute in
- * all, then the step fails. The quota is hourly: a use ages out up to an hour later, so retrying
- * blind until a long timeout mostly spends the runner's minutes; a reply that says when is waited
- * for instead, as far as the timeout allows.
+ * Backoff after a 429: 2, 4, 8, 16 and 32 s, then a minute between tries. A reply that does not
+ * say when to try again (or says 0, a time gone by, or something absurd: the client drops those)
+ * gets the first five, about a minute in all, then the step fails. The quota is hourly: a use ages
+ * out up to an hour later, so retrying blind until a long timeout mostly spends the runner's
+ * minutes; a reply that says when is waited for instead, as far as the timeout allows, but never
+ * sooner than the backoff, so no header can make the retries a burst.
  */
 const RATE_LIMIT_FIRST_MS = 2000;
+const RATE_LIMIT_LONGEST_STEP_MS = 60_000;
 const RATE_LIMIT_BLIND_TRIES = 5;
 
 /**
@@ -40,6 +43,7 @@ async function sendRetryingOnlyWhenSafe(
 ): Promise<AgentJob> {
   const { clock, deadline, log, context, signal } = options;
   let notSentTries = 0;
+  let rateLimitedTries = 0;
   let blindRateLimitedTries = 0;
   for (;;) {
     let fault: Fault;
@@ -52,13 +56,16 @@ async function sendRetryingOnlyWhenSafe(
 
     let waitMs: number;
     if (fault.kind === 'http' && fault.status === 429) {
-      // `Retry-After`, else the quota's reset header: when the service says, its word is waited for.
+      // `Retry-After`, else the quota's reset header: when the service says, sensibly, its word
+      // is waited for.
       const saidMs = fault.retryAfterMs ?? fault.resetAfterMs;
-      if (saidMs === undefined && blindRateLimitedTries >= RATE_LIMIT_BLIND_TRIES) {
+      if (saidMs === undefined && blindRateLimitedTries++ >= RATE_LIMIT_BLIND_TRIES) {
         throw new ActionFailure(explain(fault, context), { fault });
       }
-      waitMs = saidMs ?? RATE_LIMIT_FIRST_MS * 2 ** blindRateLimitedTries++;
-      if (clock.now() + waitMs > deadline) throw new ActionFailure(explain(fault, context), { fault });
+      const backoffMs = Math.min(RATE_LIMIT_LONGEST_STEP_MS, RATE_LIMIT_FIRST_MS * 2 ** rateLimitedTries++);
+      waitMs = Math.max(saidMs ?? 0, backoffMs);
+      const leftMs = deadline - clock.now();
+      if (waitMs > leftMs) throw new ActionFailure(explain(fault, { ...context, leftMs }), { fault });
     } else if (
       fault.kind === 'not-sent' &&
       notSentTries < NOT_SENT_WAITS_MS.length &&

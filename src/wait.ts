@@ -22,9 +22,10 @@ export interface WaitOptions {
   signal?: AbortSignal;
   random?: () => number;
   /**
-   * After a follow-up: until this clock time, a terminal status counts only once the job has been
-   * seen `active` since the message (its reply to the message included). The service takes messages asynchronously, so right after one
-   * it may still report the previous run's `completed` (and its pull request).
+   * After a follow-up: until this clock time (or the deadline, if sooner), a terminal status counts
+   * only once the job has been seen `active` since the message (its reply to the message
+   * included). The service takes messages asynchronously, so right after one it may still report
+   * the previous run's `completed` (and its pull request).
    */
   settledAfter?: number;
   /** Called with every job read, so the last one seen is known even if waiting is interrupted. */
@@ -68,8 +69,10 @@ export async function waitForJob(
   // A follow-up's own reply counts: `active` there means the service took the message and works
   // on it, so the next `completed` is this run's, not the previous one's.
   let seenActive = first !== undefined && !isTerminal(first.status);
-  const settled = () =>
-    seenActive || options.settledAfter === undefined || clock.now() >= options.settledAfter;
+  // The grace never outlasts the timeout: a job that still reads as finished when time is up is
+  // reported as it reads (a finished job is done, not timed out).
+  const settleBy = options.settledAfter === undefined ? undefined : Math.min(options.settledAfter, deadline);
+  const settled = () => seenActive || settleBy === undefined || clock.now() >= settleBy;
   const waitingSince = clock.now();
   let nextProgress = waitingSince + PROGRESS_EVERY_MS;
   /**
@@ -92,7 +95,14 @@ export async function waitForJob(
 
   for (;;) {
     if (job && isTerminal(job.status)) {
-      if (settled()) return { job, timedOut: false };
+      if (settled()) {
+        if (!seenActive && options.settledAfter !== undefined && clock.now() < options.settledAfter) {
+          log.info(
+            `Agent job ${name} still reads ${label(job.status)} at the timeout and was not seen at work on the follow-up: this may be how it ended before the message.`,
+          );
+        }
+        return { job, timedOut: false };
+      }
       log.debug(
         `Agent job ${name} still reads ${label(job.status)}; the follow-up may not have started yet.`,
       );
@@ -133,7 +143,10 @@ export async function waitForJob(
 
     if (!isTransient(fault, clock.now() - options.createdAt))
       throw new ActionFailure(explain(fault, context));
-    nextWait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? schedule.next();
+    // A stated wait is a floor, never a shortcut: the schedule goes on growing under it, so a
+    // `Retry-After` too short to mean anything cannot make the polls a burst (and the client drops
+    // a 0, a time gone by or an absurd one).
+    nextWait = Math.max(schedule.next(), fault.kind === 'http' ? (fault.retryAfterMs ?? 0) : 0);
     const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
     log.warning(
       `Could not read agent job ${name}: ${briefly(fault)}; trying again in ${formatDuration(until)}.`,
@@ -164,9 +177,12 @@ export function isTransient(fault: Fault, sinceCreatedMs: number): boolean {
         fault.status >= 500 ||
         (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS)
       );
+    // Another job's reply is a mixed-up cache or gateway: never this job's end, and the next read
+    // may be right, as after a body that is not a job.
     case 'not-sent':
     case 'no-answer':
     case 'not-a-job':
+    case 'other-job':
       return true;
     case 'tls':
       return false;
