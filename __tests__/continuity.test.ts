@@ -111,6 +111,11 @@ describe('a thread', () => {
       kind: 'skip',
       notice:
         'Skipped: the docs pull request acme/docs#4 of this thread was closed without merging, so later pushes start no docs job. Ask with the trigger phrase, or run the workflow by hand, to start a new one.',
+      status: 'Docs PR closed unmerged: ask for docs to start again',
+    });
+    // The status says how to ask, in the phrase the workflow reads.
+    expect(await plan({ ...request, trigger: '/docs' }, note, closed)).toMatchObject({
+      status: 'Docs PR closed unmerged: ask with /docs to start again',
     });
     expect(modeOf(await plan({ ...request, asked: true }, note, closed))?.kind).toBe('create');
     // A branch has no one to ask: its next push starts afresh.
@@ -183,6 +188,17 @@ describe('a thread', () => {
     await expect(plan(request, { note: { job: id, run: 1, attempt: 1 } })).rejects.toThrow(
       /^Could not read agent job \w+, which the thread follows \(HTTP 503 "down"\)\. Nothing was sent, so the thread does not get a second job/,
     );
+  });
+
+  it("reads the thread's job a bounded number of times, whatever Retry-After says", async () => {
+    const id = await jobIn('active');
+    const before = service.count('get');
+    const soon = { status: 503, json: { error: 'down' }, headers: { 'Retry-After': '1' } };
+    service.script('get', soon, soon, soon, soon, soon);
+    await expect(plan(request, { note: { job: id, run: 1, attempt: 1 } })).rejects.toThrow(
+      /^Could not read agent job \w+, which the thread follows \(HTTP 503 "down"\)/,
+    );
+    expect(service.count('get') - before).toBe(5);
   });
 
   it("follows up the branch's job, from its own status up the branch, with what changed since that commit", async () => {

@@ -1,10 +1,20 @@
 // Cancellation as the runner does it (docs/design.md §3.5): SIGINT or SIGTERM while waiting, during
-// the create, and while waiting on a job by id, through the bundle under Node 24 against the emulator.
+// the create, while waiting on a job by id, and while `paths` is matched against a long list,
+// through the bundle under Node 24 against the emulators.
 import { describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../emulators/server.js';
-import { emulators, errors, expectFailure, inputsFor, runAndSignal } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  errors,
+  expectFailure,
+  gitHubEmulators,
+  inputsFor,
+  runAndSignal,
+} from '../__fixtures__/e2e.js';
+import { gitHubEnv, pullRequestAt, world } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
+const github = gitHubEmulators();
 
 describe('cancellation', () => {
   /** Signals the action as the runner does once `ready` holds; returns how long it took to exit. */
@@ -67,4 +77,39 @@ describe('cancellation', () => {
     // No job was seen: `status` says so, never empty.
     expect(result.outputs).toEqual({ jobId: 'job_elsewhere', mode: 'given', status: 'not-started' });
   });
+
+  it('while paths is matched against 3,000 long names: answered within the bound, outputs written, nothing sent', async () => {
+    const service = await emulator();
+    const gh = await github();
+    const { pr } = world(gh);
+    pr.files.push(
+      ...Array.from({ length: 3000 }, (_, i) => ({
+        filename: `${'a'.repeat(4000)}${i}`,
+        status: 'modified',
+        additions: 1,
+        deletions: 0,
+      })),
+    );
+    // Patterns that keep matching busy up to its bound of work, and match nothing.
+    const paths = Array.from({ length: 100 }, () => `**${'a'.repeat(220)}b*`).join('\n');
+    let listed: number | undefined;
+    const { result, exitMs } = await runAndSignal(
+      {
+        inputs: inputsFor(service, { paths }),
+        env: gitHubEnv(gh),
+        event: pullRequestAt(pr.number, 'c0ffee0000000000000000000000000000000001'),
+        killAfterMs: 60_000,
+      },
+      () => {
+        // The last page is served: soon after, the names are being matched.
+        if (gh.count('listPullFiles') >= 30) listed ??= Date.now();
+        return listed !== undefined && Date.now() - listed > 500;
+      },
+      'SIGINT',
+    );
+    expectFailure(result, 'The step was cancelled (SIGINT) before anything was sent to the service.');
+    expect(result.outputs.status).toBe('not-started');
+    expect(service.requests).toEqual([]);
+    expect(exitMs).toBeLessThan(3000);
+  }, 90_000);
 });

@@ -1150,20 +1150,21 @@ async function gatherContext(api, run, warn, signal) {
 /**
  * The commits and files of a push: `before...after`; for a new branch, the default branch
  * `...after` (on the default branch itself, the pushed commit alone); when GitHub cannot compare
- * (a forced push whose old commits are gone), the pushed commit alone.
+ * (a forced push whose old commits are gone), the pushed commit alone. `partial` says why the
+ * files may be fewer than the push changed: the pushed commit alone stands for the whole push.
  */
 async function pushChanges(api, run, payload, after, signal) {
     const { owner, repo } = run.repo;
-    const alone = async (why) => {
+    const alone = async (why, partial) => {
         const { commit, files, url } = await api.getCommit({ owner, repo, ref: after }, signal);
-        return { commits: [commit], files, alone: why, compareUrl: url };
+        return { commits: [commit], files, alone: why, partial, compareUrl: url };
     };
     const before = payload.before ?? '';
     let base = before;
     if (!before || ZERO_SHA.test(before)) {
         const defaultBranch = payload.repository?.default_branch;
         if (!defaultBranch || branchOf(payload.ref) === defaultBranch) {
-            return alone('A new branch: the pushed commit alone is shown.');
+            return alone('A new branch: the pushed commit alone is shown.', 'The push made a new branch with nothing to compare it with, so only its head commit’s files are known.');
         }
         base = defaultBranch;
     }
@@ -1175,7 +1176,7 @@ async function pushChanges(api, run, payload, after, signal) {
         const status = error.status;
         if (status !== 404 && status !== 422)
             throw error;
-        return alone('GitHub could not compare this push with what came before (a forced push?): the pushed commit alone is shown.');
+        return alone('GitHub could not compare this push with what came before (a forced push?): the pushed commit alone is shown.', 'GitHub could not compare the push with what came before (a forced push?), so only its head commit’s files are known.');
     }
 }
 /** Duck-typed: a DOMException from another realm is not `instanceof Error`. */
@@ -1226,26 +1227,39 @@ async function changedFiles(api, run, since, signal) {
     const names = (files) => [
         ...new Set(files.flatMap((f) => (f.previous_filename ? [f.filename, f.previous_filename] : [f.filename]))),
     ];
+    const compared = (files) => ({
+        files: names(files),
+        ...(files.length >= COMPARE_MAX_FILES
+            ? {
+                partial: `GitHub lists at most ${COMPARE_MAX_FILES} files of a comparison and listed ${files.length}, so more may have changed.`,
+            }
+            : {}),
+    });
     if (run.eventName === 'push') {
         const payload = run.payload;
         if (payload.deleted)
-            return { files: [], complete: true };
+            return { files: [] };
         const after = payload.after ?? run.sha;
         const changes = await pushChanges(api, run, since ? { ...payload, before: since } : payload, after, signal);
-        return { files: names(changes.files), complete: changes.files.length < COMPARE_MAX_FILES };
+        // A commit's files are listed as a comparison's are, at most 300 of them.
+        return 'partial' in changes
+            ? { files: names(changes.files), partial: changes.partial }
+            : compared(changes.files);
     }
     const payload = run.payload;
     const number = payload.pull_request?.number;
     const head = payload.pull_request?.head?.sha;
-    if (typeof number !== 'number')
-        return { files: [], complete: false };
+    if (typeof number !== 'number') {
+        return { files: [], partial: 'The event names no pull request, so which files it changed is unknown.' };
+    }
     if (since && head && since !== head) {
         try {
             const { files } = await api.compare({ owner, repo, basehead: `${since}...${head}` }, signal);
-            return { files: names(files), complete: files.length < COMPARE_MAX_FILES };
+            return compared(files);
         }
         catch (error) {
-            // A comparison GitHub cannot make (a forced push): the whole pull request's files.
+            // A comparison GitHub cannot make (a forced push): the whole pull request's files, which
+            // hold every file changed since.
             const status = error.status;
             if (status !== 404 && status !== 422)
                 throw error;
@@ -1253,12 +1267,24 @@ async function changedFiles(api, run, since, signal) {
     }
     const files = [];
     let pages = 0;
+    let cut = false;
     for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
         files.push(...batch);
-        if (++pages >= MAX_PULL_PAGES)
+        // Stopped at the cap, not at the last page: more may follow (a pull request of 2,901 to
+        // 2,999 files is taken as cut too, which only ever lets its job go ahead).
+        if (++pages >= MAX_PULL_PAGES) {
+            cut = true;
             break;
+        }
     }
-    return { files: names(files), complete: files.length < PULL_MAX_FILES };
+    return {
+        files: names(files),
+        ...(cut || files.length >= PULL_MAX_FILES
+            ? {
+                partial: `GitHub lists at most ${PULL_MAX_FILES.toLocaleString('en-US')} files of a pull request and listed ${files.length.toLocaleString('en-US')}, so more may have changed.`,
+            }
+            : {}),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/github/status.ts
@@ -1775,14 +1801,13 @@ class GitHubReport {
             }),
         }));
     }
-    /** A change `paths` found irrelevant: a success status that still names the thread's job. */
-    async irrelevant(memory, cancellation) {
+    /** A skip on a thread: a success status that says why (naming `jobId`, when given). */
+    async skipped(why, jobId, cancellation) {
         if (!this.status)
             return;
         const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
         try {
-            const job = memory.note?.job ?? memory.branch?.job;
-            await this.writeStatus('success', 'No docs-relevant change', job, this.runUrl, signal);
+            await this.writeStatus('success', why, jobId, this.runUrl, signal);
         }
         finally {
             done();

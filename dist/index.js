@@ -29568,6 +29568,7 @@ async function planJob(request, memory, deps) {
                 return {
                     kind: 'skip',
                     notice: `Skipped: the docs pull request ${pull.repo}#${pull.number} of this thread was closed without merging, so later pushes start no docs job. Ask with the trigger phrase, or run the workflow by hand, to start a new one.`,
+                    status: closedStatus(request.trigger),
                 };
             }
             log.info(`The docs pull request ${pull.repo}#${pull.number} of ${where} was closed without merging: a new job is started.`);
@@ -29576,6 +29577,14 @@ async function planJob(request, memory, deps) {
             log.warning(`The docs pull request of agent job ${(0,untrusted/* label */.Pf)(threadJob)} is ${pull.why ?? 'not a pull request on this GitHub'}, so whether it is still open cannot be read: a new job is started.`);
             return { kind: 'go', mode: given };
     }
+}
+/**
+ * The closed docs PR's status description: what happened and how to start again, within GitHub's
+ * 140 characters with the run's ` · run N` after it (a long phrase is not quoted).
+ */
+function closedStatus(trigger) {
+    const ask = trigger && [...trigger].length <= 40 ? `ask with ${trigger}` : 'ask for docs';
+    return `Docs PR closed unmerged: ${ask} to start again`;
 }
 /** The job an earlier attempt of run `runId` started, as the thread's note remembers it. */
 function jobOfRun(note, runId) {
@@ -29607,7 +29616,12 @@ async function readThreadJob(id, where, deps) {
         }
         // The thread's job is not new (a 404 was final above): any other fault reads as a poll's would.
         const passing = isTransient(fault, Infinity);
-        const wait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? THREAD_READ_WAITS_MS[tries];
+        // As many reads as the table has, whatever the service's `Retry-After` says: it may lengthen
+        // a wait, never add one (a service saying "1 s" each time would otherwise be read until the
+        // deadline).
+        const planned = THREAD_READ_WAITS_MS[tries];
+        const said = fault.kind === 'http' ? fault.retryAfterMs : undefined;
+        const wait = planned === undefined ? undefined : Math.max(planned, said ?? 0);
         if (!passing || wait === undefined || clock.now() + wait > deadline) {
             if (!passing)
                 throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context));
@@ -30210,9 +30224,10 @@ async function decide(inputs, deps) {
     // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
     if (gated && deps.paths && port) {
         const since = inputs.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
-        const skip = irrelevant(deps.paths, await port.changedFiles(since, signal), log);
+        const skip = await irrelevant(deps.paths, await port.changedFiles(since, signal), log, signal);
         if (skip) {
-            await port.irrelevant(memory, signal);
+            // The status keeps naming the thread's job, so a branch's next push still finds it.
+            await port.skipped('No docs-relevant change', memory.note?.job ?? memory.branch?.job, signal);
             return { kind: 'skip', notice: skip };
         }
     }
@@ -30222,6 +30237,7 @@ async function decide(inputs, deps) {
         runId: deps.run.runId,
         attempt: deps.run.attempt,
         asked: admission.asked || event.name === 'workflow_dispatch',
+        ...(inputs.trigger ? { trigger: inputs.trigger } : {}),
     }, remembers && port ? memory : undefined, {
         client: deps.client,
         ...(port ? { docsPull: (link) => port.docsPull(link, signal) } : {}),
@@ -30231,8 +30247,11 @@ async function decide(inputs, deps) {
         context: deps.context,
         signal,
     });
-    if (plan.kind === 'skip')
-        return plan;
+    if (plan.kind === 'skip') {
+        // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
+        await port?.skipped(plan.status, undefined, signal);
+        return { kind: 'skip', notice: plan.notice };
+    }
     const written = (0,src_mode/* onlyWaits */.PI)(plan.mode) ? undefined : admission.prompt;
     const whole = async (since) => {
         let prompt = written ?? '';
@@ -30253,15 +30272,16 @@ async function decide(inputs, deps) {
 }
 /**
  * Whether the change touched nothing `paths` names: the skip's notice, or `undefined` to go on. A
- * list GitHub could not give, or cut short, never skips: the job goes ahead, and a warning says why.
+ * list GitHub could not give, may have cut short, or that matching could not finish never skips:
+ * the job goes ahead, and a warning says why.
  */
-function irrelevant(paths, changed, log) {
+async function irrelevant(paths, changed, log, signal) {
     if ('unreadable' in changed) {
         log.warning(`${changed.unreadable} Whether it touched paths is unknown, so the job goes ahead.`);
         return undefined;
     }
-    const { files, complete } = changed;
-    const relevant = paths.relevant(files);
+    const { files, partial } = changed;
+    const { relevant, undecided } = await paths.relevant(files, signal);
     if (relevant.length > 0) {
         log.info(`${count(files.length)} changed, ${count(relevant.length)} under paths (${relevant
             .slice(0, 3)
@@ -30269,14 +30289,18 @@ function irrelevant(paths, changed, log) {
             .join(', ')}${relevant.length > 3 ? ', …' : ''}).`);
         return undefined;
     }
-    if (!complete) {
-        log.warning(`${count(files.length)} changed and GitHub lists no more, none of them under paths: the rest may be, so the job goes ahead.`);
+    if (undecided > 0) {
+        log.warning(`Matching paths against the ${count(files.length)} changed reached its bound of work with ${count(undecided)} left unmatched; whether they are under paths is unknown, so the job goes ahead.`);
+        return undefined;
+    }
+    if (partial) {
+        log.warning(`${partial} None of the ${count(files.length)} listed is under paths, but one left out may be, so the job goes ahead.`);
         return undefined;
     }
     return `Skipped: ${count(files.length)} changed, none under paths.`;
 }
 function count(files) {
-    return files === 1 ? '1 file' : `${files} files`;
+    return files === 1 ? '1 file' : `${files.toLocaleString('en-US')} files`;
 }
 /**
  * The prompt as it may leave: a file, the event's text or a careless `prompt:` can hold the key,

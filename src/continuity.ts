@@ -10,8 +10,11 @@ import type { DocsPull, Memory, ThreadNote } from './ports.js';
 
 /** Which way the run goes with the job, decided before anything is sent. */
 export type Plan =
-  /** The thread's maintainers said no (its docs PR closed unmerged): nothing starts until asked. */
-  | { kind: 'skip'; notice: string }
+  /**
+   * The thread's maintainers said no (its docs PR closed unmerged): nothing starts until asked.
+   * `status` is the commit status's description, so a required check does not wait for a job.
+   */
+  | { kind: 'skip'; notice: string; status: string }
   | {
       kind: 'go';
       mode: Mode;
@@ -31,6 +34,8 @@ export interface PlanRequest {
   attempt: number;
   /** Someone asked for this run (a `/docs` request, a run by hand): a closed docs PR is no answer to it. */
   asked: boolean;
+  /** The trigger phrase, when requests are read: the closed docs PR's status names it. */
+  trigger?: string;
 }
 
 /** What planning needs besides memory: the service (the thread's job) and GitHub (its docs PR). */
@@ -135,6 +140,7 @@ export async function planJob(
         return {
           kind: 'skip',
           notice: `Skipped: the docs pull request ${pull.repo}#${pull.number} of this thread was closed without merging, so later pushes start no docs job. Ask with the trigger phrase, or run the workflow by hand, to start a new one.`,
+          status: closedStatus(request.trigger),
         };
       }
       log.info(
@@ -147,6 +153,15 @@ export async function planJob(
       );
       return { kind: 'go', mode: given };
   }
+}
+
+/**
+ * The closed docs PR's status description: what happened and how to start again, within GitHub's
+ * 140 characters with the run's ` · run N` after it (a long phrase is not quoted).
+ */
+function closedStatus(trigger: string | undefined): string {
+  const ask = trigger && [...trigger].length <= 40 ? `ask with ${trigger}` : 'ask for docs';
+  return `Docs PR closed unmerged: ${ask} to start again`;
 }
 
 /** The job an earlier attempt of run `runId` started, as the thread's note remembers it. */
@@ -177,7 +192,12 @@ async function readThreadJob(id: string, where: string, deps: PlanDeps): Promise
     }
     // The thread's job is not new (a 404 was final above): any other fault reads as a poll's would.
     const passing = isTransient(fault, Infinity);
-    const wait = (fault.kind === 'http' ? fault.retryAfterMs : undefined) ?? THREAD_READ_WAITS_MS[tries];
+    // As many reads as the table has, whatever the service's `Retry-After` says: it may lengthen
+    // a wait, never add one (a service saying "1 s" each time would otherwise be read until the
+    // deadline).
+    const planned = THREAD_READ_WAITS_MS[tries];
+    const said = fault.kind === 'http' ? fault.retryAfterMs : undefined;
+    const wait = planned === undefined ? undefined : Math.max(planned, said ?? 0);
     if (!passing || wait === undefined || clock.now() + wait > deadline) {
       if (!passing) throw new ActionFailure(explain(fault, context));
       throw new ActionFailure(

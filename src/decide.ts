@@ -35,7 +35,8 @@ export type Decision =
 
 /** Compiled `paths` patterns (the matcher loads only when `paths` is set). */
 export interface PathFilter {
-  relevant(files: string[]): string[];
+  /** The relevant files; `undecided` counts those left when matching reached its bound of work. */
+  relevant(files: string[], signal: AbortSignal): Promise<{ relevant: string[]; undecided: number }>;
 }
 
 export interface DecideDeps {
@@ -79,9 +80,10 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
   if (gated && deps.paths && port) {
     const since = inputs.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
-    const skip = irrelevant(deps.paths, await port.changedFiles(since, signal), log);
+    const skip = await irrelevant(deps.paths, await port.changedFiles(since, signal), log, signal);
     if (skip) {
-      await port.irrelevant(memory, signal);
+      // The status keeps naming the thread's job, so a branch's next push still finds it.
+      await port.skipped('No docs-relevant change', memory.note?.job ?? memory.branch?.job, signal);
       return { kind: 'skip', notice: skip };
     }
   }
@@ -92,6 +94,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       runId: deps.run.runId,
       attempt: deps.run.attempt,
       asked: admission.asked || event.name === 'workflow_dispatch',
+      ...(inputs.trigger ? { trigger: inputs.trigger } : {}),
     },
     remembers && port ? memory : undefined,
     {
@@ -104,7 +107,11 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       signal,
     },
   );
-  if (plan.kind === 'skip') return plan;
+  if (plan.kind === 'skip') {
+    // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
+    await port?.skipped(plan.status, undefined, signal);
+    return { kind: 'skip', notice: plan.notice };
+  }
 
   const written = onlyWaits(plan.mode) ? undefined : admission.prompt;
   const whole = async (since?: string): Promise<string> => {
@@ -126,15 +133,21 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
 
 /**
  * Whether the change touched nothing `paths` names: the skip's notice, or `undefined` to go on. A
- * list GitHub could not give, or cut short, never skips: the job goes ahead, and a warning says why.
+ * list GitHub could not give, may have cut short, or that matching could not finish never skips:
+ * the job goes ahead, and a warning says why.
  */
-function irrelevant(paths: PathFilter, changed: Changed, log: Log): string | undefined {
+async function irrelevant(
+  paths: PathFilter,
+  changed: Changed,
+  log: Log,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   if ('unreadable' in changed) {
     log.warning(`${changed.unreadable} Whether it touched paths is unknown, so the job goes ahead.`);
     return undefined;
   }
-  const { files, complete } = changed;
-  const relevant = paths.relevant(files);
+  const { files, partial } = changed;
+  const { relevant, undecided } = await paths.relevant(files, signal);
   if (relevant.length > 0) {
     log.info(
       `${count(files.length)} changed, ${count(relevant.length)} under paths (${relevant
@@ -144,9 +157,15 @@ function irrelevant(paths: PathFilter, changed: Changed, log: Log): string | und
     );
     return undefined;
   }
-  if (!complete) {
+  if (undecided > 0) {
     log.warning(
-      `${count(files.length)} changed and GitHub lists no more, none of them under paths: the rest may be, so the job goes ahead.`,
+      `Matching paths against the ${count(files.length)} changed reached its bound of work with ${count(undecided)} left unmatched; whether they are under paths is unknown, so the job goes ahead.`,
+    );
+    return undefined;
+  }
+  if (partial) {
+    log.warning(
+      `${partial} None of the ${count(files.length)} listed is under paths, but one left out may be, so the job goes ahead.`,
     );
     return undefined;
   }
@@ -154,7 +173,7 @@ function irrelevant(paths: PathFilter, changed: Changed, log: Log): string | und
 }
 
 function count(files: number): string {
-  return files === 1 ? '1 file' : `${files} files`;
+  return files === 1 ? '1 file' : `${files.toLocaleString('en-US')} files`;
 }
 
 /**

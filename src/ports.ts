@@ -32,7 +32,8 @@ export interface ReportRequest {
 
 /** The files a change touched, as `paths` matches them. */
 export type Changed =
-  | { files: string[]; complete: boolean }
+  /** `partial` says why GitHub may have listed fewer files than the change has. */
+  | { files: string[]; partial?: string }
   /** GitHub could not tell: the job goes ahead, and this says why. */
   | { unreadable: string };
 
@@ -127,10 +128,12 @@ export interface GitHubPort {
   /** The files the event changed (since `since`, the head the thread's job last saw). */
   changedFiles(since: string | undefined, signal: AbortSignal): Promise<Changed>;
   /**
-   * A change `paths` found irrelevant: with `status`, a success status that keeps naming the
-   * thread's job (so a branch's next push still finds it); nothing else is written.
+   * A skip on a thread (a change `paths` found irrelevant, a docs PR closed unmerged): with
+   * `status`, a success status saying `why`, so a required check never waits for a job that will
+   * not come; it names `jobId` when given (so a branch's next push still finds it). Nothing else
+   * is written; faults are warnings.
    */
-  irrelevant(memory: Memory, signal: AbortSignal): Promise<void>;
+  skipped(why: string, jobId: string | undefined, signal: AbortSignal): Promise<void>;
   /** Takes `triggerLabel` off the pull request or issue, so it can be applied again; faults are warnings. */
   removeLabel(name: string, signal: AbortSignal): Promise<void>;
 }

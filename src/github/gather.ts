@@ -102,7 +102,8 @@ export async function gatherContext(
 /**
  * The commits and files of a push: `before...after`; for a new branch, the default branch
  * `...after` (on the default branch itself, the pushed commit alone); when GitHub cannot compare
- * (a forced push whose old commits are gone), the pushed commit alone.
+ * (a forced push whose old commits are gone), the pushed commit alone. `partial` says why the
+ * files may be fewer than the push changed: the pushed commit alone stands for the whole push.
  */
 async function pushChanges(
   api: GitHubApi,
@@ -112,16 +113,19 @@ async function pushChanges(
   signal: AbortSignal,
 ) {
   const { owner, repo } = run.repo;
-  const alone = async (why: string) => {
+  const alone = async (why: string, partial: string) => {
     const { commit, files, url } = await api.getCommit({ owner, repo, ref: after }, signal);
-    return { commits: [commit], files, alone: why, compareUrl: url };
+    return { commits: [commit], files, alone: why, partial, compareUrl: url };
   };
   const before = payload.before ?? '';
   let base = before;
   if (!before || ZERO_SHA.test(before)) {
     const defaultBranch = payload.repository?.default_branch;
     if (!defaultBranch || branchOf(payload.ref) === defaultBranch) {
-      return alone('A new branch: the pushed commit alone is shown.');
+      return alone(
+        'A new branch: the pushed commit alone is shown.',
+        'The push made a new branch with nothing to compare it with, so only its head commit’s files are known.',
+      );
     }
     base = defaultBranch;
   }
@@ -136,6 +140,7 @@ async function pushChanges(
     if (status !== 404 && status !== 422) throw error;
     return alone(
       'GitHub could not compare this push with what came before (a forced push?): the pushed commit alone is shown.',
+      'GitHub could not compare the push with what came before (a forced push?), so only its head commit’s files are known.',
     );
   }
 }
@@ -186,10 +191,13 @@ export async function gatherSince(
   }
 }
 
-/** The files an event changed, as `paths` matches them; `complete` false when GitHub lists no more. */
+/**
+ * The files an event changed, as `paths` matches them. `partial`, when set, says why GitHub may
+ * have given fewer files than the change has: such a list never lets `paths` skip.
+ */
 export interface ChangedFiles {
   files: string[];
-  complete: boolean;
+  partial?: string;
 }
 
 /**
@@ -209,9 +217,17 @@ export async function changedFiles(
       files.flatMap((f) => (f.previous_filename ? [f.filename, f.previous_filename] : [f.filename])),
     ),
   ];
+  const compared = (files: ChangedFile[]): ChangedFiles => ({
+    files: names(files),
+    ...(files.length >= COMPARE_MAX_FILES
+      ? {
+          partial: `GitHub lists at most ${COMPARE_MAX_FILES} files of a comparison and listed ${files.length}, so more may have changed.`,
+        }
+      : {}),
+  });
   if (run.eventName === 'push') {
     const payload = run.payload as PushPayload;
-    if (payload.deleted) return { files: [], complete: true };
+    if (payload.deleted) return { files: [] };
     const after = payload.after ?? run.sha;
     const changes = await pushChanges(
       api,
@@ -220,27 +236,46 @@ export async function changedFiles(
       after,
       signal,
     );
-    return { files: names(changes.files), complete: changes.files.length < COMPARE_MAX_FILES };
+    // A commit's files are listed as a comparison's are, at most 300 of them.
+    return 'partial' in changes
+      ? { files: names(changes.files), partial: changes.partial }
+      : compared(changes.files);
   }
   const payload = run.payload as PullRequestPayload;
   const number = payload.pull_request?.number;
   const head = payload.pull_request?.head?.sha;
-  if (typeof number !== 'number') return { files: [], complete: false };
+  if (typeof number !== 'number') {
+    return { files: [], partial: 'The event names no pull request, so which files it changed is unknown.' };
+  }
   if (since && head && since !== head) {
     try {
       const { files } = await api.compare({ owner, repo, basehead: `${since}...${head}` }, signal);
-      return { files: names(files), complete: files.length < COMPARE_MAX_FILES };
+      return compared(files);
     } catch (error) {
-      // A comparison GitHub cannot make (a forced push): the whole pull request's files.
+      // A comparison GitHub cannot make (a forced push): the whole pull request's files, which
+      // hold every file changed since.
       const status = (error as { status?: unknown }).status;
       if (status !== 404 && status !== 422) throw error;
     }
   }
   const files: ChangedFile[] = [];
   let pages = 0;
+  let cut = false;
   for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
     files.push(...batch);
-    if (++pages >= MAX_PULL_PAGES) break;
+    // Stopped at the cap, not at the last page: more may follow (a pull request of 2,901 to
+    // 2,999 files is taken as cut too, which only ever lets its job go ahead).
+    if (++pages >= MAX_PULL_PAGES) {
+      cut = true;
+      break;
+    }
   }
-  return { files: names(files), complete: files.length < PULL_MAX_FILES };
+  return {
+    files: names(files),
+    ...(cut || files.length >= PULL_MAX_FILES
+      ? {
+          partial: `GitHub lists at most ${PULL_MAX_FILES.toLocaleString('en-US')} files of a pull request and listed ${files.length.toLocaleString('en-US')}, so more may have changed.`,
+        }
+      : {}),
+  };
 }

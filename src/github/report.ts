@@ -296,13 +296,12 @@ export class GitHubReport implements GitHubPort {
     );
   }
 
-  /** A change `paths` found irrelevant: a success status that still names the thread's job. */
-  async irrelevant(memory: Memory, cancellation: AbortSignal): Promise<void> {
+  /** A skip on a thread: a success status that says why (naming `jobId`, when given). */
+  async skipped(why: string, jobId: string | undefined, cancellation: AbortSignal): Promise<void> {
     if (!this.status) return;
     const { signal, done } = this.budget(FINISH_BUDGET_MS, cancellation);
     try {
-      const job = memory.note?.job ?? memory.branch?.job;
-      await this.writeStatus('success', 'No docs-relevant change', job, this.runUrl, signal);
+      await this.writeStatus('success', why, jobId, this.runUrl, signal);
     } finally {
       done();
     }
