@@ -3,6 +3,8 @@ import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { emulators, gitHubEmulators, KEY, runHere as run, warnings } from '../__fixtures__/e2e.js';
+import { APP, DOCS_TOKEN, gitHubEnv, pullRequestAt, world } from '../__fixtures__/github-world.js';
 import { actionYml, ROOT } from '../__fixtures__/runner.js';
 import { OPTIONAL_DEFAULTS, readInputs } from '../src/inputs.js';
 
@@ -248,6 +250,281 @@ describe('README', () => {
     const inputs = readme.split('\n').indexOf('## Inputs') + 1;
     expect(inputs).toBeGreaterThan(0);
     expect(inputs).toBeLessThanOrEqual(200);
-    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(23_000);
+    // What a newcomer needs, and no more: the rest is in docs/.
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(22_000);
+  });
+
+  it('offers no pull_request_target route: GitHub blocks it in public repositories by default', () => {
+    const runsOn = (doc: Node) => (isNode(doc.on) ? Object.keys(doc.on) : [doc.on].flat().map(String));
+    const recipes = blocks.filter((block) =>
+      runsOn(parsed(block.text) as Node).includes('pull_request_target'),
+    );
+    expect(recipes.map((block) => block.name)).toEqual([]);
+    const forks = read('README.md').split('### Pull requests from forks')[1]?.split('\n## ')[0] ?? '';
+    expect(forks).toContain('blocked by default in public repositories since 2026-11-02');
+    expect(forks).toContain('/docs');
+  });
+
+  it("says beside every `queue: max` that it is GitHub's (May 2026) and that actionlint 1.7 does not know it", () => {
+    const queued = blocks.filter((block) => /^\s*queue: max$/m.test(block.text));
+    expect(queued.length).toBeGreaterThanOrEqual(3);
+    for (const { name, text } of queued) {
+      const lines = text.split('\n');
+      const at = lines.findIndex((line) => /^\s*queue: max$/.test(line));
+      expect([name, lines[at - 1]?.trim()]).toEqual([
+        name,
+        "# queue: max is GitHub's (May 2026); actionlint 1.7 does not know it yet and reports it.",
+      ]);
+    }
+  });
+
+  it("puts every run of a pull request's thread in one concurrency group: its pushes, requests and merge", () => {
+    // GitHub's expressions as far as the recipes' groups use them: `||` between properties and
+    // literals. Anything else fails here, so that a new form is taught to this test first.
+    const evaluate = (template: string, github: Node): string =>
+      template.replace(/\$\{\{(.*?)\}\}/g, (_, inner: string) => {
+        for (const operand of inner.split('||').map((part) => part.trim())) {
+          const literal = /^'([^']*)'$/.exec(operand)?.[1];
+          if (literal === undefined && !/^github(\.[\w-]+)+$/.test(operand))
+            throw new Error(`cannot evaluate ${operand} in ${template}`);
+          const value =
+            literal ??
+            operand
+              .split('.')
+              .slice(1)
+              .reduce<unknown>((node, key) => (isNode(node) ? node[key] : undefined), github);
+          if (typeof value === 'string' || typeof value === 'number') {
+            if (value) return String(value);
+          } else if (value !== undefined && value !== null) {
+            throw new Error(`${operand} is not a string or a number in ${template}`);
+          }
+        }
+        return '';
+      });
+    const N = 7;
+    const pull = (action: string) => ({
+      action,
+      number: N,
+      pull_request: { number: N, merged: action === 'closed', head: { repo: { full_name: 'acme/app' } } },
+    });
+    // Every run the thread of pull request N can get, by event, as GitHub starts it.
+    const runsOf = (event: string, config: unknown): Node[] => {
+      const types = isNode(config) && Array.isArray(config.types) ? config.types.map(String) : undefined;
+      switch (event) {
+        case 'pull_request':
+          return (types ?? ['opened', 'synchronize', 'reopened']).map((action) => ({
+            event_name: event,
+            ref: `refs/pull/${N}/merge`,
+            event: pull(action),
+          }));
+        case 'pull_request_review_comment':
+          return [
+            { event_name: event, ref: `refs/pull/${N}/merge`, event: { ...pull('created'), comment: {} } },
+          ];
+        case 'issue_comment':
+          return [
+            {
+              event_name: event,
+              ref: 'refs/heads/main',
+              event: {
+                action: 'created',
+                issue: { number: N, pull_request: {} },
+                comment: { body: '/docs' },
+              },
+            },
+          ];
+        case 'push':
+          // The push of the pull request's merge: its payload names no pull request.
+          return [
+            {
+              event_name: event,
+              ref: 'refs/heads/main',
+              event: {
+                ref: 'refs/heads/main',
+                head_commit: { message: `Merge pull request #${N} from acme/topic` },
+              },
+            },
+          ];
+        default:
+          return [];
+      }
+    };
+    let threads = 0;
+    const problems: string[] = [];
+    for (const { name, text } of blocks) {
+      const doc = parsed(text) as Node;
+      if (!isNode(doc.jobs) || !isNode(doc.on)) continue;
+      for (const [id, job] of Object.entries(doc.jobs)) {
+        if (
+          !isNode(job) ||
+          !ours(JSON.stringify(job)).some((step) => isNode(step.with) && step.with.thread === true)
+        )
+          continue;
+        threads++;
+        const group = isNode(job.concurrency) ? job.concurrency.group : undefined;
+        if (typeof group !== 'string') {
+          problems.push(`${name}: job ${id} keeps a thread without a concurrency group`);
+          continue;
+        }
+        const runs = Object.entries(doc.on).flatMap(([event, config]) => runsOf(event, config));
+        const groups = new Map<string, string[]>();
+        for (const run of runs) {
+          const key = evaluate(group, { ...run, repository: 'acme/app' });
+          groups.set(key, [
+            ...(groups.get(key) ?? []),
+            `${String(run.event_name)} ${String((run.event as { action?: string }).action ?? '')}`.trim(),
+          ]);
+        }
+        if (groups.size !== 1)
+          problems.push(
+            `${name}: job ${id}'s runs of one pull request fall in ${JSON.stringify(Object.fromEntries(groups))}`,
+          );
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(threads).toBeGreaterThanOrEqual(2);
+  });
+
+  it('gives every auto-merging step a commit status, from which a re-run resumes its job', () => {
+    const problems: string[] = [];
+    let merging = 0;
+    for (const { name, text } of blocks) {
+      const doc = parsed(text) as Node;
+      for (const step of ours(text)) {
+        if (!isNode(step.with) || !step.with.autoMerge) continue;
+        merging++;
+        if (step.with.status !== true) problems.push(`${name}: autoMerge without status: true`);
+        const permissions = isNode(doc.permissions) ? doc.permissions : {};
+        if (permissions.statuses !== 'write') problems.push(`${name}: no statuses: write`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(merging).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('the auto-merge recipe, run as written', () => {
+  const emulator = emulators({ activePolls: 3 });
+  const github = gitHubEmulators();
+
+  it('survives a re-run after a timeout: one job, one docs pull request, merged', async () => {
+    const markdown = readFileSync(join(ROOT, 'docs/examples.md'), 'utf8');
+    const section = markdown.split('### Merge the docs PR when it is green')[1] ?? '';
+    const workflow = parse(/^```yaml\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? '') as {
+      name: string;
+      jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
+    };
+    const [jobName = '', job] = Object.entries(workflow.jobs)[0] ?? [];
+    const step = job?.steps.find((s) => s.uses?.startsWith('<owner>/<repo>'));
+    const gh = await github();
+    const { docsPr, docsLink } = world(gh);
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    // What the runner puts in place of the recipe's expressions, and the emulator for the service.
+    const values: Record<string, string> = {
+      '${{ vars.DOCS_PROJECT_ID }}': 'proj_docs',
+      '${{ secrets.DOCS_API_KEY }}': KEY,
+      '${{ steps.docs-token.outputs.token }}': DOCS_TOKEN,
+    };
+    const written = Object.fromEntries(
+      Object.entries(step?.with ?? {}).map(([input, value]) => {
+        const text = String(value);
+        if (!text.includes('${{')) return [input, text];
+        if (!(text in values)) throw new Error(`the test has no value for ${text}`);
+        return [input, values[text] ?? ''];
+      }),
+    );
+    const attempt = (n: number, timeout: string) =>
+      run({
+        // The job outlasts the first attempt's timeout (the recipe's 30m, here 2s).
+        inputs: { ...written, baseUrl: service.url, pollInterval: '1s', timeout },
+        env: {
+          ...gitHubEnv(gh),
+          GITHUB_RUN_ATTEMPT: String(n),
+          GITHUB_WORKFLOW: workflow.name,
+          GITHUB_JOB: jobName,
+        },
+        event: { name: 'schedule', payload: { schedule: '0 7 * * 1' } },
+      });
+    const first = await attempt(1, '2s');
+    expect(first.code).toBe(1);
+    expect(first.outputs.status).toBe('active');
+    expect(docsPr.autoMerge).toBeUndefined();
+    const again = await attempt(2, '40s');
+    expect(again.code).toBe(0);
+    expect(again.outputs).toMatchObject({ mode: 'resumed', jobId: first.outputs.jobId, status: 'completed' });
+    expect(service.count('create')).toBe(1);
+    expect(docsPr.autoMerge).toEqual({ method: 'SQUASH', by: 'docs-app[bot]' });
+  });
+});
+
+describe('the thread recipe, run as written', () => {
+  const emulator = emulators({ activePolls: 0 });
+  const github = gitHubEmulators();
+
+  it("tells the pull request's merge (closed, merged) to the thread's job, as a follow-up", async () => {
+    const markdown = readFileSync(join(ROOT, 'docs/examples.md'), 'utf8');
+    const section = markdown.split('\n## Docs that follow the pull request')[1] ?? '';
+    const workflow = parse(/^```yaml\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? '') as {
+      name: string;
+      jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
+    };
+    const [jobName = '', job] = Object.entries(workflow.jobs)[0] ?? [];
+    const step = job?.steps.find((s) => s.uses?.startsWith('<owner>/<repo>'));
+    const gh = await github();
+    const { pr, docsLink } = world(gh);
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    const [first, second] = ['1', '2'].map((digit) => digit.repeat(40)) as [string, string];
+    gh.comparison(APP, `${first}...${second}`, {
+      commits: [],
+      files: [{ filename: 'src/cli.ts', status: 'modified', additions: 1, deletions: 0 }],
+    });
+    const values: Record<string, string> = {
+      '${{ vars.DOCS_PROJECT_ID }}': 'proj_docs',
+      '${{ secrets.DOCS_API_KEY }}': KEY,
+      '${{ steps.docs-token.outputs.token }}': DOCS_TOKEN,
+    };
+    // The prompt's one expression, as the runner evaluates it for the event.
+    const prompt = /^\$\{\{ github\.event\.action == 'closed' && '([^']*)' \|\| '([^']*)' \}\}$/;
+    const inputs = (action: string) =>
+      Object.fromEntries(
+        Object.entries(step?.with ?? {}).map(([input, value]) => {
+          const text = String(value);
+          const chosen = prompt.exec(text);
+          if (chosen) return [input, action === 'closed' ? chosen[1] : chosen[2]];
+          if (!text.includes('${{')) return [input, text];
+          if (!(text in values)) throw new Error(`the test has no value for ${text}`);
+          return [input, values[text] ?? ''];
+        }),
+      );
+    const runOn = (head: string, action: string) => {
+      const event = pullRequestAt(pr.number, head, action);
+      const merged = action === 'closed';
+      return run({
+        inputs: { ...inputs(action), baseUrl: service.url, pollInterval: '1s', timeout: '40s' },
+        env: { ...gitHubEnv(gh), GITHUB_WORKFLOW: workflow.name, GITHUB_JOB: jobName },
+        event: {
+          ...event,
+          payload: { ...event.payload, pull_request: { ...event.payload.pull_request, merged } },
+        },
+      });
+    };
+    const opened = await runOn(first, 'opened');
+    expect(opened.outputs.mode).toBe('created');
+    const pushed = await runOn(second, 'synchronize');
+    expect(pushed.outputs).toMatchObject({ mode: 'followed-up', jobId: opened.outputs.jobId });
+    const merge = await runOn(second, 'closed');
+    expect(merge.code).toBe(0);
+    expect(warnings(merge)).toEqual([]);
+    expect(merge.outputs).toMatchObject({
+      mode: 'followed-up',
+      jobId: opened.outputs.jobId,
+      prLink: docsLink,
+    });
+    expect(service.count('create')).toBe(1);
+    const told = service.requests.filter((r) => r.route === 'message').at(-1)?.json as { prompt: string };
+    expect(told.prompt).toMatch(/^The pull request was merged: make its docs ready to merge\./);
+    expect(gh.statuses(APP, second)[0]?.description).toBe(
+      `Completed: job ${opened.outputs.jobId} · run 4242`,
+    );
   });
 });

@@ -2,6 +2,9 @@
 // published description does not allow are recorded as violations.
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
+import { FORMATS, gitHubContract } from '../emulators/github-openapi.js';
+import ghes from '../emulators/openapi/github/ghes-3.19.json' with { type: 'json' };
+import githubCom from '../emulators/openapi/github/api.github.com.json' with { type: 'json' };
 
 let gh: GitHubEmulator | undefined;
 afterEach(async () => {
@@ -666,5 +669,168 @@ describe("the emulator's contract, cut from GitHub's description", () => {
       ) as { paths: Record<string, Record<string, unknown>> };
       for (const [method, template] of wanted.operations) expect(cut.paths[template]?.[method]).toBeDefined();
     }
+  });
+});
+
+describe('GitHub emulator: links and times as GitHub sends them, checked with formats on', () => {
+  /** Every string of a reply that is a link (`http…`), wherever it sits. */
+  const links = (value: unknown): string[] =>
+    typeof value === 'string'
+      ? /^https?:/.test(value)
+        ? [value]
+        : []
+      : Array.isArray(value)
+        ? value.flatMap(links)
+        : value && typeof value === 'object'
+          ? Object.values(value).flatMap(links)
+          : [];
+
+  it.each(['', '/api/v3'] as const)(
+    "gives users valid links on the emulator's own base, a bot its app's page (prefix %j)",
+    async (prefix) => {
+      const g = await world(prefix);
+      g.grant('ghs_bot', {
+        login: 'github-actions[bot]',
+        type: 'Bot',
+        read: ['acme/app'],
+        write: ['acme/app'],
+      });
+      const pr = g.thread('acme/app');
+      g.addComment('acme/app', pr.number, { login: 'octo cat', body: 'a login no URI may hold as it is' });
+      const posted = await call(
+        g,
+        'POST',
+        `/repos/acme/app/issues/${pr.number}/comments`,
+        { body: 'hi' },
+        'ghs_bot',
+      );
+      const bot = ((await posted.json()) as { user: Record<string, unknown> }).user;
+      expect(bot).toMatchObject({
+        login: 'github-actions[bot]',
+        type: 'Bot',
+        html_url: `${g.serverUrl}/apps/github-actions`,
+        url: `${g.apiUrl}/users/github-actions%5Bbot%5D`,
+        followers_url: `${g.apiUrl}/users/github-actions%5Bbot%5D/followers`,
+        following_url: `${g.apiUrl}/users/github-actions%5Bbot%5D/following{/other_user}`,
+      });
+      const listed = await call(g, 'GET', `/repos/acme/app/issues/${pr.number}/comments`);
+      const [human] = (await listed.json()) as { user: Record<string, unknown> }[];
+      expect(human?.user).toMatchObject({
+        login: 'octo cat',
+        type: 'User',
+        html_url: `${g.serverUrl}/octo%20cat`,
+        url: `${g.apiUrl}/users/octo%20cat`,
+      });
+      expect(human?.user.id).not.toBe(bot.id);
+      expect(g.violations).toEqual([]);
+    },
+  );
+
+  it("moves every link of the description's examples onto the emulator", async () => {
+    const g = await world();
+    const pr = g.thread('acme/app', {
+      files: [{ filename: 'docs/a b#c?.md', status: 'added', additions: 1, deletions: 0 }],
+    });
+    const got = (await (await call(g, 'GET', `/repos/acme/app/pulls/${pr.number}`)).json()) as unknown;
+    const files = (await (
+      await call(g, 'GET', `/repos/acme/app/pulls/${pr.number}/files`)
+    ).json()) as unknown;
+    const all = [...links(got), ...links(files)];
+    expect(all.length).toBeGreaterThan(50);
+    expect(all.filter((link) => !link.startsWith(g.serverUrl))).toEqual([]);
+    expect(all.filter((link) => !FORMATS.uri.validate(link.replace(/\{[^}]*\}/g, '')))).toEqual([]);
+    expect(links(files)).toContain(`${g.serverUrl}/acme/app/blob/main/docs/a%20b%23c%3F.md`);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('records a reply whose link is not a URI, or whose time is not a date-time', () => {
+    const contract = gitHubContract();
+    const status = contract.example('status');
+    const template = '/repos/{owner}/{repo}/commits/{ref}/statuses';
+    expect(contract.checkResponse('GET', template, 200, [status])).toEqual([]);
+    // What the emulator sent for a bot before: its login as a path, brackets and all.
+    const bot = { ...contract.example('simple-user'), html_url: 'https://github.com/github-actions[bot]' };
+    expect(contract.checkResponse('GET', template, 200, [{ ...status, creator: bot }])).toEqual([
+      `GET ${template} 200 body/0/creator/html_url must match format "uri"`,
+    ]);
+    const posted = '/repos/{owner}/{repo}/issues/{issue_number}/comments';
+    const comment = contract.example('issue-comment');
+    expect(contract.checkResponse('POST', posted, 201, comment)).toEqual([]);
+    expect(contract.checkResponse('POST', posted, 201, { ...comment, html_url: 'pull/1' })).toEqual([
+      `POST ${posted} 201 body/html_url must match format "uri"`,
+    ]);
+    expect(contract.checkResponse('POST', posted, 201, { ...comment, created_at: 'yesterday' })).toEqual([
+      `POST ${posted} 201 body/created_at must match format "date-time"`,
+    ]);
+    const permission = '/repos/{owner}/{repo}/collaborators/{username}/permission';
+    const answer = contract.example(
+      'repository-collaborator-permission-response-if-user-has-admin-permissions',
+    );
+    const user = { ...(answer.user as object), role_name: 'admin' };
+    expect(contract.checkResponse('GET', permission, 200, { ...answer, user })).toEqual([]);
+    expect(
+      contract.checkResponse('GET', permission, 200, {
+        ...answer,
+        user: { ...user, html_url: 'https://github.com/apps/x y' },
+      }),
+    ).toEqual([`GET ${permission} 200 body/user/html_url must match format "uri"`]);
+  });
+
+  it('checks every format the descriptions use, as ajv-formats would', () => {
+    const used = new Set<string>();
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        const { format } = node as { format?: unknown };
+        if (typeof format === 'string') used.add(format);
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(githubCom);
+    walk(ghes);
+    expect([...used].sort()).toEqual(Object.keys(FORMATS).sort());
+
+    const uri = FORMATS.uri.validate;
+    for (const good of [
+      'https://api.github.com/users/github-actions%5Bbot%5D',
+      'https://github.com/apps/github-actions',
+      'http://127.0.0.1:8080/acme/app/pull/1#issuecomment-2',
+      'http://[::1]:3000/x?y=1&z=%20',
+      'https://user:pass@example.com/a/b;c=d',
+      'mailto:octocat@github.com',
+    ])
+      expect([good, uri(good)]).toEqual([good, true]);
+    for (const bad of [
+      'https://github.com/github-actions[bot]',
+      'https://github.com/a b',
+      'https://github.com/100%',
+      '/users/octocat',
+      'users/octocat',
+      '',
+      'https://github.com/\u00e9',
+      'https://exa mple.com/',
+    ])
+      expect([bad, uri(bad)]).toEqual([bad, false]);
+
+    const dateTime = FORMATS['date-time'].validate;
+    for (const good of [
+      '2011-04-14T16:00:49Z',
+      '2026-11-25T23:51:17.123+01:00',
+      '2024-02-29T00:00:00z',
+      '2016-12-31T23:59:60Z',
+    ])
+      expect([good, dateTime(good)]).toEqual([good, true]);
+    for (const bad of [
+      '2026-02-29T00:00:00Z',
+      '2026-11-25',
+      '2026-11-25T24:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-11-25T10:00:00',
+      'yesterday',
+    ])
+      expect([bad, dateTime(bad)]).toEqual([bad, false]);
+
+    expect([1, 2 ** 53 - 1].map(FORMATS.int64.validate)).toEqual([true, true]);
+    expect([1.5, 2 ** 53 + 2].map(FORMATS.int64.validate)).toEqual([false, false]);
   });
 });

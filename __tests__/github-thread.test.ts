@@ -20,6 +20,8 @@ const github = gitHubForFile();
 const HEAD_1 = '1'.repeat(40);
 const HEAD_2 = '2'.repeat(40);
 const never = () => new AbortController().signal;
+/** When the comments a test puts straight into the emulator were written: GitHub's times are RFC 3339. */
+const AT = '2026-01-01T00:00:00Z';
 const request: ReportRequest = {
   comment: true,
   labels: [],
@@ -142,11 +144,11 @@ describe('the note', () => {
         id: 1,
         login: 'mallory',
         body: `${marker}\n${forgedNote}`,
-        createdAt: '',
-        updatedAt: '',
+        createdAt: AT,
+        updatedAt: AT,
         reactions: [],
       },
-      { id: 2, login: BOT, body: `> ${marker}\n${forgedNote}`, createdAt: '', updatedAt: '', reactions: [] },
+      { id: 2, login: BOT, body: `> ${marker}\n${forgedNote}`, createdAt: AT, updatedAt: AT, reactions: [] },
     );
     const next = report(pullRun(pr.number, HEAD_2));
     expect((await next.report.recall(true, never())).note?.job).toBe('job_mine');
@@ -367,7 +369,7 @@ describe('the commit status', () => {
       github.gh.addStatus(APP, sha, { creator: BOT, context, description: `Working: job ${id} · run 80` });
       const [marker = ''] = (pr.comments[0]?.body ?? '').split('\n');
       const forged = { id: 3, login: BOT, body: `${marker}\n${noteLine({ job: id, run: 80, attempt: 1 })}` };
-      pr.comments.unshift({ ...forged, createdAt: '', updatedAt: '', reactions: [] });
+      pr.comments.unshift({ ...forged, createdAt: AT, updatedAt: AT, reactions: [] });
       const retry = report(pullRun(pr.number, sha, { runId: 80, runAttempt: 2 }), { thread: false });
       expect(await retry.report.recall(true, never())).toEqual({});
       expect(retry.lines).toEqual([

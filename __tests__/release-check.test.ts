@@ -182,7 +182,22 @@ describe('npm run release', () => {
     const { dir, run } = smallProject();
     expect(String(run('1.0.0').stderr)).toContain('release: v1.0.0 exists already.');
     expect(String(run('0.9.0').stderr)).toContain('release: 0.9.0 is not above the latest release v1.0.0.');
-    expect(String(run('next').stderr)).toContain('usage: npm run release -- X.Y.Z');
+    for (const bad of [
+      'next',
+      '1.1',
+      '01.1.0',
+      '1.01.0',
+      '1.1.00',
+      '1.1.0-rc.1',
+      '1.1.0+build',
+      'vv1.1.0',
+      ' 1.1.0',
+      '1.1.0.0',
+      '9007199254740993.0.0',
+    ])
+      expect(String(run(bad).stderr)).toContain(
+        `release: ${JSON.stringify(bad)} is not a version: give three numbers, major.minor.patch, such as 1.2.3`,
+      );
     writeFileSync(join(dir, 'stray.txt'), 'x');
     expect(String(run('1.1.0').stderr)).toContain('the working tree has changes');
   });
@@ -195,6 +210,30 @@ describe('npm run release', () => {
       'release: CHANGELOG.md has "## 1.0.0 — 2020-01-01" already: was 1.0.0 released?',
     );
     untouched(project, head, '');
+  });
+});
+
+describe('the version given', () => {
+  it('v1.1.0 is read as 1.1.0, and said: the tag is built from the numbers, never vv1.1.0', () => {
+    const { dir, run, inDir, version } = smallProject();
+    const result = run('v1.1.0');
+    expect(result.status).toBe(0);
+    expect(String(result.stdout)).toContain('release: "v1.1.0" is read as version 1.1.0 (tag v1.1.0).');
+    expect(inDir('tag', '--list')).toBe('v1\nv1.0.0\nv1.1.0');
+    expect(inDir('rev-parse', 'v1.1.0^{commit}')).toBe(inDir('rev-parse', 'HEAD'));
+    expect(version()).toBe('1.1.0');
+    expect(readFileSync(join(dir, 'CHANGELOG.md'), 'utf8')).toMatch(/^## 1\.1\.0 — /m);
+    expect(existsSync(join(dir, 'build', 'release-notes-v1.1.0.md'))).toBe(true);
+  });
+
+  it('a version with leading zeros changes nothing, even when its numbers are above the last release', () => {
+    const project = smallProject();
+    const head = project.inDir('rev-parse', 'HEAD');
+    const result = project.run('1.02.0');
+    expect(result.status).toBe(1);
+    expect(String(result.stderr)).toContain('release: "1.02.0" is not a version');
+    untouched(project, head, 'v1.0.0');
+    expect(existsSync(join(project.dir, 'build', 'tests-ran'))).toBe(false);
   });
 });
 

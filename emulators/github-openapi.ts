@@ -20,7 +20,13 @@ interface Parameter {
 
 type Node = Record<string, unknown>;
 
-/** Statuses GitHub may send on any operation, whether or not the description lists them. */
+/**
+ * Statuses GitHub may send on any operation, whether or not the description lists them: the
+ * description lists, per operation, only some of the errors GitHub's REST documentation says any
+ * request can get — 401 for a token it does not know, 403 for one without the permission, 404 for
+ * what a token cannot see (never 403, which would say it exists), 422 for a request it refuses, and
+ * 500, 502 and 503 from its own side. Their body must still be GitHub's usual error.
+ */
 const ANY_OPERATION = new Set([401, 403, 404, 422, 500, 502, 503]);
 
 export interface GitHubContract {
@@ -46,9 +52,10 @@ export function gitHubContract(spec: GitHubSpec = 'api.github.com'): GitHubContr
 function load(spec: GitHubSpec): GitHubContract {
   // The conversion copies as it goes: the imported objects stay as they are.
   const document = nullableWithoutType(spec === 'ghes-3.19' ? ghes : githubCom) as Node;
-  // OpenAPI 3.0: `nullable` is one of ajv's own keywords; `format`s and `x-` extensions are
-  // documentation here, not checks.
-  const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false });
+  // OpenAPI 3.0: `nullable` is one of ajv's own keywords; `x-` extensions are documentation here.
+  // `format`s are checked: a URL or a time the real API could not send proves nothing.
+  const ajv = new Ajv({ strict: false, validateFormats: true, allErrors: false });
+  for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format);
   ajv.addSchema(document, 'gh');
   const compiled = new Map<string, ValidateFunction>();
 
@@ -148,6 +155,68 @@ function load(spec: GitHubSpec): GitHubContract {
       return structuredClone(node) as Node;
     },
   };
+}
+
+/**
+ * The formats GitHub's description uses (`uri`, `date-time`, `int64`; a test keeps this list
+ * whole), as ajv-formats checks them: ajv has none of its own, and ajv-formats is not a
+ * dependency of this project.
+ */
+export const FORMATS = {
+  uri: { type: 'string', validate: isUri },
+  'date-time': { type: 'string', validate: isDateTime },
+  int64: { type: 'number', validate: (n: number) => Number.isInteger(n) && Number.isSafeInteger(n) },
+} as const;
+
+/**
+ * An absolute URI (RFC 3986): a scheme, then only the characters a URI may hold, `%` only as an
+ * escape, and `[` `]` only around an IP literal host. `new URL` alone is lenient (it takes spaces,
+ * brackets in a path and `%` unescaped), so the characters are checked first.
+ */
+function isUri(text: string): boolean {
+  const found = /^([a-z][a-z0-9+.-]*):(?:\/\/([^/?#]*))?([^?#]*)(\?[^#]*)?(#.*)?$/i.exec(text);
+  if (!found) return false;
+  const [, , authority = '', ...rest] = found;
+  const host = authority.slice(authority.lastIndexOf('@') + 1);
+  const literal = /^\[[0-9a-f:.]+\](?::\d*)?$/i.test(host);
+  const plain = /^(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*$/i;
+  const userinfo = authority.slice(0, Math.max(0, authority.lastIndexOf('@')));
+  if (!plain.test(userinfo) || !(literal || plain.test(host))) return false;
+  if (
+    !rest.every(
+      (part) => part === undefined || /^(?:[a-z0-9\-._~!$&'()*+,;=:@/?#]|%[0-9a-f]{2})*$/i.test(part),
+    )
+  )
+    return false;
+  try {
+    new URL(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A date and time as RFC 3339 writes it (`2011-04-14T16:00:49Z`), of a day the calendar has. */
+function isDateTime(text: string): boolean {
+  const found =
+    /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/.exec(text);
+  if (!found) return false;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHour = 0, offsetMinute = 0] =
+    found.slice(1).map((n) => Number(n ?? 0));
+  // Day 0 of the next month is the last day of this one.
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  // A leap second is written :60.
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= days &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 60 &&
+    offsetHour <= 23 &&
+    offsetMinute <= 59
+  );
 }
 
 /**

@@ -393,21 +393,59 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     return repo;
   };
 
+  // The description's examples are github.com's: their links are moved onto this emulator, as a
+  // reply of this server would carry them (its API under `prefix`, its pages at the root).
+  const example = (name: string): Record<string, unknown> => rebase(contract.example(name));
+  const rebase = <T>(value: T): T => {
+    if (typeof value === 'string') {
+      return value
+        .replace(/^https:\/\/api\.github\.com(?=\/|$)/, `${serverUrl}${prefix}`)
+        .replace(/^https:\/\/(?:svn\.)?github\.com(?=\/|$)/, serverUrl) as T;
+    }
+    if (Array.isArray(value)) return value.map(rebase) as T;
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebase(v)])) as T;
+    }
+    return value;
+  };
+
+  // Users GitHub has never been told of (a pull request's author, a collaborator) get ids of their own.
+  const userIds = new Map<string, number>();
+  // A user as GitHub sends one (`simple-user`), its links on this server. A bot's login is
+  // `name[bot]`: its page is its app's (`/apps/name`), and its API links escape the brackets, which
+  // a URI's path may not hold.
   const user = (login: string) => {
     const known = [...grants.values()].find((g) => g.login === login);
+    let id = known?.id ?? userIds.get(login);
+    if (id === undefined) userIds.set(login, (id = nextId++));
+    const app = /^(.+)\[bot\]$/.exec(login)?.[1];
+    const api = `${serverUrl}${prefix}/users/${encodeURIComponent(login)}`;
     return {
-      ...contract.example('simple-user'),
+      ...example('simple-user'),
       login,
-      id: known?.id ?? 1,
-      node_id: `U_${login}`,
-      type: known?.type ?? 'User',
-      html_url: `${serverUrl}/${login}`,
-      url: `${serverUrl}${prefix}/users/${login}`,
+      id,
+      node_id: `U_${id}`,
+      type: known?.type ?? (app ? 'Bot' : 'User'),
+      avatar_url: `${serverUrl}/avatars/u/${id}?v=4`,
+      gravatar_id: '',
+      html_url: app
+        ? `${serverUrl}/apps/${encodeURIComponent(app)}`
+        : `${serverUrl}/${encodeURIComponent(login)}`,
+      url: api,
+      followers_url: `${api}/followers`,
+      following_url: `${api}/following{/other_user}`,
+      gists_url: `${api}/gists{/gist_id}`,
+      starred_url: `${api}/starred{/owner}{/repo}`,
+      subscriptions_url: `${api}/subscriptions`,
+      organizations_url: `${api}/orgs`,
+      repos_url: `${api}/repos`,
+      events_url: `${api}/events{/privacy}`,
+      received_events_url: `${api}/received_events`,
     };
   };
 
   const commentJson = (repoName: string, thread: StoredThread, c: StoredComment) => ({
-    ...contract.example('issue-comment'),
+    ...example('issue-comment'),
     id: c.id,
     node_id: `IC_${c.id}`,
     body: c.body,
@@ -442,7 +480,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   const pullJson = (
     repoName: string,
     thread: StoredThread,
-    pr: Record<string, unknown> = contract.example('pull-request-simple'),
+    pr: Record<string, unknown> = example('pull-request-simple'),
   ) => {
     const head = pr.head as Record<string, unknown>;
     const base = pr.base as Record<string, unknown>;
@@ -514,7 +552,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
 
   // The full pull request, as `GET …/pulls/{pull_number}` answers it.
   const pullRequestJson = (repoName: string, thread: StoredThread) => {
-    const pr = contract.example('pull-request');
+    const pr = example('pull-request');
     const json = pullJson(repoName, thread, pr);
     return {
       ...json,
@@ -529,7 +567,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   };
 
   const reactionJson = (r: StoredReaction) => ({
-    ...contract.example('reaction'),
+    ...example('reaction'),
     id: r.id,
     node_id: `REA_${r.id}`,
     user: user(r.login),
@@ -538,8 +576,8 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   });
 
   const statusJson = (repoName: string, sha: string, s: StoredStatus) => ({
-    ...contract.example('status'),
-    url: `${serverUrl}${prefix}/repos/${repoName}/statuses/${sha}`,
+    ...example('status'),
+    url: `${serverUrl}${prefix}/repos/${repoName}/statuses/${encodeURIComponent(sha)}`,
     id: s.id,
     node_id: `SC_${s.id}`,
     state: s.state,
@@ -554,14 +592,12 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   // `permission` is the legacy base role GitHub folds the others into: maintain is write, triage
   // read, and a custom role its base's; `role_name` is the role's own name, a custom one's too.
   const permissionJson = (login: string, given: CollaboratorRole | CustomRole | 'none') => {
-    const example = contract.example(
-      'repository-collaborator-permission-response-if-user-has-admin-permissions',
-    );
+    const template = example('repository-collaborator-permission-response-if-user-has-admin-permissions');
     const role = typeof given === 'string' ? given : given.base;
     const name = typeof given === 'string' ? given : given.name;
     const rank = ['none', 'read', 'triage', 'write', 'maintain', 'admin'].indexOf(role);
     return {
-      ...example,
+      ...template,
       permission: role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role,
       role_name: name,
       user: {
@@ -605,30 +641,31 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   };
 
   const fileJson = (repoName: string, f: StoredFile) => ({
-    ...contract.example('diff-entry'),
+    ...example('diff-entry'),
     sha: '1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f',
     filename: f.filename,
     status: f.status,
     additions: f.additions,
     deletions: f.deletions,
     changes: f.additions + f.deletions,
-    blob_url: `${serverUrl}/${repoName}/blob/main/${f.filename}`,
-    raw_url: `${serverUrl}/${repoName}/raw/main/${f.filename}`,
-    contents_url: `${serverUrl}${prefix}/repos/${repoName}/contents/${f.filename}`,
+    // A file's name may hold anything a path may (spaces, `#`, `?`): each segment is escaped.
+    blob_url: `${serverUrl}/${repoName}/blob/main/${segments(f.filename)}`,
+    raw_url: `${serverUrl}/${repoName}/raw/main/${segments(f.filename)}`,
+    contents_url: `${serverUrl}${prefix}/repos/${repoName}/contents/${segments(f.filename)}`,
     patch: f.patch,
     previous_filename: f.previous_filename,
   });
 
   // A commit; its parents are what `history` tells, else (`parents` not given) the example's.
   const commitJson = (repoName: string, c: StoredCommit, withFiles: boolean, parents?: string[]) => {
-    const example = contract.example('commit');
+    const template = example('commit');
     const json: Record<string, unknown> = {
-      ...example,
+      ...template,
       sha: c.sha,
       node_id: `C_${c.sha}`,
       url: `${serverUrl}${prefix}/repos/${repoName}/commits/${c.sha}`,
       html_url: `${serverUrl}/${repoName}/commit/${c.sha}`,
-      commit: { ...(example.commit as object), message: c.message },
+      commit: { ...(template.commit as object), message: c.message },
     };
     const parent = repos.get(repoName.toLowerCase())?.parents.get(c.sha);
     const shas = parents ?? (parent === undefined ? undefined : [parent]);
@@ -654,7 +691,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   };
 
   const labelJson = (name: string, i: number) => ({
-    ...contract.example('label'),
+    ...example('label'),
     id: 200 + i,
     node_id: `LA_${i}`,
     name,
@@ -680,7 +717,9 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     return undefined;
   };
 
-  // GraphQL answers HTTP 200 whatever befalls the operation: failures are its `errors`.
+  // GraphQL answers HTTP 200 whatever befalls the operation: failures are its `errors`. The REST
+  // description has no GraphQL: these replies are GitHub's as its GraphQL API documents and sends
+  // them (the viewer query, and the one mutation with the refusals it answers), not checked here.
   function graphql(route: GitHubGraphQLRoute, grant: Required<TokenGrant>, json: unknown): Reply {
     const { query, variables } = (json !== null && typeof json === 'object' ? json : {}) as {
       query?: unknown;
@@ -782,6 +821,8 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   function answer(route: GitHubRoute | undefined, req: Exchange): Reply {
     const token = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const grant = token ? grants.get(token) : undefined;
+    // 401 is listed for no operation here, but GitHub answers every request with a token it does
+    // not know so: the checker takes it (and the 403, 404 and 422 below) on any operation.
     if (!grant) return error(401, 'Bad credentials');
     if (route === 'graphql' || route === 'enableAutoMerge') return graphql(route, grant, req.json);
     const spec = ROUTES.find((r) => r.route === route);
@@ -789,6 +830,8 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     const repoName = `${params.owner}/${params.repo}`;
     const { canRead, canWrite } = access(grant, repoName);
     const repo = repos.get(repoName.toLowerCase());
+    // A repository the token cannot see is 404, not 403, on GitHub (it does not say the repository
+    // exists), whether or not the operation lists 404; a read-only token's write is 403 the same way.
     if (!spec || !repo || !canRead) return error(404, 'Not Found');
     if (spec.write && !canWrite) return error(403, 'Resource not accessible by integration');
     const body = (req.json ?? {}) as Record<string, unknown>;
@@ -831,6 +874,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
             return { status: 200, json: commentJson(repoName, thread, c) };
           }
         }
+        // Not listed (only 200 and 422 are): GitHub answers a comment id it does not have so.
         return error(404, 'Not Found');
       }
       case 'addLabels': {
@@ -858,7 +902,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         return {
           status: 200,
           json: {
-            ...contract.example('commit-comparison'),
+            ...example('commit-comparison'),
             url: `${serverUrl}${prefix}/repos/${repoName}/compare/${params.basehead}`,
             html_url: `${serverUrl}/${repoName}/compare/${base}...${head}`,
             status: 'ahead',
@@ -876,7 +920,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         if (!sha) return { status: 200, json: [] };
         if (repo.unknown.has(sha)) return error(404, `No commit found for SHA: ${sha}`);
         const { slice, headers } = paged(ancestry(repo, sha), req.query, `/repos/${repoName}/commits`);
-        const message = String((contract.example('commit').commit as { message: unknown }).message);
+        const message = String((example('commit').commit as { message: unknown }).message);
         const json = slice.map((at) => {
           const parent = repo.parents.get(at);
           const commit = repo.known.get(at) ?? { sha: at, message, files: [] };
@@ -891,6 +935,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       }
       case 'listPullFiles': {
         const thread = repo.threads.get(Number(params.pull_number));
+        // Not listed for this operation: GitHub's answer for a number that is no pull request.
         if (!thread?.pull) return error(404, 'Not Found');
         const { slice, headers } = paged(
           thread.files,
@@ -901,6 +946,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       }
       case 'requestReviewers': {
         const thread = repo.threads.get(Number(params.pull_number));
+        // Not listed (201, 403 and 422 are): GitHub's answer for a number that is no pull request.
         if (!thread?.pull) return error(404, 'Not Found');
         thread.reviewers.push(...((body.reviewers as string[] | undefined) ?? []));
         thread.teams.push(...((body.team_reviewers as string[] | undefined) ?? []));
@@ -917,6 +963,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         const comment = [...repo.threads.values()]
           .flatMap((t) => (issue ? t.comments : t.reviewComments))
           .find((c) => c.id === Number(params.comment_id));
+        // Not listed (200, 201 and 422 are): GitHub's answer for a comment id it does not have.
         if (!comment) return error(404, 'Not Found');
         const content = body.content;
         if (typeof content !== 'string' || !REACTIONS.includes(content)) {
@@ -942,6 +989,8 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       }
       case 'createStatus': {
         const sha = params.sha ?? '';
+        // The description lists only 201; GitHub answers a sha it does not know, and a state or a
+        // description it refuses, with 422 (the second as its usual `Validation Failed`).
         if (repo.unknown.has(sha)) return error(422, `No commit found for SHA: ${sha}`);
         const state = STATUS_STATES.find((s) => s === body.state);
         if (!state) return validationFailed({ resource: 'Status', field: 'state', code: 'invalid' });
@@ -970,6 +1019,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       }
       case 'listStatuses': {
         const ref = params.ref ?? '';
+        // Not listed (200 and 301 are): GitHub's answer for a ref it does not know.
         if (repo.unknown.has(ref)) return error(404, 'Not Found');
         const { slice, headers } = paged(
           repo.statuses.get(ref) ?? [],
@@ -1102,7 +1152,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         headSha:
           threadOptions.headSha ??
           threadOptions.commits?.at(-1) ??
-          String((contract.example('pull-request').head as { sha: string }).sha),
+          String((example('pull-request').head as { sha: string }).sha),
         headRef: threadOptions.headRef ?? `topic-${number}`,
         headRepo: threadOptions.headRepo ?? repoName,
         state: threadOptions.state ?? 'open',
@@ -1257,6 +1307,11 @@ function match(template: string, path: string): Record<string, string> | undefin
   const found = new RegExp(`^${pattern}$`).exec(path);
   if (!found) return undefined;
   return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(found[i + 1] ?? '')]));
+}
+
+/** A path's segments, each escaped as a URI's path segment. */
+function segments(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/');
 }
 
 function parse(text: string): unknown {

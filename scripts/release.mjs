@@ -1,4 +1,6 @@
-// `npm run release -- 1.2.0 [--push]`: a maintainer's release, from a clean main.
+// `npm run release -- 1.2.0 [--push]`: a maintainer's release, from a clean main. The version is
+// semver's X.Y.Z (no leading zeros, no pre-release or build suffix); a leading `v` (`v1.2.0`) is
+// read as the version after it, and said. The tag is built from the numbers read, never the text.
 //   1. checks: a clean tree on main, a new version above the last tag, notes for it in the
 //      CHANGELOG (under "## Unreleased", and under "## 1.2.0" if that was drafted by hand);
 //   2. runs the project's tests (`npm test`: it builds dist/, type-checks, then runs jest) before
@@ -21,7 +23,7 @@ import { join } from 'node:path';
 
 const args = process.argv.slice(2);
 const push = args.includes('--push');
-const version = args.find((a) => !a.startsWith('--'));
+const given = args.find((a) => !a.startsWith('--'));
 const fail = (message) => {
   console.error(`release: ${message}`);
   process.exit(1);
@@ -31,7 +33,13 @@ const run = (command, rest, stdout = 'pipe') =>
 const git = (...rest) => run('git', rest);
 const npmCommand = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const npm = (...rest) => run(npmCommand, rest);
-const parse = (v) => /^v?(\d+)\.(\d+)\.(\d+)$/.exec(v)?.slice(1).map(Number);
+/** `X.Y.Z` as semver writes it (no leading zeros), as numbers npm can hold; else `undefined`. */
+const numbers = (v) => {
+  const found = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/.exec(v)?.slice(1).map(Number);
+  return found?.every(Number.isSafeInteger) ? found : undefined;
+};
+/** A release tag, `vX.Y.Z`. */
+const parse = (tag) => (tag.startsWith('v') ? numbers(tag.slice(1)) : undefined);
 const newer = (a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
 /** What `git status` lists, one path each, files in new directories included (untrimmed: " M path"). */
 const changed = () =>
@@ -40,9 +48,20 @@ const changed = () =>
     .filter(Boolean)
     .map((entry) => entry.slice(3));
 
-if (!version || !parse(version)) fail('usage: npm run release -- X.Y.Z [--push]');
-const [major] = parse(version);
+if (!given) fail('usage: npm run release -- X.Y.Z [--push], e.g. npm run release -- 1.2.3');
+// A leading `v` is how the tag is written, not part of the version: taken off, and said.
+const bare = /^v\d/.test(given) ? given.slice(1) : given;
+const parsed = numbers(bare);
+if (!parsed) {
+  fail(
+    `${JSON.stringify(given)} is not a version: give three numbers, major.minor.patch, such as 1.2.3 (no leading zeros, no suffix such as -rc.1). Usage: npm run release -- X.Y.Z [--push]`,
+  );
+}
+const [major, minor, patch] = parsed;
+const version = `${major}.${minor}.${patch}`;
 const tag = `v${version}`;
+if (bare !== given)
+  console.log(`release: ${JSON.stringify(given)} is read as version ${version} (tag ${tag}).`);
 
 if (git('status', '--porcelain')) fail('the working tree has changes: commit or stash them first.');
 if (git('rev-parse', '--abbrev-ref', 'HEAD') !== 'main') fail('releases are made from main.');
@@ -51,7 +70,7 @@ const tags = git('tag', '--list', 'v*.*.*')
   .filter((t) => parse(t));
 if (tags.includes(tag)) fail(`${tag} exists already.`);
 const latest = tags.map(parse).sort(newer).at(-1);
-if (latest && newer(parse(version), latest) <= 0)
+if (latest && newer(parsed, latest) <= 0)
   fail(`${version} is not above the latest release v${latest.join('.')}.`);
 
 // A section runs from its heading to the next "## " heading or the end of the file.
