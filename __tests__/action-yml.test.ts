@@ -403,34 +403,41 @@ describe('README', () => {
   });
 });
 
+/** What the runner puts in place of the recipes' expressions (the service is the emulator). */
+const RECIPE_VALUES: Record<string, string> = {
+  '${{ vars.DOCS_PROJECT_ID }}': 'proj_docs',
+  '${{ secrets.DOCS_API_KEY }}': KEY,
+  '${{ steps.docs-token.outputs.token }}': DOCS_TOKEN,
+};
+
+/** The first workflow after `heading` in docs/examples.md: its name, its first job's name and the action's step. */
+function recipe(heading: string) {
+  const markdown = readFileSync(join(ROOT, 'docs/examples.md'), 'utf8');
+  const section = markdown.split(heading)[1] ?? '';
+  const workflow = parse(/^```yaml\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? '') as {
+    name: string;
+    jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
+  };
+  const [jobName = '', job] = Object.entries(workflow.jobs)[0] ?? [];
+  const step = job?.steps.find((s) => s.uses?.startsWith('<owner>/<repo>'));
+  return { workflow, jobName, step };
+}
+
 describe('the auto-merge recipe, run as written', () => {
   const emulator = emulators({ activePolls: 3 });
   const github = gitHubEmulators();
 
   it('survives a re-run after a timeout: one job, one docs pull request, merged', async () => {
-    const markdown = readFileSync(join(ROOT, 'docs/examples.md'), 'utf8');
-    const section = markdown.split('### Merge the docs PR when it is green')[1] ?? '';
-    const workflow = parse(/^```yaml\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? '') as {
-      name: string;
-      jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
-    };
-    const [jobName = '', job] = Object.entries(workflow.jobs)[0] ?? [];
-    const step = job?.steps.find((s) => s.uses?.startsWith('<owner>/<repo>'));
+    const { workflow, jobName, step } = recipe('### Merge the docs PR when it is green');
     const gh = await github();
     const { docsPr, docsLink } = world(gh);
     const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
-    // What the runner puts in place of the recipe's expressions, and the emulator for the service.
-    const values: Record<string, string> = {
-      '${{ vars.DOCS_PROJECT_ID }}': 'proj_docs',
-      '${{ secrets.DOCS_API_KEY }}': KEY,
-      '${{ steps.docs-token.outputs.token }}': DOCS_TOKEN,
-    };
     const written = Object.fromEntries(
       Object.entries(step?.with ?? {}).map(([input, value]) => {
         const text = String(value);
         if (!text.includes('${{')) return [input, text];
-        if (!(text in values)) throw new Error(`the test has no value for ${text}`);
-        return [input, values[text] ?? ''];
+        if (!(text in RECIPE_VALUES)) throw new Error(`the test has no value for ${text}`);
+        return [input, RECIPE_VALUES[text] ?? ''];
       }),
     );
     const attempt = (n: number, timeout: string) =>
@@ -462,14 +469,7 @@ describe('the thread recipe, run as written', () => {
   const github = gitHubEmulators();
 
   it("tells the pull request's merge (closed, merged) to the thread's job, as a follow-up", async () => {
-    const markdown = readFileSync(join(ROOT, 'docs/examples.md'), 'utf8');
-    const section = markdown.split('\n## Docs that follow the pull request')[1] ?? '';
-    const workflow = parse(/^```yaml\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? '') as {
-      name: string;
-      jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
-    };
-    const [jobName = '', job] = Object.entries(workflow.jobs)[0] ?? [];
-    const step = job?.steps.find((s) => s.uses?.startsWith('<owner>/<repo>'));
+    const { workflow, jobName, step } = recipe('\n## Docs that follow the pull request');
     const gh = await github();
     const { pr, docsLink } = world(gh);
     const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
@@ -478,11 +478,6 @@ describe('the thread recipe, run as written', () => {
       commits: [],
       files: [{ filename: 'src/cli.ts', status: 'modified', additions: 1, deletions: 0 }],
     });
-    const values: Record<string, string> = {
-      '${{ vars.DOCS_PROJECT_ID }}': 'proj_docs',
-      '${{ secrets.DOCS_API_KEY }}': KEY,
-      '${{ steps.docs-token.outputs.token }}': DOCS_TOKEN,
-    };
     // The prompt's one expression, as the runner evaluates it for the event.
     const prompt = /^\$\{\{ github\.event\.action == 'closed' && '([^']*)' \|\| '([^']*)' \}\}$/;
     const inputs = (action: string) =>
@@ -492,8 +487,8 @@ describe('the thread recipe, run as written', () => {
           const chosen = prompt.exec(text);
           if (chosen) return [input, action === 'closed' ? chosen[1] : chosen[2]];
           if (!text.includes('${{')) return [input, text];
-          if (!(text in values)) throw new Error(`the test has no value for ${text}`);
-          return [input, values[text] ?? ''];
+          if (!(text in RECIPE_VALUES)) throw new Error(`the test has no value for ${text}`);
+          return [input, RECIPE_VALUES[text] ?? ''];
         }),
       );
     const runOn = (head: string, action: string) => {

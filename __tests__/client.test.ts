@@ -27,6 +27,18 @@ function client(baseUrl = service.url, projectId = 'proj'): AgentClient {
   return new AgentClient({ baseUrl, projectId, apiKey: KEY, dispatcher, userAgent: 'test' });
 }
 
+/** A client whose clock reads `now`, for the headers that name a time. */
+function clientAt(now: number): AgentClient {
+  return new AgentClient({
+    baseUrl: service.url,
+    projectId: 'proj',
+    apiKey: KEY,
+    dispatcher,
+    userAgent: 'test',
+    now: () => now,
+  });
+}
+
 async function faultOf(call: Promise<unknown>): Promise<Fault> {
   try {
     await call;
@@ -89,14 +101,7 @@ describe('AgentClient', () => {
     ],
   ])('reads when the quota frees a use from %s', async (_what, headers, resetAfterMs) => {
     service.script('create', { status: 429, headers });
-    const timed = new AgentClient({
-      baseUrl: service.url,
-      projectId: 'proj',
-      apiKey: KEY,
-      dispatcher,
-      userAgent: 'test',
-      now: () => 1_700_000_000_000,
-    });
+    const timed = clientAt(1_700_000_000_000);
     expect(await faultOf(timed.createJob('x'))).toEqual({
       kind: 'http',
       status: 429,
@@ -118,14 +123,7 @@ describe('AgentClient', () => {
     ['RateLimit-Reset of two days', { 'ratelimit-reset': '172800' }],
   ])('carries no time for %s', async (_what, headers) => {
     service.script('create', { status: 429, headers });
-    const timed = new AgentClient({
-      baseUrl: service.url,
-      projectId: 'proj',
-      apiKey: KEY,
-      dispatcher,
-      userAgent: 'test',
-      now: () => 1_700_000_000_000,
-    });
+    const timed = clientAt(1_700_000_000_000);
     expect(await faultOf(timed.createJob('x'))).toEqual({
       kind: 'http',
       status: 429,
