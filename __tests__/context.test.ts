@@ -266,6 +266,17 @@ describe('gatherContext', () => {
     expect(calls).toEqual(['compare {"owner":"acme","repo":"app","basehead":"main...head0000000"}']);
   });
 
+  it('a new tag where the payload names no default branch: the pushed commit alone, named a tag', async () => {
+    const { api } = fakeApi({ getCommit: () => ({ commit, files: [file('a.ts')], url: 'u' }) });
+    const c = await gatherContext(
+      api,
+      push({ before: '0'.repeat(40), ref: 'refs/tags/v1.2.0', repository: {} }),
+      () => undefined,
+      signal,
+    );
+    expect(c?.notes).toEqual(['The push made the tag v1.2.0: the pushed commit alone is shown.']);
+  });
+
   it('a new default branch: the pushed commit alone', async () => {
     const { api, calls } = fakeApi({ getCommit: () => ({ commit, files: [file('a.ts')], url: 'u' }) });
     const c = await gatherContext(
@@ -275,7 +286,7 @@ describe('gatherContext', () => {
       signal,
     );
     expect(calls).toEqual(['getCommit {"owner":"acme","repo":"app","ref":"head0000000"}']);
-    expect(c?.notes).toEqual(['A new branch: the pushed commit alone is shown.']);
+    expect(c?.notes).toEqual(['The push made the branch main: the pushed commit alone is shown.']);
   });
 
   it('a deleted branch: nothing, and no request', async () => {

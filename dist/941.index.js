@@ -1070,7 +1070,10 @@ function pushedOnto(run) {
         : undefined;
 }
 
+// EXTERNAL MODULE: ./src/event.ts
+var src_event = __webpack_require__(807);
 ;// CONCATENATED MODULE: ./src/github/gather.ts
+
 
 
 /** Events whose context is read from GitHub or the payload; any other event adds nothing. */
@@ -1164,7 +1167,9 @@ async function pushChanges(api, run, payload, after, signal) {
     if (!before || ZERO_SHA.test(before)) {
         const defaultBranch = payload.repository?.default_branch;
         if (!defaultBranch || branchOf(payload.ref) === defaultBranch) {
-            return alone('A new branch: the pushed commit alone is shown.', 'The push made a new branch with nothing to compare it with, so only its head commit’s files are known.');
+            // A tag is not a branch: the words name what the push made.
+            const made = (0,src_event/* refWords */.VL)(payload.ref);
+            return alone(`The push made ${made}: the pushed commit alone is shown.`, `The push made ${made} with nothing to compare it with, so only its head commit’s files are known.`);
         }
         base = defaultBranch;
     }
@@ -1493,8 +1498,6 @@ class CommitStatus {
     }
 }
 
-// EXTERNAL MODULE: ./src/event.ts
-var src_event = __webpack_require__(807);
 ;// CONCATENATED MODULE: ./src/github/target.ts
 
 /**

@@ -17,6 +17,7 @@ import {
   type ReleasePayload,
 } from './context.js';
 import { describeGitHubFault } from './errors.js';
+import { refWords } from '../event.js';
 import type { Warn } from '../log.js';
 
 /** Events whose context is read from GitHub or the payload; any other event adds nothing. */
@@ -122,9 +123,11 @@ async function pushChanges(
   if (!before || ZERO_SHA.test(before)) {
     const defaultBranch = payload.repository?.default_branch;
     if (!defaultBranch || branchOf(payload.ref) === defaultBranch) {
+      // A tag is not a branch: the words name what the push made.
+      const made = refWords(payload.ref);
       return alone(
-        'A new branch: the pushed commit alone is shown.',
-        'The push made a new branch with nothing to compare it with, so only its head commit’s files are known.',
+        `The push made ${made}: the pushed commit alone is shown.`,
+        `The push made ${made} with nothing to compare it with, so only its head commit’s files are known.`,
       );
     }
     base = defaultBranch;
