@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, expect } from '@jest/globals';
 import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
 
 type Client = typeof import('../src/github/client.js');
-type Report = typeof import('../src/github/report.js');
+type Steps = typeof import('../src/github/index.js');
 type Comments = typeof import('../src/github/comment.js');
 type Target = typeof import('../src/github/target.js');
 type DocsPr = typeof import('../src/github/docs-pr.js');
@@ -11,7 +11,8 @@ type DocsPr = typeof import('../src/github/docs-pr.js');
 export interface GitHubSide {
   gh: GitHubEmulator;
   gitHubApi: Client['gitHubApi'];
-  GitHubReport: Report['GitHubReport'];
+  /** The three steps' objects over one session, with the test's API, log and clock. */
+  gitHubSteps: Steps['gitHubSteps'];
   KeptComment: Comments['KeptComment'];
   findThread: Target['findThread'];
   routeDocsPullRequest: DocsPr['routeDocsPullRequest'];
@@ -30,7 +31,7 @@ export function gitHubForFile(env: Record<string, string> = {}): GitHubSide {
     side.gh = await startGitHubEmulator();
     Object.assign(process.env, { GITHUB_API_URL: side.gh.apiUrl, ...env });
     ({ gitHubApi: side.gitHubApi } = await import('../src/github/client.js'));
-    ({ GitHubReport: side.GitHubReport } = await import('../src/github/report.js'));
+    ({ gitHubSteps: side.gitHubSteps } = await import('../src/github/index.js'));
     ({ KeptComment: side.KeptComment } = await import('../src/github/comment.js'));
     ({ findThread: side.findThread } = await import('../src/github/target.js'));
     ({ routeDocsPullRequest: side.routeDocsPullRequest } = await import('../src/github/docs-pr.js'));

@@ -31,7 +31,7 @@ describe('the kept comment', () => {
       github.gh.addComment(APP, pr.number, { login: 'octocat', body: `later ${i}` });
 
     const before = github.gh.count('listComments');
-    const url = await kept(pr.number).write(
+    const { url } = await kept(pr.number).write(
       '<!-- agent-job-action:000000000000000000000001 -->\nre-run',
       signal(),
     );
@@ -78,7 +78,7 @@ describe('the kept comment', () => {
   it('goes on an issue as an issue comment', async () => {
     const { kept } = setUp();
     const issue = github.gh.thread(APP, { pull: false });
-    const url = await kept(issue.number, undefined, false).write('on the issue', signal());
+    const { url } = await kept(issue.number, undefined, false).write('on the issue', signal());
     expect(issue.comments).toHaveLength(1);
     expect(url).toContain(`/issues/${issue.number}#issuecomment-`);
   });
@@ -86,9 +86,10 @@ describe('the kept comment', () => {
   it('is posted anew when it was deleted since it was found', async () => {
     const { pr, kept } = setUp();
     const comment = kept(pr.number);
-    await comment.write('<!-- agent-job-action:000000000000000000000001 -->\nfirst', signal());
+    const first = await comment.write('<!-- agent-job-action:000000000000000000000001 -->\nfirst', signal());
     pr.comments.splice(0);
-    await comment.write('<!-- agent-job-action:000000000000000000000001 -->\nlast', signal());
+    // What the first write left is handed to the next: it edits that comment, gone since.
+    await comment.write('<!-- agent-job-action:000000000000000000000001 -->\nlast', signal(), first);
     expect(pr.comments.map((c) => c.body)).toEqual([
       '<!-- agent-job-action:000000000000000000000001 -->\nlast',
     ]);

@@ -53,8 +53,8 @@ function setUp(overrides: Partial<RunContext> = {}, asked: Partial<ReportRequest
     clock,
     log,
   };
-  const report = new github.GitHubReport({ ...request, ...asked }, deps);
-  return { pr, lines, clock, report, deps };
+  const side = github.gitHubSteps({ ...request, ...asked }, deps);
+  return { pr, lines, clock, side, deps };
 }
 
 /** Resolves once `done` holds, checking every few milliseconds of real time. */
@@ -64,11 +64,11 @@ async function until(done: () => boolean): Promise<void> {
 
 describe('the comment', () => {
   it('is posted once when the job starts and updated at the end, even when the end comes before the post', async () => {
-    const { pr, lines, report } = setUp();
+    const { pr, lines, side } = setUp();
     github.gh.delay('createComment', 300);
-    report.started('job_1', { id: 'job_1', status: 'active' }, {});
+    const started = side.execute.started('job_1', { id: 'job_1', status: 'active' }, {});
     // The job ends at once: the last update must wait for the first post, not make a second one.
-    const url = await report.finish(completed, new AbortController().signal);
+    const url = await side.report.finish(completed, started, new AbortController().signal);
     expect(lines).toEqual([]);
     expect(pr.comments).toHaveLength(1);
     expect(pr.comments[0]?.body).toContain('✅ **Completed**');
@@ -77,22 +77,23 @@ describe('the comment', () => {
   });
 
   it('is posted anew when someone deleted it while the job ran', async () => {
-    const { pr, lines, report } = setUp();
+    const { pr, lines, side } = setUp();
     const before = github.gh.count('createComment');
-    report.started('job_1', undefined, {});
+    const started = side.execute.started('job_1', undefined, {});
     await until(() => pr.comments.length === 1);
     pr.comments.splice(0);
-    await report.finish(completed, new AbortController().signal);
+    await side.report.finish(completed, started, new AbortController().signal);
     expect(lines).toEqual([]);
     expect(pr.comments.map((c) => c.body.includes('✅ **Completed**'))).toEqual([true]);
     expect(github.gh.count('createComment') - before).toBe(2);
   });
 
   it('gets 1.2 s once the step is cancelled: a slow GitHub costs a warning, not the exit', async () => {
-    const { pr, lines, clock, report } = setUp();
-    report.started('job_1', undefined, {});
-    const first = report.finish(
+    const { pr, lines, clock, side } = setUp();
+    const started = side.execute.started('job_1', undefined, {});
+    const first = side.report.finish(
       { ...completed, job: { id: 'job_1', status: 'active' }, failure: 'The step was cancelled (SIGINT).' },
+      started,
       AbortSignal.abort(),
     );
     expect(await first).toBeDefined();
@@ -103,7 +104,7 @@ describe('the comment', () => {
     github.gh.delay('listComments', 10_000);
     const cancellation = new AbortController();
     cancellation.abort();
-    const pending = again.report.finish(completed, cancellation.signal);
+    const pending = again.side.report.finish(completed, undefined, cancellation.signal);
     await clock.advance(0);
     await again.clock.advance(1199);
     let settled = false;
@@ -119,10 +120,10 @@ describe('the comment', () => {
   });
 
   it('gets 30 s at the end of a step that was not cancelled, cut to 1.2 s if a cancellation comes', async () => {
-    const { lines, clock, report } = setUp();
+    const { lines, clock, side } = setUp();
     github.gh.delay('listComments', 10_000);
     const cancellation = new AbortController();
-    const pending = report.finish(completed, cancellation.signal);
+    const pending = side.report.finish(completed, undefined, cancellation.signal);
     await clock.advance(29_000);
     await sleep(20);
     expect(clock.sleeping).toBe(1);
@@ -134,10 +135,10 @@ describe('the comment', () => {
   });
 
   it('says the first post did not finish in time rather than racing it with a second one', async () => {
-    const { pr, lines, clock, report } = setUp();
+    const { pr, lines, clock, side } = setUp();
     github.gh.delay('listComments', 10_000);
-    report.started('job_1', undefined, {});
-    const pending = report.finish(completed, new AbortController().signal);
+    const started = side.execute.started('job_1', undefined, {});
+    const pending = side.report.finish(completed, started, new AbortController().signal);
     // Both the first post's and the end's budgets run out.
     await clock.advance(30_000);
     expect(await pending).toBeUndefined();
@@ -148,10 +149,10 @@ describe('the comment', () => {
   });
 
   it('is not posted, and GitHub not asked, on an event without a pull request or issue', async () => {
-    const { lines, report } = setUp({ eventName: 'schedule', payload: {} });
+    const { lines, side } = setUp({ eventName: 'schedule', payload: {} });
     const before = github.gh.requests.length;
-    report.started('job_1', undefined, {});
-    expect(await report.finish(completed, new AbortController().signal)).toBeUndefined();
+    const started = side.execute.started('job_1', undefined, {});
+    expect(await side.report.finish(completed, started, new AbortController().signal)).toBeUndefined();
     expect(github.gh.requests.length).toBe(before);
     expect(lines).toEqual(['notice: No comment posted: a schedule run has no pull request or issue.']);
   });
@@ -159,9 +160,9 @@ describe('the comment', () => {
 
 describe('the context', () => {
   it('is nothing, without a request, for an event that changes nothing', async () => {
-    const { lines, report } = setUp({ eventName: 'workflow_dispatch', payload: {} });
+    const { lines, side } = setUp({ eventName: 'workflow_dispatch', payload: {} });
     const before = github.gh.requests.length;
-    expect(await report.context(undefined, 20_000, new AbortController().signal)).toBe('');
+    expect(await side.decide.context(undefined, 20_000, new AbortController().signal)).toBe('');
     expect(github.gh.requests.length).toBe(before);
     expect(lines).toEqual([
       'info: No context appended: a workflow_dispatch run changes nothing to describe.',
@@ -169,9 +170,9 @@ describe('the context', () => {
   });
 
   it('gives up after 30 s of GitHub not answering, and the job goes on without it', async () => {
-    const { lines, clock, report } = setUp({ eventName: 'pull_request' });
+    const { lines, clock, side } = setUp({ eventName: 'pull_request' });
     github.gh.delay('listPullFiles', 10_000);
-    const pending = report.context(undefined, 20_000, new AbortController().signal);
+    const pending = side.decide.context(undefined, 20_000, new AbortController().signal);
     await sleep(20);
     await clock.advance(30_000);
     const text = await pending;
@@ -180,10 +181,10 @@ describe('the context', () => {
   });
 
   it('ends with the cancellation when the step is cancelled while gathering', async () => {
-    const { report } = setUp({ eventName: 'pull_request' });
+    const { side } = setUp({ eventName: 'pull_request' });
     github.gh.delay('listPullFiles', 10_000);
     const cancellation = new AbortController();
-    const pending = report.context(undefined, 20_000, cancellation.signal);
+    const pending = side.decide.context(undefined, 20_000, cancellation.signal);
     await sleep(20);
     const reason = new Error('cancelled by SIGINT');
     cancellation.abort(reason);
@@ -193,17 +194,19 @@ describe('the context', () => {
 
 describe('labels and reviewers', () => {
   it('wait for a completed job with a pull request on this host, and say why when there is none', async () => {
-    const { lines, report } = setUp({}, { comment: false, labels: ['docs'] });
-    await report.finish(
+    const { lines, side } = setUp({}, { comment: false, labels: ['docs'] });
+    await side.report.finish(
       {
         ...completed,
         job: { id: 'job_1', status: 'completed', prLink: 'https://gitlab.com/a/b/-/merge_requests/1' },
       },
+      undefined,
       new AbortController().signal,
     );
-    await report.finish(completed, new AbortController().signal);
-    await report.finish(
+    await side.report.finish(completed, undefined, new AbortController().signal);
+    await side.report.finish(
       { ...completed, job: { id: 'job_1', status: 'failed' }, failure: 'Agent job job_1 failed.' },
+      undefined,
       new AbortController().signal,
     );
     expect(lines).toEqual([
@@ -217,28 +220,31 @@ describe('a /docs request', () => {
   it("gets an 👀 on a review comment through the review comments' endpoint, once", async () => {
     const { pr, lines, deps } = setUp();
     const asked = github.gh.addReviewComment(APP, pr.number, { login: 'octocat', body: '/docs here' });
-    const withAsk = new github.GitHubReport(
+    const withAsk = github.gitHubSteps(
       { ...request, comment: false, asked: { id: asked.id, review: true } },
       deps,
     );
-    withAsk.started('job_1', undefined, {});
-    await withAsk.finish(completed, new AbortController().signal);
+    const withAskStarted = withAsk.execute.started('job_1', undefined, {});
+    await withAsk.report.finish(completed, withAskStarted, new AbortController().signal);
     expect(asked.reactions).toEqual(['eyes']);
     expect(github.gh.count('createReviewCommentReaction')).toBe(1);
     expect(lines).toEqual([]);
   });
 
   it("reads an actor's access, a custom role's too; a fault is a warning and no access", async () => {
-    const { lines, report } = setUp();
+    const { lines, side } = setUp();
     const signal = new AbortController().signal;
     github.gh.collaborator(APP, 'helper', 'triage');
-    expect(await report.accessOf('helper', signal)).toEqual({ permission: 'read', role: 'triage' });
+    expect(await side.decide.accessOf('helper', signal)).toEqual({ permission: 'read', role: 'triage' });
     github.gh.collaborator(APP, 'writer', { name: 'docs-writer', base: 'write' });
-    expect(await report.accessOf('writer', signal)).toEqual({ permission: 'write', role: 'docs-writer' });
+    expect(await side.decide.accessOf('writer', signal)).toEqual({
+      permission: 'write',
+      role: 'docs-writer',
+    });
     github.gh.collaborator(APP, 'keeper', 'maintain');
-    expect(await report.accessOf('keeper', signal)).toEqual({ permission: 'write', role: 'maintain' });
+    expect(await side.decide.accessOf('keeper', signal)).toEqual({ permission: 'write', role: 'maintain' });
     github.gh.fail('getCollaboratorPermission', { status: 502, message: 'Server Error' });
-    expect(await report.accessOf('helper', signal)).toBeUndefined();
+    expect(await side.decide.accessOf('helper', signal)).toBeUndefined();
     expect(lines).toEqual([
       expect.stringMatching(/^warning: Could not read the role of helper on acme\/app: GitHub answered 502/),
     ]);
@@ -247,9 +253,9 @@ describe('a /docs request', () => {
 
 describe("the chunk's entry", () => {
   it("makes the GitHub side from the run's context", async () => {
-    const { startGitHubReport } = await import('../src/github/index.js');
+    const { startGitHub } = await import('../src/github/index.js');
     const lines: string[] = [];
-    const report = startGitHubReport(
+    const side = startGitHub(
       { ...request, userAgent: 'github-report-test' },
       runContext({ eventName: 'schedule', apiUrl: github.gh.apiUrl }),
       {
@@ -260,7 +266,7 @@ describe("the chunk's entry", () => {
       },
       new ManualClock(),
     );
-    expect(await report.context(undefined, 20_000, new AbortController().signal)).toBe('');
+    expect(await side.decide.context(undefined, 20_000, new AbortController().signal)).toBe('');
     expect(lines).toEqual(['No context appended: a schedule run changes nothing to describe.']);
   });
 });

@@ -36,18 +36,18 @@ const request: ReportRequest = {
   status: true,
 };
 
-function report(run: RunContext, asked: Partial<ReportRequest> = {}, clock: Clock = new ManualClock()) {
+function sideOf(run: RunContext, asked: Partial<ReportRequest> = {}, clock: Clock = new ManualClock()) {
   const log = recorder();
-  const made = new github.GitHubReport(
+  const made = github.gitHubSteps(
     { ...request, ...asked },
     {
       run,
-      api: (token) => github.gitHubApi(token, 'github-thread-test', github.gh.apiUrl),
+      api: (token: string) => github.gitHubApi(token, 'github-thread-test', github.gh.apiUrl),
       clock,
       log,
     },
   );
-  return { report: made, lines: log.lines };
+  return { side: made, lines: log.lines };
 }
 
 /** A run on pull request `number` of acme/app, whose head is `head`. */
@@ -99,13 +99,13 @@ describe('the note', () => {
 
   it('is written in the comment and read by the next run of the thread, whatever its prompt', async () => {
     const { pr } = world(github.gh);
-    const first = report(pullRun(pr.number, HEAD_1));
-    first.report.started('job_t1', undefined, {});
-    await first.report.finish(done('job_t1', null, { confirmed: true }), never());
+    const first = sideOf(pullRun(pr.number, HEAD_1));
+    const firstStarted = first.side.execute.started('job_t1', undefined, {});
+    await first.side.report.finish(done('job_t1', null, { confirmed: true }), firstStarted, never());
     expect(pr.comments).toHaveLength(1);
 
-    const second = report(pullRun(pr.number, HEAD_2, { runId: 43 }), { prompt: 'Another prompt' });
-    expect(await second.report.recall(true, never())).toEqual({
+    const second = sideOf(pullRun(pr.number, HEAD_2, { runId: 43 }), { prompt: 'Another prompt' });
+    expect(await second.side.decide.recall(true, never())).toEqual({
       note: {
         job: 'job_t1',
         head: HEAD_1,
@@ -114,8 +114,8 @@ describe('the note', () => {
         runs: [{ run: 42, attempt: 1, job: 'job_t1' }],
       },
     });
-    second.report.started('job_t1', undefined, {});
-    await second.report.finish(done('job_t1', null, { confirmed: true }), never());
+    const secondStarted = second.side.execute.started('job_t1', undefined, {});
+    await second.side.report.finish(done('job_t1', null, { confirmed: true }), secondStarted, never());
     expect(pr.comments).toHaveLength(1);
     expect(readNote(pr.comments[0]?.body ?? '')).toEqual({
       job: 'job_t1',
@@ -132,9 +132,9 @@ describe('the note', () => {
 
   it("is read only from the action's own comment with the marker first, never from a copy", async () => {
     const { pr } = world(github.gh);
-    const first = report(pullRun(pr.number, HEAD_1));
-    first.report.started('job_mine', undefined, {});
-    await first.report.finish(done('job_mine', null, { confirmed: true }), never());
+    const first = sideOf(pullRun(pr.number, HEAD_1));
+    const firstStarted = first.side.execute.started('job_mine', undefined, {});
+    await first.side.report.finish(done('job_mine', null, { confirmed: true }), firstStarted, never());
     const mine = pr.comments[0]?.body ?? '';
     const forgedNote = noteLine({ job: 'job_forged', run: 1, attempt: 1 });
     const [marker = ''] = mine.split('\n');
@@ -150,8 +150,8 @@ describe('the note', () => {
       },
       { id: 2, login: BOT, body: `> ${marker}\n${forgedNote}`, createdAt: AT, updatedAt: AT, reactions: [] },
     );
-    const next = report(pullRun(pr.number, HEAD_2));
-    expect((await next.report.recall(true, never())).note?.job).toBe('job_mine');
+    const next = sideOf(pullRun(pr.number, HEAD_2));
+    expect((await next.side.decide.recall(true, never())).note?.job).toBe('job_mine');
   });
 
   it('is one per project for matrix legs: legs on another project keep their own thread', async () => {
@@ -161,20 +161,20 @@ describe('the note', () => {
       ['sdk-docs', 'Document the SDK'],
       ['cli-docs', 'Another prompt, same project'],
     ] as const) {
-      const leg = report(pullRun(pr.number, HEAD_1), { projectId, prompt, status: false });
-      await leg.report.recall(true, never());
-      leg.report.started(`job_${projectId}`, undefined, {});
-      await leg.report.finish(done(`job_${projectId}`, null, { confirmed: true }), never());
+      const leg = sideOf(pullRun(pr.number, HEAD_1), { projectId, prompt, status: false });
+      await leg.side.decide.recall(true, never());
+      const legStarted = leg.side.execute.started(`job_${projectId}`, undefined, {});
+      await leg.side.report.finish(done(`job_${projectId}`, null, { confirmed: true }), legStarted, never());
     }
     expect(pr.comments.map((c) => readNote(c.body)?.job)).toEqual(['job_cli-docs', 'job_sdk-docs']);
   });
 
   it('keeps the last head on a comment event, which names no commit', async () => {
     const { pr } = world(github.gh);
-    const first = report(pullRun(pr.number, HEAD_1));
-    first.report.started('job_c', undefined, {});
-    await first.report.finish(done('job_c', null, { confirmed: true }), never());
-    const onComment = report(
+    const first = sideOf(pullRun(pr.number, HEAD_1));
+    const firstStarted = first.side.execute.started('job_c', undefined, {});
+    await first.side.report.finish(done('job_c', null, { confirmed: true }), firstStarted, never());
+    const onComment = sideOf(
       runContext({
         serverUrl: github.gh.serverUrl,
         eventName: 'issue_comment',
@@ -182,9 +182,9 @@ describe('the note', () => {
       }),
       { status: false },
     );
-    await onComment.report.recall(true, never());
-    onComment.report.started('job_c', undefined, {});
-    await onComment.report.finish(done('job_c', null, { confirmed: true }), never());
+    await onComment.side.decide.recall(true, never());
+    const onCommentStarted = onComment.side.execute.started('job_c', undefined, {});
+    await onComment.side.report.finish(done('job_c', null, { confirmed: true }), onCommentStarted, never());
     expect(readNote(pr.comments[0]?.body ?? '')?.head).toBe(HEAD_1);
   });
 });
@@ -193,9 +193,9 @@ describe('the commit status', () => {
   it('goes pending, then success linking the docs pull request, on the pull request head', async () => {
     const { pr, docsLink } = world(github.gh);
     const HEAD_S = '5'.repeat(40);
-    const { report: r, lines } = report(pullRun(pr.number, HEAD_S), { comment: false, thread: false });
-    r.started('job_s', undefined, {});
-    await r.finish(done('job_s', docsLink, { confirmed: true }), never());
+    const { side: r, lines } = sideOf(pullRun(pr.number, HEAD_S), { comment: false, thread: false });
+    const rStarted = r.execute.started('job_s', undefined, {});
+    await r.report.finish(done('job_s', docsLink, { confirmed: true }), rStarted, never());
     const statuses = github.gh.statuses(APP, HEAD_S);
     expect(statuses.map((s) => [s.state, s.description, s.target_url])).toEqual([
       ['success', 'Completed: job job_s · run 42', docsLink],
@@ -211,10 +211,11 @@ describe('the commit status', () => {
     ['timed out', { job: { id: 'j', status: 'active' }, failure: 'x', timedOut: true }, 'error', 'Timed out'],
   ])('ends as %s', async (_name, outcome, state, word) => {
     const sha = 'f'.repeat(39) + String(state.length);
-    const { report: r } = report(pullRun(1, sha), { comment: false, thread: false });
-    r.started('j', undefined, {});
-    await r.finish(
+    const { side: r } = sideOf(pullRun(1, sha), { comment: false, thread: false });
+    const rStarted = r.execute.started('j', undefined, {});
+    await r.report.finish(
       { jobId: 'j', confirmed: true, timedOut: false, waitedMs: 1, memory: {}, ...outcome },
+      rStarted,
       never(),
     );
     expect(github.gh.statuses(APP, sha)[0]).toMatchObject({ state, description: `${word}: job j · run 42` });
@@ -222,8 +223,8 @@ describe('the commit status', () => {
 
   it('ends as error when the step was cancelled', async () => {
     const sha = 'c'.repeat(40);
-    const { report: r } = report(pullRun(1, sha), { comment: false, thread: false });
-    await r.finish(
+    const { side: r } = sideOf(pullRun(1, sha), { comment: false, thread: false });
+    await r.report.finish(
       {
         jobId: 'j',
         job: { id: 'j', status: 'active' },
@@ -233,6 +234,7 @@ describe('the commit status', () => {
         waitedMs: 1,
         memory: {},
       },
+      undefined,
       AbortSignal.abort(),
     );
     expect(github.gh.statuses(APP, sha)[0]).toMatchObject({
@@ -244,9 +246,9 @@ describe('the commit status', () => {
   it('leaves a job id out when it is too long for 140 characters, and says a re-run cannot resume from it', async () => {
     const sha = 'd'.repeat(40);
     const long = `job_${'x'.repeat(140)}`;
-    const { report: r, lines } = report(pullRun(1, sha), { comment: false, thread: false });
-    r.started(long, undefined, {});
-    await r.finish(done(long, null, { confirmed: true }), never());
+    const { side: r, lines } = sideOf(pullRun(1, sha), { comment: false, thread: false });
+    const rStarted = r.execute.started(long, undefined, {});
+    await r.report.finish(done(long, null, { confirmed: true }), rStarted, never());
     expect(github.gh.statuses(APP, sha).map((s) => s.description)).toEqual([
       'Completed, no changes: job id too long to show · run 42',
       'Working: job id too long to show · run 42',
@@ -265,9 +267,9 @@ describe('the commit status', () => {
       eventName: 'issue_comment',
       payload: { issue: { number: pr.number, pull_request: {} } },
     });
-    const { report: r } = report(onComment, { comment: false, thread: false });
-    r.started('job_h', undefined, {});
-    await r.finish(done('job_h', null, { confirmed: true }), never());
+    const { side: r } = sideOf(onComment, { comment: false, thread: false });
+    const rStarted = r.execute.started('job_h', undefined, {});
+    await r.report.finish(done('job_h', null, { confirmed: true }), rStarted, never());
     expect(github.gh.statuses(APP, head).map((s) => s.state)).toEqual(['success', 'pending']);
 
     const issue = github.gh.thread(APP, { pull: false });
@@ -276,9 +278,9 @@ describe('the commit status', () => {
       eventName: 'issues',
       payload: { issue: { number: issue.number } },
     });
-    const { report: r2, lines } = report(onIssue, { comment: false, thread: false });
-    r2.started('job_i', undefined, {});
-    await r2.finish(done('job_i', null, { confirmed: true }), never());
+    const { side: r2, lines } = sideOf(onIssue, { comment: false, thread: false });
+    const r2Started = r2.execute.started('job_i', undefined, {});
+    await r2.report.finish(done('job_i', null, { confirmed: true }), r2Started, never());
     expect(lines).toEqual([`notice: No commit status: #${issue.number} is an issue, which has no commit.`]);
   });
 
@@ -286,29 +288,31 @@ describe('the commit status', () => {
     world(github.gh);
     const before = 'b'.repeat(40);
     const after = 'e'.repeat(40);
-    const first = report(pushRun(before, '0'.repeat(40), 50), { comment: false });
-    first.report.started('job_branch', undefined, {});
-    await first.report.finish(done('job_branch', null, { confirmed: true }), never());
+    const first = sideOf(pushRun(before, '0'.repeat(40), 50), { comment: false });
+    const firstStarted = first.side.execute.started('job_branch', undefined, {});
+    await first.side.report.finish(done('job_branch', null, { confirmed: true }), firstStarted, never());
 
-    const retry = report(pushRun(before, '0'.repeat(40), 50, 2), { comment: false });
-    expect(await retry.report.recall(true, never())).toEqual({ status: { job: 'job_branch', run: 50 } });
-    const next = report(pushRun(after, before, 51), { comment: false });
-    expect(await next.report.recall(true, never())).toEqual({
+    const retry = sideOf(pushRun(before, '0'.repeat(40), 50, 2), { comment: false });
+    expect(await retry.side.decide.recall(true, never())).toEqual({
+      status: { job: 'job_branch', run: 50 },
+    });
+    const next = sideOf(pushRun(after, before, 51), { comment: false });
+    expect(await next.side.decide.recall(true, never())).toEqual({
       branch: { job: 'job_branch', run: 50, since: before },
     });
     github.gh.forget(APP, before);
-    expect(await report(pushRun(after, before, 52), { comment: false }).report.recall(true, never())).toEqual(
-      {},
-    );
+    expect(
+      await sideOf(pushRun(after, before, 52), { comment: false }).side.decide.recall(true, never()),
+    ).toEqual({});
   });
 
   it("counts only statuses the token's own identity wrote: another writer of the context steers nothing", async () => {
     world(github.gh);
     const before = '7'.repeat(40);
     const after = '8'.repeat(40);
-    const first = report(pushRun(before, '0'.repeat(40), 60), { comment: false });
-    first.report.started('job_own', undefined, {});
-    await first.report.finish(done('job_own', null, { confirmed: true }), never());
+    const first = sideOf(pushRun(before, '0'.repeat(40), 60), { comment: false });
+    const firstStarted = first.side.execute.started('job_own', undefined, {});
+    await first.side.report.finish(done('job_own', null, { confirmed: true }), firstStarted, never());
     const context = github.gh.statuses(APP, before)[0]?.context ?? '';
     // Another app writes the step's context, naming a job of its choice, for the same run.
     github.gh.addStatus(APP, before, {
@@ -316,10 +320,10 @@ describe('the commit status', () => {
       context,
       description: 'Completed: job job_stranger · run 60',
     });
-    const retry = report(pushRun(before, '0'.repeat(40), 60, 2), { comment: false });
-    expect(await retry.report.recall(true, never())).toEqual({ status: { job: 'job_own', run: 60 } });
-    const next = report(pushRun(after, before, 61), { comment: false });
-    expect(await next.report.recall(true, never())).toEqual({
+    const retry = sideOf(pushRun(before, '0'.repeat(40), 60, 2), { comment: false });
+    expect(await retry.side.decide.recall(true, never())).toEqual({ status: { job: 'job_own', run: 60 } });
+    const next = sideOf(pushRun(after, before, 61), { comment: false });
+    expect(await next.side.decide.recall(true, never())).toEqual({
       branch: { job: 'job_own', run: 60, since: before },
     });
 
@@ -331,19 +335,22 @@ describe('the commit status', () => {
       description: 'Working: job job_stranger · run 62',
     });
     expect(
-      await report(pushRun(other, '0'.repeat(40), 62, 2), { comment: false }).report.recall(true, never()),
+      await sideOf(pushRun(other, '0'.repeat(40), 62, 2), { comment: false }).side.decide.recall(
+        true,
+        never(),
+      ),
     ).toEqual({});
-    expect(await report(pushRun(after, other, 63), { comment: false }).report.recall(true, never())).toEqual(
-      {},
-    );
+    expect(
+      await sideOf(pushRun(after, other, 63), { comment: false }).side.decide.recall(true, never()),
+    ).toEqual({});
   });
 
   it('finds its own status under 350 newer ones, on every page', async () => {
     world(github.gh);
     const sha = '4'.repeat(40);
-    const first = report(pullRun(1, sha, { runId: 70 }), { comment: false, thread: false });
-    first.report.started('job_buried', undefined, {});
-    await first.report.finish(done('job_buried', null, { confirmed: true }), never());
+    const first = sideOf(pullRun(1, sha, { runId: 70 }), { comment: false, thread: false });
+    const firstStarted = first.side.execute.started('job_buried', undefined, {});
+    await first.side.report.finish(done('job_buried', null, { confirmed: true }), firstStarted, never());
     for (let i = 0; i < 350; i++) {
       github.gh.addStatus(APP, sha, {
         creator: i % 2 ? 'ci-app[bot]' : BOT,
@@ -351,8 +358,10 @@ describe('the commit status', () => {
         description: `check ${i}`,
       });
     }
-    const retry = report(pullRun(1, sha, { runId: 70, runAttempt: 2 }), { comment: false, thread: false });
-    expect(await retry.report.recall(true, never())).toEqual({ status: { job: 'job_buried', run: 70 } });
+    const retry = sideOf(pullRun(1, sha, { runId: 70, runAttempt: 2 }), { comment: false, thread: false });
+    expect(await retry.side.decide.recall(true, never())).toEqual({
+      status: { job: 'job_buried', run: 70 },
+    });
     expect(github.gh.requests.filter((q) => q.route === 'listStatuses').length).toBeGreaterThanOrEqual(4);
   });
 
@@ -361,17 +370,17 @@ describe('the commit status', () => {
     async (id) => {
       const { pr } = world(github.gh);
       const sha = id === '.' ? '3'.repeat(40) : '2'.repeat(39) + 'a';
-      const first = report(pullRun(pr.number, sha, { runId: 80 }), { thread: false });
-      first.report.started('job_x', undefined, {});
-      await first.report.finish(done('job_x', null, { confirmed: true }), never());
+      const first = sideOf(pullRun(pr.number, sha, { runId: 80 }), { thread: false });
+      const firstStarted = first.side.execute.started('job_x', undefined, {});
+      await first.side.report.finish(done('job_x', null, { confirmed: true }), firstStarted, never());
       // The action's own identity wrote these (a workflow that echoes outside text could).
       const context = github.gh.statuses(APP, sha)[0]?.context ?? '';
       github.gh.addStatus(APP, sha, { creator: BOT, context, description: `Working: job ${id} · run 80` });
       const [marker = ''] = (pr.comments[0]?.body ?? '').split('\n');
       const forged = { id: 3, login: BOT, body: `${marker}\n${noteLine({ job: id, run: 80, attempt: 1 })}` };
       pr.comments.unshift({ ...forged, createdAt: AT, updatedAt: AT, reactions: [] });
-      const retry = report(pullRun(pr.number, sha, { runId: 80, runAttempt: 2 }), { thread: false });
-      expect(await retry.report.recall(true, never())).toEqual({});
+      const retry = sideOf(pullRun(pr.number, sha, { runId: 80, runAttempt: 2 }), { thread: false });
+      expect(await retry.side.decide.recall(true, never())).toEqual({});
       expect(retry.lines).toEqual([
         `warning: Ignored the job named in the kept comment: "${id}" is not a job id the service gives.`,
         `warning: Ignored the job named in the commit status: "${id}" is not a job id the service gives.`,
@@ -387,9 +396,9 @@ describe('the commit status', () => {
   )('never writes %s from a job id into a description', async (_name, ch) => {
     const sha = `9${ch.charCodeAt(0).toString(16)}`.padEnd(40, '9');
     const id = `job_${ch}evil`;
-    const { report: r, lines } = report(pullRun(1, sha), { comment: false, thread: false });
-    r.started(id, undefined, {});
-    await r.finish(done(id, null, { confirmed: true }), never());
+    const { side: r, lines } = sideOf(pullRun(1, sha), { comment: false, thread: false });
+    const rStarted = r.execute.started(id, undefined, {});
+    await r.report.finish(done(id, null, { confirmed: true }), rStarted, never());
     const descriptions = github.gh.statuses(APP, sha).map((s) => s.description);
     expect(descriptions).toEqual([
       'Completed, no changes: job id not shown · run 42',
@@ -402,9 +411,13 @@ describe('the commit status', () => {
 
   it('links the docs pull request on success only when prLink is a pull request', async () => {
     const sha = 'a'.repeat(39) + 'b';
-    const { report: r } = report(pullRun(1, sha), { comment: false, thread: false });
-    r.started('job_l', undefined, {});
-    await r.finish(done('job_l', 'https://evil.example/login', { confirmed: true }), never());
+    const { side: r } = sideOf(pullRun(1, sha), { comment: false, thread: false });
+    const rStarted = r.execute.started('job_l', undefined, {});
+    await r.report.finish(
+      done('job_l', 'https://evil.example/login', { confirmed: true }),
+      rStarted,
+      never(),
+    );
     expect(github.gh.statuses(APP, sha)[0]).toMatchObject({
       state: 'success',
       target_url: `${github.gh.serverUrl}/${APP}/actions/runs/42`,
@@ -510,14 +523,18 @@ describe('the commit status', () => {
 describe('the docs pull request', () => {
   it('is open, merged or closed as GitHub says, read with docsToken; elsewhere when not on this GitHub', async () => {
     const { docsPr, docsLink } = world(github.gh);
-    const { report: r, lines } = report(pullRun(1, HEAD_1));
-    expect(await r.docsPull(docsLink, never())).toEqual({ state: 'open', number: docsPr.number, repo: DOCS });
+    const { side: r, lines } = sideOf(pullRun(1, HEAD_1));
+    expect(await r.decide.docsPull(docsLink, never())).toEqual({
+      state: 'open',
+      number: docsPr.number,
+      repo: DOCS,
+    });
     docsPr.state = 'closed';
-    expect(await r.docsPull(docsLink, never())).toMatchObject({ state: 'closed' });
+    expect(await r.decide.docsPull(docsLink, never())).toMatchObject({ state: 'closed' });
     docsPr.merged = true;
-    expect(await r.docsPull(docsLink, never())).toMatchObject({ state: 'merged' });
+    expect(await r.decide.docsPull(docsLink, never())).toMatchObject({ state: 'merged' });
     expect(github.gh.requests.filter((q) => q.route === 'getPull').at(-1)?.token).toBe(DOCS_TOKEN);
-    expect(await r.docsPull('https://gitlab.com/a/b/-/merge_requests/1', never())).toEqual({
+    expect(await r.decide.docsPull('https://gitlab.com/a/b/-/merge_requests/1', never())).toEqual({
       state: 'elsewhere',
     });
     expect(lines).toEqual([]);
@@ -525,8 +542,8 @@ describe('the docs pull request', () => {
 
   it('that no token can read ends the step with the token and permission to give, never a new job', async () => {
     world(github.gh);
-    const { report: r } = report(pullRun(1, HEAD_1));
-    await expect(r.docsPull(`${github.gh.serverUrl}/acme/private/pull/1`, never())).rejects.toThrow(
+    const { side: r } = sideOf(pullRun(1, HEAD_1));
+    await expect(r.decide.docsPull(`${github.gh.serverUrl}/acme/private/pull/1`, never())).rejects.toThrow(
       /^Could not read the docs pull request acme\/private#1, which the thread's job opened \(404 "Not Found"\): .* Nothing was sent: .* Give docsToken pull-requests: read on acme\/private, then re-run\.$/,
     );
   });
@@ -534,10 +551,10 @@ describe('the docs pull request', () => {
   it('is read again after a passing fault: one 502 decides nothing', async () => {
     const { docsLink } = world(github.gh);
     const clock = new ManualClock();
-    const { report: r, lines } = report(pullRun(1, HEAD_1), {}, clock);
+    const { side: r, lines } = sideOf(pullRun(1, HEAD_1), {}, clock);
     github.gh.fail('getPull', { status: 502, message: 'Bad Gateway' });
     const reads = github.gh.count('getPull');
-    const pending = r.docsPull(docsLink, never());
+    const pending = r.decide.docsPull(docsLink, never());
     // The retry waits a second on the run's clock.
     for (let i = 0; i < 20 && github.gh.count('getPull') < reads + 2; i++) {
       await sleep(5);
@@ -561,14 +578,14 @@ describe("a follow-up's context", () => {
         { filename: 'src/cli.ts', status: 'modified', additions: 3, deletions: 1, patch: '@@ -1 +1 @@' },
       ],
     });
-    const { report: r } = report(pullRun(pr.number, HEAD_2));
-    const since = await r.context(HEAD_1, 20_000, never());
+    const { side: r } = sideOf(pullRun(pr.number, HEAD_2));
+    const since = await r.decide.context(HEAD_1, 20_000, never());
     expect(since).toContain('what changed since the docs job last saw it (1111111…2222222)');
     expect(since).toContain('src/cli.ts');
     expect(since).toContain('Add the --dry-run flag');
-    const { report: forced } = report(pullRun(pr.number, HEAD_2));
-    const whole = await forced.context(undefined, 20_000, never());
-    const fallback = await forced.context('9'.repeat(40), 20_000, never());
+    const { side: forced } = sideOf(pullRun(pr.number, HEAD_2));
+    const whole = await forced.decide.context(undefined, 20_000, never());
+    const fallback = await forced.decide.context('9'.repeat(40), 20_000, never());
     expect(fallback).toContain('GitHub could not compare with the commit the docs job last saw');
     expect(whole).not.toContain('GitHub could not compare');
   });

@@ -7,7 +7,8 @@ import MarkdownIt from 'markdown-it';
 import { commentBody, commentMarker, type CommentState } from '../src/github/comment.js';
 import { inert } from '../src/untrusted.js';
 import { docsPullRequest, pullRequestOf } from '../src/pull-request.js';
-import { describeGitHubFault, type GitHubOperation } from '../src/github/errors.js';
+import { describeGitHubFault, faultOf, identityFault, type GitHubOperation } from '../src/github/errors.js';
+import { ActionFailure } from '../src/errors.js';
 import { eventHasThread, findThread } from '../src/github/target.js';
 import { maskSecret } from '../src/secrets.js';
 
@@ -312,5 +313,47 @@ describe('describeGitHubFault', () => {
 
   it('quotes what GitHub said, so it cannot start a workflow command', () => {
     expect(describeGitHubFault(fault(422, '\n::error::pwned'), op)).toContain('"\\u000a::error::pwned"');
+  });
+});
+
+describe('faultOf: the one reading of a GitHub fault', () => {
+  const answered = (status: number) => Object.assign(new Error(`HTTP ${status}`), { status });
+
+  it('tells a final fault from a passing one, and a thing GitHub no longer has', () => {
+    expect(faultOf(answered(404))).toEqual({
+      status: 404,
+      final: true,
+      passing: false,
+      gone: true,
+      notFound: true,
+      identity: false,
+      said: 'GitHub answered 404',
+    });
+    expect(faultOf(answered(422))).toMatchObject({
+      final: false,
+      passing: false,
+      gone: true,
+      notFound: false,
+    });
+    for (const status of [401, 403, 410])
+      expect(faultOf(answered(status))).toMatchObject({ final: true, gone: false });
+    for (const status of [500, 502, 408])
+      expect(faultOf(answered(status))).toMatchObject({ final: false, passing: true });
+    expect(faultOf(answered(429)).passing).toBe(false);
+  });
+
+  it("takes no answer at all as passing, but not a timeout, a reply of the wrong shape or the action's own failure", () => {
+    expect(faultOf(new TypeError('fetch failed'))).toMatchObject({ passing: true, said: 'fetch failed' });
+    expect(faultOf(new TypeError('fetch failed')).status).toBeUndefined();
+    expect(faultOf(new DOMException('GitHub did not answer in time.', 'TimeoutError')).passing).toBe(false);
+    expect(faultOf(Object.assign(new Error('cut'), { name: 'AbortError' })).passing).toBe(false);
+    expect(faultOf(Object.assign(new Error('shape'), { name: 'ZodError' })).passing).toBe(false);
+    expect(faultOf(new ActionFailure('no')).passing).toBe(false);
+    expect(faultOf(undefined)).toMatchObject({ passing: true, final: false, gone: false });
+  });
+
+  it("knows a fault of the identity query as that query's", () => {
+    expect(faultOf(identityFault(answered(502))).identity).toBe(true);
+    expect(faultOf(answered(502)).identity).toBe(false);
   });
 });

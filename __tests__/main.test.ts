@@ -335,12 +335,26 @@ describe('a step that does nothing', () => {
       clock: new VirtualClock(),
       github: (request) => {
         asked.comment = request.comment;
+        const unasked = () => Promise.reject(new Error('not asked in this test'));
         return Promise.resolve({
-          accessOf: (actor: string) => {
-            asked.actors.push(actor);
-            return Promise.resolve({ permission: 'read', role: 'read' });
+          decide: {
+            accessOf: (actor: string) => {
+              asked.actors.push(actor);
+              return Promise.resolve({ permission: 'read', role: 'read' });
+            },
+            recall: unasked,
+            docsPull: unasked,
+            context: unasked,
+            changedFiles: unasked,
+            skipped: unasked,
           },
-        } as never);
+          execute: {
+            started: () => {
+              throw new Error('not asked in this test');
+            },
+          },
+          report: { finish: unasked, answer: unasked, removeLabel: unasked },
+        });
       },
     });
     expect(asked).toEqual({ comment: true, actors: ['octocat'] });

@@ -36,7 +36,7 @@ const github = gitHubEmulators();
 /** The GitHub side as the action makes it, with `com` standing where github.com would be. */
 function withGitHubCom(com: GitHubEmulator): MakeGitHub {
   return async (request, run, log, clock) =>
-    (await import('../src/github/index.js')).startGitHubReport(request, run, log, clock, {
+    (await import('../src/github/index.js')).startGitHub(request, run, log, clock, {
       serverUrl: com.serverUrl,
       apiUrl: com.apiUrl,
     });

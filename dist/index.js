@@ -30486,7 +30486,28 @@ function capitalize(text) {
 
 /** Answers to a message that say nothing was accepted: the service takes no message for that job. */
 const REFUSED_OUTRIGHT = new Set([400, 404, 409, 410, 422]);
+/** Sends and waits; never throws: a fault ends the work, and is handed on in `failed`. */
 async function execute(decision, inputs, step, deps) {
+    let jobId;
+    let github;
+    try {
+        const started = await sendDecided(decision, inputs, step, deps);
+        step.started(started);
+        setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(started.id));
+        jobId = started.id;
+        setOutput('mode', (0,src_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
+        // Without waiting, the comment is written once, at the end.
+        if (inputs.wait)
+            github = (await deps.github)?.started(started.id, started.job, decision.memory);
+        await follow(started, inputs, step, deps);
+        return { jobId, ...(github ? { github } : {}) };
+    }
+    catch (error) {
+        return { ...(jobId ? { jobId } : {}), ...(github ? { github } : {}), failed: { error } };
+    }
+}
+/** The create or follow-up (or nothing, when only waiting); a follow-up refused outright gives way to a create. */
+async function sendDecided(decision, inputs, step, deps) {
     const { client, log, context } = deps;
     const { signal, clock } = step;
     const deadline = step.startedAt + inputs.timeout;
@@ -30508,12 +30529,13 @@ async function execute(decision, inputs, step, deps) {
         step.replacing(replacement.jobId, replacement.prLink);
         started = await send({ kind: 'create', projectId: inputs.projectId }, await replacement.prompt());
     }
-    step.started(started);
-    deps.onJobId(started.id);
-    setOutput('mode', (0,src_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
-    // Without waiting, the comment is written once, at the end.
-    if (inputs.wait)
-        (await deps.github)?.started(started.id, started.job, decision.memory);
+    return started;
+}
+/** Waits for the job (or, with `wait: false`, reads it once), and says how it ended. */
+async function follow(started, inputs, step, deps) {
+    const { client, log, context } = deps;
+    const { signal, clock } = step;
+    const deadline = step.startedAt + inputs.timeout;
     const read = (call) => client.getJob(started.id, call);
     const getContext = { ...context, operation: 'get', jobId: started.id };
     if (!inputs.wait) {
@@ -30568,9 +30590,12 @@ function sayHowItEnded(job, inputs, log) {
  * the job's own end) the outputs, the summary and the step's error are written from the same
  * facts. `failure` is the one place those facts become the step's error.
  *
- * The stages, in order: `accepted` (the inputs are valid), `skip` (the step does nothing, and
- * ends here), `sendingFor` (the create or follow-up may leave from now on), `started` (the service confirmed it, or the job was given by id), `saw`
- * (each job read while waiting), `ended` (the work is over). Any of them may be the last.
+ * The stages, in order: `accepted` (the inputs are valid: the verdict's words name their timeout
+ * and project), `sendingFor` (the create or follow-up may leave from now on), `started` (the
+ * service confirmed it, or the job was given by id), `saw` (each job read while waiting), `ended`
+ * (the work is over). Any of them may be the last. What the steps hand each other (the inputs
+ * accepted, a skip, the `jobId` output written, what was started on GitHub) are values in
+ * run(), not this record's.
  */
 class JobRun {
     clock;
@@ -30581,7 +30606,6 @@ class JobRun {
     #job;
     #timedOut = false;
     #mode;
-    #skipped;
     #fault;
     #ended = false;
     #stoppedAt;
@@ -30602,10 +30626,6 @@ class JobRun {
     }
     get timedOut() {
         return this.#timedOut;
-    }
-    /** Whether the inputs were valid: from then on the outputs say how the run went. */
-    get underway() {
-        return this.#inputs !== undefined;
     }
     /** How long the step has run; fixed by `stopClock`, so the summary and the comment agree. */
     get waitedMs() {
@@ -30629,14 +30649,6 @@ class JobRun {
     /** A follow-up the service refused outright: its thread goes to the job created next. */
     replacing(jobId, prLink) {
         this.#replaced = { jobId, prLink };
-    }
-    /** The step does nothing: not a request, or not an actor who may start a job. */
-    skip(notice) {
-        this.#skipped = notice;
-    }
-    /** The notice of a skipped step; `undefined` when the step went on. */
-    get skipped() {
-        return this.#skipped;
     }
     /** Which way the run went with the job, once it is about to go. */
     get mode() {
@@ -30884,7 +30896,7 @@ const coreLog = {
     warning: (message) => core/* warning */.$e(message),
     debug: (message) => core/* debug */.Yz(message),
 };
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(941)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4941))).startGitHubReport(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(419)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1419))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then
@@ -30897,120 +30909,137 @@ async function run(deps = {}) {
     maskRunSecrets();
     const cancellation = listenForCancellation();
     const step = new JobRun(clock, cancellation.signal, startedAt);
-    let connection;
-    let github;
-    let decision;
-    let jobIdOutput;
-    let serverUrl = 'https://github.com';
-    /** `triggerLabel`, as applied: taken off again when the run ends, whatever the outcome. */
-    let labelToRemove;
-    try {
-        const inputs = readInputs((name) => core/* getInput */.V4(name));
-        const context = readRunContext();
-        serverUrl = context.serverUrl;
-        const event = { name: context.eventName, payload: context.payload };
-        const request = readRequest(inputs.trigger, event, inputs.triggerLabel);
-        // A request is a conversation: it is answered where it was asked, whatever `comment` says.
-        const asked = request.kind === 'request' || request.kind === 'label';
-        const acting = asked ? { ...inputs, comment: true } : inputs;
-        if (request.kind === 'label')
-            labelToRemove = request.label;
-        // Checked before anything is sent; the matcher loads only when `paths` is set.
-        const paths = acting.paths.length > 0 ? await compilePaths(acting.paths) : undefined;
-        step.accepted(acting);
-        const loadGitHub = () => (github ??= makeGitHub(acting, request.kind === 'request' ? request.comment : undefined, context, clock, deps.github ?? loadGitHubChunk));
-        // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
-        // that is no request loads nothing.
-        if (request.kind !== 'skip' && wantsGitHub(acting, context.eventName))
-            void loadGitHub();
-        connection = (0,dispatcher/* connect */.Ng)(acting.baseUrl);
-        if (connection.proxy)
-            coreLog.info(`Using the proxy ${connection.proxy}.`);
-        const client = new AgentClient({
-            baseUrl: acting.baseUrl,
-            projectId: acting.projectId,
-            apiKey: acting.apiKey,
-            dispatcher: connection.dispatcher,
-            userAgent: userAgent(context),
-            now: () => clock.now(),
-        });
-        const faults = {
-            operation: 'create',
-            baseUrl: acting.baseUrl,
-            projectId: acting.projectId,
-            proxy: connection.proxy,
-        };
-        if (acting.promptFile) {
-            coreLog.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(acting.promptFile)} (${acting.prompt?.length ?? 0} characters).`);
-        }
-        decision = await decide(acting, {
-            event,
-            request,
-            ...(paths ? { paths } : {}),
-            github: loadGitHub,
-            client,
+    const accepted = await attempt(step, () => accept(step));
+    const github = accepted && lazyGitHub(accepted, clock, deps.github ?? loadGitHubChunk);
+    // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
+    // that is no request loads nothing.
+    if (accepted && wantsGitHubAtOnce(accepted))
+        void github?.load();
+    const service = accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
+    const decision = accepted && github && service
+        ? await attempt(step, () => decideFor(accepted, service, github, step, startedAt))
+        : undefined;
+    const executed = accepted && service && decision?.kind === 'go'
+        ? await execute(decision, accepted.inputs, step, {
+            client: service.client,
             log: coreLog,
-            clock,
-            deadline: startedAt + acting.timeout,
-            context: faults,
-            signal: cancellation.signal,
-            run: {
-                runId: context.runId,
-                attempt: context.runAttempt,
-                actor: context.actor,
-            },
-        });
-        if (decision.kind === 'skip')
-            step.skip(decision.notice);
-        else {
-            await execute(decision, acting, step, {
-                client,
-                log: coreLog,
-                ...(github ? { github } : {}),
-                context: faults,
-                onJobId: (id) => {
-                    setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(id));
-                    jobIdOutput = id;
-                },
-            });
-        }
-    }
-    catch (error) {
-        step.fail(error);
-        // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
-        // source-map support at start-up would cost every run time, see npm run bench.)
-        if (core/* isDebug */._o() && error instanceof Error && error.stack)
-            coreLog.debug((0,secrets/* redact */.E$)(error.stack));
-    }
-    finally {
-        await connection?.dispatcher.destroy().catch(() => undefined);
-    }
-    await report(step, serverUrl, decision, github, jobIdOutput, cancellation.signal);
-    if (labelToRemove)
-        await (await github)?.removeLabel(labelToRemove, cancellation.signal);
+            ...(github?.asked ? { github: github.asked.then((steps) => steps?.execute) } : {}),
+            context: service.faults,
+        })
+        : undefined;
+    if (executed?.failed)
+        fail(step, executed.failed.error);
+    await service?.connection.dispatcher.destroy().catch(() => undefined);
+    await report(step, { accepted, decision, executed }, github, cancellation.signal);
+    if (accepted?.labelToRemove)
+        await (await github?.asked)?.report.removeLabel(accepted.labelToRemove, cancellation.signal);
     // Only now: a signal while the outputs and summary are written must not kill the process
     // halfway through them (the handler is harmless once the work is done).
     cancellation.dispose();
+}
+/** The inputs, the run's context and the request, read and checked before anything is sent. */
+async function accept(step) {
+    const inputs = readInputs((name) => core/* getInput */.V4(name));
+    const context = readRunContext();
+    const event = { name: context.eventName, payload: context.payload };
+    const request = readRequest(inputs.trigger, event, inputs.triggerLabel);
+    // A request is a conversation: it is answered where it was asked, whatever `comment` says.
+    const asked = request.kind === 'request' || request.kind === 'label';
+    const acting = asked ? { ...inputs, comment: true } : inputs;
+    // Checked before anything is sent; the matcher loads only when `paths` is set.
+    const paths = acting.paths.length > 0 ? await compilePaths(acting.paths) : undefined;
+    step.accepted(acting);
+    return {
+        inputs: acting,
+        context,
+        event,
+        request,
+        ...(paths ? { paths } : {}),
+        ...(request.kind === 'label' ? { labelToRemove: request.label } : {}),
+    };
+}
+/** Whether the run will ask for the GitHub side: then it loads at once. */
+function wantsGitHubAtOnce({ request, inputs, context }) {
+    return request.kind !== 'skip' && wantsGitHub(inputs, context.eventName);
+}
+/** The first step, over the service's client and the GitHub side's reads. */
+function decideFor(accepted, service, github, step, startedAt) {
+    const { inputs, context, event, request } = accepted;
+    if (inputs.promptFile) {
+        coreLog.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
+    }
+    return decide(inputs, {
+        event,
+        request,
+        ...(accepted.paths ? { paths: accepted.paths } : {}),
+        github: async () => (await github.load())?.decide,
+        client: service.client,
+        log: coreLog,
+        clock: step.clock,
+        deadline: startedAt + inputs.timeout,
+        context: service.faults,
+        signal: step.signal,
+        run: { runId: context.runId, attempt: context.runAttempt, actor: context.actor },
+    });
+}
+/** The service's client, through the proxy its URL's rules name. */
+function reach(inputs, context, clock) {
+    const connection = (0,dispatcher/* connect */.Ng)(inputs.baseUrl);
+    if (connection.proxy)
+        coreLog.info(`Using the proxy ${connection.proxy}.`);
+    const client = new AgentClient({
+        baseUrl: inputs.baseUrl,
+        projectId: inputs.projectId,
+        apiKey: inputs.apiKey,
+        dispatcher: connection.dispatcher,
+        userAgent: userAgent(context),
+        now: () => clock.now(),
+    });
+    const faults = {
+        operation: 'create',
+        baseUrl: inputs.baseUrl,
+        projectId: inputs.projectId,
+        proxy: connection.proxy,
+    };
+    return { client, connection, faults };
+}
+/** `work`'s value, or `undefined` once what it threw became the step's error. */
+async function attempt(step, work) {
+    try {
+        return await work();
+    }
+    catch (error) {
+        fail(step, error);
+        return undefined;
+    }
+}
+function fail(step, error) {
+    step.fail(error);
+    // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
+    // source-map support at start-up would cost every run time, see npm run bench.)
+    if (core/* isDebug */._o() && error instanceof Error && error.stack)
+        coreLog.debug((0,secrets/* redact */.E$)(error.stack));
 }
 /**
  * The third step: outputs (on every path: `mode` and `status` included), the summary, the step's
  * error, then the GitHub side, last, so that a signal while it works cannot cost the outputs, the
  * summary or the error. GitHub's faults are warnings: they never change the step's result.
  */
-async function report(step, serverUrl, decision, loading, jobIdOutput, cancellation) {
-    if (step.skipped) {
-        await endSkipped(step.skipped, decision, loading, cancellation);
+async function report(step, { accepted, decision, executed }, github, cancellation) {
+    if (decision?.kind === 'skip') {
+        await endSkipped(decision, github, cancellation);
         return;
     }
+    const serverUrl = accepted?.context.serverUrl ?? 'https://github.com';
     try {
         if (step.id)
-            setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), jobIdOutput, serverUrl);
+            setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), executed?.jobId, serverUrl);
         // A run that ended before the service confirmed a job still says which way it went (once
         // that was decided) and that no job started: a bad input alone sets nothing. A `jobId` the
         // service never showed (unknown to it, or every read failed) is no job seen either.
-        if (decision?.kind === 'go' && jobIdOutput === undefined)
+        if (decision?.kind === 'go' && executed?.jobId === undefined)
             setOutput('mode', (0,src_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
-        if (step.underway && !step.job)
+        if (accepted && !step.job)
             setOutput('status', 'not-started');
     }
     catch (error) {
@@ -31022,12 +31051,12 @@ async function report(step, serverUrl, decision, loading, jobIdOutput, cancellat
     }
     if (step.failure)
         core/* setFailed */.C1(step.failure);
-    const github = await loading;
-    if (!github)
+    const steps = await github?.asked;
+    if (!steps)
         return;
     const memory = decision?.kind === 'go' ? decision.memory : {};
     const outcome = step.outcome(memory);
-    const commentUrl = await github.finish(outcome, cancellation);
+    const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
     try {
         if (commentUrl)
             setCommentUrl(commentUrl, (m) => coreLog.warning(m));
@@ -31042,7 +31071,7 @@ async function report(step, serverUrl, decision, loading, jobIdOutput, cancellat
  * A step that does nothing ends here: one notice, `status` and `mode` `skipped`, and on a bare
  * `/docs` a word on the thread. No summary, no error, no comment about a job.
  */
-async function endSkipped(notice, decision, loading, cancellation) {
+async function endSkipped({ notice, answer }, github, cancellation) {
     coreLog.notice(notice);
     try {
         setOutput('status', 'skipped');
@@ -31052,11 +31081,10 @@ async function endSkipped(notice, decision, loading, cancellation) {
         core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
         return;
     }
-    const answer = decision?.kind === 'skip' ? decision.answer : undefined;
-    const github = answer ? await loading : undefined;
-    if (!github || !answer)
+    const steps = answer ? await github?.asked : undefined;
+    if (!steps || !answer)
         return;
-    const url = await github.answer(answer, cancellation).catch((error) => {
+    const url = await steps.report.answer(answer, cancellation).catch((error) => {
         coreLog.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
         return undefined;
     });
@@ -31093,6 +31121,17 @@ function maskRunSecrets() {
             (0,secrets/* maskSecret */.$l)(password);
     for (const name of secrets/* RUNNER_TOKENS */.UI)
         (0,secrets/* redactAlso */.LG)(process.env[name]);
+}
+function lazyGitHub(accepted, clock, make) {
+    const { inputs, request, context } = accepted;
+    const asked = request.kind === 'request' ? request.comment : undefined;
+    let loading;
+    return {
+        load: () => (loading ??= makeGitHub(inputs, asked, context, clock, make)),
+        get asked() {
+            return loading;
+        },
+    };
 }
 /**
  * The GitHub side, in its own chunk of dist/: a run that asks for none of it never loads

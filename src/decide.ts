@@ -11,7 +11,7 @@ import type { Inputs } from './inputs.js';
 import type { Log } from './log.js';
 import { onlyWaits, type Mode } from './mode.js';
 import { PATHS_EVENTS } from './inputs.js';
-import type { Changed, GitHubPort, Memory } from './ports.js';
+import type { Changed, DecideReads, Memory } from './ports.js';
 import { label } from './untrusted.js';
 import { redact } from './secrets.js';
 import type { Request } from './trigger.js';
@@ -45,7 +45,7 @@ export interface DecideDeps {
   /** `paths`, compiled before anything was sent; absent when not set. */
   paths?: PathFilter;
   /** The GitHub side, loaded on first use; `undefined` when it could not load (a warning said so). */
-  github: () => Promise<GitHubPort | undefined>;
+  github: () => Promise<DecideReads | undefined>;
   client: Pick<AgentClient, 'getJob'>;
   log: Log;
   clock: Clock;

@@ -1,6 +1,7 @@
 // The second of the run's three steps: send what was decided (create, follow up, or nothing when
-// only waiting), then wait for the job. What it learns goes into the run's one record (JobRun),
-// which the report reads; nothing here writes to GitHub but the "job exists" moment.
+// only waiting), then wait for the job. What it learns of the job goes into the run's one record
+// (JobRun); what the report needs besides (the `jobId` output written, what was started on
+// GitHub) it returns as a value. Nothing here writes to GitHub but the "job exists" moment.
 import type { AgentClient } from './client.js';
 import type { Decision } from './decide.js';
 import { ActionFailure, briefly, type FaultContext } from './errors.js';
@@ -10,9 +11,9 @@ import type { JobRun } from './job-run.js';
 import type { Log } from './log.js';
 import { modeOutput, type Mode } from './mode.js';
 import { setOutput } from './outputs.js';
-import type { GitHubPort } from './ports.js';
+import { escapeUnsafe, label, printableUrl } from './untrusted.js';
+import type { ExecuteWrites, GitHubStarted } from './ports.js';
 import { startJob, type Started } from './start.js';
-import { label, printableUrl } from './untrusted.js';
 import { readJobOnce, waitForJob, type ReadJob } from './wait.js';
 
 /** Answers to a message that say nothing was accepted: the service takes no message for that job. */
@@ -22,18 +23,51 @@ export interface ExecuteDeps {
   client: AgentClient;
   log: Log;
   /** The GitHub side, when it was asked for: told once the job exists. */
-  github?: Promise<GitHubPort | undefined>;
+  github?: Promise<ExecuteWrites | undefined>;
   context: FaultContext;
-  /** Called with the job id as soon as the service confirmed it: the `jobId` output goes out then. */
-  onJobId: (id: string) => void;
 }
 
+/** What execute hands the report, as far as it got. */
+export interface Executed {
+  /** The job id the `jobId` output was given as soon as the service confirmed it. */
+  jobId?: string;
+  /** What was started on GitHub once the job existed: the report's last writes wait for it. */
+  github?: GitHubStarted;
+  /** What ended the work before its end (a fault, a cancellation): the step's error is made from it. */
+  failed?: { error: unknown };
+}
+
+/** Sends and waits; never throws: a fault ends the work, and is handed on in `failed`. */
 export async function execute(
   decision: Extract<Decision, { kind: 'go' }>,
   inputs: Inputs,
   step: JobRun,
   deps: ExecuteDeps,
-): Promise<void> {
+): Promise<Executed> {
+  let jobId: string | undefined;
+  let github: GitHubStarted | undefined;
+  try {
+    const started = await sendDecided(decision, inputs, step, deps);
+    step.started(started);
+    setOutput('jobId', escapeUnsafe(started.id));
+    jobId = started.id;
+    setOutput('mode', modeOutput(step.mode ?? decision.mode));
+    // Without waiting, the comment is written once, at the end.
+    if (inputs.wait) github = (await deps.github)?.started(started.id, started.job, decision.memory);
+    await follow(started, inputs, step, deps);
+    return { jobId, ...(github ? { github } : {}) };
+  } catch (error) {
+    return { ...(jobId ? { jobId } : {}), ...(github ? { github } : {}), failed: { error } };
+  }
+}
+
+/** The create or follow-up (or nothing, when only waiting); a follow-up refused outright gives way to a create. */
+async function sendDecided(
+  decision: Extract<Decision, { kind: 'go' }>,
+  inputs: Inputs,
+  step: JobRun,
+  deps: ExecuteDeps,
+): Promise<Started> {
   const { client, log, context } = deps;
   const { signal, clock } = step;
   const deadline = step.startedAt + inputs.timeout;
@@ -56,12 +90,14 @@ export async function execute(
     step.replacing(replacement.jobId, replacement.prLink);
     started = await send({ kind: 'create', projectId: inputs.projectId }, await replacement.prompt());
   }
-  step.started(started);
-  deps.onJobId(started.id);
-  setOutput('mode', modeOutput(step.mode ?? decision.mode));
-  // Without waiting, the comment is written once, at the end.
-  if (inputs.wait) (await deps.github)?.started(started.id, started.job, decision.memory);
+  return started;
+}
 
+/** Waits for the job (or, with `wait: false`, reads it once), and says how it ended. */
+async function follow(started: Started, inputs: Inputs, step: JobRun, deps: ExecuteDeps): Promise<void> {
+  const { client, log, context } = deps;
+  const { signal, clock } = step;
+  const deadline = step.startedAt + inputs.timeout;
   const read: ReadJob = (call) => client.getJob(started.id, call);
   const getContext: FaultContext = { ...context, operation: 'get', jobId: started.id };
   if (!inputs.wait) {

@@ -17,9 +17,12 @@ import type { WaitResult } from './wait.js';
  * the job's own end) the outputs, the summary and the step's error are written from the same
  * facts. `failure` is the one place those facts become the step's error.
  *
- * The stages, in order: `accepted` (the inputs are valid), `skip` (the step does nothing, and
- * ends here), `sendingFor` (the create or follow-up may leave from now on), `started` (the service confirmed it, or the job was given by id), `saw`
- * (each job read while waiting), `ended` (the work is over). Any of them may be the last.
+ * The stages, in order: `accepted` (the inputs are valid: the verdict's words name their timeout
+ * and project), `sendingFor` (the create or follow-up may leave from now on), `started` (the
+ * service confirmed it, or the job was given by id), `saw` (each job read while waiting), `ended`
+ * (the work is over). Any of them may be the last. What the steps hand each other (the inputs
+ * accepted, a skip, the `jobId` output written, what was started on GitHub) are values in
+ * run(), not this record's.
  */
 export class JobRun {
   readonly startedAt: number;
@@ -28,7 +31,6 @@ export class JobRun {
   #job?: AgentJob;
   #timedOut = false;
   #mode?: Mode;
-  #skipped?: string;
   #fault?: string;
   #ended = false;
   #stoppedAt?: number;
@@ -57,11 +59,6 @@ export class JobRun {
     return this.#timedOut;
   }
 
-  /** Whether the inputs were valid: from then on the outputs say how the run went. */
-  get underway(): boolean {
-    return this.#inputs !== undefined;
-  }
-
   /** How long the step has run; fixed by `stopClock`, so the summary and the comment agree. */
   get waitedMs(): number {
     return (this.#stoppedAt ?? this.clock.now()) - this.startedAt;
@@ -88,16 +85,6 @@ export class JobRun {
   /** A follow-up the service refused outright: its thread goes to the job created next. */
   replacing(jobId: string, prLink: string | null | undefined): void {
     this.#replaced = { jobId, prLink };
-  }
-
-  /** The step does nothing: not a request, or not an actor who may start a job. */
-  skip(notice: string): void {
-    this.#skipped = notice;
-  }
-
-  /** The notice of a skipped step; `undefined` when the step went on. */
-  get skipped(): string | undefined {
-    return this.#skipped;
   }
 
   /** Which way the run went with the job, once it is about to go. */

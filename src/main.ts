@@ -2,21 +2,23 @@ import * as core from '@actions/core';
 import { listenForCancellation } from './cancel.js';
 import { AgentClient } from './client.js';
 import { systemClock, type Clock } from './clock.js';
-import { decide, type Decision } from './decide.js';
+import type { Skip } from './admission.js';
+import { decide, type Decision, type PathFilter } from './decide.js';
 import { connect, proxyPasswords, type Connection } from './dispatcher.js';
 import type { FaultContext } from './errors.js';
-import { execute } from './execute.js';
+import type { RunnerEvent } from './event.js';
+import { execute, type Executed } from './execute.js';
 import { givenToken, InputError, readInputs, wantsGitHub, type Inputs } from './inputs.js';
 import { JobRun } from './job-run.js';
 import { describeThrown, type Log } from './log.js';
 import { modeOutput } from './mode.js';
-import { escapeUnsafe, label } from './untrusted.js';
+import { label } from './untrusted.js';
 import { setCommentUrl, setJobOutputs, setOutput } from './outputs.js';
-import type { GitHubPort, Memory, ReportRequest } from './ports.js';
+import type { GitHubSteps, Memory, ReportRequest } from './ports.js';
 import { readRunContext, type RunContext } from './run-context.js';
 import { maskSecret, MIN_SECRET, redact, redactAlso, RUNNER_TOKENS } from './secrets.js';
 import { writeSummary } from './summary.js';
-import { readRequest, type RequestComment } from './trigger.js';
+import { readRequest, type Request, type RequestComment } from './trigger.js';
 
 const coreLog: Log = {
   info: (message) => core.info(message),
@@ -31,15 +33,40 @@ export type MakeGitHub = (
   run: RunContext,
   log: Log,
   clock: Clock,
-) => Promise<GitHubPort>;
+) => Promise<GitHubSteps>;
 
 const loadGitHubChunk: MakeGitHub = async (request, run, log, clock) =>
-  (await import('./github/index.js')).startGitHubReport(request, run, log, clock);
+  (await import('./github/index.js')).startGitHub(request, run, log, clock);
 
 /** What `run()` is given; the action passes nothing, tests their own. */
 export interface RunDeps {
   clock?: Clock;
   github?: MakeGitHub;
+}
+
+/** What the run acts on once its inputs are valid: from then on the outputs say how it went. */
+interface Accepted {
+  inputs: Inputs;
+  context: RunContext;
+  event: RunnerEvent;
+  request: Request;
+  paths?: PathFilter;
+  /** `triggerLabel`, as applied: taken off again when the run ends, whatever the outcome. */
+  labelToRemove?: string;
+}
+
+/** The service, reached through the proxy the runner's variables name for it. */
+interface Service {
+  client: AgentClient;
+  connection: Connection;
+  faults: FaultContext;
+}
+
+/** What the steps handed on, as far as the run got: the report writes the outputs from it. */
+interface Ended {
+  accepted?: Accepted;
+  decision?: Decision;
+  executed?: Executed;
 }
 
 /**
@@ -54,103 +81,130 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   maskRunSecrets();
   const cancellation = listenForCancellation();
   const step = new JobRun(clock, cancellation.signal, startedAt);
-  let connection: Connection | undefined;
-  let github: Promise<GitHubPort | undefined> | undefined;
-  let decision: Decision | undefined;
-  let jobIdOutput: string | undefined;
-  let serverUrl = 'https://github.com';
-  /** `triggerLabel`, as applied: taken off again when the run ends, whatever the outcome. */
-  let labelToRemove: string | undefined;
-  try {
-    const inputs = readInputs((name) => core.getInput(name));
-    const context = readRunContext();
-    serverUrl = context.serverUrl;
-    const event = { name: context.eventName, payload: context.payload };
-    const request = readRequest(inputs.trigger, event, inputs.triggerLabel);
-    // A request is a conversation: it is answered where it was asked, whatever `comment` says.
-    const asked = request.kind === 'request' || request.kind === 'label';
-    const acting: Inputs = asked ? { ...inputs, comment: true } : inputs;
-    if (request.kind === 'label') labelToRemove = request.label;
-    // Checked before anything is sent; the matcher loads only when `paths` is set.
-    const paths = acting.paths.length > 0 ? await compilePaths(acting.paths) : undefined;
-    step.accepted(acting);
-    const loadGitHub = () =>
-      (github ??= makeGitHub(
-        acting,
-        request.kind === 'request' ? request.comment : undefined,
-        context,
-        clock,
-        deps.github ?? loadGitHubChunk,
-      ));
-    // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
-    // that is no request loads nothing.
-    if (request.kind !== 'skip' && wantsGitHub(acting, context.eventName)) void loadGitHub();
-    connection = connect(acting.baseUrl);
-    if (connection.proxy) coreLog.info(`Using the proxy ${connection.proxy}.`);
-    const client = new AgentClient({
-      baseUrl: acting.baseUrl,
-      projectId: acting.projectId,
-      apiKey: acting.apiKey,
-      dispatcher: connection.dispatcher,
-      userAgent: userAgent(context),
-      now: () => clock.now(),
-    });
-    const faults: FaultContext = {
-      operation: 'create',
-      baseUrl: acting.baseUrl,
-      projectId: acting.projectId,
-      proxy: connection.proxy,
-    };
-    if (acting.promptFile) {
-      coreLog.info(
-        `The prompt is read from ${label(acting.promptFile)} (${acting.prompt?.length ?? 0} characters).`,
-      );
-    }
+  const accepted = await attempt(step, () => accept(step));
+  const github = accepted && lazyGitHub(accepted, clock, deps.github ?? loadGitHubChunk);
+  // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
+  // that is no request loads nothing.
+  if (accepted && wantsGitHubAtOnce(accepted)) void github?.load();
+  const service =
+    accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
 
-    decision = await decide(acting, {
-      event,
-      request,
-      ...(paths ? { paths } : {}),
-      github: loadGitHub,
-      client,
-      log: coreLog,
-      clock,
-      deadline: startedAt + acting.timeout,
-      context: faults,
-      signal: cancellation.signal,
-      run: {
-        runId: context.runId,
-        attempt: context.runAttempt,
-        actor: context.actor,
-      },
-    });
-    if (decision.kind === 'skip') step.skip(decision.notice);
-    else {
-      await execute(decision, acting, step, {
-        client,
-        log: coreLog,
-        ...(github ? { github } : {}),
-        context: faults,
-        onJobId: (id) => {
-          setOutput('jobId', escapeUnsafe(id));
-          jobIdOutput = id;
-        },
-      });
-    }
-  } catch (error) {
-    step.fail(error);
-    // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
-    // source-map support at start-up would cost every run time, see npm run bench.)
-    if (core.isDebug() && error instanceof Error && error.stack) coreLog.debug(redact(error.stack));
-  } finally {
-    await connection?.dispatcher.destroy().catch(() => undefined);
-  }
+  const decision =
+    accepted && github && service
+      ? await attempt(step, () => decideFor(accepted, service, github, step, startedAt))
+      : undefined;
+  const executed =
+    accepted && service && decision?.kind === 'go'
+      ? await execute(decision, accepted.inputs, step, {
+          client: service.client,
+          log: coreLog,
+          ...(github?.asked ? { github: github.asked.then((steps) => steps?.execute) } : {}),
+          context: service.faults,
+        })
+      : undefined;
+  if (executed?.failed) fail(step, executed.failed.error);
+  await service?.connection.dispatcher.destroy().catch(() => undefined);
 
-  await report(step, serverUrl, decision, github, jobIdOutput, cancellation.signal);
-  if (labelToRemove) await (await github)?.removeLabel(labelToRemove, cancellation.signal);
+  await report(step, { accepted, decision, executed }, github, cancellation.signal);
+  if (accepted?.labelToRemove)
+    await (await github?.asked)?.report.removeLabel(accepted.labelToRemove, cancellation.signal);
   // Only now: a signal while the outputs and summary are written must not kill the process
   // halfway through them (the handler is harmless once the work is done).
   cancellation.dispose();
+}
+
+/** The inputs, the run's context and the request, read and checked before anything is sent. */
+async function accept(step: JobRun): Promise<Accepted> {
+  const inputs = readInputs((name) => core.getInput(name));
+  const context = readRunContext();
+  const event = { name: context.eventName, payload: context.payload };
+  const request = readRequest(inputs.trigger, event, inputs.triggerLabel);
+  // A request is a conversation: it is answered where it was asked, whatever `comment` says.
+  const asked = request.kind === 'request' || request.kind === 'label';
+  const acting: Inputs = asked ? { ...inputs, comment: true } : inputs;
+  // Checked before anything is sent; the matcher loads only when `paths` is set.
+  const paths = acting.paths.length > 0 ? await compilePaths(acting.paths) : undefined;
+  step.accepted(acting);
+  return {
+    inputs: acting,
+    context,
+    event,
+    request,
+    ...(paths ? { paths } : {}),
+    ...(request.kind === 'label' ? { labelToRemove: request.label } : {}),
+  };
+}
+
+/** Whether the run will ask for the GitHub side: then it loads at once. */
+function wantsGitHubAtOnce({ request, inputs, context }: Accepted): boolean {
+  return request.kind !== 'skip' && wantsGitHub(inputs, context.eventName);
+}
+
+/** The first step, over the service's client and the GitHub side's reads. */
+function decideFor(
+  accepted: Accepted,
+  service: Service,
+  github: LazyGitHub,
+  step: JobRun,
+  startedAt: number,
+): Promise<Decision> {
+  const { inputs, context, event, request } = accepted;
+  if (inputs.promptFile) {
+    coreLog.info(
+      `The prompt is read from ${label(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`,
+    );
+  }
+  return decide(inputs, {
+    event,
+    request,
+    ...(accepted.paths ? { paths: accepted.paths } : {}),
+    github: async () => (await github.load())?.decide,
+    client: service.client,
+    log: coreLog,
+    clock: step.clock,
+    deadline: startedAt + inputs.timeout,
+    context: service.faults,
+    signal: step.signal,
+    run: { runId: context.runId, attempt: context.runAttempt, actor: context.actor },
+  });
+}
+
+/** The service's client, through the proxy its URL's rules name. */
+function reach(inputs: Inputs, context: RunContext, clock: Clock): Service {
+  const connection = connect(inputs.baseUrl);
+  if (connection.proxy) coreLog.info(`Using the proxy ${connection.proxy}.`);
+  const client = new AgentClient({
+    baseUrl: inputs.baseUrl,
+    projectId: inputs.projectId,
+    apiKey: inputs.apiKey,
+    dispatcher: connection.dispatcher,
+    userAgent: userAgent(context),
+    now: () => clock.now(),
+  });
+  const faults: FaultContext = {
+    operation: 'create',
+    baseUrl: inputs.baseUrl,
+    projectId: inputs.projectId,
+    proxy: connection.proxy,
+  };
+  return { client, connection, faults };
+}
+
+/** `work`'s value, or `undefined` once what it threw became the step's error. */
+async function attempt<T>(step: JobRun, work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (error) {
+    fail(step, error);
+    return undefined;
+  }
+}
+
+function fail(step: JobRun, error: unknown): void {
+  step.fail(error);
+  // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
+  // source-map support at start-up would cost every run time, see npm run bench.)
+  if (core.isDebug() && error instanceof Error && error.stack) coreLog.debug(redact(error.stack));
 }
 
 /**
@@ -160,25 +214,24 @@ export async function run(deps: RunDeps = {}): Promise<void> {
  */
 async function report(
   step: JobRun,
-  serverUrl: string,
-  decision: Decision | undefined,
-  loading: Promise<GitHubPort | undefined> | undefined,
-  jobIdOutput: string | undefined,
+  { accepted, decision, executed }: Ended,
+  github: LazyGitHub | undefined,
   cancellation: AbortSignal,
 ): Promise<void> {
-  if (step.skipped) {
-    await endSkipped(step.skipped, decision, loading, cancellation);
+  if (decision?.kind === 'skip') {
+    await endSkipped(decision, github, cancellation);
     return;
   }
+  const serverUrl = accepted?.context.serverUrl ?? 'https://github.com';
   try {
     if (step.id)
-      setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), jobIdOutput, serverUrl);
+      setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), executed?.jobId, serverUrl);
     // A run that ended before the service confirmed a job still says which way it went (once
     // that was decided) and that no job started: a bad input alone sets nothing. A `jobId` the
     // service never showed (unknown to it, or every read failed) is no job seen either.
-    if (decision?.kind === 'go' && jobIdOutput === undefined)
+    if (decision?.kind === 'go' && executed?.jobId === undefined)
       setOutput('mode', modeOutput(step.mode ?? decision.mode));
-    if (step.underway && !step.job) setOutput('status', 'not-started');
+    if (accepted && !step.job) setOutput('status', 'not-started');
   } catch (error) {
     step.fail(error);
   }
@@ -190,11 +243,11 @@ async function report(
   }
   if (step.failure) core.setFailed(step.failure);
 
-  const github = await loading;
-  if (!github) return;
+  const steps = await github?.asked;
+  if (!steps) return;
   const memory: Memory = decision?.kind === 'go' ? decision.memory : {};
   const outcome = step.outcome(memory);
-  const commentUrl = await github.finish(outcome, cancellation);
+  const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
   try {
     if (commentUrl) setCommentUrl(commentUrl, (m) => coreLog.warning(m));
   } catch (error) {
@@ -208,9 +261,8 @@ async function report(
  * `/docs` a word on the thread. No summary, no error, no comment about a job.
  */
 async function endSkipped(
-  notice: string,
-  decision: Decision | undefined,
-  loading: Promise<GitHubPort | undefined> | undefined,
+  { notice, answer }: Skip,
+  github: LazyGitHub | undefined,
   cancellation: AbortSignal,
 ): Promise<void> {
   coreLog.notice(notice);
@@ -221,10 +273,9 @@ async function endSkipped(
     core.setFailed(describeThrown(error));
     return;
   }
-  const answer = decision?.kind === 'skip' ? decision.answer : undefined;
-  const github = answer ? await loading : undefined;
-  if (!github || !answer) return;
-  const url = await github.answer(answer, cancellation).catch((error: unknown) => {
+  const steps = answer ? await github?.asked : undefined;
+  if (!steps || !answer) return;
+  const url = await steps.report.answer(answer, cancellation).catch((error: unknown) => {
     coreLog.warning(`Could not answer on the thread: ${describeThrown(error)}.`);
     return undefined;
   });
@@ -259,6 +310,24 @@ function maskRunSecrets(): void {
   for (const name of RUNNER_TOKENS) redactAlso(process.env[name]);
 }
 
+/** The GitHub side, loaded on first ask; `asked` is its load once something asked for it. */
+interface LazyGitHub {
+  load(): Promise<GitHubSteps | undefined>;
+  readonly asked?: Promise<GitHubSteps | undefined>;
+}
+
+function lazyGitHub(accepted: Accepted, clock: Clock, make: MakeGitHub): LazyGitHub {
+  const { inputs, request, context } = accepted;
+  const asked = request.kind === 'request' ? request.comment : undefined;
+  let loading: Promise<GitHubSteps | undefined> | undefined;
+  return {
+    load: () => (loading ??= makeGitHub(inputs, asked, context, clock, make)),
+    get asked() {
+      return loading;
+    },
+  };
+}
+
 /**
  * The GitHub side, in its own chunk of dist/: a run that asks for none of it never loads
  * Octokit. A chunk that cannot load is a warning, like any other GitHub fault (on a thread, the
@@ -270,7 +339,7 @@ async function makeGitHub(
   context: RunContext,
   clock: Clock,
   make: MakeGitHub,
-): Promise<GitHubPort | undefined> {
+): Promise<GitHubSteps | undefined> {
   try {
     return await make(
       { ...inputs, ...(asked ? { asked } : {}), userAgent: userAgent(context) },

@@ -1,9 +1,11 @@
-// What the core asks of GitHub, in the core's own types: who may act (roles), what earlier runs
-// left (memory), what the event changed (context), and how the run is told on GitHub (reporting).
-// The GitHub side (src/github/, its own chunk of dist/) implements them; the core never imports
-// it, only these types, so the plain path never loads Octokit.
+// What the core asks of GitHub, in the core's own types, one narrow port a step: what decide reads
+// (who asks, what earlier runs left, what changed, the docs PR), what execute writes while the job
+// works (the first comment, the pending status), and what report writes at the end. The GitHub
+// side (src/github/, its own chunk of dist/) implements them over one session; the core never
+// imports it, only these types, so the plain path never loads Octokit.
 import type { Access } from './gate.js';
 import type { AgentJob } from './job.js';
+import type { MergeMethod } from './inputs.js';
 import type { RequestComment } from './trigger.js';
 
 /** What the run asks of the GitHub side, from its inputs. */
@@ -27,7 +29,7 @@ export interface ReportRequest {
   /** A commit status follows the job. */
   status: boolean;
   /** Enable auto-merge on the docs pull request with this method, once the job completed with one. */
-  autoMerge?: 'merge' | 'squash' | 'rebase';
+  autoMerge?: MergeMethod;
 }
 
 /** The files a change touched, as `paths` matches them. */
@@ -106,8 +108,37 @@ export interface Outcome {
   replaced?: { jobId: string; prLink?: string | null };
 }
 
-/** The GitHub side as the core uses it; every method's faults are its own to word. */
-export interface GitHubPort {
+/** The kept comment as this run last wrote it: the next write edits it and builds on its body. */
+export interface KeptState {
+  id?: number;
+  url?: string;
+  body?: string;
+  /** A final fault (401, 403, 404, 410) was met: no later write of this run tries again. */
+  givenUp?: boolean;
+}
+
+/** What the first writes left for the last ones, and what they said once a run. */
+export interface FirstPost {
+  comment?: KeptState;
+  /** "No comment posted" was said. */
+  noneSaid?: boolean;
+  /** The job id left out of the status description was said. */
+  idLeftOutSaid?: boolean;
+}
+
+/**
+ * What execute started on GitHub once the job existed, handed to the report: its last writes wait
+ * for these, so that they neither make a second comment nor land before the pending status.
+ */
+export interface GitHubStarted {
+  /** The 👀 on the request that asked (nothing to do when none did); never rejects. */
+  reaction: Promise<void>;
+  /** The first post and the pending status, when either was asked for; never rejects. */
+  posting?: Promise<FirstPost>;
+}
+
+/** What decide reads of GitHub (and the one thing a decision writes: a skip's status). */
+export interface DecideReads {
   /** The actor's access to the repository; `undefined` (with a warning) when GitHub cannot say. */
   accessOf(actor: string, signal: AbortSignal): Promise<Access | undefined>;
   /**
@@ -119,12 +150,6 @@ export interface GitHubPort {
   docsPull(prLink: string, signal: AbortSignal): Promise<DocsPull>;
   /** What the event changed (since `since`, the head a follow-up's job last saw), within `limit`. */
   context(since: string | undefined, limit: number, signal: AbortSignal): Promise<string>;
-  /** The job exists and is being waited for: the first post, the pending status, the reaction. */
-  started(jobId: string, job: AgentJob | undefined, memory: Memory): void;
-  /** The step's end: the comment, the status, labels and reviewers; the comment's URL. */
-  finish(outcome: Outcome, signal: AbortSignal): Promise<string | undefined>;
-  /** A word on the thread instead of a job (a bare `/docs`), keeping the thread's note. */
-  answer(text: string, signal: AbortSignal): Promise<string | undefined>;
   /** The files the event changed (since `since`, the head the thread's job last saw). */
   changedFiles(since: string | undefined, signal: AbortSignal): Promise<Changed>;
   /**
@@ -134,6 +159,37 @@ export interface GitHubPort {
    * is written; faults are warnings.
    */
   skipped(why: string, jobId: string | undefined, signal: AbortSignal): Promise<void>;
+}
+
+/** What execute writes on GitHub while the job works. */
+export interface ExecuteWrites {
+  /**
+   * The job exists and is being waited for: the reaction, the first post, the pending status,
+   * started without waiting; what they leave is the value the report is handed.
+   */
+  started(jobId: string, job: AgentJob | undefined, memory: Memory): GitHubStarted;
+}
+
+/** What report writes on GitHub at the end; every method's faults are its own to word. */
+export interface ReportWrites {
+  /**
+   * The step's end: the comment, the status, labels, reviewers and auto-merge; the comment's URL.
+   * `started` is what execute began, when it did.
+   */
+  finish(
+    outcome: Outcome,
+    started: GitHubStarted | undefined,
+    signal: AbortSignal,
+  ): Promise<string | undefined>;
+  /** A word on the thread instead of a job (a bare `/docs`), keeping the thread's note. */
+  answer(text: string, signal: AbortSignal): Promise<string | undefined>;
   /** Takes `triggerLabel` off the pull request or issue, so it can be applied again; faults are warnings. */
   removeLabel(name: string, signal: AbortSignal): Promise<void>;
+}
+
+/** The GitHub side of one run: one port a step, over one session. */
+export interface GitHubSteps {
+  decide: DecideReads;
+  execute: ExecuteWrites;
+  report: ReportWrites;
 }

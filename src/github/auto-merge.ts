@@ -1,10 +1,9 @@
+import type { MergeMethod } from '../inputs.js';
 import type { Warn } from '../log.js';
 import type { PullRequestRef } from '../pull-request.js';
 import { quote } from '../untrusted.js';
 import type { GitHubApi } from './client.js';
 import { describeGitHubFault } from './errors.js';
-
-export type MergeMethod = 'merge' | 'squash' | 'rebase';
 
 /** One of GraphQL's errors, as Octokit's `GraphqlResponseError` carries them. */
 interface GraphQLError {
@@ -29,7 +28,7 @@ export async function enableAutoMerge(
   try {
     const pull = await api.getPull({ owner: pr.owner, repo: pr.repo, pull_number: pr.number }, signal);
     await api.enableAutoMerge(
-      { pullRequestId: pull.nodeId, mergeMethod: method.toUpperCase() as 'MERGE' | 'SQUASH' | 'REBASE' },
+      { pullRequestId: pull.nodeId, mergeMethod: method.toUpperCase() as Uppercase<MergeMethod> },
       signal,
     );
   } catch (error) {

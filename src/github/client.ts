@@ -2,6 +2,7 @@ import { getOctokit } from '@actions/github';
 import { fetch as undiciFetch, type RequestInit as UndiciInit } from 'undici';
 import { connect } from '../dispatcher.js';
 import * as z from 'zod/mini';
+import type { MergeMethod } from '../inputs.js';
 import type { ChangedFile, CommitFacts } from './context.js';
 
 export type { RunContext } from '../run-context.js';
@@ -68,7 +69,7 @@ export interface GitHubApi {
   ): Promise<void>;
   /** GitHub's auto-merge on a pull request (GraphQL `enablePullRequestAutoMerge`). */
   enableAutoMerge(
-    at: { pullRequestId: string; mergeMethod: 'MERGE' | 'SQUASH' | 'REBASE' },
+    at: { pullRequestId: string; mergeMethod: Uppercase<MergeMethod> },
     signal: AbortSignal,
   ): Promise<void>;
   createStatus(

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { formatDuration } from '../duration.js';
 import type { AgentJob } from '../job.js';
+import type { KeptState } from '../ports.js';
 import type { Warn } from '../log.js';
 import { redact } from '../secrets.js';
 import { cell, inert, isPullRequestUrl } from '../untrusted.js';
 import type { Comment, GitHubApi, RunContext } from './client.js';
-import { describeGitHubFault, isFinalFault, type GitHubOperation } from './errors.js';
+import { describeGitHubFault, faultOf, type GitHubOperation } from './errors.js';
 import { noteLine, type ThreadNote } from './note.js';
 import type { Thread } from './target.js';
 
@@ -179,17 +180,14 @@ const MAX_PAGES = 30;
 
 /**
  * One comment on a thread, written by the token's own identity and carrying the marker. Only
- * such a comment is ever edited: anyone can copy a marker into a comment of their own.
+ * such a comment is ever edited: anyone can copy a marker into a comment of their own. It keeps
+ * only its look-up (the same whenever it is asked); what a write left is a value the next write
+ * is handed.
  */
 export class KeptComment {
-  private id?: number;
-  private url?: string;
   private login?: string;
-  /** The body this run last wrote. */
-  private body_?: string;
   /** The look-up, once it succeeded (found or not): a run looks for its comment once. */
   private found?: Promise<Comment | undefined>;
-  private givenUp = false;
   private readonly op: GitHubOperation;
 
   constructor(
@@ -216,38 +214,37 @@ export class KeptComment {
   }
 
   /**
-   * Posts or updates the comment; its URL, or `undefined` if GitHub would not have it. A body made
-   * from the comment as it stands (`previous`, undefined when there is none yet) keeps what the
-   * comment holds — the thread's note — with one look-up and one warning at most.
+   * Posts or updates the comment, going on from what this run last wrote (`last`); what it left
+   * (its URL, or none if GitHub would not have it). A body made from the comment as it stands
+   * (`previous`, undefined when there is none yet) keeps what the comment holds — the thread's
+   * note — with one look-up and one warning at most.
    */
   async write(
     body: string | ((previous: string | undefined) => string),
     signal: AbortSignal,
-  ): Promise<string | undefined> {
-    if (this.givenUp) return this.url;
+    last: KeptState = {},
+  ): Promise<KeptState> {
+    if (last.givenUp) return last;
     const { owner, repo, number } = this.thread;
     try {
       const found = await this.lookUp(signal);
-      if (this.id === undefined) this.id = found?.id;
-      const text = typeof body === 'string' ? body : body(this.body_ ?? found?.body);
+      const id = last.id ?? found?.id;
+      const text = typeof body === 'string' ? body : body(last.body ?? found?.body);
       let written: Comment | undefined;
-      if (this.id !== undefined) {
+      if (id !== undefined) {
         try {
-          written = await this.api.updateComment({ owner, repo, comment_id: this.id, body: text }, signal);
+          written = await this.api.updateComment({ owner, repo, comment_id: id, body: text }, signal);
         } catch (error) {
           // Deleted since it was found or written: a new one takes its place.
-          if ((error as { status?: unknown }).status !== 404) throw error;
+          if (!faultOf(error).notFound) throw error;
         }
       }
       written ??= await this.api.createComment({ owner, repo, issue_number: number, body: text }, signal);
-      this.id = written.id;
-      this.url = written.url;
-      this.body_ = text;
+      return { id: written.id, url: written.url, body: text };
     } catch (error) {
       this.warn(describeGitHubFault(error, this.op));
-      if (isFinalFault(error)) this.givenUp = true;
+      return faultOf(error).final ? { ...last, givenUp: true } : last;
     }
-    return this.url;
   }
 
   private lookUp(signal: AbortSignal): Promise<Comment | undefined> {

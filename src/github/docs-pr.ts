@@ -1,7 +1,72 @@
-import type { PullRequestRef } from '../pull-request.js';
+import type { AgentJob } from '../job.js';
+import { describeThrown, type Warn } from '../log.js';
+import { samePullRequest, type PullRequestRef } from '../pull-request.js';
+import { printableUrl } from '../untrusted.js';
 import type { GitHubApi } from './client.js';
+import { enableAutoMerge } from './auto-merge.js';
 import { describeGitHubFault } from './errors.js';
-import type { Warn } from '../log.js';
+import type { GitHubSession } from './session.js';
+import { eventHasThread, type Thread } from './target.js';
+
+/**
+ * Labels, reviewers and auto-merge on the docs pull request, once the job completed with one.
+ * Only on the link the `prLink` output carries, only on a pull request that is not the one this
+ * run is about (the service may name any), and, on another GitHub, only with a docsToken given
+ * for it. Each way it is not done is one line, with nothing written.
+ */
+export async function writeOnDocs(
+  session: GitHubSession,
+  job: AgentJob | undefined,
+  failure: string | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const { request, run, log, warn } = session;
+  const route = request.labels.length + request.reviewers.length > 0;
+  const merge = request.autoMerge;
+  if (!route && !merge) return;
+  if (failure || job?.status !== 'completed') return;
+  const what = route
+    ? merge
+      ? 'Labels, reviewers and auto-merge not set'
+      : 'Labels and reviewers not set'
+    : 'Auto-merge not enabled';
+  if (!job.prLink) {
+    log.info(`${what}: the job changed no files, so it has no docs pull request.`);
+    return;
+  }
+  const reach = session.docsReach(job.prLink);
+  if ('none' in reach) {
+    if (reach.why) warn(`${what}: the docs pull request is ${reach.why}; pass a token for it as docsToken.`);
+    else {
+      const { gitHubCom } = session;
+      const servers =
+        gitHubCom.serverUrl === run.serverUrl ? run.serverUrl : `${run.serverUrl} or ${gitHubCom.serverUrl}`;
+      log.notice(`${what}: ${printableUrl(job.prLink)} is not a pull request on ${servers}.`);
+    }
+    return;
+  }
+  const { pr, api, home } = reach;
+  const where = `${pr.owner}/${pr.repo}#${pr.number}`;
+  if (home && eventHasThread(run.eventName)) {
+    let own: Thread | undefined;
+    try {
+      own = (await session.runThread(signal)).thread;
+    } catch (error) {
+      warn(
+        `${what}: could not tell whether ${where} is the pull request this run is about (${describeThrown(error)}).`,
+      );
+      return;
+    }
+    if (own && samePullRequest(own, pr)) {
+      warn(
+        `${what}: the service named ${where}, the ${own.pull ? 'pull request' : 'issue'} this run is about, as its docs pull request; nothing is written on it.`,
+      );
+      return;
+    }
+  }
+  if (route) await routeDocsPullRequest(api, pr, request, warn, signal);
+  if (merge) await enableAutoMerge(api, pr, merge, warn, signal);
+}
 
 /**
  * Labels and reviewers on the docs pull request: one call each, and each fault one warning.

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { ActionFailure } from '../errors.js';
 import { describeThrown } from '../log.js';
 import { quote } from '../untrusted.js';
 
@@ -56,7 +57,7 @@ export function identityFault(error: unknown): unknown {
   return error;
 }
 
-export function isIdentityFault(error: unknown): boolean {
+function isIdentityFault(error: unknown): boolean {
   return error !== null && typeof error === 'object' && identityFaults.has(error);
 }
 
@@ -127,9 +128,46 @@ function proxyRefusal(error: unknown): string | undefined {
 /** Statuses after which trying again in the same run cannot help: the token or the thread is wrong. */
 const FINAL_STATUSES = new Set([401, 403, 404, 410]);
 
-export function isFinalFault(error: unknown): boolean {
-  const status = (error as { status?: unknown } | undefined)?.status;
-  return typeof status === 'number' && FINAL_STATUSES.has(status);
+/** A failed GitHub call, read once: what the rules that follow a fault ask of it. */
+export interface GitHubFault {
+  /** GitHub's HTTP status; none when GitHub did not answer (the network, a timeout, a proxy). */
+  status?: number;
+  /** Trying again in this run cannot help: the token or the thread is wrong (401, 403, 404, 410). */
+  final: boolean;
+  /** Worth one more try of a read: GitHub's 5xx, 408, or no answer at all (a timeout excepted). */
+  passing: boolean;
+  /**
+   * 404 or 422 on a commit, a comparison or a status list: GitHub no longer has what was named
+   * (a forced push), which reads as nothing there rather than as a fault.
+   */
+  gone: boolean;
+  /** 404: a comment, a label or a pull request that is not there. */
+  notFound: boolean;
+  /** Marked as the identity query's (see identityFault). */
+  identity: boolean;
+  /** In a few words: "GitHub answered 502", or what was thrown. */
+  said: string;
+}
+
+/** The one reading of a GitHub fault: every rule that depends on the status asks this. */
+export function faultOf(error: unknown): GitHubFault {
+  const failure = error as { status?: unknown; name?: unknown } | null | undefined;
+  const status = typeof failure?.status === 'number' ? failure.status : undefined;
+  const unreadable = failure?.name === 'ZodError' || error instanceof ActionFailure;
+  const passing =
+    !unreadable &&
+    (status === undefined
+      ? !(failure?.name === 'AbortError' || failure?.name === 'TimeoutError')
+      : status >= 500 || status === 408);
+  return {
+    ...(status !== undefined ? { status } : {}),
+    final: status !== undefined && FINAL_STATUSES.has(status),
+    passing,
+    gone: status === 404 || status === 422,
+    notFound: status === 404,
+    identity: isIdentityFault(error),
+    said: status !== undefined ? `GitHub answered ${status}` : describeThrown(error),
+  };
 }
 
 function gitHubMessage(data: unknown): string | undefined {

@@ -16,7 +16,7 @@ import {
   type PushPayload,
   type ReleasePayload,
 } from './context.js';
-import { describeGitHubFault } from './errors.js';
+import { describeGitHubFault, faultOf } from './errors.js';
 import { refWords } from '../event.js';
 import type { Warn } from '../log.js';
 
@@ -139,8 +139,7 @@ async function pushChanges(
     );
     return { commits, files, compareUrl: url };
   } catch (error) {
-    const status = (error as { status?: unknown }).status;
-    if (status !== 404 && status !== 422) throw error;
+    if (!faultOf(error).gone) throw error;
     return alone(
       'GitHub could not compare this push with what came before (a forced push?): the pushed commit alone is shown.',
       'GitHub could not compare the push with what came before (a forced push?), so only its head commit’s files are known.',
@@ -180,17 +179,15 @@ export async function gatherSince(
     const { commits, files, url } = await api.compare({ owner, repo, basehead: `${last}...${head}` }, signal);
     return pullRequestSinceContext(payload, { base: last, head, commits, files, url }, undefined);
   } catch (error) {
-    const status = (error as { status?: unknown }).status;
-    if (status !== 404 && status !== 422) {
+    const { gone } = faultOf(error);
+    if (!gone) {
       if (signal.aborted && !isTimeout(signal.reason)) throw signal.reason;
       warn(
         `${describeGitHubFault(error, { what: `compare ${last.slice(0, 12)}...${head.slice(0, 12)}`, token: 'githubToken', permission: 'contents: read', repo: `${owner}/${repo}` })} The whole pull request is sent as context instead.`,
       );
     }
     const whole = await gatherContext(api, run, warn, signal);
-    return whole && status !== undefined && (status === 404 || status === 422)
-      ? pullRequestSinceContext(payload, undefined, whole.files)
-      : whole;
+    return whole && gone ? pullRequestSinceContext(payload, undefined, whole.files) : whole;
   }
 }
 
@@ -257,8 +254,7 @@ export async function changedFiles(
     } catch (error) {
       // A comparison GitHub cannot make (a forced push): the whole pull request's files, which
       // hold every file changed since.
-      const status = (error as { status?: unknown }).status;
-      if (status !== 404 && status !== 422) throw error;
+      if (!faultOf(error).gone) throw error;
     }
   }
   const files: ChangedFile[] = [];

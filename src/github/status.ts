@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hasUnsafe, isPlainHttpUrl, oneLine } from '../untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
-import { describeGitHubFault } from './errors.js';
+import { describeGitHubFault, faultOf } from './errors.js';
 import type { Warn } from '../log.js';
 import type { StatusNote } from '../ports.js';
 
@@ -212,8 +212,7 @@ export class CommitStatus {
       }
       return undefined;
     } catch (error) {
-      const status = (error as { status?: unknown }).status;
-      if (status === 404 || status === 422) return undefined;
+      if (faultOf(error).gone) return undefined;
       throw error;
     }
   }

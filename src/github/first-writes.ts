@@ -1,0 +1,41 @@
+// What execute writes on GitHub while the job works: once the job exists, the reaction on the
+// request, the kept comment's first post (or, on a re-run, its update) with the note that names
+// the job, and the pending status. Started without waiting; what they leave is a value the core
+// hands to the report, whose last writes wait for it.
+import { describeThrown } from '../log.js';
+import type { ExecuteWrites, FirstPost, GitHubStarted } from '../ports.js';
+import type { GitHubSession } from './session.js';
+import { acknowledge, body, keptForWriting, note, STARTED_BUDGET_MS, writeStatus } from './writes.js';
+
+export function executeWrites(session: GitHubSession): ExecuteWrites {
+  return {
+    started(jobId, job, memory): GitHubStarted {
+      const reaction = acknowledge(session);
+      const { request, status, runUrl } = session;
+      if (!request.comment && !status) return { reaction };
+      const { signal, done } = session.budget(STARTED_BUDGET_MS);
+      const posting = Promise.all([
+        (async (): Promise<Pick<FirstPost, 'comment' | 'noneSaid'>> => {
+          if (!request.comment) return {};
+          const { comment, noneSaid } = await keptForWriting(session, signal);
+          const { head } = await session.runCommits(signal);
+          if (!comment) return { noneSaid };
+          const written = await comment.write(
+            (previous) =>
+              body(session, { jobId, job, ended: false, note: note(session, jobId, head, memory, previous) }),
+            signal,
+          );
+          return { comment: written, noneSaid };
+        })(),
+        writeStatus(session, 'pending', 'Working', jobId, runUrl, signal),
+      ])
+        .then(([first, idLeftOutSaid]): FirstPost => ({ ...first, idLeftOutSaid }))
+        .catch((error: unknown): FirstPost => {
+          session.warn(`Could not post the comment: ${describeThrown(error)}.`);
+          return {};
+        })
+        .finally(done);
+      return { reaction, posting };
+    },
+  };
+}

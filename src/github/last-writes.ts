@@ -1,0 +1,183 @@
+// What report writes on GitHub at the end: the kept comment's last update, the final status, the
+// reaction (when no first write made it), the docs pull request's labels, reviewers and
+// auto-merge, the label taken off, and the answer on a skip. What execute started is handed in as
+// a value: the last writes wait for it, so that they neither race it nor make a second comment.
+import { describeThrown } from '../log.js';
+import type { FirstPost, GitHubStarted, Outcome, ReportWrites } from '../ports.js';
+import { isPullRequestUrl, quote } from '../untrusted.js';
+import { answerBody, latestRunBody } from './comment.js';
+import { writeOnDocs } from './docs-pr.js';
+import { describeGitHubFault, faultOf } from './errors.js';
+import { readNote } from './note.js';
+import { within, type GitHubSession } from './session.js';
+import { findThread } from './target.js';
+import { acknowledge, body, FINISH_BUDGET_MS, keptForWriting, note, writeStatus } from './writes.js';
+
+export function reportWrites(session: GitHubSession): ReportWrites {
+  return {
+    /**
+     * The step ends: the comment's last update (a run with no job the service confirmed adds its
+     * failure under the last result, and leaves the note as it was), the final status, then labels
+     * and reviewers; the comment's URL. `cancellation` is the step's: once it fires, GitHub gets
+     * only a short while more.
+     */
+    async finish(outcome, started, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      const cancelled = cancellation.aborted;
+      const { comment } = session.request;
+      let url: string | undefined;
+      try {
+        if (outcome.jobId && outcome.confirmed)
+          await within(started?.reaction ?? acknowledge(session), signal);
+        // The first writes must be done before the last ones start, or both could create a
+        // comment, or the pending status land after the final one.
+        const first = await firstPost(started, signal);
+        if (!first) {
+          if (comment)
+            session.warn(
+              'Could not update the comment with how the job ended: GitHub did not answer in time.',
+            );
+        } else {
+          if (comment) url = await lastComment(session, outcome, cancelled, first, signal);
+          await finalStatus(session, outcome, cancelled, first, signal);
+        }
+        await writeOnDocs(session, outcome.job, outcome.failure, signal);
+      } catch (error) {
+        session.warn(`Could not report the job on GitHub: ${describeThrown(error)}.`);
+      } finally {
+        done();
+      }
+      return url;
+    },
+
+    /** A bare `/docs`: the kept comment says what a request looks like, its note kept; its URL. */
+    async answer(text, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      try {
+        const { comment } = await keptForWriting(session, signal);
+        const written = await comment?.write(
+          (previous) => answerBody(session.marker, text, session.runUrl, readNote(previous ?? '')),
+          signal,
+        );
+        return written?.url;
+      } finally {
+        done();
+      }
+    },
+
+    /** `triggerLabel` off the pull request or issue it was applied to, whatever the run's outcome. */
+    async removeLabel(name, cancellation) {
+      const { owner, repo } = session.run.repo;
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      let number: number | undefined;
+      try {
+        // A label event names its pull request or issue: finding it sends no request.
+        number = (await findThread(session.forRepo(), session.run, signal)).thread?.number;
+        if (number === undefined) return;
+        await session.forRepo().removeLabel({ owner, repo, issue_number: number, name }, signal);
+      } catch (error) {
+        session.warn(
+          faultOf(error).notFound
+            ? `The label ${quote(name, 60)} was already gone from ${owner}/${repo}#${number}, or githubToken cannot see it.`
+            : describeGitHubFault(error, {
+                what: `remove the label ${name} from ${owner}/${repo}#${number}`,
+                token: 'githubToken',
+                permission: 'issues: write or pull-requests: write',
+                repo: `${owner}/${repo}`,
+              }),
+        );
+      } finally {
+        done();
+      }
+    },
+  };
+}
+
+/** What the first writes left, once they are done within `signal`; `undefined` when they are not. */
+async function firstPost(
+  started: GitHubStarted | undefined,
+  signal: AbortSignal,
+): Promise<FirstPost | undefined> {
+  if (!started?.posting) return {};
+  const settled = await within(started.posting, signal);
+  return settled && (settled.value ?? {});
+}
+
+/** The comment's last word: how the job ended, or, with no job confirmed, the run's failure under the last result. */
+async function lastComment(
+  session: GitHubSession,
+  outcome: Outcome,
+  cancelled: boolean,
+  first: FirstPost,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const { comment } = await keptForWriting(session, signal, first.noneSaid);
+  if (!comment) return undefined;
+  const { jobId, confirmed, failure } = outcome;
+  if (jobId && confirmed) {
+    const { head } = await session.runCommits(signal);
+    const written = await comment.write(
+      (previous) =>
+        body(session, {
+          ...outcome,
+          jobId,
+          cancelled,
+          ended: true,
+          note: note(session, jobId, head, outcome.memory, previous),
+        }),
+      signal,
+      first.comment,
+    );
+    return written.url;
+  }
+  const written = await comment.write(
+    (previous) =>
+      latestRunBody(session.marker, {
+        ...(jobId ? { jobId } : {}),
+        failure: failure ?? 'The run ended before the service confirmed a job.',
+        runUrl: session.runUrl,
+        previous,
+        note: outcome.memory.note ?? readNote(previous ?? ''),
+      }),
+    signal,
+    first.comment,
+  );
+  return written.url;
+}
+
+/** The status's last word: how the job ended, naming it only when the service confirmed it to this run. */
+async function finalStatus(
+  session: GitHubSession,
+  outcome: Outcome,
+  cancelled: boolean,
+  first: FirstPost,
+  signal: AbortSignal,
+): Promise<void> {
+  const { job, failure, timedOut, confirmed } = outcome;
+  const { runUrl } = session;
+  const status = (state: Parameters<typeof writeStatus>[1], word: string, jobId?: string, target = runUrl) =>
+    writeStatus(session, state, word, jobId, target, signal, first.idLeftOutSaid);
+  // A job the service did not confirm to this run is not named: a re-run must send it again.
+  const jobId = confirmed ? outcome.jobId : undefined;
+  if (!jobId) {
+    await status('error', cancelled ? 'Cancelled before any job' : 'Stopped before any job');
+    return;
+  }
+  if (!failure && job?.status === 'completed') {
+    const link = job.prLink ?? '';
+    // The check's link goes to the docs pull request only when the service's link is one: any
+    // other URL it sends would be a link GitHub shows as the action's.
+    await status(
+      'success',
+      link ? 'Completed' : 'Completed, no changes',
+      jobId,
+      isPullRequestUrl(link) ? link : runUrl,
+    );
+    return;
+  }
+  if (job?.status === 'failed') await status('failure', 'Failed', jobId);
+  else if (job?.status === 'archived') await status('failure', 'Archived', jobId);
+  // wait: false: the job goes on, and so does the pending status.
+  else if (!failure) await status('pending', 'Goes on in the service', jobId);
+  else await status('error', cancelled ? 'Cancelled' : timedOut ? 'Timed out' : 'Stopped', jobId);
+}

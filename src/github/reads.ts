@@ -1,0 +1,273 @@
+// What decide reads of GitHub before anything is sent: who asks (the actor's access), what the
+// thread remembers (the kept comment's note, this step's own statuses, the branch's job up its
+// history), what changed (the files for `paths`, the context for the prompt), and the docs pull
+// request's state; and the one write a decision makes, a skip's status. Each read is bounded by
+// its budget and ended at once by a cancellation.
+import { ActionFailure } from '../errors.js';
+import type { Access } from '../gate.js';
+import { describeThrown } from '../log.js';
+import type { Changed, DecideReads, DocsPull, Memory } from '../ports.js';
+import { pushedOnto } from './commits.js';
+import { renderContext } from './context.js';
+import { describeGitHubFault, faultOf } from './errors.js';
+import { changedFiles, eventHasContext, gatherContext, gatherSince } from './gather.js';
+import { readNote } from './note.js';
+import type { GitHubSession } from './session.js';
+import { eventHasThread } from './target.js';
+import { FINISH_BUDGET_MS, writeStatus } from './writes.js';
+
+/** How long gathering the event's context (or its files) may hold up the create. */
+const CONTEXT_BUDGET_MS = 30_000;
+/** How long the actor's access may take. */
+const ACCESS_BUDGET_MS = 30_000;
+/** What a thread reads before the create (the note, statuses up the branch, the docs PR), retries included. */
+const RECALL_BUDGET_MS = 60_000;
+/** How far up the branch a push looks for the commit that names the branch's job. */
+const BRANCH_WALK = 20;
+
+export function decideReads(session: GitHubSession): DecideReads {
+  const { run, warn } = session;
+  const { owner, repo } = run.repo;
+  return {
+    /**
+     * The actor's access to the repository (its base permission and its role's name), for the
+     * gate; `undefined`, with a warning, when GitHub does not tell: the actor is then refused.
+     */
+    accessOf(actor, cancellation) {
+      return session.beforeTheCreate(
+        ACCESS_BUDGET_MS,
+        cancellation,
+        (signal): Promise<Access | undefined> =>
+          session.forRepo().collaboratorAccess({ owner, repo, username: actor }, signal),
+        (error) => {
+          warn(
+            describeGitHubFault(error, {
+              what: `read the role of ${actor} on ${owner}/${repo}`,
+              token: 'githubToken',
+              permission: 'read access (metadata)',
+              repo: `${owner}/${repo}`,
+            }),
+          );
+          return undefined;
+        },
+      );
+    },
+
+    recall: (strict, cancellation) => recall(session, strict, cancellation),
+
+    /**
+     * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing
+     * faults). A pull request on this GitHub that cannot be read ends the step: a follow-up never
+     * goes into a pull request the action cannot see, and a new job beside it would fork the
+     * thread. One on github.com from another GitHub is read only with a docsToken the workflow
+     * gave: without one it is, like a link elsewhere, a pull request whose state cannot be read.
+     */
+    async docsPull(prLink, cancellation) {
+      const reach = session.docsReach(prLink);
+      if ('none' in reach) return { state: 'elsewhere', ...(reach.why ? { why: reach.why } : {}) };
+      const { pr, api } = reach;
+      const where = `${pr.owner}/${pr.repo}`;
+      return session.beforeTheCreate(
+        RECALL_BUDGET_MS,
+        cancellation,
+        async (signal): Promise<DocsPull> => {
+          const pull = await session.retrying(
+            () => api.getPull({ owner: pr.owner, repo: pr.repo, pull_number: pr.number }, signal),
+            signal,
+          );
+          const state = pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed';
+          return { state, number: pr.number, repo: where };
+        },
+        (error) => {
+          throw new ActionFailure(
+            `${describeGitHubFault(error, {
+              what: `read the docs pull request ${where}#${pr.number}, which the thread's job opened`,
+              token: 'docsToken',
+              permission: 'pull-requests: read',
+              repo: where,
+              fails: true,
+            })} Nothing was sent: whether the thread's job is followed up or replaced depends on that pull request. Give docsToken pull-requests: read on ${where}, then re-run.`,
+          );
+        },
+      );
+    },
+
+    /**
+     * What the triggering event changed, as a section to append to the prompt (at most `limit`
+     * characters), or `''`: events that change nothing add nothing and make no request. With
+     * `since` (the head a thread's job last saw), what changed since.
+     */
+    async context(since, limit, cancellation) {
+      const { log } = session;
+      if (!eventHasContext(run.eventName)) {
+        log.info(`No context appended: a ${run.eventName || 'local'} run changes nothing to describe.`);
+        return '';
+      }
+      return session.beforeTheCreate(
+        CONTEXT_BUDGET_MS,
+        cancellation,
+        async (signal) => {
+          const { head } = await session.runCommits(signal);
+          if (since && head && head !== since) {
+            const context = await gatherSince(session.forRepo(), run, since, head, warn, signal);
+            const text = context ? renderContext(context, limit) : '';
+            if (text)
+              log.info(
+                `Appended ${text.length} characters of context: what changed since ${since.slice(0, 12)}.`,
+              );
+            return text;
+          }
+          const context = await gatherContext(session.forRepo(), run, warn, signal);
+          const text = context ? renderContext(context, limit) : '';
+          log.info(
+            text
+              ? `Appended ${text.length} characters of context from the ${run.eventName} event (${context?.commits.length ?? 0} commits, ${context?.files.length ?? 0} files).`
+              : context
+                ? 'No context appended: contextLimit leaves no room for even its header.'
+                : `No context appended: the ${run.eventName} event changed nothing to describe.`,
+          );
+          return text;
+        },
+        (error) => {
+          warn(`Could not gather the event's context: ${describeThrown(error)}. The job is sent without it.`);
+          return '';
+        },
+      );
+    },
+
+    /** The files the event changed, for `paths`; a list GitHub cannot give says why. */
+    changedFiles(since, cancellation) {
+      return session.beforeTheCreate(
+        CONTEXT_BUDGET_MS,
+        cancellation,
+        (signal): Promise<Changed> =>
+          session.retrying(() => changedFiles(session.forRepo(), run, since, signal), signal),
+        (error): Changed => ({
+          unreadable: describeGitHubFault(error, {
+            what: 'read which files the change touched',
+            token: 'githubToken',
+            permission: 'contents: read and pull-requests: read',
+            repo: `${owner}/${repo}`,
+          }),
+        }),
+      );
+    },
+
+    /** A skip on a thread: a success status that says why (naming `jobId`, when given). */
+    async skipped(why, jobId, cancellation) {
+      if (!session.status) return;
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      try {
+        await writeStatus(session, 'success', why, jobId, session.runUrl, signal);
+      } finally {
+        done();
+      }
+    },
+  };
+}
+
+/**
+ * What earlier runs left on GitHub for this step: the note in its comment on the thread, and,
+ * with `status`, its own status on this run's commit (for a re-run) and the branch's job (its own
+ * status on the newest commit up from the push's `before` that names one). On a thread (`strict`)
+ * a read that still fails after its retries ends the step: nothing has been sent, and reading
+ * "nothing" would start a second job. Otherwise faults are warnings and read as nothing.
+ */
+function recall(session: GitHubSession, strict: boolean, cancellation: AbortSignal): Promise<Memory> {
+  const { run, request, status } = session;
+  const { owner, repo } = run.repo;
+  const memory: Memory = {};
+  return session.beforeTheCreate(
+    RECALL_BUDGET_MS,
+    cancellation,
+    async (signal) => {
+      if (request.comment && eventHasThread(run.eventName)) {
+        const found = await session.retrying(() => session.keptComment(signal), signal);
+        const comment = 'comment' in found ? found.comment : undefined;
+        const body = comment ? await session.retrying(() => comment.body(signal), signal) : undefined;
+        memory.note = session.trusted(body ? readNote(body) : undefined, 'the kept comment');
+      }
+      if (status) {
+        const { sha } = await session.runCommits(signal);
+        if (run.runAttempt > 1 && sha) {
+          const own = await session.retrying(() => status.read(sha, signal), signal);
+          memory.status = session.trusted(own, 'the commit status');
+        }
+        const before = pushedOnto(run);
+        if (request.thread && before && !memory.note)
+          memory.branch = await branchJob(session, before, signal);
+      }
+      return memory;
+    },
+    (error) => {
+      if (strict) throw unreadable(session, error);
+      session.warn(
+        faultOf(error).identity
+          ? describeGitHubFault(error, {
+              what: 'read what earlier runs left on GitHub',
+              token: 'githubToken',
+              permission: 'read access',
+              repo: `${owner}/${repo}`,
+            })
+          : `Could not read what earlier runs left on GitHub: ${describeThrown(error)}.`,
+      );
+      return memory;
+    },
+  );
+}
+
+/**
+ * The branch's job: this step's own status on `before`, else on the newest commit up the branch
+ * that has one naming a job (cancelled runs leave their commits without one); the commit it was
+ * found on is the head that job last saw.
+ */
+async function branchJob(
+  session: GitHubSession,
+  before: string,
+  signal: AbortSignal,
+): Promise<Memory['branch']> {
+  const named = async (sha: string) => {
+    const own = session.trusted(
+      await session.retrying(async () => session.status?.read(sha, signal), signal),
+      'the commit status',
+    );
+    return own?.job ? { job: own.job, run: own.run, since: sha } : undefined;
+  };
+  const found = await named(before);
+  if (found) return found;
+  const { owner, repo } = session.run.repo;
+  const history = await session
+    .retrying(
+      () => session.forRepo().listCommits({ owner, repo, sha: before, per_page: BRANCH_WALK }, signal),
+      signal,
+    )
+    .catch((error: unknown) => {
+      // A `before` GitHub no longer has (a forced push): no branch to walk up.
+      if (faultOf(error).gone) return [];
+      throw error;
+    });
+  for (const sha of history.filter((sha) => sha !== before)) {
+    const older = await named(sha);
+    if (older) return older;
+  }
+  return undefined;
+}
+
+/**
+ * The step's error when what a thread remembers cannot be read: reading it as "nothing" would start
+ * a second job beside the first.
+ */
+function unreadable(session: GitHubSession, error: unknown): ActionFailure {
+  if (error instanceof ActionFailure) return error;
+  const { owner, repo } = session.run.repo;
+  const why = describeGitHubFault(error, {
+    what: 'read what earlier runs of this thread left on GitHub (the kept comment, the commit statuses)',
+    token: 'githubToken',
+    permission: 'pull-requests: read, issues: read and statuses: read',
+    repo: `${owner}/${repo}`,
+    fails: true,
+  });
+  return new ActionFailure(
+    `${why} Nothing was sent to the service, so the thread's job is not replaced by a second one; re-run when GitHub answers.`,
+  );
+}

@@ -1,0 +1,290 @@
+// The GitHub side of one run, made once: the clients (one a token and host, each token only to its
+// own host), the login the token acts as, the look-ups every step shares (the run's commits, its
+// pull request or issue, the kept comment), retries of reads, and the time budgets. The steps'
+// modules (reads, first writes, last writes) work over it and keep nothing of their own: what one
+// step leaves for another is a value the core hands along.
+import type { Clock } from '../clock.js';
+import { formatDuration } from '../duration.js';
+import { isJobId } from '../job.js';
+import type { Log } from '../log.js';
+import type { ReportRequest } from '../ports.js';
+import { docsPullRequest, GITHUB_COM, type PullRequestRef } from '../pull-request.js';
+import { quote } from '../untrusted.js';
+import type { GitHubApi, RunContext } from './client.js';
+import { commentMarker, KeptComment } from './comment.js';
+import { runCommits, type RunCommits } from './commits.js';
+import { faultOf, identityFault } from './errors.js';
+import { CommitStatus, statusContext } from './status.js';
+import { eventHasThread, findThread, type Thread } from './target.js';
+
+/** What the GitHub side works with; the chunk's entry gives the real ones, tests their own. */
+export interface SessionDeps {
+  run: RunContext;
+  /** The GitHub API as a token sees it (at `apiUrl`, when not the run's own). */
+  api: (token: string, apiUrl?: string) => GitHubApi;
+  /**
+   * github.com, where an Enterprise Server run's docs pull request may be: its pages and its API
+   * (GITHUB_COM unless told; tests put an emulator there).
+   */
+  gitHubCom?: { serverUrl: string; apiUrl: string };
+  log: Log;
+  /** Bounds every piece of GitHub work, and spaces the retries of a read. */
+  clock: Clock;
+}
+
+/** After a cancellation the runner kills the process 7.5 s on; the action exits within 2 s. */
+const CANCELLED_BUDGET_MS = 1_200;
+/** Waits between tries of a read that met a passing fault: reads are safe to repeat. */
+const READ_RETRY_WAITS_MS = [1000, 2000, 4000];
+
+/** Where the kept comment is: the comment to write, or why there is none. */
+export type KeptLookUp = { comment: KeptComment } | { none: string };
+
+/** The docs pull request a link names, and the client that may reach it; or why it is not reached. */
+export type DocsReach =
+  { pr: PullRequestRef; home: boolean; api: GitHubApi } | { none: 'link' | 'other'; why?: string };
+
+export class GitHubSession {
+  readonly run: RunContext;
+  readonly log: Log;
+  readonly clock: Clock;
+  readonly gitHubCom: { serverUrl: string; apiUrl: string };
+  /** The hidden line that names this step's kept comment. */
+  readonly marker: string;
+  /** The workflow run: where a status or a comment links when nothing better is known. */
+  readonly runUrl: string;
+  /** This step's commit status, when `status` asked for one. */
+  readonly status?: CommitStatus;
+  private readonly apis = new Map<string, GitHubApi>();
+  /** The login the token acts as, once asked: only what it wrote is the action's own. */
+  private identity?: Promise<string>;
+  private commits?: Promise<RunCommits>;
+  private ownThread?: Promise<{ thread?: Thread; none?: string }>;
+  private kept?: Promise<KeptLookUp>;
+
+  constructor(
+    readonly request: ReportRequest,
+    private readonly deps: SessionDeps,
+  ) {
+    const { run } = deps;
+    this.run = run;
+    this.log = deps.log;
+    this.clock = deps.clock;
+    this.gitHubCom = deps.gitHubCom ?? GITHUB_COM;
+    this.marker = commentMarker(run, request);
+    this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
+    if (request.status) {
+      this.status = new CommitStatus(
+        () => this.forRepo(),
+        (signal) => this.ownLogin(signal),
+        run,
+        statusContext(run, request),
+        this.runUrl,
+      );
+    }
+  }
+
+  readonly warn = (message: string): void => this.log.warning(message);
+
+  /** A client for `token` at `apiUrl` (the run's GitHub unless told), made once. */
+  api(token: string, apiUrl = this.run.apiUrl): GitHubApi {
+    const key = `${apiUrl}\n${token}`;
+    let api = this.apis.get(key);
+    if (!api) this.apis.set(key, (api = this.deps.api(token, apiUrl)));
+    return api;
+  }
+
+  /** The run's repository, with githubToken. */
+  forRepo(): GitHubApi {
+    return this.api(this.request.githubToken);
+  }
+
+  /**
+   * The login the token acts as, asked once (again after a fault). A fault is marked as the
+   * identity query's, so that whatever needed it says that this query failed.
+   */
+  ownLogin(signal: AbortSignal): Promise<string> {
+    if (!this.identity) {
+      const asking = this.forRepo()
+        .viewerLogin(signal)
+        .catch((error: unknown) => {
+          throw identityFault(error);
+        });
+      this.identity = asking;
+      asking.catch(() => {
+        if (this.identity === asking) this.identity = undefined;
+      });
+    }
+    return this.identity;
+  }
+
+  /** The commits the run is about, asked once. */
+  runCommits(signal: AbortSignal): Promise<RunCommits> {
+    return (this.commits ??= runCommits(this.forRepo(), this.run, this.warn, signal));
+  }
+
+  /**
+   * The run's own pull request or issue, as findThread tells it: asked once (again after a fault).
+   * A push's is asked of GitHub, with githubToken (or the docsToken that stands in for it); a run
+   * with neither has no thread to ask about.
+   */
+  runThread(signal: AbortSignal): Promise<{ thread?: Thread; none?: string }> {
+    if (!this.ownThread) {
+      const { githubToken, docsToken, docsTokenGiven } = this.request;
+      const token = githubToken || (docsTokenGiven ? '' : docsToken);
+      const looking =
+        token || this.run.eventName !== 'push'
+          ? findThread(this.api(token), this.run, signal)
+          : Promise.resolve({
+              none: 'no token for this repository to ask which pull request the push came from',
+            });
+      this.ownThread = looking;
+      looking.catch(() => {
+        if (this.ownThread === looking) this.ownThread = undefined;
+      });
+    }
+    return this.ownThread;
+  }
+
+  /** Where the kept comment is (the thread of the event), looked up once; a passing fault asks again. */
+  keptComment(signal: AbortSignal): Promise<KeptLookUp> {
+    if (!this.kept) {
+      const looking = this.findKeptComment(signal);
+      this.kept = looking;
+      looking.catch((error: unknown) => {
+        if (this.kept === looking && !faultOf(error).final) this.kept = undefined;
+      });
+    }
+    return this.kept;
+  }
+
+  private async findKeptComment(signal: AbortSignal): Promise<KeptLookUp> {
+    const { run } = this;
+    if (!eventHasThread(run.eventName)) {
+      return { none: `a ${run.eventName || 'local'} run has no pull request or issue` };
+    }
+    const found = await this.runThread(signal);
+    if (!found.thread) return { none: found.none ?? 'the event names no pull request or issue' };
+    return {
+      comment: new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (s) => this.ownLogin(s)),
+    };
+  }
+
+  /**
+   * The docs pull request the `prLink` output carries, and the client that may reach it: on this
+   * run's GitHub with `docsToken` (else `githubToken`); on github.com from another GitHub only
+   * with a docsToken the workflow gave, at github.com's own API. `githubToken` never leaves the
+   * run's GitHub. `why`, when set, is what to tell about a pull request that is not reached.
+   */
+  docsReach(prLink: string | null | undefined): DocsReach {
+    const { run, gitHubCom, request } = this;
+    const found = docsPullRequest(prLink, run.serverUrl, gitHubCom.serverUrl);
+    if (!found) return { none: 'link' };
+    const { pr, home } = found;
+    if (home) return { pr, home, api: this.api(request.docsToken || request.githubToken) };
+    if (!request.docsTokenGiven) {
+      return {
+        none: 'other',
+        why: `on ${gitHubCom.serverUrl} (${pr.owner}/${pr.repo}#${pr.number}), where githubToken (the token for ${run.serverUrl}) is never sent and no docsToken was given`,
+      };
+    }
+    return { pr, home, api: this.api(request.docsToken, gitHubCom.apiUrl) };
+  }
+
+  /**
+   * A read tried again after a passing fault (5xx, the network, GitHub's timeout): reads are safe
+   * to repeat, and one 502 must not decide which way a thread goes.
+   */
+  async retrying<T>(read: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await read();
+      } catch (error) {
+        const wait = READ_RETRY_WAITS_MS[tries];
+        const fault = faultOf(error);
+        if (wait === undefined || signal.aborted || !fault.passing) throw error;
+        this.log.info(
+          `A read from GitHub met a passing fault (${fault.said}); trying again in ${formatDuration(wait)}.`,
+        );
+        await this.clock.sleep(wait, signal);
+      }
+    }
+  }
+
+  /**
+   * A record read back from GitHub names a job only when its id obeys the service's rules: an id
+   * such as `..` would otherwise become a dot segment of the next request's path.
+   */
+  trusted<T extends { job?: string }>(record: T | undefined, where: string): T | undefined {
+    if (record?.job === undefined || isJobId(record.job)) return record;
+    this.warn(
+      `Ignored the job named in ${where}: ${quote(record.job, 100)} is not a job id the service gives.`,
+    );
+    return undefined;
+  }
+
+  /**
+   * GitHub work the create waits for (context, what earlier runs left, a role, a docs PR): bounded
+   * by `ms`, ended at once by a cancellation (nothing has been sent yet, so the step ends), and
+   * any other fault is `fallback`'s, which warns (or throws) and says what the run goes on with.
+   */
+  async beforeTheCreate<T>(
+    ms: number,
+    cancellation: AbortSignal,
+    work: (signal: AbortSignal) => Promise<T>,
+    fallback: (error: unknown) => T,
+  ): Promise<T> {
+    const { signal: timed, done } = this.budget(ms);
+    try {
+      return await work(AbortSignal.any([cancellation, timed]));
+    } catch (error) {
+      if (cancellation.aborted) throw cancellation.reason;
+      return fallback(error);
+    } finally {
+      done();
+    }
+  }
+
+  /**
+   * A signal that bounds a piece of GitHub work: `ms`, cut to 1.2 s from the moment the step is
+   * cancelled (the action exits within 2 s of the runner's signal). `done` stops its clocks.
+   */
+  budget(ms: number, cancellation?: AbortSignal): { signal: AbortSignal; done: () => void } {
+    const { clock } = this;
+    const controller = new AbortController();
+    const stop = new AbortController();
+    // A timeout, not a cancellation: the GitHub work that it cuts short warns and goes on.
+    const abortAfter = (after: number) =>
+      clock.sleep(after, stop.signal).then(
+        () => controller.abort(new DOMException('GitHub did not answer in time.', 'TimeoutError')),
+        () => undefined,
+      );
+    void abortAfter(cancellation?.aborted ? CANCELLED_BUDGET_MS : ms);
+    const onCancel = () => void abortAfter(CANCELLED_BUDGET_MS);
+    cancellation?.addEventListener('abort', onCancel, { once: true });
+    return {
+      signal: controller.signal,
+      done: () => {
+        cancellation?.removeEventListener('abort', onCancel);
+        stop.abort();
+      },
+    };
+  }
+}
+
+/**
+ * What `work` gave, once it settles before `signal` aborts (`value` absent when it failed); else
+ * `undefined`.
+ */
+export function within<T>(work: Promise<T>, signal: AbortSignal): Promise<{ value?: T } | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const settled = (value?: T) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(value === undefined ? {} : { value });
+    };
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(settled, () => settled());
+  });
+}

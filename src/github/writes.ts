@@ -1,0 +1,131 @@
+// What the writing steps share: the commit status as the job goes, the kept comment found for
+// writing, the body and the note a write puts in it, and the reaction on the request. Each is a
+// function of the session and of what the caller hands it; what was said once a run is handed
+// back as a value.
+import type { Memory, ThreadNote } from '../ports.js';
+import type { KeptComment } from './comment.js';
+import { commentBody } from './comment.js';
+import { describeGitHubFault } from './errors.js';
+import { nextNote, readNote } from './note.js';
+import type { GitHubSession } from './session.js';
+import { runOnlyDescription, statusDescription, type StatusState } from './status.js';
+
+/** How long GitHub gets for the first comment (and the reaction), and for everything at the end. */
+export const STARTED_BUDGET_MS = 30_000;
+export const FINISH_BUDGET_MS = 30_000;
+
+/**
+ * This step's status on the run's commit, when `status` asked for one; faults are warnings. The
+ * job id left out of the description is said once a run: `idLeftOutSaid` says whether it was, and
+ * the value returned whether it is now.
+ */
+export async function writeStatus(
+  session: GitHubSession,
+  state: StatusState,
+  word: string,
+  jobId: string | undefined,
+  target: string,
+  signal: AbortSignal,
+  idLeftOutSaid = false,
+): Promise<boolean> {
+  const { status, run, log } = session;
+  if (!status) return idLeftOutSaid;
+  const { sha, none } = await session.runCommits(signal);
+  if (!sha) {
+    if (state === 'pending' || !jobId)
+      log.notice(`No commit status: ${none ?? 'the event names no commit'}.`);
+    return idLeftOutSaid;
+  }
+  let text = runOnlyDescription(word, run.runId);
+  let said = idLeftOutSaid;
+  if (jobId) {
+    const description = statusDescription(word, jobId, run.runId);
+    if (!description.fits && !said) {
+      said = true;
+      session.warn(
+        `The job id ${description.why}: the status leaves it out, so a re-run cannot resume from the status.`,
+      );
+    }
+    text = description.text;
+  }
+  await status.write(sha, state, text, target, signal, session.warn);
+  return said;
+}
+
+/**
+ * The kept comment, for writing: none is one notice that says why (unless `noneSaid`: once a run),
+ * a fault a warning.
+ */
+export async function keptForWriting(
+  session: GitHubSession,
+  signal: AbortSignal,
+  noneSaid = false,
+): Promise<{ comment?: KeptComment; noneSaid: boolean }> {
+  try {
+    const found = await session.keptComment(signal);
+    if ('none' in found) {
+      if (!noneSaid) session.log.notice(`No comment posted: ${found.none}.`);
+      return { noneSaid: true };
+    }
+    return { comment: found.comment, noneSaid };
+  } catch (error) {
+    const { owner, repo } = session.run.repo;
+    session.warn(
+      describeGitHubFault(error, {
+        what: 'find the pull request the pushed commit came from',
+        token: 'githubToken',
+        permission: 'contents: read and pull-requests: read',
+        repo: `${owner}/${repo}`,
+      }),
+    );
+    return { noneSaid };
+  }
+}
+
+/** The comment's Markdown, under the session's marker, linking the workflow run. */
+export function body(
+  session: GitHubSession,
+  state: Omit<Parameters<typeof commentBody>[1], 'runUrl'>,
+): string {
+  return commentBody(session.marker, { ...state, runUrl: session.runUrl });
+}
+
+/**
+ * The note after this run: written from what was read before the create (or, where nothing was,
+ * from the comment as it stands), so every writer of the kept comment keeps it.
+ */
+export function note(
+  session: GitHubSession,
+  jobId: string,
+  head: string | undefined,
+  memory: Memory,
+  previous: string | undefined,
+): ThreadNote {
+  const { run } = session;
+  const before = memory.note ?? readNote(previous ?? '');
+  return nextNote(before, { job: jobId, head, run: run.runId, attempt: run.runAttempt });
+}
+
+/** The 👀 on the `/docs` comment that asked: its request was taken and a job exists. Never rejects. */
+export async function acknowledge(session: GitHubSession): Promise<void> {
+  const { asked } = session.request;
+  if (!asked) return;
+  const { owner, repo } = session.run.repo;
+  const { signal, done } = session.budget(STARTED_BUDGET_MS);
+  try {
+    await session
+      .forRepo()
+      .react({ owner, repo, comment_id: asked.id, review: asked.review, content: 'eyes' }, signal);
+  } catch (error) {
+    session.warn(
+      describeGitHubFault(error, {
+        what: `react to the comment that asked for docs on ${owner}/${repo}`,
+        token: 'githubToken',
+        permission: asked.review ? 'pull-requests: write' : 'issues: write or pull-requests: write',
+        repo: `${owner}/${repo}`,
+      }),
+    );
+  } finally {
+    done();
+  }
+}
