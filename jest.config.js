@@ -3,21 +3,47 @@
 // `npm run typecheck` (tsc --noEmit) is the type check.
 import { availableParallelism } from 'node:os';
 
-/** @type {import('jest').Config} */
-export default {
-  testEnvironment: 'node',
+/**
+ * The test files that need the build or start processes: the bundle run as the runner runs it
+ * (`e2e.*`), the demo, GitHub's local runner, what ships in dist/, and the release script run on a
+ * project of its own. Every other test file runs in process, from the sources: the `unit`
+ * project, which `npm run test:unit` runs with no build (test-layout.test.ts holds files to it).
+ */
+export const PROCESS_TESTS = [
+  '/e2e\\.[^/]*\\.test\\.ts$',
+  '/demo\\.test\\.ts$',
+  '/local-action\\.test\\.ts$',
+  '/bundle\\.test\\.ts$',
+  '/release-check\\.test\\.ts$',
+];
+
+const project = {
+  testEnvironment: '<rootDir>/__fixtures__/environment.js',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }],
   },
-  testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
+};
+
+/** @type {import('jest').Config} */
+export default {
+  projects: [
+    {
+      ...project,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
+      testPathIgnorePatterns: PROCESS_TESTS,
+    },
+    { ...project, displayName: 'process', roots: ['<rootDir>/__tests__'], testRegex: PROCESS_TESTS },
+  ],
   testSequencer: '<rootDir>/jest.sequencer.js',
-  // The end-to-end tests mostly wait (polls, timeouts), so more workers than cores pay; but each
-  // run of the bundle is a child process, and past three workers a core they only fight over the
-  // CPU (on 2 cores, 6 workers: about 67 s and 125 s of CPU; 8: the same time and 140 s of CPU).
+  // The tests mostly wait (polls, timeouts, child processes), so more workers than cores pay; past
+  // three workers a core they only fight over the CPU.
   maxWorkers: Math.min(6, Math.max(2, availableParallelism() * 3)),
-  testTimeout: 60_000,
+  // A hang fails its test, never a slow machine: a loaded 2-core runner takes several times as long
+  // as an idle one, so the limit is generous (the e2e fixture kills a child well before it).
+  testTimeout: 180_000,
   // Coverage (`--coverage`, as CI runs it) of the product's source, by V8's own counters (ESM-safe).
   // The end-to-end tests run the bundle in child processes, so only in-process tests count here.
   coverageProvider: 'v8',

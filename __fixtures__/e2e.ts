@@ -1,10 +1,12 @@
-import { afterEach, expect } from '@jest/globals';
+import { afterAll, afterEach, expect } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startGitHubEmulator, type GitHubEmulator, type GitHubEmulatorOptions } from '../emulators/github.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../emulators/server.js';
 import type { RunDeps } from '../src/main.js';
+import { gitHubEnv, pullRequestEvent } from './github-world.js';
 import {
+  killLeftoverRuns,
   runAction,
   runInProcess,
   RUNNER_TOKENS,
@@ -13,6 +15,9 @@ import {
   type RunOptions,
   type RunResult,
 } from './runner.js';
+
+// A test that hit jest's limit leaves its run of the bundle going: none outlives its file.
+afterAll(killLeftoverRuns);
 
 /** The key every end-to-end run uses; the emulator accepts only it. */
 export const KEY = 'mint_e2e_key_Zq8WvR2nLp5TxY7c';
@@ -55,6 +60,26 @@ export function emulators(defaults: EmulatorOptions = {}): (options?: EmulatorOp
 export function gitHubEmulators(): (options?: GitHubEmulatorOptions) => Promise<GitHubEmulator> {
   const start = closedAfterEach(startGitHubEmulator);
   return (options = {}) => start(options);
+}
+
+/** A gateway's 503 on a poll that quotes the bearer token it was sent (`key`) in its error. */
+export function gatewayEchoing(key: string) {
+  return {
+    status: 503,
+    json: {
+      error: `Request rejected by edge gateway: the bearer token presented in the Authorization header (token=${key}) is rate limited`,
+    },
+  };
+}
+
+/** A run for pull request `number` of `gh`'s world (its event and GitHub), against `service`. */
+export function pullRequestRun(
+  service: Emulator,
+  gh: GitHubEmulator,
+  number: number,
+  overrides: Record<string, string> = {},
+): RunOptions {
+  return { inputs: inputsFor(service, overrides), env: gitHubEnv(gh), event: pullRequestEvent(number) };
 }
 
 export function inputsFor(

@@ -8,6 +8,18 @@ export const BOT = 'github-actions[bot]';
 export const APP = 'acme/app';
 export const DOCS = 'acme/docs';
 
+/** A commit's SHA made of one digit, so a test's commits read in order: sha(1), sha(2) … */
+export const sha = (digit: number): string => String(digit).repeat(40);
+
+/** A file of a comparison or a pull request, modified by one added line. */
+export const changedFile = (filename: string) => ({
+  filename,
+  status: 'modified',
+  additions: 1,
+  deletions: 0,
+  patch: '@@ +1 @@',
+});
+
 /**
  * The usual set-up: the workflow runs in acme/app, whose own token (`github.token`) may write
  * there and nowhere else; the docs live in acme/docs, reachable with DOCS_TOKEN. octocat, who

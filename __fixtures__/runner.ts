@@ -45,7 +45,10 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Called once the process has started, e.g. to signal it. */
   onStart?: (child: ChildProcess) => void;
-  /** Kill the process if it is still running after this long (a hang fails the test, not CI). */
+  /**
+   * Kill the process if it is still running after this long (default 150 s, under jest's 180 s
+   * limit): a hang fails the test with the run's output, and leaves no process behind.
+   */
   killAfterMs?: number;
   /** The event that started the run: GITHUB_EVENT_NAME and the payload at GITHUB_EVENT_PATH. */
   event?: { name: string; payload: unknown };
@@ -149,6 +152,14 @@ function prepareRun(options: RunOptions): {
   return { dir, files, env };
 }
 
+/** The runs of the bundle still going: a test that ended before its run did (its limit) leaves one. */
+const running = new Set<ChildProcess>();
+
+/** Kills every run of the bundle still going, e.g. after a test that hit jest's limit. */
+export function killLeftoverRuns(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
 export async function runAction(options: RunOptions): Promise<RunResult> {
   const { dir, files, env } = prepareRun(options);
   const child = spawn(NODE24, [options.action ?? ACTION], {
@@ -160,12 +171,14 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 45_000);
+  running.add(child);
+  const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 150_000);
   options.onStart?.(child);
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
     child.on('close', (c, s) => resolve([c, s])),
   );
   clearTimeout(killer);
+  running.delete(child);
 
   return readResult({ code, signal, stdout, stderr }, files);
 }

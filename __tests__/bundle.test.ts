@@ -1,9 +1,11 @@
-// What ships in dist/: the GitHub side in chunks of its own, and a licence for every bundled
-// package of every file (ncc writes one list per build, and a chunk's list once replaced the
-// main bundle's).
+// What ships in dist/: the GitHub side in chunks of its own, a licence for every bundled package
+// of every file (ncc writes one list per build, and a chunk's list once replaced the main
+// bundle's), and docs/development.md's benchmark table naming exactly the files the build made.
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { docsScript } from '../__fixtures__/docs.js';
 import { ROOT } from '../__fixtures__/runner.js';
 
 const DIST = join(ROOT, 'dist');
@@ -37,5 +39,22 @@ describe('dist/', () => {
     }
     for (const name of bundled)
       expect(listed).toMatch(new RegExp(`(^|\\n\\n)${name.replace('/', '\\/')}\\n[^\\n]+\\n`));
+  });
+
+  it("is what docs/development.md's benchmark table lists: each file of the build, and no other", async () => {
+    const { check, sizeRows } = await docsScript();
+    expect(check({}, ['development'])).toEqual([]);
+    const listed = sizeRows(DIST).map(([figure]) => figure);
+    expect(listed).toEqual([...[...scripts].sort().map((f) => `dist/${f} size`), 'dist/ JavaScript in all']);
+
+    // A build that makes other chunks than the table names is drift, and says what to run.
+    const other = mkdtempSync(join(tmpdir(), 'dist-other-'));
+    cpSync(DIST, other, { recursive: true });
+    const chunk = scripts.find((f) => f !== 'index.js');
+    expect(chunk).toMatch(/^\d+\.index\.js$/);
+    rmSync(join(other, chunk ?? ''));
+    expect(check({ dist: other }, ['development'])).toEqual([
+      expect.stringContaining('run `npm run docs` (after `npm run build`) and commit docs/development.md'),
+    ]);
   });
 });

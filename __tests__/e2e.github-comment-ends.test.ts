@@ -2,8 +2,14 @@
 // emulators: only a process can be sent the runner's SIGINT or SIGTERM and be timed to its exit.
 // Every other way a job ends is in run.github-comment-ends.test.ts, in process.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, expectFailure, gitHubEmulators, inputsFor, runAndSignal } from '../__fixtures__/e2e.js';
-import { gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';
+import {
+  emulators,
+  expectFailure,
+  gitHubEmulators,
+  pullRequestRun,
+  runAndSignal,
+} from '../__fixtures__/e2e.js';
+import { world } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
@@ -14,11 +20,7 @@ describe('every path that knows a job updates it', () => {
     const gh = await github();
     const { pr } = world(gh);
     const { result, exitMs } = await runAndSignal(
-      {
-        inputs: inputsFor(service, { comment: 'true' }),
-        env: gitHubEnv(gh),
-        event: pullRequestEvent(pr.number),
-      },
+      pullRequestRun(service, gh, pr.number, { comment: 'true' }),
       () => pr.comments.length > 0,
       'SIGINT',
     );
@@ -36,11 +38,7 @@ describe('every path that knows a job updates it', () => {
     const { pr } = world(gh);
     gh.delay('updateComment', 20_000);
     const { result, exitMs } = await runAndSignal(
-      {
-        inputs: inputsFor(service, { comment: 'true' }),
-        env: gitHubEnv(gh),
-        event: pullRequestEvent(pr.number),
-      },
+      pullRequestRun(service, gh, pr.number, { comment: 'true' }),
       () => gh.count('updateComment') > 0,
       'SIGTERM',
     );

@@ -41,11 +41,16 @@ it('runs the action from the four required inputs and sets status and prLink', a
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('close', () => resolve(out));
+    // A hang fails the test with what it printed, and leaves no process behind.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 290_000);
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
   });
   const out = stdout;
   expect(out).toContain('::set-output name=status::completed');
   expect(out).toMatch(/::set-output name=prLink::https:\/\/github\.com\/acme\/docs\/pull\/\d+/);
   expect(out).not.toContain('::error::');
   expect(service.count('create')).toBe(1);
-}, 120_000);
+}, 300_000);

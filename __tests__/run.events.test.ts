@@ -13,13 +13,20 @@ import {
   runHere as run,
   warnings,
 } from '../__fixtures__/e2e.js';
-import { APP, DOCS_TOKEN, gitHubEnv, pullRequestAt, pushEvent, world } from '../__fixtures__/github-world.js';
+import {
+  APP,
+  DOCS_TOKEN,
+  gitHubEnv,
+  pullRequestAt,
+  pushEvent,
+  sha,
+  world,
+} from '../__fixtures__/github-world.js';
 import type { GitHubEmulator } from '../emulators/github.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
 
-const sha = (digit: number) => String(digit).repeat(40);
 /** What the runner gives as GITHUB_SHA on a workflow_run: the default branch's head. */
 const DEFAULT_HEAD = 'ffac537e6cbbf934b08745a378932722df287a53';
 const APP_ID = 1296269;

@@ -8,11 +8,11 @@ import {
   emulators,
   expectFailure,
   gitHubEmulators,
-  inputsFor,
+  pullRequestRun,
   runHere as run,
   warnings,
 } from '../__fixtures__/e2e.js';
-import { gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';
+import { world } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
@@ -22,11 +22,7 @@ describe('every path that knows a job updates it', () => {
     const service = await emulator({ final: { status: 'failed' } });
     const gh = await github();
     const { pr } = world(gh);
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(pullRequestRun(service, gh, pr.number, { comment: 'true' }));
     expectFailure(result, 'failed.');
     expect(pr.comments[0]?.body).toContain('❌ **Failed**');
     expect(result.outputs.commentUrl).toBeDefined();
@@ -36,11 +32,7 @@ describe('every path that knows a job updates it', () => {
     const service = await emulator({ activePolls: 100 });
     const gh = await github();
     const { pr } = world(gh);
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true', timeout: '3s' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(pullRequestRun(service, gh, pr.number, { comment: 'true', timeout: '3s' }));
     expectFailure(result, 'did not finish within 3s');
     expect(pr.comments[0]?.body).toContain('⌛ **Timed out**');
   });
@@ -49,11 +41,7 @@ describe('every path that knows a job updates it', () => {
     const service = await emulator();
     const gh = await github();
     const { pr } = world(gh);
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true', wait: 'false' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(pullRequestRun(service, gh, pr.number, { comment: 'true', wait: 'false' }));
     expect(result.code).toBe(0);
     expect(gh.count('createComment')).toBe(1);
     expect(gh.count('updateComment')).toBe(0);
@@ -65,11 +53,13 @@ describe('every path that knows a job updates it', () => {
     const gh = await github();
     const { pr } = world(gh);
     service.script('message', { status: 502 });
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true', jobId: 'job_earlier', prompt: 'Also add examples' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(
+      pullRequestRun(service, gh, pr.number, {
+        comment: 'true',
+        jobId: 'job_earlier',
+        prompt: 'Also add examples',
+      }),
+    );
     expectFailure(result, 'the message may have reached the job anyway');
     expect(pr.comments).toHaveLength(1);
     expect(pr.comments[0]?.body).toContain(
@@ -83,11 +73,7 @@ describe('every path that knows a job updates it', () => {
     const gh = await github();
     const { pr } = world(gh);
     gh.delay('createComment', 3_000);
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(pullRequestRun(service, gh, pr.number, { comment: 'true' }));
     expect(result.code).toBe(0);
     expect(warnings(result)).toEqual([]);
     expect(pr.comments).toHaveLength(1);

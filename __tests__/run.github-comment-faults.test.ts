@@ -8,6 +8,7 @@ import {
   expectFailure,
   gitHubEmulators,
   inputsFor,
+  pullRequestRun,
   runHere as run,
   warnings,
 } from '../__fixtures__/e2e.js';
@@ -22,11 +23,7 @@ describe('GitHub faults never change the job result', () => {
     const service = await emulator();
     const gh = await github();
     const { pr } = world(gh, false);
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(pullRequestRun(service, gh, pr.number, { comment: 'true' }));
     expect(result.code).toBe(0);
     expect(errors(result)).toEqual([]);
     expect(warnings(result)).toEqual([
@@ -57,11 +54,7 @@ describe('GitHub faults never change the job result', () => {
     const gh = await github();
     const { pr } = world(gh);
     gh.fail('createComment', { status: 502, message: 'Server Error' });
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(pullRequestRun(service, gh, pr.number, { comment: 'true' }));
     expect(result.code).toBe(0);
     expect(warnings(result)).toHaveLength(1);
     expect(warnings(result)[0]).toContain('GitHub answered 502 "Server Error"');
@@ -94,11 +87,7 @@ describe('GitHub faults never change the job result', () => {
     const gh = await github();
     const { pr } = world(gh);
     gh.fail('createComment', { status: 422, message: `Body rejected for token ${WORKFLOW_TOKEN}` });
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(pullRequestRun(service, gh, pr.number, { comment: 'true' }));
     expect(result.code).toBe(0);
     expect(warnings(result)[0]).toContain('(422 "Body rejected for token ***")');
   });

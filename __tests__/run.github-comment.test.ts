@@ -8,10 +8,11 @@ import {
   gitHubEmulators,
   inputsFor,
   notices,
+  pullRequestRun,
   runHere as run,
   warnings,
 } from '../__fixtures__/e2e.js';
-import { APP, BOT, gitHubEnv, pullRequestEvent, pushEvent, world } from '../__fixtures__/github-world.js';
+import { APP, BOT, gitHubEnv, pushEvent, world } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
@@ -24,11 +25,7 @@ describe.each([
     const service = await emulator({ activePolls: 1 });
     const gh = await github({ prefix });
     const { pr } = world(gh);
-    const options = {
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    };
+    const options = pullRequestRun(service, gh, pr.number, { comment: 'true' });
 
     const first = await run(options);
     expect(first.code).toBe(0);

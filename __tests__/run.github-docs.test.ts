@@ -8,6 +8,7 @@ import {
   gitHubEmulators,
   inputsFor,
   notices,
+  pullRequestRun,
   runHere as run,
   warnings,
 } from '../__fixtures__/e2e.js';
@@ -52,11 +53,7 @@ describe('the docs pull request', () => {
     const gh = await github();
     const { pr, docsPr, docsLink } = world(gh);
     const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
-    const result = await run({
-      inputs: inputsFor(service, { labels: 'docs' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(pullRequestRun(service, gh, pr.number, { labels: 'docs' }));
     expect(result.code).toBe(0);
     expect(docsPr.labels).toEqual([]);
     expect(warnings(result)).toEqual([
@@ -70,11 +67,9 @@ describe('the docs pull request', () => {
     const service = await emulator({
       final: { status: 'completed', prLink: 'https://gitlab.example.com/acme/docs/-/merge_requests/3' },
     });
-    const result = await run({
-      inputs: inputsFor(service, { labels: 'docs', reviewers: 'octocat', docsToken: DOCS_TOKEN }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(
+      pullRequestRun(service, gh, pr.number, { labels: 'docs', reviewers: 'octocat', docsToken: DOCS_TOKEN }),
+    );
     expect(result.code).toBe(0);
     expect(gh.requests).toEqual([]);
     expect(notices(result)).toEqual([
@@ -87,11 +82,9 @@ describe('the docs pull request', () => {
     const { pr } = world(gh);
     for (const final of [{ status: 'failed' }, { status: 'completed', prLink: null }]) {
       const service = await emulator({ final });
-      const result = await run({
-        inputs: inputsFor(service, { labels: 'docs', docsToken: DOCS_TOKEN }),
-        env: gitHubEnv(gh),
-        event: pullRequestEvent(pr.number),
-      });
+      const result = await run(
+        pullRequestRun(service, gh, pr.number, { labels: 'docs', docsToken: DOCS_TOKEN }),
+      );
       expect(result.code).toBe(final.status === 'failed' ? 1 : 0);
     }
     expect(gh.requests).toEqual([]);
@@ -101,11 +94,7 @@ describe('the docs pull request', () => {
     const gh = await github();
     const { pr } = world(gh, false);
     const service = await emulator({ final: { status: 'archived' } });
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true', labels: 'docs' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(pullRequestRun(service, gh, pr.number, { comment: 'true', labels: 'docs' }));
     expectFailure(result, 'was archived before it completed.');
     expect(result.outputs.status).toBe('archived');
   });

@@ -11,6 +11,7 @@ import {
   gitHubEmulators,
   inputsFor,
   notices,
+  pullRequestRun,
   runHere,
   warnings,
 } from '../__fixtures__/e2e.js';
@@ -279,11 +280,7 @@ describe('writes only on the docs pull request', () => {
     const gh = await github();
     const { pr, docsPr, docsLink } = world(gh);
     const service = await emulator({ final: { status: 'completed', prLink: spoil(docsLink) } });
-    const result = await runHere({
-      inputs: inputsFor(service, { ...asked, docsToken: DOCS_TOKEN }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await runHere(pullRequestRun(service, gh, pr.number, { ...asked, docsToken: DOCS_TOKEN }));
     expect(result.code).toBe(0);
     expect(result.outputs.prLink).toBe('');
     expect(warnings(result)).toEqual([expect.stringContaining('the prLink output is left empty')]);
@@ -317,11 +314,7 @@ describe('the identity query', () => {
     const { pr } = world(gh);
     const service = await emulator();
     gh.fail('graphql', { status: 401, message: 'Bad credentials' });
-    const result = await runHere({
-      inputs: inputsFor(service, { thread: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await runHere(pullRequestRun(service, gh, pr.number, { thread: 'true' }));
     expectFailure(
       result,
       `Could not learn which login githubToken acts as (the GraphQL viewer query, which tells the action's own comments and statuses from others') to read what earlier runs of this thread left on GitHub`,
@@ -335,11 +328,7 @@ describe('the identity query', () => {
     const { pr } = world(gh);
     const service = await emulator();
     gh.fail('graphql', { status: 401, message: 'Bad credentials' });
-    const result = await runHere({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await runHere(pullRequestRun(service, gh, pr.number, { comment: 'true' }));
     expect(result.code).toBe(0);
     expect(warnings(result)).toEqual([
       `Could not learn which login githubToken acts as (the GraphQL viewer query, which tells the action's own comments and statuses from others') to post the comment on ${APP}#${pr.number}: GitHub rejected githubToken (401 "Bad credentials"); it is missing, expired or revoked.`,

@@ -13,10 +13,11 @@ import {
   gitHubEmulators,
   inputsFor,
   KEY,
+  pullRequestRun,
   runHere as run,
   warnings,
 } from '../__fixtures__/e2e.js';
-import { APP, BOT, gitHubEnv, pullRequestEvent, world } from '../__fixtures__/github-world.js';
+import { APP, BOT, world } from '../__fixtures__/github-world.js';
 import { RUNNER_TOKENS, WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 import type { Emulator } from '../emulators/server.js';
 
@@ -134,11 +135,7 @@ describe('the kept comment', () => {
     const gh = await github();
     const { pr } = world(gh);
     service.script('get', { status: 403, json: { error: hostile } });
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(pullRequestRun(service, gh, pr.number, { comment: 'true' }));
     expect(result.code).toBe(1);
     const body = pr.comments[0]?.body ?? '';
     expect(body).toContain('**Stopped**');
@@ -153,11 +150,7 @@ describe('the kept comment', () => {
     const service = await emulator();
     const gh = await github();
     const { pr } = world(gh);
-    const options = {
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    };
+    const options = pullRequestRun(service, gh, pr.number, { comment: 'true' });
     expect((await run(options)).code).toBe(0);
     const marker = /^<!-- agent-job-action:[0-9a-f]{24} -->/.exec(pr.comments[0]?.body ?? '')?.[0] ?? '';
     expect(marker).not.toBe('');
@@ -191,11 +184,7 @@ describe('secrets echoed encoded', () => {
     const { pr } = world(gh);
     const encoded = Buffer.from(`x-access-token:${WORKFLOW_TOKEN}`).toString('base64');
     gh.fail('createComment', { status: 422, message: `Rejected credentials ${encoded}` });
-    const result = await run({
-      inputs: inputsFor(service, { comment: 'true' }),
-      env: gitHubEnv(gh),
-      event: pullRequestEvent(pr.number),
-    });
+    const result = await run(pullRequestRun(service, gh, pr.number, { comment: 'true' }));
     expect(result.code).toBe(0);
     expect(warnings(result).join('\n')).toContain('Rejected credentials ');
   });

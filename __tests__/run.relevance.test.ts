@@ -3,7 +3,7 @@
 // job go ahead with a warning that says why; patterns past the limits are bad inputs with nothing
 // sent; hostile patterns against 3,000 long names end; and a skip on a thread (a docs PR closed
 // unmerged) leaves a success status, so a required check never waits. The plain skips and
-// relevant changes run through the bundle in e2e.relevance.test.ts.
+// relevant changes are in run.relevance-plain.test.ts.
 import { describe, expect, it } from '@jest/globals';
 import {
   emulators,
@@ -14,18 +14,19 @@ import {
   runHere as run,
   warnings,
 } from '../__fixtures__/e2e.js';
-import { APP, DOCS_TOKEN, gitHubEnv, pullRequestAt, pushEvent, world } from '../__fixtures__/github-world.js';
+import {
+  APP,
+  changedFile,
+  DOCS_TOKEN,
+  gitHubEnv,
+  pullRequestAt,
+  pushEvent,
+  sha,
+  world,
+} from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
-const sha = (digit: number) => String(digit).repeat(40);
-const file = (filename: string) => ({
-  filename,
-  status: 'modified',
-  additions: 1,
-  deletions: 0,
-  patch: '@@ +1 @@',
-});
 const PATHS = 'src/**\n!src/**/*.test.ts';
 
 describe('a list that may be partial never skips', () => {
@@ -34,7 +35,7 @@ describe('a list that may be partial never skips', () => {
     world(gh);
     const service = await emulator({ final: { status: 'completed' } });
     // No comparison of sha(1)...sha(3) is known: GitHub answers 404, as after a forced push.
-    gh.commit(APP, { sha: sha(3), message: 'Add a test', files: [file('src/app.test.ts')] });
+    gh.commit(APP, { sha: sha(3), message: 'Add a test', files: [changedFile('src/app.test.ts')] });
     const result = await run({
       inputs: inputsFor(service, { paths: PATHS, status: 'true' }),
       env: { ...gitHubEnv(gh), GITHUB_RUN_ID: '31' },
@@ -56,7 +57,7 @@ describe('a list that may be partial never skips', () => {
     const gh = await github();
     world(gh);
     const service = await emulator({ final: { status: 'completed' } });
-    gh.commit(APP, { sha: sha(4), message: 'First commit', files: [file('README.md')] });
+    gh.commit(APP, { sha: sha(4), message: 'First commit', files: [changedFile('README.md')] });
     const result = await run({
       inputs: inputsFor(service, { paths: PATHS }),
       env: gitHubEnv(gh),
@@ -77,7 +78,7 @@ describe('a list that may be partial never skips', () => {
     const gh = await github();
     const { pr } = world(gh);
     const service = await emulator({ final: { status: 'completed' } });
-    const names = (n: number) => Array.from({ length: n }, (_, i) => file(`test/case-${i}.txt`));
+    const names = (n: number) => Array.from({ length: n }, (_, i) => changedFile(`test/case-${i}.txt`));
     gh.comparison(APP, `${sha(1)}...${sha(5)}`, { commits: [], files: names(300) });
     const pushed = await run({
       inputs: inputsFor(service, { paths: PATHS }),
@@ -109,7 +110,7 @@ describe('a list that could not be read never skips', () => {
     const gh = await github();
     const { pr } = world(gh);
     const service = await emulator({ final: { status: 'completed' } });
-    pr.files.push(file('README.md'));
+    pr.files.push(changedFile('README.md'));
     gh.fail('listPullFiles', { status: 403, message: 'Resource not accessible by integration' });
     const result = await run({
       inputs: inputsFor(service, { paths: PATHS }),
@@ -130,7 +131,7 @@ describe('work bounded by outside data', () => {
     const service = await emulator({ final: { status: 'completed' } });
     // Each name keeps every state of each pattern alive at every character: the most work a
     // pattern within the limits can make.
-    pr.files.push(...Array.from({ length: 3000 }, (_, i) => file(`${'a'.repeat(4000)}${i}`)));
+    pr.files.push(...Array.from({ length: 3000 }, (_, i) => changedFile(`${'a'.repeat(4000)}${i}`)));
     const hostile = Array.from({ length: 100 }, (_, i) => `**${'a'.repeat(200 + (i % 20))}b*`).join('\n');
     const result = await run({
       inputs: inputsFor(service, { paths: hostile }),

@@ -1,12 +1,13 @@
 // A key echoed back by the service (or a gateway in front of it) must not survive anywhere the
 // runner keeps, not even in part — run() in process, against the emulator over real sockets (one
-// such echo also goes through the bundle, in e2e.secrets.test.ts): the action shortens, quotes and
+// such echo also goes through the bundle, in e2e.masking.test.ts): the action shortens, quotes and
 // escapes service text, and each of those would turn the echo into something the runner's
 // exact-match mask misses. `run` checks every 12-character piece of the key, raw and with JSON,
 // backslash, HTML and command escapes undone.
 import { describe, expect, it } from '@jest/globals';
 import {
   emulators,
+  gatewayEchoing,
   errors,
   expectFailure,
   inputsFor,
@@ -25,12 +26,7 @@ const LONG_229 = `mint_${'Zq8WvR2nLp5TxY7c'.repeat(14)}`;
 describe('a key echoed by the service', () => {
   it('in a gateway 503 on a poll: the warning says *** where the key was', async () => {
     const service = await emulator({ apiKey: PLAIN_38 });
-    service.script('get', {
-      status: 503,
-      json: {
-        error: `Request rejected by edge gateway: the bearer token presented in the Authorization header (token=${PLAIN_38}) is rate limited`,
-      },
-    });
+    service.script('get', gatewayEchoing(PLAIN_38));
     const result = await run({ inputs: inputsFor(service, { apiKey: PLAIN_38 }) });
     expect(result.code).toBe(0);
     expect(warnings(result)[0]).toContain('(token=***) is rate limited');

@@ -22,14 +22,13 @@ import {
   gitHubEnv,
   pullRequestAt,
   pushEvent,
+  sha,
   world,
 } from '../__fixtures__/github-world.js';
 import type { CollaboratorRole, CustomRole } from '../emulators/github.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
-
-const sha = (digit: number) => String(digit).repeat(40);
 
 /** A `/docs` comment on a pull request of acme/app by `login`, whom GitHub gives `role`. */
 async function requestBy(

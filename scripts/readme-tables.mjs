@@ -1,19 +1,27 @@
-// `npm run docs`: the README's input and output tables, generated from action.yml (the contract
-// workflows are written against), so the two cannot drift. `--check` only compares, and exits 1
-// with the command to run when they differ; a test runs it.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// `npm run docs`: the tables the docs hold that code can write, so none drifts from what it shows.
+// The README's input and output tables come from action.yml (the contract workflows are written
+// against); docs/development.md's benchmark table comes from the figures the last `npm run bench`
+// measured (docs/bench.json) and the files the build put in dist/ (their sizes read here, so the
+// table lists exactly the chunks the build makes). `--check` only compares, and exits 1 with the
+// command to run when they differ; tests call `check` in process.
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : fallback;
-};
-const readmePath = option('--readme', `${root}README.md`);
-const actionPath = option('--action', `${root}action.yml`);
-const action = parse(readFileSync(actionPath, 'utf8'));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Where each generated table lives and what it is made from; any path may be replaced. */
+export function paths(overrides = {}) {
+  return {
+    readme: join(ROOT, 'README.md'),
+    action: join(ROOT, 'action.yml'),
+    development: join(ROOT, 'docs', 'development.md'),
+    bench: join(ROOT, 'docs', 'bench.json'),
+    dist: join(ROOT, 'dist'),
+    ...overrides,
+  };
+}
 
 const cell = (text) =>
   String(text)
@@ -22,38 +30,155 @@ const cell = (text) =>
     .trim();
 const code = (text) => (text === undefined || text === '' ? '' : `\`${text}\``);
 
-const inputs = [
-  '| input | required | default | meaning |',
-  '|---|---|---|---|',
-  ...Object.entries(action.inputs).map(
-    ([name, input]) =>
-      `| \`${name}\` | ${input.required ? 'yes' : 'no'} | ${code(input.default)} | ${cell(input.description)} |`,
-  ),
-].join('\n');
-const outputs = [
-  '| output | value |',
-  '|---|---|',
-  ...Object.entries(action.outputs).map(([name, output]) => `| \`${name}\` | ${cell(output.description)} |`),
-].join('\n');
+/** The README's `inputs` and `outputs` tables from action.yml's text. */
+export function actionTables(actionText) {
+  const action = parse(actionText);
+  return {
+    inputs: [
+      '| input | required | default | meaning |',
+      '|---|---|---|---|',
+      ...Object.entries(action.inputs).map(
+        ([name, input]) =>
+          `| \`${name}\` | ${input.required ? 'yes' : 'no'} | ${code(input.default)} | ${cell(input.description)} |`,
+      ),
+    ].join('\n'),
+    outputs: [
+      '| output | value |',
+      '|---|---|',
+      ...Object.entries(action.outputs).map(
+        ([name, output]) => `| \`${name}\` | ${cell(output.description)} |`,
+      ),
+    ].join('\n'),
+  };
+}
 
-const block = (name, table) =>
-  `<!-- ${name}: generated from action.yml by npm run docs -->\n${table}\n<!-- end of ${name} -->`;
-const replace = (text, name, table) => {
-  const pattern = new RegExp(
-    `<!-- ${name}: generated from action.yml by npm run docs -->[\\s\\S]*?<!-- end of ${name} -->`,
+/** The bytes of undici's sources in dist/index.js, by its source map. */
+function undiciBytes(dist) {
+  const map = JSON.parse(readFileSync(join(dist, 'index.js.map'), 'utf8'));
+  return map.sources.reduce(
+    (sum, source, i) =>
+      sum + (source.includes('node_modules/undici/') ? (map.sourcesContent?.[i]?.length ?? 0) : 0),
+    0,
   );
-  if (!pattern.test(text)) throw new Error(`${readmePath} has no ${name} block`);
-  return text.replace(pattern, () => block(name, table));
-};
+}
 
-const readme = readFileSync(readmePath, 'utf8');
-const updated = replace(replace(readme, 'inputs', inputs), 'outputs', outputs);
-if (args.includes('--check')) {
-  if (updated !== readme) {
-    console.error('The README tables differ from action.yml: run `npm run docs` and commit README.md.');
-    process.exit(1);
+/** A row for each JavaScript file of dist/ and one for all of them, next to the 2 MB budget. */
+export function sizeRows(dist) {
+  const sizes = readdirSync(dist)
+    .filter((f) => f.endsWith('.js'))
+    .sort()
+    .map((file) => [file, statSync(join(dist, file)).size]);
+  const total = sizes.reduce((sum, [, size]) => sum + size, 0);
+  const kB = (bytes) => `${(bytes / 1024).toFixed(0)} kB`;
+  return [
+    ...sizes.map(([file, size]) => [
+      `dist/${file} size`,
+      kB(size),
+      file === 'index.js' ? `undici alone ${kB(undiciBytes(dist))}` : 'loaded only when asked for',
+      `${((size / total) * 100).toFixed(0)} % of dist/`,
+    ]),
+    [
+      'dist/ JavaScript in all',
+      kB(total),
+      '2048 kB budget',
+      `${((total / (2 * 1024 * 1024)) * 100).toFixed(0)} % of budget`,
+    ],
+  ];
+}
+
+/**
+ * The benchmark table: the start-up figures `npm run bench` measured, the sizes of dist/ as built
+ * now, then the simulated jobs and the memory it measured.
+ */
+export function benchTable(bench, dist) {
+  const header = ['figure', 'action', 'baseline (same run)', 'ratio'];
+  const rows = [...bench.startup, ...sizeRows(dist), ...bench.waiting];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  return [
+    `Measured with ${bench.setup}.`,
+    '',
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+  ].join('\n');
+}
+
+const blockPattern = (name, source) =>
+  new RegExp(`<!-- ${name}: generated from ${source} by npm run docs -->[\\s\\S]*?<!-- end of ${name} -->`);
+function replaceBlock(path, text, name, source, table) {
+  const pattern = blockPattern(name, source);
+  if (!pattern.test(text)) throw new Error(`${path} has no ${name} block`);
+  return text.replace(
+    pattern,
+    () => `<!-- ${name}: generated from ${source} by npm run docs -->\n${table}\n<!-- end of ${name} -->`,
+  );
+}
+
+/**
+ * Each generated file (`readme`, `development`, or those named in `only`) as it is and as it
+ * should be, with what to run when they differ.
+ */
+export function generate(overrides = {}, only = ['readme', 'development']) {
+  const at = paths(overrides);
+  const files = {
+    readme: () => {
+      const readme = readFileSync(at.readme, 'utf8');
+      const tables = actionTables(readFileSync(at.action, 'utf8'));
+      return {
+        path: at.readme,
+        text: readme,
+        updated: replaceBlock(
+          at.readme,
+          replaceBlock(at.readme, readme, 'inputs', 'action.yml', tables.inputs),
+          'outputs',
+          'action.yml',
+          tables.outputs,
+        ),
+        drift: 'The README tables differ from action.yml: run `npm run docs` and commit README.md.',
+        said: 'README.md: input and output tables updated from action.yml.',
+      };
+    },
+    development: () => {
+      const development = readFileSync(at.development, 'utf8');
+      const bench = JSON.parse(readFileSync(at.bench, 'utf8'));
+      return {
+        path: at.development,
+        text: development,
+        updated: replaceBlock(
+          at.development,
+          development,
+          'bench',
+          'docs/bench.json and dist/',
+          benchTable(bench, at.dist),
+        ),
+        drift:
+          'The benchmark table in docs/development.md differs from docs/bench.json and dist/: run `npm run docs` (after `npm run build`) and commit docs/development.md.',
+        said: 'docs/development.md: benchmark table updated from docs/bench.json and dist/.',
+      };
+    },
+  };
+  return only.map((name) => files[name]());
+}
+
+/** What differs, one line each: empty when every generated table is as its sources say. */
+export function check(overrides = {}, only = undefined) {
+  return generate(overrides, only)
+    .filter((file) => file.updated !== file.text)
+    .map((file) => file.drift);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const args = process.argv.slice(2);
+  if (args.includes('--check')) {
+    const problems = check();
+    for (const problem of problems) console.error(problem);
+    if (problems.length > 0) process.exit(1);
+  } else {
+    for (const file of generate()) {
+      if (file.updated === file.text) continue;
+      writeFileSync(file.path, file.updated);
+      console.log(file.said);
+    }
   }
-} else if (updated !== readme) {
-  writeFileSync(readmePath, updated);
-  console.log('README.md: input and output tables updated from action.yml.');
 }

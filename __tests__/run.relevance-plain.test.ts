@@ -1,9 +1,9 @@
-// Jobs only where they matter, played through the bundle under Node 24 and in process, against both
-// emulators: `paths` skips a change that touches nothing it names (nothing sent, `skipped`, and a
-// success status so a required check stays green) and lets a relevant one through, negations
-// applied as GitHub's filters apply them, on a thread too; `triggerLabel` asks for docs from a
-// writer and is taken off again; the docs PR's number and repository are outputs; `autoMerge`
-// enables GitHub's auto-merge on it once, and a refusal is one warning; bad inputs send nothing.
+// Jobs only where they matter, played with run() in this process against both emulators: `paths`
+// skips a change that touches nothing it names (nothing sent, `skipped`, and a success status so a
+// required check stays green) and lets a relevant one through, negations applied as GitHub's
+// filters apply them, on a thread too; `triggerLabel` asks for docs from a writer and is taken off
+// again; the docs PR's number and repository are outputs; `autoMerge` enables GitHub's auto-merge
+// on it once, and a refusal is one warning; bad inputs send nothing.
 import { describe, expect, it } from '@jest/globals';
 import {
   emulators,
@@ -11,42 +11,32 @@ import {
   gitHubEmulators,
   inputsFor,
   notices,
-  run,
-  runHere,
+  runHere as play,
   warnings,
 } from '../__fixtures__/e2e.js';
 import {
   APP,
+  changedFile,
   DOCS,
   DOCS_TOKEN,
   gitHubEnv,
   pullRequestAt,
   pushEvent,
+  sha,
   world,
 } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
-const sha = (digit: number) => String(digit).repeat(40);
-const file = (filename: string) => ({
-  filename,
-  status: 'modified',
-  additions: 1,
-  deletions: 0,
-  patch: '@@ +1 @@',
-});
 const PATHS = 'src/**\n!src/**/*.test.ts\ndocs-config.yml';
 
-describe.each([
-  ['through the bundle', run],
-  ['in process', runHere],
-])('jobs only where they matter (%s)', (_how, play) => {
+describe('jobs only where they matter', () => {
   it('paths: an irrelevant push sends nothing and leaves a success status; a relevant one creates a job; a negation excludes; a thread push of excluded files sends no follow-up', async () => {
     const gh = await github();
     const { docsLink } = world(gh);
     const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
     const push = (after: string, before: string, files: string[], runId: string) => {
-      gh.comparison(APP, `${before}...${after}`, { commits: [], files: files.map(file) });
+      gh.comparison(APP, `${before}...${after}`, { commits: [], files: files.map(changedFile) });
       return play({
         inputs: inputsFor(service, { paths: PATHS, status: 'true', thread: 'true', docsToken: DOCS_TOKEN }),
         env: { ...gitHubEnv(gh), GITHUB_RUN_ID: runId },

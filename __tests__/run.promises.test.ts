@@ -1,10 +1,10 @@
-// A thread keeps its promise when things go wrong, played both through the bundle under Node 24
-// and in process (run() from the sources), against both emulators: a refused follow-up gives one
-// new job that the thread then follows; an answer that leaves delivery unknown gives none; a
-// follow-up refused past its timeout is delivered by the re-run, not reported green; a bare
-// `/docs` keeps the thread; a re-run of an older run never moves the thread's head back; one 502
-// forks nothing; a burst of requests queued as the README's workflow queues them all reaches the
-// agent; a branch whose middle pushes were cancelled keeps one job and hears of every change.
+// A thread keeps its promise when things go wrong, played with run() in this process against both
+// emulators: a refused follow-up gives one new job that the thread then follows; an answer that
+// leaves delivery unknown gives none; a follow-up refused past its timeout is delivered by the
+// re-run, not reported green; a bare `/docs` keeps the thread; a re-run of an older run never moves
+// the thread's head back; one 502 forks nothing; a burst of requests queued as the README's
+// workflow queues them all reaches the agent; a branch whose middle pushes were cancelled keeps
+// one job and hears of every change.
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,8 +14,7 @@ import {
   gitHubEmulators,
   inputsFor,
   notices,
-  run,
-  runHere,
+  runHere as play,
   warnings,
 } from '../__fixtures__/e2e.js';
 import {
@@ -25,6 +24,7 @@ import {
   gitHubEnv,
   pullRequestAt,
   pushEvent,
+  sha,
   world,
 } from '../__fixtures__/github-world.js';
 import { ROOT, type RunOptions } from '../__fixtures__/runner.js';
@@ -32,16 +32,11 @@ import type { EmulatorOptions } from '../emulators/server.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
-const sha = (digit: number) => String(digit).repeat(40);
-
 /** The messages the service received, as the prompts they carried. */
 const messages = (service: Awaited<ReturnType<typeof emulator>>) =>
   service.requests.filter((r) => r.route === 'message').map((r) => (r.json as { prompt: string }).prompt);
 
-describe.each([
-  ['through the bundle', run],
-  ['in process', runHere],
-])('a thread keeps its promise (%s)', (_how, play) => {
+describe('a thread keeps its promise', () => {
   /** A pull request of acme/app whose docs live in acme/docs, and a service that ends jobs with a docs PR. */
   async function threadWorld(options: EmulatorOptions = {}) {
     const gh = await github();
