@@ -1,4 +1,5 @@
 import type { GitHubEmulator } from '../emulators/github.js';
+import { parseEvent } from '../src/event.js';
 import type { RunContext } from '../src/run-context.js';
 import { WORKFLOW_TOKEN } from './runner.js';
 
@@ -114,9 +115,12 @@ export function pushEvent(after: string, extra: Record<string, unknown> = {}) {
 
 /** The run's context as the GitHub side reads it, for unit tests: a run in acme/app. */
 export function runContext(overrides: Partial<RunContext> = {}): RunContext {
+  const eventName = overrides.eventName ?? 'pull_request';
+  const payload = overrides.payload ?? {};
   return {
-    eventName: 'pull_request',
-    payload: {},
+    event: parseEvent(eventName, payload),
+    eventName,
+    payload,
     repo: { owner: 'acme', repo: 'app' },
     sha: 'head0000000',
     serverUrl: 'https://github.com',

@@ -4,12 +4,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { commentEvent, pullRequestEvent } from '../__fixtures__/github-world.js';
 import { admit, type Admission } from '../src/admission.js';
-import type { RunnerEvent } from '../src/event.js';
+import { parseEvent } from '../src/event.js';
+import { eventNeeds } from '../src/features.js';
 import { gate } from '../src/gate.js';
 import { readInputs, type Inputs } from '../src/inputs.js';
 import { readRequest } from '../src/trigger.js';
 
-const event = (e: { name: string; payload: unknown }) => e as RunnerEvent;
+const event = (e: { name: string; payload: unknown }) => parseEvent(e.name, e.payload);
 
 function inputs(given: Record<string, string> = {}, eventName = 'issue_comment'): Inputs {
   const values: Record<string, string> = {
@@ -23,7 +24,7 @@ function inputs(given: Record<string, string> = {}, eventName = 'issue_comment')
     trigger: '/docs',
     ...given,
   };
-  return readInputs((name) => values[name] ?? '', process.cwd(), { GITHUB_EVENT_NAME: eventName });
+  return readInputs((name) => values[name] ?? '', process.cwd(), eventNeeds(parseEvent(eventName, {})));
 }
 
 describe('a /docs request', () => {

@@ -13,7 +13,8 @@ import { gitHubForFile } from '../__fixtures__/github-api.js';
 import { recorder } from '../__fixtures__/log.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 import { admit } from '../src/admission.js';
-import type { Payload } from '../src/event.js';
+import { parseEvent, type Payload } from '../src/event.js';
+import { eventNeeds } from '../src/features.js';
 import { readInputs, type Inputs } from '../src/inputs.js';
 import { readRunContext, type RunContext } from '../src/run-context.js';
 import { readRequest } from '../src/trigger.js';
@@ -112,7 +113,7 @@ function inputs(eventName: string): Inputs {
     status: 'true',
     context: 'auto',
   };
-  return readInputs((name) => values[name] ?? '', process.cwd(), { GITHUB_EVENT_NAME: eventName });
+  return readInputs((name) => values[name] ?? '', process.cwd(), eventNeeds(parseEvent(eventName, {})));
 }
 
 interface Decided {
@@ -132,7 +133,7 @@ interface Decided {
 /** What the decision reads from the payload, as the run would read it. */
 async function decided(name: string, payload: Payload): Promise<Decided> {
   const run = runnerContext(name, payload);
-  const event = { name: run.eventName, payload: run.payload };
+  const { event } = run;
   const given = inputs(name);
   const request = readRequest(given.trigger, event, given.triggerLabel);
   const admission = await admit(

@@ -2,7 +2,16 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError, isLoopback, readInputs, type Inputs, type RunnerEnv } from '../src/inputs.js';
+import { eventNeeds } from '../src/features.js';
+import { isLoopback } from '../src/input-rules.js';
+import { InputError, readInputs, type Inputs } from '../src/inputs.js';
+import { readRunContext } from '../src/run-context.js';
+
+/** The runner's variables the event is read from; tests pass their own. */
+type RunnerEnv = Readonly<Record<string, string | undefined>>;
+
+/** What the event means for the inputs, read as the run reads it from the runner's variables. */
+const needsOf = (env: RunnerEnv) => eventNeeds(readRunContext(env).event);
 
 const KEY = 'mint_0123456789abcdef';
 const defaults: Record<string, string> = {
@@ -21,7 +30,7 @@ const defaults: Record<string, string> = {
 // No runner variables: where these tests run must not change what they see.
 function read(overrides: Record<string, string> = {}, env: RunnerEnv = {}): Inputs {
   const values = { ...defaults, ...overrides };
-  return readInputs((name) => values[name] ?? '', undefined, env);
+  return readInputs((name) => values[name] ?? '', undefined, needsOf(env));
 }
 
 function problem(overrides: Record<string, string>, env: RunnerEnv = {}): string {
@@ -100,9 +109,11 @@ describe('readInputs', () => {
   it('keeps a usable githubToken on an event anyone can cause: an actor may have to be looked up', () => {
     const values = { ...defaults, githubToken: 'ghs_gate_token' };
     const on = (event: string) =>
-      readInputs((name) => values[name as keyof typeof values] ?? '', process.cwd(), {
-        GITHUB_EVENT_NAME: event,
-      });
+      readInputs(
+        (name) => values[name as keyof typeof values] ?? '',
+        process.cwd(),
+        needsOf({ GITHUB_EVENT_NAME: event }),
+      );
     expect(on('issues').githubToken).toBe('ghs_gate_token');
     expect(on('push').githubToken).toBe('');
     values.githubToken = '${{ github.token }}';

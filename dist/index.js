@@ -28666,16 +28666,183 @@ function ambiguous(fault, context, host) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Qq: () => (/* binding */ text),
 /* harmony export */   TC: () => (/* binding */ pullRequestFork),
 /* harmony export */   VL: () => (/* binding */ refWords),
-/* harmony export */   j_: () => (/* binding */ readEvent)
+/* harmony export */   j_: () => (/* binding */ readEvent),
+/* harmony export */   wj: () => (/* binding */ parseEvent)
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4922);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3305);
 /* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(873);
 
 
+
+/** How each of GitHub's names is read; every name not here is `other`. */
+const KINDS = {
+    push: { kind: 'push', target: false },
+    pull_request: { kind: 'pull-request', target: false },
+    pull_request_target: { kind: 'pull-request', target: true },
+    pull_request_review: { kind: 'review', target: false },
+    issue_comment: { kind: 'comment', target: false },
+    pull_request_review_comment: { kind: 'comment', target: false, review: true },
+    issues: { kind: 'issue', target: false },
+    workflow_run: { kind: 'workflow-run', target: false },
+    release: { kind: 'release', target: false },
+    workflow_dispatch: { kind: 'dispatch', target: false },
+    schedule: { kind: 'schedule', target: false },
+    discussion: { kind: 'discussion', target: false },
+    discussion_comment: { kind: 'discussion', target: false },
+};
+function classify(name) {
+    const known = Object.hasOwn(KINDS, name) ? KINDS[name] : undefined;
+    return { kind: known?.kind ?? 'other', target: known?.target ?? false, review: known?.review ?? false };
+}
+// Each field degrades to `undefined` when it is missing or not what GitHub documents: a payload
+// never fails the parse, and a rule never reads a field of the wrong type.
+const loose = (schema) => zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(schema), undefined);
+const text = loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP());
+const number = loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig());
+const flag = loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY());
+const account = loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ login: text, type: text }));
+const repoName = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ full_name: text }))), undefined);
+const schema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    action: text,
+    sender: account,
+    repository: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ id: number, full_name: text, owner: account, default_branch: text })),
+    ref: text,
+    before: text,
+    after: text,
+    deleted: flag,
+    forced: flag,
+    label: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ name: text })),
+    comment: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ id: number, body: text })),
+    issue: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ number, pull_request: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .unknown */ .L5J()) })),
+    pull_request: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+        number,
+        head: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ sha: text, repo: repoName })),
+        base: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ repo: repoName })),
+    })),
+    workflow_run: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+        event: text,
+        head_sha: text,
+        pull_requests: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .unknown */ .L5J()), []),
+        head_repository: repoName,
+        actor: account,
+        triggering_actor: account,
+    })),
+});
+const runPull = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    number: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .int */ .Whr().check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._gte */ .qm(1)),
+    base: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ repo: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ id: number, url: text })) })),
+});
+/** Reads the payload into the event; never throws, whatever the payload holds. */
+function parseEvent(name, payload) {
+    const parsed = schema.safeParse(isObject(payload) ? payload : {});
+    const f = parsed.success ? parsed.data : {};
+    const common = {
+        name,
+        ...defined({
+            action: f.action,
+            sender: actor(f.sender),
+            repository: f.repository && {
+                ...defined({
+                    id: f.repository.id,
+                    fullName: f.repository.full_name,
+                    owner: actor(f.repository.owner),
+                    defaultBranch: f.repository.default_branch,
+                }),
+            },
+        }),
+    };
+    const { kind, target, review } = classify(name);
+    const pull = pullFacts(f);
+    const issue = f.issue && { ...defined({ number: f.issue.number }), pull: Boolean(f.issue.pull_request) };
+    const label = f.action === 'labeled' || f.action === 'unlabeled' ? (f.label?.name ?? '') : undefined;
+    switch (kind) {
+        case 'push':
+            return {
+                ...common,
+                kind,
+                ...defined({ ref: f.ref, before: f.before, after: f.after }),
+                deleted: f.deleted === true,
+                forced: f.forced === true,
+            };
+        case 'pull-request':
+            return { ...common, kind, target, ...defined({ pull, label }) };
+        case 'review':
+            return { ...common, kind, ...defined({ pull }) };
+        case 'comment':
+            return {
+                ...common,
+                kind,
+                review,
+                ...defined({
+                    comment: f.comment && defined({ id: f.comment.id, body: f.comment.body }),
+                    ...(review ? { pull } : { issue }),
+                }),
+            };
+        case 'issue':
+            return { ...common, kind, ...defined({ issue, label }) };
+        case 'workflow-run': {
+            const followed = f.workflow_run;
+            return {
+                ...common,
+                kind,
+                run: {
+                    pullRequests: (followed?.pull_requests ?? []).flatMap((entry) => {
+                        const read = runPull.safeParse(entry);
+                        if (!read.success)
+                            return [];
+                        const repo = read.data.base?.repo;
+                        return [
+                            { number: read.data.number, ...defined({ baseRepoId: repo?.id, baseRepoUrl: repo?.url }) },
+                        ];
+                    }),
+                    cause: causeOf(followed?.event),
+                    ...defined({
+                        headSha: followed?.head_sha,
+                        headRepository: followed?.head_repository?.full_name,
+                        actor: actor(followed?.actor),
+                        triggeringActor: actor(followed?.triggering_actor),
+                    }),
+                },
+            };
+        }
+        default:
+            return { ...common, kind };
+    }
+}
+function causeOf(name) {
+    const { kind, target } = classify(name ?? '');
+    return { kind, target };
+}
+function pullFacts(f) {
+    const pr = f.pull_request;
+    if (!pr)
+        return undefined;
+    return defined({ number: pr.number, headSha: pr.head?.sha, fork: forkOf(pr) });
+}
+/** A head repository deleted since (`null`) was a fork; a base without a name tells nothing. */
+function forkOf(pr) {
+    const base = pr.base?.repo?.full_name;
+    if (base === undefined)
+        return undefined;
+    if (pr.head?.repo === null)
+        return {};
+    const head = pr.head?.repo?.full_name;
+    if (head === undefined || head.toLowerCase() === base.toLowerCase())
+        return undefined;
+    return { repo: head };
+}
+function actor(account) {
+    return account && defined({ login: account.login, type: account.type });
+}
+/** The object without its `undefined` fields (the types are exact about optional fields). */
+function defined(value) {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}
 /** Reads the event once; a payload that is missing or not JSON reads as empty. */
 function readEvent(env = process.env) {
     const name = env.GITHUB_EVENT_NAME ?? '';
@@ -28693,30 +28860,25 @@ function readEvent(env = process.env) {
 function isObject(value) {
     return typeof value === 'object' && value !== null;
 }
-/** A string field of the payload, or `undefined`. */
-function text(value) {
-    return typeof value === 'string' ? value : undefined;
-}
 /**
- * Whether the payload's pull request comes from another repository, with that repository's name.
- * By names, not by `head.repo.fork`: a repository that is itself a fork opens pull requests within
- * itself whose head says `fork: true`. A head repository deleted since (`null`) was a fork.
+ * Whether the payload's pull request comes from another repository, with that repository's name
+ * (the GitHub side's reading of the raw payload; rules read `PullFacts.fork`).
  */
 function pullRequestFork(payload) {
     const pr = payload.pull_request;
-    const base = text(pr?.base?.repo?.full_name);
+    const base = typeof pr?.base?.repo?.full_name === 'string' ? pr.base.repo.full_name : undefined;
     if (!pr || base === undefined)
         return undefined;
     if (pr.head?.repo === null)
         return {};
-    const head = text(pr.head?.repo?.full_name);
+    const head = typeof pr.head?.repo?.full_name === 'string' ? pr.head.repo.full_name : undefined;
     if (head === undefined || head.toLowerCase() === base.toLowerCase())
         return undefined;
     return { repo: head };
 }
 /** A ref as a person reads it: `the branch main`, `the tag v1.2.0`, else the ref itself. */
 function refWords(ref) {
-    const name = text(ref) ?? '';
+    const name = typeof ref === 'string' ? ref : '';
     const branch = /^refs\/heads\/(.+)$/.exec(name);
     if (branch)
         return `the branch ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(branch[1] ?? '')}`;
@@ -28733,7 +28895,7 @@ function refWords(ref) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7594);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1786);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -28830,7 +28992,7 @@ function describeThrown(thrown) {
 
 /***/ }),
 
-/***/ 7594:
+/***/ 1786:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29168,27 +29330,10 @@ const systemClock = {
     }),
 };
 
-// EXTERNAL MODULE: ./src/event.ts
-var src_event = __nccwpck_require__(807);
 // EXTERNAL MODULE: ./src/untrusted.ts
 var untrusted = __nccwpck_require__(873);
 ;// CONCATENATED MODULE: ./src/gate.ts
 
-
-/**
- * Events that anyone who can see the repository can cause: on them, a job starts or goes on only
- * for someone with write access, or named in `allowedActors`. Events that need write access to
- * cause (`push`, `schedule`, `workflow_dispatch`, `release`, …) are not checked.
- */
-const OPEN_EVENTS = new Set([
-    'issue_comment',
-    'pull_request_review_comment',
-    'pull_request_review',
-    'issues',
-    'discussion',
-    'discussion_comment',
-    'pull_request_target',
-]);
 /**
  * The collaborator-permission API's `permission` values that mean write access. `permission` is
  * the base role GitHub folds every role into — `maintain` and custom roles based on write read
@@ -29198,9 +29343,27 @@ const WRITE_PERMISSIONS = new Set(['admin', 'write']);
 function hasWriteAccess(access) {
     return WRITE_PERMISSIONS.has(access.permission);
 }
-/** Whether the gate may have to look at this event's payload. */
-function mayBeOpen(eventName) {
-    return OPEN_EVENTS.has(eventName) || eventName === 'pull_request' || eventName === 'workflow_run';
+/**
+ * Events that anyone who can see the repository can cause: on them, a job starts or goes on only
+ * for someone with write access, or named in `allowedActors`. Events that need write access to
+ * cause (a push, a schedule, a run by hand, a release, …) are not checked.
+ */
+function isOpen(event) {
+    switch (event.kind) {
+        case 'comment':
+        case 'review':
+        case 'issue':
+        case 'discussion':
+            return true;
+        case 'pull-request':
+            return event.target === true;
+        default:
+            return false;
+    }
+}
+/** Whether the gate may have to look at this event's payload (and ask GitHub who caused it). */
+function mayBeOpen(event) {
+    return isOpen(event) || event.kind === 'pull-request' || event.kind === 'workflow-run';
 }
 /**
  * Who may start (or continue) a job from this event, as far as the payload tells. The payload's
@@ -29211,11 +29374,10 @@ function mayBeOpen(eventName) {
 function gate(event, allowedActors, fallbackActor = '', 
 /** A label request: applying a label needs only triage, so the labeller is always checked. */
 labelled = false) {
-    const { payload } = event;
     if (!labelled && !anyoneCanCause(event))
         return { kind: 'open' };
     const who = actorOf(event);
-    const actor = (0,src_event/* text */.Qq)(who?.login) ?? fallbackActor;
+    const actor = who?.login ?? fallbackActor;
     const named = (login) => allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
     if (!actor)
         return { kind: 'refused', actor: '(unknown)', rule: 'the event names no sender' };
@@ -29231,7 +29393,7 @@ labelled = false) {
     }
     if (named(actor) || allowedActors.includes('*'))
         return { kind: 'allowed', actor };
-    if (isUserOwner(payload, actor))
+    if (isUserOwner(event, actor))
         return { kind: 'allowed', actor };
     return { kind: 'ask', actor };
 }
@@ -29244,39 +29406,35 @@ function refusal(actor, rule) {
  * a fork's pull request, or a comment, is then caused by someone without write access.
  */
 function anyoneCanCause(event) {
-    const { name, payload } = event;
-    if (OPEN_EVENTS.has(name))
+    if (isOpen(event))
         return true;
-    if (name === 'pull_request')
-        return (0,src_event/* pullRequestFork */.TC)(payload) !== undefined;
-    if (name !== 'workflow_run')
+    if (event.kind === 'pull-request')
+        return event.pull?.fork !== undefined;
+    if (event.kind !== 'workflow-run')
         return false;
-    const followed = payload.workflow_run;
-    const head = (0,src_event/* text */.Qq)(followed?.head_repository?.full_name);
-    const self = (0,src_event/* text */.Qq)(payload.repository?.full_name);
+    const head = event.run.headRepository;
+    const self = event.repository?.fullName;
     if (!head || !self || head.toLowerCase() !== self.toLowerCase())
         return true;
-    const cause = (0,src_event/* text */.Qq)(followed?.event) ?? '';
+    const { cause } = event.run;
     // A run that followed another `workflow_run` cannot tell what started the first: asked.
-    return OPEN_EVENTS.has(cause) || cause === 'workflow_run';
+    return isOpen(cause) || cause.kind === 'workflow-run';
 }
 /** Who caused the event: on `workflow_run`, who started (or re-ran) the run it follows. */
 function actorOf(event) {
-    const { payload } = event;
-    if (event.name === 'workflow_run') {
-        const followed = payload.workflow_run;
-        for (const account of [followed?.triggering_actor, followed?.actor]) {
-            if ((0,src_event/* text */.Qq)(account?.login))
+    if (event.kind === 'workflow-run') {
+        for (const account of [event.run.triggeringActor, event.run.actor]) {
+            if (account?.login)
                 return account;
         }
     }
-    return payload.sender;
+    return event.sender;
 }
 /** The actor owns the repository, and the repository is a user's (an organisation's owner is not a person). */
-function isUserOwner(payload, actor) {
-    const owner = payload.repository?.owner;
-    const login = (0,src_event/* text */.Qq)(owner?.login);
-    return (0,src_event/* text */.Qq)(owner?.type) === 'User' && login !== undefined && login.toLowerCase() === actor.toLowerCase();
+function isUserOwner(event, actor) {
+    const owner = event.repository?.owner;
+    const login = owner?.login;
+    return owner?.type === 'User' && login !== undefined && login.toLowerCase() === actor.toLowerCase();
 }
 
 ;// CONCATENATED MODULE: ./src/admission.ts
@@ -29632,570 +29790,6 @@ async function readThreadJob(id, where, deps) {
     }
 }
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
-var schemas = __nccwpck_require__(4922);
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
-var core_core = __nccwpck_require__(8532);
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(3024);
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-;// CONCATENATED MODULE: ./src/prompt-file.ts
-
-
-
-const MAX_PROMPT_FILE_BYTES = 1024 * 1024;
-// Kernel interfaces: they report a size of 0 whatever they hold (so no size check stops them), and
-// some of them are the runner's secrets (/proc/self/environ) or never end (/dev/zero).
-const SYSTEM_ROOTS = ['/proc', '/sys', '/dev'];
-const SAVE_AS_UTF8 = 'the prompt is sent as UTF-8; save it as UTF-8.';
-/** Within `root` (or `root` itself), once both are absolute and normalized. */
-function isWithin(root, path) {
-    const rel = (0,external_node_path_namespaceObject.relative)(root, path);
-    return rel === '' || (rel !== '..' && !rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
-}
-function kind(stat) {
-    if (stat.isFIFO())
-        return 'a FIFO';
-    if (stat.isSocket())
-        return 'a socket';
-    if (stat.isCharacterDevice())
-        return 'a character device';
-    if (stat.isBlockDevice())
-        return 'a block device';
-    return 'an unknown kind of file';
-}
-function errorCode(error) {
-    return error?.code ?? 'error';
-}
-/**
- * Reads the prompt kept in a file. A relative name, and an absolute one inside the workspace, must
- * stay inside the workspace once every symbolic link is followed: a checked-out branch (a fork's,
- * under pull_request_target) decides what its files link to, and a link to /proc/self/environ
- * would send the runner's secrets as the prompt. An absolute path outside the workspace was
- * written by the workflow itself, so it is taken as is; whatever the path, only a regular file
- * outside the kernel's trees is read.
- */
-function readPromptFile(name, workspace) {
-    const which = (reason) => ({
-        problem: `Input "promptFile" names ${(0,untrusted/* quote */.hD)(name, 200)}, which ${reason}`,
-    });
-    const unreadable = (error) => which(`could not be read (${errorCode(error)}).`);
-    const missing = () => which('does not exist in the workspace: check the path, and that the job checks out the repository (actions/checkout) first.');
-    const path = (0,external_node_path_namespaceObject.resolve)(workspace, name);
-    let real;
-    try {
-        real = (0,external_node_fs_.realpathSync)(path);
-    }
-    catch (error) {
-        const code = errorCode(error);
-        return code === 'ENOENT' || code === 'ENOTDIR' ? missing() : unreadable(error);
-    }
-    const givenWorkspace = (0,external_node_path_namespaceObject.resolve)(workspace);
-    let realWorkspace;
-    try {
-        realWorkspace = (0,external_node_fs_.realpathSync)(givenWorkspace);
-    }
-    catch {
-        realWorkspace = givenWorkspace;
-    }
-    const pathInWorkspace = isWithin(givenWorkspace, path) || isWithin(realWorkspace, path);
-    // `${{ github.workspace }}/prompt.md` is absolute, yet names a checked-out file like any other.
-    if ((!(0,external_node_path_namespaceObject.isAbsolute)(name) || pathInWorkspace) && !isWithin(realWorkspace, real)) {
-        // Where a link leads is not shown: the path alone can tell what the runner holds.
-        const how = pathInWorkspace
-            ? 'a symbolic link to a path outside GITHUB_WORKSPACE'
-            : 'a path outside GITHUB_WORKSPACE';
-        return which(`leads outside the workspace (${how}); the prompt is read only from files in the workspace.`);
-    }
-    const root = SYSTEM_ROOTS.find((dir) => isWithin(dir, real));
-    if (root)
-        return which(`is a system file (${root}); the prompt is read only from regular files.`);
-    // Before opening: opening a FIFO waits for a writer, forever if none comes.
-    let before;
-    try {
-        before = (0,external_node_fs_.lstatSync)(real);
-    }
-    catch (error) {
-        return errorCode(error) === 'ENOENT' ? missing() : unreadable(error);
-    }
-    if (before.isDirectory())
-        return which('is not a file.');
-    if (!before.isFile()) {
-        return which(`is not a regular file (${kind(before)}); the prompt is read only from regular files.`);
-    }
-    let fd;
-    try {
-        // O_NOFOLLOW and O_NONBLOCK: should the path be swapped for a link or a FIFO after the check
-        // above, the open fails or returns at once instead of following it or waiting.
-        fd = (0,external_node_fs_.openSync)(real, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
-    }
-    catch (error) {
-        const code = errorCode(error);
-        if (code === 'ENOENT')
-            return missing();
-        if (code === 'ELOOP')
-            return which('changed while it was being opened; run the step again.');
-        return unreadable(error);
-    }
-    let bytes;
-    try {
-        const opened = (0,external_node_fs_.fstatSync)(fd);
-        if (!opened.isFile() || opened.ino !== before.ino || opened.dev !== before.dev) {
-            return which('changed while it was being opened; run the step again.');
-        }
-        if (opened.size > MAX_PROMPT_FILE_BYTES) {
-            return which(`is ${opened.size} bytes; at most 1 MiB is sent as a prompt.`);
-        }
-        // The size a file reports is not a bound on what reading it returns (it may grow meanwhile),
-        // so the cap is on the bytes read: one past it tells that there was more.
-        const buffer = Buffer.alloc(MAX_PROMPT_FILE_BYTES + 1);
-        let length = 0;
-        for (;;) {
-            const count = (0,external_node_fs_.readSync)(fd, buffer, length, buffer.length - length, null);
-            if (count === 0)
-                break;
-            length += count;
-            if (length === buffer.length)
-                break;
-        }
-        if (length > MAX_PROMPT_FILE_BYTES) {
-            return which('is more than 1 MiB; at most 1 MiB is sent as a prompt.');
-        }
-        bytes = buffer.subarray(0, length);
-    }
-    catch (error) {
-        return unreadable(error);
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
-        return which(`looks like UTF-16 text (it starts with a UTF-16 byte-order mark), not UTF-8: ${SAVE_AS_UTF8}`);
-    }
-    let text;
-    try {
-        // A UTF-8 byte-order mark is dropped by the decoder (ignoreBOM is false).
-        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    }
-    catch {
-        return which(`is not UTF-8 text: ${SAVE_AS_UTF8}`);
-    }
-    // Valid UTF-8, but no text editor writes NUL: this is UTF-16 without a mark, or a binary file.
-    if (text.includes('\u0000')) {
-        return which(`holds NUL bytes, so it is not UTF-8 text (perhaps UTF-16, or a binary file): ${SAVE_AS_UTF8}`);
-    }
-    text = text.trim();
-    if (!text)
-        return which('is empty.');
-    return { text };
-}
-
-;// CONCATENATED MODULE: ./src/inputs.ts
-
-
-
-
-
-
-
-/** A bad input: the message names it and says what is expected. No request has been made. */
-class InputError extends errors/* ActionFailure */.dR {
-    name = 'InputError';
-}
-const MIN_POLL_INTERVAL_MS = 1000;
-const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
-class BrokenRule extends Error {
-}
-const problem = (message) => {
-    throw new BrokenRule(message);
-};
-/**
- * A rule as a zod schema (`zod/mini`, the entry point that costs the action's start-up least):
- * the first problem becomes the input's one issue.
- */
-const rule = (check) => schemas/* pipe */.FsL(schemas/* string */.YjP(), schemas/* transform */.pdi((text, ctx) => {
-    try {
-        return check(text, problem);
-    }
-    catch (error) {
-        if (!(error instanceof BrokenRule))
-            throw error;
-        ctx.issues.push({ code: 'custom', message: error.message, input: text });
-        return core_core/* NEVER */.tm;
-    }
-}));
-// `.` and `..` would be resolved away as dot segments by every URL parser, even percent-encoded,
-// so `projectId: ..` would call a different endpoint than the one named.
-const pathSegment = (name) => (text, problem) => {
-    if (text === '')
-        problem(`Input "${name}" is required.`);
-    if (text.length > 200)
-        problem(`Input "${name}" is longer than 200 characters.`);
-    if (/[\s\u0000-\u001f\u007f]/.test(text))
-        problem(`Input "${name}" must not contain spaces or control characters.`);
-    if (text === '.' || text === '..')
-        problem(`Input "${name}" must not be "." or "..".`);
-    return text;
-};
-/** Empty means "not given"; anything else must pass `check`. */
-const optional = (check) => (text, problem) => text === '' ? text : check(text, problem);
-/** What a header value may hold: printable ASCII, no spaces, no line breaks. */
-const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;
-// A header value: a line break would let the secret's text add headers of its own, and anything
-// outside printable ASCII is refused by the HTTP client after validation would have passed.
-const headerSecret = (name) => (text, problem) => {
-    if (!PRINTABLE_ASCII.test(text))
-        problem(`Input "${name}" may only hold printable ASCII characters, without spaces or line breaks; copy it again.`);
-    return text;
-};
-const apiKey = (text, problem) => {
-    if (text === '')
-        problem('Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.');
-    return headerSecret('apiKey')(text, problem);
-};
-/**
- * Defaults of the inputs added with the GitHub side, as action.yml gives them (a test keeps them
- * equal): the runner always passes a default, but a local run (local-action, the demo) may pass
- * nothing, and an input it does not know of must not fail it.
- */
-const OPTIONAL_DEFAULTS = {
-    comment: 'false',
-    context: 'none',
-    contextLimit: '20000',
-    thread: 'false',
-    status: 'false',
-};
-const MIN_CONTEXT_LIMIT = 1000;
-const MAX_CONTEXT_LIMIT = 1_000_000;
-const contextMode = (text, problem) => {
-    const value = text.toLowerCase();
-    if (value === 'auto' || value === 'none')
-        return value;
-    return problem(`Input "context" must be auto or none, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
-};
-const contextLimit = (text, problem) => {
-    const value = Number(text);
-    if (/^\d+$/.test(text) && value >= MIN_CONTEXT_LIMIT && value <= MAX_CONTEXT_LIMIT)
-        return value;
-    return problem(`Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
-};
-/** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
-const MAX_LABEL = 50;
-const MAX_LABELS = 100;
-// A login: letters, digits, hyphens, and the underscore of managed users on GHE.com
-// (handle_shortcode); a team: org/slug.
-const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-/** Comma- or newline-separated, each entry trimmed; empty entries and repeats dropped. */
-function list(text) {
-    return [...new Set(text.split(/[,\n]/).map((entry) => entry.trim()))].filter(Boolean);
-}
-/**
- * Why a label name cannot be used, or `undefined`. A name goes into a URL's path when it is taken
- * off again, where `.` and `..` are dot segments that change which resource is asked for and a `/`
- * is one that servers and proxies may decode; controls and invisible characters would show one
- * name and be another.
- */
-function badLabel(name) {
-    if (name.length > MAX_LABEL)
-        return `is longer than ${MAX_LABEL} characters`;
-    if (name === '.' || name === '..')
-        return 'is a dot segment of a URL path';
-    if (name.includes('/'))
-        return 'holds a /';
-    if ((0,untrusted/* hasUnsafe */.B0)(name))
-        return 'holds a control, invisible or bidirectional character';
-    return undefined;
-}
-const labels = (text, problem) => {
-    const names = list(text);
-    const bad = names.find((name) => badLabel(name) !== undefined);
-    if (bad !== undefined) {
-        problem(`Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}, which ${badLabel(bad)}: give label names of at most ${MAX_LABEL} characters, not . or .., without a / or control characters.`);
-    }
-    if (names.length > MAX_LABELS) {
-        problem(`Input "labels" names ${names.length} labels; GitHub takes at most ${MAX_LABELS}.`);
-    }
-    return names;
-};
-// An actor: a login, a bot (`name[bot]`), or `*` for every human account.
-const ACTOR = /^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\[bot\])?)$/;
-const allowedActors = (text, problem) => {
-    const names = list(text);
-    const bad = names.find((name) => !ACTOR.test(name));
-    if (bad !== undefined) {
-        problem(`Input "allowedActors" has ${(0,untrusted/* quote */.hD)(bad, 60)}: expected GitHub logins, bots as name[bot], or * for every human account, separated by commas or lines.`);
-    }
-    return names;
-};
-const trigger = (phrase, problem) => {
-    if (phrase.length > 50 || /[\u0000-\u001f\u007f]/.test(phrase))
-        problem('Input "trigger" must be a phrase of at most 50 characters on one line, e.g. /docs.');
-    return phrase;
-};
-const triggerLabel = (name, problem) => {
-    const why = name.includes(',') ? 'holds a comma' : badLabel(name);
-    if (why)
-        problem(`Input "triggerLabel" is ${(0,untrusted/* quote */.hD)(name, 60)}, which ${why}: give one label of at most ${MAX_LABEL} characters, not . or .., without commas, a / or control characters, e.g. docs.`);
-    return name;
-};
-/** One pattern a line; whether GitHub's filters read each is checked with the matcher, before any request. */
-const pathLines = (text) => text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean);
-const MERGE_METHODS = ['merge', 'squash', 'rebase'];
-const autoMerge = (text, problem) => {
-    const value = text.toLowerCase();
-    if (value === '' || MERGE_METHODS.includes(value))
-        return value;
-    return problem(`Input "autoMerge" must be merge, squash or rebase (or empty for none), got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
-};
-const reviewers = (text, problem) => {
-    const names = list(text);
-    const bad = names.find((name) => {
-        const [owner = '', team, ...rest] = name.split('/');
-        return !LOGIN.test(owner) || rest.length > 0 || (team !== undefined && !TEAM_SLUG.test(team));
-    });
-    if (bad !== undefined) {
-        problem(`Input "reviewers" has ${(0,untrusted/* quote */.hD)(bad, 60)}: expected GitHub logins (octocat) and teams as org/team-slug, separated by commas or lines.`);
-    }
-    return names;
-};
-const baseUrl = (text, problem) => {
-    if (text === '')
-        problem('Input "baseUrl" is required: the service\'s URL, e.g. https://api.mintlify.com.');
-    let url;
-    try {
-        url = new URL(text);
-    }
-    catch {
-        // Not echoed if it may hold credentials (`user:password@`).
-        const got = text.includes('@') ? '' : `got ${(0,untrusted/* quote */.hD)(text, 100)}; `;
-        return problem(`Input "baseUrl" is not a URL: ${got}expected e.g. https://api.mintlify.com.`);
-    }
-    // The value may hold credentials, so from here on it is not echoed.
-    if (url.username || url.password)
-        problem('Input "baseUrl" must not contain a user name or password.');
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-        problem(`Input "baseUrl" must be an https URL, not ${url.protocol.replace(':', '')}.`);
-    }
-    if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-        problem(`Input "baseUrl" must use https: the API key is not sent in clear text to ${url.hostname} (http is allowed only for localhost, 127.0.0.0/8 and [::1]).`);
-    }
-    if (url.search || url.hash)
-        problem('Input "baseUrl" must not have a query string or a fragment.');
-    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-};
-const bool = (name) => (text, problem) => {
-    const value = text.toLowerCase();
-    if (value === 'true')
-        return true;
-    if (value === 'false')
-        return false;
-    return problem(`Input "${name}" must be true or false, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
-};
-const inputs_duration = (name, minMs, minText) => (text, problem) => {
-    const ms = (0,duration/* parseDuration */.E9)(text);
-    if (ms === undefined)
-        return problem(`Input "${name}" is not a duration: got ${(0,untrusted/* quote */.hD)(text, 40)}; expected ${duration/* DURATION_FORMS */.nv}.`);
-    if (ms < minMs)
-        problem(`Input "${name}" must be at least ${minText}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
-    if (ms > MAX_TIMEOUT_MS)
-        problem(`Input "${name}" must be at most 24h, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
-    return ms;
-};
-// The inputs action.yml declares, by their names there, each with its rule; checked in this order,
-// and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
-// read apart: whether they are read at all depends on the others.
-const schema = schemas/* object */.Ikc({
-    /** Absent only when `jobId` is given (or a `/docs` request gives it). */
-    prompt: schemas/* string */.YjP(),
-    projectId: rule(pathSegment('projectId')),
-    apiKey: rule(apiKey),
-    /** Without a trailing slash; may carry a path prefix. */
-    baseUrl: rule(baseUrl),
-    wait: rule(bool('wait')),
-    /** In milliseconds. */
-    timeout: rule(inputs_duration('timeout', 1000, '1s')),
-    /** In milliseconds. */
-    pollInterval: rule(inputs_duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s')),
-    /** An existing job: the prompt goes to it as a follow-up, or, without a prompt, it is waited for. */
-    jobId: rule(optional(pathSegment('jobId'))),
-    /** Keep one comment on the pull request or issue that started the run up to date with the job. */
-    comment: rule(bool('comment')),
-    /** Labels for the docs pull request. */
-    labels: rule(labels),
-    /** Reviewers to request on the docs pull request: logins, and `org/team` for teams. */
-    reviewers: rule(reviewers),
-    /** `auto`: what the triggering event changed is appended to the prompt. */
-    context: rule(contextMode),
-    /** The most characters of context appended. */
-    contextLimit: rule(contextLimit),
-    /** A phrase such as `/docs`: on a comment event, only a comment that begins with it is acted on. */
-    trigger: rule(trigger),
-    /** Who besides writers may start a job from events anyone can cause: logins, `name[bot]`, `*`. */
-    allowedActors: rule(allowedActors),
-    /** One job per pull request or issue (and branch, with `status`): later runs follow it up. */
-    thread: rule(bool('thread')),
-    /** A commit status on the triggering commit follows the job. */
-    status: rule(bool('status')),
-    /** GitHub filter patterns: on push and pull request events, a change none of whose files match is skipped. */
-    paths: rule(pathLines),
-    /** A label that asks for docs on `labeled` (pull requests and issues); removed when the run ends. */
-    triggerLabel: rule(optional(triggerLabel)),
-    /** Enable auto-merge on the docs pull request once the job completed with one. */
-    autoMerge: rule(autoMerge),
-});
-// Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
-const SECRETLESS_FOR_FORKS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment']);
-/** Whether the run is for a pull request from a fork; read only when apiKey is empty, to say why. */
-function forkOfRun(env) {
-    if (!SECRETLESS_FOR_FORKS.has(env.GITHUB_EVENT_NAME ?? '') || !env.GITHUB_EVENT_PATH)
-        return undefined;
-    return (0,src_event/* pullRequestFork */.TC)((0,src_event/* readEvent */.j_)(env).payload);
-}
-function forkMessage(fork) {
-    const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
-    return `Input "apiKey" is empty: this run is for a pull request from ${from}, and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository on the step or its job.`;
-}
-/** `env` is read for the event only when apiKey is empty, to tell why. */
-/** The comment events on which a `trigger` phrase makes the comment the request. */
-const REQUEST_EVENTS = new Set(['issue_comment', 'pull_request_review_comment']);
-function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cwd(), env = process.env) {
-    // Checked first, as `prompt` comes first: its rule depends on other inputs. On a comment event
-    // with a trigger, the comment itself may be the whole prompt.
-    const promptFile = read('promptFile');
-    const requestMayCome = read('trigger') !== '' && REQUEST_EVENTS.has(env.GITHUB_EVENT_NAME ?? '');
-    if (read('prompt') === '' && read('jobId') === '' && promptFile === '' && !requestMayCome) {
-        throw new InputError('Input "prompt" is required (unless promptFile names a file that holds it, or jobId names a job to wait for): the instruction for the agent.');
-    }
-    if (promptFile !== '' && read('prompt') !== '') {
-        throw new InputError('Input "promptFile" and input "prompt" are both set: give the prompt in one of them.');
-    }
-    const defaults = OPTIONAL_DEFAULTS;
-    const parsed = schema.safeParse(Object.fromEntries(Object.keys(schema.shape).map((name) => [name, read(name) || (defaults[name] ?? '')])));
-    if (!parsed.success) {
-        const first = parsed.error.issues[0];
-        if (first?.path[0] === 'apiKey' && read('apiKey') === '') {
-            // The secret named is most likely fine: GitHub withheld it, and the workflow should skip.
-            const fork = forkOfRun(env);
-            if (fork)
-                throw new InputError(forkMessage(fork));
-        }
-        throw new InputError(first?.message ?? 'The inputs are not valid.');
-    }
-    const { prompt: written, jobId, trigger: phrase, triggerLabel: label, autoMerge: merge, ...rest } = parsed.data;
-    // Read last, once every other input is known to be good.
-    let prompt = written;
-    if (promptFile) {
-        const file = readPromptFile(promptFile, workspace);
-        if ('problem' in file)
-            throw new InputError(file.problem);
-        prompt = file.text;
-    }
-    // The thread's job is kept in the comment.
-    const comment = rest.comment || rest.thread;
-    const githubToken = token(read, 'githubToken', comment ||
-        rest.context === 'auto' ||
-        Boolean(phrase) ||
-        rest.status ||
-        Boolean(label) ||
-        rest.paths.length > 0
-        ? 'comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set'
-        : undefined) ||
-        // On an event anyone can cause, an actor the payload does not vouch for is looked up with it.
-        (mayBeOpen(env.GITHUB_EVENT_NAME ?? '') ? usableToken(read('githubToken')) : '');
-    const docsNeed = rest.labels.length > 0 || rest.reviewers.length > 0 || rest.thread || Boolean(merge)
-        ? 'labels, reviewers, thread or autoMerge are set'
-        : undefined;
-    // Without a docsToken, the docs repository is reached with githubToken (on this GitHub only).
-    const givenDocsToken = token(read, 'docsToken', docsNeed);
-    const docsToken = givenDocsToken || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
-    const inputs = {
-        ...rest,
-        comment,
-        githubToken,
-        docsToken,
-        docsTokenGiven: givenDocsToken !== '',
-        ...(prompt ? { prompt } : {}),
-        ...(jobId ? { jobId } : {}),
-        ...(promptFile ? { promptFile } : {}),
-        ...(phrase ? { trigger: phrase } : {}),
-        ...(label ? { triggerLabel: label } : {}),
-        ...(merge ? { autoMerge: merge } : {}),
-    };
-    if (inputs.thread && inputs.jobId) {
-        throw new InputError('Input "jobId" and input "thread" are both set: a thread finds its own job; give one of them.');
-    }
-    if ((inputs.comment ||
-        inputs.context === 'auto' ||
-        inputs.trigger ||
-        inputs.status ||
-        inputs.triggerLabel ||
-        inputs.paths.length > 0) &&
-        !inputs.githubToken) {
-        throw new InputError('Input "githubToken" is empty, but comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set: leave githubToken at its default (${{ github.token }}) or pass a token for this repository.');
-    }
-    if ((inputs.labels.length > 0 || inputs.reviewers.length > 0 || inputs.autoMerge) && !inputs.docsToken) {
-        throw new InputError('Input "docsToken" is empty (and so is githubToken), but labels, reviewers or autoMerge are set: pass a token with pull-requests: write on the docs repository.');
-    }
-    return inputs;
-}
-/**
- * A `${{ … }}` left as written: the runner evaluates expressions in input defaults, but a local
- * runner (`@github/local-action`) passes `githubToken`'s default `${{ github.token }}` as text.
- */
-const UNEVALUATED = /^\$\{\{[\s\S]*\}\}$/;
-/** Whether a token input holds a value to use: not empty, and not an expression nothing evaluated. */
-function givenToken(value) {
-    return value !== '' && !UNEVALUATED.test(value);
-}
-/**
- * A token, read only when a GitHub feature needs it (`neededFor` says which): a run that asks
- * for none of them never fails on a token it does not use. An expression nothing evaluated reads
- * as no token, and is named as such when a feature needs one.
- */
-function token(read, name, neededFor) {
-    const value = read(name);
-    if (!neededFor)
-        return '';
-    if (UNEVALUATED.test(value)) {
-        throw new InputError(`Input "${name}" is ${(0,untrusted/* quote */.hD)(value, 60)}, an expression nothing evaluated (a local run has no github.token), but ${neededFor}: pass a token as ${name}.`);
-    }
-    return headerSecret(name)(value, (message) => {
-        throw new InputError(message);
-    });
-}
-/** A token to use if it is one, else none: for work that goes without it when it must. */
-function usableToken(value) {
-    return givenToken(value) && PRINTABLE_ASCII.test(value) ? value : '';
-}
-/**
- * Whether any GitHub work is asked for on this event; without it the GitHub client is never
- * loaded. A `trigger` needs it only on the comment events it acts on (the reaction).
- */
-function wantsGitHub(inputs, eventName = '') {
-    return ((inputs.trigger !== undefined && REQUEST_EVENTS.has(eventName)) ||
-        (inputs.triggerLabel !== undefined && LABEL_EVENTS.has(eventName)) ||
-        (inputs.paths.length > 0 && PATHS_EVENTS.has(eventName)) ||
-        inputs.comment ||
-        inputs.status ||
-        inputs.labels.length > 0 ||
-        inputs.reviewers.length > 0 ||
-        inputs.autoMerge !== undefined ||
-        inputs.context === 'auto');
-}
-/** The events on which a `triggerLabel` can be applied: a pull request's or an issue's `labeled`. */
-const LABEL_EVENTS = new Set(['pull_request', 'pull_request_target', 'issues']);
-/** The events `paths` gates: what they changed is a list of files. */
-const PATHS_EVENTS = new Set(['push', 'pull_request', 'pull_request_target']);
-/** The hosts to which a key may go over plain http: this machine. */
-function isLoopback(hostname) {
-    return (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname));
-}
-
 ;// CONCATENATED MODULE: ./src/decide.ts
 // The first of the run's three steps: before anything is sent to the service, decide whether the
 // step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
@@ -30206,24 +29800,22 @@ function isLoopback(hostname) {
 
 
 
-
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
 async function decide(inputs, deps) {
-    const { event, request, github, log, signal } = deps;
+    const { event, request, features, github, log, signal } = deps;
     const admission = await admit(inputs, event, request, async (actor) => (await github())?.accessOf(actor, signal), deps.run.actor);
     if (admission.kind === 'skip')
         return admission;
-    // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
-    const remembers = inputs.thread || inputs.status || (inputs.comment && deps.run.attempt > 1);
-    const gated = deps.paths !== undefined && !admission.asked && PATHS_EVENTS.has(event.name);
-    const port = remembers || inputs.context === 'auto' || gated ? await github() : undefined;
-    if (inputs.thread && !port) {
+    // What GitHub remembers decides which way the run goes: read only when the features need it.
+    const gated = features.paths && deps.paths !== undefined;
+    const port = features.recall || features.context || gated ? await github() : undefined;
+    if (features.thread && !port) {
         throw new errors/* ActionFailure */.dR("The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.");
     }
-    const memory = remembers && port ? await port.recall(inputs.thread, signal) : {};
+    const memory = features.recall && port ? await port.recall(features.thread, signal) : {};
     // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
     if (gated && deps.paths && port) {
-        const since = inputs.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
+        const since = features.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
         const skip = await irrelevant(deps.paths, await port.changedFiles(since, signal), log, signal);
         if (skip) {
             // The status keeps naming the thread's job, so a branch's next push still finds it.
@@ -30236,9 +29828,9 @@ async function decide(inputs, deps) {
         prompt: admission.prompt,
         runId: deps.run.runId,
         attempt: deps.run.attempt,
-        asked: admission.asked || event.name === 'workflow_dispatch',
+        asked: admission.asked || event.kind === 'dispatch',
         ...(inputs.trigger ? { trigger: inputs.trigger } : {}),
-    }, remembers && port ? memory : undefined, {
+    }, features.recall && port ? memory : undefined, {
         client: deps.client,
         ...(port ? { docsPull: (link) => port.docsPull(link, signal) } : {}),
         log,
@@ -30255,7 +29847,7 @@ async function decide(inputs, deps) {
     const written = (0,src_mode/* onlyWaits */.PI)(plan.mode) ? undefined : admission.prompt;
     const whole = async (since) => {
         let prompt = written ?? '';
-        if (inputs.context === 'auto' && port) {
+        if (features.context && port) {
             const section = await port.context(since, inputs.contextLimit, signal);
             if (section)
                 prompt = `${prompt}\n\n${section}`;
@@ -30577,6 +30169,598 @@ function sayHowItEnded(job, inputs, log) {
     }
 }
 
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
+var schemas = __nccwpck_require__(4922);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
+var core_core = __nccwpck_require__(8532);
+;// CONCATENATED MODULE: ./src/features.ts
+
+/** What the event means for the inputs' rules. */
+function eventNeeds(event) {
+    // Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
+    const secretless = (event.kind === 'pull-request' && !event.target) ||
+        event.kind === 'review' ||
+        (event.kind === 'comment' && event.review);
+    const fork = secretless ? event.pull?.fork : undefined;
+    return {
+        commentAsks: event.kind === 'comment',
+        accessLookUp: mayBeOpen(event),
+        ...(fork ? { secretlessFork: fork } : {}),
+    };
+}
+/** Which tokens the GitHub work asked for needs, whatever the event: a token nothing needs is never read. */
+function tokenNeeds(asked) {
+    return {
+        github: asked.comment ||
+            asked.thread ||
+            asked.status ||
+            asked.context === 'auto' ||
+            asked.trigger !== undefined ||
+            asked.triggerLabel !== undefined ||
+            asked.paths.length > 0,
+        docs: asked.labels.length > 0 || asked.reviewers.length > 0 || asked.thread || asked.autoMerge !== undefined,
+    };
+}
+/** The features of this run: its inputs on its event, with the request the event makes. */
+function featuresOf(inputs, context, request) {
+    const { event } = context;
+    const asked = request.kind === 'request' || request.kind === 'label';
+    // A request is a conversation: it is answered where it was asked, whatever `comment` says.
+    const comment = inputs.comment || inputs.thread || asked;
+    const changes = event.kind === 'push' || event.kind === 'pull-request';
+    const paths = inputs.paths.length > 0 && changes;
+    const route = inputs.labels.length > 0 || inputs.reviewers.length > 0;
+    const autoMerge = inputs.autoMerge !== undefined;
+    const load = request.kind !== 'skip' &&
+        ((inputs.trigger !== undefined && event.kind === 'comment') ||
+            (inputs.triggerLabel !== undefined && (event.kind === 'pull-request' || event.kind === 'issue')) ||
+            paths ||
+            comment ||
+            inputs.status ||
+            route ||
+            autoMerge ||
+            inputs.context === 'auto');
+    return {
+        load,
+        comment,
+        thread: inputs.thread,
+        status: inputs.status,
+        // The thread's job is kept in the comment; a re-run finds its earlier attempt's job there.
+        recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
+        context: inputs.context === 'auto',
+        paths: paths && !asked,
+        route,
+        autoMerge,
+        ...(request.kind === 'request' ? { reaction: request.comment } : {}),
+        ...(request.kind === 'label' ? { removeLabel: request.label } : {}),
+        access: mayBeOpen(event),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/input-rules.ts
+// Each input's rule: its text in, its value out, or the one sentence the step fails with. Pure,
+// and known to no event: `inputs.ts` applies them in action.yml's order.
+
+
+const MIN_POLL_INTERVAL_MS = 1000;
+const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
+// `.` and `..` would be resolved away as dot segments by every URL parser, even percent-encoded,
+// so `projectId: ..` would call a different endpoint than the one named.
+const pathSegment = (name) => (text, problem) => {
+    if (text === '')
+        problem(`Input "${name}" is required.`);
+    if (text.length > 200)
+        problem(`Input "${name}" is longer than 200 characters.`);
+    if (/[\s\u0000-\u001f\u007f]/.test(text))
+        problem(`Input "${name}" must not contain spaces or control characters.`);
+    if (text === '.' || text === '..')
+        problem(`Input "${name}" must not be "." or "..".`);
+    return text;
+};
+/** Empty means "not given"; anything else must pass `check`. */
+const optional = (check) => (text, problem) => text === '' ? text : check(text, problem);
+/** What a header value may hold: printable ASCII, no spaces, no line breaks. */
+const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;
+// A header value: a line break would let the secret's text add headers of its own, and anything
+// outside printable ASCII is refused by the HTTP client after validation would have passed.
+const headerSecret = (name) => (text, problem) => {
+    if (!PRINTABLE_ASCII.test(text))
+        problem(`Input "${name}" may only hold printable ASCII characters, without spaces or line breaks; copy it again.`);
+    return text;
+};
+const apiKey = (text, problem) => {
+    if (text === '')
+        problem('Input "apiKey" is required: pass an admin API key from a secret, e.g. apiKey: ${{ secrets.DOCS_API_KEY }}.');
+    return headerSecret('apiKey')(text, problem);
+};
+const MIN_CONTEXT_LIMIT = 1000;
+const MAX_CONTEXT_LIMIT = 1_000_000;
+const contextMode = (text, problem) => {
+    const value = text.toLowerCase();
+    if (value === 'auto' || value === 'none')
+        return value;
+    return problem(`Input "context" must be auto or none, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+};
+const contextLimit = (text, problem) => {
+    const value = Number(text);
+    if (/^\d+$/.test(text) && value >= MIN_CONTEXT_LIMIT && value <= MAX_CONTEXT_LIMIT)
+        return value;
+    return problem(`Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+};
+/** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
+const MAX_LABEL = 50;
+const MAX_LABELS = 100;
+// A login: letters, digits, hyphens, and the underscore of managed users on GHE.com
+// (handle_shortcode); a team: org/slug.
+const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/** Comma- or newline-separated, each entry trimmed; empty entries and repeats dropped. */
+function list(text) {
+    return [...new Set(text.split(/[,\n]/).map((entry) => entry.trim()))].filter(Boolean);
+}
+/**
+ * Why a label name cannot be used, or `undefined`. A name goes into a URL's path when it is taken
+ * off again, where `.` and `..` are dot segments that change which resource is asked for and a `/`
+ * is one that servers and proxies may decode; controls and invisible characters would show one
+ * name and be another.
+ */
+function badLabel(name) {
+    if (name.length > MAX_LABEL)
+        return `is longer than ${MAX_LABEL} characters`;
+    if (name === '.' || name === '..')
+        return 'is a dot segment of a URL path';
+    if (name.includes('/'))
+        return 'holds a /';
+    if ((0,untrusted/* hasUnsafe */.B0)(name))
+        return 'holds a control, invisible or bidirectional character';
+    return undefined;
+}
+const labels = (text, problem) => {
+    const names = list(text);
+    const bad = names.find((name) => badLabel(name) !== undefined);
+    if (bad !== undefined) {
+        problem(`Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}, which ${badLabel(bad)}: give label names of at most ${MAX_LABEL} characters, not . or .., without a / or control characters.`);
+    }
+    if (names.length > MAX_LABELS) {
+        problem(`Input "labels" names ${names.length} labels; GitHub takes at most ${MAX_LABELS}.`);
+    }
+    return names;
+};
+// An actor: a login, a bot (`name[bot]`), or `*` for every human account.
+const ACTOR = /^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\[bot\])?)$/;
+const allowedActors = (text, problem) => {
+    const names = list(text);
+    const bad = names.find((name) => !ACTOR.test(name));
+    if (bad !== undefined) {
+        problem(`Input "allowedActors" has ${(0,untrusted/* quote */.hD)(bad, 60)}: expected GitHub logins, bots as name[bot], or * for every human account, separated by commas or lines.`);
+    }
+    return names;
+};
+const trigger = (phrase, problem) => {
+    if (phrase.length > 50 || /[\u0000-\u001f\u007f]/.test(phrase))
+        problem('Input "trigger" must be a phrase of at most 50 characters on one line, e.g. /docs.');
+    return phrase;
+};
+const triggerLabel = (name, problem) => {
+    const why = name.includes(',') ? 'holds a comma' : badLabel(name);
+    if (why)
+        problem(`Input "triggerLabel" is ${(0,untrusted/* quote */.hD)(name, 60)}, which ${why}: give one label of at most ${MAX_LABEL} characters, not . or .., without commas, a / or control characters, e.g. docs.`);
+    return name;
+};
+/** One pattern a line; whether GitHub's filters read each is checked with the matcher, before any request. */
+const pathLines = (text) => text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+const MERGE_METHODS = ['merge', 'squash', 'rebase'];
+const autoMerge = (text, problem) => {
+    const value = text.toLowerCase();
+    if (value === '' || MERGE_METHODS.includes(value))
+        return value;
+    return problem(`Input "autoMerge" must be merge, squash or rebase (or empty for none), got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+};
+const reviewers = (text, problem) => {
+    const names = list(text);
+    const bad = names.find((name) => {
+        const [owner = '', team, ...rest] = name.split('/');
+        return !LOGIN.test(owner) || rest.length > 0 || (team !== undefined && !TEAM_SLUG.test(team));
+    });
+    if (bad !== undefined) {
+        problem(`Input "reviewers" has ${(0,untrusted/* quote */.hD)(bad, 60)}: expected GitHub logins (octocat) and teams as org/team-slug, separated by commas or lines.`);
+    }
+    return names;
+};
+const baseUrl = (text, problem) => {
+    if (text === '')
+        problem('Input "baseUrl" is required: the service\'s URL, e.g. https://api.mintlify.com.');
+    let url;
+    try {
+        url = new URL(text);
+    }
+    catch {
+        // Not echoed if it may hold credentials (`user:password@`).
+        const got = text.includes('@') ? '' : `got ${(0,untrusted/* quote */.hD)(text, 100)}; `;
+        return problem(`Input "baseUrl" is not a URL: ${got}expected e.g. https://api.mintlify.com.`);
+    }
+    // The value may hold credentials, so from here on it is not echoed.
+    if (url.username || url.password)
+        problem('Input "baseUrl" must not contain a user name or password.');
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        problem(`Input "baseUrl" must be an https URL, not ${url.protocol.replace(':', '')}.`);
+    }
+    if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+        problem(`Input "baseUrl" must use https: the API key is not sent in clear text to ${url.hostname} (http is allowed only for localhost, 127.0.0.0/8 and [::1]).`);
+    }
+    if (url.search || url.hash)
+        problem('Input "baseUrl" must not have a query string or a fragment.');
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+};
+const bool = (name) => (text, problem) => {
+    const value = text.toLowerCase();
+    if (value === 'true')
+        return true;
+    if (value === 'false')
+        return false;
+    return problem(`Input "${name}" must be true or false, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+};
+const input_rules_duration = (name, minMs, minText) => (text, problem) => {
+    const ms = (0,duration/* parseDuration */.E9)(text);
+    if (ms === undefined)
+        return problem(`Input "${name}" is not a duration: got ${(0,untrusted/* quote */.hD)(text, 40)}; expected ${duration/* DURATION_FORMS */.nv}.`);
+    if (ms < minMs)
+        problem(`Input "${name}" must be at least ${minText}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+    if (ms > MAX_TIMEOUT_MS)
+        problem(`Input "${name}" must be at most 24h, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+    return ms;
+};
+/** The hosts to which a key may go over plain http: this machine. */
+function isLoopback(hostname) {
+    return (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname));
+}
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+;// CONCATENATED MODULE: ./src/prompt-file.ts
+
+
+
+const MAX_PROMPT_FILE_BYTES = 1024 * 1024;
+// Kernel interfaces: they report a size of 0 whatever they hold (so no size check stops them), and
+// some of them are the runner's secrets (/proc/self/environ) or never end (/dev/zero).
+const SYSTEM_ROOTS = ['/proc', '/sys', '/dev'];
+const SAVE_AS_UTF8 = 'the prompt is sent as UTF-8; save it as UTF-8.';
+/** Within `root` (or `root` itself), once both are absolute and normalized. */
+function isWithin(root, path) {
+    const rel = (0,external_node_path_namespaceObject.relative)(root, path);
+    return rel === '' || (rel !== '..' && !rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
+}
+function kind(stat) {
+    if (stat.isFIFO())
+        return 'a FIFO';
+    if (stat.isSocket())
+        return 'a socket';
+    if (stat.isCharacterDevice())
+        return 'a character device';
+    if (stat.isBlockDevice())
+        return 'a block device';
+    return 'an unknown kind of file';
+}
+function errorCode(error) {
+    return error?.code ?? 'error';
+}
+/**
+ * Reads the prompt kept in a file. A relative name, and an absolute one inside the workspace, must
+ * stay inside the workspace once every symbolic link is followed: a checked-out branch (a fork's,
+ * under pull_request_target) decides what its files link to, and a link to /proc/self/environ
+ * would send the runner's secrets as the prompt. An absolute path outside the workspace was
+ * written by the workflow itself, so it is taken as is; whatever the path, only a regular file
+ * outside the kernel's trees is read.
+ */
+function readPromptFile(name, workspace) {
+    const which = (reason) => ({
+        problem: `Input "promptFile" names ${(0,untrusted/* quote */.hD)(name, 200)}, which ${reason}`,
+    });
+    const unreadable = (error) => which(`could not be read (${errorCode(error)}).`);
+    const missing = () => which('does not exist in the workspace: check the path, and that the job checks out the repository (actions/checkout) first.');
+    const path = (0,external_node_path_namespaceObject.resolve)(workspace, name);
+    let real;
+    try {
+        real = (0,external_node_fs_.realpathSync)(path);
+    }
+    catch (error) {
+        const code = errorCode(error);
+        return code === 'ENOENT' || code === 'ENOTDIR' ? missing() : unreadable(error);
+    }
+    const givenWorkspace = (0,external_node_path_namespaceObject.resolve)(workspace);
+    let realWorkspace;
+    try {
+        realWorkspace = (0,external_node_fs_.realpathSync)(givenWorkspace);
+    }
+    catch {
+        realWorkspace = givenWorkspace;
+    }
+    const pathInWorkspace = isWithin(givenWorkspace, path) || isWithin(realWorkspace, path);
+    // `${{ github.workspace }}/prompt.md` is absolute, yet names a checked-out file like any other.
+    if ((!(0,external_node_path_namespaceObject.isAbsolute)(name) || pathInWorkspace) && !isWithin(realWorkspace, real)) {
+        // Where a link leads is not shown: the path alone can tell what the runner holds.
+        const how = pathInWorkspace
+            ? 'a symbolic link to a path outside GITHUB_WORKSPACE'
+            : 'a path outside GITHUB_WORKSPACE';
+        return which(`leads outside the workspace (${how}); the prompt is read only from files in the workspace.`);
+    }
+    const root = SYSTEM_ROOTS.find((dir) => isWithin(dir, real));
+    if (root)
+        return which(`is a system file (${root}); the prompt is read only from regular files.`);
+    // Before opening: opening a FIFO waits for a writer, forever if none comes.
+    let before;
+    try {
+        before = (0,external_node_fs_.lstatSync)(real);
+    }
+    catch (error) {
+        return errorCode(error) === 'ENOENT' ? missing() : unreadable(error);
+    }
+    if (before.isDirectory())
+        return which('is not a file.');
+    if (!before.isFile()) {
+        return which(`is not a regular file (${kind(before)}); the prompt is read only from regular files.`);
+    }
+    let fd;
+    try {
+        // O_NOFOLLOW and O_NONBLOCK: should the path be swapped for a link or a FIFO after the check
+        // above, the open fails or returns at once instead of following it or waiting.
+        fd = (0,external_node_fs_.openSync)(real, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
+    }
+    catch (error) {
+        const code = errorCode(error);
+        if (code === 'ENOENT')
+            return missing();
+        if (code === 'ELOOP')
+            return which('changed while it was being opened; run the step again.');
+        return unreadable(error);
+    }
+    let bytes;
+    try {
+        const opened = (0,external_node_fs_.fstatSync)(fd);
+        if (!opened.isFile() || opened.ino !== before.ino || opened.dev !== before.dev) {
+            return which('changed while it was being opened; run the step again.');
+        }
+        if (opened.size > MAX_PROMPT_FILE_BYTES) {
+            return which(`is ${opened.size} bytes; at most 1 MiB is sent as a prompt.`);
+        }
+        // The size a file reports is not a bound on what reading it returns (it may grow meanwhile),
+        // so the cap is on the bytes read: one past it tells that there was more.
+        const buffer = Buffer.alloc(MAX_PROMPT_FILE_BYTES + 1);
+        let length = 0;
+        for (;;) {
+            const count = (0,external_node_fs_.readSync)(fd, buffer, length, buffer.length - length, null);
+            if (count === 0)
+                break;
+            length += count;
+            if (length === buffer.length)
+                break;
+        }
+        if (length > MAX_PROMPT_FILE_BYTES) {
+            return which('is more than 1 MiB; at most 1 MiB is sent as a prompt.');
+        }
+        bytes = buffer.subarray(0, length);
+    }
+    catch (error) {
+        return unreadable(error);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+        return which(`looks like UTF-16 text (it starts with a UTF-16 byte-order mark), not UTF-8: ${SAVE_AS_UTF8}`);
+    }
+    let text;
+    try {
+        // A UTF-8 byte-order mark is dropped by the decoder (ignoreBOM is false).
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    }
+    catch {
+        return which(`is not UTF-8 text: ${SAVE_AS_UTF8}`);
+    }
+    // Valid UTF-8, but no text editor writes NUL: this is UTF-16 without a mark, or a binary file.
+    if (text.includes('\u0000')) {
+        return which(`holds NUL bytes, so it is not UTF-8 text (perhaps UTF-16, or a binary file): ${SAVE_AS_UTF8}`);
+    }
+    text = text.trim();
+    if (!text)
+        return which('is empty.');
+    return { text };
+}
+
+;// CONCATENATED MODULE: ./src/inputs.ts
+
+
+
+
+
+
+/** A bad input: the message names it and says what is expected. No request has been made. */
+class InputError extends errors/* ActionFailure */.dR {
+    name = 'InputError';
+}
+class BrokenRule extends Error {
+}
+const problem = (message) => {
+    throw new BrokenRule(message);
+};
+/**
+ * A rule as a zod schema (`zod/mini`, the entry point that costs the action's start-up least):
+ * the first problem becomes the input's one issue.
+ */
+const rule = (check) => schemas/* pipe */.FsL(schemas/* string */.YjP(), schemas/* transform */.pdi((text, ctx) => {
+    try {
+        return check(text, problem);
+    }
+    catch (error) {
+        if (!(error instanceof BrokenRule))
+            throw error;
+        ctx.issues.push({ code: 'custom', message: error.message, input: text });
+        return core_core/* NEVER */.tm;
+    }
+}));
+/**
+ * Defaults of the inputs added with the GitHub side, as action.yml gives them (a test keeps them
+ * equal): the runner always passes a default, but a local run (local-action, the demo) may pass
+ * nothing, and an input it does not know of must not fail it.
+ */
+const OPTIONAL_DEFAULTS = {
+    comment: 'false',
+    context: 'none',
+    contextLimit: '20000',
+    thread: 'false',
+    status: 'false',
+};
+// The inputs action.yml declares, by their names there, each with its rule; checked in this order,
+// and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
+// read apart: whether they are read at all depends on the others.
+const schema = schemas/* object */.Ikc({
+    /** Absent only when `jobId` is given (or a `/docs` request gives it). */
+    prompt: schemas/* string */.YjP(),
+    projectId: rule(pathSegment('projectId')),
+    apiKey: rule(apiKey),
+    /** Without a trailing slash; may carry a path prefix. */
+    baseUrl: rule(baseUrl),
+    wait: rule(bool('wait')),
+    /** In milliseconds. */
+    timeout: rule(input_rules_duration('timeout', 1000, '1s')),
+    /** In milliseconds. */
+    pollInterval: rule(input_rules_duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s')),
+    /** An existing job: the prompt goes to it as a follow-up, or, without a prompt, it is waited for. */
+    jobId: rule(optional(pathSegment('jobId'))),
+    /** Keep one comment on the pull request or issue that started the run up to date with the job. */
+    comment: rule(bool('comment')),
+    /** Labels for the docs pull request. */
+    labels: rule(labels),
+    /** Reviewers to request on the docs pull request: logins, and `org/team` for teams. */
+    reviewers: rule(reviewers),
+    /** `auto`: what the triggering event changed is appended to the prompt. */
+    context: rule(contextMode),
+    /** The most characters of context appended. */
+    contextLimit: rule(contextLimit),
+    /** A phrase such as `/docs`: on a comment event, only a comment that begins with it is acted on. */
+    trigger: rule(trigger),
+    /** Who besides writers may start a job from events anyone can cause: logins, `name[bot]`, `*`. */
+    allowedActors: rule(allowedActors),
+    /** One job per pull request or issue (and branch, with `status`): later runs follow it up. */
+    thread: rule(bool('thread')),
+    /** A commit status on the triggering commit follows the job. */
+    status: rule(bool('status')),
+    /** GitHub filter patterns: on push and pull request events, a change none of whose files match is skipped. */
+    paths: rule(pathLines),
+    /** A label that asks for docs on `labeled` (pull requests and issues); removed when the run ends. */
+    triggerLabel: rule(optional(triggerLabel)),
+    /** Enable auto-merge on the docs pull request once the job completed with one. */
+    autoMerge: rule(autoMerge),
+});
+function forkMessage(fork) {
+    const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
+    return `Input "apiKey" is empty: this run is for a pull request from ${from}, and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository on the step or its job.`;
+}
+/** The words for what needs githubToken, in the messages that ask for it. */
+const GITHUB_TOKEN_NEED = 'comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set';
+function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cwd(), event = {}) {
+    // Checked first, as `prompt` comes first: its rule depends on other inputs. On a comment event
+    // with a trigger, the comment itself may be the whole prompt.
+    const promptFile = read('promptFile');
+    const requestMayCome = read('trigger') !== '' && event.commentAsks === true;
+    if (read('prompt') === '' && read('jobId') === '' && promptFile === '' && !requestMayCome) {
+        throw new InputError('Input "prompt" is required (unless promptFile names a file that holds it, or jobId names a job to wait for): the instruction for the agent.');
+    }
+    if (promptFile !== '' && read('prompt') !== '') {
+        throw new InputError('Input "promptFile" and input "prompt" are both set: give the prompt in one of them.');
+    }
+    const defaults = OPTIONAL_DEFAULTS;
+    const parsed = schema.safeParse(Object.fromEntries(Object.keys(schema.shape).map((name) => [name, read(name) || (defaults[name] ?? '')])));
+    if (!parsed.success) {
+        const first = parsed.error.issues[0];
+        if (first?.path[0] === 'apiKey' && read('apiKey') === '') {
+            // The secret named is most likely fine: GitHub withheld it, and the workflow should skip.
+            if (event.secretlessFork)
+                throw new InputError(forkMessage(event.secretlessFork));
+        }
+        throw new InputError(first?.message ?? 'The inputs are not valid.');
+    }
+    const { prompt: written, jobId, trigger: phrase, triggerLabel: label, autoMerge: merge, ...rest } = parsed.data;
+    // Read last, once every other input is known to be good.
+    let prompt = written;
+    if (promptFile) {
+        const file = readPromptFile(promptFile, workspace);
+        if ('problem' in file)
+            throw new InputError(file.problem);
+        prompt = file.text;
+    }
+    const needs = tokenNeeds({
+        ...rest,
+        ...(phrase ? { trigger: phrase } : {}),
+        ...(label ? { triggerLabel: label } : {}),
+        ...(merge ? { autoMerge: merge } : {}),
+    });
+    const githubToken = token(read, 'githubToken', needs.github ? GITHUB_TOKEN_NEED : undefined) ||
+        // On an event anyone can cause, an actor the payload does not vouch for is looked up with it.
+        (event.accessLookUp ? usableToken(read('githubToken')) : '');
+    const docsNeed = needs.docs ? 'labels, reviewers, thread or autoMerge are set' : undefined;
+    // Without a docsToken, the docs repository is reached with githubToken (on this GitHub only).
+    const givenDocsToken = token(read, 'docsToken', docsNeed);
+    const docsToken = givenDocsToken || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
+    const inputs = {
+        ...rest,
+        githubToken,
+        docsToken,
+        docsTokenGiven: givenDocsToken !== '',
+        ...(prompt ? { prompt } : {}),
+        ...(jobId ? { jobId } : {}),
+        ...(promptFile ? { promptFile } : {}),
+        ...(phrase ? { trigger: phrase } : {}),
+        ...(label ? { triggerLabel: label } : {}),
+        ...(merge ? { autoMerge: merge } : {}),
+    };
+    if (inputs.thread && inputs.jobId) {
+        throw new InputError('Input "jobId" and input "thread" are both set: a thread finds its own job; give one of them.');
+    }
+    if (needs.github && !inputs.githubToken) {
+        throw new InputError(`Input "githubToken" is empty, but ${GITHUB_TOKEN_NEED}: leave githubToken at its default (\${{ github.token }}) or pass a token for this repository.`);
+    }
+    if ((inputs.labels.length > 0 || inputs.reviewers.length > 0 || inputs.autoMerge) && !inputs.docsToken) {
+        throw new InputError('Input "docsToken" is empty (and so is githubToken), but labels, reviewers or autoMerge are set: pass a token with pull-requests: write on the docs repository.');
+    }
+    return inputs;
+}
+/**
+ * A `${{ … }}` left as written: the runner evaluates expressions in input defaults, but a local
+ * runner (`@github/local-action`) passes `githubToken`'s default `${{ github.token }}` as text.
+ */
+const UNEVALUATED = /^\$\{\{[\s\S]*\}\}$/;
+/** Whether a token input holds a value to use: not empty, and not an expression nothing evaluated. */
+function givenToken(value) {
+    return value !== '' && !UNEVALUATED.test(value);
+}
+/**
+ * A token, read only when a GitHub feature needs it (`neededFor` says which): a run that asks
+ * for none of them never fails on a token it does not use. An expression nothing evaluated reads
+ * as no token, and is named as such when a feature needs one.
+ */
+function token(read, name, neededFor) {
+    const value = read(name);
+    if (!neededFor)
+        return '';
+    if (UNEVALUATED.test(value)) {
+        throw new InputError(`Input "${name}" is ${(0,untrusted/* quote */.hD)(value, 60)}, an expression nothing evaluated (a local run has no github.token), but ${neededFor}: pass a token as ${name}.`);
+    }
+    return headerSecret(name)(value, (message) => {
+        throw new InputError(message);
+    });
+}
+/** A token to use if it is one, else none: for work that goes without it when it must. */
+function usableToken(value) {
+    return givenToken(value) && PRINTABLE_ASCII.test(value) ? value : '';
+}
+
 ;// CONCATENATED MODULE: ./src/job-run.ts
 
 
@@ -30737,12 +30921,15 @@ class JobRun {
     }
 }
 
+// EXTERNAL MODULE: ./src/event.ts
+var src_event = __nccwpck_require__(807);
 ;// CONCATENATED MODULE: ./src/run-context.ts
 
 function readRunContext(env = process.env) {
     const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
     const event = (0,src_event/* readEvent */.j_)(env);
     return {
+        event: (0,src_event/* parseEvent */.wj)(event.name, event.payload),
         eventName: event.name,
         payload: event.payload,
         repo: owner && repo ? { owner, repo } : { owner: '', repo: '' },
@@ -30806,7 +30993,6 @@ async function writeSummary(facts) {
 ;// CONCATENATED MODULE: ./src/trigger.ts
 
 
-
 /**
  * Whether the comment that started the run asks for docs: a new comment whose text begins with
  * the phrase (leading white space ignored, any case), followed by a space, a line break or its
@@ -30815,49 +31001,43 @@ async function writeSummary(facts) {
 function readRequest(phrase, event, label) {
     // Read first, before the GitHub side loads: a deleted ref has no commit to document or to put a
     // status on, and no pull request to follow.
-    if (event.name === 'push' && event.payload.deleted === true) {
-        return {
-            kind: 'skip',
-            why: `the push deleted ${(0,src_event/* refWords */.VL)(event.payload.ref)}, which leaves nothing to document`,
-        };
+    if (event.kind === 'push' && event.deleted) {
+        return { kind: 'skip', why: `the push deleted ${(0,src_event/* refWords */.VL)(event.ref)}, which leaves nothing to document` };
     }
-    if (label && LABEL_EVENTS.has(event.name)) {
-        const asked = readLabel(label, event);
+    if (label && (event.kind === 'pull-request' || event.kind === 'issue')) {
+        const asked = readLabel(label, event.action, event.label);
         if (asked)
             return asked;
     }
-    if (!phrase || !REQUEST_EVENTS.has(event.name))
+    if (!phrase || event.kind !== 'comment')
         return { kind: 'none' };
-    const { action, comment } = event.payload;
+    const { action, comment } = event;
     if (action !== 'created') {
-        const what = (0,src_event/* text */.Qq)(action) ?? 'changed';
-        return { kind: 'skip', why: `the comment was ${(0,untrusted/* quote */.hD)(what, 40)}, and only a new comment is a request` };
+        return {
+            kind: 'skip',
+            why: `the comment was ${(0,untrusted/* quote */.hD)(action ?? 'changed', 40)}, and only a new comment is a request`,
+        };
     }
-    const rest = afterPhrase((0,src_event/* text */.Qq)(comment?.body) ?? '', phrase);
+    const rest = afterPhrase(comment?.body ?? '', phrase);
     if (rest === undefined)
         return { kind: 'skip', why: `the comment does not begin with ${(0,untrusted/* quote */.hD)(phrase, 60)}` };
     const id = comment?.id;
-    if (typeof id !== 'number')
+    if (id === undefined)
         return { kind: 'skip', why: 'the event names no comment' };
-    return {
-        kind: 'request',
-        text: rest,
-        comment: { id, review: event.name === 'pull_request_review_comment' },
-    };
+    return { kind: 'request', text: rest, comment: { id, review: event.review } };
 }
 /**
  * `labeled` with `triggerLabel` is a request; another label, or any `unlabeled`, is not (and costs
  * nothing); other actions (`opened`, `synchronize`, …) run as they would without a label.
  * GitHub's label names ignore case.
  */
-function readLabel(label, event) {
-    const { action } = event.payload;
+function readLabel(label, action, applied) {
     if (action === 'unlabeled') {
         return { kind: 'skip', why: 'a label was removed, and only applying triggerLabel is a request' };
     }
     if (action !== 'labeled')
         return undefined;
-    const name = (0,src_event/* text */.Qq)(event.payload.label?.name) ?? '';
+    const name = applied ?? '';
     if (name.toLowerCase() === label.toLowerCase())
         return { kind: 'label', label: name };
     return { kind: 'skip', why: `the label applied is ${(0,untrusted/* quote */.hD)(name, 60)}, not ${(0,untrusted/* quote */.hD)(label, 60)}` };
@@ -30870,6 +31050,21 @@ function afterPhrase(body, phrase) {
     if (next !== '' && !/\s/.test(next))
         return undefined;
     return start.slice(phrase.length).trim();
+}
+
+;// CONCATENATED MODULE: ./src/setup.ts
+// What a run starts from, read once before anything is sent: the inputs for this run's event, the
+// request the event makes, and the features (which GitHub work the run does).
+
+
+
+/** Reads the inputs for this run's event and decides, once, what the run does on GitHub. */
+function readSetup(read, context, workspace) {
+    const given = readInputs(read, workspace, eventNeeds(context.event));
+    const request = readRequest(given.trigger, context.event, given.triggerLabel);
+    const features = featuresOf(given, context, request);
+    const inputs = features.comment === given.comment ? given : { ...given, comment: features.comment };
+    return { inputs, context, request, features };
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
@@ -30913,7 +31108,7 @@ async function run(deps = {}) {
     const github = accepted && lazyGitHub(accepted, clock, deps.github ?? loadGitHubChunk);
     // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
     // that is no request loads nothing.
-    if (accepted && wantsGitHubAtOnce(accepted))
+    if (accepted?.features.load)
         void github?.load();
     const service = accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
     const decision = accepted && github && service
@@ -30931,46 +31126,32 @@ async function run(deps = {}) {
         fail(step, executed.failed.error);
     await service?.connection.dispatcher.destroy().catch(() => undefined);
     await report(step, { accepted, decision, executed }, github, cancellation.signal);
-    if (accepted?.labelToRemove)
-        await (await github?.asked)?.report.removeLabel(accepted.labelToRemove, cancellation.signal);
+    const applied = accepted?.features.removeLabel;
+    if (applied)
+        await (await github?.asked)?.report.removeLabel(applied, cancellation.signal);
     // Only now: a signal while the outputs and summary are written must not kill the process
     // halfway through them (the handler is harmless once the work is done).
     cancellation.dispose();
 }
-/** The inputs, the run's context and the request, read and checked before anything is sent. */
+/** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */
 async function accept(step) {
-    const inputs = readInputs((name) => core/* getInput */.V4(name));
-    const context = readRunContext();
-    const event = { name: context.eventName, payload: context.payload };
-    const request = readRequest(inputs.trigger, event, inputs.triggerLabel);
-    // A request is a conversation: it is answered where it was asked, whatever `comment` says.
-    const asked = request.kind === 'request' || request.kind === 'label';
-    const acting = asked ? { ...inputs, comment: true } : inputs;
+    const setup = readSetup((name) => core/* getInput */.V4(name), readRunContext());
+    const { inputs } = setup;
     // Checked before anything is sent; the matcher loads only when `paths` is set.
-    const paths = acting.paths.length > 0 ? await compilePaths(acting.paths) : undefined;
-    step.accepted(acting);
-    return {
-        inputs: acting,
-        context,
-        event,
-        request,
-        ...(paths ? { paths } : {}),
-        ...(request.kind === 'label' ? { labelToRemove: request.label } : {}),
-    };
-}
-/** Whether the run will ask for the GitHub side: then it loads at once. */
-function wantsGitHubAtOnce({ request, inputs, context }) {
-    return request.kind !== 'skip' && wantsGitHub(inputs, context.eventName);
+    const paths = inputs.paths.length > 0 ? await compilePaths(inputs.paths) : undefined;
+    step.accepted(inputs);
+    return { ...setup, ...(paths ? { paths } : {}) };
 }
 /** The first step, over the service's client and the GitHub side's reads. */
 function decideFor(accepted, service, github, step, startedAt) {
-    const { inputs, context, event, request } = accepted;
+    const { inputs, context, request, features } = accepted;
     if (inputs.promptFile) {
         coreLog.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
     }
     return decide(inputs, {
-        event,
+        event: context.event,
         request,
+        features,
         ...(accepted.paths ? { paths: accepted.paths } : {}),
         github: async () => (await github.load())?.decide,
         client: service.client,
@@ -31123,8 +31304,8 @@ function maskRunSecrets() {
         (0,secrets/* redactAlso */.LG)(process.env[name]);
 }
 function lazyGitHub(accepted, clock, make) {
-    const { inputs, request, context } = accepted;
-    const asked = request.kind === 'request' ? request.comment : undefined;
+    const { inputs, features, context } = accepted;
+    const asked = features.reaction;
     let loading;
     return {
         load: () => (loading ??= makeGitHub(inputs, asked, context, clock, make)),
@@ -34849,6 +35030,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   _L: () => (/* binding */ _boolean),
+  qm: () => (/* binding */ _gte),
   LK: () => (/* binding */ _int),
   Eb: () => (/* binding */ _maxLength),
   m9: () => (/* binding */ _minLength),
@@ -34863,7 +35045,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   mI: () => (/* binding */ meta)
 });
 
-// UNUSED EXPORTS: TimePrecision, _any, _array, _base64, _base64url, _bigint, _catch, _check, _cidrv4, _cidrv6, _coercedBigint, _coercedBoolean, _coercedDate, _coercedNumber, _coercedString, _creditCard, _cuid, _cuid2, _custom, _date, _default, _discriminatedUnion, _e164, _email, _emoji, _endsWith, _enum, _file, _float32, _float64, _gt, _gte, _guid, _iban, _includes, _int32, _int64, _intersection, _ipv4, _ipv6, _isoDate, _isoDateTime, _isoDuration, _isoTime, _jwt, _ksuid, _lazy, _length, _literal, _lowercase, _lt, _lte, _mac, _map, _max, _maxSize, _mime, _min, _minSize, _multipleOf, _nan, _nanoid, _nativeEnum, _negative, _never, _nonoptional, _nonpositive, _normalize, _null, _nullable, _optional, _overwrite, _pipe, _promise, _properties, _property, _readonly, _record, _set, _size, _slugify, _startsWith, _stringFormat, _stringbool, _success, _superRefine, _symbol, _templateLiteral, _toLowerCase, _toUpperCase, _transform, _trim, _tuple, _uint32, _uint64, _ulid, _undefined, _union, _uppercase, _url, _uuid, _uuidv4, _uuidv6, _uuidv7, _void, _xid, _xor
+// UNUSED EXPORTS: TimePrecision, _any, _array, _base64, _base64url, _bigint, _catch, _check, _cidrv4, _cidrv6, _coercedBigint, _coercedBoolean, _coercedDate, _coercedNumber, _coercedString, _creditCard, _cuid, _cuid2, _custom, _date, _default, _discriminatedUnion, _e164, _email, _emoji, _endsWith, _enum, _file, _float32, _float64, _gt, _guid, _iban, _includes, _int32, _int64, _intersection, _ipv4, _ipv6, _isoDate, _isoDateTime, _isoDuration, _isoTime, _jwt, _ksuid, _lazy, _length, _literal, _lowercase, _lt, _lte, _mac, _map, _max, _maxSize, _mime, _min, _minSize, _multipleOf, _nan, _nanoid, _nativeEnum, _negative, _never, _nonoptional, _nonpositive, _normalize, _null, _nullable, _optional, _overwrite, _pipe, _promise, _properties, _property, _readonly, _record, _set, _size, _slugify, _startsWith, _stringFormat, _stringbool, _success, _superRefine, _symbol, _templateLiteral, _toLowerCase, _toUpperCase, _transform, _trim, _tuple, _uint32, _uint64, _ulid, _undefined, _union, _uppercase, _url, _uuid, _uuidv4, _uuidv6, _uuidv7, _void, _xid, _xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/checks.js
 var core_checks = __nccwpck_require__(4890);
@@ -37014,6 +37196,7 @@ function prettifyError(error) {
 /* harmony export */   PO: () => (/* binding */ cached),
 /* harmony export */   QH: () => (/* binding */ aborted),
 /* harmony export */   Rc: () => (/* binding */ getLengthableOrigin),
+/* harmony export */   SS: () => (/* binding */ constantCatch),
 /* harmony export */   Vy: () => (/* binding */ assignProp),
 /* harmony export */   X: () => (/* binding */ installLazyProp),
 /* harmony export */   X$: () => (/* binding */ extend),
@@ -37034,7 +37217,7 @@ function prettifyError(error) {
 /* harmony export */   v5: () => (/* binding */ defineLazyInternal),
 /* harmony export */   zH: () => (/* binding */ NUMBER_FORMAT_RANGES)
 /* harmony export */ });
-/* unused harmony exports assertEqual, assertNotEqual, toZod, assertIs, assertNever, assert, getEnumValues, joinValues, floatSafeRemainder, defineLazy, objectClone, rawShape, mergeDefs, cloneDef, getElementAtPath, promiseAllObject, randomString, esc, slugify, allowsEval, isPlainObject, shallowClone, numKeys, getParsedType, propertyKeyTypes, primitiveTypes, escapeRegex, createTransparentProxy, stringifyPrimitive, BIGINT_FORMAT_RANGES, pick, omit, safeExtend, merge, partial, required, unwrapMessage, getSizableOrigin, parsedType, cleanEnum, base64ToUint8Array, uint8ArrayToBase64, base64urlToUint8Array, uint8ArrayToBase64url, hexToUint8Array, uint8ArrayToHex, Class, derived, CONSTANT_CATCH, constantCatch */
+/* unused harmony exports assertEqual, assertNotEqual, toZod, assertIs, assertNever, assert, getEnumValues, joinValues, floatSafeRemainder, defineLazy, objectClone, rawShape, mergeDefs, cloneDef, getElementAtPath, promiseAllObject, randomString, esc, slugify, allowsEval, isPlainObject, shallowClone, numKeys, getParsedType, propertyKeyTypes, primitiveTypes, escapeRegex, createTransparentProxy, stringifyPrimitive, BIGINT_FORMAT_RANGES, pick, omit, safeExtend, merge, partial, required, unwrapMessage, getSizableOrigin, parsedType, cleanEnum, base64ToUint8Array, uint8ArrayToBase64, base64urlToUint8Array, uint8ArrayToBase64url, hexToUint8Array, uint8ArrayToHex, Class, derived, CONSTANT_CATCH */
 
 // functions
 function assertEqual(val) {
@@ -37920,6 +38103,7 @@ function constantCatch(value) {
 __nccwpck_require__.d(__webpack_exports__, {
   YOg: () => (/* binding */ array),
   zMY: () => (/* binding */ schemas_boolean),
+  MfU: () => (/* binding */ _catch),
   X$i: () => (/* binding */ extend),
   Whr: () => (/* binding */ schemas_int),
   _H3: () => (/* binding */ looseObject),
@@ -37935,7 +38119,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _default, _function, any, base64, base64url, bigint, catch, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, enum, exactOptional, exactPartial, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, literal, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, omit, partial, partialRecord, pick, prefault, promise, readonly, record, required, safeExtend, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _default, _function, any, base64, base64url, bigint, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, enum, exactOptional, exactPartial, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, literal, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, omit, partial, partialRecord, pick, prefault, promise, readonly, record, required, safeExtend, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
@@ -40367,17 +40551,17 @@ function handleCatchResult(payload, result, def, ctx) {
         ...result,
         value: payload.value,
         error: {
-            issues: result.issues.map((iss) => util.finalizeIssue(iss, ctx, core.config())),
+            issues: result.issues.map((iss) => core_util/* finalizeIssue */.iR(iss, ctx, core_core/* config */.$W())),
         },
         input: payload.value,
     });
     return payload;
 }
-const $ZodCatch = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCatch", (inst, def) => {
+const $ZodCatch = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCatch", (inst, def) => {
     $ZodType.init(inst, def);
-    util.defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
-    util.defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
-    util.defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+    core_util/* defineLazyInternal */.v5(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
+    core_util/* defineLazyInternal */.v5(inst, "optout", (zod) => zod.def.innerType._zod.optout);
+    core_util/* defineLazyInternal */.v5(inst, "values", (zod) => zod.def.innerType._zod.values);
     inst._zod.parse = (payload, ctx) => {
         if (ctx.direction === "backward") {
             return def.innerType._zod.run(payload, ctx);
@@ -40389,7 +40573,7 @@ const $ZodCatch = /*@__PURE__*/ (/* unused pure expression or super */ null && (
         }
         return handleCatchResult(payload, result, def, ctx);
     };
-})));
+});
 const $ZodNaN = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodNaN", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.parse = (payload, _ctx) => {
@@ -41742,16 +41926,16 @@ function success(innerType) {
         innerType: innerType,
     });
 }
-const ZodMiniCatch = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniCatch", (inst, def) => {
-    core.$ZodCatch.init(inst, def);
+const ZodMiniCatch = /*@__PURE__*/ core_core/* $constructor */.xI("ZodMiniCatch", (inst, def) => {
+    $ZodCatch.init(inst, def);
     ZodMiniType.init(inst, def);
-})));
+});
 // @__NO_SIDE_EFFECTS__
 function _catch(innerType, catchValue) {
     return new ZodMiniCatch({
         type: "catch",
         innerType: innerType,
-        catchValue: (typeof catchValue === "function" ? catchValue : core.util.constantCatch(catchValue)),
+        catchValue: (typeof catchValue === "function" ? catchValue : core_util/* constantCatch */.SS(catchValue)),
     });
 }
 

@@ -1,4 +1,4 @@
-import type { RunnerEvent } from './event.js';
+import type { RunEvent } from './event.js';
 import { gate, hasWriteAccess, refusal, type Access } from './gate.js';
 import type { Inputs } from './inputs.js';
 import { label } from './untrusted.js';
@@ -36,7 +36,7 @@ export type AccessOf = (actor: string) => Promise<Access | undefined>;
  */
 export async function admit(
   inputs: Inputs,
-  event: RunnerEvent,
+  event: RunEvent,
   request: Request,
   accessOf: AccessOf,
   fallbackActor = '',

@@ -6,11 +6,11 @@ import type { AgentClient } from './client.js';
 import type { Clock } from './clock.js';
 import { planJob } from './continuity.js';
 import { ActionFailure, type FaultContext } from './errors.js';
-import type { RunnerEvent } from './event.js';
+import type { RunEvent } from './event.js';
+import type { Features } from './features.js';
 import type { Inputs } from './inputs.js';
 import type { Log } from './log.js';
 import { onlyWaits, type Mode } from './mode.js';
-import { PATHS_EVENTS } from './inputs.js';
 import type { Changed, DecideReads, Memory } from './ports.js';
 import { label } from './untrusted.js';
 import { redact } from './secrets.js';
@@ -40,8 +40,10 @@ export interface PathFilter {
 }
 
 export interface DecideDeps {
-  event: RunnerEvent;
+  event: RunEvent;
   request: Request;
+  /** What the run does on GitHub: decided once, from the inputs and the event. */
+  features: Features;
   /** `paths`, compiled before anything was sent; absent when not set. */
   paths?: PathFilter;
   /** The GitHub side, loaded on first use; `undefined` when it could not load (a warning said so). */
@@ -57,7 +59,7 @@ export interface DecideDeps {
 
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
 export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision> {
-  const { event, request, github, log, signal } = deps;
+  const { event, request, features, github, log, signal } = deps;
   const admission = await admit(
     inputs,
     event,
@@ -67,19 +69,18 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   );
   if (admission.kind === 'skip') return admission;
 
-  // What GitHub remembers decides which way the run goes: only on the paths that asked for it.
-  const remembers = inputs.thread || inputs.status || (inputs.comment && deps.run.attempt > 1);
-  const gated = deps.paths !== undefined && !admission.asked && PATHS_EVENTS.has(event.name);
-  const port = remembers || inputs.context === 'auto' || gated ? await github() : undefined;
-  if (inputs.thread && !port) {
+  // What GitHub remembers decides which way the run goes: read only when the features need it.
+  const gated = features.paths && deps.paths !== undefined;
+  const port = features.recall || features.context || gated ? await github() : undefined;
+  if (features.thread && !port) {
     throw new ActionFailure(
       "The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.",
     );
   }
-  const memory = remembers && port ? await port.recall(inputs.thread, signal) : {};
+  const memory = features.recall && port ? await port.recall(features.thread, signal) : {};
   // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
   if (gated && deps.paths && port) {
-    const since = inputs.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
+    const since = features.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
     const skip = await irrelevant(deps.paths, await port.changedFiles(since, signal), log, signal);
     if (skip) {
       // The status keeps naming the thread's job, so a branch's next push still finds it.
@@ -93,10 +94,10 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       prompt: admission.prompt,
       runId: deps.run.runId,
       attempt: deps.run.attempt,
-      asked: admission.asked || event.name === 'workflow_dispatch',
+      asked: admission.asked || event.kind === 'dispatch',
       ...(inputs.trigger ? { trigger: inputs.trigger } : {}),
     },
-    remembers && port ? memory : undefined,
+    features.recall && port ? memory : undefined,
     {
       client: deps.client,
       ...(port ? { docsPull: (link: string) => port.docsPull(link, signal) } : {}),
@@ -116,7 +117,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   const written = onlyWaits(plan.mode) ? undefined : admission.prompt;
   const whole = async (since?: string): Promise<string> => {
     let prompt = written ?? '';
-    if (inputs.context === 'auto' && port) {
+    if (features.context && port) {
       const section = await port.context(since, inputs.contextLimit, signal);
       if (section) prompt = `${prompt}\n\n${section}`;
     }

@@ -1,20 +1,5 @@
-import { pullRequestFork, text, type Account, type Payload, type RunnerEvent } from './event.js';
+import type { Actor, EventKind, RunEvent } from './event.js';
 import { label } from './untrusted.js';
-
-/**
- * Events that anyone who can see the repository can cause: on them, a job starts or goes on only
- * for someone with write access, or named in `allowedActors`. Events that need write access to
- * cause (`push`, `schedule`, `workflow_dispatch`, `release`, …) are not checked.
- */
-const OPEN_EVENTS = new Set([
-  'issue_comment',
-  'pull_request_review_comment',
-  'pull_request_review',
-  'issues',
-  'discussion',
-  'discussion_comment',
-  'pull_request_target',
-]);
 
 /**
  * The collaborator-permission API's `permission` values that mean write access. `permission` is
@@ -35,9 +20,28 @@ export function hasWriteAccess(access: Access): boolean {
   return WRITE_PERMISSIONS.has(access.permission);
 }
 
-/** Whether the gate may have to look at this event's payload. */
-export function mayBeOpen(eventName: string): boolean {
-  return OPEN_EVENTS.has(eventName) || eventName === 'pull_request' || eventName === 'workflow_run';
+/**
+ * Events that anyone who can see the repository can cause: on them, a job starts or goes on only
+ * for someone with write access, or named in `allowedActors`. Events that need write access to
+ * cause (a push, a schedule, a run by hand, a release, …) are not checked.
+ */
+function isOpen(event: { kind: EventKind; target?: boolean }): boolean {
+  switch (event.kind) {
+    case 'comment':
+    case 'review':
+    case 'issue':
+    case 'discussion':
+      return true;
+    case 'pull-request':
+      return event.target === true;
+    default:
+      return false;
+  }
+}
+
+/** Whether the gate may have to look at this event's payload (and ask GitHub who caused it). */
+export function mayBeOpen(event: RunEvent): boolean {
+  return isOpen(event) || event.kind === 'pull-request' || event.kind === 'workflow-run';
 }
 
 export type Gate =
@@ -55,16 +59,15 @@ export type Gate =
  * owned by a user is known to have it without asking.
  */
 export function gate(
-  event: RunnerEvent,
+  event: RunEvent,
   allowedActors: string[],
   fallbackActor = '',
   /** A label request: applying a label needs only triage, so the labeller is always checked. */
   labelled = false,
 ): Gate {
-  const { payload } = event;
   if (!labelled && !anyoneCanCause(event)) return { kind: 'open' };
   const who = actorOf(event);
-  const actor = text(who?.login) ?? fallbackActor;
+  const actor = who?.login ?? fallbackActor;
   const named = (login: string) => allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
   if (!actor) return { kind: 'refused', actor: '(unknown)', rule: 'the event names no sender' };
   const bot = actor.toLowerCase().endsWith('[bot]') || who?.type === 'Bot';
@@ -78,7 +81,7 @@ export function gate(
         };
   }
   if (named(actor) || allowedActors.includes('*')) return { kind: 'allowed', actor };
-  if (isUserOwner(payload, actor)) return { kind: 'allowed', actor };
+  if (isUserOwner(event, actor)) return { kind: 'allowed', actor };
   return { kind: 'ask', actor };
 }
 
@@ -91,35 +94,31 @@ export function refusal(actor: string, rule: string): string {
  * A `workflow_run` carries the secrets of this repository whatever started the run it follows:
  * a fork's pull request, or a comment, is then caused by someone without write access.
  */
-function anyoneCanCause(event: RunnerEvent): boolean {
-  const { name, payload } = event;
-  if (OPEN_EVENTS.has(name)) return true;
-  if (name === 'pull_request') return pullRequestFork(payload) !== undefined;
-  if (name !== 'workflow_run') return false;
-  const followed = payload.workflow_run;
-  const head = text(followed?.head_repository?.full_name);
-  const self = text(payload.repository?.full_name);
+function anyoneCanCause(event: RunEvent): boolean {
+  if (isOpen(event)) return true;
+  if (event.kind === 'pull-request') return event.pull?.fork !== undefined;
+  if (event.kind !== 'workflow-run') return false;
+  const head = event.run.headRepository;
+  const self = event.repository?.fullName;
   if (!head || !self || head.toLowerCase() !== self.toLowerCase()) return true;
-  const cause = text(followed?.event) ?? '';
+  const { cause } = event.run;
   // A run that followed another `workflow_run` cannot tell what started the first: asked.
-  return OPEN_EVENTS.has(cause) || cause === 'workflow_run';
+  return isOpen(cause) || cause.kind === 'workflow-run';
 }
 
 /** Who caused the event: on `workflow_run`, who started (or re-ran) the run it follows. */
-function actorOf(event: RunnerEvent): Account | null | undefined {
-  const { payload } = event;
-  if (event.name === 'workflow_run') {
-    const followed = payload.workflow_run;
-    for (const account of [followed?.triggering_actor, followed?.actor]) {
-      if (text(account?.login)) return account;
+function actorOf(event: RunEvent): Actor | undefined {
+  if (event.kind === 'workflow-run') {
+    for (const account of [event.run.triggeringActor, event.run.actor]) {
+      if (account?.login) return account;
     }
   }
-  return payload.sender;
+  return event.sender;
 }
 
 /** The actor owns the repository, and the repository is a user's (an organisation's owner is not a person). */
-function isUserOwner(payload: Payload, actor: string): boolean {
-  const owner = payload.repository?.owner;
-  const login = text(owner?.login);
-  return text(owner?.type) === 'User' && login !== undefined && login.toLowerCase() === actor.toLowerCase();
+function isUserOwner(event: RunEvent, actor: string): boolean {
+  const owner = event.repository?.owner;
+  const login = owner?.login;
+  return owner?.type === 'User' && login !== undefined && login.toLowerCase() === actor.toLowerCase();
 }

@@ -6,9 +6,8 @@ import type { Skip } from './admission.js';
 import { decide, type Decision, type PathFilter } from './decide.js';
 import { connect, proxyPasswords, type Connection } from './dispatcher.js';
 import type { FaultContext } from './errors.js';
-import type { RunnerEvent } from './event.js';
 import { execute, type Executed } from './execute.js';
-import { givenToken, InputError, readInputs, wantsGitHub, type Inputs } from './inputs.js';
+import { givenToken, InputError, type Inputs } from './inputs.js';
 import { JobRun } from './job-run.js';
 import { describeThrown, type Log } from './log.js';
 import { modeOutput } from './mode.js';
@@ -18,7 +17,8 @@ import type { GitHubSteps, Memory, ReportRequest } from './ports.js';
 import { readRunContext, type RunContext } from './run-context.js';
 import { maskSecret, MIN_SECRET, redact, redactAlso, RUNNER_TOKENS } from './secrets.js';
 import { writeSummary } from './summary.js';
-import { readRequest, type Request, type RequestComment } from './trigger.js';
+import { readSetup, type Setup } from './setup.js';
+import type { RequestComment } from './trigger.js';
 
 const coreLog: Log = {
   info: (message) => core.info(message),
@@ -44,15 +44,12 @@ export interface RunDeps {
   github?: MakeGitHub;
 }
 
-/** What the run acts on once its inputs are valid: from then on the outputs say how it went. */
-interface Accepted {
-  inputs: Inputs;
-  context: RunContext;
-  event: RunnerEvent;
-  request: Request;
+/**
+ * What the run acts on once its inputs are valid (from then on the outputs say how it went): the
+ * setup read once (inputs, context, request, features) and the compiled `paths`.
+ */
+interface Accepted extends Setup {
   paths?: PathFilter;
-  /** `triggerLabel`, as applied: taken off again when the run ends, whatever the outcome. */
-  labelToRemove?: string;
 }
 
 /** The service, reached through the proxy the runner's variables name for it. */
@@ -85,7 +82,7 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   const github = accepted && lazyGitHub(accepted, clock, deps.github ?? loadGitHubChunk);
   // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
   // that is no request loads nothing.
-  if (accepted && wantsGitHubAtOnce(accepted)) void github?.load();
+  if (accepted?.features.load) void github?.load();
   const service =
     accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
 
@@ -106,38 +103,21 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   await service?.connection.dispatcher.destroy().catch(() => undefined);
 
   await report(step, { accepted, decision, executed }, github, cancellation.signal);
-  if (accepted?.labelToRemove)
-    await (await github?.asked)?.report.removeLabel(accepted.labelToRemove, cancellation.signal);
+  const applied = accepted?.features.removeLabel;
+  if (applied) await (await github?.asked)?.report.removeLabel(applied, cancellation.signal);
   // Only now: a signal while the outputs and summary are written must not kill the process
   // halfway through them (the handler is harmless once the work is done).
   cancellation.dispose();
 }
 
-/** The inputs, the run's context and the request, read and checked before anything is sent. */
+/** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */
 async function accept(step: JobRun): Promise<Accepted> {
-  const inputs = readInputs((name) => core.getInput(name));
-  const context = readRunContext();
-  const event = { name: context.eventName, payload: context.payload };
-  const request = readRequest(inputs.trigger, event, inputs.triggerLabel);
-  // A request is a conversation: it is answered where it was asked, whatever `comment` says.
-  const asked = request.kind === 'request' || request.kind === 'label';
-  const acting: Inputs = asked ? { ...inputs, comment: true } : inputs;
+  const setup = readSetup((name) => core.getInput(name), readRunContext());
+  const { inputs } = setup;
   // Checked before anything is sent; the matcher loads only when `paths` is set.
-  const paths = acting.paths.length > 0 ? await compilePaths(acting.paths) : undefined;
-  step.accepted(acting);
-  return {
-    inputs: acting,
-    context,
-    event,
-    request,
-    ...(paths ? { paths } : {}),
-    ...(request.kind === 'label' ? { labelToRemove: request.label } : {}),
-  };
-}
-
-/** Whether the run will ask for the GitHub side: then it loads at once. */
-function wantsGitHubAtOnce({ request, inputs, context }: Accepted): boolean {
-  return request.kind !== 'skip' && wantsGitHub(inputs, context.eventName);
+  const paths = inputs.paths.length > 0 ? await compilePaths(inputs.paths) : undefined;
+  step.accepted(inputs);
+  return { ...setup, ...(paths ? { paths } : {}) };
 }
 
 /** The first step, over the service's client and the GitHub side's reads. */
@@ -148,15 +128,16 @@ function decideFor(
   step: JobRun,
   startedAt: number,
 ): Promise<Decision> {
-  const { inputs, context, event, request } = accepted;
+  const { inputs, context, request, features } = accepted;
   if (inputs.promptFile) {
     coreLog.info(
       `The prompt is read from ${label(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`,
     );
   }
   return decide(inputs, {
-    event,
+    event: context.event,
     request,
+    features,
     ...(accepted.paths ? { paths: accepted.paths } : {}),
     github: async () => (await github.load())?.decide,
     client: service.client,
@@ -317,8 +298,8 @@ interface LazyGitHub {
 }
 
 function lazyGitHub(accepted: Accepted, clock: Clock, make: MakeGitHub): LazyGitHub {
-  const { inputs, request, context } = accepted;
-  const asked = request.kind === 'request' ? request.comment : undefined;
+  const { inputs, features, context } = accepted;
+  const asked = features.reaction;
   let loading: Promise<GitHubSteps | undefined> | undefined;
   return {
     load: () => (loading ??= makeGitHub(inputs, asked, context, clock, make)),

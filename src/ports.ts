@@ -5,7 +5,7 @@
 // imports it, only these types, so the plain path never loads Octokit.
 import type { Access } from './gate.js';
 import type { AgentJob } from './job.js';
-import type { MergeMethod } from './inputs.js';
+import type { MergeMethod } from './input-rules.js';
 import type { RequestComment } from './trigger.js';
 
 /** What the run asks of the GitHub side, from its inputs. */

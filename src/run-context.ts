@@ -1,4 +1,4 @@
-import { readEvent, type Payload } from './event.js';
+import { parseEvent, readEvent, type Payload, type RunEvent } from './event.js';
 
 /**
  * What the run knows of itself: the runner's variables and the event, read once at start-up into
@@ -6,7 +6,11 @@ import { readEvent, type Payload } from './event.js';
  * environment behind another's back and tests give their own.
  */
 export interface RunContext {
+  /** The event, parsed once: what every rule asks. */
+  event: RunEvent;
+  /** GitHub's name for the event, as the runner gave it (the GitHub side still reads it). */
   eventName: string;
+  /** The payload as read, for what renders its text whole (the context section). */
   payload: Payload;
   /** `GITHUB_REPOSITORY` split; empty on a local run. */
   repo: { owner: string; repo: string };
@@ -30,6 +34,7 @@ export function readRunContext(env: Env = process.env): RunContext {
   const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
   const event = readEvent(env);
   return {
+    event: parseEvent(event.name, event.payload),
     eventName: event.name,
     payload: event.payload,
     repo: owner && repo ? { owner, repo } : { owner: '', repo: '' },

@@ -1,5 +1,4 @@
-import { refWords, text, type RunnerEvent } from './event.js';
-import { LABEL_EVENTS, REQUEST_EVENTS } from './inputs.js';
+import { refWords, type RunEvent } from './event.js';
 import { quote } from './untrusted.js';
 
 /** What a comment event means for a step with a `trigger` phrase. */
@@ -25,35 +24,30 @@ export interface RequestComment {
  * the phrase (leading white space ignored, any case), followed by a space, a line break or its
  * end. An edit or a deletion never is: an edit of an old request must not start a second job.
  */
-export function readRequest(phrase: string | undefined, event: RunnerEvent, label?: string): Request {
+export function readRequest(phrase: string | undefined, event: RunEvent, label?: string): Request {
   // Read first, before the GitHub side loads: a deleted ref has no commit to document or to put a
   // status on, and no pull request to follow.
-  if (event.name === 'push' && event.payload.deleted === true) {
-    return {
-      kind: 'skip',
-      why: `the push deleted ${refWords(event.payload.ref)}, which leaves nothing to document`,
-    };
+  if (event.kind === 'push' && event.deleted) {
+    return { kind: 'skip', why: `the push deleted ${refWords(event.ref)}, which leaves nothing to document` };
   }
-  if (label && LABEL_EVENTS.has(event.name)) {
-    const asked = readLabel(label, event);
+  if (label && (event.kind === 'pull-request' || event.kind === 'issue')) {
+    const asked = readLabel(label, event.action, event.label);
     if (asked) return asked;
   }
-  if (!phrase || !REQUEST_EVENTS.has(event.name)) return { kind: 'none' };
-  const { action, comment } = event.payload;
+  if (!phrase || event.kind !== 'comment') return { kind: 'none' };
+  const { action, comment } = event;
   if (action !== 'created') {
-    const what = text(action) ?? 'changed';
-    return { kind: 'skip', why: `the comment was ${quote(what, 40)}, and only a new comment is a request` };
+    return {
+      kind: 'skip',
+      why: `the comment was ${quote(action ?? 'changed', 40)}, and only a new comment is a request`,
+    };
   }
-  const rest = afterPhrase(text(comment?.body) ?? '', phrase);
+  const rest = afterPhrase(comment?.body ?? '', phrase);
   if (rest === undefined)
     return { kind: 'skip', why: `the comment does not begin with ${quote(phrase, 60)}` };
   const id = comment?.id;
-  if (typeof id !== 'number') return { kind: 'skip', why: 'the event names no comment' };
-  return {
-    kind: 'request',
-    text: rest,
-    comment: { id, review: event.name === 'pull_request_review_comment' },
-  };
+  if (id === undefined) return { kind: 'skip', why: 'the event names no comment' };
+  return { kind: 'request', text: rest, comment: { id, review: event.review } };
 }
 
 /**
@@ -61,13 +55,16 @@ export function readRequest(phrase: string | undefined, event: RunnerEvent, labe
  * nothing); other actions (`opened`, `synchronize`, …) run as they would without a label.
  * GitHub's label names ignore case.
  */
-function readLabel(label: string, event: RunnerEvent): Request | undefined {
-  const { action } = event.payload;
+function readLabel(
+  label: string,
+  action: string | undefined,
+  applied: string | undefined,
+): Request | undefined {
   if (action === 'unlabeled') {
     return { kind: 'skip', why: 'a label was removed, and only applying triggerLabel is a request' };
   }
   if (action !== 'labeled') return undefined;
-  const name = text(event.payload.label?.name) ?? '';
+  const name = applied ?? '';
   if (name.toLowerCase() === label.toLowerCase()) return { kind: 'label', label: name };
   return { kind: 'skip', why: `the label applied is ${quote(name, 60)}, not ${quote(label, 60)}` };
 }

@@ -1,4 +1,4 @@
-import type { MergeMethod } from '../inputs.js';
+import type { MergeMethod } from '../input-rules.js';
 import type { Warn } from '../log.js';
 import type { PullRequestRef } from '../pull-request.js';
 import { quote } from '../untrusted.js';

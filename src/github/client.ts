@@ -2,7 +2,7 @@ import { getOctokit } from '@actions/github';
 import { fetch as undiciFetch, type RequestInit as UndiciInit } from 'undici';
 import { connect } from '../dispatcher.js';
 import * as z from 'zod/mini';
-import type { MergeMethod } from '../inputs.js';
+import type { MergeMethod } from '../input-rules.js';
 import type { ChangedFile, CommitFacts } from './context.js';
 
 export type { RunContext } from '../run-context.js';

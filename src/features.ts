@@ -1,0 +1,121 @@
+// Which GitHub work this run does, decided once from the inputs and the event: every step reads
+// the `Features` value instead of deciding again from the inputs or the event's name.
+import type { RunEvent } from './event.js';
+import { mayBeOpen } from './gate.js';
+import type { EventNeeds, Inputs } from './inputs.js';
+import type { RunContext } from './run-context.js';
+import type { Request, RequestComment } from './trigger.js';
+
+export interface Features {
+  /** Some GitHub work is asked for on this event: the GitHub side loads while the decision starts. */
+  load: boolean;
+  /** The kept comment on the pull request or issue (`comment`, `thread`, or a request, answered where it was asked). */
+  comment: boolean;
+  /** One job per pull request or issue (and branch, with `status`). */
+  thread: boolean;
+  /** A commit status follows the job. */
+  status: boolean;
+  /** What earlier runs left is read before the decision: a thread, a status, or a re-run's comment. */
+  recall: boolean;
+  /** What the event changed is appended to the prompt. */
+  context: boolean;
+  /** `paths` decides whether the change is relevant: a push or a pull request event nobody asked on. */
+  paths: boolean;
+  /** Labels and reviewers on the docs pull request. */
+  route: boolean;
+  /** Auto-merge on the docs pull request. */
+  autoMerge: boolean;
+  /** The `/docs` comment that asked: it gets a reaction once the job exists. */
+  reaction?: RequestComment;
+  /** `triggerLabel`, as applied: taken off again when the run ends, whatever the outcome. */
+  removeLabel?: string;
+  /** Who caused the event may be asked of GitHub (an event anyone can cause). */
+  access: boolean;
+}
+
+/** What the event means for the inputs' rules. */
+export function eventNeeds(event: RunEvent): EventNeeds {
+  // Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
+  const secretless =
+    (event.kind === 'pull-request' && !event.target) ||
+    event.kind === 'review' ||
+    (event.kind === 'comment' && event.review);
+  const fork = secretless ? event.pull?.fork : undefined;
+  return {
+    commentAsks: event.kind === 'comment',
+    accessLookUp: mayBeOpen(event),
+    ...(fork ? { secretlessFork: fork } : {}),
+  };
+}
+
+/** The inputs that ask for GitHub work on some event, as far as `readInputs` needs to know it. */
+type Asking = Pick<
+  Inputs,
+  | 'comment'
+  | 'thread'
+  | 'status'
+  | 'context'
+  | 'paths'
+  | 'labels'
+  | 'reviewers'
+  | 'trigger'
+  | 'triggerLabel'
+  | 'autoMerge'
+>;
+
+/** Which tokens the GitHub work asked for needs, whatever the event: a token nothing needs is never read. */
+export function tokenNeeds(asked: Asking): { github: boolean; docs: boolean } {
+  return {
+    github:
+      asked.comment ||
+      asked.thread ||
+      asked.status ||
+      asked.context === 'auto' ||
+      asked.trigger !== undefined ||
+      asked.triggerLabel !== undefined ||
+      asked.paths.length > 0,
+    docs:
+      asked.labels.length > 0 || asked.reviewers.length > 0 || asked.thread || asked.autoMerge !== undefined,
+  };
+}
+
+/** The features of this run: its inputs on its event, with the request the event makes. */
+export function featuresOf(
+  inputs: Inputs,
+  context: Pick<RunContext, 'event' | 'runAttempt'>,
+  request: Request,
+): Features {
+  const { event } = context;
+  const asked = request.kind === 'request' || request.kind === 'label';
+  // A request is a conversation: it is answered where it was asked, whatever `comment` says.
+  const comment = inputs.comment || inputs.thread || asked;
+  const changes = event.kind === 'push' || event.kind === 'pull-request';
+  const paths = inputs.paths.length > 0 && changes;
+  const route = inputs.labels.length > 0 || inputs.reviewers.length > 0;
+  const autoMerge = inputs.autoMerge !== undefined;
+  const load =
+    request.kind !== 'skip' &&
+    ((inputs.trigger !== undefined && event.kind === 'comment') ||
+      (inputs.triggerLabel !== undefined && (event.kind === 'pull-request' || event.kind === 'issue')) ||
+      paths ||
+      comment ||
+      inputs.status ||
+      route ||
+      autoMerge ||
+      inputs.context === 'auto');
+  return {
+    load,
+    comment,
+    thread: inputs.thread,
+    status: inputs.status,
+    // The thread's job is kept in the comment; a re-run finds its earlier attempt's job there.
+    recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
+    context: inputs.context === 'auto',
+    paths: paths && !asked,
+    route,
+    autoMerge,
+    ...(request.kind === 'request' ? { reaction: request.comment } : {}),
+    ...(request.kind === 'label' ? { removeLabel: request.label } : {}),
+    access: mayBeOpen(event),
+  };
+}
