@@ -1,4 +1,4 @@
-import type { Clock } from '../src/clock.js';
+import type { Clock } from '../src/core/clock.js';
 
 /** A clock whose sleeps return at once and move time forward; it records every sleep. */
 export class VirtualClock implements Clock {

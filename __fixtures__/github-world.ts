@@ -1,6 +1,6 @@
 import type { GitHubEmulator } from '../emulators/github.js';
-import { parseEvent } from '../src/event.js';
-import type { RunContext } from '../src/run-context.js';
+import { parseEvent } from '../src/core/event.js';
+import type { RunContext } from '../src/core/run-context.js';
 import { WORKFLOW_TOKEN } from './runner.js';
 
 /** A token for the docs repository only, as a GitHub App's installation token would be. */

@@ -1,4 +1,4 @@
-import type { Log } from '../src/log.js';
+import type { Log } from '../src/core/log.js';
 
 /** A `Log` that keeps every line, prefixed with its level (`info: …`); debug lines are dropped. */
 export function recorder(): Log & { lines: string[] } {

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { RunDeps } from '../src/main.js';
-import { MIN_PIECE } from '../src/secrets.js';
+import { MIN_PIECE } from '../src/core/secrets.js';
 
 /**
  * Runs the bundled action as the GitHub runner does (docs/runner.md): the Node 24

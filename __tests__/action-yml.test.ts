@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { emulators, gitHubEmulators, KEY, runHere as run, warnings } from '../__fixtures__/e2e.js';
 import { APP, DOCS_TOKEN, gitHubEnv, pullRequestAt, world } from '../__fixtures__/github-world.js';
 import { actionYml, ROOT } from '../__fixtures__/runner.js';
-import { OPTIONAL_DEFAULTS, readInputs } from '../src/inputs.js';
+import { OPTIONAL_DEFAULTS, readInputs } from '../src/decide/inputs.js';
 
 describe('action.yml', () => {
   it('declares every input the action reads, and the action reads every input it declares', () => {

@@ -3,12 +3,12 @@
 // makes.
 import { describe, expect, it } from '@jest/globals';
 import { commentEvent, pullRequestEvent } from '../__fixtures__/github-world.js';
-import { admit, type Admission } from '../src/admission.js';
-import { parseEvent } from '../src/event.js';
-import { eventNeeds } from '../src/features.js';
-import { gate } from '../src/gate.js';
-import { readInputs, type Inputs } from '../src/inputs.js';
-import { readRequest } from '../src/trigger.js';
+import { admit, type Admission } from '../src/decide/admission.js';
+import { parseEvent } from '../src/core/event.js';
+import { eventNeeds } from '../src/decide/features.js';
+import { gate } from '../src/decide/gate.js';
+import { readInputs, type Inputs } from '../src/decide/inputs.js';
+import { readRequest } from '../src/decide/trigger.js';
 
 const event = (e: { name: string; payload: unknown }) => parseEvent(e.name, e.payload);
 

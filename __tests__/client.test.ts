@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { connect } from '../src/dispatcher.js';
-import { AgentClient, nestedDeeperThan, ServiceError, type Fault } from '../src/client.js';
+import { connect } from '../src/service/dispatcher.js';
+import { AgentClient, nestedDeeperThan, ServiceError, type Fault } from '../src/service/client.js';
 import { startEmulator, type Emulator } from '../emulators/server.js';
-import { explain } from '../src/errors.js';
+import { explain } from '../src/service/errors.js';
 import { makeTestPki } from '../__fixtures__/tls.js';
 
 const KEY = 'mint_client_test_key';

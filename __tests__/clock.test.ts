@@ -1,6 +1,6 @@
 // The system clock's sleep: it ends on time or with the signal's reason, and leaves no timer behind.
 import { describe, expect, it } from '@jest/globals';
-import { systemClock } from '../src/clock.js';
+import { systemClock } from '../src/core/clock.js';
 
 describe('systemClock', () => {
   it('sleeps, then resolves', async () => {

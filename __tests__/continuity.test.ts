@@ -3,11 +3,11 @@
 // re-run, follow the thread's job up, start a new one, or — after the maintainers closed the
 // docs pull request unmerged — nothing. A fault never decides: reads are retried, then fail.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AgentClient } from '../src/client.js';
-import { planJob, type Plan, type PlanRequest } from '../src/continuity.js';
-import { connect } from '../src/dispatcher.js';
+import { AgentClient } from '../src/service/client.js';
+import { planJob, type Plan, type PlanRequest } from '../src/decide/continuity.js';
+import { connect } from '../src/service/dispatcher.js';
 import { startEmulator, type Emulator } from '../emulators/server.js';
-import type { DocsPull, Memory } from '../src/ports.js';
+import type { DocsPull, Memory } from '../src/core/ports.js';
 import { VirtualClock } from '../__fixtures__/clock.js';
 import { recorder } from '../__fixtures__/log.js';
 

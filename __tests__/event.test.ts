@@ -3,7 +3,7 @@
 // without a fault into the facts they name.
 import { describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
-import { parseEvent, type Payload, type RunEvent } from '../src/event.js';
+import { parseEvent, type Payload, type RunEvent } from '../src/core/event.js';
 
 const SHA = 'a'.repeat(40);
 const repository = {

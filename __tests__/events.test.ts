@@ -12,12 +12,12 @@ import { join } from 'node:path';
 import { gitHubForFile } from '../__fixtures__/github-api.js';
 import { recorder } from '../__fixtures__/log.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import { admit } from '../src/admission.js';
-import { parseEvent, type Payload } from '../src/event.js';
-import { eventNeeds } from '../src/features.js';
-import { readInputs, type Inputs } from '../src/inputs.js';
-import { readRunContext, type RunContext } from '../src/run-context.js';
-import { readRequest } from '../src/trigger.js';
+import { admit } from '../src/decide/admission.js';
+import { parseEvent, type Payload } from '../src/core/event.js';
+import { eventNeeds } from '../src/decide/features.js';
+import { readInputs, type Inputs } from '../src/decide/inputs.js';
+import { readRunContext, type RunContext } from '../src/core/run-context.js';
+import { readRequest } from '../src/decide/trigger.js';
 
 type Commits = typeof import('../src/github/commits.js');
 type Gather = typeof import('../src/github/gather.js');

@@ -3,9 +3,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { commentEvent, pullRequestEvent, pushEvent, runContext } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import { parseEvent } from '../src/event.js';
-import { eventNeeds, type Features } from '../src/features.js';
-import { readSetup } from '../src/setup.js';
+import { parseEvent } from '../src/core/event.js';
+import { eventNeeds, type Features } from '../src/decide/features.js';
+import { readSetup } from '../src/decide/setup.js';
 
 const BASE: Record<string, string> = {
   prompt: 'Document the change.',

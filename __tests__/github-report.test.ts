@@ -9,8 +9,8 @@ import { ManualClock } from '../__fixtures__/clock.js';
 import { recorder } from '../__fixtures__/log.js';
 import { APP, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import type { RunContext } from '../src/run-context.js';
-import type { Outcome, ReportRequest } from '../src/ports.js';
+import type { RunContext } from '../src/core/run-context.js';
+import type { Outcome, ReportRequest } from '../src/core/ports.js';
 
 const github = gitHubForFile({ GITHUB_EVENT_NAME: 'schedule' });
 

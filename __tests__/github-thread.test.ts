@@ -6,13 +6,13 @@ import { describe, expect, it } from '@jest/globals';
 import { gitHubForFile } from '../__fixtures__/github-api.js';
 import { ManualClock } from '../__fixtures__/clock.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Clock } from '../src/clock.js';
+import type { Clock } from '../src/core/clock.js';
 import { recorder } from '../__fixtures__/log.js';
 import { APP, BOT, DOCS, DOCS_TOKEN, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import type { RunContext } from '../src/run-context.js';
+import type { RunContext } from '../src/core/run-context.js';
 import { noteLine, readNote } from '../src/github/note.js';
-import type { Outcome, ReportRequest } from '../src/ports.js';
+import type { Outcome, ReportRequest } from '../src/core/ports.js';
 import { readStatusNote, statusContext, statusDescription } from '../src/github/status.js';
 
 const github = gitHubForFile();

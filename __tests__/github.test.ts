@@ -5,12 +5,12 @@ import type { GitHubApi } from '../src/github/client.js';
 import { runContext } from '../__fixtures__/github-world.js';
 import MarkdownIt from 'markdown-it';
 import { commentBody, commentMarker, type CommentState } from '../src/github/comment.js';
-import { inert } from '../src/untrusted.js';
-import { docsPullRequest, pullRequestOf } from '../src/pull-request.js';
+import { inert } from '../src/core/untrusted.js';
+import { docsPullRequest, pullRequestOf } from '../src/core/pull-request.js';
 import { describeGitHubFault, faultOf, identityFault, type GitHubOperation } from '../src/github/errors.js';
-import { ActionFailure } from '../src/errors.js';
+import { ActionFailure } from '../src/service/errors.js';
 import { eventHasThread, findThread } from '../src/github/target.js';
-import { maskSecret } from '../src/secrets.js';
+import { maskSecret } from '../src/core/secrets.js';
 
 const run = runContext({ sha: 'abc' });
 

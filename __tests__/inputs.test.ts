@@ -2,10 +2,10 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventNeeds } from '../src/features.js';
-import { isLoopback } from '../src/input-rules.js';
-import { InputError, readInputs, type Inputs } from '../src/inputs.js';
-import { readRunContext } from '../src/run-context.js';
+import { eventNeeds } from '../src/decide/features.js';
+import { isLoopback } from '../src/decide/input-rules.js';
+import { InputError, readInputs, type Inputs } from '../src/decide/inputs.js';
+import { readRunContext } from '../src/core/run-context.js';
 
 /** The runner's variables the event is read from; tests pass their own. */
 type RunnerEnv = Readonly<Record<string, string | undefined>>;

@@ -2,10 +2,10 @@
 // and what a cancellation says at each stage of the request.
 import { describe, expect, it } from '@jest/globals';
 import { VirtualClock } from '../__fixtures__/clock.js';
-import { Cancelled } from '../src/cancel.js';
-import { ActionFailure } from '../src/errors.js';
-import { readInputs } from '../src/inputs.js';
-import { JobRun } from '../src/job-run.js';
+import { Cancelled } from '../src/execute/cancel.js';
+import { ActionFailure } from '../src/service/errors.js';
+import { readInputs } from '../src/decide/inputs.js';
+import { JobRun } from '../src/execute/job-run.js';
 
 function stepWith(given: Record<string, string> = {}): { step: JobRun; clock: VirtualClock } {
   const clock = new VirtualClock();

@@ -10,7 +10,7 @@ import { startEmulator, type Emulator } from '../emulators/server.js';
 
 jest.unstable_mockModule('@actions/core', () => core);
 const { run } = await import('../src/main.js');
-// After the mock: the fixture reaches src/secrets.ts, which must see the mocked core.
+// After the mock: the fixture reaches src/core/secrets.ts, which must see the mocked core.
 const { commentEvent } = await import('../__fixtures__/github-world.js');
 
 const KEY = 'mint_main_test_key';

@@ -1,7 +1,7 @@
 // `paths` as GitHub's filters read it, tried against the examples of GitHub's "filter pattern cheat
 // sheet" (workflow syntax), and the ways a glob library would read the same text differently.
 import { describe, expect, it } from '@jest/globals';
-import { compilePaths, PATHS_LIMITS, PathsError } from '../src/paths.js';
+import { compilePaths, PATHS_LIMITS, PathsError } from '../src/decide/paths.js';
 
 const relevant = async (patterns: string[], files: string[]) =>
   (await compilePaths(patterns).relevant(files)).relevant;

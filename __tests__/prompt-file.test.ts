@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError, readInputs } from '../src/inputs.js';
+import { InputError, readInputs } from '../src/decide/inputs.js';
 
 const inputs: Record<string, string> = {
   prompt: '',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_STATED_WAIT_MS, parseRetryAfter, sensibleWait } from '../src/retry-after.js';
+import { MAX_STATED_WAIT_MS, parseRetryAfter, sensibleWait } from '../src/service/retry-after.js';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2026-11-22T10:00:00Z');

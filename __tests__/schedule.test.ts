@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { PollSchedule } from '../src/schedule.js';
+import { PollSchedule } from '../src/execute/schedule.js';
 
 const middle = () => 0.5; // no jitter
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { proxyPasswords } from '../src/dispatcher.js';
-import { quote } from '../src/untrusted.js';
-import { Redactor } from '../src/secrets.js';
-import { cell } from '../src/untrusted.js';
+import { proxyPasswords } from '../src/service/dispatcher.js';
+import { quote } from '../src/core/untrusted.js';
+import { Redactor } from '../src/core/secrets.js';
+import { cell } from '../src/core/untrusted.js';
 
 const KEY = 'mint_9fQ2xK7LwP3zR8vT1yN6bH4cJ5dM0sA2e';
 
@@ -129,7 +129,7 @@ describe('proxyPasswords', () => {
 
 describe('the printers redact before they shorten or escape', () => {
   it('quote and cell, with a key registered for the run', async () => {
-    const { maskSecret } = await import('../src/secrets.js');
+    const { maskSecret } = await import('../src/core/secrets.js');
     const key = `mint_<a href='x'>&"Zq8WvR2nLp5Tx>`;
     maskSecret(key);
     expect(quote(`Key ${key} refused`)).toBe('"Key *** refused"');

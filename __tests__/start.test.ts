@@ -3,14 +3,14 @@
 // request is sent again only after a 429 or when the connection never opened.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
-import { Cancelled } from '../src/cancel.js';
-import { AgentClient } from '../src/client.js';
-import { connect } from '../src/dispatcher.js';
+import { Cancelled } from '../src/execute/cancel.js';
+import { AgentClient } from '../src/service/client.js';
+import { connect } from '../src/service/dispatcher.js';
 import { startEmulator, type Emulator } from '../emulators/server.js';
-import { ActionFailure, type FaultContext } from '../src/errors.js';
-import type { Mode } from '../src/mode.js';
-import { startJob } from '../src/start.js';
-import type { Log } from '../src/log.js';
+import { ActionFailure, type FaultContext } from '../src/service/errors.js';
+import type { Mode } from '../src/core/mode.js';
+import { startJob } from '../src/execute/start.js';
+import type { Log } from '../src/core/log.js';
 import { VirtualClock } from '../__fixtures__/clock.js';
 
 const KEY = 'mint_start_test_key';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { summaryRows } from '../src/summary.js';
-import { cell, link } from '../src/untrusted.js';
+import { summaryRows } from '../src/report/summary.js';
+import { cell, link } from '../src/core/untrusted.js';
 
 describe('summary cells', () => {
   it('keep service text to one escaped, shortened line', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { describeThrown } from '../src/log.js';
-import { cell, escapeUnsafe, hasUnsafe, inert, label, quote } from '../src/untrusted.js';
+import { describeThrown } from '../src/core/log.js';
+import { cell, escapeUnsafe, hasUnsafe, inert, label, quote } from '../src/core/untrusted.js';
 
 /** What the runner would take as a workflow command: a line whose trimmed start is `::`. */
 function startsCommand(printed: string): boolean {

@@ -1,13 +1,13 @@
 // The poll loop with an injected clock against the emulator over real sockets: the waits it
 // chooses, the deadline, Retry-After, and which faults it waits out (docs/design.md §3.3, §3.4).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connect } from '../src/dispatcher.js';
-import { AgentClient } from '../src/client.js';
+import { connect } from '../src/service/dispatcher.js';
+import { AgentClient } from '../src/service/client.js';
 import { startEmulator, type Emulator } from '../emulators/server.js';
-import { ActionFailure } from '../src/errors.js';
-import type { AgentJob } from '../src/job.js';
+import { ActionFailure } from '../src/service/errors.js';
+import type { AgentJob } from '../src/core/job.js';
 import { recorder } from '../__fixtures__/log.js';
-import { waitForJob, type WaitOptions } from '../src/wait.js';
+import { waitForJob, type WaitOptions } from '../src/execute/wait.js';
 import { VirtualClock } from '../__fixtures__/clock.js';
 
 const KEY = 'mint_wait_test_key';

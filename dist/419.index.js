@@ -18,8 +18,8 @@ __webpack_require__.d(__webpack_exports__, {
 var github = __webpack_require__(2413);
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __webpack_require__(6752);
-// EXTERNAL MODULE: ./src/dispatcher.ts
-var src_dispatcher = __webpack_require__(5250);
+// EXTERNAL MODULE: ./src/service/dispatcher.ts
+var service_dispatcher = __webpack_require__(6658);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 4 modules
 var schemas = __webpack_require__(4922);
 ;// CONCATENATED MODULE: ./src/github/client.ts
@@ -79,7 +79,7 @@ function gitHubApi(token, userAgent, baseUrl) {
     let made;
     const octokit = () => {
         if (!made) {
-            const { dispatcher } = (0,src_dispatcher/* connect */.Ng)(baseUrl);
+            const { dispatcher } = (0,service_dispatcher/* connect */.Ng)(baseUrl);
             const proxied = ((url, init) => (0,undici/* fetch */.hd)(url, { ...init, dispatcher }));
             made = (0,github/* getOctokit */.Q)(token, { userAgent, baseUrl, request: { fetch: proxied } });
         }
@@ -216,20 +216,20 @@ function withSignal(route, signal) {
     return Object.assign(bounded, { endpoint: call.endpoint });
 }
 
-// EXTERNAL MODULE: ./src/log.ts
-var src_log = __webpack_require__(5625);
+// EXTERNAL MODULE: ./src/core/log.ts
+var core_log = __webpack_require__(4325);
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(7598);
-// EXTERNAL MODULE: ./src/duration.ts
-var duration = __webpack_require__(7607);
-// EXTERNAL MODULE: ./src/secrets.ts
-var secrets = __webpack_require__(7194);
-// EXTERNAL MODULE: ./src/untrusted.ts
-var untrusted = __webpack_require__(873);
+// EXTERNAL MODULE: ./src/core/duration.ts
+var duration = __webpack_require__(8571);
+// EXTERNAL MODULE: ./src/core/secrets.ts
+var secrets = __webpack_require__(8198);
+// EXTERNAL MODULE: ./src/core/untrusted.ts
+var untrusted = __webpack_require__(4994);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
 var errors = __webpack_require__(7428);
-// EXTERNAL MODULE: ./src/errors.ts
-var src_errors = __webpack_require__(3916);
+// EXTERNAL MODULE: ./src/service/errors.ts
+var service_errors = __webpack_require__(5756);
 ;// CONCATENATED MODULE: ./src/github/errors.ts
 
 
@@ -281,7 +281,7 @@ function describeFault(error, op) {
             const why = refusedWith === '407' ? ': it wants credentials' : '';
             return `${start}: the proxy refused the connection to GitHub (it answered ${refusedWith}${why}). Put the proxy's user and password in HTTPS_PROXY (http://user:password@host:port), or add GitHub's host to NO_PROXY${unaffected}.`;
         }
-        return `${start}: GitHub did not answer (${(0,src_log/* describeThrown */.Y)(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY)${unaffected}.`;
+        return `${start}: GitHub did not answer (${(0,core_log/* describeThrown */.Y)(error)}). Check GITHUB_API_URL and the runner's proxy settings (HTTPS_PROXY, NO_PROXY)${unaffected}.`;
     }
     const headers = failure.response?.headers ?? {};
     if ((status === 403 || status === 429) && String(headers['x-ratelimit-remaining']) === '0') {
@@ -331,7 +331,7 @@ const FINAL_STATUSES = new Set([401, 403, 404, 410]);
 function faultOf(error) {
     const failure = error;
     const status = typeof failure?.status === 'number' ? failure.status : undefined;
-    const unreadable = failure?.name === 'ZodError' || error instanceof src_errors/* ActionFailure */.dR;
+    const unreadable = failure?.name === 'ZodError' || error instanceof service_errors/* ActionFailure */.dR;
     const passing = !unreadable &&
         (status === undefined
             ? !(failure?.name === 'AbortError' || failure?.name === 'TimeoutError')
@@ -343,7 +343,7 @@ function faultOf(error) {
         gone: status === 404 || status === 422,
         notFound: status === 404,
         identity: isIdentityFault(error),
-        said: status !== undefined ? `GitHub answered ${status}` : (0,src_log/* describeThrown */.Y)(error),
+        said: status !== undefined ? `GitHub answered ${status}` : (0,core_log/* describeThrown */.Y)(error),
     };
 }
 function gitHubMessage(data) {
@@ -995,7 +995,7 @@ function executeWrites(session) {
             ])
                 .then(([first, idLeftOutSaid]) => ({ ...first, idLeftOutSaid }))
                 .catch((error) => {
-                session.warn(`Could not post the comment: ${(0,src_log/* describeThrown */.Y)(error)}.`);
+                session.warn(`Could not post the comment: ${(0,core_log/* describeThrown */.Y)(error)}.`);
                 return {};
             })
                 .finally(done);
@@ -1004,8 +1004,8 @@ function executeWrites(session) {
     };
 }
 
-// EXTERNAL MODULE: ./src/pull-request.ts
-var pull_request = __webpack_require__(5964);
+// EXTERNAL MODULE: ./src/core/pull-request.ts
+var pull_request = __webpack_require__(6200);
 ;// CONCATENATED MODULE: ./src/github/auto-merge.ts
 
 
@@ -1060,8 +1060,8 @@ function graphQLError(error) {
     return first;
 }
 
-// EXTERNAL MODULE: ./src/event.ts
-var src_event = __webpack_require__(807);
+// EXTERNAL MODULE: ./src/core/event.ts
+var core_event = __webpack_require__(7667);
 ;// CONCATENATED MODULE: ./src/github/target.ts
 
 /**
@@ -1127,7 +1127,7 @@ async function findThread(api, run, signal) {
                 repo,
                 number,
                 pull: Boolean(pr) || Boolean(payload.issue?.pull_request),
-                fork: FORK_READ_ONLY_EVENTS.has(run.eventName) && (0,src_event/* pullRequestFork */.TC)(payload) !== undefined,
+                fork: FORK_READ_ONLY_EVENTS.has(run.eventName) && (0,core_event/* pullRequestFork */.TC)(payload) !== undefined,
             },
         };
     }
@@ -1141,7 +1141,7 @@ async function findThread(api, run, signal) {
     if (run.eventName !== 'push')
         return { none: `a ${run.eventName} event has no pull request or issue` };
     if (payload.deleted)
-        return { none: `the push deleted ${(0,src_event/* refWords */.VL)(payload.ref)}` };
+        return { none: `the push deleted ${(0,core_event/* refWords */.VL)(payload.ref)}` };
     const sha = payload.after ?? run.sha;
     const pulls = await api.pullsOfCommit({ owner, repo, commit_sha: sha }, signal);
     // The pull request this commit merged, else the first one that contains it.
@@ -1150,7 +1150,7 @@ async function findThread(api, run, signal) {
         const short = sha.slice(0, 12);
         return {
             none: payload.ref
-                ? `no pull request contains ${short}, pushed to ${(0,src_event/* refWords */.VL)(payload.ref)}`
+                ? `no pull request contains ${short}, pushed to ${(0,core_event/* refWords */.VL)(payload.ref)}`
                 : `no pull request contains the pushed commit ${short}`,
         };
     }
@@ -1206,7 +1206,7 @@ async function writeOnDocs(session, job, failure, signal) {
             own = (await session.runThread(signal)).thread;
         }
         catch (error) {
-            warn(`${what}: could not tell whether ${where} is the pull request this run is about (${(0,src_log/* describeThrown */.Y)(error)}).`);
+            warn(`${what}: could not tell whether ${where} is the pull request this run is about (${(0,core_log/* describeThrown */.Y)(error)}).`);
             return;
         }
         if (own && (0,pull_request/* samePullRequest */.h4)(own, pr)) {
@@ -1265,8 +1265,8 @@ async function routeDocsPullRequest(api, pr, asked, warn, signal) {
     }
 }
 
-// EXTERNAL MODULE: ./src/job.ts
-var job = __webpack_require__(7228);
+// EXTERNAL MODULE: ./src/core/job.ts
+var job = __webpack_require__(1576);
 ;// CONCATENATED MODULE: ./src/github/commits.ts
 
 /** Events whose payload carries the pull request, head commit included. */
@@ -1619,7 +1619,7 @@ function reportWrites(session) {
                 await writeOnDocs(session, outcome.job, outcome.failure, signal);
             }
             catch (error) {
-                session.warn(`Could not report the job on GitHub: ${(0,src_log/* describeThrown */.Y)(error)}.`);
+                session.warn(`Could not report the job on GitHub: ${(0,core_log/* describeThrown */.Y)(error)}.`);
             }
             finally {
                 done();
@@ -2068,7 +2068,7 @@ async function pushChanges(api, run, payload, after, signal) {
         const defaultBranch = payload.repository?.default_branch;
         if (!defaultBranch || branchOf(payload.ref) === defaultBranch) {
             // A tag is not a branch: the words name what the push made.
-            const made = (0,src_event/* refWords */.VL)(payload.ref);
+            const made = (0,core_event/* refWords */.VL)(payload.ref);
             return alone(`The push made ${made}: the pushed commit alone is shown.`, `The push made ${made} with nothing to compare it with, so only its head commit’s files are known.`);
         }
         base = defaultBranch;
@@ -2249,7 +2249,7 @@ function decideReads(session) {
                 const state = pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed';
                 return { state, number: pr.number, repo: where };
             }, (error) => {
-                throw new src_errors/* ActionFailure */.dR(`${describeGitHubFault(error, {
+                throw new service_errors/* ActionFailure */.dR(`${describeGitHubFault(error, {
                     what: `read the docs pull request ${where}#${pr.number}, which the thread's job opened`,
                     token: 'docsToken',
                     permission: 'pull-requests: read',
@@ -2287,7 +2287,7 @@ function decideReads(session) {
                         : `No context appended: the ${run.eventName} event changed nothing to describe.`);
                 return text;
             }, (error) => {
-                warn(`Could not gather the event's context: ${(0,src_log/* describeThrown */.Y)(error)}. The job is sent without it.`);
+                warn(`Could not gather the event's context: ${(0,core_log/* describeThrown */.Y)(error)}. The job is sent without it.`);
                 return '';
             });
         },
@@ -2355,7 +2355,7 @@ function recall(session, strict, cancellation) {
                 permission: 'read access',
                 repo: `${owner}/${repo}`,
             })
-            : `Could not read what earlier runs left on GitHub: ${(0,src_log/* describeThrown */.Y)(error)}.`);
+            : `Could not read what earlier runs left on GitHub: ${(0,core_log/* describeThrown */.Y)(error)}.`);
         return memory;
     });
 }
@@ -2393,7 +2393,7 @@ async function branchJob(session, before, signal) {
  * a second job beside the first.
  */
 function unreadable(session, error) {
-    if (error instanceof src_errors/* ActionFailure */.dR)
+    if (error instanceof service_errors/* ActionFailure */.dR)
         return error;
     const { owner, repo } = session.run.repo;
     const why = describeGitHubFault(error, {
@@ -2403,7 +2403,7 @@ function unreadable(session, error) {
         repo: `${owner}/${repo}`,
         fails: true,
     });
-    return new src_errors/* ActionFailure */.dR(`${why} Nothing was sent to the service, so the thread's job is not replaced by a second one; re-run when GitHub answers.`);
+    return new service_errors/* ActionFailure */.dR(`${why} Nothing was sent to the service, so the thread's job is not replaced by a second one; re-run when GitHub answers.`);
 }
 
 ;// CONCATENATED MODULE: ./src/github/index.ts

@@ -28370,114 +28370,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5250:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Ng: () => (/* binding */ connect),
-/* harmony export */   PK: () => (/* binding */ proxyPasswords),
-/* harmony export */   Zl: () => (/* binding */ failedBeforeSending)
-/* harmony export */ });
-/* harmony import */ var _actions_http_client__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4942);
-/* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6752);
-
-
-/** Opening a connection (DNS, TCP, a proxy tunnel, TLS) gets this long, as undici's default. */
-const CONNECT_TIMEOUT_MS = 10_000;
-/**
- * Errors raised while the connection was being opened, before any byte of the request was
- * written. Telling them apart by the phase they happened in, not by their error code, is what
- * makes a retried create safe: the same code (a reset, an unreachable host) can also come after
- * the request went out, when the service may have acted on it.
- */
-const connectFailures = new WeakSet();
-function failedBeforeSending(error) {
-    let current = error;
-    for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-        if (connectFailures.has(current))
-            return true;
-        current = current.cause;
-    }
-    return false;
-}
-const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
-/**
- * The passwords in the proxy variables the toolkit reads, as written and decoded: secrets like
- * the key, since an error from the proxy or the HTTP stack may quote the proxy's URL.
- */
-function proxyPasswords(env) {
-    const passwords = [];
-    for (const name of PROXY_VARIABLES) {
-        const value = env[name]?.trim();
-        if (!value)
-            continue;
-        let url;
-        try {
-            // The toolkit takes a proxy without a scheme as http.
-            url = new URL(value.includes('://') ? value : `http://${value}`);
-        }
-        catch {
-            continue;
-        }
-        if (!url.password)
-            continue;
-        passwords.push(url.password);
-        try {
-            passwords.push(decodeURIComponent(url.password));
-        }
-        catch {
-            // Not valid percent-encoding: the password as written is all there is.
-        }
-    }
-    return passwords;
-}
-function marking(connect) {
-    return (options, callback) => connect(options, (error, socket) => {
-        if (error) {
-            connectFailures.add(error);
-            callback(error, null);
-        }
-        else {
-            callback(null, socket);
-        }
-    });
-}
-/**
- * The dispatcher for every request to `baseUrl`: the service's, and each GitHub client's (the
- * run's GitHub, github.com), each decided for its own URL when it is made. The proxy rules are the
- * toolkit's own (`@actions/http-client`): `https_proxy`/`HTTPS_PROXY` for https,
- * `http_proxy`/`HTTP_PROXY` for http, `no_proxy`/`NO_PROXY` entries and loopback hosts go direct.
- * So a runner that reaches GitHub through its proxy reaches the service the same way. A private CA in
- * `NODE_EXTRA_CA_CERTS` needs nothing here: Node adds it to the default trust store that undici
- * uses, for the proxy and the service alike.
- */
-function connect(baseUrl) {
-    const proxyUrl = (0,_actions_http_client__WEBPACK_IMPORTED_MODULE_0__/* .getProxyUrl */ .s_)(baseUrl);
-    if (!proxyUrl) {
-        return { dispatcher: new undici__WEBPACK_IMPORTED_MODULE_1__/* .Agent */ .g6({ connect: marking((0,undici__WEBPACK_IMPORTED_MODULE_1__/* .buildConnector */ .gU)({ timeout: CONNECT_TIMEOUT_MS })) }) };
-    }
-    const proxy = new URL(proxyUrl);
-    const dispatcher = new undici__WEBPACK_IMPORTED_MODULE_1__/* .ProxyAgent */ .kT({
-        // Credentials in the proxy URL become a Proxy-Authorization header, as in the toolkit.
-        uri: proxy.href,
-        proxyTls: { timeout: CONNECT_TIMEOUT_MS },
-        requestTls: { timeout: CONNECT_TIMEOUT_MS },
-        // The CONNECT itself is a request to the proxy: without this, a proxy that accepts the
-        // connection and never answers would hold the step for undici's default of 300 s.
-        clientFactory: (origin, options) => new undici__WEBPACK_IMPORTED_MODULE_1__/* .Pool */ .bC(origin, { ...options, headersTimeout: CONNECT_TIMEOUT_MS, bodyTimeout: CONNECT_TIMEOUT_MS }),
-        // Each connection to the service is opened by the tunnel function ProxyAgent passes here.
-        factory: (origin, options) => {
-            const tunnel = options.connect;
-            return new undici__WEBPACK_IMPORTED_MODULE_1__/* .Pool */ .bC(origin, tunnel ? { ...options, connect: marking(tunnel) } : options);
-        },
-    });
-    return { dispatcher, proxy: `${proxy.protocol}//${proxy.host}` };
-}
-
-
-/***/ }),
-
-/***/ 7607:
+/***/ 8571:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -28523,146 +28416,7 @@ function formatDuration(ms) {
 
 /***/ }),
 
-/***/ 3916:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   WE: () => (/* binding */ explain),
-/* harmony export */   dR: () => (/* binding */ ActionFailure),
-/* harmony export */   m_: () => (/* binding */ briefly)
-/* harmony export */ });
-/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(873);
-/* harmony import */ var _mode_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9120);
-
-
-/**
- * A failure whose message is already the one line the workflow author reads. `fault`, when set, is
- * the service's answer (or the failure to get one) that caused it, for callers that must tell one
- * kind of refusal from another without reading the message.
- */
-class ActionFailure extends Error {
-    name = 'ActionFailure';
-    fault;
-    constructor(message, options = {}) {
-        const { fault, ...errorOptions } = options;
-        super(message, errorOptions);
-        if (fault !== undefined)
-            this.fault = fault;
-    }
-}
-const TO = {
-    create: 'the request to create the job',
-    get: 'the request for the job',
-    message: 'the follow-up message',
-};
-/** A few words for a log line: what came back. */
-function briefly(fault) {
-    switch (fault.kind) {
-        case 'http':
-            return `HTTP ${fault.status}${fault.serviceMessage ? ` ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .quote */ .hD)(fault.serviceMessage, 120)}` : ''}`;
-        case 'not-sent':
-            return `no connection (${fault.code})`;
-        case 'no-answer':
-            return `no complete answer (${fault.code})`;
-        case 'not-a-job':
-            return `HTTP ${fault.status} with a body that is not a job`;
-        case 'other-job':
-            return `HTTP ${fault.status} with another job (${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(fault.id)})`;
-        case 'tls':
-            return `TLS error (${fault.code})`;
-    }
-}
-/** The one-line error for a fault that ends the step (docs/design.md §3.4, §5). */
-function explain(fault, context) {
-    const host = new URL(context.baseUrl).host;
-    const said = fault.kind === 'http' && fault.serviceMessage ? ` The service said: ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .quote */ .hD)(fault.serviceMessage)}.` : '';
-    const job = context.jobId ? `Agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(context.jobId)}` : 'The job';
-    switch (fault.kind) {
-        case 'http':
-            switch (fault.status) {
-                case 400:
-                    return `The service rejected ${TO[context.operation]} as invalid (400).${said} Check the prompt and projectId inputs.`;
-                case 401:
-                    return `The service rejected the API key (401): it is missing, mistyped, expired or revoked. Put a valid admin API key in the secret passed as apiKey.${said}`;
-                case 403:
-                    if (context.operation === 'get') {
-                        return `The API key may not read this job (403): this runner's IP address may not be on the key's allowlist. Allow the runner's address, or use a key without an allowlist.${said}`;
-                    }
-                    return `The API key is not allowed to do this (403): it lacks the write scope, or this runner's IP address is not on the key's allowlist. Use an admin key with write access, or allow the runner's address.${said}`;
-                case 404:
-                    if (context.operation === 'create') {
-                        return `No project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(context.projectId)} at ${context.baseUrl} (404). Check the projectId and baseUrl inputs.${said}`;
-                    }
-                    return `${job} was not found in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(context.projectId)} at ${context.baseUrl} (404).${said}`;
-                case 429:
-                    if (context.operation !== 'get')
-                        return rateLimited(fault, said, context.leftMs);
-            }
-            if (fault.status >= 500 && context.operation !== 'get')
-                return ambiguous(fault, context, host);
-            if (fault.status >= 300 && fault.status < 400) {
-                return `The service answered ${TO[context.operation]} with a redirect (${fault.status}); set baseUrl to the address the API is served at.`;
-            }
-            return `The service answered ${fault.status} to ${TO[context.operation]}.${said}`;
-        case 'not-sent': {
-            const via = context.proxy ? ` through the proxy ${context.proxy}` : '';
-            const what = fault.code === 'ENOTFOUND' || fault.code === 'EAI_AGAIN'
-                ? `resolve the host ${new URL(context.baseUrl).hostname}`
-                : `connect to ${host}${via}`;
-            const tries = context.tries && context.tries > 1 ? ` after ${context.tries} tries` : '';
-            return `Could not ${what} (${fault.code})${tries}. Check the baseUrl input and the runner's network and proxy settings (HTTPS_PROXY, NO_PROXY).`;
-        }
-        case 'tls':
-            return `The TLS certificate of ${host} was not accepted (${fault.code}). If your network uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate.`;
-        case 'no-answer':
-        case 'not-a-job':
-        case 'other-job':
-            if (context.operation !== 'get')
-                return ambiguous(fault, context, host);
-            return `${job} could not be read from ${host}: ${briefly(fault)}.`;
-    }
-}
-/**
- * A 429 on a create or follow-up that did not clear in time. The quota is per project and hour and
- * counts jobs and follow-up messages alike. When the reply said, sensibly, when the oldest use ages
- * out (`Retry-After`, else a reset header), the action waits for it if the timeout allows, so
- * raising the timeout helps; without it (or with a time of 0, gone by or absurd, which the client
- * drops) the action retries for only about a minute, so it does not. Only sensible times get here,
- * so the words never say "Infinity".
- */
-function rateLimited(fault, said, leftMs) {
-    const quota = `The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and`;
-    const freesInMs = fault.retryAfterMs ?? fault.resetAfterMs;
-    if (freesInMs === undefined) {
-        return `${quota} the reply gave no usable time for when the oldest use ages out (without one the action retries for only about a minute). Wait and run again later, or space out the workflow's runs.${said}`;
-    }
-    const left = leftMs === undefined ? '' : `, and the timeout has ${inWords(Math.max(0, leftMs))} left`;
-    return `${quota} the reply says the oldest use ages out in ${inWords(freesInMs)}${left}. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs.${said}`;
-}
-/** A length of time as a person would say it: "under a minute", "about 12 minutes", "about 3 hours". */
-function inWords(ms) {
-    const minutes = Math.round(ms / 60_000);
-    if (minutes < 1)
-        return 'under a minute';
-    if (minutes < 120)
-        return `about ${minutes} minute${minutes === 1 ? '' : 's'}`;
-    return `about ${Math.round(minutes / 60)} hours`;
-}
-/**
- * The service may have acted on a create or message it never confirmed, and it has no
- * idempotency key: saying so is the only safe move, because a retry could start a second job.
- */
-function ambiguous(fault, context, host) {
-    const mode = context.operation === 'create'
-        ? { kind: 'create', projectId: context.projectId }
-        : { kind: 'follow-up', jobId: context.jobId ?? '' };
-    return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${(0,_mode_js__WEBPACK_IMPORTED_MODULE_1__/* .mayHaveActed */ .LR)(mode)}`;
-}
-
-
-/***/ }),
-
-/***/ 807:
+/***/ 7667:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -28675,7 +28429,7 @@ function ambiguous(fault, context, host) {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4922);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3305);
-/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(873);
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4994);
 
 
 
@@ -28891,20 +28645,7 @@ function refWords(ref) {
 
 /***/ }),
 
-/***/ 9407:
-/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
-
-__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1786);
-
-await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
-
-__webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } }, 1);
-
-/***/ }),
-
-/***/ 7228:
+/***/ 1576:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -28960,13 +28701,13 @@ function parseJob(body) {
 
 /***/ }),
 
-/***/ 5625:
+/***/ 4325:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Y: () => (/* binding */ describeThrown)
 /* harmony export */ });
-/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7194);
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8198);
 
 /**
  * Words for a value that may not be an Error at all (a thrown string, null…), without a closing
@@ -28992,7 +28733,494 @@ function describeThrown(thrown) {
 
 /***/ }),
 
-/***/ 1786:
+/***/ 9036:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B1: () => (/* binding */ unconfirmed),
+/* harmony export */   LR: () => (/* binding */ mayHaveActed),
+/* harmony export */   PI: () => (/* binding */ onlyWaits),
+/* harmony export */   VV: () => (/* binding */ modeOf),
+/* harmony export */   bh: () => (/* binding */ sending),
+/* harmony export */   t$: () => (/* binding */ sent),
+/* harmony export */   xd: () => (/* binding */ modeOutput)
+/* harmony export */ });
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4994);
+
+function modeOutput(mode) {
+    switch (mode.kind) {
+        case 'create':
+            return 'created';
+        case 'follow-up':
+            return 'followed-up';
+        case 'wait':
+            return 'given';
+        case 'resume':
+            return 'resumed';
+    }
+}
+/** Whether the run only waits for a job that exists: nothing is sent to it. */
+function onlyWaits(mode) {
+    return mode.kind === 'wait' || mode.kind === 'resume';
+}
+function modeOf(request) {
+    if (request.jobId === undefined)
+        return { kind: 'create', projectId: request.projectId };
+    return request.prompt === undefined
+        ? { kind: 'wait', jobId: request.jobId }
+        : { kind: 'follow-up', jobId: request.jobId };
+}
+/** The log line before the request that makes the service act. */
+function sending(mode, baseUrl) {
+    return mode.kind === 'create'
+        ? `Creating an agent job in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)} at ${baseUrl}.`
+        : `Sending a follow-up message to agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)}.`;
+}
+/** The log line once the service confirmed it. */
+function sent(mode, job) {
+    return mode.kind === 'create'
+        ? `Created agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.id)} (${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.status)}).`
+        : `Agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.id)} took the follow-up (${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.status)}).`;
+}
+/**
+ * After a fault that leaves it open whether the service acted: the service has no idempotency
+ * key, so the only safe move is to say so, and where to look, instead of sending it again.
+ */
+function mayHaveActed(mode) {
+    return mode.kind === 'create'
+        ? `the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)} before you re-run.`
+        : `the message may have reached the job anyway, so the action does not send it again. Check agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)} before you re-run.`;
+}
+/** A cancellation after the request left but before the service confirmed it. */
+function unconfirmed(mode) {
+    return mode.kind === 'create'
+        ? `before the service confirmed the job; a job may have been created in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)}: look for it before you re-run.`
+        : `before the service confirmed the follow-up message; agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)} may have taken it.`;
+}
+
+
+/***/ }),
+
+/***/ 6200:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Mz: () => (/* binding */ outputLink),
+/* harmony export */   _P: () => (/* binding */ docsPullRequest),
+/* harmony export */   _n: () => (/* binding */ pullRequestOf),
+/* harmony export */   h4: () => (/* binding */ samePullRequest),
+/* harmony export */   yQ: () => (/* binding */ GITHUB_COM)
+/* harmony export */ });
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8198);
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4994);
+
+
+/** github.com: where the docs repositories of Enterprise Server users often live. */
+const GITHUB_COM = { serverUrl: 'https://github.com', apiUrl: 'https://api.github.com' };
+/**
+ * The link the `prLink` output carries: the service's, redacted, when it is a plain http(s) URL
+ * (printable ASCII, no spaces); else `''`. Whatever acts on the docs pull request acts on this
+ * link only, so nothing is written about a link the action refused to hand on.
+ */
+function outputLink(link) {
+    if (!link)
+        return '';
+    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(link);
+    return (0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .isPlainHttpUrl */ .i0)(clean) ? clean : '';
+}
+/**
+ * The pull request a `prLink` names, when it is a pull request page on `serverUrl` (the run's
+ * GitHub, path prefix included) — or, with `githubCom`, on github.com, where docs repositories of
+ * Enterprise Server users often live. A token is never sent about a link elsewhere.
+ */
+function pullRequestOf(prLink, serverUrl, options = {}) {
+    const servers = [serverUrl, ...(options.githubCom ? [GITHUB_COM.serverUrl] : [])];
+    for (const server of servers) {
+        const found = onServer(prLink, server);
+        if (found)
+            return found;
+    }
+    return undefined;
+}
+/**
+ * The docs pull request the `prLink` output carries, and which GitHub it is on: the run's own
+ * (`home`), or `other` (github.com, as `otherServer` names it, from a run on another GitHub).
+ * `undefined` for a link that is not a pull request on either.
+ */
+function docsPullRequest(prLink, serverUrl, otherServer = GITHUB_COM.serverUrl) {
+    const link = outputLink(prLink);
+    if (!link)
+        return undefined;
+    const home = onServer(link, serverUrl);
+    if (home)
+        return { pr: home, home: true };
+    if (sameServer(serverUrl, otherServer))
+        return undefined;
+    const other = onServer(link, otherServer);
+    return other ? { pr: other, home: false } : undefined;
+}
+/** Whether two pull requests are one: the same repository (GitHub's names ignore case) and number. */
+function samePullRequest(a, b) {
+    return (a.number === b.number &&
+        a.owner.toLowerCase() === b.owner.toLowerCase() &&
+        a.repo.toLowerCase() === b.repo.toLowerCase());
+}
+function sameServer(a, b) {
+    try {
+        const [x, y] = [new URL(a), new URL(b)];
+        return x.origin === y.origin && x.pathname.replace(/\/+$/, '') === y.pathname.replace(/\/+$/, '');
+    }
+    catch {
+        return false;
+    }
+}
+function onServer(prLink, serverUrl) {
+    let link;
+    let server;
+    try {
+        link = new URL(prLink);
+        server = new URL(serverUrl);
+    }
+    catch {
+        return undefined;
+    }
+    if (link.protocol !== server.protocol || link.host !== server.host)
+        return undefined;
+    const prefix = server.pathname.replace(/\/+$/, '');
+    if (!link.pathname.startsWith(`${prefix}/`))
+        return undefined;
+    const match = /^\/([\w-]+)\/([\w.-]+)\/pull\/(\d{1,10})\/?$/.exec(link.pathname.slice(prefix.length));
+    if (!match)
+        return undefined;
+    const [, owner = '', repo = '', number = ''] = match;
+    return { owner, repo, number: Number(number) };
+}
+
+
+/***/ }),
+
+/***/ 8198:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $l: () => (/* binding */ maskSecret),
+/* harmony export */   Cq: () => (/* binding */ MIN_SECRET),
+/* harmony export */   E$: () => (/* binding */ redact),
+/* harmony export */   Kp: () => (/* binding */ redactJson),
+/* harmony export */   LG: () => (/* binding */ redactAlso),
+/* harmony export */   UI: () => (/* binding */ RUNNER_TOKENS)
+/* harmony export */ });
+/* unused harmony exports MIN_PIECE, Redactor */
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3340);
+
+/**
+ * The runner masks only exact copies of a secret. The action shortens, quotes and escapes text
+ * from the service before it prints it, and each of those turns an echoed secret into something
+ * the mask no longer matches: a key cut at 24 characters, a `"` escaped to `\"`, a `<` turned
+ * into `&lt;`. So every secret is also redacted here, from the text itself, before anything else
+ * touches it.
+ */
+/** The mark a redacted secret leaves, as the runner's mask does. */
+const REDACTED = '***';
+/**
+ * A run of this many characters taken from a secret is treated as the secret: gateways print
+ * tokens cut short ("token=mint_abc…"), and a piece that long is still worth stealing. Shorter
+ * secrets (a proxy password, say) are redacted where they appear whole.
+ */
+const MIN_PIECE = 12;
+/**
+ * Shorter values are not redacted: "1" or "docs" would be taken out of every job id and link.
+ * (No real key or token is that short; a proxy password that short is not masked either.)
+ */
+const MIN_SECRET = 6;
+/**
+ * The forms a secret takes when a gateway or a client encodes it before echoing it: percent-encoded
+ * (either case of hex) and base64 (standard and URL-safe). Base64 of a longer text that holds the
+ * secret (`Basic base64("Bearer " + key)`) depends on where the secret starts within groups of
+ * three bytes, so each of the three alignments is covered, as the runner's masker does: the
+ * characters that encode only the secret's bytes are the same whatever surrounds it.
+ */
+function encodedForms(secret) {
+    const forms = new Set();
+    const percent = encodeURIComponent(secret);
+    forms.add(percent);
+    forms.add(percent.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+    const bytes = Buffer.from(secret, 'utf8');
+    for (const skip of [0, 1, 2]) {
+        const whole = Math.floor((bytes.length - skip) / 3) * 3;
+        if (whole <= 0)
+            continue;
+        const aligned = bytes.subarray(skip, skip + whole);
+        forms.add(aligned.toString('base64'));
+        forms.add(aligned.toString('base64url'));
+    }
+    // Shorter forms would match ordinary text; the secret itself is already on the list.
+    return [...forms].filter((form) => form.length >= MIN_PIECE && form !== secret);
+}
+class Redactor {
+    /** Longest first, so a secret that contains another is replaced whole. */
+    secrets = [];
+    /** Every MIN_PIECE-character piece of every secret at least that long. */
+    pieces = new Set();
+    add(secret) {
+        if (secret.length < MIN_SECRET || this.secrets.includes(secret))
+            return;
+        this.secrets = [...this.secrets, secret, ...encodedForms(secret)].sort((a, b) => b.length - a.length);
+        for (let i = 0; i + MIN_PIECE <= secret.length; i++)
+            this.pieces.add(secret.slice(i, i + MIN_PIECE));
+    }
+    /** `text` with every secret, and every piece of one, replaced by `***`. */
+    redact(text) {
+        if (this.secrets.length === 0 || text === '')
+            return text;
+        let clean = text;
+        for (const secret of this.secrets) {
+            if (clean.includes(secret))
+                clean = clean.split(secret).join(REDACTED);
+        }
+        return this.pieces.size > 0 ? this.redactPieces(clean) : clean;
+    }
+    /**
+     * A parsed JSON value with every string in it (property names too) redacted. Iterative: a
+     * reply nested thousands deep must not overflow the stack on its way in.
+     */
+    redactJson(value) {
+        if (this.secrets.length === 0)
+            return value;
+        const root = { value };
+        const todo = [[root, 'value']];
+        for (let next = todo.pop(); next; next = todo.pop()) {
+            const [holder, key] = next;
+            const item = holder[key];
+            if (typeof item === 'string') {
+                holder[key] = this.redact(item);
+            }
+            else if (Array.isArray(item)) {
+                const copy = [...item];
+                holder[key] = copy;
+                for (let i = 0; i < copy.length; i++)
+                    todo.push([copy, i]);
+            }
+            else if (item && typeof item === 'object') {
+                // fromEntries defines properties, so a "__proto__" name stays a plain property.
+                const copy = Object.fromEntries(Object.entries(item).map(([name, inner]) => [this.redact(name), inner]));
+                holder[key] = copy;
+                for (const name of Object.keys(copy))
+                    todo.push([copy, name]);
+            }
+        }
+        return root.value;
+    }
+    redactPieces(text) {
+        // Runs of overlapping or touching pieces, as [start, end) ranges.
+        const runs = [];
+        for (let i = 0; i + MIN_PIECE <= text.length; i++) {
+            if (!this.pieces.has(text.slice(i, i + MIN_PIECE)))
+                continue;
+            const last = runs.at(-1);
+            if (last && i <= last[1])
+                last[1] = i + MIN_PIECE;
+            else
+                runs.push([i, i + MIN_PIECE]);
+        }
+        if (runs.length === 0)
+            return text;
+        let out = '';
+        let copiedTo = 0;
+        for (const [start, end] of runs) {
+            out += text.slice(copiedTo, start) + REDACTED;
+            copiedTo = end;
+        }
+        return out + text.slice(copiedTo);
+    }
+}
+/** The secrets of this run: every value masked with the runner is redacted here too. */
+const redactor = new Redactor();
+/**
+ * Registers a secret with the runner's mask and with `redact`. Call it before anything is
+ * printed. Each line counts on its own too: the runner masks line by line.
+ */
+function maskSecret(secret) {
+    if (!secret)
+        return;
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(secret);
+    redactor.add(secret);
+    for (const line of secret.split(/\r?\n/)) {
+        const part = line.trim();
+        if (part && part !== secret) {
+            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(part);
+            redactor.add(part);
+        }
+    }
+}
+/**
+ * The one function every piece of text from the service or the network goes through before it
+ * is shortened, quoted, escaped, printed, written to an output or the summary.
+ */
+function redact(text) {
+    return redactor.redact(text);
+}
+/** `redact` for every string in a parsed reply body. */
+function redactJson(value) {
+    return redactor.redactJson(value);
+}
+/**
+ * The runner's own tokens: it masks them in its log already, but nothing stops a prompt file or
+ * an echo from carrying them into a request, an output or the comment.
+ */
+const RUNNER_TOKENS = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN'];
+/** Registers a secret the runner masks already: redacted here, not announced to it again. */
+function redactAlso(secret) {
+    if (secret)
+        redactor.add(secret);
+}
+
+
+/***/ }),
+
+/***/ 4994:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B0: () => (/* binding */ hasUnsafe),
+/* harmony export */   Hn: () => (/* binding */ cell),
+/* harmony export */   Pf: () => (/* binding */ label),
+/* harmony export */   TN: () => (/* binding */ oneLine),
+/* harmony export */   UT: () => (/* binding */ isPullRequestUrl),
+/* harmony export */   Zq: () => (/* binding */ printableUrl),
+/* harmony export */   au: () => (/* binding */ escapeUnsafe),
+/* harmony export */   hD: () => (/* binding */ quote),
+/* harmony export */   i0: () => (/* binding */ isPlainHttpUrl),
+/* harmony export */   nf: () => (/* binding */ link),
+/* harmony export */   tJ: () => (/* binding */ inert)
+/* harmony export */ });
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8198);
+
+// Text from outside (the service's replies and errors, GitHub's messages) rendered where it
+// lands: the log and annotations, an output, the step summary (HTML), the kept comment
+// (Markdown). Each form makes it inert there, and each redacts the run's secrets first, while the
+// runner's mask could still have matched them.
+/**
+ * Text from the service (error messages, job fields) is untrusted. Printed raw, a reply such as
+ * "\n::add-mask::…" or "::stop-commands::x" would become a workflow command, because the runner
+ * reads every line of stdout and stderr whose trimmed start is `::`. `quote()` makes it inert: one
+ * line, control and line-breaking characters escaped, shortened, and wrapped in quotes so no
+ * command can start where it starts.
+ */
+const MAX_UNTRUSTED = 300;
+// The one list of characters outside text never carries raw, wherever it lands (an output, the
+// log, the summary, the comment, a commit status): C0/C1 controls and DEL, the Unicode line and
+// paragraph separators, and the invisible and bidirectional characters that make text read
+// differently from what it is (U+061C, U+200B–U+200F, U+202A–U+202E, U+2060, U+2066–U+2069,
+// U+FEFF).
+const UNSAFE_CHARS = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff';
+const UNSAFE = new RegExp(`[${UNSAFE_CHARS}]`, 'g');
+/** A run of white space or unsafe characters, where text is folded onto one line. */
+const FOLDED = new RegExp(`[\\s${UNSAFE_CHARS}]+`, 'g');
+/** Whether the text holds a character of the list above. */
+function hasUnsafe(text) {
+    return new RegExp(`[${UNSAFE_CHARS}]`).test(text);
+}
+/** Every control, line-breaking or bidi character as a visible `\uXXXX` escape (valid in JSON too). */
+function escapeUnsafe(text) {
+    return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+/** Outside text on one line: secrets redacted, each run of white space or unsafe characters one space. */
+function oneLine(text) {
+    return (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
+}
+function quote(text, max = MAX_UNTRUSTED) {
+    // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.
+    let clean = escapeUnsafe((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text));
+    if (clean.length > max)
+        clean = `${clean.slice(0, max)}…`;
+    return `"${clean.replace(/"/g, '\\"')}"`;
+}
+/** A URL from the service: as is when it is a plain http(s) URL, quoted otherwise. */
+function printableUrl(url) {
+    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(url);
+    return isPlainHttpUrl(clean) ? clean : quote(clean);
+}
+/** http(s), printable ASCII only (no spaces, no line breaks), of a sane length. */
+function isPlainHttpUrl(url) {
+    return /^https?:\/\/[\x21-\x7e]{1,2000}$/.test(url);
+}
+/** An id or status from the service: as is when it is a plain word, quoted otherwise. */
+function label(text) {
+    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text);
+    return /^[A-Za-z0-9][\w.-]{0,99}$/.test(clean) ? clean : quote(clean, 100);
+}
+const ESCAPES = {
+    '&': '&amp;',
+    '<': '&lt;',
+    '>': '&gt;',
+    '"': '&quot;',
+    "'": '&#39;',
+};
+const MAX_CELL = 200;
+/**
+ * Text from the service in a summary cell: one line (a blank line would end the HTML block and
+ * let the rest render as Markdown), shortened (the summary is capped at 1 MiB), HTML escaped;
+ * secrets redacted before any of that, while the runner's mask could still have matched them.
+ */
+function cell(text, max = MAX_CELL) {
+    let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
+    if (line.length > max)
+        line = `${line.slice(0, max)}…`;
+    return line.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
+}
+/** Only plain http(s) links are rendered as links: a `javascript:` prLink stays inert text. */
+function link(url) {
+    if (!url)
+        return '';
+    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(url);
+    return isPlainHttpUrl(clean) ? `<a href="${cell(clean, 2000)}">${cell(clean)}</a>` : cell(clean);
+}
+/**
+ * Service text in the comment, as text: one line, secrets redacted, cut to `max`, inside a code
+ * span whose fence is longer than any run of backticks in it. GitHub renders Markdown and finds
+ * `@mentions` and `owner/repo#1` references in what it rendered, after entities and backslash
+ * escapes are decoded, so escaping cannot stop them; a code span stops all of it, links, images,
+ * emphasis, autolinks and raw HTML included, and shows the text exactly as it came.
+ */
+function inert(text, max = 200) {
+    let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
+    if (line.length > max)
+        line = `${line.slice(0, max)}…`;
+    if (!line)
+        return '';
+    const longestRun = Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length));
+    const fence = '`'.repeat(longestRun + 1);
+    // A space on each side is dropped again by the renderer; it keeps a backtick at either end
+    // from joining the fence.
+    const pad = /^[ `]|[ `]$/.test(line) ? ' ' : '';
+    return `${fence}${pad}${line}${pad}${fence}`;
+}
+/**
+ * A pull request URL as GitHub forms them (`https://host/owner/repo/pull/12`): the only link from
+ * the service the comment makes live. Anything else is shown as text.
+ */
+function isPullRequestUrl(url) {
+    return /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/[A-Za-z0-9-]{1,100}\/[A-Za-z0-9._-]{1,100}\/pull\/\d{1,10}\/?$/.test(url);
+}
+
+
+/***/ }),
+
+/***/ 9407:
+/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3911);
+
+await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 3911:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29003,7 +29231,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 16 modules
 var core = __nccwpck_require__(3340);
-;// CONCATENATED MODULE: ./src/cancel.ts
+;// CONCATENATED MODULE: ./src/execute/cancel.ts
 /**
  * Cancellation as the runner does it (docs/design.md §3.5): on a cancelled workflow or a step's
  * `timeout-minutes`, SIGINT, then SIGTERM 7.5 s later, then a kill. Either signal aborts the work
@@ -29040,11 +29268,11 @@ function listenForCancellation() {
 
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(6752);
-// EXTERNAL MODULE: ./src/dispatcher.ts
-var dispatcher = __nccwpck_require__(5250);
-// EXTERNAL MODULE: ./src/job.ts
-var src_job = __nccwpck_require__(7228);
-;// CONCATENATED MODULE: ./src/retry-after.ts
+// EXTERNAL MODULE: ./src/service/dispatcher.ts
+var dispatcher = __nccwpck_require__(6658);
+// EXTERNAL MODULE: ./src/core/job.ts
+var core_job = __nccwpck_require__(1576);
+;// CONCATENATED MODULE: ./src/service/retry-after.ts
 /**
  * The longest wait a reply may set. The service's quota is hourly, so no honest reply asks for
  * more than an hour or so; a day leaves room for a gateway's own limits. Anything longer (years,
@@ -29079,9 +29307,9 @@ function parseRetryAfter(value, now) {
     return sensibleWait(Date.parse(text) - now);
 }
 
-// EXTERNAL MODULE: ./src/secrets.ts
-var secrets = __nccwpck_require__(7194);
-;// CONCATENATED MODULE: ./src/client.ts
+// EXTERNAL MODULE: ./src/core/secrets.ts
+var secrets = __nccwpck_require__(8198);
+;// CONCATENATED MODULE: ./src/service/client.ts
 // undici is pinned to the major that @actions/http-client (pulled in by @actions/core) uses, so
 // npm dedupes them and the bundle holds one copy: a second one doubled start-up parsing.
 
@@ -29171,7 +29399,7 @@ class AgentClient {
                 serviceMessage: serviceMessage(readReply(text)),
             });
         }
-        const job = (0,src_job/* parseJob */.JN)(readReply(text));
+        const job = (0,core_job/* parseJob */.JN)(readReply(text));
         if (!job)
             throw new ServiceError(operation, { kind: 'not-a-job', status });
         if (jobId !== undefined && job.id !== jobId)
@@ -29311,7 +29539,7 @@ function classify(error) {
     return { kind: 'no-answer', code };
 }
 
-;// CONCATENATED MODULE: ./src/clock.ts
+;// CONCATENATED MODULE: ./src/core/clock.ts
 const systemClock = {
     now: () => Date.now(),
     sleep: (ms, signal) => new Promise((resolve, reject) => {
@@ -29330,9 +29558,9 @@ const systemClock = {
     }),
 };
 
-// EXTERNAL MODULE: ./src/untrusted.ts
-var untrusted = __nccwpck_require__(873);
-;// CONCATENATED MODULE: ./src/gate.ts
+// EXTERNAL MODULE: ./src/core/untrusted.ts
+var untrusted = __nccwpck_require__(4994);
+;// CONCATENATED MODULE: ./src/decide/gate.ts
 
 /**
  * The collaborator-permission API's `permission` values that mean write access. `permission` is
@@ -29437,7 +29665,7 @@ function isUserOwner(event, actor) {
     return owner?.type === 'User' && login !== undefined && login.toLowerCase() === actor.toLowerCase();
 }
 
-;// CONCATENATED MODULE: ./src/admission.ts
+;// CONCATENATED MODULE: ./src/decide/admission.ts
 
 
 /**
@@ -29476,179 +29704,13 @@ async function admit(inputs, event, request, accessOf, fallbackActor = '') {
     return { kind: 'go', prompt, request: request.comment, asked: true };
 }
 
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __nccwpck_require__(3916);
-// EXTERNAL MODULE: ./src/log.ts
-var log = __nccwpck_require__(5625);
-// EXTERNAL MODULE: ./src/mode.ts
-var src_mode = __nccwpck_require__(9120);
-// EXTERNAL MODULE: ./src/duration.ts
-var duration = __nccwpck_require__(7607);
-;// CONCATENATED MODULE: ./src/schedule.ts
-/**
- * The poll schedule (docs/design.md §3.3): the first wait is `pollInterval`, each next one 1.5× the one
- * before, capped at 60 s (or at `pollInterval` when that is larger), each with ±10 % jitter so that
- * many workflows started by the same cron do not poll in step. A 30-minute job costs about 35
- * requests instead of 180 at a fixed 10 s.
- */
-const GROWTH = 1.5;
-const CAP_MS = 60_000;
-const JITTER = 0.1;
-class PollSchedule {
-    random;
-    base;
-    cap;
-    started = false;
-    /** `random` returns [0, 1), like `Math.random`; tests inject a fixed one. */
-    constructor(firstMs, random = Math.random) {
-        this.random = random;
-        this.base = firstMs;
-        this.cap = Math.max(CAP_MS, firstMs);
-    }
-    /** The next wait in milliseconds. */
-    next() {
-        if (this.started)
-            this.base = Math.min(this.base * GROWTH, this.cap);
-        this.started = true;
-        return Math.round(this.base * (1 + JITTER * (2 * this.random() - 1)));
-    }
-}
-
-;// CONCATENATED MODULE: ./src/wait.ts
-
-
-
-
-
-
-
-/** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
-const EARLY_NOT_FOUND_MS = 30_000;
-/** How often a job still at work is said to be, whatever the polls' spacing: a silent step looks hung. */
-const PROGRESS_EVERY_MS = 120_000;
-/**
- * Polls until the job reaches a terminal status or the deadline passes (docs/design.md §3.3, §3.4). A job
- * the service already sent is first polled `pollInterval` later; one known only by id at once.
- */
-async function waitForJob(read, id, first, options) {
-    const { clock, deadline, log, signal } = options;
-    const schedule = new PollSchedule(options.pollIntervalMs, options.random);
-    const warnedStatuses = new Set();
-    const context = { ...options.context, jobId: id };
-    const name = (0,untrusted/* label */.Pf)(id);
-    let job = first;
-    let nextWait = job ? schedule.next() : 0;
-    // A follow-up's own reply counts: `active` there means the service took the message and works
-    // on it, so the next `completed` is this run's, not the previous one's.
-    let seenActive = first !== undefined && !(0,src_job/* isTerminal */.Hd)(first.status);
-    // The grace never outlasts the timeout: a job that still reads as finished when time is up is
-    // reported as it reads (a finished job is done, not timed out).
-    const settleBy = options.settledAfter === undefined ? undefined : Math.min(options.settledAfter, deadline);
-    const settled = () => seenActive || settleBy === undefined || clock.now() >= settleBy;
-    const waitingSince = clock.now();
-    let nextProgress = waitingSince + PROGRESS_EVERY_MS;
-    /**
-     * Sleeps `ms`, saying at every two-minute mark that the job is still at work: a timer beside the
-     * polls, since with the growing interval a poll may not land between two marks.
-     */
-    const pause = async (ms) => {
-        const until = clock.now() + ms;
-        while (nextProgress < until) {
-            await clock.sleep(Math.max(0, nextProgress - clock.now()), signal);
-            if (job && !(0,src_job/* isTerminal */.Hd)(job.status)) {
-                log.info(`Agent job ${name} is still ${(0,untrusted/* label */.Pf)(job.status)} after ${(0,duration/* formatDuration */.a3)(clock.now() - waitingSince)}; checking again in ${(0,duration/* formatDuration */.a3)(until - clock.now())}.`);
-            }
-            nextProgress += PROGRESS_EVERY_MS;
-        }
-        if (until > clock.now())
-            await clock.sleep(until - clock.now(), signal);
-    };
-    for (;;) {
-        if (job && (0,src_job/* isTerminal */.Hd)(job.status)) {
-            if (settled()) {
-                if (!seenActive && options.settledAfter !== undefined && clock.now() < options.settledAfter) {
-                    log.info(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)} at the timeout and was not seen at work on the follow-up: this may be how it ended before the message.`);
-                }
-                return { job, timedOut: false };
-            }
-            log.debug(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)}; the follow-up may not have started yet.`);
-        }
-        const left = deadline - clock.now();
-        if (left <= 0)
-            return { job, timedOut: true };
-        // The last wait is cut so the poll at the deadline is the last one.
-        if (nextWait > 0)
-            await pause(Math.min(nextWait, left));
-        let fault;
-        try {
-            // Near the deadline a poll gets only the time left (at least 1 s), connecting included.
-            const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
-            const latest = await read({
-                timeoutMs,
-                totalMs: timeoutMs < REQUEST_TIMEOUT_MS ? timeoutMs : undefined,
-                signal,
-            });
-            log.debug(`Polled agent job ${name}: status ${(0,untrusted/* label */.Pf)(latest.status)}.`);
-            // A change is said as it happens; the end is said once, by the step (its last line or error).
-            if (latest.status !== job?.status && !(0,src_job/* isTerminal */.Hd)(latest.status))
-                log.info(`Agent job ${name} is ${job ? 'now ' : ''}${(0,untrusted/* label */.Pf)(latest.status)}.`);
-            if (!(0,src_job/* isKnownStatus */.ih)(latest.status) && !warnedStatuses.has(latest.status)) {
-                warnedStatuses.add(latest.status);
-                log.warning(`Agent job ${name} reports the status ${(0,untrusted/* label */.Pf)(latest.status)}, which this action does not know; it is treated as still running.`);
-            }
-            if (!(0,src_job/* isTerminal */.Hd)(latest.status))
-                seenActive = true;
-            job = latest;
-            options.onJob?.(job);
-            nextWait = schedule.next();
-            continue;
-        }
-        catch (error) {
-            if (!(error instanceof ServiceError))
-                throw error;
-            fault = error.fault;
-        }
-        if (!isTransient(fault, clock.now() - options.createdAt))
-            throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context));
-        // A stated wait is a floor, never a shortcut: the schedule goes on growing under it, so a
-        // `Retry-After` too short to mean anything cannot make the polls a burst (and the client drops
-        // a 0, a time gone by or an absurd one).
-        nextWait = Math.max(schedule.next(), fault.kind === 'http' ? (fault.retryAfterMs ?? 0) : 0);
-        const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
-        log.warning(`Could not read agent job ${name}: ${(0,errors/* briefly */.m_)(fault)}; trying again in ${(0,duration/* formatDuration */.a3)(until)}.`);
-    }
-}
-/** A single read, for a step that does not wait: it has no second chance, so every fault is final. */
-async function readJobOnce(read, context, signal) {
-    try {
-        return await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal });
-    }
-    catch (error) {
-        throw error instanceof ServiceError ? new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(error.fault, context)) : error;
-    }
-}
-/** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
-function isTransient(fault, sinceCreatedMs) {
-    switch (fault.kind) {
-        case 'http':
-            return (fault.status === 408 ||
-                fault.status === 429 ||
-                fault.status >= 500 ||
-                (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS));
-        // Another job's reply is a mixed-up cache or gateway: never this job's end, and the next read
-        // may be right, as after a body that is not a job.
-        case 'not-sent':
-        case 'no-answer':
-        case 'not-a-job':
-        case 'other-job':
-            return true;
-        case 'tls':
-            return false;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/continuity.ts
-
+// EXTERNAL MODULE: ./src/service/errors.ts
+var errors = __nccwpck_require__(5756);
+// EXTERNAL MODULE: ./src/core/log.ts
+var log = __nccwpck_require__(4325);
+// EXTERNAL MODULE: ./src/core/mode.ts
+var core_mode = __nccwpck_require__(9036);
+;// CONCATENATED MODULE: ./src/decide/continuity.ts
 
 
 
@@ -29666,7 +29728,7 @@ const THREAD_READ_WAITS_MS = [2000, 4000, 8000, 16000];
  */
 async function planJob(request, memory, deps) {
     const { log } = deps;
-    const given = (0,src_mode/* modeOf */.VV)(request);
+    const given = (0,core_mode/* modeOf */.VV)(request);
     if (request.jobId !== undefined)
         return { kind: 'go', mode: given };
     if (!memory) {
@@ -29699,7 +29761,7 @@ async function planJob(request, memory, deps) {
         ...(since ? { since } : {}),
         thread: { jobId: threadJob, prLink: job.prLink },
     };
-    if (!(0,src_job/* isTerminal */.Hd)(job.status)) {
+    if (!(0,core_job/* isTerminal */.Hd)(job.status)) {
         log.info(`Agent job ${(0,untrusted/* label */.Pf)(threadJob)} of ${where} is ${(0,untrusted/* label */.Pf)(job.status)}: this run follows it up.`);
         return followUp;
     }
@@ -29773,7 +29835,7 @@ async function readThreadJob(id, where, deps) {
             return undefined;
         }
         // The thread's job is not new (a 404 was final above): any other fault reads as a poll's would.
-        const passing = isTransient(fault, Infinity);
+        const passing = (0,errors/* isTransient */.dg)(fault, Infinity);
         // As many reads as the table has, whatever the service's `Retry-After` says: it may lengthen
         // a wait, never add one (a service saying "1 s" each time would otherwise be read until the
         // deadline).
@@ -29790,7 +29852,7 @@ async function readThreadJob(id, where, deps) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/decide.ts
+;// CONCATENATED MODULE: ./src/decide/decide.ts
 // The first of the run's three steps: before anything is sent to the service, decide whether the
 // step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
 // job, and the whole prompt. The result is one value; execute and report take it from here.
@@ -29844,7 +29906,7 @@ async function decide(inputs, deps) {
         await port?.skipped(plan.status, undefined, signal);
         return { kind: 'skip', notice: plan.notice };
     }
-    const written = (0,src_mode/* onlyWaits */.PI)(plan.mode) ? undefined : admission.prompt;
+    const written = (0,core_mode/* onlyWaits */.PI)(plan.mode) ? undefined : admission.prompt;
     const whole = async (since) => {
         let prompt = written ?? '';
         if (features.context && port) {
@@ -29907,9 +29969,9 @@ function withoutRunSecrets(prompt, log) {
     return clean;
 }
 
-// EXTERNAL MODULE: ./src/pull-request.ts
-var pull_request = __nccwpck_require__(5964);
-;// CONCATENATED MODULE: ./src/outputs.ts
+// EXTERNAL MODULE: ./src/core/pull-request.ts
+var pull_request = __nccwpck_require__(6200);
+;// CONCATENATED MODULE: ./src/report/outputs.ts
 
 
 
@@ -29970,7 +30032,9 @@ function setOutput(name, value) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/start.ts
+// EXTERNAL MODULE: ./src/core/duration.ts
+var duration = __nccwpck_require__(8571);
+;// CONCATENATED MODULE: ./src/execute/start.ts
 
 
 
@@ -30045,12 +30109,12 @@ const FOLLOW_UP_SETTLE_MS = 30_000;
  */
 async function startJob(client, mode, prompt, options) {
     const { log, signal, clock } = options;
-    if ((0,src_mode/* onlyWaits */.PI)(mode))
+    if ((0,core_mode/* onlyWaits */.PI)(mode))
         return { id: mode.jobId, createdAt: -Infinity };
-    log.info((0,src_mode/* sending */.bh)(mode, options.context.baseUrl));
+    log.info((0,core_mode/* sending */.bh)(mode, options.context.baseUrl));
     if (mode.kind === 'create') {
         const job = await sendRetryingOnlyWhenSafe(() => client.createJob(prompt ?? '', { signal }), options);
-        log.info((0,src_mode/* sent */.t$)(mode, job));
+        log.info((0,core_mode/* sent */.t$)(mode, job));
         return { job, id: job.id, createdAt: clock.now() };
     }
     const context = { ...options.context, operation: 'message', jobId: mode.jobId };
@@ -30058,7 +30122,7 @@ async function startJob(client, mode, prompt, options) {
         ...options,
         context,
     });
-    log.info((0,src_mode/* sent */.t$)(mode, job));
+    log.info((0,core_mode/* sent */.t$)(mode, job));
     return { job, id: mode.jobId, createdAt: -Infinity, settledAfter: clock.now() + FOLLOW_UP_SETTLE_MS };
 }
 function describe(context) {
@@ -30068,7 +30132,149 @@ function capitalize(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-;// CONCATENATED MODULE: ./src/execute.ts
+;// CONCATENATED MODULE: ./src/execute/schedule.ts
+/**
+ * The poll schedule (docs/design.md §3.3): the first wait is `pollInterval`, each next one 1.5× the one
+ * before, capped at 60 s (or at `pollInterval` when that is larger), each with ±10 % jitter so that
+ * many workflows started by the same cron do not poll in step. A 30-minute job costs about 35
+ * requests instead of 180 at a fixed 10 s.
+ */
+const GROWTH = 1.5;
+const CAP_MS = 60_000;
+const JITTER = 0.1;
+class PollSchedule {
+    random;
+    base;
+    cap;
+    started = false;
+    /** `random` returns [0, 1), like `Math.random`; tests inject a fixed one. */
+    constructor(firstMs, random = Math.random) {
+        this.random = random;
+        this.base = firstMs;
+        this.cap = Math.max(CAP_MS, firstMs);
+    }
+    /** The next wait in milliseconds. */
+    next() {
+        if (this.started)
+            this.base = Math.min(this.base * GROWTH, this.cap);
+        this.started = true;
+        return Math.round(this.base * (1 + JITTER * (2 * this.random() - 1)));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/execute/wait.ts
+
+
+
+
+
+
+
+/** How often a job still at work is said to be, whatever the polls' spacing: a silent step looks hung. */
+const PROGRESS_EVERY_MS = 120_000;
+/**
+ * Polls until the job reaches a terminal status or the deadline passes (docs/design.md §3.3, §3.4). A job
+ * the service already sent is first polled `pollInterval` later; one known only by id at once.
+ */
+async function waitForJob(read, id, first, options) {
+    const { clock, deadline, log, signal } = options;
+    const schedule = new PollSchedule(options.pollIntervalMs, options.random);
+    const warnedStatuses = new Set();
+    const context = { ...options.context, jobId: id };
+    const name = (0,untrusted/* label */.Pf)(id);
+    let job = first;
+    let nextWait = job ? schedule.next() : 0;
+    // A follow-up's own reply counts: `active` there means the service took the message and works
+    // on it, so the next `completed` is this run's, not the previous one's.
+    let seenActive = first !== undefined && !(0,core_job/* isTerminal */.Hd)(first.status);
+    // The grace never outlasts the timeout: a job that still reads as finished when time is up is
+    // reported as it reads (a finished job is done, not timed out).
+    const settleBy = options.settledAfter === undefined ? undefined : Math.min(options.settledAfter, deadline);
+    const settled = () => seenActive || settleBy === undefined || clock.now() >= settleBy;
+    const waitingSince = clock.now();
+    let nextProgress = waitingSince + PROGRESS_EVERY_MS;
+    /**
+     * Sleeps `ms`, saying at every two-minute mark that the job is still at work: a timer beside the
+     * polls, since with the growing interval a poll may not land between two marks.
+     */
+    const pause = async (ms) => {
+        const until = clock.now() + ms;
+        while (nextProgress < until) {
+            await clock.sleep(Math.max(0, nextProgress - clock.now()), signal);
+            if (job && !(0,core_job/* isTerminal */.Hd)(job.status)) {
+                log.info(`Agent job ${name} is still ${(0,untrusted/* label */.Pf)(job.status)} after ${(0,duration/* formatDuration */.a3)(clock.now() - waitingSince)}; checking again in ${(0,duration/* formatDuration */.a3)(until - clock.now())}.`);
+            }
+            nextProgress += PROGRESS_EVERY_MS;
+        }
+        if (until > clock.now())
+            await clock.sleep(until - clock.now(), signal);
+    };
+    for (;;) {
+        if (job && (0,core_job/* isTerminal */.Hd)(job.status)) {
+            if (settled()) {
+                if (!seenActive && options.settledAfter !== undefined && clock.now() < options.settledAfter) {
+                    log.info(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)} at the timeout and was not seen at work on the follow-up: this may be how it ended before the message.`);
+                }
+                return { job, timedOut: false };
+            }
+            log.debug(`Agent job ${name} still reads ${(0,untrusted/* label */.Pf)(job.status)}; the follow-up may not have started yet.`);
+        }
+        const left = deadline - clock.now();
+        if (left <= 0)
+            return { job, timedOut: true };
+        // The last wait is cut so the poll at the deadline is the last one.
+        if (nextWait > 0)
+            await pause(Math.min(nextWait, left));
+        let fault;
+        try {
+            // Near the deadline a poll gets only the time left (at least 1 s), connecting included.
+            const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
+            const latest = await read({
+                timeoutMs,
+                totalMs: timeoutMs < REQUEST_TIMEOUT_MS ? timeoutMs : undefined,
+                signal,
+            });
+            log.debug(`Polled agent job ${name}: status ${(0,untrusted/* label */.Pf)(latest.status)}.`);
+            // A change is said as it happens; the end is said once, by the step (its last line or error).
+            if (latest.status !== job?.status && !(0,core_job/* isTerminal */.Hd)(latest.status))
+                log.info(`Agent job ${name} is ${job ? 'now ' : ''}${(0,untrusted/* label */.Pf)(latest.status)}.`);
+            if (!(0,core_job/* isKnownStatus */.ih)(latest.status) && !warnedStatuses.has(latest.status)) {
+                warnedStatuses.add(latest.status);
+                log.warning(`Agent job ${name} reports the status ${(0,untrusted/* label */.Pf)(latest.status)}, which this action does not know; it is treated as still running.`);
+            }
+            if (!(0,core_job/* isTerminal */.Hd)(latest.status))
+                seenActive = true;
+            job = latest;
+            options.onJob?.(job);
+            nextWait = schedule.next();
+            continue;
+        }
+        catch (error) {
+            if (!(error instanceof ServiceError))
+                throw error;
+            fault = error.fault;
+        }
+        if (!(0,errors/* isTransient */.dg)(fault, clock.now() - options.createdAt))
+            throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context));
+        // A stated wait is a floor, never a shortcut: the schedule goes on growing under it, so a
+        // `Retry-After` too short to mean anything cannot make the polls a burst (and the client drops
+        // a 0, a time gone by or an absurd one).
+        nextWait = Math.max(schedule.next(), fault.kind === 'http' ? (fault.retryAfterMs ?? 0) : 0);
+        const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
+        log.warning(`Could not read agent job ${name}: ${(0,errors/* briefly */.m_)(fault)}; trying again in ${(0,duration/* formatDuration */.a3)(until)}.`);
+    }
+}
+/** A single read, for a step that does not wait: it has no second chance, so every fault is final. */
+async function readJobOnce(read, context, signal) {
+    try {
+        return await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal });
+    }
+    catch (error) {
+        throw error instanceof ServiceError ? new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(error.fault, context)) : error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/execute/execute.ts
 
 
 
@@ -30087,7 +30293,7 @@ async function execute(decision, inputs, step, deps) {
         step.started(started);
         setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(started.id));
         jobId = started.id;
-        setOutput('mode', (0,src_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
+        setOutput('mode', (0,core_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
         // Without waiting, the comment is written once, at the end.
         if (inputs.wait)
             github = (await deps.github)?.started(started.id, started.job, decision.memory);
@@ -30163,7 +30369,7 @@ function sayHowItEnded(job, inputs, log) {
             ? `Agent job ${(0,untrusted/* label */.Pf)(job.id)} completed: ${(0,untrusted/* printableUrl */.Zq)(job.prLink)}`
             : `Agent job ${(0,untrusted/* label */.Pf)(job.id)} completed without a pull request (no files changed).`);
     }
-    else if (!(0,src_job/* isTerminal */.Hd)(job.status) && !inputs.wait) {
+    else if (!(0,core_job/* isTerminal */.Hd)(job.status) && !inputs.wait) {
         // Only reachable with `wait: false`: the job goes on without this step.
         log.info(`Agent job ${(0,untrusted/* label */.Pf)(job.id)} goes on in the service (wait is false).`);
     }
@@ -30173,21 +30379,10 @@ function sayHowItEnded(job, inputs, log) {
 var schemas = __nccwpck_require__(4922);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
-;// CONCATENATED MODULE: ./src/features.ts
-
-/** What the event means for the inputs' rules. */
-function eventNeeds(event) {
-    // Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
-    const secretless = (event.kind === 'pull-request' && !event.target) ||
-        event.kind === 'review' ||
-        (event.kind === 'comment' && event.review);
-    const fork = secretless ? event.pull?.fork : undefined;
-    return {
-        commentAsks: event.kind === 'comment',
-        accessLookUp: mayBeOpen(event),
-        ...(fork ? { secretlessFork: fork } : {}),
-    };
-}
+;// CONCATENATED MODULE: ./src/decide/token-needs.ts
+// Which tokens the GitHub work a workflow asked for needs, decided from the inputs alone (whatever
+// the event), so that `readInputs` reads a token only when something will use it. Its own module,
+// with its own shape of the inputs, so that the inputs and the features do not import each other.
 /** Which tokens the GitHub work asked for needs, whatever the event: a token nothing needs is never read. */
 function tokenNeeds(asked) {
     return {
@@ -30201,43 +30396,8 @@ function tokenNeeds(asked) {
         docs: asked.labels.length > 0 || asked.reviewers.length > 0 || asked.thread || asked.autoMerge !== undefined,
     };
 }
-/** The features of this run: its inputs on its event, with the request the event makes. */
-function featuresOf(inputs, context, request) {
-    const { event } = context;
-    const asked = request.kind === 'request' || request.kind === 'label';
-    // A request is a conversation: it is answered where it was asked, whatever `comment` says.
-    const comment = inputs.comment || inputs.thread || asked;
-    const changes = event.kind === 'push' || event.kind === 'pull-request';
-    const paths = inputs.paths.length > 0 && changes;
-    const route = inputs.labels.length > 0 || inputs.reviewers.length > 0;
-    const autoMerge = inputs.autoMerge !== undefined;
-    const load = request.kind !== 'skip' &&
-        ((inputs.trigger !== undefined && event.kind === 'comment') ||
-            (inputs.triggerLabel !== undefined && (event.kind === 'pull-request' || event.kind === 'issue')) ||
-            paths ||
-            comment ||
-            inputs.status ||
-            route ||
-            autoMerge ||
-            inputs.context === 'auto');
-    return {
-        load,
-        comment,
-        thread: inputs.thread,
-        status: inputs.status,
-        // The thread's job is kept in the comment; a re-run finds its earlier attempt's job there.
-        recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
-        context: inputs.context === 'auto',
-        paths: paths && !asked,
-        route,
-        autoMerge,
-        ...(request.kind === 'request' ? { reaction: request.comment } : {}),
-        ...(request.kind === 'label' ? { removeLabel: request.label } : {}),
-        access: mayBeOpen(event),
-    };
-}
 
-;// CONCATENATED MODULE: ./src/input-rules.ts
+;// CONCATENATED MODULE: ./src/decide/input-rules.ts
 // Each input's rule: its text in, its value out, or the one sentence the step fails with. Pure,
 // and known to no event: `inputs.ts` applies them in action.yml's order.
 
@@ -30422,7 +30582,7 @@ function isLoopback(hostname) {
 var external_node_fs_ = __nccwpck_require__(3024);
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-;// CONCATENATED MODULE: ./src/prompt-file.ts
+;// CONCATENATED MODULE: ./src/decide/prompt-file.ts
 
 
 
@@ -30573,7 +30733,7 @@ function readPromptFile(name, workspace) {
     return { text };
 }
 
-;// CONCATENATED MODULE: ./src/inputs.ts
+;// CONCATENATED MODULE: ./src/decide/inputs.ts
 
 
 
@@ -30761,7 +30921,7 @@ function usableToken(value) {
     return givenToken(value) && PRINTABLE_ASCII.test(value) ? value : '';
 }
 
-;// CONCATENATED MODULE: ./src/job-run.ts
+;// CONCATENATED MODULE: ./src/execute/job-run.ts
 
 
 
@@ -30828,7 +30988,7 @@ class JobRun {
     sendingFor(mode) {
         this.#mode = mode;
         this.#id = mode.kind === 'create' ? undefined : mode.jobId;
-        this.#confirmed = (0,src_mode/* onlyWaits */.PI)(mode);
+        this.#confirmed = (0,core_mode/* onlyWaits */.PI)(mode);
     }
     /** A follow-up the service refused outright: its thread goes to the job created next. */
     replacing(jobId, prLink) {
@@ -30913,23 +31073,23 @@ class JobRun {
         const job = this.#job;
         if (!mode)
             return `${cancelled} before anything was sent to the service.`;
-        if (id && (job || (0,src_mode/* onlyWaits */.PI)(mode))) {
+        if (id && (job || (0,core_mode/* onlyWaits */.PI)(mode))) {
             const last = job ? ` (last status: ${(0,untrusted/* label */.Pf)(job.status)})` : '';
             return `${cancelled} while waiting; agent job ${(0,untrusted/* label */.Pf)(id)} goes on in the service${last}.`;
         }
-        return `${cancelled} ${(0,src_mode/* unconfirmed */.B1)(mode)}`;
+        return `${cancelled} ${(0,core_mode/* unconfirmed */.B1)(mode)}`;
     }
 }
 
-// EXTERNAL MODULE: ./src/event.ts
-var src_event = __nccwpck_require__(807);
-;// CONCATENATED MODULE: ./src/run-context.ts
+// EXTERNAL MODULE: ./src/core/event.ts
+var core_event = __nccwpck_require__(7667);
+;// CONCATENATED MODULE: ./src/core/run-context.ts
 
 function readRunContext(env = process.env) {
     const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    const event = (0,src_event/* readEvent */.j_)(env);
+    const event = (0,core_event/* readEvent */.j_)(env);
     return {
-        event: (0,src_event/* parseEvent */.wj)(event.name, event.payload),
+        event: (0,core_event/* parseEvent */.wj)(event.name, event.payload),
         eventName: event.name,
         payload: event.payload,
         repo: owner && repo ? { owner, repo } : { owner: '', repo: '' },
@@ -30946,7 +31106,7 @@ function readRunContext(env = process.env) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/summary.ts
+;// CONCATENATED MODULE: ./src/report/summary.ts
 
 
 
@@ -30990,7 +31150,58 @@ async function writeSummary(facts) {
     await core/* summary */.z.write();
 }
 
-;// CONCATENATED MODULE: ./src/trigger.ts
+;// CONCATENATED MODULE: ./src/decide/features.ts
+
+/** What the event means for the inputs' rules. */
+function eventNeeds(event) {
+    // Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
+    const secretless = (event.kind === 'pull-request' && !event.target) ||
+        event.kind === 'review' ||
+        (event.kind === 'comment' && event.review);
+    const fork = secretless ? event.pull?.fork : undefined;
+    return {
+        commentAsks: event.kind === 'comment',
+        accessLookUp: mayBeOpen(event),
+        ...(fork ? { secretlessFork: fork } : {}),
+    };
+}
+/** The features of this run: its inputs on its event, with the request the event makes. */
+function featuresOf(inputs, context, request) {
+    const { event } = context;
+    const asked = request.kind === 'request' || request.kind === 'label';
+    // A request is a conversation: it is answered where it was asked, whatever `comment` says.
+    const comment = inputs.comment || inputs.thread || asked;
+    const changes = event.kind === 'push' || event.kind === 'pull-request';
+    const paths = inputs.paths.length > 0 && changes;
+    const route = inputs.labels.length > 0 || inputs.reviewers.length > 0;
+    const autoMerge = inputs.autoMerge !== undefined;
+    const load = request.kind !== 'skip' &&
+        ((inputs.trigger !== undefined && event.kind === 'comment') ||
+            (inputs.triggerLabel !== undefined && (event.kind === 'pull-request' || event.kind === 'issue')) ||
+            paths ||
+            comment ||
+            inputs.status ||
+            route ||
+            autoMerge ||
+            inputs.context === 'auto');
+    return {
+        load,
+        comment,
+        thread: inputs.thread,
+        status: inputs.status,
+        // The thread's job is kept in the comment; a re-run finds its earlier attempt's job there.
+        recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
+        context: inputs.context === 'auto',
+        paths: paths && !asked,
+        route,
+        autoMerge,
+        ...(request.kind === 'request' ? { reaction: request.comment } : {}),
+        ...(request.kind === 'label' ? { removeLabel: request.label } : {}),
+        access: mayBeOpen(event),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/decide/trigger.ts
 
 
 /**
@@ -31002,7 +31213,7 @@ function readRequest(phrase, event, label) {
     // Read first, before the GitHub side loads: a deleted ref has no commit to document or to put a
     // status on, and no pull request to follow.
     if (event.kind === 'push' && event.deleted) {
-        return { kind: 'skip', why: `the push deleted ${(0,src_event/* refWords */.VL)(event.ref)}, which leaves nothing to document` };
+        return { kind: 'skip', why: `the push deleted ${(0,core_event/* refWords */.VL)(event.ref)}, which leaves nothing to document` };
     }
     if (label && (event.kind === 'pull-request' || event.kind === 'issue')) {
         const asked = readLabel(label, event.action, event.label);
@@ -31052,7 +31263,7 @@ function afterPhrase(body, phrase) {
     return start.slice(phrase.length).trim();
 }
 
-;// CONCATENATED MODULE: ./src/setup.ts
+;// CONCATENATED MODULE: ./src/decide/setup.ts
 // What a run starts from, read once before anything is sent: the inputs for this run's event, the
 // request the event makes, and the features (which GitHub work the run does).
 
@@ -31219,7 +31430,7 @@ async function report(step, { accepted, decision, executed }, github, cancellati
         // that was decided) and that no job started: a bad input alone sets nothing. A `jobId` the
         // service never showed (unknown to it, or every read failed) is no job seen either.
         if (decision?.kind === 'go' && executed?.jobId === undefined)
-            setOutput('mode', (0,src_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
+            setOutput('mode', (0,core_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
         if (accepted && !step.job)
             setOutput('status', 'not-started');
     }
@@ -31277,7 +31488,7 @@ async function endSkipped({ notice, answer }, github, cancellation) {
  * pattern GitHub's filters would not read is a bad input, before any request.
  */
 async function compilePaths(lines) {
-    const { compilePaths: compile, PathsError } = await __nccwpck_require__.e(/* import() */ 431).then(__nccwpck_require__.bind(__nccwpck_require__, 8431));
+    const { compilePaths: compile, PathsError } = await __nccwpck_require__.e(/* import() */ 404).then(__nccwpck_require__.bind(__nccwpck_require__, 9404));
     try {
         return compile(lines);
     }
@@ -31345,475 +31556,269 @@ function userAgent(context) {
 
 /***/ }),
 
-/***/ 9120:
+/***/ 6658:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   B1: () => (/* binding */ unconfirmed),
-/* harmony export */   LR: () => (/* binding */ mayHaveActed),
-/* harmony export */   PI: () => (/* binding */ onlyWaits),
-/* harmony export */   VV: () => (/* binding */ modeOf),
-/* harmony export */   bh: () => (/* binding */ sending),
-/* harmony export */   t$: () => (/* binding */ sent),
-/* harmony export */   xd: () => (/* binding */ modeOutput)
+/* harmony export */   Ng: () => (/* binding */ connect),
+/* harmony export */   PK: () => (/* binding */ proxyPasswords),
+/* harmony export */   Zl: () => (/* binding */ failedBeforeSending)
 /* harmony export */ });
-/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(873);
+/* harmony import */ var _actions_http_client__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4942);
+/* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6752);
 
-function modeOutput(mode) {
-    switch (mode.kind) {
-        case 'create':
-            return 'created';
-        case 'follow-up':
-            return 'followed-up';
-        case 'wait':
-            return 'given';
-        case 'resume':
-            return 'resumed';
+
+/** Opening a connection (DNS, TCP, a proxy tunnel, TLS) gets this long, as undici's default. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Errors raised while the connection was being opened, before any byte of the request was
+ * written. Telling them apart by the phase they happened in, not by their error code, is what
+ * makes a retried create safe: the same code (a reset, an unreachable host) can also come after
+ * the request went out, when the service may have acted on it.
+ */
+const connectFailures = new WeakSet();
+function failedBeforeSending(error) {
+    let current = error;
+    for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+        if (connectFailures.has(current))
+            return true;
+        current = current.cause;
     }
+    return false;
 }
-/** Whether the run only waits for a job that exists: nothing is sent to it. */
-function onlyWaits(mode) {
-    return mode.kind === 'wait' || mode.kind === 'resume';
-}
-function modeOf(request) {
-    if (request.jobId === undefined)
-        return { kind: 'create', projectId: request.projectId };
-    return request.prompt === undefined
-        ? { kind: 'wait', jobId: request.jobId }
-        : { kind: 'follow-up', jobId: request.jobId };
-}
-/** The log line before the request that makes the service act. */
-function sending(mode, baseUrl) {
-    return mode.kind === 'create'
-        ? `Creating an agent job in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)} at ${baseUrl}.`
-        : `Sending a follow-up message to agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)}.`;
-}
-/** The log line once the service confirmed it. */
-function sent(mode, job) {
-    return mode.kind === 'create'
-        ? `Created agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.id)} (${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.status)}).`
-        : `Agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.id)} took the follow-up (${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.status)}).`;
-}
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 /**
- * After a fault that leaves it open whether the service acted: the service has no idempotency
- * key, so the only safe move is to say so, and where to look, instead of sending it again.
+ * The passwords in the proxy variables the toolkit reads, as written and decoded: secrets like
+ * the key, since an error from the proxy or the HTTP stack may quote the proxy's URL.
  */
-function mayHaveActed(mode) {
-    return mode.kind === 'create'
-        ? `the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)} before you re-run.`
-        : `the message may have reached the job anyway, so the action does not send it again. Check agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)} before you re-run.`;
-}
-/** A cancellation after the request left but before the service confirmed it. */
-function unconfirmed(mode) {
-    return mode.kind === 'create'
-        ? `before the service confirmed the job; a job may have been created in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)}: look for it before you re-run.`
-        : `before the service confirmed the follow-up message; agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)} may have taken it.`;
-}
-
-
-/***/ }),
-
-/***/ 5964:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Mz: () => (/* binding */ outputLink),
-/* harmony export */   _P: () => (/* binding */ docsPullRequest),
-/* harmony export */   _n: () => (/* binding */ pullRequestOf),
-/* harmony export */   h4: () => (/* binding */ samePullRequest),
-/* harmony export */   yQ: () => (/* binding */ GITHUB_COM)
-/* harmony export */ });
-/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7194);
-/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(873);
-
-
-/** github.com: where the docs repositories of Enterprise Server users often live. */
-const GITHUB_COM = { serverUrl: 'https://github.com', apiUrl: 'https://api.github.com' };
-/**
- * The link the `prLink` output carries: the service's, redacted, when it is a plain http(s) URL
- * (printable ASCII, no spaces); else `''`. Whatever acts on the docs pull request acts on this
- * link only, so nothing is written about a link the action refused to hand on.
- */
-function outputLink(link) {
-    if (!link)
-        return '';
-    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(link);
-    return (0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .isPlainHttpUrl */ .i0)(clean) ? clean : '';
-}
-/**
- * The pull request a `prLink` names, when it is a pull request page on `serverUrl` (the run's
- * GitHub, path prefix included) — or, with `githubCom`, on github.com, where docs repositories of
- * Enterprise Server users often live. A token is never sent about a link elsewhere.
- */
-function pullRequestOf(prLink, serverUrl, options = {}) {
-    const servers = [serverUrl, ...(options.githubCom ? [GITHUB_COM.serverUrl] : [])];
-    for (const server of servers) {
-        const found = onServer(prLink, server);
-        if (found)
-            return found;
-    }
-    return undefined;
-}
-/**
- * The docs pull request the `prLink` output carries, and which GitHub it is on: the run's own
- * (`home`), or `other` (github.com, as `otherServer` names it, from a run on another GitHub).
- * `undefined` for a link that is not a pull request on either.
- */
-function docsPullRequest(prLink, serverUrl, otherServer = GITHUB_COM.serverUrl) {
-    const link = outputLink(prLink);
-    if (!link)
-        return undefined;
-    const home = onServer(link, serverUrl);
-    if (home)
-        return { pr: home, home: true };
-    if (sameServer(serverUrl, otherServer))
-        return undefined;
-    const other = onServer(link, otherServer);
-    return other ? { pr: other, home: false } : undefined;
-}
-/** Whether two pull requests are one: the same repository (GitHub's names ignore case) and number. */
-function samePullRequest(a, b) {
-    return (a.number === b.number &&
-        a.owner.toLowerCase() === b.owner.toLowerCase() &&
-        a.repo.toLowerCase() === b.repo.toLowerCase());
-}
-function sameServer(a, b) {
-    try {
-        const [x, y] = [new URL(a), new URL(b)];
-        return x.origin === y.origin && x.pathname.replace(/\/+$/, '') === y.pathname.replace(/\/+$/, '');
-    }
-    catch {
-        return false;
-    }
-}
-function onServer(prLink, serverUrl) {
-    let link;
-    let server;
-    try {
-        link = new URL(prLink);
-        server = new URL(serverUrl);
-    }
-    catch {
-        return undefined;
-    }
-    if (link.protocol !== server.protocol || link.host !== server.host)
-        return undefined;
-    const prefix = server.pathname.replace(/\/+$/, '');
-    if (!link.pathname.startsWith(`${prefix}/`))
-        return undefined;
-    const match = /^\/([\w-]+)\/([\w.-]+)\/pull\/(\d{1,10})\/?$/.exec(link.pathname.slice(prefix.length));
-    if (!match)
-        return undefined;
-    const [, owner = '', repo = '', number = ''] = match;
-    return { owner, repo, number: Number(number) };
-}
-
-
-/***/ }),
-
-/***/ 7194:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   $l: () => (/* binding */ maskSecret),
-/* harmony export */   Cq: () => (/* binding */ MIN_SECRET),
-/* harmony export */   E$: () => (/* binding */ redact),
-/* harmony export */   Kp: () => (/* binding */ redactJson),
-/* harmony export */   LG: () => (/* binding */ redactAlso),
-/* harmony export */   UI: () => (/* binding */ RUNNER_TOKENS)
-/* harmony export */ });
-/* unused harmony exports MIN_PIECE, Redactor */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3340);
-
-/**
- * The runner masks only exact copies of a secret. The action shortens, quotes and escapes text
- * from the service before it prints it, and each of those turns an echoed secret into something
- * the mask no longer matches: a key cut at 24 characters, a `"` escaped to `\"`, a `<` turned
- * into `&lt;`. So every secret is also redacted here, from the text itself, before anything else
- * touches it.
- */
-/** The mark a redacted secret leaves, as the runner's mask does. */
-const REDACTED = '***';
-/**
- * A run of this many characters taken from a secret is treated as the secret: gateways print
- * tokens cut short ("token=mint_abc…"), and a piece that long is still worth stealing. Shorter
- * secrets (a proxy password, say) are redacted where they appear whole.
- */
-const MIN_PIECE = 12;
-/**
- * Shorter values are not redacted: "1" or "docs" would be taken out of every job id and link.
- * (No real key or token is that short; a proxy password that short is not masked either.)
- */
-const MIN_SECRET = 6;
-/**
- * The forms a secret takes when a gateway or a client encodes it before echoing it: percent-encoded
- * (either case of hex) and base64 (standard and URL-safe). Base64 of a longer text that holds the
- * secret (`Basic base64("Bearer " + key)`) depends on where the secret starts within groups of
- * three bytes, so each of the three alignments is covered, as the runner's masker does: the
- * characters that encode only the secret's bytes are the same whatever surrounds it.
- */
-function encodedForms(secret) {
-    const forms = new Set();
-    const percent = encodeURIComponent(secret);
-    forms.add(percent);
-    forms.add(percent.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
-    const bytes = Buffer.from(secret, 'utf8');
-    for (const skip of [0, 1, 2]) {
-        const whole = Math.floor((bytes.length - skip) / 3) * 3;
-        if (whole <= 0)
+function proxyPasswords(env) {
+    const passwords = [];
+    for (const name of PROXY_VARIABLES) {
+        const value = env[name]?.trim();
+        if (!value)
             continue;
-        const aligned = bytes.subarray(skip, skip + whole);
-        forms.add(aligned.toString('base64'));
-        forms.add(aligned.toString('base64url'));
+        let url;
+        try {
+            // The toolkit takes a proxy without a scheme as http.
+            url = new URL(value.includes('://') ? value : `http://${value}`);
+        }
+        catch {
+            continue;
+        }
+        if (!url.password)
+            continue;
+        passwords.push(url.password);
+        try {
+            passwords.push(decodeURIComponent(url.password));
+        }
+        catch {
+            // Not valid percent-encoding: the password as written is all there is.
+        }
     }
-    // Shorter forms would match ordinary text; the secret itself is already on the list.
-    return [...forms].filter((form) => form.length >= MIN_PIECE && form !== secret);
+    return passwords;
 }
-class Redactor {
-    /** Longest first, so a secret that contains another is replaced whole. */
-    secrets = [];
-    /** Every MIN_PIECE-character piece of every secret at least that long. */
-    pieces = new Set();
-    add(secret) {
-        if (secret.length < MIN_SECRET || this.secrets.includes(secret))
-            return;
-        this.secrets = [...this.secrets, secret, ...encodedForms(secret)].sort((a, b) => b.length - a.length);
-        for (let i = 0; i + MIN_PIECE <= secret.length; i++)
-            this.pieces.add(secret.slice(i, i + MIN_PIECE));
-    }
-    /** `text` with every secret, and every piece of one, replaced by `***`. */
-    redact(text) {
-        if (this.secrets.length === 0 || text === '')
-            return text;
-        let clean = text;
-        for (const secret of this.secrets) {
-            if (clean.includes(secret))
-                clean = clean.split(secret).join(REDACTED);
+function marking(connect) {
+    return (options, callback) => connect(options, (error, socket) => {
+        if (error) {
+            connectFailures.add(error);
+            callback(error, null);
         }
-        return this.pieces.size > 0 ? this.redactPieces(clean) : clean;
-    }
-    /**
-     * A parsed JSON value with every string in it (property names too) redacted. Iterative: a
-     * reply nested thousands deep must not overflow the stack on its way in.
-     */
-    redactJson(value) {
-        if (this.secrets.length === 0)
-            return value;
-        const root = { value };
-        const todo = [[root, 'value']];
-        for (let next = todo.pop(); next; next = todo.pop()) {
-            const [holder, key] = next;
-            const item = holder[key];
-            if (typeof item === 'string') {
-                holder[key] = this.redact(item);
-            }
-            else if (Array.isArray(item)) {
-                const copy = [...item];
-                holder[key] = copy;
-                for (let i = 0; i < copy.length; i++)
-                    todo.push([copy, i]);
-            }
-            else if (item && typeof item === 'object') {
-                // fromEntries defines properties, so a "__proto__" name stays a plain property.
-                const copy = Object.fromEntries(Object.entries(item).map(([name, inner]) => [this.redact(name), inner]));
-                holder[key] = copy;
-                for (const name of Object.keys(copy))
-                    todo.push([copy, name]);
-            }
+        else {
+            callback(null, socket);
         }
-        return root.value;
-    }
-    redactPieces(text) {
-        // Runs of overlapping or touching pieces, as [start, end) ranges.
-        const runs = [];
-        for (let i = 0; i + MIN_PIECE <= text.length; i++) {
-            if (!this.pieces.has(text.slice(i, i + MIN_PIECE)))
-                continue;
-            const last = runs.at(-1);
-            if (last && i <= last[1])
-                last[1] = i + MIN_PIECE;
-            else
-                runs.push([i, i + MIN_PIECE]);
-        }
-        if (runs.length === 0)
-            return text;
-        let out = '';
-        let copiedTo = 0;
-        for (const [start, end] of runs) {
-            out += text.slice(copiedTo, start) + REDACTED;
-            copiedTo = end;
-        }
-        return out + text.slice(copiedTo);
-    }
-}
-/** The secrets of this run: every value masked with the runner is redacted here too. */
-const redactor = new Redactor();
-/**
- * Registers a secret with the runner's mask and with `redact`. Call it before anything is
- * printed. Each line counts on its own too: the runner masks line by line.
- */
-function maskSecret(secret) {
-    if (!secret)
-        return;
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(secret);
-    redactor.add(secret);
-    for (const line of secret.split(/\r?\n/)) {
-        const part = line.trim();
-        if (part && part !== secret) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(part);
-            redactor.add(part);
-        }
-    }
+    });
 }
 /**
- * The one function every piece of text from the service or the network goes through before it
- * is shortened, quoted, escaped, printed, written to an output or the summary.
+ * The dispatcher for every request to `baseUrl`: the service's, and each GitHub client's (the
+ * run's GitHub, github.com), each decided for its own URL when it is made. The proxy rules are the
+ * toolkit's own (`@actions/http-client`): `https_proxy`/`HTTPS_PROXY` for https,
+ * `http_proxy`/`HTTP_PROXY` for http, `no_proxy`/`NO_PROXY` entries and loopback hosts go direct.
+ * So a runner that reaches GitHub through its proxy reaches the service the same way. A private CA in
+ * `NODE_EXTRA_CA_CERTS` needs nothing here: Node adds it to the default trust store that undici
+ * uses, for the proxy and the service alike.
  */
-function redact(text) {
-    return redactor.redact(text);
-}
-/** `redact` for every string in a parsed reply body. */
-function redactJson(value) {
-    return redactor.redactJson(value);
-}
-/**
- * The runner's own tokens: it masks them in its log already, but nothing stops a prompt file or
- * an echo from carrying them into a request, an output or the comment.
- */
-const RUNNER_TOKENS = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN'];
-/** Registers a secret the runner masks already: redacted here, not announced to it again. */
-function redactAlso(secret) {
-    if (secret)
-        redactor.add(secret);
+function connect(baseUrl) {
+    const proxyUrl = (0,_actions_http_client__WEBPACK_IMPORTED_MODULE_0__/* .getProxyUrl */ .s_)(baseUrl);
+    if (!proxyUrl) {
+        return { dispatcher: new undici__WEBPACK_IMPORTED_MODULE_1__/* .Agent */ .g6({ connect: marking((0,undici__WEBPACK_IMPORTED_MODULE_1__/* .buildConnector */ .gU)({ timeout: CONNECT_TIMEOUT_MS })) }) };
+    }
+    const proxy = new URL(proxyUrl);
+    const dispatcher = new undici__WEBPACK_IMPORTED_MODULE_1__/* .ProxyAgent */ .kT({
+        // Credentials in the proxy URL become a Proxy-Authorization header, as in the toolkit.
+        uri: proxy.href,
+        proxyTls: { timeout: CONNECT_TIMEOUT_MS },
+        requestTls: { timeout: CONNECT_TIMEOUT_MS },
+        // The CONNECT itself is a request to the proxy: without this, a proxy that accepts the
+        // connection and never answers would hold the step for undici's default of 300 s.
+        clientFactory: (origin, options) => new undici__WEBPACK_IMPORTED_MODULE_1__/* .Pool */ .bC(origin, { ...options, headersTimeout: CONNECT_TIMEOUT_MS, bodyTimeout: CONNECT_TIMEOUT_MS }),
+        // Each connection to the service is opened by the tunnel function ProxyAgent passes here.
+        factory: (origin, options) => {
+            const tunnel = options.connect;
+            return new undici__WEBPACK_IMPORTED_MODULE_1__/* .Pool */ .bC(origin, tunnel ? { ...options, connect: marking(tunnel) } : options);
+        },
+    });
+    return { dispatcher, proxy: `${proxy.protocol}//${proxy.host}` };
 }
 
 
 /***/ }),
 
-/***/ 873:
+/***/ 5756:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   B0: () => (/* binding */ hasUnsafe),
-/* harmony export */   Hn: () => (/* binding */ cell),
-/* harmony export */   Pf: () => (/* binding */ label),
-/* harmony export */   TN: () => (/* binding */ oneLine),
-/* harmony export */   UT: () => (/* binding */ isPullRequestUrl),
-/* harmony export */   Zq: () => (/* binding */ printableUrl),
-/* harmony export */   au: () => (/* binding */ escapeUnsafe),
-/* harmony export */   hD: () => (/* binding */ quote),
-/* harmony export */   i0: () => (/* binding */ isPlainHttpUrl),
-/* harmony export */   nf: () => (/* binding */ link),
-/* harmony export */   tJ: () => (/* binding */ inert)
+/* harmony export */   WE: () => (/* binding */ explain),
+/* harmony export */   dR: () => (/* binding */ ActionFailure),
+/* harmony export */   dg: () => (/* binding */ isTransient),
+/* harmony export */   m_: () => (/* binding */ briefly)
 /* harmony export */ });
-/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7194);
+/* harmony import */ var _core_untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4994);
+/* harmony import */ var _core_mode_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9036);
 
-// Text from outside (the service's replies and errors, GitHub's messages) rendered where it
-// lands: the log and annotations, an output, the step summary (HTML), the kept comment
-// (Markdown). Each form makes it inert there, and each redacts the run's secrets first, while the
-// runner's mask could still have matched them.
+
 /**
- * Text from the service (error messages, job fields) is untrusted. Printed raw, a reply such as
- * "\n::add-mask::…" or "::stop-commands::x" would become a workflow command, because the runner
- * reads every line of stdout and stderr whose trimmed start is `::`. `quote()` makes it inert: one
- * line, control and line-breaking characters escaped, shortened, and wrapped in quotes so no
- * command can start where it starts.
+ * A failure whose message is already the one line the workflow author reads. `fault`, when set, is
+ * the service's answer (or the failure to get one) that caused it, for callers that must tell one
+ * kind of refusal from another without reading the message.
  */
-const MAX_UNTRUSTED = 300;
-// The one list of characters outside text never carries raw, wherever it lands (an output, the
-// log, the summary, the comment, a commit status): C0/C1 controls and DEL, the Unicode line and
-// paragraph separators, and the invisible and bidirectional characters that make text read
-// differently from what it is (U+061C, U+200B–U+200F, U+202A–U+202E, U+2060, U+2066–U+2069,
-// U+FEFF).
-const UNSAFE_CHARS = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff';
-const UNSAFE = new RegExp(`[${UNSAFE_CHARS}]`, 'g');
-/** A run of white space or unsafe characters, where text is folded onto one line. */
-const FOLDED = new RegExp(`[\\s${UNSAFE_CHARS}]+`, 'g');
-/** Whether the text holds a character of the list above. */
-function hasUnsafe(text) {
-    return new RegExp(`[${UNSAFE_CHARS}]`).test(text);
+class ActionFailure extends Error {
+    name = 'ActionFailure';
+    fault;
+    constructor(message, options = {}) {
+        const { fault, ...errorOptions } = options;
+        super(message, errorOptions);
+        if (fault !== undefined)
+            this.fault = fault;
+    }
 }
-/** Every control, line-breaking or bidi character as a visible `\uXXXX` escape (valid in JSON too). */
-function escapeUnsafe(text) {
-    return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-/** Outside text on one line: secrets redacted, each run of white space or unsafe characters one space. */
-function oneLine(text) {
-    return (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
-}
-function quote(text, max = MAX_UNTRUSTED) {
-    // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.
-    let clean = escapeUnsafe((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text));
-    if (clean.length > max)
-        clean = `${clean.slice(0, max)}…`;
-    return `"${clean.replace(/"/g, '\\"')}"`;
-}
-/** A URL from the service: as is when it is a plain http(s) URL, quoted otherwise. */
-function printableUrl(url) {
-    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(url);
-    return isPlainHttpUrl(clean) ? clean : quote(clean);
-}
-/** http(s), printable ASCII only (no spaces, no line breaks), of a sane length. */
-function isPlainHttpUrl(url) {
-    return /^https?:\/\/[\x21-\x7e]{1,2000}$/.test(url);
-}
-/** An id or status from the service: as is when it is a plain word, quoted otherwise. */
-function label(text) {
-    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text);
-    return /^[A-Za-z0-9][\w.-]{0,99}$/.test(clean) ? clean : quote(clean, 100);
-}
-const ESCAPES = {
-    '&': '&amp;',
-    '<': '&lt;',
-    '>': '&gt;',
-    '"': '&quot;',
-    "'": '&#39;',
+const TO = {
+    create: 'the request to create the job',
+    get: 'the request for the job',
+    message: 'the follow-up message',
 };
-const MAX_CELL = 200;
-/**
- * Text from the service in a summary cell: one line (a blank line would end the HTML block and
- * let the rest render as Markdown), shortened (the summary is capped at 1 MiB), HTML escaped;
- * secrets redacted before any of that, while the runner's mask could still have matched them.
- */
-function cell(text, max = MAX_CELL) {
-    let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
-    if (line.length > max)
-        line = `${line.slice(0, max)}…`;
-    return line.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
+/** A few words for a log line: what came back. */
+function briefly(fault) {
+    switch (fault.kind) {
+        case 'http':
+            return `HTTP ${fault.status}${fault.serviceMessage ? ` ${(0,_core_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .quote */ .hD)(fault.serviceMessage, 120)}` : ''}`;
+        case 'not-sent':
+            return `no connection (${fault.code})`;
+        case 'no-answer':
+            return `no complete answer (${fault.code})`;
+        case 'not-a-job':
+            return `HTTP ${fault.status} with a body that is not a job`;
+        case 'other-job':
+            return `HTTP ${fault.status} with another job (${(0,_core_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(fault.id)})`;
+        case 'tls':
+            return `TLS error (${fault.code})`;
+    }
 }
-/** Only plain http(s) links are rendered as links: a `javascript:` prLink stays inert text. */
-function link(url) {
-    if (!url)
-        return '';
-    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(url);
-    return isPlainHttpUrl(clean) ? `<a href="${cell(clean, 2000)}">${cell(clean)}</a>` : cell(clean);
+/** The one-line error for a fault that ends the step (docs/design.md §3.4, §5). */
+function explain(fault, context) {
+    const host = new URL(context.baseUrl).host;
+    const said = fault.kind === 'http' && fault.serviceMessage ? ` The service said: ${(0,_core_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .quote */ .hD)(fault.serviceMessage)}.` : '';
+    const job = context.jobId ? `Agent job ${(0,_core_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(context.jobId)}` : 'The job';
+    switch (fault.kind) {
+        case 'http':
+            switch (fault.status) {
+                case 400:
+                    return `The service rejected ${TO[context.operation]} as invalid (400).${said} Check the prompt and projectId inputs.`;
+                case 401:
+                    return `The service rejected the API key (401): it is missing, mistyped, expired or revoked. Put a valid admin API key in the secret passed as apiKey.${said}`;
+                case 403:
+                    if (context.operation === 'get') {
+                        return `The API key may not read this job (403): this runner's IP address may not be on the key's allowlist. Allow the runner's address, or use a key without an allowlist.${said}`;
+                    }
+                    return `The API key is not allowed to do this (403): it lacks the write scope, or this runner's IP address is not on the key's allowlist. Use an admin key with write access, or allow the runner's address.${said}`;
+                case 404:
+                    if (context.operation === 'create') {
+                        return `No project ${(0,_core_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(context.projectId)} at ${context.baseUrl} (404). Check the projectId and baseUrl inputs.${said}`;
+                    }
+                    return `${job} was not found in project ${(0,_core_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(context.projectId)} at ${context.baseUrl} (404).${said}`;
+                case 429:
+                    if (context.operation !== 'get')
+                        return rateLimited(fault, said, context.leftMs);
+            }
+            if (fault.status >= 500 && context.operation !== 'get')
+                return ambiguous(fault, context, host);
+            if (fault.status >= 300 && fault.status < 400) {
+                return `The service answered ${TO[context.operation]} with a redirect (${fault.status}); set baseUrl to the address the API is served at.`;
+            }
+            return `The service answered ${fault.status} to ${TO[context.operation]}.${said}`;
+        case 'not-sent': {
+            const via = context.proxy ? ` through the proxy ${context.proxy}` : '';
+            const what = fault.code === 'ENOTFOUND' || fault.code === 'EAI_AGAIN'
+                ? `resolve the host ${new URL(context.baseUrl).hostname}`
+                : `connect to ${host}${via}`;
+            const tries = context.tries && context.tries > 1 ? ` after ${context.tries} tries` : '';
+            return `Could not ${what} (${fault.code})${tries}. Check the baseUrl input and the runner's network and proxy settings (HTTPS_PROXY, NO_PROXY).`;
+        }
+        case 'tls':
+            return `The TLS certificate of ${host} was not accepted (${fault.code}). If your network uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate.`;
+        case 'no-answer':
+        case 'not-a-job':
+        case 'other-job':
+            if (context.operation !== 'get')
+                return ambiguous(fault, context, host);
+            return `${job} could not be read from ${host}: ${briefly(fault)}.`;
+    }
 }
 /**
- * Service text in the comment, as text: one line, secrets redacted, cut to `max`, inside a code
- * span whose fence is longer than any run of backticks in it. GitHub renders Markdown and finds
- * `@mentions` and `owner/repo#1` references in what it rendered, after entities and backslash
- * escapes are decoded, so escaping cannot stop them; a code span stops all of it, links, images,
- * emphasis, autolinks and raw HTML included, and shows the text exactly as it came.
+ * A 429 on a create or follow-up that did not clear in time. The quota is per project and hour and
+ * counts jobs and follow-up messages alike. When the reply said, sensibly, when the oldest use ages
+ * out (`Retry-After`, else a reset header), the action waits for it if the timeout allows, so
+ * raising the timeout helps; without it (or with a time of 0, gone by or absurd, which the client
+ * drops) the action retries for only about a minute, so it does not. Only sensible times get here,
+ * so the words never say "Infinity".
  */
-function inert(text, max = 200) {
-    let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
-    if (line.length > max)
-        line = `${line.slice(0, max)}…`;
-    if (!line)
-        return '';
-    const longestRun = Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length));
-    const fence = '`'.repeat(longestRun + 1);
-    // A space on each side is dropped again by the renderer; it keeps a backtick at either end
-    // from joining the fence.
-    const pad = /^[ `]|[ `]$/.test(line) ? ' ' : '';
-    return `${fence}${pad}${line}${pad}${fence}`;
+function rateLimited(fault, said, leftMs) {
+    const quota = `The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and`;
+    const freesInMs = fault.retryAfterMs ?? fault.resetAfterMs;
+    if (freesInMs === undefined) {
+        return `${quota} the reply gave no usable time for when the oldest use ages out (without one the action retries for only about a minute). Wait and run again later, or space out the workflow's runs.${said}`;
+    }
+    const left = leftMs === undefined ? '' : `, and the timeout has ${inWords(Math.max(0, leftMs))} left`;
+    return `${quota} the reply says the oldest use ages out in ${inWords(freesInMs)}${left}. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs.${said}`;
+}
+/** A length of time as a person would say it: "under a minute", "about 12 minutes", "about 3 hours". */
+function inWords(ms) {
+    const minutes = Math.round(ms / 60_000);
+    if (minutes < 1)
+        return 'under a minute';
+    if (minutes < 120)
+        return `about ${minutes} minute${minutes === 1 ? '' : 's'}`;
+    return `about ${Math.round(minutes / 60)} hours`;
 }
 /**
- * A pull request URL as GitHub forms them (`https://host/owner/repo/pull/12`): the only link from
- * the service the comment makes live. Anything else is shown as text.
+ * The service may have acted on a create or message it never confirmed, and it has no
+ * idempotency key: saying so is the only safe move, because a retry could start a second job.
  */
-function isPullRequestUrl(url) {
-    return /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/[A-Za-z0-9-]{1,100}\/[A-Za-z0-9._-]{1,100}\/pull\/\d{1,10}\/?$/.test(url);
+function ambiguous(fault, context, host) {
+    const mode = context.operation === 'create'
+        ? { kind: 'create', projectId: context.projectId }
+        : { kind: 'follow-up', jobId: context.jobId ?? '' };
+    return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${(0,_core_mode_js__WEBPACK_IMPORTED_MODULE_1__/* .mayHaveActed */ .LR)(mode)}`;
+}
+/** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
+const EARLY_NOT_FOUND_MS = 30_000;
+/** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
+function isTransient(fault, sinceCreatedMs) {
+    switch (fault.kind) {
+        case 'http':
+            return (fault.status === 408 ||
+                fault.status === 429 ||
+                fault.status >= 500 ||
+                (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS));
+        // Another job's reply is a mixed-up cache or gateway: never this job's end, and the next read
+        // may be right, as after a body that is not a job.
+        case 'not-sent':
+        case 'no-answer':
+        case 'not-a-job':
+        case 'other-job':
+            return true;
+        case 'tls':
+            return false;
+    }
 }
 
 

@@ -21,8 +21,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startEmulator } from '../emulators/server.js';
-import type { AgentJob } from '../src/job.js';
-import { waitForJob } from '../src/wait.js';
+import type { AgentJob } from '../src/core/job.js';
+import { waitForJob } from '../src/execute/wait.js';
 import { VirtualClock } from '../__fixtures__/clock.js';
 
 const ROOT = process.cwd();

@@ -1,24 +1,24 @@
 import * as core from '@actions/core';
-import { listenForCancellation } from './cancel.js';
-import { AgentClient } from './client.js';
-import { systemClock, type Clock } from './clock.js';
-import type { Skip } from './admission.js';
-import { decide, type Decision, type PathFilter } from './decide.js';
-import { connect, proxyPasswords, type Connection } from './dispatcher.js';
-import type { FaultContext } from './errors.js';
-import { execute, type Executed } from './execute.js';
-import { givenToken, InputError, type Inputs } from './inputs.js';
-import { JobRun } from './job-run.js';
-import { describeThrown, type Log } from './log.js';
-import { modeOutput } from './mode.js';
-import { label } from './untrusted.js';
-import { setCommentUrl, setJobOutputs, setOutput } from './outputs.js';
-import type { GitHubSteps, Memory, ReportRequest } from './ports.js';
-import { readRunContext, type RunContext } from './run-context.js';
-import { maskSecret, MIN_SECRET, redact, redactAlso, RUNNER_TOKENS } from './secrets.js';
-import { writeSummary } from './summary.js';
-import { readSetup, type Setup } from './setup.js';
-import type { RequestComment } from './trigger.js';
+import { listenForCancellation } from './execute/cancel.js';
+import { AgentClient } from './service/client.js';
+import { systemClock, type Clock } from './core/clock.js';
+import type { Skip } from './decide/admission.js';
+import { decide, type Decision, type PathFilter } from './decide/decide.js';
+import { connect, proxyPasswords, type Connection } from './service/dispatcher.js';
+import type { FaultContext } from './service/errors.js';
+import { execute, type Executed } from './execute/execute.js';
+import { givenToken, InputError, type Inputs } from './decide/inputs.js';
+import { JobRun } from './execute/job-run.js';
+import { describeThrown, type Log } from './core/log.js';
+import { modeOutput } from './core/mode.js';
+import { label } from './core/untrusted.js';
+import { setCommentUrl, setJobOutputs, setOutput } from './report/outputs.js';
+import type { GitHubSteps, Memory, ReportRequest } from './core/ports.js';
+import { readRunContext, type RunContext } from './core/run-context.js';
+import { maskSecret, MIN_SECRET, redact, redactAlso, RUNNER_TOKENS } from './core/secrets.js';
+import { writeSummary } from './report/summary.js';
+import { readSetup, type Setup } from './decide/setup.js';
+import type { RequestComment } from './decide/trigger.js';
 
 const coreLog: Log = {
   info: (message) => core.info(message),
@@ -268,7 +268,7 @@ async function endSkipped(
  * pattern GitHub's filters would not read is a bad input, before any request.
  */
 async function compilePaths(lines: string[]) {
-  const { compilePaths: compile, PathsError } = await import('./paths.js');
+  const { compilePaths: compile, PathsError } = await import('./decide/paths.js');
   try {
     return compile(lines);
   } catch (error) {

@@ -1,7 +1,7 @@
-import type { MergeMethod } from '../input-rules.js';
-import type { Warn } from '../log.js';
-import type { PullRequestRef } from '../pull-request.js';
-import { quote } from '../untrusted.js';
+import type { MergeMethod } from '../core/ports.js';
+import type { Warn } from '../core/log.js';
+import type { PullRequestRef } from '../core/pull-request.js';
+import { quote } from '../core/untrusted.js';
 import type { GitHubApi } from './client.js';
 import { describeGitHubFault } from './errors.js';
 

@@ -1,11 +1,11 @@
 import { getOctokit } from '@actions/github';
 import { fetch as undiciFetch, type RequestInit as UndiciInit } from 'undici';
-import { connect } from '../dispatcher.js';
+import { connect } from '../service/dispatcher.js';
 import * as z from 'zod/mini';
-import type { MergeMethod } from '../input-rules.js';
+import type { MergeMethod } from '../core/ports.js';
 import type { ChangedFile, CommitFacts } from './context.js';
 
-export type { RunContext } from '../run-context.js';
+export type { RunContext } from '../core/run-context.js';
 
 export interface Comment {
   id: number;

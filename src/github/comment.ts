@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { formatDuration } from '../duration.js';
-import type { AgentJob } from '../job.js';
-import type { KeptState } from '../ports.js';
-import type { Warn } from '../log.js';
-import { redact } from '../secrets.js';
-import { cell, inert, isPullRequestUrl } from '../untrusted.js';
+import { formatDuration } from '../core/duration.js';
+import type { AgentJob } from '../core/job.js';
+import type { KeptState } from '../core/ports.js';
+import type { Warn } from '../core/log.js';
+import { redact } from '../core/secrets.js';
+import { cell, inert, isPullRequestUrl } from '../core/untrusted.js';
 import type { Comment, GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault, faultOf, type GitHubOperation } from './errors.js';
 import { noteLine, type ThreadNote } from './note.js';

@@ -1,6 +1,6 @@
 import type { GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault } from './errors.js';
-import type { Warn } from '../log.js';
+import type { Warn } from '../core/log.js';
 
 /** Events whose payload carries the pull request, head commit included. */
 const PULL_EVENTS = new Set([

@@ -1,7 +1,7 @@
-import type { AgentJob } from '../job.js';
-import { describeThrown, type Warn } from '../log.js';
-import { samePullRequest, type PullRequestRef } from '../pull-request.js';
-import { printableUrl } from '../untrusted.js';
+import type { AgentJob } from '../core/job.js';
+import { describeThrown, type Warn } from '../core/log.js';
+import { samePullRequest, type PullRequestRef } from '../core/pull-request.js';
+import { printableUrl } from '../core/untrusted.js';
 import type { GitHubApi } from './client.js';
 import { enableAutoMerge } from './auto-merge.js';
 import { describeGitHubFault } from './errors.js';

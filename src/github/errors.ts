@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { ActionFailure } from '../errors.js';
-import { describeThrown } from '../log.js';
-import { quote } from '../untrusted.js';
+import { ActionFailure } from '../service/errors.js';
+import { describeThrown } from '../core/log.js';
+import { quote } from '../core/untrusted.js';
 
 /** One GitHub call, in the words a warning needs to say what failed and what would fix it. */
 export interface GitHubOperation {

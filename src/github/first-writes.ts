@@ -2,8 +2,8 @@
 // request, the kept comment's first post (or, on a re-run, its update) with the note that names
 // the job, and the pending status. Started without waiting; what they leave is a value the core
 // hands to the report, whose last writes wait for it.
-import { describeThrown } from '../log.js';
-import type { ExecuteWrites, FirstPost, GitHubStarted } from '../ports.js';
+import { describeThrown } from '../core/log.js';
+import type { ExecuteWrites, FirstPost, GitHubStarted } from '../core/ports.js';
 import type { GitHubSession } from './session.js';
 import { acknowledge, body, keptForWriting, note, STARTED_BUDGET_MS, writeStatus } from './writes.js';
 

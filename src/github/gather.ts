@@ -17,8 +17,8 @@ import {
   type ReleasePayload,
 } from './context.js';
 import { describeGitHubFault, faultOf } from './errors.js';
-import { refWords } from '../event.js';
-import type { Warn } from '../log.js';
+import { refWords } from '../core/event.js';
+import type { Warn } from '../core/log.js';
 
 /** Events whose context is read from GitHub or the payload; any other event adds nothing. */
 const CONTEXT_EVENTS = new Set([

@@ -2,10 +2,10 @@
 // (comment, status, a thread, a role, context): Octokit and its plugins stay out of the plain
 // path's start-up. Here the GitHub side meets the real API and the clock: one session for the
 // run, and over it one object a step. The run's context comes from the core, read once.
-import type { Clock } from '../clock.js';
-import type { Log } from '../log.js';
-import type { GitHubSteps, ReportRequest } from '../ports.js';
-import type { RunContext } from '../run-context.js';
+import type { Clock } from '../core/clock.js';
+import type { Log } from '../core/log.js';
+import type { GitHubSteps, ReportRequest } from '../core/ports.js';
+import type { RunContext } from '../core/run-context.js';
 import { gitHubApi } from './client.js';
 import { executeWrites } from './first-writes.js';
 import { reportWrites } from './last-writes.js';

@@ -2,9 +2,9 @@
 // reaction (when no first write made it), the docs pull request's labels, reviewers and
 // auto-merge, the label taken off, and the answer on a skip. What execute started is handed in as
 // a value: the last writes wait for it, so that they neither race it nor make a second comment.
-import { describeThrown } from '../log.js';
-import type { FirstPost, GitHubStarted, Outcome, ReportWrites } from '../ports.js';
-import { isPullRequestUrl, quote } from '../untrusted.js';
+import { describeThrown } from '../core/log.js';
+import type { FirstPost, GitHubStarted, Outcome, ReportWrites } from '../core/ports.js';
+import { isPullRequestUrl, quote } from '../core/untrusted.js';
 import { answerBody, latestRunBody } from './comment.js';
 import { writeOnDocs } from './docs-pr.js';
 import { describeGitHubFault, faultOf } from './errors.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { RunEntry, ThreadNote } from '../ports.js';
+import type { RunEntry, ThreadNote } from '../core/ports.js';
 
 export type { ThreadNote };
 

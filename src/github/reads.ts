@@ -3,10 +3,10 @@
 // history), what changed (the files for `paths`, the context for the prompt), and the docs pull
 // request's state; and the one write a decision makes, a skip's status. Each read is bounded by
 // its budget and ended at once by a cancellation.
-import { ActionFailure } from '../errors.js';
-import type { Access } from '../gate.js';
-import { describeThrown } from '../log.js';
-import type { Changed, DecideReads, DocsPull, Memory } from '../ports.js';
+import { ActionFailure } from '../service/errors.js';
+import type { Access } from '../core/ports.js';
+import { describeThrown } from '../core/log.js';
+import type { Changed, DecideReads, DocsPull, Memory } from '../core/ports.js';
 import { pushedOnto } from './commits.js';
 import { renderContext } from './context.js';
 import { describeGitHubFault, faultOf } from './errors.js';

@@ -3,13 +3,13 @@
 // pull request or issue, the kept comment), retries of reads, and the time budgets. The steps'
 // modules (reads, first writes, last writes) work over it and keep nothing of their own: what one
 // step leaves for another is a value the core hands along.
-import type { Clock } from '../clock.js';
-import { formatDuration } from '../duration.js';
-import { isJobId } from '../job.js';
-import type { Log } from '../log.js';
-import type { ReportRequest } from '../ports.js';
-import { docsPullRequest, GITHUB_COM, type PullRequestRef } from '../pull-request.js';
-import { quote } from '../untrusted.js';
+import type { Clock } from '../core/clock.js';
+import { formatDuration } from '../core/duration.js';
+import { isJobId } from '../core/job.js';
+import type { Log } from '../core/log.js';
+import type { ReportRequest } from '../core/ports.js';
+import { docsPullRequest, GITHUB_COM, type PullRequestRef } from '../core/pull-request.js';
+import { quote } from '../core/untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { commentMarker, KeptComment } from './comment.js';
 import { runCommits, type RunCommits } from './commits.js';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { hasUnsafe, isPlainHttpUrl, oneLine } from '../untrusted.js';
+import { hasUnsafe, isPlainHttpUrl, oneLine } from '../core/untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault, faultOf } from './errors.js';
-import type { Warn } from '../log.js';
-import type { StatusNote } from '../ports.js';
+import type { Warn } from '../core/log.js';
+import type { StatusNote } from '../core/ports.js';
 
 export type { StatusNote };
 

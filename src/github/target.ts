@@ -1,4 +1,4 @@
-import { pullRequestFork, refWords, type Payload as EventPayload } from '../event.js';
+import { pullRequestFork, refWords, type Payload as EventPayload } from '../core/event.js';
 import type { GitHubApi, RunContext } from './client.js';
 
 /** The pull request or issue a run reports to. */

@@ -2,7 +2,7 @@
 // writing, the body and the note a write puts in it, and the reaction on the request. Each is a
 // function of the session and of what the caller hands it; what was said once a run is handed
 // back as a value.
-import type { Memory, ThreadNote } from '../ports.js';
+import type { Memory, ThreadNote } from '../core/ports.js';
 import type { KeptComment } from './comment.js';
 import { commentBody } from './comment.js';
 import { describeGitHubFault } from './errors.js';

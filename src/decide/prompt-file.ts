@@ -9,7 +9,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { quote } from './untrusted.js';
+import { quote } from '../core/untrusted.js';
 
 /** The prompt, trimmed; or why the file cannot be the prompt, as one sentence naming the input. */
 export type PromptFileRead = { text: string } | { problem: string };

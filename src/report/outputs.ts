@@ -1,10 +1,10 @@
 import * as core from '@actions/core';
-import { ActionFailure } from './errors.js';
-import type { AgentJob } from './job.js';
-import { describeThrown, type Warn } from './log.js';
-import { escapeUnsafe, quote } from './untrusted.js';
-import { outputLink, pullRequestOf } from './pull-request.js';
-import { redact } from './secrets.js';
+import { ActionFailure } from '../service/errors.js';
+import type { AgentJob } from '../core/job.js';
+import { describeThrown, type Warn } from '../core/log.js';
+import { escapeUnsafe, quote } from '../core/untrusted.js';
+import { outputLink, pullRequestOf } from '../core/pull-request.js';
+import { redact } from '../core/secrets.js';
 
 /**
  * Outputs are read by later steps, often as `echo "$PR_LINK"` or `${{ steps.x.outputs.status }}`

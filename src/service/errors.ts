@@ -1,6 +1,6 @@
 import type { Fault, Operation } from './client.js';
-import { label, quote } from './untrusted.js';
-import { mayHaveActed, type Mode } from './mode.js';
+import { label, quote } from '../core/untrusted.js';
+import { mayHaveActed, type Mode } from '../core/mode.js';
 
 /**
  * A failure whose message is already the one line the workflow author reads. `fault`, when set, is
@@ -141,4 +141,29 @@ function ambiguous(fault: Fault, context: FaultContext, host: string): string {
       ? { kind: 'create', projectId: context.projectId }
       : { kind: 'follow-up', jobId: context.jobId ?? '' };
   return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${mayHaveActed(mode)}`;
+}
+
+/** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
+const EARLY_NOT_FOUND_MS = 30_000;
+
+/** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
+export function isTransient(fault: Fault, sinceCreatedMs: number): boolean {
+  switch (fault.kind) {
+    case 'http':
+      return (
+        fault.status === 408 ||
+        fault.status === 429 ||
+        fault.status >= 500 ||
+        (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS)
+      );
+    // Another job's reply is a mixed-up cache or gateway: never this job's end, and the next read
+    // may be right, as after a body that is not a job.
+    case 'not-sent':
+    case 'no-answer':
+    case 'not-a-job':
+    case 'other-job':
+      return true;
+    case 'tls':
+      return false;
+  }
 }

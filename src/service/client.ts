@@ -2,9 +2,9 @@
 // npm dedupes them and the bundle holds one copy: a second one doubled start-up parsing.
 import { request, type Dispatcher } from 'undici';
 import { failedBeforeSending } from './dispatcher.js';
-import { parseJob, type AgentJob } from './job.js';
+import { parseJob, type AgentJob } from '../core/job.js';
 import { parseRetryAfter, sensibleWait } from './retry-after.js';
-import { redactJson } from './secrets.js';
+import { redactJson } from '../core/secrets.js';
 
 /** The three calls the action makes. */
 export type Operation = 'create' | 'get' | 'message';

@@ -1,5 +1,6 @@
-import type { Actor, EventKind, RunEvent } from './event.js';
-import { label } from './untrusted.js';
+import type { Actor, EventKind, RunEvent } from '../core/event.js';
+import type { Access } from '../core/ports.js';
+import { label } from '../core/untrusted.js';
 
 /**
  * The collaborator-permission API's `permission` values that mean write access. `permission` is
@@ -9,12 +10,7 @@ import { label } from './untrusted.js';
 const WRITE_PERMISSIONS = new Set(['admin', 'write']);
 
 /** An actor's access to the repository, as GitHub's collaborator-permission API tells it. */
-export interface Access {
-  /** `admin`, `write`, `read` or `none`. */
-  permission: string;
-  /** The role's name (`maintain`, `triage`, a custom role's own name), for the notice. */
-  role: string;
-}
+export type { Access };
 
 export function hasWriteAccess(access: Access): boolean {
   return WRITE_PERMISSIONS.has(access.permission);

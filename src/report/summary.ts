@@ -1,9 +1,9 @@
 import * as core from '@actions/core';
-import { formatDuration } from './duration.js';
-import type { AgentJob } from './job.js';
-import { pullRequestOf } from './pull-request.js';
-import { redact } from './secrets.js';
-import { cell, isPlainHttpUrl, link } from './untrusted.js';
+import { formatDuration } from '../core/duration.js';
+import type { AgentJob } from '../core/job.js';
+import { pullRequestOf } from '../core/pull-request.js';
+import { redact } from '../core/secrets.js';
+import { cell, isPlainHttpUrl, link } from '../core/untrusted.js';
 
 export interface SummaryFacts {
   job: AgentJob;

@@ -1,7 +1,8 @@
 // Each input's rule: its text in, its value out, or the one sentence the step fails with. Pure,
 // and known to no event: `inputs.ts` applies them in action.yml's order.
-import { DURATION_FORMS, parseDuration } from './duration.js';
-import { hasUnsafe, quote } from './untrusted.js';
+import { DURATION_FORMS, parseDuration } from '../core/duration.js';
+import type { MergeMethod } from '../core/ports.js';
+import { hasUnsafe, quote } from '../core/untrusted.js';
 
 export const MIN_POLL_INTERVAL_MS = 1000;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
@@ -147,8 +148,8 @@ export const pathLines: Check<string[]> = (text) =>
     .map((line) => line.trim())
     .filter(Boolean);
 
-const MERGE_METHODS = ['merge', 'squash', 'rebase'] as const;
-export type MergeMethod = (typeof MERGE_METHODS)[number];
+const MERGE_METHODS: readonly MergeMethod[] = ['merge', 'squash', 'rebase'];
+export type { MergeMethod };
 
 export const autoMerge: Check<MergeMethod | ''> = (text, problem) => {
   const value = text.toLowerCase();

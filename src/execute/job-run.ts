@@ -1,13 +1,13 @@
 import { Cancelled } from './cancel.js';
-import type { Clock } from './clock.js';
-import { formatDuration } from './duration.js';
-import { ActionFailure } from './errors.js';
-import type { Memory, Outcome } from './ports.js';
-import type { Inputs } from './inputs.js';
-import type { AgentJob } from './job.js';
-import { describeThrown } from './log.js';
-import { label } from './untrusted.js';
-import { onlyWaits, unconfirmed, type Mode } from './mode.js';
+import type { Clock } from '../core/clock.js';
+import { formatDuration } from '../core/duration.js';
+import { ActionFailure } from '../service/errors.js';
+import type { Memory, Outcome } from '../core/ports.js';
+import type { Inputs } from '../decide/inputs.js';
+import type { AgentJob } from '../core/job.js';
+import { describeThrown } from '../core/log.js';
+import { label } from '../core/untrusted.js';
+import { onlyWaits, unconfirmed, type Mode } from '../core/mode.js';
 import type { Started } from './start.js';
 import type { WaitResult } from './wait.js';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { ActionFailure } from './errors.js';
-import { tokenNeeds } from './features.js';
+import { ActionFailure } from '../service/errors.js';
+import { tokenNeeds } from './token-needs.js';
 import {
   allowedActors,
   apiKey,
@@ -24,7 +24,7 @@ import {
   type MergeMethod,
   type Problem,
 } from './input-rules.js';
-import { quote } from './untrusted.js';
+import { quote } from '../core/untrusted.js';
 import { readPromptFile } from './prompt-file.js';
 
 /** A bad input: the message names it and says what is expected. No request has been made. */

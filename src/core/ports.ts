@@ -3,10 +3,25 @@
 // works (the first comment, the pending status), and what report writes at the end. The GitHub
 // side (src/github/, its own chunk of dist/) implements them over one session; the core never
 // imports it, only these types, so the plain path never loads Octokit.
-import type { Access } from './gate.js';
 import type { AgentJob } from './job.js';
-import type { MergeMethod } from './input-rules.js';
-import type { RequestComment } from './trigger.js';
+
+/** What GitHub says an actor may do in the repository (the collaborator-permission API). */
+export interface Access {
+  /** `admin`, `write`, `read` or `none`. */
+  permission: string;
+  /** The role's name (`maintain`, `triage`, a custom role's own name), for the notice. */
+  role: string;
+}
+
+/** The `/docs` comment that asked for the run. */
+export interface RequestComment {
+  id: number;
+  /** A pull request review comment (reactions go to another endpoint than an issue comment's). */
+  review: boolean;
+}
+
+/** How `autoMerge` merges the docs pull request. */
+export type MergeMethod = 'merge' | 'squash' | 'rebase';
 
 /** What the run asks of the GitHub side, from its inputs. */
 export interface ReportRequest {

@@ -2,17 +2,17 @@
 // only waiting), then wait for the job. What it learns of the job goes into the run's one record
 // (JobRun); what the report needs besides (the `jobId` output written, what was started on
 // GitHub) it returns as a value. Nothing here writes to GitHub but the "job exists" moment.
-import type { AgentClient } from './client.js';
-import type { Decision } from './decide.js';
-import { ActionFailure, briefly, type FaultContext } from './errors.js';
-import type { Inputs } from './inputs.js';
-import { isTerminal, type AgentJob } from './job.js';
+import type { AgentClient } from '../service/client.js';
+import type { Decision } from '../decide/decide.js';
+import { ActionFailure, briefly, type FaultContext } from '../service/errors.js';
+import type { Inputs } from '../decide/inputs.js';
+import { isTerminal, type AgentJob } from '../core/job.js';
 import type { JobRun } from './job-run.js';
-import type { Log } from './log.js';
-import { modeOutput, type Mode } from './mode.js';
-import { setOutput } from './outputs.js';
-import { escapeUnsafe, label, printableUrl } from './untrusted.js';
-import type { ExecuteWrites, GitHubStarted } from './ports.js';
+import type { Log } from '../core/log.js';
+import { modeOutput, type Mode } from '../core/mode.js';
+import { setOutput } from '../report/outputs.js';
+import { escapeUnsafe, label, printableUrl } from '../core/untrusted.js';
+import type { ExecuteWrites, GitHubStarted } from '../core/ports.js';
 import { startJob, type Started } from './start.js';
 import { readJobOnce, waitForJob, type ReadJob } from './wait.js';
 

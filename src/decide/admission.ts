@@ -1,7 +1,7 @@
-import type { RunEvent } from './event.js';
+import type { RunEvent } from '../core/event.js';
 import { gate, hasWriteAccess, refusal, type Access } from './gate.js';
 import type { Inputs } from './inputs.js';
-import { label } from './untrusted.js';
+import { label } from '../core/untrusted.js';
 import type { Request, RequestComment } from './trigger.js';
 
 /** A step that does nothing: its one notice, and what it says on the thread instead of a job. */

@@ -2,18 +2,18 @@
 // step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
 // job, and the whole prompt. The result is one value; execute and report take it from here.
 import { admit, type Skip } from './admission.js';
-import type { AgentClient } from './client.js';
-import type { Clock } from './clock.js';
+import type { AgentClient } from '../service/client.js';
+import type { Clock } from '../core/clock.js';
 import { planJob } from './continuity.js';
-import { ActionFailure, type FaultContext } from './errors.js';
-import type { RunEvent } from './event.js';
+import { ActionFailure, type FaultContext } from '../service/errors.js';
+import type { RunEvent } from '../core/event.js';
 import type { Features } from './features.js';
 import type { Inputs } from './inputs.js';
-import type { Log } from './log.js';
-import { onlyWaits, type Mode } from './mode.js';
-import type { Changed, DecideReads, Memory } from './ports.js';
-import { label } from './untrusted.js';
-import { redact } from './secrets.js';
+import type { Log } from '../core/log.js';
+import { onlyWaits, type Mode } from '../core/mode.js';
+import type { Changed, DecideReads, Memory } from '../core/ports.js';
+import { label } from '../core/untrusted.js';
+import { redact } from '../core/secrets.js';
 import type { Request } from './trigger.js';
 
 export type Decision =

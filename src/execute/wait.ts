@@ -1,10 +1,10 @@
-import { REQUEST_TIMEOUT_MS, ServiceError, type Fault } from './client.js';
-import type { Clock } from './clock.js';
-import { formatDuration } from './duration.js';
-import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
-import { isKnownStatus, isTerminal, type AgentJob } from './job.js';
-import { type Log } from './log.js';
-import { label } from './untrusted.js';
+import { REQUEST_TIMEOUT_MS, ServiceError, type Fault } from '../service/client.js';
+import type { Clock } from '../core/clock.js';
+import { formatDuration } from '../core/duration.js';
+import { ActionFailure, briefly, explain, isTransient, type FaultContext } from '../service/errors.js';
+import { isKnownStatus, isTerminal, type AgentJob } from '../core/job.js';
+import { type Log } from '../core/log.js';
+import { label } from '../core/untrusted.js';
 import { PollSchedule } from './schedule.js';
 
 export interface WaitOptions {
@@ -44,8 +44,6 @@ export type ReadJob = (call: {
   signal?: AbortSignal;
 }) => Promise<AgentJob>;
 
-/** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
-const EARLY_NOT_FOUND_MS = 30_000;
 /** How often a job still at work is said to be, whatever the polls' spacing: a silent step looks hung. */
 const PROGRESS_EVERY_MS = 120_000;
 
@@ -164,27 +162,5 @@ export async function readJobOnce(
     return await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal });
   } catch (error) {
     throw error instanceof ServiceError ? new ActionFailure(explain(error.fault, context)) : error;
-  }
-}
-
-/** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
-export function isTransient(fault: Fault, sinceCreatedMs: number): boolean {
-  switch (fault.kind) {
-    case 'http':
-      return (
-        fault.status === 408 ||
-        fault.status === 429 ||
-        fault.status >= 500 ||
-        (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS)
-      );
-    // Another job's reply is a mixed-up cache or gateway: never this job's end, and the next read
-    // may be right, as after a body that is not a job.
-    case 'not-sent':
-    case 'no-answer':
-    case 'not-a-job':
-    case 'other-job':
-      return true;
-    case 'tls':
-      return false;
   }
 }

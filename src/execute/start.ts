@@ -1,10 +1,10 @@
-import { ServiceError, type AgentClient, type Fault } from './client.js';
-import type { Clock } from './clock.js';
-import { formatDuration } from './duration.js';
-import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
-import type { AgentJob } from './job.js';
-import type { Log } from './log.js';
-import { onlyWaits, sending, sent, type Mode } from './mode.js';
+import { ServiceError, type AgentClient, type Fault } from '../service/client.js';
+import type { Clock } from '../core/clock.js';
+import { formatDuration } from '../core/duration.js';
+import { ActionFailure, briefly, explain, type FaultContext } from '../service/errors.js';
+import type { AgentJob } from '../core/job.js';
+import type { Log } from '../core/log.js';
+import { onlyWaits, sending, sent, type Mode } from '../core/mode.js';
 
 export interface SendOptions {
   clock: Clock;

@@ -1,9 +1,9 @@
 // Which GitHub work this run does, decided once from the inputs and the event: every step reads
 // the `Features` value instead of deciding again from the inputs or the event's name.
-import type { RunEvent } from './event.js';
+import type { RunEvent } from '../core/event.js';
 import { mayBeOpen } from './gate.js';
 import type { EventNeeds, Inputs } from './inputs.js';
-import type { RunContext } from './run-context.js';
+import type { RunContext } from '../core/run-context.js';
 import type { Request, RequestComment } from './trigger.js';
 
 export interface Features {
@@ -45,37 +45,6 @@ export function eventNeeds(event: RunEvent): EventNeeds {
     commentAsks: event.kind === 'comment',
     accessLookUp: mayBeOpen(event),
     ...(fork ? { secretlessFork: fork } : {}),
-  };
-}
-
-/** The inputs that ask for GitHub work on some event, as far as `readInputs` needs to know it. */
-type Asking = Pick<
-  Inputs,
-  | 'comment'
-  | 'thread'
-  | 'status'
-  | 'context'
-  | 'paths'
-  | 'labels'
-  | 'reviewers'
-  | 'trigger'
-  | 'triggerLabel'
-  | 'autoMerge'
->;
-
-/** Which tokens the GitHub work asked for needs, whatever the event: a token nothing needs is never read. */
-export function tokenNeeds(asked: Asking): { github: boolean; docs: boolean } {
-  return {
-    github:
-      asked.comment ||
-      asked.thread ||
-      asked.status ||
-      asked.context === 'auto' ||
-      asked.trigger !== undefined ||
-      asked.triggerLabel !== undefined ||
-      asked.paths.length > 0,
-    docs:
-      asked.labels.length > 0 || asked.reviewers.length > 0 || asked.thread || asked.autoMerge !== undefined,
   };
 }
 

@@ -1,5 +1,6 @@
-import { refWords, type RunEvent } from './event.js';
-import { quote } from './untrusted.js';
+import { refWords, type RunEvent } from '../core/event.js';
+import type { RequestComment } from '../core/ports.js';
+import { quote } from '../core/untrusted.js';
 
 /** What a comment event means for a step with a `trigger` phrase. */
 export type Request =
@@ -13,11 +14,7 @@ export type Request =
   | { kind: 'label'; label: string };
 
 /** The comment that asked, for the reaction that says it was taken. */
-export interface RequestComment {
-  id: number;
-  /** A pull request review comment (reactions go to another endpoint than an issue comment's). */
-  review: boolean;
-}
+export type { RequestComment };
 
 /**
  * Whether the comment that started the run asks for docs: a new comment whose text begins with

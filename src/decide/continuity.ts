@@ -1,12 +1,11 @@
-import { ServiceError, type AgentClient, type Fault } from './client.js';
-import type { Clock } from './clock.js';
-import { ActionFailure, briefly, explain, type FaultContext } from './errors.js';
-import { isTerminal, type AgentJob } from './job.js';
-import { type Log } from './log.js';
-import { label } from './untrusted.js';
-import { modeOf, type Mode } from './mode.js';
-import { isTransient } from './wait.js';
-import type { DocsPull, Memory, ThreadNote } from './ports.js';
+import { ServiceError, type AgentClient, type Fault } from '../service/client.js';
+import type { Clock } from '../core/clock.js';
+import { ActionFailure, briefly, explain, isTransient, type FaultContext } from '../service/errors.js';
+import { isTerminal, type AgentJob } from '../core/job.js';
+import { type Log } from '../core/log.js';
+import { label } from '../core/untrusted.js';
+import { modeOf, type Mode } from '../core/mode.js';
+import type { DocsPull, Memory, ThreadNote } from '../core/ports.js';
 
 /** Which way the run goes with the job, decided before anything is sent. */
 export type Plan =

@@ -2,7 +2,7 @@
 // request the event makes, and the features (which GitHub work the run does).
 import { eventNeeds, featuresOf, type Features } from './features.js';
 import { readInputs, type Inputs, type ReadInput } from './inputs.js';
-import type { RunContext } from './run-context.js';
+import type { RunContext } from '../core/run-context.js';
 import { readRequest, type Request } from './trigger.js';
 
 /** What the step starts from: the inputs it acts on, the run, the request, and the features. */
