@@ -5,12 +5,14 @@ import { availableParallelism } from 'node:os';
 
 /**
  * The test files that need the build or start processes: the bundle run as the runner runs it
- * (`e2e.*`), the demo, GitHub's local runner, what ships in dist/, and the release script run on a
- * project of its own. Every other test file runs in process, from the sources: the `unit`
- * project, which `npm run test:unit` runs with no build (test-layout.test.ts holds files to it).
+ * (`e2e.*`), a source's case that needs a small tool (`*.process`), the demo, GitHub's local
+ * runner, what ships in dist/, and the release script run on a project of its own. Every other
+ * test file runs in process, from the sources: the `unit` project, which `npm run test:unit` runs
+ * with no build (test-layout.test.ts holds files to it).
  */
 export const PROCESS_TESTS = [
   '/e2e\\.[^/]*\\.test\\.ts$',
+  '\\.process\\.test\\.ts$',
   '/demo\\.test\\.ts$',
   '/local-action\\.test\\.ts$',
   '/bundle\\.test\\.ts$',

@@ -1,19 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError, readInputs } from '../src/decide/inputs.js';
-
-const inputs: Record<string, string> = {
-  prompt: '',
-  projectId: 'proj_1',
-  apiKey: 'mint_0123456789abcdef',
-  baseUrl: 'https://api.example.com',
-  wait: 'true',
-  timeout: '30m',
-  pollInterval: '10s',
-};
+import { promptFrom as prompt, refusal } from '../__fixtures__/prompt-file.js';
 
 const roots: string[] = [];
 afterAll(() => {
@@ -35,22 +24,6 @@ function setUp(files: Record<string, string | Buffer> = {}): { workspace: string
     writeFileSync(join(workspace, name), content);
   }
   return { workspace, outside };
-}
-
-function prompt(promptFile: string, workspace: string): string | undefined {
-  return readInputs((name) => (name === 'promptFile' ? promptFile : (inputs[name] ?? '')), workspace, {})
-    .prompt;
-}
-
-function refusal(promptFile: string, workspace: string): string {
-  let thrown: unknown;
-  try {
-    prompt(promptFile, workspace);
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(InputError);
-  return (thrown as Error).message;
 }
 
 const OUT_BY_LINK =
@@ -150,14 +123,6 @@ describe('promptFile reads only regular files', () => {
     const { workspace } = setUp();
     expect(refusal('/dev/null', workspace)).toBe(
       'Input "promptFile" names "/dev/null", which is a system file (/dev); the prompt is read only from regular files.',
-    );
-  });
-
-  it('refuses a FIFO without opening it (which would wait for a writer)', () => {
-    const { workspace } = setUp();
-    execFileSync('mkfifo', [join(workspace, 'prompt.md')]);
-    expect(refusal('prompt.md', workspace)).toBe(
-      'Input "promptFile" names "prompt.md", which is not a regular file (a FIFO); the prompt is read only from regular files.',
     );
   });
 

@@ -24,10 +24,6 @@ const testFiles = readdirSync(TESTS).filter((f) => f.endsWith('.test.ts'));
 const CONFIG: string = '../jest.config.js';
 const { PROCESS_TESTS } = (await import(CONFIG)) as { PROCESS_TESTS: string[] };
 const isProcessTest = (file: string) => PROCESS_TESTS.some((p) => new RegExp(p).test(`/${file}`));
-/**
- * Unit files that call a small tool (no build, no bundle): a FIFO has no Node API to make it.
- */
-const UNIT_SPAWNS = ['prompt-file.test.ts'];
 const parse = (name: string, text: string) =>
   ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
 
@@ -122,7 +118,7 @@ describe('the test layout', () => {
       (s) => startsBundle(s) || imports(s).some(({ from }) => from === 'node:child_process'),
     );
     expect(bundleFiles.length).toBeGreaterThan(0);
-    expect(spawning.map((s) => s.fileName).filter((f) => !isProcessTest(f))).toEqual(UNIT_SPAWNS);
+    expect(spawning.map((s) => s.fileName).filter((f) => !isProcessTest(f))).toEqual([]);
   });
 
   it('starts processes from no fixture but the one that runs the bundle', () => {

@@ -2,7 +2,7 @@
 // only waiting), then wait for the job. What it learns of the job goes into the run's one record
 // (JobRun); what the report needs besides (the `jobId` output written, what was started on
 // GitHub) it returns as a value. Nothing here writes to GitHub but the "job exists" moment.
-import type { AgentClient } from '../service/client.js';
+import type { ServiceCalls } from '../service/client.js';
 import type { Decision } from '../decide/decide.js';
 import { ActionFailure, briefly, type FaultContext } from '../service/errors.js';
 import type { Inputs } from '../decide/inputs.js';
@@ -20,7 +20,7 @@ import { readJobOnce, waitForJob, type ReadJob } from './wait.js';
 const REFUSED_OUTRIGHT = new Set([400, 404, 409, 410, 422]);
 
 export interface ExecuteDeps {
-  client: AgentClient;
+  client: ServiceCalls;
   log: Log;
   /** The GitHub side, when it was asked for: told once the job exists. */
   github?: Promise<ExecuteWrites | undefined>;

@@ -1,4 +1,4 @@
-import { ServiceError, type AgentClient, type Fault } from '../service/client.js';
+import { ServiceError, type Fault, type ServiceCalls } from '../service/client.js';
 import type { Clock } from '../core/clock.js';
 import { formatDuration } from '../core/duration.js';
 import { ActionFailure, briefly, explain, type FaultContext } from '../service/errors.js';
@@ -100,7 +100,7 @@ const FOLLOW_UP_SETTLE_MS = 30_000;
  * (`prompt` and `jobId`), or nothing yet when only waiting on one (`jobId`).
  */
 export async function startJob(
-  client: AgentClient,
+  client: ServiceCalls,
   mode: Mode,
   prompt: string | undefined,
   options: SendOptions,

@@ -68,6 +68,9 @@ export interface CallOptions {
 export const REQUEST_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/** The service's three calls, as the steps use them (a plain object can play them in a test). */
+export type ServiceCalls = Pick<AgentClient, 'createJob' | 'sendMessage' | 'getJob'>;
+
 export class AgentClient {
   private readonly now: () => number;
 
