@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, expect } from '@jest/globals';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
 import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
 
 type Client = typeof import('../src/github/client.js');
@@ -47,4 +49,25 @@ export function gitHubForFile(env: Record<string, string> = {}): GitHubSide {
     await side.gh.close();
   });
   return side;
+}
+
+/**
+ * The sockets undici connected while `work` ran (the GitHub clients' and the service's), each
+ * with the port it reached, to tell afterwards which are still open.
+ */
+export async function connectedDuring(
+  work: () => Promise<unknown>,
+): Promise<{ port?: number; socket: Socket }[]> {
+  const sockets: { port?: number; socket: Socket }[] = [];
+  const connected = (message: unknown) => {
+    const { socket } = message as { socket: Socket };
+    sockets.push({ ...(socket.remotePort === undefined ? {} : { port: socket.remotePort }), socket });
+  };
+  subscribe('undici:client:connected', connected);
+  try {
+    await work();
+  } finally {
+    unsubscribe('undici:client:connected', connected);
+  }
+  return sockets;
 }

@@ -113,13 +113,17 @@ export function pushEvent(after: string, extra: Record<string, unknown> = {}) {
   };
 }
 
-/** The run's context as the GitHub side reads it, for unit tests: a run in acme/app. */
-export function runContext(overrides: Partial<RunContext> = {}): RunContext {
-  const eventName = overrides.eventName ?? 'pull_request';
+/**
+ * The run's context as the GitHub side reads it, for unit tests: a run in acme/app, on the event
+ * `eventName` names (a pull request's unless told), its `payload` parsed as the runner's would be.
+ */
+export function runContext({
+  eventName = 'pull_request',
+  ...overrides
+}: Partial<Omit<RunContext, 'event'>> & { eventName?: string } = {}): RunContext {
   const payload = overrides.payload ?? {};
   return {
     event: parseEvent(eventName, payload),
-    eventName,
     payload,
     repo: { owner: 'acme', repo: 'app' },
     sha: 'head0000000',

@@ -229,7 +229,6 @@ function fakeApi(replies: Partial<Record<keyof GitHubApi, (at: never) => unknown
   return { api, calls };
 }
 
-const run = runContext({ eventName: 'push' });
 const signal = new AbortController().signal;
 const commit = { sha: 'head0000000', message: 'Squashed merge (#12)' };
 const notFound = () => {
@@ -240,15 +239,16 @@ const notFound = () => {
 };
 
 describe('gatherContext', () => {
-  const push = (payload: Record<string, unknown>) => ({
-    ...run,
-    payload: {
-      ref: 'refs/heads/feature',
-      after: 'head0000000',
-      repository: { default_branch: 'main' },
-      ...payload,
-    },
-  });
+  const push = (payload: Record<string, unknown>) =>
+    runContext({
+      eventName: 'push',
+      payload: {
+        ref: 'refs/heads/feature',
+        after: 'head0000000',
+        repository: { default_branch: 'main' },
+        ...payload,
+      },
+    });
 
   it('compares before...after on an ordinary push', async () => {
     const { api, calls } = fakeApi({
@@ -349,11 +349,10 @@ describe('gatherContext', () => {
     });
     const c = await gatherContext(
       api,
-      {
-        ...run,
+      runContext({
         eventName: 'pull_request',
         payload: { pull_request: { number: 5, author_association: 'MEMBER' } },
-      },
+      }),
       (w) => warnings.push(w),
       signal,
     );
@@ -375,7 +374,7 @@ describe('gatherContext', () => {
     await expect(
       gatherContext(
         api,
-        { ...run, payload: { before: 'b', after: 'a' } },
+        runContext({ eventName: 'push', payload: { before: 'b', after: 'a' } }),
         (w) => warnings.push(w),
         controller.signal,
       ),
@@ -396,11 +395,10 @@ describe('gatherContext', () => {
     });
     const c = await gatherContext(
       api,
-      {
-        ...run,
+      runContext({
         eventName: 'pull_request',
         payload: { pull_request: { number: 5, author_association: 'MEMBER' } },
-      },
+      }),
       () => undefined,
       signal,
     );
@@ -411,7 +409,7 @@ describe('gatherContext', () => {
   it('workflow_dispatch and schedule: nothing, and no request', async () => {
     const { api, calls } = fakeApi({});
     for (const eventName of ['workflow_dispatch', 'schedule']) {
-      expect(await gatherContext(api, { ...run, eventName }, () => undefined, signal)).toBeUndefined();
+      expect(await gatherContext(api, runContext({ eventName }), () => undefined, signal)).toBeUndefined();
     }
     expect(calls).toEqual([]);
   });

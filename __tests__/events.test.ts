@@ -149,7 +149,7 @@ async function decided(name: string, payload: Payload): Promise<Decided> {
   const api = github.gitHubApi(WORKFLOW_TOKEN, 'events-test', github.gh.apiUrl);
   const warn = (line: string) => recorder().warning(line);
   const commits = await modules.commits.runCommits(api, run, warn, never());
-  const found = modules.target.eventHasThread(name)
+  const found = modules.target.eventHasThread(event)
     ? await modules.target.findThread(api, run, never())
     : { none: 'no thread' };
   const section = await modules.gather.gatherContext(api, run, warn, never());

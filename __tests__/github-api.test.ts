@@ -2,7 +2,7 @@
 // is kept (paging, identity, marker), which pull request a push points to, and how labels and
 // reviewers fail one by one. The end-to-end files run the same paths through the bundle once each.
 import { describe, expect, it } from '@jest/globals';
-import { gitHubForFile } from '../__fixtures__/github-api.js';
+import { connectedDuring, gitHubForFile } from '../__fixtures__/github-api.js';
 import { runContext, APP, BOT, DOCS, DOCS_TOKEN, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 
@@ -145,5 +145,19 @@ describe('labels and reviewers on the docs pull request', () => {
       `Could not request the team other-org/writers on ${DOCS}#${docsPr.number}: only teams of acme can review its pull requests.`,
       `Could not request reviewers on ${DOCS}#${docsPr.number}: GitHub refused it (422 "Reviews may only be requested from collaborators."). Reviewers must be collaborators on ${DOCS}, and the pull request's author cannot review it.`,
     ]);
+  });
+});
+
+describe('a client’s connection', () => {
+  it('is ended by close(): its socket is gone, a later call fails, and a client that made no call closes too', async () => {
+    const sockets = await connectedDuring(async () => {
+      const api = github.gitHubApi(WORKFLOW_TOKEN, 'github-api-test', github.gh.apiUrl);
+      expect(await api.viewerLogin(signal())).toBe(BOT);
+      await api.close();
+      await expect(api.viewerLogin(signal())).rejects.toThrow();
+    });
+    expect(sockets.map((s) => s.port)).toEqual([github.gh.port]);
+    expect(sockets.filter((s) => !s.socket.destroyed).map((s) => s.port)).toEqual([]);
+    await github.gitHubApi(WORKFLOW_TOKEN, 'github-api-test', github.gh.apiUrl).close();
   });
 });

@@ -9,7 +9,6 @@ import { ManualClock } from '../__fixtures__/clock.js';
 import { recorder } from '../__fixtures__/log.js';
 import { APP, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import type { RunContext } from '../src/core/run-context.js';
 import type { Outcome, ReportRequest } from '../src/core/ports.js';
 
 const github = gitHubForFile({ GITHUB_EVENT_NAME: 'schedule' });
@@ -37,7 +36,7 @@ const completed: Outcome = {
 };
 
 /** A GitHub side for a pull request of acme/app, its lines recorded, its time on a manual clock. */
-function setUp(overrides: Partial<RunContext> = {}, asked: Partial<ReportRequest> = {}) {
+function setUp(overrides: Parameters<typeof runContext>[0] = {}, asked: Partial<ReportRequest> = {}) {
   const { pr } = world(github.gh);
   const log = recorder();
   const { lines } = log;

@@ -10,6 +10,7 @@ import { docsPullRequest, pullRequestOf } from '../src/core/pull-request.js';
 import { describeGitHubFault, faultOf, identityFault, type GitHubOperation } from '../src/github/errors.js';
 import { ActionFailure } from '../src/service/errors.js';
 import { eventHasThread, findThread } from '../src/github/target.js';
+import { parseEvent } from '../src/core/event.js';
 import { maskSecret } from '../src/core/secrets.js';
 
 const run = runContext({ sha: 'abc' });
@@ -216,7 +217,7 @@ describe('findThread without asking GitHub', () => {
         base: { repo: { full_name: 'acme/app' } },
       },
     };
-    expect(await findThread(api, { ...run, payload }, signal)).toEqual({
+    expect(await findThread(api, runContext({ payload }), signal)).toEqual({
       thread: { owner: 'acme', repo: 'app', number: 7, pull: true, fork: true },
     });
   });
@@ -229,38 +230,40 @@ describe('findThread without asking GitHub', () => {
         base: { repo: { full_name: 'acme/app' } },
       },
     };
-    const target = await findThread(api, { ...run, eventName: 'pull_request_target', payload }, signal);
+    const target = await findThread(api, runContext({ eventName: 'pull_request_target', payload }), signal);
     expect(target.thread).toMatchObject({ number: 7, fork: false });
   });
 
   it('reads an issue, and a pull request commented on as an issue', async () => {
     const issue = await findThread(
       api,
-      { ...run, eventName: 'issues', payload: { issue: { number: 3 } } },
+      runContext({ eventName: 'issues', payload: { issue: { number: 3 } } }),
       signal,
     );
     expect(issue.thread).toMatchObject({ number: 3, pull: false });
     const onPr = await findThread(
       api,
-      { ...run, eventName: 'issue_comment', payload: { issue: { number: 4, pull_request: {} } } },
+      runContext({ eventName: 'issue_comment', payload: { issue: { number: 4, pull_request: {} } } }),
       signal,
     );
     expect(onPr.thread).toMatchObject({ number: 4, pull: true, fork: false });
   });
 
   it('has none for other events, and for a push that deleted its branch', async () => {
-    expect(eventHasThread('schedule')).toBe(false);
-    expect(eventHasThread('workflow_dispatch')).toBe(false);
-    expect(await findThread(api, { ...run, eventName: 'release' }, signal)).toEqual({
+    expect(eventHasThread(parseEvent('schedule', {}))).toBe(false);
+    expect(eventHasThread(parseEvent('workflow_dispatch', {}))).toBe(false);
+    expect(await findThread(api, runContext({ eventName: 'release' }), signal)).toEqual({
       none: 'a release event has no pull request or issue',
     });
-    expect(await findThread(api, { ...run, eventName: 'push', payload: { deleted: true } }, signal)).toEqual({
+    expect(
+      await findThread(api, runContext({ eventName: 'push', payload: { deleted: true } }), signal),
+    ).toEqual({
       none: 'the push deleted its ref',
     });
     expect(
       await findThread(
         api,
-        { ...run, eventName: 'push', payload: { deleted: true, ref: 'refs/tags/v2' } },
+        runContext({ eventName: 'push', payload: { deleted: true, ref: 'refs/tags/v2' } }),
         signal,
       ),
     ).toEqual({ none: 'the push deleted the tag v2' });

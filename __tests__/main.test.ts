@@ -328,7 +328,7 @@ describe('a step that does nothing', () => {
       githubToken: 'ghs_MainTestToken000000000000000000000001',
     });
     onEvent('issue_comment', commentEvent(3, '/docs document the flag', { association: 'MEMBER' }).payload);
-    const asked: { comment?: boolean; actors: string[] } = { actors: [] };
+    const asked: { comment?: boolean; actors: string[]; closed?: boolean } = { actors: [] };
     const before = service.requests.length;
     // Only the GitHub side's chunk is replaced: what run() hands it, and the access it reports.
     await run({
@@ -354,10 +354,15 @@ describe('a step that does nothing', () => {
             },
           },
           report: { finish: unasked, answer: unasked, removeLabel: unasked },
+          // Closed at the end of the run, whatever it did; a fault there changes nothing.
+          close: () => {
+            asked.closed = true;
+            return Promise.reject(new Error('the connection would not close'));
+          },
         });
       },
     });
-    expect(asked).toEqual({ comment: true, actors: ['octocat'] });
+    expect(asked).toEqual({ comment: true, actors: ['octocat'], closed: true });
     // A member with read access: nothing sent.
     expect(service.requests.length).toBe(before);
     expect(core.setOutput).toHaveBeenCalledWith('status', 'skipped');

@@ -30,6 +30,7 @@ import { startConnectProxy, type TestProxy } from '../__fixtures__/proxy.js';
 import type { RunOptions } from '../__fixtures__/runner.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 import type { MakeGitHub } from '../src/main.js';
+import { connectedDuring } from '../__fixtures__/github-api.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
@@ -102,6 +103,29 @@ describe('an Enterprise Server run whose docs pull request is on github.com', ()
     onlyToken(com, DOCS_TOKEN);
     onlyToken(ent, WORKFLOW_TOKEN);
     expect(ent.requests.some((r) => r.path.includes(DOCS))).toBe(false);
+  });
+
+  it('leaves no connection open: each host’s client is closed once run() returns', async () => {
+    const { ent, com, pr, docsPr, docsLink } = await enterpriseAndGitHubCom();
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    let code: number | null = null;
+    const sockets = await connectedDuring(async () => {
+      ({ code } = await runHere(
+        {
+          inputs: inputsFor(service, { ...asked, docsToken: DOCS_TOKEN }),
+          env: gitHubEnv(ent),
+          event: pullRequestEvent(pr.number),
+        },
+        { github: withGitHubCom(com) },
+      ));
+    });
+    expect(code).toBe(0);
+    expect(pr.comments).toHaveLength(1);
+    expect(docsPr.autoMerge).toEqual({ method: 'SQUASH', by: 'docs-app[bot]' });
+    const ports = new Set(sockets.map((s) => s.port));
+    expect(ports).toContain(ent.port);
+    expect(ports).toContain(com.port);
+    expect(sockets.filter((s) => !s.socket.destroyed).map((s) => s.port)).toEqual([]);
   });
 
   it('a thread reads its docs pull request there with docsToken only; without one it says so and starts anew', async () => {

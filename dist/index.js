@@ -28420,9 +28420,9 @@ function formatDuration(ms) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   TC: () => (/* binding */ pullRequestFork),
 /* harmony export */   VL: () => (/* binding */ refWords),
 /* harmony export */   j_: () => (/* binding */ readEvent),
+/* harmony export */   ot: () => (/* binding */ secretlessFork),
 /* harmony export */   wj: () => (/* binding */ parseEvent)
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
@@ -28615,20 +28615,15 @@ function isObject(value) {
     return typeof value === 'object' && value !== null;
 }
 /**
- * Whether the payload's pull request comes from another repository, with that repository's name
- * (the GitHub side's reading of the raw payload; rules read `PullFacts.fork`).
+ * The pull request from another repository on an event whose run gets a read-only token and no
+ * secrets (`pull_request`, a review, a review comment; `pull_request_target` runs with the base
+ * repository's), with that repository's name while GitHub still has it.
  */
-function pullRequestFork(payload) {
-    const pr = payload.pull_request;
-    const base = typeof pr?.base?.repo?.full_name === 'string' ? pr.base.repo.full_name : undefined;
-    if (!pr || base === undefined)
-        return undefined;
-    if (pr.head?.repo === null)
-        return {};
-    const head = typeof pr.head?.repo?.full_name === 'string' ? pr.head.repo.full_name : undefined;
-    if (head === undefined || head.toLowerCase() === base.toLowerCase())
-        return undefined;
-    return { repo: head };
+function secretlessFork(event) {
+    const secretless = (event.kind === 'pull-request' && !event.target) ||
+        event.kind === 'review' ||
+        (event.kind === 'comment' && event.review);
+    return secretless ? event.pull?.fork : undefined;
 }
 /** A ref as a person reads it: `the branch main`, `the tag v1.2.0`, else the ref itself. */
 function refWords(ref) {
@@ -31090,7 +31085,6 @@ function readRunContext(env = process.env) {
     const event = (0,core_event/* readEvent */.j_)(env);
     return {
         event: (0,core_event/* parseEvent */.wj)(event.name, event.payload),
-        eventName: event.name,
         payload: event.payload,
         repo: owner && repo ? { owner, repo } : { owner: '', repo: '' },
         sha: env.GITHUB_SHA ?? '',
@@ -31151,14 +31145,13 @@ async function writeSummary(facts) {
 }
 
 ;// CONCATENATED MODULE: ./src/decide/features.ts
+// Which GitHub work this run does, decided once from the inputs and the event: every step reads
+// the `Features` value instead of deciding again from the inputs or the event's name.
+
 
 /** What the event means for the inputs' rules. */
 function eventNeeds(event) {
-    // Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
-    const secretless = (event.kind === 'pull-request' && !event.target) ||
-        event.kind === 'review' ||
-        (event.kind === 'comment' && event.review);
-    const fork = secretless ? event.pull?.fork : undefined;
+    const fork = (0,core_event/* secretlessFork */.ot)(event);
     return {
         commentAsks: event.kind === 'comment',
         accessLookUp: mayBeOpen(event),
@@ -31343,6 +31336,9 @@ async function run(deps = {}) {
     // Only now: a signal while the outputs and summary are written must not kill the process
     // halfway through them (the handler is harmless once the work is done).
     cancellation.dispose();
+    // Last, once nothing more is written on GitHub: its clients' kept-alive sockets would otherwise
+    // outlive the run (as the service's would, closed above).
+    await (await github?.asked)?.close().catch(() => undefined);
 }
 /** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */
 async function accept(step) {

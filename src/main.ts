@@ -108,6 +108,9 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   // Only now: a signal while the outputs and summary are written must not kill the process
   // halfway through them (the handler is harmless once the work is done).
   cancellation.dispose();
+  // Last, once nothing more is written on GitHub: its clients' kept-alive sockets would otherwise
+  // outlive the run (as the service's would, closed above).
+  await (await github?.asked)?.close().catch(() => undefined);
 }
 
 /** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */

@@ -8,7 +8,7 @@ import { label as word } from './untrusted.js';
 
 /** The raw payload at `GITHUB_EVENT_PATH`: kept for what renders whole text (the context section). */
 export interface Payload {
-  /** Every event has fields of its own; the GitHub side reads them with types of its own. */
+  /** Every event has fields of its own; the context section reads its text with types of its own. */
   [field: string]: unknown;
   action?: unknown;
   sender?: { login?: unknown; type?: unknown } | null;
@@ -341,17 +341,16 @@ function isObject(value: unknown): value is Payload {
 }
 
 /**
- * Whether the payload's pull request comes from another repository, with that repository's name
- * (the GitHub side's reading of the raw payload; rules read `PullFacts.fork`).
+ * The pull request from another repository on an event whose run gets a read-only token and no
+ * secrets (`pull_request`, a review, a review comment; `pull_request_target` runs with the base
+ * repository's), with that repository's name while GitHub still has it.
  */
-export function pullRequestFork(payload: Payload): { repo?: string } | undefined {
-  const pr = payload.pull_request;
-  const base = typeof pr?.base?.repo?.full_name === 'string' ? pr.base.repo.full_name : undefined;
-  if (!pr || base === undefined) return undefined;
-  if (pr.head?.repo === null) return {};
-  const head = typeof pr.head?.repo?.full_name === 'string' ? pr.head.repo.full_name : undefined;
-  if (head === undefined || head.toLowerCase() === base.toLowerCase()) return undefined;
-  return { repo: head };
+export function secretlessFork(event: RunEvent): { repo?: string } | undefined {
+  const secretless =
+    (event.kind === 'pull-request' && !event.target) ||
+    event.kind === 'review' ||
+    (event.kind === 'comment' && event.review);
+  return secretless ? event.pull?.fork : undefined;
 }
 
 /** A ref as a person reads it: `the branch main`, `the tag v1.2.0`, else the ref itself. */

@@ -207,4 +207,6 @@ export interface GitHubSteps {
   decide: DecideReads;
   execute: ExecuteWrites;
   report: ReportWrites;
+  /** The run writes nothing more on GitHub: every connection the session opened is closed. */
+  close(): Promise<void>;
 }

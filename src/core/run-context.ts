@@ -6,10 +6,8 @@ import { parseEvent, readEvent, type Payload, type RunEvent } from './event.js';
  * environment behind another's back and tests give their own.
  */
 export interface RunContext {
-  /** The event, parsed once: what every rule asks. */
+  /** The event, parsed once: what every rule asks (its `name`, GitHub's, is for words only). */
   event: RunEvent;
-  /** GitHub's name for the event, as the runner gave it (the GitHub side still reads it). */
-  eventName: string;
   /** The payload as read, for what renders its text whole (the context section). */
   payload: Payload;
   /** `GITHUB_REPOSITORY` split; empty on a local run. */
@@ -35,7 +33,6 @@ export function readRunContext(env: Env = process.env): RunContext {
   const event = readEvent(env);
   return {
     event: parseEvent(event.name, event.payload),
-    eventName: event.name,
     payload: event.payload,
     repo: owner && repo ? { owner, repo } : { owner: '', repo: '' },
     sha: env.GITHUB_SHA ?? '',

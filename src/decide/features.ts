@@ -1,6 +1,6 @@
 // Which GitHub work this run does, decided once from the inputs and the event: every step reads
 // the `Features` value instead of deciding again from the inputs or the event's name.
-import type { RunEvent } from '../core/event.js';
+import { secretlessFork, type RunEvent } from '../core/event.js';
 import { mayBeOpen } from './gate.js';
 import type { EventNeeds, Inputs } from './inputs.js';
 import type { RunContext } from '../core/run-context.js';
@@ -35,12 +35,7 @@ export interface Features {
 
 /** What the event means for the inputs' rules. */
 export function eventNeeds(event: RunEvent): EventNeeds {
-  // Runs of these events for a pull request from a fork get no secrets; pull_request_target does.
-  const secretless =
-    (event.kind === 'pull-request' && !event.target) ||
-    event.kind === 'review' ||
-    (event.kind === 'comment' && event.review);
-  const fork = secretless ? event.pull?.fork : undefined;
+  const fork = secretlessFork(event);
   return {
     commentAsks: event.kind === 'comment',
     accessLookUp: mayBeOpen(event),

@@ -1,5 +1,5 @@
 import { getOctokit } from '@actions/github';
-import { fetch as undiciFetch, type RequestInit as UndiciInit } from 'undici';
+import { fetch as undiciFetch, type Dispatcher, type RequestInit as UndiciInit } from 'undici';
 import { connect } from '../service/dispatcher.js';
 import * as z from 'zod/mini';
 import type { MergeMethod } from '../core/ports.js';
@@ -107,6 +107,11 @@ export interface GitHubApi {
     at: { owner: string; repo: string; comment_id: number; review: boolean; content: 'eyes' },
     signal: AbortSignal,
   ): Promise<void>;
+  /**
+   * Ends the connection the client opened (nothing, when it made no call): kept-alive sockets
+   * would otherwise outlive the run. A call after it fails.
+   */
+  close(): Promise<void>;
 }
 
 const PAGE_SIZE = 100;
@@ -164,9 +169,11 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
   // Made on the first call: a client is handed round before it is known to be needed (a thread the
   // payload names asks nothing), and a run without githubToken must fail only a call that needs it.
   let made: ReturnType<typeof getOctokit> | undefined;
+  let connection: Dispatcher | undefined;
   const octokit = () => {
     if (!made) {
       const { dispatcher } = connect(baseUrl);
+      connection = dispatcher;
       const proxied = ((url: string, init: RequestInit) =>
         undiciFetch(url, { ...(init as UndiciInit), dispatcher })) as unknown as typeof fetch;
       made = getOctokit(token, { userAgent, baseUrl, request: { fetch: proxied } });
@@ -297,6 +304,9 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         per_page: PAGE_SIZE,
       });
       for await (const { data } of pages) yield toFiles(data);
+    },
+    async close() {
+      await connection?.destroy();
     },
   };
 }

@@ -2,23 +2,6 @@ import type { GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault } from './errors.js';
 import type { Warn } from '../core/log.js';
 
-/** Events whose payload carries the pull request, head commit included. */
-const PULL_EVENTS = new Set([
-  'pull_request',
-  'pull_request_target',
-  'pull_request_review',
-  'pull_request_review_comment',
-]);
-
-interface Payload {
-  pull_request?: { head?: { sha?: unknown } };
-  issue?: { number?: unknown; pull_request?: unknown };
-  workflow_run?: { head_sha?: unknown } | null;
-  after?: unknown;
-  before?: unknown;
-  deleted?: unknown;
-}
-
 /** The commits a run is about. */
 export interface RunCommits {
   /** The head the job sees this run: a pull request's head, the pushed commit, or the followed run's head. */
@@ -45,26 +28,30 @@ export async function runCommits(
   warn: Warn,
   signal: AbortSignal,
 ): Promise<RunCommits> {
-  const payload = run.payload as Payload;
+  const { event } = run;
   const sha = (value: unknown) =>
     typeof value === 'string' && /^[0-9a-f]{40}$/.test(value) ? value : undefined;
-  if (PULL_EVENTS.has(run.eventName)) {
-    const head = sha(payload.pull_request?.head?.sha);
-    return head ? { head, sha: head } : { none: `the ${run.eventName} event names no head commit` };
+  if (
+    event.kind === 'pull-request' ||
+    event.kind === 'review' ||
+    (event.kind === 'comment' && event.review)
+  ) {
+    const head = sha(event.pull?.headSha);
+    return head ? { head, sha: head } : { none: `the ${event.name} event names no head commit` };
   }
-  if (run.eventName === 'workflow_run') {
-    const head = sha(payload.workflow_run?.head_sha);
-    return head ? { head, sha: head } : { none: 'the workflow_run event names no head commit' };
+  if (event.kind === 'workflow-run') {
+    const head = sha(event.run.headSha);
+    return head ? { head, sha: head } : { none: `the ${event.name} event names no head commit` };
   }
-  if (run.eventName === 'push') {
-    if (payload.deleted === true) return { none: 'the push deleted its ref' };
-    const after = sha(payload.after) ?? sha(run.sha);
+  if (event.kind === 'push') {
+    if (event.deleted) return { none: 'the push deleted its ref' };
+    const after = sha(event.after) ?? sha(run.sha);
     return after ? { head: after, sha: after } : { none: 'the push names no commit' };
   }
-  if (run.eventName === 'issue_comment' || run.eventName === 'issues') {
-    const number = payload.issue?.number;
-    if (typeof number !== 'number') return { none: `the ${run.eventName} event names no issue` };
-    if (!payload.issue?.pull_request) return { none: `#${number} is an issue, which has no commit` };
+  if (event.kind === 'comment' || event.kind === 'issue') {
+    const number = event.issue?.number;
+    if (number === undefined) return { none: `the ${event.name} event names no issue` };
+    if (!event.issue?.pull) return { none: `#${number} is an issue, which has no commit` };
     const { owner, repo } = run.repo;
     try {
       const pull = await api.getPull({ owner, repo, pull_number: number }, signal);
@@ -88,9 +75,7 @@ export async function runCommits(
 
 /** The push's `before`, when there was one (not a new branch). */
 export function pushedOnto(run: RunContext): string | undefined {
-  if (run.eventName !== 'push') return undefined;
-  const before = (run.payload as Payload).before;
-  return typeof before === 'string' && /^[0-9a-f]{40}$/.test(before) && !/^0+$/.test(before)
-    ? before
-    : undefined;
+  if (run.event.kind !== 'push') return undefined;
+  const { before } = run.event;
+  return before !== undefined && /^[0-9a-f]{40}$/.test(before) && !/^0+$/.test(before) ? before : undefined;
 }

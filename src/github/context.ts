@@ -2,6 +2,8 @@
 // Event text (titles, descriptions, comments, commit messages, patches) is data written by
 // whoever pushed or opened the pull request: it goes into fenced blocks under a line that says the
 // section is context, not instructions, and prose from authors outside the repository is left out.
+// The renderers read the raw payload (`RunContext.payload`) for that text alone; which event it
+// is, and every field a rule reads, comes from the parsed event (src/core/event.ts).
 
 export interface ChangedFile {
   filename: string;
@@ -150,14 +152,12 @@ interface Author {
   author_association?: string;
 }
 
-export interface PushPayload {
+/** The text a push's payload gives; which event it is, the union's kind says. */
+interface PushText {
   ref?: string;
-  before?: string;
   after?: string;
   forced?: boolean;
-  deleted?: boolean;
   commits?: { id?: string; message?: string }[];
-  repository?: { default_branch?: string; full_name?: string; html_url?: string };
 }
 
 export const ZERO_SHA = /^0+$/;
@@ -176,10 +176,11 @@ export function branchOf(ref: string | undefined): string {
  * changed; `changes` absent when GitHub could not be asked, leaving the payload's own commits.
  */
 export function pushContext(
-  payload: PushPayload,
+  raw: object,
   repo: string,
   changes?: { commits: CommitFacts[]; files: ChangedFile[]; alone?: string; compareUrl?: string },
 ): EventContext {
+  const payload = raw as PushText;
   const branch = branchOf(payload.ref);
   const after = payload.after ?? '';
   const commits =
@@ -210,7 +211,7 @@ export function pushContext(
   };
 }
 
-export interface PullRequestPayload {
+interface PullRequestText {
   pull_request?: Author & {
     number?: number;
     title?: string;
@@ -222,12 +223,8 @@ export interface PullRequestPayload {
 }
 
 /** `partial`: GitHub stopped answering after the files given. */
-export function pullRequestContext(
-  payload: PullRequestPayload,
-  files?: ChangedFile[],
-  partial = false,
-): EventContext {
-  const pr = payload.pull_request ?? {};
+export function pullRequestContext(raw: object, files?: ChangedFile[], partial = false): EventContext {
+  const pr = (raw as PullRequestText).pull_request ?? {};
   const insider = isInsider(pr.author_association);
   const facts = [`Link: ${pr.html_url ?? ''}`];
   // A branch name is its author's text (a fork's, perhaps): fenced like any.
@@ -272,7 +269,7 @@ export function pullRequestContext(
  * said in the context.
  */
 export function pullRequestSinceContext(
-  payload: PullRequestPayload,
+  payload: object,
   since:
     { base: string; head: string; commits: CommitFacts[]; files: ChangedFile[]; url: string } | undefined,
   whole: ChangedFile[] | undefined,
@@ -285,7 +282,7 @@ export function pullRequestSinceContext(
     return context;
   }
   const context = pullRequestContext(payload, since.files);
-  const number = payload.pull_request?.number ?? '?';
+  const number = (payload as PullRequestText).pull_request?.number ?? '?';
   return {
     ...context,
     title: `Pull request #${number}: what changed since the docs job last saw it (${since.base.slice(0, 7)}…${since.head.slice(0, 7)}).`,
@@ -294,12 +291,12 @@ export function pullRequestSinceContext(
   };
 }
 
-export interface ReleasePayload {
+interface ReleaseText {
   release?: { tag_name?: string; name?: string | null; body?: string | null; html_url?: string };
 }
 
-export function releaseContext(payload: ReleasePayload): EventContext {
-  const release = payload.release ?? {};
+export function releaseContext(raw: object): EventContext {
+  const release = (raw as ReleaseText).release ?? {};
   const prose = [
     ...(release.name ? [{ label: 'Name', text: release.name }] : []),
     ...(release.body ? [{ label: 'Notes', text: release.body }] : []),
@@ -314,7 +311,7 @@ export function releaseContext(payload: ReleasePayload): EventContext {
   };
 }
 
-export interface IssuePayload {
+interface IssueText {
   issue?: Author & {
     number?: number;
     title?: string;
@@ -325,7 +322,8 @@ export interface IssuePayload {
   comment?: Author & { body?: string; html_url?: string };
 }
 
-export function issueContext(payload: IssuePayload): EventContext {
+export function issueContext(raw: object): EventContext {
+  const payload = raw as IssueText;
   const issue = payload.issue ?? {};
   const kind = issue.pull_request ? 'Pull request' : 'Issue';
   const prose: EventContext['prose'] = [];

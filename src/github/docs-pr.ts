@@ -47,7 +47,7 @@ export async function writeOnDocs(
   }
   const { pr, api, home } = reach;
   const where = `${pr.owner}/${pr.repo}#${pr.number}`;
-  if (home && eventHasThread(run.eventName)) {
+  if (home && eventHasThread(run.event)) {
     let own: Thread | undefined;
     try {
       own = (await session.runThread(signal)).thread;

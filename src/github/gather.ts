@@ -11,27 +11,22 @@ import {
   ZERO_SHA,
   type ChangedFile,
   type EventContext,
-  type IssuePayload,
-  type PullRequestPayload,
-  type PushPayload,
-  type ReleasePayload,
 } from './context.js';
 import { describeGitHubFault, faultOf } from './errors.js';
-import { refWords } from '../core/event.js';
+import { refWords, type RunEvent } from '../core/event.js';
 import type { Warn } from '../core/log.js';
 
-/** Events whose context is read from GitHub or the payload; any other event adds nothing. */
-const CONTEXT_EVENTS = new Set([
-  'push',
-  'pull_request',
-  'pull_request_target',
-  'release',
-  'issues',
-  'issue_comment',
-]);
+type Push = Extract<RunEvent, { kind: 'push' }>;
 
-export function eventHasContext(eventName: string): boolean {
-  return CONTEXT_EVENTS.has(eventName);
+/** Whether the event's context is read from GitHub or the payload; any other event adds nothing. */
+export function eventHasContext(event: RunEvent): boolean {
+  return (
+    event.kind === 'push' ||
+    event.kind === 'pull-request' ||
+    event.kind === 'release' ||
+    event.kind === 'issue' ||
+    (event.kind === 'comment' && !event.review)
+  );
 }
 
 /** GitHub returns at most 3,000 files of a pull request: 30 pages of 100. */
@@ -42,12 +37,24 @@ const MAX_PULL_PAGES = 30;
  * request's files). A GitHub fault is one warning, and the context is what the payload gave:
  * context never costs a job.
  */
-export async function gatherContext(
+export function gatherContext(
   api: GitHubApi,
   run: RunContext,
   warn: Warn,
   signal: AbortSignal,
 ): Promise<EventContext | undefined> {
+  return gather(api, run, undefined, warn, signal);
+}
+
+/** `gatherContext`, with a push's changes counted from `since` (else from its `before`). */
+async function gather(
+  api: GitHubApi,
+  run: RunContext,
+  since: string | undefined,
+  warn: Warn,
+  signal: AbortSignal,
+): Promise<EventContext | undefined> {
+  const { event, payload } = run;
   const { owner, repo } = run.repo;
   const fullRepo = `${owner}/${repo}`;
   const fault = (what: string, permission: string, error: unknown) => {
@@ -58,24 +65,21 @@ export async function gatherContext(
     );
   };
 
-  switch (run.eventName) {
+  switch (event.kind) {
     case 'push': {
-      const payload = run.payload as PushPayload;
       // A deleted branch changed nothing there is to document.
-      if (payload.deleted) return undefined;
-      const after = payload.after ?? run.sha;
+      if (event.deleted) return undefined;
+      const after = event.after ?? run.sha;
       try {
-        return pushContext(payload, fullRepo, await pushChanges(api, run, payload, after, signal));
+        return pushContext(payload, fullRepo, await pushChanges(api, run, event, since, after, signal));
       } catch (error) {
         fault('read which files the push changed', 'contents: read', error);
         return pushContext(payload, fullRepo);
       }
     }
-    case 'pull_request':
-    case 'pull_request_target': {
-      const payload = run.payload as PullRequestPayload;
-      const number = payload.pull_request?.number;
-      if (typeof number !== 'number') return undefined;
+    case 'pull-request': {
+      const number = event.pull?.number;
+      if (number === undefined) return undefined;
       const files: ChangedFile[] = [];
       try {
         let pages = 0;
@@ -91,10 +95,11 @@ export async function gatherContext(
       }
     }
     case 'release':
-      return releaseContext(run.payload as ReleasePayload);
-    case 'issues':
-    case 'issue_comment':
-      return issueContext(run.payload as IssuePayload);
+      return releaseContext(payload);
+    case 'issue':
+      return issueContext(payload);
+    case 'comment':
+      return event.review ? undefined : issueContext(payload);
     default:
       return undefined;
   }
@@ -109,7 +114,8 @@ export async function gatherContext(
 async function pushChanges(
   api: GitHubApi,
   run: RunContext,
-  payload: PushPayload,
+  push: Push,
+  since: string | undefined,
   after: string,
   signal: AbortSignal,
 ) {
@@ -118,13 +124,13 @@ async function pushChanges(
     const { commit, files, url } = await api.getCommit({ owner, repo, ref: after }, signal);
     return { commits: [commit], files, alone: why, partial, compareUrl: url };
   };
-  const before = payload.before ?? '';
+  const before = since ?? push.before ?? '';
   let base = before;
   if (!before || ZERO_SHA.test(before)) {
-    const defaultBranch = payload.repository?.default_branch;
-    if (!defaultBranch || branchOf(payload.ref) === defaultBranch) {
+    const defaultBranch = push.repository?.defaultBranch;
+    if (!defaultBranch || branchOf(push.ref) === defaultBranch) {
       // A tag is not a branch: the words name what the push made.
-      const made = refWords(payload.ref);
+      const made = refWords(push.ref);
       return alone(
         `The push made ${made}: the pushed commit alone is shown.`,
         `The push made ${made} with nothing to compare it with, so only its head commit’s files are known.`,
@@ -165,16 +171,10 @@ export async function gatherSince(
   warn: Warn,
   signal: AbortSignal,
 ): Promise<EventContext | undefined> {
-  if (run.eventName === 'push') {
-    const payload = { ...(run.payload as PushPayload), before: last };
-    if (payload.deleted) return undefined;
-    return gatherContext(api, { ...run, payload }, warn, signal);
-  }
-  if (run.eventName !== 'pull_request' && run.eventName !== 'pull_request_target') {
-    return gatherContext(api, run, warn, signal);
-  }
+  const { event, payload } = run;
+  if (event.kind === 'push') return gather(api, run, last, warn, signal);
+  if (event.kind !== 'pull-request') return gatherContext(api, run, warn, signal);
   const { owner, repo } = run.repo;
-  const payload = run.payload as PullRequestPayload;
   try {
     const { commits, files, url } = await api.compare({ owner, repo, basehead: `${last}...${head}` }, signal);
     return pullRequestSinceContext(payload, { base: last, head, commits, files, url }, undefined);
@@ -225,26 +225,20 @@ export async function changedFiles(
         }
       : {}),
   });
-  if (run.eventName === 'push') {
-    const payload = run.payload as PushPayload;
-    if (payload.deleted) return { files: [] };
-    const after = payload.after ?? run.sha;
-    const changes = await pushChanges(
-      api,
-      run,
-      since ? { ...payload, before: since } : payload,
-      after,
-      signal,
-    );
+  const { event } = run;
+  if (event.kind === 'push') {
+    if (event.deleted) return { files: [] };
+    const after = event.after ?? run.sha;
+    const changes = await pushChanges(api, run, event, since || undefined, after, signal);
     // A commit's files are listed as a comparison's are, at most 300 of them.
     return 'partial' in changes
       ? { files: names(changes.files), partial: changes.partial }
       : compared(changes.files);
   }
-  const payload = run.payload as PullRequestPayload;
-  const number = payload.pull_request?.number;
-  const head = payload.pull_request?.head?.sha;
-  if (typeof number !== 'number') {
+  const pull = 'pull' in event ? event.pull : undefined;
+  const number = pull?.number;
+  const head = pull?.headSha;
+  if (number === undefined) {
     return { files: [], partial: 'The event names no pull request, so which files it changed is unknown.' };
   }
   if (since && head && since !== head) {

@@ -15,7 +15,12 @@ import { GitHubSession, type SessionDeps } from './session.js';
 /** The three steps' objects over one session made from `deps` (tests give their own API and clock). */
 export function gitHubSteps(request: ReportRequest, deps: SessionDeps): GitHubSteps {
   const session = new GitHubSession(request, deps);
-  return { decide: decideReads(session), execute: executeWrites(session), report: reportWrites(session) };
+  return {
+    decide: decideReads(session),
+    execute: executeWrites(session),
+    report: reportWrites(session),
+    close: () => session.close(),
+  };
 }
 
 export function startGitHub(

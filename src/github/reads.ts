@@ -99,8 +99,8 @@ export function decideReads(session: GitHubSession): DecideReads {
      */
     async context(since, limit, cancellation) {
       const { log } = session;
-      if (!eventHasContext(run.eventName)) {
-        log.info(`No context appended: a ${run.eventName || 'local'} run changes nothing to describe.`);
+      if (!eventHasContext(run.event)) {
+        log.info(`No context appended: a ${run.event.name || 'local'} run changes nothing to describe.`);
         return '';
       }
       return session.beforeTheCreate(
@@ -121,10 +121,10 @@ export function decideReads(session: GitHubSession): DecideReads {
           const text = context ? renderContext(context, limit) : '';
           log.info(
             text
-              ? `Appended ${text.length} characters of context from the ${run.eventName} event (${context?.commits.length ?? 0} commits, ${context?.files.length ?? 0} files).`
+              ? `Appended ${text.length} characters of context from the ${run.event.name} event (${context?.commits.length ?? 0} commits, ${context?.files.length ?? 0} files).`
               : context
                 ? 'No context appended: contextLimit leaves no room for even its header.'
-                : `No context appended: the ${run.eventName} event changed nothing to describe.`,
+                : `No context appended: the ${run.event.name} event changed nothing to describe.`,
           );
           return text;
         },
@@ -181,7 +181,7 @@ function recall(session: GitHubSession, strict: boolean, cancellation: AbortSign
     RECALL_BUDGET_MS,
     cancellation,
     async (signal) => {
-      if (request.comment && eventHasThread(run.eventName)) {
+      if (request.comment && eventHasThread(run.event)) {
         const found = await session.retrying(() => session.keptComment(signal), signal);
         const comment = 'comment' in found ? found.comment : undefined;
         const body = comment ? await session.retrying(() => comment.body(signal), signal) : undefined;

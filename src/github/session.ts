@@ -133,7 +133,7 @@ export class GitHubSession {
       const { githubToken, docsToken, docsTokenGiven } = this.request;
       const token = githubToken || (docsTokenGiven ? '' : docsToken);
       const looking =
-        token || this.run.eventName !== 'push'
+        token || this.run.event.kind !== 'push'
           ? findThread(this.api(token), this.run, signal)
           : Promise.resolve({
               none: 'no token for this repository to ask which pull request the push came from',
@@ -160,8 +160,8 @@ export class GitHubSession {
 
   private async findKeptComment(signal: AbortSignal): Promise<KeptLookUp> {
     const { run } = this;
-    if (!eventHasThread(run.eventName)) {
-      return { none: `a ${run.eventName || 'local'} run has no pull request or issue` };
+    if (!eventHasThread(run.event)) {
+      return { none: `a ${run.event.name || 'local'} run has no pull request or issue` };
     }
     const found = await this.runThread(signal);
     if (!found.thread) return { none: found.none ?? 'the event names no pull request or issue' };
@@ -189,6 +189,14 @@ export class GitHubSession {
       };
     }
     return { pr, home, api: this.api(request.docsToken, gitHubCom.apiUrl) };
+  }
+
+  /**
+   * Ends every client's connection, once the run writes nothing more; a client that fails to close
+   * changes nothing of the run's.
+   */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.apis.values()].map((api) => api.close()));
   }
 
   /**
