@@ -28427,10 +28427,7 @@ function formatDuration(ms) {
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4922);
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3305);
 /* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4994);
-
 
 
 /** How each of GitHub's names is read; every name not here is `other`. */
@@ -28453,48 +28450,77 @@ function classify(name) {
     const known = Object.hasOwn(KINDS, name) ? KINDS[name] : undefined;
     return { kind: known?.kind ?? 'other', target: known?.target ?? false, review: known?.review ?? false };
 }
-// Each field degrades to `undefined` when it is missing or not what GitHub documents: a payload
-// never fails the parse, and a rule never reads a field of the wrong type.
-const loose = (schema) => zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(schema), undefined);
-const text = loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP());
-const number = loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig());
-const flag = loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY());
-const account = loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ login: text, type: text }));
-const repoName = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ full_name: text }))), undefined);
-const schema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
-    action: text,
-    sender: account,
-    repository: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ id: number, full_name: text, owner: account, default_branch: text })),
-    ref: text,
-    before: text,
-    after: text,
-    deleted: flag,
-    forced: flag,
-    label: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ name: text })),
-    comment: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ id: number, body: text })),
-    issue: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ number, pull_request: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .unknown */ .L5J()) })),
-    pull_request: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
-        number,
-        head: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ sha: text, repo: repoName })),
-        base: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ repo: repoName })),
-    })),
-    workflow_run: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
-        event: text,
-        head_sha: text,
-        pull_requests: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .unknown */ .L5J()), []),
-        head_repository: repoName,
-        actor: account,
-        triggering_actor: account,
-    })),
-});
-const runPull = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
-    number: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .int */ .Whr().check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._gte */ .qm(1)),
-    base: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ repo: loose(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ id: number, url: text })) })),
-});
+const record = (value) => typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+const text = (value) => (typeof value === 'string' ? value : undefined);
+const number = (value) => typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+const flag = (value) => (typeof value === 'boolean' ? value : undefined);
+const account = (value) => {
+    const raw = record(value);
+    return raw && defined({ login: text(raw.login), type: text(raw.type) });
+};
+/** A repository's name; `null` stays `null` (a head repository deleted since). */
+const repoName = (value) => {
+    if (value === null)
+        return null;
+    const raw = record(value);
+    return raw && defined({ full_name: text(raw.full_name) });
+};
+function fieldsOf(payload) {
+    const repository = record(payload.repository);
+    const label = record(payload.label);
+    const comment = record(payload.comment);
+    const issue = record(payload.issue);
+    const pr = record(payload.pull_request);
+    const head = record(pr?.head);
+    const base = record(pr?.base);
+    const followed = record(payload.workflow_run);
+    return defined({
+        action: text(payload.action),
+        sender: account(payload.sender),
+        repository: repository &&
+            defined({
+                id: number(repository.id),
+                full_name: text(repository.full_name),
+                owner: account(repository.owner),
+                default_branch: text(repository.default_branch),
+            }),
+        ref: text(payload.ref),
+        before: text(payload.before),
+        after: text(payload.after),
+        deleted: flag(payload.deleted),
+        forced: flag(payload.forced),
+        label: label && defined({ name: text(label.name) }),
+        comment: comment && defined({ id: number(comment.id), body: text(comment.body) }),
+        issue: issue && defined({ number: number(issue.number), pull_request: issue.pull_request }),
+        pull_request: pr &&
+            defined({
+                number: number(pr.number),
+                head: head && defined({ sha: text(head.sha), repo: repoName(head.repo) }),
+                base: base && defined({ repo: repoName(base.repo) }),
+            }),
+        workflow_run: followed &&
+            defined({
+                event: text(followed.event),
+                head_sha: text(followed.head_sha),
+                pull_requests: Array.isArray(followed.pull_requests) ? followed.pull_requests : [],
+                head_repository: repoName(followed.head_repository),
+                actor: account(followed.actor),
+                triggering_actor: account(followed.triggering_actor),
+            }),
+    });
+}
+/** One of `workflow_run.pull_requests`: its number (a whole number from 1), and its base's repository. */
+function runPull(entry) {
+    const raw = record(entry);
+    const n = raw?.number;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1)
+        return undefined;
+    const repo = record(record(raw?.base)?.repo);
+    return { number: n, ...defined({ id: number(repo?.id), url: text(repo?.url) }) };
+}
 /** Reads the payload into the event; never throws, whatever the payload holds. */
 function parseEvent(name, payload) {
-    const parsed = schema.safeParse(isObject(payload) ? payload : {});
-    const f = parsed.success ? parsed.data : {};
+    const f = fieldsOf(isObject(payload) ? payload : {});
     const common = {
         name,
         ...defined({
@@ -28546,13 +28572,10 @@ function parseEvent(name, payload) {
                 kind,
                 run: {
                     pullRequests: (followed?.pull_requests ?? []).flatMap((entry) => {
-                        const read = runPull.safeParse(entry);
-                        if (!read.success)
-                            return [];
-                        const repo = read.data.base?.repo;
-                        return [
-                            { number: read.data.number, ...defined({ baseRepoId: repo?.id, baseRepoUrl: repo?.url }) },
-                        ];
+                        const read = runPull(entry);
+                        return read
+                            ? [{ number: read.number, ...defined({ baseRepoId: read.id, baseRepoUrl: read.url }) }]
+                            : [];
                     }),
                     cause: causeOf(followed?.event),
                     ...defined({
@@ -35031,7 +35054,6 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   _L: () => (/* binding */ _boolean),
-  qm: () => (/* binding */ _gte),
   LK: () => (/* binding */ _int),
   Eb: () => (/* binding */ _maxLength),
   m9: () => (/* binding */ _minLength),
@@ -35046,7 +35068,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   mI: () => (/* binding */ meta)
 });
 
-// UNUSED EXPORTS: TimePrecision, _any, _array, _base64, _base64url, _bigint, _catch, _check, _cidrv4, _cidrv6, _coercedBigint, _coercedBoolean, _coercedDate, _coercedNumber, _coercedString, _creditCard, _cuid, _cuid2, _custom, _date, _default, _discriminatedUnion, _e164, _email, _emoji, _endsWith, _enum, _file, _float32, _float64, _gt, _guid, _iban, _includes, _int32, _int64, _intersection, _ipv4, _ipv6, _isoDate, _isoDateTime, _isoDuration, _isoTime, _jwt, _ksuid, _lazy, _length, _literal, _lowercase, _lt, _lte, _mac, _map, _max, _maxSize, _mime, _min, _minSize, _multipleOf, _nan, _nanoid, _nativeEnum, _negative, _never, _nonoptional, _nonpositive, _normalize, _null, _nullable, _optional, _overwrite, _pipe, _promise, _properties, _property, _readonly, _record, _set, _size, _slugify, _startsWith, _stringFormat, _stringbool, _success, _superRefine, _symbol, _templateLiteral, _toLowerCase, _toUpperCase, _transform, _trim, _tuple, _uint32, _uint64, _ulid, _undefined, _union, _uppercase, _url, _uuid, _uuidv4, _uuidv6, _uuidv7, _void, _xid, _xor
+// UNUSED EXPORTS: TimePrecision, _any, _array, _base64, _base64url, _bigint, _catch, _check, _cidrv4, _cidrv6, _coercedBigint, _coercedBoolean, _coercedDate, _coercedNumber, _coercedString, _creditCard, _cuid, _cuid2, _custom, _date, _default, _discriminatedUnion, _e164, _email, _emoji, _endsWith, _enum, _file, _float32, _float64, _gt, _gte, _guid, _iban, _includes, _int32, _int64, _intersection, _ipv4, _ipv6, _isoDate, _isoDateTime, _isoDuration, _isoTime, _jwt, _ksuid, _lazy, _length, _literal, _lowercase, _lt, _lte, _mac, _map, _max, _maxSize, _mime, _min, _minSize, _multipleOf, _nan, _nanoid, _nativeEnum, _negative, _never, _nonoptional, _nonpositive, _normalize, _null, _nullable, _optional, _overwrite, _pipe, _promise, _properties, _property, _readonly, _record, _set, _size, _slugify, _startsWith, _stringFormat, _stringbool, _success, _superRefine, _symbol, _templateLiteral, _toLowerCase, _toUpperCase, _transform, _trim, _tuple, _uint32, _uint64, _ulid, _undefined, _union, _uppercase, _url, _uuid, _uuidv4, _uuidv6, _uuidv7, _void, _xid, _xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/checks.js
 var core_checks = __nccwpck_require__(4890);
@@ -37197,7 +37219,6 @@ function prettifyError(error) {
 /* harmony export */   PO: () => (/* binding */ cached),
 /* harmony export */   QH: () => (/* binding */ aborted),
 /* harmony export */   Rc: () => (/* binding */ getLengthableOrigin),
-/* harmony export */   SS: () => (/* binding */ constantCatch),
 /* harmony export */   Vy: () => (/* binding */ assignProp),
 /* harmony export */   X: () => (/* binding */ installLazyProp),
 /* harmony export */   X$: () => (/* binding */ extend),
@@ -37218,7 +37239,7 @@ function prettifyError(error) {
 /* harmony export */   v5: () => (/* binding */ defineLazyInternal),
 /* harmony export */   zH: () => (/* binding */ NUMBER_FORMAT_RANGES)
 /* harmony export */ });
-/* unused harmony exports assertEqual, assertNotEqual, toZod, assertIs, assertNever, assert, getEnumValues, joinValues, floatSafeRemainder, defineLazy, objectClone, rawShape, mergeDefs, cloneDef, getElementAtPath, promiseAllObject, randomString, esc, slugify, allowsEval, isPlainObject, shallowClone, numKeys, getParsedType, propertyKeyTypes, primitiveTypes, escapeRegex, createTransparentProxy, stringifyPrimitive, BIGINT_FORMAT_RANGES, pick, omit, safeExtend, merge, partial, required, unwrapMessage, getSizableOrigin, parsedType, cleanEnum, base64ToUint8Array, uint8ArrayToBase64, base64urlToUint8Array, uint8ArrayToBase64url, hexToUint8Array, uint8ArrayToHex, Class, derived, CONSTANT_CATCH */
+/* unused harmony exports assertEqual, assertNotEqual, toZod, assertIs, assertNever, assert, getEnumValues, joinValues, floatSafeRemainder, defineLazy, objectClone, rawShape, mergeDefs, cloneDef, getElementAtPath, promiseAllObject, randomString, esc, slugify, allowsEval, isPlainObject, shallowClone, numKeys, getParsedType, propertyKeyTypes, primitiveTypes, escapeRegex, createTransparentProxy, stringifyPrimitive, BIGINT_FORMAT_RANGES, pick, omit, safeExtend, merge, partial, required, unwrapMessage, getSizableOrigin, parsedType, cleanEnum, base64ToUint8Array, uint8ArrayToBase64, base64urlToUint8Array, uint8ArrayToBase64url, hexToUint8Array, uint8ArrayToHex, Class, derived, CONSTANT_CATCH, constantCatch */
 
 // functions
 function assertEqual(val) {
@@ -38104,7 +38125,6 @@ function constantCatch(value) {
 __nccwpck_require__.d(__webpack_exports__, {
   YOg: () => (/* binding */ array),
   zMY: () => (/* binding */ schemas_boolean),
-  MfU: () => (/* binding */ _catch),
   X$i: () => (/* binding */ extend),
   Whr: () => (/* binding */ schemas_int),
   _H3: () => (/* binding */ looseObject),
@@ -38120,7 +38140,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _default, _function, any, base64, base64url, bigint, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, enum, exactOptional, exactPartial, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, literal, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, omit, partial, partialRecord, pick, prefault, promise, readonly, record, required, safeExtend, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _default, _function, any, base64, base64url, bigint, catch, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, enum, exactOptional, exactPartial, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, literal, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, omit, partial, partialRecord, pick, prefault, promise, readonly, record, required, safeExtend, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
@@ -40552,17 +40572,17 @@ function handleCatchResult(payload, result, def, ctx) {
         ...result,
         value: payload.value,
         error: {
-            issues: result.issues.map((iss) => core_util/* finalizeIssue */.iR(iss, ctx, core_core/* config */.$W())),
+            issues: result.issues.map((iss) => util.finalizeIssue(iss, ctx, core.config())),
         },
         input: payload.value,
     });
     return payload;
 }
-const $ZodCatch = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCatch", (inst, def) => {
+const $ZodCatch = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCatch", (inst, def) => {
     $ZodType.init(inst, def);
-    core_util/* defineLazyInternal */.v5(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
-    core_util/* defineLazyInternal */.v5(inst, "optout", (zod) => zod.def.innerType._zod.optout);
-    core_util/* defineLazyInternal */.v5(inst, "values", (zod) => zod.def.innerType._zod.values);
+    util.defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
+    util.defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
+    util.defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
     inst._zod.parse = (payload, ctx) => {
         if (ctx.direction === "backward") {
             return def.innerType._zod.run(payload, ctx);
@@ -40574,7 +40594,7 @@ const $ZodCatch = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCatch", (ins
         }
         return handleCatchResult(payload, result, def, ctx);
     };
-});
+})));
 const $ZodNaN = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodNaN", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.parse = (payload, _ctx) => {
@@ -41927,16 +41947,16 @@ function success(innerType) {
         innerType: innerType,
     });
 }
-const ZodMiniCatch = /*@__PURE__*/ core_core/* $constructor */.xI("ZodMiniCatch", (inst, def) => {
-    $ZodCatch.init(inst, def);
+const ZodMiniCatch = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniCatch", (inst, def) => {
+    core.$ZodCatch.init(inst, def);
     ZodMiniType.init(inst, def);
-});
+})));
 // @__NO_SIDE_EFFECTS__
 function _catch(innerType, catchValue) {
     return new ZodMiniCatch({
         type: "catch",
         innerType: innerType,
-        catchValue: (typeof catchValue === "function" ? catchValue : core_util/* constantCatch */.SS(catchValue)),
+        catchValue: (typeof catchValue === "function" ? catchValue : core.util.constantCatch(catchValue)),
     });
 }
 
