@@ -58,7 +58,7 @@ describe('cancellation', () => {
       'The step was cancelled (SIGINT) before the service confirmed the job; a job may have been created in project proj_docs',
     );
     // Which way the run went, and that no job is known to have started.
-    expect(result.outputs).toEqual({ mode: 'created', status: 'not-started' });
+    expect(result.outputs).toEqual({ mode: 'created', status: 'not-started', uses: '0' });
     expect(errors(result)).toHaveLength(1);
   });
 
@@ -75,7 +75,12 @@ describe('cancellation', () => {
     );
     expect(exitMs).toBeLessThan(3000);
     // No job was seen: `status` says so, never empty.
-    expect(result.outputs).toEqual({ jobId: 'job_elsewhere', mode: 'given', status: 'not-started' });
+    expect(result.outputs).toEqual({
+      jobId: 'job_elsewhere',
+      mode: 'given',
+      status: 'not-started',
+      uses: '0',
+    });
   });
 
   it('while paths is matched against 3,000 long names: answered within the bound, outputs written, nothing sent', async () => {

@@ -29,6 +29,7 @@ const NONE: Features = {
   route: false,
   autoMerge: false,
   access: false,
+  dryRun: false,
 };
 
 type Named = { name: string; payload: unknown };
@@ -97,6 +98,25 @@ describe('features', () => {
       { triggerLabel: 'docs', comment: 'true' },
       labelled('bug'),
       { comment: true, access: true },
+    ],
+    [
+      'a dry run of a /docs request: read as usual, no reaction, no docs PR touched',
+      {
+        dryRun: 'true',
+        trigger: '/docs',
+        thread: 'true',
+        status: 'true',
+        labels: 'docs',
+        autoMerge: 'squash',
+      },
+      commentEvent(3, '/docs more', { id: 77 }),
+      { load: true, comment: true, thread: true, status: true, recall: true, access: true, dryRun: true },
+    ],
+    [
+      'a dry run of triggerLabel applied: the label stays on',
+      { dryRun: 'true', triggerLabel: 'docs' },
+      labelled('Docs'),
+      { load: true, comment: true, access: true, dryRun: true },
     ],
     [
       'a deleted branch: skipped, nothing loads',

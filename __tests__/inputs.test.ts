@@ -65,6 +65,7 @@ describe('readInputs', () => {
       thread: false,
       status: false,
       paths: [],
+      dryRun: false,
     });
   });
 

@@ -46,6 +46,7 @@ describe('JobRun', () => {
       timedOut: false,
       waitedMs: 65_000,
       memory: {},
+      uses: 1,
     });
   });
 
@@ -53,10 +54,13 @@ describe('JobRun', () => {
     const { step } = stepWith();
     step.sendingFor({ kind: 'follow-up', jobId: 'job_thread' });
     step.fail(new Error('429 past the timeout'));
-    expect(step.outcome({})).toMatchObject({ jobId: 'job_thread', confirmed: false });
+    expect(step.outcome({})).toMatchObject({ jobId: 'job_thread', confirmed: false, uses: 0 });
     const waiting = stepWith().step;
     waiting.sendingFor({ kind: 'resume', jobId: 'job_earlier' });
-    expect(waiting.outcome({})).toMatchObject({ jobId: 'job_earlier', confirmed: true });
+    expect(waiting.outcome({})).toMatchObject({ jobId: 'job_earlier', confirmed: true, uses: 0 });
+    // Waiting on a job that exists spends no use, even once it is read.
+    waiting.started({ id: 'job_earlier', createdAt: -Infinity });
+    expect(waiting.uses).toBe(0);
   });
 
   it("turns the job's end into the step's error: failed, archived, timed out", () => {

@@ -67,12 +67,14 @@ describe('run', () => {
     );
     // jobId once, as soon as it is known; the rest at the end.
     expect(order.filter((c) => c.startsWith('setOutput(jobId,'))).toEqual([`setOutput(jobId, ${jobId})`]);
-    expect(order.slice(-5)).toEqual([
+    expect(order.slice(-6)).toEqual([
       'setOutput(status, completed)',
       expect.stringMatching(/^setOutput\(prLink, https:\/\/github\.com\/acme\/docs\/pull\/\d+\)$/),
       expect.stringMatching(/^setOutput\(prNumber, \d+\)$/),
       'setOutput(prRepository, acme/docs)',
       expect.stringMatching(/^setOutput\(job, \{"id":"job_\w+","status":"completed",.*\}\)$/),
+      // The create the service accepted: one of the quota's uses.
+      'setOutput(uses, 1)',
     ]);
     expect(core.setFailed).not.toHaveBeenCalled();
     expect(clock.sleeps).toHaveLength(4);
@@ -276,6 +278,7 @@ describe('a step that does nothing', () => {
     expect(core.setOutput.mock.calls).toEqual([
       ['status', 'skipped'],
       ['mode', 'skipped'],
+      ['uses', '0'],
     ]);
     expect(core.setFailed).not.toHaveBeenCalled();
     expect(core.summary.write).not.toHaveBeenCalled();

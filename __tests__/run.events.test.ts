@@ -133,7 +133,7 @@ describe('a push that deletes its ref', () => {
       event: pushEvent(sha(0), { ref, before: sha(4), deleted: true, created: false }),
     });
     expect(result.code).toBe(0);
-    expect(result.outputs).toEqual({ status: 'skipped', mode: 'skipped' });
+    expect(result.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
     expect(notices(result)).toEqual([
       `Skipped: the push deleted ${words}, which leaves nothing to document.`,
     ]);

@@ -73,7 +73,7 @@ describe('follow-up (jobId with prompt)', () => {
       'the message may have reached the job anyway, so the action does not send it again',
     );
     expect(service.count('message')).toBe(1);
-    expect(result.outputs).toEqual({ jobId: id, mode: 'followed-up', status: 'not-started' });
+    expect(result.outputs).toEqual({ jobId: id, mode: 'followed-up', status: 'not-started', uses: '0' });
   });
 
   it('percent-encodes the job id in the path', async () => {
@@ -88,7 +88,12 @@ describe('follow-up (jobId with prompt)', () => {
     const result = await run({ inputs: inputsFor(service, { jobId: 'job_missing', prompt: 'more' }) });
     expectFailure(result, 'Agent job job_missing was not found in project proj_docs');
     expect(service.count('message')).toBe(1);
-    expect(result.outputs).toEqual({ jobId: 'job_missing', mode: 'followed-up', status: 'not-started' });
+    expect(result.outputs).toEqual({
+      jobId: 'job_missing',
+      mode: 'followed-up',
+      status: 'not-started',
+      uses: '0',
+    });
   });
 
   it('with wait: false, sends it and ends at once', async () => {
@@ -121,7 +126,7 @@ describe('waiting on a job (jobId without prompt)', () => {
     expectFailure(result, 'Agent job job_gone was not found in project proj_docs');
     expect(service.count('get')).toBe(1);
     // The service knows no such job: no job was seen, and `status` says so, never empty.
-    expect(result.outputs).toEqual({ jobId: 'job_gone', mode: 'given', status: 'not-started' });
+    expect(result.outputs).toEqual({ jobId: 'job_gone', mode: 'given', status: 'not-started', uses: '0' });
   });
 
   it('sets status when the given job could not be read at all before the timeout', async () => {
@@ -132,7 +137,12 @@ describe('waiting on a job (jobId without prompt)', () => {
       { clock: new VirtualClock() },
     );
     expectFailure(result, 'Agent job job_unreadable did not finish within 30s (it could not be read)');
-    expect(result.outputs).toEqual({ jobId: 'job_unreadable', mode: 'given', status: 'not-started' });
+    expect(result.outputs).toEqual({
+      jobId: 'job_unreadable',
+      mode: 'given',
+      status: 'not-started',
+      uses: '0',
+    });
   });
 
   it('with wait: false, reads the job once and reports it', async () => {

@@ -30,6 +30,7 @@ describe('a job that completes', () => {
       prNumber: expect.stringMatching(/^\d+$/),
       prRepository: 'acme/docs',
       job: expect.any(String),
+      uses: '1',
     });
     // The job as the service last sent it, for fromJSON().
     expect(JSON.parse(result.outputs.job ?? '')).toEqual(service.jobs.get(id ?? ''));

@@ -47,7 +47,7 @@ describe('jobs only where they matter', () => {
     const readme = await push(sha(2), sha(1), ['README.md', 'test/app.test.ts'], '11');
     expect(readme.code).toBe(0);
     expect(service.requests).toEqual([]);
-    expect(readme.outputs).toEqual({ status: 'skipped', mode: 'skipped' });
+    expect(readme.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
     expect(notices(readme)).toEqual(['Skipped: 2 files changed, none under paths.']);
     expect(gh.statuses(APP, sha(2))[0]).toMatchObject({
       state: 'success',
@@ -91,14 +91,14 @@ describe('jobs only where they matter', () => {
     };
 
     const other = await labelled('bug');
-    expect(other.outputs).toEqual({ status: 'skipped', mode: 'skipped' });
+    expect(other.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
     expect(service.requests).toEqual([]);
     expect(pr.labels).toEqual(['bug']);
 
     // Applying a label needs only triage: a triager's label asks for nothing, and is taken off.
     gh.collaborator(APP, 'triager', 'triage');
     const triaged = await labelled('docs', 'triager');
-    expect(triaged.outputs).toEqual({ status: 'skipped', mode: 'skipped' });
+    expect(triaged.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
     expect(notices(triaged)[0]).toContain('triager may not start a docs job here');
     expect(service.requests).toEqual([]);
     expect(pr.labels).toEqual(['bug']);

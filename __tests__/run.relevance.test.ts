@@ -193,7 +193,7 @@ describe('every skip on a thread leaves a status', () => {
     docsPr.state = 'closed';
     const pushed = await run(options(sha(2), '42'));
     expect(pushed.code).toBe(0);
-    expect(pushed.outputs).toEqual({ status: 'skipped', mode: 'skipped' });
+    expect(pushed.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
     expect(notices(pushed)[0]).toMatch(
       /^Skipped: the docs pull request acme\/docs#\d+ of this thread was closed without merging/,
     );

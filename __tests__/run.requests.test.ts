@@ -63,7 +63,7 @@ describe('a /docs request', () => {
     expect(notices(result)).toEqual([
       'Skipped: stranger may not start a docs job here: their role on the repository is read, and a job needs write access. People with write access to the repository may; allowedActors can name others.',
     ]);
-    expect(result.outputs).toEqual({ status: 'skipped', mode: 'skipped' });
+    expect(result.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
     expect(result.summary).toBe('');
     expect(pr.comments).toHaveLength(1);
   });
@@ -104,7 +104,7 @@ describe('a /docs request', () => {
     expect(service.requests).toEqual([]);
     expect(gh.requests.length).toBe(before);
     expect(notices(result)).toEqual([expect.stringContaining(`Skipped: ${why}`)]);
-    expect(result.outputs).toEqual({ status: 'skipped', mode: 'skipped' });
+    expect(result.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
   });
 
   it('that is a bare phrase: an answer on the thread, not a job', async () => {

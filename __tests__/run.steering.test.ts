@@ -62,7 +62,7 @@ describe('write access is asked of GitHub', () => {
       expect(result.code).toBe(0);
       expect(service.requests).toEqual([]);
       expect(gh.count('getCollaboratorPermission')).toBe(1);
-      expect(result.outputs).toEqual({ status: 'skipped', mode: 'skipped' });
+      expect(result.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
       expect(notices(result)).toEqual([
         `Skipped: reader may not start a docs job here: their role on the repository is ${said}, and a job needs write access. People with write access to the repository may; allowedActors can name others.`,
       ]);
@@ -104,7 +104,7 @@ describe('write access is asked of GitHub', () => {
     });
     expect(result.code).toBe(0);
     expect(service.requests).toEqual([]);
-    expect(result.outputs).toEqual({ status: 'skipped', mode: 'skipped' });
+    expect(result.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
     expect(notices(result)[0]).toContain('Skipped: someone may not start a docs job here');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { describeThrown } from '../src/core/log.js';
-import { cell, escapeUnsafe, hasUnsafe, inert, label, quote } from '../src/core/untrusted.js';
+import { cell, escapeUnsafe, hasUnsafe, inert, label, preformatted, quote } from '../src/core/untrusted.js';
 
 /** What the runner would take as a workflow command: a line whose trimmed start is `::`. */
 function startsCommand(printed: string): boolean {
@@ -54,6 +54,16 @@ describe('invisible and bidirectional characters', () => {
   it('leaves other text alone', () => {
     expect(hasUnsafe('job_1 · émoji 🎉 日本')).toBe(false);
     expect(escapeUnsafe('job_1 · émoji 🎉')).toBe('job_1 · émoji 🎉');
+  });
+});
+
+describe('preformatted', () => {
+  it('keeps the lines, and nothing in them can close the block, render or steer the terminal', () => {
+    const text = 'line one\r\n\n</pre><img src=x onerror=alert(1)>\n\u001b[31mred\u202e\tend';
+    expect(preformatted(text)).toBe(
+      '<pre>line one\n\n&lt;/pre&gt;&lt;img src=x onerror=alert(1)&gt;\n\\u001b[31mred\\u202e\tend</pre>',
+    );
+    expect(preformatted('x'.repeat(20), 5)).toBe('<pre>xxxxx…</pre>');
   });
 });
 

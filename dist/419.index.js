@@ -227,6 +227,8 @@ var core_log = __webpack_require__(4325);
 var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: ./src/core/duration.ts
 var duration = __webpack_require__(8571);
+// EXTERNAL MODULE: ./src/core/uses.ts
+var core_uses = __webpack_require__(9303);
 // EXTERNAL MODULE: ./src/core/secrets.ts
 var secrets = __webpack_require__(8198);
 // EXTERNAL MODULE: ./src/core/untrusted.ts
@@ -366,6 +368,7 @@ function gitHubMessage(data) {
 var api = __webpack_require__(3305);
 ;// CONCATENATED MODULE: ./src/github/note.ts
 
+
 /** Enough for a re-run after a busy day of other runs on the thread. */
 const RECENT_RUNS = 20;
 const PREFIX = '<!-- agent-job-action:note ';
@@ -375,6 +378,7 @@ const entrySchema = schemas/* object */.Ikc({
     run: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
     attempt: schemas/* int */.Whr().check(api/* _positive */.NC()),
     job: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(500)),
+    uses: schemas/* optional */.lqM(schemas/* int */.Whr().check(api/* _nonnegative */.UI())),
 });
 const noteSchema = schemas/* object */.Ikc({
     job: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(500)),
@@ -382,6 +386,7 @@ const noteSchema = schemas/* object */.Ikc({
     run: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
     attempt: schemas/* int */.Whr().check(api/* _positive */.NC()),
     runs: schemas/* optional */.lqM(schemas/* array */.YOg(entrySchema).check(api/* _maxLength */.Eb(RECENT_RUNS))),
+    uses: schemas/* optional */.lqM(schemas/* int */.Whr().check(api/* _nonnegative */.UI())),
 });
 /**
  * The note as a line of the comment. Encoded (base64url of JSON): a job id is the service's text,
@@ -411,23 +416,28 @@ function readNote(body) {
  * The note after this run, whose job the service confirmed. The thread's job and head move
  * forward only: GitHub's run ids grow, so a re-run of an older run adds itself to the recent runs
  * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
- * head the job last saw.
+ * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often
+ * the run writes the note: its entry keeps what it added.
  */
 function nextNote(previous, run) {
+    const spent = run.uses ?? 0;
     const earlier = previous?.runs ?? (previous ? [{ run: previous.run, attempt: previous.attempt, job: previous.job }] : []);
     const runs = [
-        { run: run.run, attempt: run.attempt, job: run.job },
+        { run: run.run, attempt: run.attempt, job: run.job, ...(spent > 0 ? { uses: spent } : {}) },
         ...earlier.filter((entry) => entry.run !== run.run),
     ]
         .sort((a, b) => b.run - a.run)
         .slice(0, RECENT_RUNS);
+    const total = (0,core_uses/* threadUses */.H)(previous, { run: run.run, attempt: run.attempt, uses: spent });
+    const uses = total > 0 ? { uses: total } : {};
     if (previous && previous.run > run.run)
-        return { ...previous, runs };
+        return { ...previous, runs, ...uses };
     const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
-    return { job: run.job, ...(head ? { head } : {}), run: run.run, attempt: run.attempt, runs };
+    return { job: run.job, ...(head ? { head } : {}), run: run.run, attempt: run.attempt, runs, ...uses };
 }
 
 ;// CONCATENATED MODULE: ./src/github/comment.ts
+
 
 
 
@@ -508,6 +518,9 @@ function commentBody(marker, state) {
         facts.push(`status ${(0,untrusted/* inert */.tJ)(state.job.status, 100)}`);
     if (state.waitedMs !== undefined)
         facts.push(`time taken ${(0,duration/* formatDuration */.a3)(state.waitedMs)}`);
+    // A thread's runs share one job and one budget of the service's quota: its total so far.
+    if (state.note)
+        facts.push((0,core_uses/* usesLine */.F)(state.note.uses ?? 0));
     facts.push(`<a href="${(0,untrusted/* cell */.Hn)(state.runUrl, 2000)}">workflow run</a>`);
     return [
         marker,
@@ -940,10 +953,10 @@ function body(session, state) {
  * The note after this run: written from what was read before the create (or, where nothing was,
  * from the comment as it stands), so every writer of the kept comment keeps it.
  */
-function note(session, jobId, head, memory, previous) {
+function note(session, jobId, head, memory, previous, uses = 0) {
     const { run } = session;
     const before = memory.note ?? readNote(previous ?? '');
-    return nextNote(before, { job: jobId, head, run: run.runId, attempt: run.runAttempt });
+    return nextNote(before, { job: jobId, head, run: run.runId, attempt: run.runAttempt, uses });
 }
 /** The 👀 on the `/docs` comment that asked: its request was taken and a job exists. Never rejects. */
 async function acknowledge(session) {
@@ -979,7 +992,7 @@ async function acknowledge(session) {
 
 function executeWrites(session) {
     return {
-        started(jobId, job, memory) {
+        started(jobId, job, memory, uses = 0) {
             const reaction = acknowledge(session);
             const { request, status, runUrl } = session;
             if (!request.comment && !status)
@@ -993,7 +1006,12 @@ function executeWrites(session) {
                     const { head } = await session.runCommits(signal);
                     if (!comment)
                         return { noneSaid };
-                    const written = await comment.write((previous) => body(session, { jobId, job, ended: false, note: note(session, jobId, head, memory, previous) }), signal);
+                    const written = await comment.write((previous) => body(session, {
+                        jobId,
+                        job,
+                        ended: false,
+                        note: note(session, jobId, head, memory, previous, uses),
+                    }), signal);
                     return { comment: written, noneSaid };
                 })(),
                 writeStatus(session, 'pending', 'Working', jobId, runUrl, signal),
@@ -1675,7 +1693,7 @@ async function lastComment(session, outcome, cancelled, first, signal) {
             jobId,
             cancelled,
             ended: true,
-            note: note(session, jobId, head, outcome.memory, previous),
+            note: note(session, jobId, head, outcome.memory, previous, outcome.uses),
         }), signal, first.comment);
         return written.url;
     }

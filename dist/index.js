@@ -29101,6 +29101,7 @@ function redactAlso(secret) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   B0: () => (/* binding */ hasUnsafe),
+/* harmony export */   EC: () => (/* binding */ preformatted),
 /* harmony export */   Hn: () => (/* binding */ cell),
 /* harmony export */   Pf: () => (/* binding */ label),
 /* harmony export */   TN: () => (/* binding */ oneLine),
@@ -29187,6 +29188,21 @@ function cell(text, max = MAX_CELL) {
         line = `${line.slice(0, max)}…`;
     return line.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
 }
+/** The summary is capped at 1 MiB: a block of outside text leaves room for the rest. */
+const MAX_BLOCK = 200_000;
+/**
+ * Outside text over many lines in the summary (a prompt): a `<pre>` block, which Markdown ends
+ * only at its closing tag (a blank line inside renders nothing of the rest), HTML escaped so no
+ * tag of its own can close it, every unsafe character but the line break and the tab shown as an
+ * escape, shortened; secrets redacted before any of that.
+ */
+function preformatted(text, max = MAX_BLOCK) {
+    let clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(/\r\n?/g, '\n');
+    if (clean.length > max)
+        clean = `${clean.slice(0, max)}…`;
+    clean = clean.replace(UNSAFE, (ch) => (ch === '\n' || ch === '\t' ? ch : escapeUnsafe(ch)));
+    return `<pre>${clean.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch)}</pre>`;
+}
 /** Only plain http(s) links are rendered as links: a `javascript:` prLink stays inert text. */
 function link(url) {
     if (!url)
@@ -29220,6 +29236,26 @@ function inert(text, max = 200) {
  */
 function isPullRequestUrl(url) {
     return /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/[A-Za-z0-9-]{1,100}\/[A-Za-z0-9._-]{1,100}\/pull\/\d{1,10}\/?$/.test(url);
+}
+
+
+/***/ }),
+
+/***/ 9303:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   F: () => (/* binding */ usesLine),
+/* harmony export */   H: () => (/* binding */ threadUses)
+/* harmony export */ });
+/** The thread's total once this run's uses are in: what earlier runs recorded, this run's counted once. */
+function threadUses(before, run) {
+    const counted = before?.runs?.find((entry) => entry.run === run.run && entry.attempt === run.attempt)?.uses ?? 0;
+    return Math.max(0, (before?.uses ?? 0) - counted) + run.uses;
+}
+/** The line that shows it; whether the service counts a refused message is not known, so none is shown as one. */
+function usesLine(total) {
+    return `Quota uses on this thread: ${total}`;
 }
 
 
@@ -29899,7 +29935,8 @@ async function decide(inputs, deps) {
         const skip = await irrelevant(deps.paths, await port.changedFiles(since, signal), log, signal);
         if (skip) {
             // The status keeps naming the thread's job, so a branch's next push still finds it.
-            await port.skipped('No docs-relevant change', memory.note?.job ?? memory.branch?.job, signal);
+            if (!features.dryRun)
+                await port.skipped('No docs-relevant change', memory.note?.job ?? memory.branch?.job, signal);
             return { kind: 'skip', notice: skip };
         }
     }
@@ -29921,7 +29958,8 @@ async function decide(inputs, deps) {
     });
     if (plan.kind === 'skip') {
         // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
-        await port?.skipped(plan.status, undefined, signal);
+        if (!features.dryRun)
+            await port?.skipped(plan.status, undefined, signal);
         return { kind: 'skip', notice: plan.notice };
     }
     const written = (0,core_mode/* onlyWaits */.PI)(plan.mode) ? undefined : admission.prompt;
@@ -30314,7 +30352,7 @@ async function execute(decision, inputs, step, deps) {
         setOutput('mode', (0,core_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
         // Without waiting, the comment is written once, at the end.
         if (inputs.wait)
-            github = (await deps.github)?.started(started.id, started.job, decision.memory);
+            github = (await deps.github)?.started(started.id, started.job, decision.memory, step.uses);
         await follow(started, inputs, step, deps);
         return { jobId, ...(github ? { github } : {}) };
     }
@@ -30793,6 +30831,7 @@ const OPTIONAL_DEFAULTS = {
     contextLimit: '20000',
     thread: 'false',
     status: 'false',
+    dryRun: 'false',
 };
 // The inputs action.yml declares, by their names there, each with its rule; checked in this order,
 // and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
@@ -30835,6 +30874,8 @@ const schema = schemas/* object */.Ikc({
     triggerLabel: rule(optional(triggerLabel)),
     /** Enable auto-merge on the docs pull request once the job completed with one. */
     autoMerge: rule(autoMerge),
+    /** Decide and gather as usual, then send nothing: no job, no message, nothing written to GitHub. */
+    dryRun: rule(bool('dryRun')),
 });
 function forkMessage(fork) {
     const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
@@ -30973,6 +31014,7 @@ class JobRun {
     #stoppedAt;
     #confirmed = false;
     #replaced;
+    #uses = 0;
     constructor(clock, signal, startedAt = clock.now()) {
         this.clock = clock;
         this.signal = signal;
@@ -31018,9 +31060,17 @@ class JobRun {
     }
     /** The service accepted the create or the message (or the job exists and is only waited for). */
     started(started) {
+        // A create or follow-up the service accepted spends one of the quota's uses; one refused
+        // (or never answered) never gets here, and waiting on a job spends none.
+        if (this.#mode && !(0,core_mode/* onlyWaits */.PI)(this.#mode))
+            this.#uses = 1;
         this.#id = started.id;
         this.#job = started.job;
         this.#confirmed = true;
+    }
+    /** The quota uses this run spent: the creates and follow-ups the service accepted. */
+    get uses() {
+        return this.#uses;
     }
     saw(job) {
         this.#job = job;
@@ -31054,6 +31104,7 @@ class JobRun {
             waitedMs,
             memory,
             ...(this.#replaced ? { replaced: this.#replaced } : {}),
+            uses: this.#uses,
         };
     }
     /**
@@ -31123,7 +31174,10 @@ function readRunContext(env = process.env) {
     };
 }
 
+// EXTERNAL MODULE: ./src/core/uses.ts
+var uses = __nccwpck_require__(9303);
 ;// CONCATENATED MODULE: ./src/report/summary.ts
+
 
 
 
@@ -31162,8 +31216,30 @@ async function writeSummary(facts) {
     }
     core/* summary */.z.addHeading('Documentation agent job', 3);
     core/* summary */.z.addTable(summaryRows(facts).map(([name, value]) => [{ data: name, header: true }, value]));
+    if (facts.threadUses !== undefined)
+        core/* summary */.z.addRaw(`<p>${(0,uses/* usesLine */.F)(facts.threadUses)}.</p>`, true);
     if (facts.failure)
         core/* summary */.z.addRaw(`<p>${(0,untrusted/* cell */.Hn)(facts.failure, 2000)}</p>`, true);
+    await core/* summary */.z.write();
+}
+/** The dry run's summary: the decision, and the exact prompt, inert. */
+async function writeDryRunSummary(facts) {
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
+        return;
+    }
+    core/* summary */.z.addHeading('Documentation agent: dry run', 3);
+    core/* summary */.z.addRaw('<p>Nothing was sent: no job or message to the service, nothing written to GitHub.</p>', true);
+    const rows = [['Mode', (0,untrusted/* cell */.Hn)(facts.mode)]];
+    if (facts.jobId)
+        rows.push(['Job', `<code>${(0,untrusted/* cell */.Hn)(facts.jobId)}</code>`]);
+    if (facts.skipped)
+        rows.push(['Skipped', (0,untrusted/* cell */.Hn)(facts.skipped, 2000)]);
+    core/* summary */.z.addTable(rows.map(([name, value]) => [{ data: name, header: true }, value]));
+    if (facts.prompt !== undefined) {
+        core/* summary */.z.addHeading('The prompt it would send', 4);
+        core/* summary */.z.addRaw((0,untrusted/* preformatted */.EC)(facts.prompt), true);
+    }
     await core/* summary */.z.write();
 }
 
@@ -31200,6 +31276,8 @@ function featuresOf(inputs, context, request) {
             route ||
             autoMerge ||
             inputs.context === 'auto');
+    // A dry run reads what it would read, and turns off everything that writes.
+    const writes = !inputs.dryRun;
     return {
         load,
         comment,
@@ -31209,11 +31287,12 @@ function featuresOf(inputs, context, request) {
         recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
         context: inputs.context === 'auto',
         paths: paths && !asked,
-        route,
-        autoMerge,
-        ...(request.kind === 'request' ? { reaction: request.comment } : {}),
-        ...(request.kind === 'label' ? { removeLabel: request.label } : {}),
+        route: route && writes,
+        autoMerge: autoMerge && writes,
+        ...(request.kind === 'request' && writes ? { reaction: request.comment } : {}),
+        ...(request.kind === 'label' && writes ? { removeLabel: request.label } : {}),
         access: mayBeOpen(event),
+        dryRun: !writes,
     };
 }
 
@@ -31312,6 +31391,7 @@ function readSetup(read, context, workspace) {
 
 
 
+
 const coreLog = {
     info: (message) => core/* info */.pq(message),
     notice: (message) => core/* notice */.lm(message),
@@ -31341,7 +31421,7 @@ async function run(deps = {}) {
     const decision = accepted && github && service
         ? await attempt(step, () => decideFor(accepted, service, github, step, startedAt))
         : undefined;
-    const executed = accepted && service && decision?.kind === 'go'
+    const executed = accepted && service && decision?.kind === 'go' && !accepted.features.dryRun
         ? await execute(decision, accepted.inputs, step, {
             client: service.client,
             log: coreLog,
@@ -31437,6 +31517,10 @@ function fail(step, error) {
  * summary or the error. GitHub's faults are warnings: they never change the step's result.
  */
 async function report(step, { accepted, decision, executed }, github, cancellation) {
+    if (accepted?.features.dryRun && decision) {
+        await endDryRun(decision);
+        return;
+    }
     if (decision?.kind === 'skip') {
         await endSkipped(decision, github, cancellation);
         return;
@@ -31452,20 +31536,28 @@ async function report(step, { accepted, decision, executed }, github, cancellati
             setOutput('mode', (0,core_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
         if (accepted && !step.job)
             setOutput('status', 'not-started');
+        if (accepted)
+            setOutput('uses', String(step.uses));
     }
     catch (error) {
         step.fail(error);
     }
     step.stopClock();
+    const memory = decision?.kind === 'go' ? decision.memory : {};
     if (step.job) {
-        await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl }).catch((error) => coreLog.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+        const { context, features } = accepted ?? {};
+        const spent = context && features?.thread
+            ? (0,uses/* threadUses */.H)(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
+            : undefined;
+        const facts = { job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl };
+        await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch((error) => coreLog.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
     }
     if (step.failure)
         core/* setFailed */.C1(step.failure);
-    const steps = await github?.asked;
+    // A dry run writes nothing on GitHub, whatever stopped it.
+    const steps = accepted?.features.dryRun ? undefined : await github?.asked;
     if (!steps)
         return;
-    const memory = decision?.kind === 'go' ? decision.memory : {};
     const outcome = step.outcome(memory);
     const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
     try {
@@ -31487,6 +31579,7 @@ async function endSkipped({ notice, answer }, github, cancellation) {
     try {
         setOutput('status', 'skipped');
         setOutput('mode', 'skipped');
+        setOutput('uses', '0');
     }
     catch (error) {
         core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
@@ -31501,6 +31594,32 @@ async function endSkipped({ notice, answer }, github, cancellation) {
     });
     if (url)
         setCommentUrl(url, (m) => coreLog.warning(m));
+}
+/**
+ * A dry run ends here once decided: `mode` the way it would have gone, `status` `dry-run`, no use
+ * spent, and the summary with the decision and the exact prompt. Nothing was sent or written.
+ */
+async function endDryRun(decision) {
+    const mode = decision.kind === 'go' ? (0,core_mode/* modeOutput */.xd)(decision.mode) : 'skipped';
+    const jobId = decision.kind === 'go' && decision.mode.kind !== 'create' ? decision.mode.jobId : undefined;
+    if (decision.kind === 'skip')
+        coreLog.notice(decision.notice);
+    coreLog.notice(`Dry run: nothing was sent or written; the run would have ${mode === 'skipped' ? 'been skipped' : `gone as ${mode}${jobId ? ` (job ${(0,untrusted/* label */.Pf)(jobId)})` : ''}`}. The step summary shows the decision${decision.kind === 'go' && decision.prompt !== undefined ? ' and the prompt' : ''}.`);
+    try {
+        setOutput('mode', mode);
+        setOutput('status', 'dry-run');
+        setOutput('uses', '0');
+    }
+    catch (error) {
+        core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
+        return;
+    }
+    await writeDryRunSummary({
+        mode,
+        ...(jobId ? { jobId } : {}),
+        ...(decision.kind === 'skip' ? { skipped: decision.notice } : {}),
+        ...(decision.kind === 'go' && decision.prompt !== undefined ? { prompt: decision.prompt } : {}),
+    }).catch((error) => coreLog.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
 }
 /**
  * `paths`, compiled by the matcher in its own chunk of dist/ (loaded only when `paths` is set); a

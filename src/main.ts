@@ -16,7 +16,8 @@ import { setCommentUrl, setJobOutputs, setOutput } from './report/outputs.js';
 import type { GitHubSteps, Memory, ReportRequest } from './core/ports.js';
 import { readRunContext, type RunContext } from './core/run-context.js';
 import { maskSecret, MIN_SECRET, redact, redactAlso, RUNNER_TOKENS } from './core/secrets.js';
-import { writeSummary } from './report/summary.js';
+import { writeDryRunSummary, writeSummary } from './report/summary.js';
+import { threadUses } from './core/uses.js';
 import { readSetup, type Setup } from './decide/setup.js';
 import type { RequestComment } from './decide/trigger.js';
 
@@ -91,7 +92,7 @@ export async function run(deps: RunDeps = {}): Promise<void> {
       ? await attempt(step, () => decideFor(accepted, service, github, step, startedAt))
       : undefined;
   const executed =
-    accepted && service && decision?.kind === 'go'
+    accepted && service && decision?.kind === 'go' && !accepted.features.dryRun
       ? await execute(decision, accepted.inputs, step, {
           client: service.client,
           log: coreLog,
@@ -202,6 +203,10 @@ async function report(
   github: LazyGitHub | undefined,
   cancellation: AbortSignal,
 ): Promise<void> {
+  if (accepted?.features.dryRun && decision) {
+    await endDryRun(decision);
+    return;
+  }
   if (decision?.kind === 'skip') {
     await endSkipped(decision, github, cancellation);
     return;
@@ -216,20 +221,28 @@ async function report(
     if (decision?.kind === 'go' && executed?.jobId === undefined)
       setOutput('mode', modeOutput(step.mode ?? decision.mode));
     if (accepted && !step.job) setOutput('status', 'not-started');
+    if (accepted) setOutput('uses', String(step.uses));
   } catch (error) {
     step.fail(error);
   }
   step.stopClock();
+  const memory: Memory = decision?.kind === 'go' ? decision.memory : {};
   if (step.job) {
-    await writeSummary({ job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl }).catch(
+    const { context, features } = accepted ?? {};
+    const spent =
+      context && features?.thread
+        ? threadUses(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
+        : undefined;
+    const facts = { job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl };
+    await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch(
       (error: unknown) => coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
     );
   }
   if (step.failure) core.setFailed(step.failure);
 
-  const steps = await github?.asked;
+  // A dry run writes nothing on GitHub, whatever stopped it.
+  const steps = accepted?.features.dryRun ? undefined : await github?.asked;
   if (!steps) return;
-  const memory: Memory = decision?.kind === 'go' ? decision.memory : {};
   const outcome = step.outcome(memory);
   const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
   try {
@@ -253,6 +266,7 @@ async function endSkipped(
   try {
     setOutput('status', 'skipped');
     setOutput('mode', 'skipped');
+    setOutput('uses', '0');
   } catch (error) {
     core.setFailed(describeThrown(error));
     return;
@@ -264,6 +278,35 @@ async function endSkipped(
     return undefined;
   });
   if (url) setCommentUrl(url, (m) => coreLog.warning(m));
+}
+
+/**
+ * A dry run ends here once decided: `mode` the way it would have gone, `status` `dry-run`, no use
+ * spent, and the summary with the decision and the exact prompt. Nothing was sent or written.
+ */
+async function endDryRun(decision: Decision): Promise<void> {
+  const mode = decision.kind === 'go' ? modeOutput(decision.mode) : 'skipped';
+  const jobId = decision.kind === 'go' && decision.mode.kind !== 'create' ? decision.mode.jobId : undefined;
+  if (decision.kind === 'skip') coreLog.notice(decision.notice);
+  coreLog.notice(
+    `Dry run: nothing was sent or written; the run would have ${mode === 'skipped' ? 'been skipped' : `gone as ${mode}${jobId ? ` (job ${label(jobId)})` : ''}`}. The step summary shows the decision${decision.kind === 'go' && decision.prompt !== undefined ? ' and the prompt' : ''}.`,
+  );
+  try {
+    setOutput('mode', mode);
+    setOutput('status', 'dry-run');
+    setOutput('uses', '0');
+  } catch (error) {
+    core.setFailed(describeThrown(error));
+    return;
+  }
+  await writeDryRunSummary({
+    mode,
+    ...(jobId ? { jobId } : {}),
+    ...(decision.kind === 'skip' ? { skipped: decision.notice } : {}),
+    ...(decision.kind === 'go' && decision.prompt !== undefined ? { prompt: decision.prompt } : {}),
+  }).catch((error: unknown) =>
+    coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
+  );
 }
 
 /**

@@ -59,6 +59,8 @@ export interface RunEntry {
   run: number;
   attempt: number;
   job: string;
+  /** The quota uses this run (and attempt) spent, when it spent any: counted once in the total. */
+  uses?: number;
 }
 
 /** What a thread remembers between runs, kept in the action's own comment (see github/note.ts). */
@@ -71,6 +73,8 @@ export interface ThreadNote {
   attempt: number;
   /** The jobs the service confirmed to the thread's recent runs, newest run first. */
   runs?: RunEntry[];
+  /** The quota uses the thread's runs spent (accepted creates and follow-ups), when any. */
+  uses?: number;
 }
 
 /** What a commit status of this step says: the job (when it names one) and the run that wrote it. */
@@ -121,6 +125,8 @@ export interface Outcome {
   memory: Memory;
   /** A follow-up the service refused outright, whose thread a new job took over. */
   replaced?: { jobId: string; prLink?: string | null };
+  /** The quota uses this run spent: 1 when the service accepted its create or follow-up, else 0. */
+  uses?: number;
 }
 
 /** The kept comment as this run last wrote it: the next write edits it and builds on its body. */
@@ -182,7 +188,7 @@ export interface ExecuteWrites {
    * The job exists and is being waited for: the reaction, the first post, the pending status,
    * started without waiting; what they leave is the value the report is handed.
    */
-  started(jobId: string, job: AgentJob | undefined, memory: Memory): GitHubStarted;
+  started(jobId: string, job: AgentJob | undefined, memory: Memory, uses?: number): GitHubStarted;
 }
 
 /** What report writes on GitHub at the end; every method's faults are its own to word. */

@@ -84,6 +84,22 @@ export function cell(text: string, max = MAX_CELL): string {
   return line.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
 }
 
+/** The summary is capped at 1 MiB: a block of outside text leaves room for the rest. */
+const MAX_BLOCK = 200_000;
+
+/**
+ * Outside text over many lines in the summary (a prompt): a `<pre>` block, which Markdown ends
+ * only at its closing tag (a blank line inside renders nothing of the rest), HTML escaped so no
+ * tag of its own can close it, every unsafe character but the line break and the tab shown as an
+ * escape, shortened; secrets redacted before any of that.
+ */
+export function preformatted(text: string, max = MAX_BLOCK): string {
+  let clean = redact(text).replace(/\r\n?/g, '\n');
+  if (clean.length > max) clean = `${clean.slice(0, max)}…`;
+  clean = clean.replace(UNSAFE, (ch) => (ch === '\n' || ch === '\t' ? ch : escapeUnsafe(ch)));
+  return `<pre>${clean.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch)}</pre>`;
+}
+
 /** Only plain http(s) links are rendered as links: a `javascript:` prLink stays inert text. */
 export function link(url: string | null | undefined): string {
   if (!url) return '';

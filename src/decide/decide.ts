@@ -84,7 +84,8 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     const skip = await irrelevant(deps.paths, await port.changedFiles(since, signal), log, signal);
     if (skip) {
       // The status keeps naming the thread's job, so a branch's next push still finds it.
-      await port.skipped('No docs-relevant change', memory.note?.job ?? memory.branch?.job, signal);
+      if (!features.dryRun)
+        await port.skipped('No docs-relevant change', memory.note?.job ?? memory.branch?.job, signal);
       return { kind: 'skip', notice: skip };
     }
   }
@@ -110,7 +111,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   );
   if (plan.kind === 'skip') {
     // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
-    await port?.skipped(plan.status, undefined, signal);
+    if (!features.dryRun) await port?.skipped(plan.status, undefined, signal);
     return { kind: 'skip', notice: plan.notice };
   }
 

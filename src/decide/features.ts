@@ -31,6 +31,12 @@ export interface Features {
   removeLabel?: string;
   /** Who caused the event may be asked of GitHub (an event anyone can cause). */
   access: boolean;
+  /**
+   * `dryRun`: everything is read and decided, nothing sent. No reaction, no label taken off, no
+   * docs pull request touched; the decision writes no skip status, and run() sends no create or
+   * message and writes nothing on GitHub at the end.
+   */
+  dryRun: boolean;
 }
 
 /** What the event means for the inputs' rules. */
@@ -67,6 +73,8 @@ export function featuresOf(
       route ||
       autoMerge ||
       inputs.context === 'auto');
+  // A dry run reads what it would read, and turns off everything that writes.
+  const writes = !inputs.dryRun;
   return {
     load,
     comment,
@@ -76,10 +84,11 @@ export function featuresOf(
     recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
     context: inputs.context === 'auto',
     paths: paths && !asked,
-    route,
-    autoMerge,
-    ...(request.kind === 'request' ? { reaction: request.comment } : {}),
-    ...(request.kind === 'label' ? { removeLabel: request.label } : {}),
+    route: route && writes,
+    autoMerge: autoMerge && writes,
+    ...(request.kind === 'request' && writes ? { reaction: request.comment } : {}),
+    ...(request.kind === 'label' && writes ? { removeLabel: request.label } : {}),
     access: mayBeOpen(event),
+    dryRun: !writes,
   };
 }

@@ -69,6 +69,7 @@ export const OPTIONAL_DEFAULTS = {
   contextLimit: '20000',
   thread: 'false',
   status: 'false',
+  dryRun: 'false',
 } as const;
 
 // The inputs action.yml declares, by their names there, each with its rule; checked in this order,
@@ -112,6 +113,8 @@ const schema = z.object({
   triggerLabel: rule(optional(triggerLabel)),
   /** Enable auto-merge on the docs pull request once the job completed with one. */
   autoMerge: rule(autoMerge),
+  /** Decide and gather as usual, then send nothing: no job, no message, nothing written to GitHub. */
+  dryRun: rule(bool('dryRun')),
 });
 
 /** Everything the action acts on, validated before the first request: the schema's output. */

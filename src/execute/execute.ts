@@ -53,7 +53,8 @@ export async function execute(
     jobId = started.id;
     setOutput('mode', modeOutput(step.mode ?? decision.mode));
     // Without waiting, the comment is written once, at the end.
-    if (inputs.wait) github = (await deps.github)?.started(started.id, started.job, decision.memory);
+    if (inputs.wait)
+      github = (await deps.github)?.started(started.id, started.job, decision.memory, step.uses);
     await follow(started, inputs, step, deps);
     return { jobId, ...(github ? { github } : {}) };
   } catch (error) {

@@ -36,6 +36,7 @@ export class JobRun {
   #stoppedAt?: number;
   #confirmed = false;
   #replaced?: { jobId: string; prLink?: string | null };
+  #uses = 0;
 
   constructor(
     readonly clock: Clock,
@@ -94,9 +95,17 @@ export class JobRun {
 
   /** The service accepted the create or the message (or the job exists and is only waited for). */
   started(started: Started): void {
+    // A create or follow-up the service accepted spends one of the quota's uses; one refused
+    // (or never answered) never gets here, and waiting on a job spends none.
+    if (this.#mode && !onlyWaits(this.#mode)) this.#uses = 1;
     this.#id = started.id;
     this.#job = started.job;
     this.#confirmed = true;
+  }
+
+  /** The quota uses this run spent: the creates and follow-ups the service accepted. */
+  get uses(): number {
+    return this.#uses;
   }
 
   saw(job: AgentJob): void {
@@ -135,6 +144,7 @@ export class JobRun {
       waitedMs,
       memory,
       ...(this.#replaced ? { replaced: this.#replaced } : {}),
+      uses: this.#uses,
     };
   }
 

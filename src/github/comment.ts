@@ -3,6 +3,7 @@ import { formatDuration } from '../core/duration.js';
 import type { AgentJob } from '../core/job.js';
 import type { KeptState } from '../core/ports.js';
 import type { Warn } from '../core/log.js';
+import { usesLine } from '../core/uses.js';
 import { redact } from '../core/secrets.js';
 import { cell, inert, isPullRequestUrl } from '../core/untrusted.js';
 import type { Comment, GitHubApi, RunContext } from './client.js';
@@ -112,6 +113,8 @@ export function commentBody(marker: string, state: CommentState): string {
   const facts = [`Job ${inert(state.jobId)}`];
   if (state.job) facts.push(`status ${inert(state.job.status, 100)}`);
   if (state.waitedMs !== undefined) facts.push(`time taken ${formatDuration(state.waitedMs)}`);
+  // A thread's runs share one job and one budget of the service's quota: its total so far.
+  if (state.note) facts.push(usesLine(state.note.uses ?? 0));
   facts.push(`<a href="${cell(state.runUrl, 2000)}">workflow run</a>`);
   return [
     marker,

@@ -9,7 +9,7 @@ import { acknowledge, body, keptForWriting, note, STARTED_BUDGET_MS, writeStatus
 
 export function executeWrites(session: GitHubSession): ExecuteWrites {
   return {
-    started(jobId, job, memory): GitHubStarted {
+    started(jobId, job, memory, uses = 0): GitHubStarted {
       const reaction = acknowledge(session);
       const { request, status, runUrl } = session;
       if (!request.comment && !status) return { reaction };
@@ -22,7 +22,12 @@ export function executeWrites(session: GitHubSession): ExecuteWrites {
           if (!comment) return { noneSaid };
           const written = await comment.write(
             (previous) =>
-              body(session, { jobId, job, ended: false, note: note(session, jobId, head, memory, previous) }),
+              body(session, {
+                jobId,
+                job,
+                ended: false,
+                note: note(session, jobId, head, memory, previous, uses),
+              }),
             signal,
           );
           return { comment: written, noneSaid };

@@ -123,7 +123,7 @@ async function lastComment(
           jobId,
           cancelled,
           ended: true,
-          note: note(session, jobId, head, outcome.memory, previous),
+          note: note(session, jobId, head, outcome.memory, previous, outcome.uses),
         }),
       signal,
       first.comment,

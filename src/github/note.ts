@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { RunEntry, ThreadNote } from '../core/ports.js';
+import { threadUses } from '../core/uses.js';
 
 export type { ThreadNote };
 
@@ -13,6 +14,7 @@ const entrySchema = z.object({
   run: z.int().check(z.nonnegative()),
   attempt: z.int().check(z.positive()),
   job: z.string().check(z.minLength(1), z.maxLength(500)),
+  uses: z.optional(z.int().check(z.nonnegative())),
 });
 const noteSchema = z.object({
   job: z.string().check(z.minLength(1), z.maxLength(500)),
@@ -20,6 +22,7 @@ const noteSchema = z.object({
   run: z.int().check(z.nonnegative()),
   attempt: z.int().check(z.positive()),
   runs: z.optional(z.array(entrySchema).check(z.maxLength(RECENT_RUNS))),
+  uses: z.optional(z.int().check(z.nonnegative())),
 });
 
 /**
@@ -49,21 +52,25 @@ export function readNote(body: string): ThreadNote | undefined {
  * The note after this run, whose job the service confirmed. The thread's job and head move
  * forward only: GitHub's run ids grow, so a re-run of an older run adds itself to the recent runs
  * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
- * head the job last saw.
+ * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often
+ * the run writes the note: its entry keeps what it added.
  */
 export function nextNote(
   previous: ThreadNote | undefined,
-  run: { job: string; head?: string; run: number; attempt: number },
+  run: { job: string; head?: string; run: number; attempt: number; uses?: number },
 ): ThreadNote {
+  const spent = run.uses ?? 0;
   const earlier: RunEntry[] =
     previous?.runs ?? (previous ? [{ run: previous.run, attempt: previous.attempt, job: previous.job }] : []);
   const runs = [
-    { run: run.run, attempt: run.attempt, job: run.job },
+    { run: run.run, attempt: run.attempt, job: run.job, ...(spent > 0 ? { uses: spent } : {}) },
     ...earlier.filter((entry) => entry.run !== run.run),
   ]
     .sort((a, b) => b.run - a.run)
     .slice(0, RECENT_RUNS);
-  if (previous && previous.run > run.run) return { ...previous, runs };
+  const total = threadUses(previous, { run: run.run, attempt: run.attempt, uses: spent });
+  const uses = total > 0 ? { uses: total } : {};
+  if (previous && previous.run > run.run) return { ...previous, runs, ...uses };
   const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
-  return { job: run.job, ...(head ? { head } : {}), run: run.run, attempt: run.attempt, runs };
+  return { job: run.job, ...(head ? { head } : {}), run: run.run, attempt: run.attempt, runs, ...uses };
 }

@@ -100,10 +100,11 @@ export function note(
   head: string | undefined,
   memory: Memory,
   previous: string | undefined,
+  uses = 0,
 ): ThreadNote {
   const { run } = session;
   const before = memory.note ?? readNote(previous ?? '');
-  return nextNote(before, { job: jobId, head, run: run.runId, attempt: run.runAttempt });
+  return nextNote(before, { job: jobId, head, run: run.runId, attempt: run.runAttempt, uses });
 }
 
 /** The 👀 on the `/docs` comment that asked: its request was taken and a job exists. Never rejects. */

@@ -3,7 +3,8 @@ import { formatDuration } from '../core/duration.js';
 import type { AgentJob } from '../core/job.js';
 import { pullRequestOf } from '../core/pull-request.js';
 import { redact } from '../core/secrets.js';
-import { cell, isPlainHttpUrl, link } from '../core/untrusted.js';
+import { cell, isPlainHttpUrl, link, preformatted } from '../core/untrusted.js';
+import { usesLine } from '../core/uses.js';
 
 export interface SummaryFacts {
   job: AgentJob;
@@ -12,6 +13,8 @@ export interface SummaryFacts {
   failure?: string;
   /** The run's GitHub: a docs pull request there (or on github.com) is named `owner/repo#N`. */
   serverUrl?: string;
+  /** On a thread: the quota uses its runs spent, this run's included. */
+  threadUses?: number;
 }
 
 /** The rows of the summary table, as HTML cells. */
@@ -48,6 +51,41 @@ export async function writeSummary(facts: SummaryFacts): Promise<void> {
   }
   core.summary.addHeading('Documentation agent job', 3);
   core.summary.addTable(summaryRows(facts).map(([name, value]) => [{ data: name, header: true }, value]));
+  if (facts.threadUses !== undefined) core.summary.addRaw(`<p>${usesLine(facts.threadUses)}.</p>`, true);
   if (facts.failure) core.summary.addRaw(`<p>${cell(facts.failure, 2000)}</p>`, true);
+  await core.summary.write();
+}
+
+/** What a dry run decided: the way it would have gone, and what it would have sent. */
+export interface DryRunFacts {
+  /** The `mode` output: `created`, `followed-up`, `resumed`, `given` or `skipped`. */
+  mode: string;
+  /** The job a follow-up or a wait would have gone to (a thread's job, a re-run's, `jobId`). */
+  jobId?: string;
+  /** Why it would have ended skipped. */
+  skipped?: string;
+  /** The whole prompt, as it would have left (the run's secrets already taken out). */
+  prompt?: string;
+}
+
+/** The dry run's summary: the decision, and the exact prompt, inert. */
+export async function writeDryRunSummary(facts: DryRunFacts): Promise<void> {
+  if (!process.env.GITHUB_STEP_SUMMARY) {
+    core.debug('GITHUB_STEP_SUMMARY is not set; no step summary written.');
+    return;
+  }
+  core.summary.addHeading('Documentation agent: dry run', 3);
+  core.summary.addRaw(
+    '<p>Nothing was sent: no job or message to the service, nothing written to GitHub.</p>',
+    true,
+  );
+  const rows: [string, string][] = [['Mode', cell(facts.mode)]];
+  if (facts.jobId) rows.push(['Job', `<code>${cell(facts.jobId)}</code>`]);
+  if (facts.skipped) rows.push(['Skipped', cell(facts.skipped, 2000)]);
+  core.summary.addTable(rows.map(([name, value]) => [{ data: name, header: true }, value]));
+  if (facts.prompt !== undefined) {
+    core.summary.addHeading('The prompt it would send', 4);
+    core.summary.addRaw(preformatted(facts.prompt), true);
+  }
   await core.summary.write();
 }
