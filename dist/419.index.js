@@ -538,17 +538,27 @@ function commentBody(marker, state) {
  * A word on the thread instead of a job (a bare `/docs`): the action's own text, not the service's.
  * The thread's note stays: a bare `/docs` must not make the next request start a second job.
  */
-function answerBody(marker, text, runUrl, note) {
+function answerBody(marker, text, runUrl, note, previous) {
+    // Under the thread's last result, as a run with no job adds its failure: an answer (a bare
+    // request, a spent budget) never hides the docs PR the thread already has.
     return [
         marker,
         ...(note ? [noteLine(note)] : []),
-        '### Documentation agent',
-        '',
-        `💬 ${text}`,
-        '',
-        `<sub><a href="${(0,untrusted/* cell */.Hn)(runUrl, 2000)}">workflow run</a></sub>`,
+        ...earlierResult(previous, '### Documentation agent'),
+        LATEST,
+        `💬 ${text} (<a href="${(0,untrusted/* cell */.Hn)(runUrl, 2000)}">workflow run</a>)`,
         '',
     ].join('\n');
+}
+/** The visible part of the comment before its latest word, or `heading` on a new comment. */
+function earlierResult(previous, heading) {
+    const earlier = previous
+        ?.split(LATEST)[0]
+        ?.split('\n')
+        .filter((line) => !line.startsWith('<!-- agent-job-action:'))
+        .join('\n')
+        .trim();
+    return earlier ? [earlier, ''] : [heading, ''];
 }
 /** Where the last run's word starts in the comment, when it ended before any job. */
 const LATEST = '<!-- agent-job-action:latest -->';
@@ -562,16 +572,10 @@ function latestRunBody(marker, state) {
         ? `The latest run's follow-up to job ${(0,untrusted/* inert */.tJ)(state.jobId)} was not confirmed by the service`
         : 'The latest run started no job';
     const latest = `⚠️ **${what}**: ${(0,untrusted/* inert */.tJ)(state.failure, 2000)} (<a href="${(0,untrusted/* cell */.Hn)(state.runUrl, 2000)}">workflow run</a>)`;
-    const earlier = state.previous
-        ?.split(LATEST)[0]
-        ?.split('\n')
-        .filter((line) => !line.startsWith('<!-- agent-job-action:'))
-        .join('\n')
-        .trim();
     return [
         marker,
         ...(state.note ? [noteLine(state.note)] : []),
-        ...(earlier ? [earlier, ''] : ['### Documentation agent', '']),
+        ...earlierResult(state.previous, '### Documentation agent'),
         LATEST,
         latest,
         '',
@@ -1638,7 +1642,7 @@ function reportWrites(session) {
             const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
             try {
                 const { comment } = await keptForWriting(session, signal);
-                const written = await comment?.write((previous) => answerBody(session.marker, text, session.runUrl, readNote(previous ?? '')), signal);
+                const written = await comment?.write((previous) => answerBody(session.marker, text, session.runUrl, readNote(previous ?? ''), previous), signal);
                 return written?.url;
             }
             finally {

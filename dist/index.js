@@ -29265,7 +29265,7 @@ function usesLine(total) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3911);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1143);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29274,7 +29274,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3911:
+/***/ 1143:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29758,12 +29758,39 @@ async function admit(inputs, event, request, accessOf, fallbackActor = '') {
     return { kind: 'go', prompt, request: request.comment, asked: true };
 }
 
+// EXTERNAL MODULE: ./src/core/mode.ts
+var core_mode = __nccwpck_require__(9036);
+;// CONCATENATED MODULE: ./src/decide/budget.ts
+
+/**
+ * Whether the thread's budget is spent for a run that would send (a create or a follow-up): the
+ * words that stop it, else `undefined`. A run that only waits spends nothing and always goes on.
+ */
+function budgetSpent(budget, mode, memory, log) {
+    if (budget === undefined || (0,core_mode/* onlyWaits */.PI)(mode))
+        return undefined;
+    if (!memory.note) {
+        // Only a pull request's or issue's note keeps a total; a first run has none yet (0 spent).
+        if (memory.branch)
+            log.warning('budget is not applied on a branch pushed to directly: its job is kept in a commit status, which holds no count of quota uses.');
+        return undefined;
+    }
+    const spent = memory.note.uses ?? 0;
+    if (spent < budget)
+        return undefined;
+    const uses = budget === 1 ? '1 quota use' : `${budget} quota uses`;
+    const sentence = `The budget of ${uses} for this thread is spent (${spent} used): raise budget to go on.`;
+    return {
+        notice: `Skipped: ${sentence} Nothing was sent.`,
+        answer: sentence.replace('raise budget', 'raise `budget` in the workflow'),
+        status: `Budget of ${uses} spent (raise budget to go on)`,
+    };
+}
+
 // EXTERNAL MODULE: ./src/service/errors.ts
 var errors = __nccwpck_require__(5756);
 // EXTERNAL MODULE: ./src/core/log.ts
 var log = __nccwpck_require__(4325);
-// EXTERNAL MODULE: ./src/core/mode.ts
-var core_mode = __nccwpck_require__(9036);
 ;// CONCATENATED MODULE: ./src/decide/continuity.ts
 
 
@@ -29916,6 +29943,7 @@ async function readThreadJob(id, where, deps) {
 
 
 
+
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
 async function decide(inputs, deps) {
     const { event, request, features, github, log, signal } = deps;
@@ -29961,6 +29989,14 @@ async function decide(inputs, deps) {
         if (!features.dryRun)
             await port?.skipped(plan.status, undefined, signal);
         return { kind: 'skip', notice: plan.notice };
+    }
+    // After the plan, so that a re-run that only waits for its earlier attempt's job still goes on.
+    const spent = features.thread ? budgetSpent(inputs.budget, plan.mode, memory, log) : undefined;
+    if (spent) {
+        // The status names the thread's job, as a skip for paths does: a required check passes.
+        if (!features.dryRun)
+            await port?.skipped(spent.status, memory.note?.job ?? memory.branch?.job, signal);
+        return { kind: 'skip', notice: spent.notice, answer: spent.answer };
     }
     const written = (0,core_mode/* onlyWaits */.PI)(plan.mode) ? undefined : admission.prompt;
     const whole = async (since) => {
@@ -30503,6 +30539,15 @@ const contextLimit = (text, problem) => {
         return value;
     return problem(`Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
 };
+/** `budget`: empty for no limit, else a whole number of quota uses of at least 1. */
+const budget = (text, problem) => {
+    if (text === '')
+        return undefined;
+    const value = Number(text);
+    if (/^\d{1,9}$/.test(text) && value >= 1)
+        return value;
+    return problem(`Input "budget" must be a whole number of quota uses of at least 1 (or empty for no limit), got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+};
 /** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
 const MAX_LABEL = 50;
 const MAX_LABELS = 100;
@@ -30876,6 +30921,8 @@ const schema = schemas/* object */.Ikc({
     autoMerge: rule(autoMerge),
     /** Decide and gather as usual, then send nothing: no job, no message, nothing written to GitHub. */
     dryRun: rule(bool('dryRun')),
+    /** The most quota uses one thread may spend over its life; absent for no limit. */
+    budget: rule(budget),
 });
 function forkMessage(fork) {
     const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
@@ -30905,7 +30952,7 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
         }
         throw new InputError(first?.message ?? 'The inputs are not valid.');
     }
-    const { prompt: written, jobId, trigger: phrase, triggerLabel: label, autoMerge: merge, ...rest } = parsed.data;
+    const { prompt: written, jobId, trigger: phrase, triggerLabel: label, autoMerge: merge, budget: limit, ...rest } = parsed.data;
     // Read last, once every other input is known to be good.
     let prompt = written;
     if (promptFile) {
@@ -30938,9 +30985,14 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
         ...(phrase ? { trigger: phrase } : {}),
         ...(label ? { triggerLabel: label } : {}),
         ...(merge ? { autoMerge: merge } : {}),
+        ...(limit !== undefined ? { budget: limit } : {}),
     };
     if (inputs.thread && inputs.jobId) {
         throw new InputError('Input "jobId" and input "thread" are both set: a thread finds its own job; give one of them.');
+    }
+    // The total a budget is held to is kept in the thread's note: without a thread there is none.
+    if (inputs.budget !== undefined && !inputs.thread) {
+        throw new InputError('Input "budget" is set but thread is not true: a budget counts the quota uses of one thread; set thread: true or leave budget empty.');
     }
     if (needs.github && !inputs.githubToken) {
         throw new InputError(`Input "githubToken" is empty, but ${GITHUB_TOKEN_NEED}: leave githubToken at its default (\${{ github.token }}) or pass a token for this repository.`);
@@ -31572,7 +31624,7 @@ async function report(step, { accepted, decision, executed }, github, cancellati
 }
 /**
  * A step that does nothing ends here: one notice, `status` and `mode` `skipped`, and on a bare
- * `/docs` a word on the thread. No summary, no error, no comment about a job.
+ * `/docs` or at the budget a word on the thread. No summary, no error, no comment about a job.
  */
 async function endSkipped({ notice, answer }, github, cancellation) {
     coreLog.notice(notice);

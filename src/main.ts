@@ -255,7 +255,7 @@ async function report(
 
 /**
  * A step that does nothing ends here: one notice, `status` and `mode` `skipped`, and on a bare
- * `/docs` a word on the thread. No summary, no error, no comment about a job.
+ * `/docs` or at the budget a word on the thread. No summary, no error, no comment about a job.
  */
 async function endSkipped(
   { notice, answer }: Skip,

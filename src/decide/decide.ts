@@ -4,6 +4,7 @@
 import { admit, type Skip } from './admission.js';
 import type { AgentClient } from '../service/client.js';
 import type { Clock } from '../core/clock.js';
+import { budgetSpent } from './budget.js';
 import { planJob } from './continuity.js';
 import { ActionFailure, type FaultContext } from '../service/errors.js';
 import type { RunEvent } from '../core/event.js';
@@ -113,6 +114,13 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
     if (!features.dryRun) await port?.skipped(plan.status, undefined, signal);
     return { kind: 'skip', notice: plan.notice };
+  }
+  // After the plan, so that a re-run that only waits for its earlier attempt's job still goes on.
+  const spent = features.thread ? budgetSpent(inputs.budget, plan.mode, memory, log) : undefined;
+  if (spent) {
+    // The status names the thread's job, as a skip for paths does: a required check passes.
+    if (!features.dryRun) await port?.skipped(spent.status, memory.note?.job ?? memory.branch?.job, signal);
+    return { kind: 'skip', notice: spent.notice, answer: spent.answer };
   }
 
   const written = onlyWaits(plan.mode) ? undefined : admission.prompt;

@@ -71,6 +71,16 @@ export const contextLimit: Check<number> = (text, problem) => {
   );
 };
 
+/** `budget`: empty for no limit, else a whole number of quota uses of at least 1. */
+export const budget: Check<number | undefined> = (text, problem) => {
+  if (text === '') return undefined;
+  const value = Number(text);
+  if (/^\d{1,9}$/.test(text) && value >= 1) return value;
+  return problem(
+    `Input "budget" must be a whole number of quota uses of at least 1 (or empty for no limit), got ${quote(text, 40)}.`,
+  );
+};
+
 /** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
 const MAX_LABEL = 50;
 const MAX_LABELS = 100;

@@ -7,6 +7,7 @@ import {
   autoMerge,
   baseUrl,
   bool,
+  budget,
   contextLimit,
   contextMode,
   duration,
@@ -115,18 +116,22 @@ const schema = z.object({
   autoMerge: rule(autoMerge),
   /** Decide and gather as usual, then send nothing: no job, no message, nothing written to GitHub. */
   dryRun: rule(bool('dryRun')),
+  /** The most quota uses one thread may spend over its life; absent for no limit. */
+  budget: rule(budget),
 });
 
 /** Everything the action acts on, validated before the first request: the schema's output. */
 export type Inputs = Omit<
   z.output<typeof schema>,
-  'prompt' | 'jobId' | 'trigger' | 'triggerLabel' | 'autoMerge'
+  'prompt' | 'jobId' | 'trigger' | 'triggerLabel' | 'autoMerge' | 'budget'
 > & {
   prompt?: string;
   jobId?: string;
   trigger?: string;
   triggerLabel?: string;
   autoMerge?: MergeMethod;
+  /** The most quota uses one thread may spend over its life; absent for no limit. */
+  budget?: number;
   /** The file the prompt was read from, as the workflow named it. */
   promptFile?: string;
   /** The token for this repository's API; empty when no GitHub feature needs it. */
@@ -199,6 +204,7 @@ export function readInputs(
     trigger: phrase,
     triggerLabel: label,
     autoMerge: merge,
+    budget: limit,
     ...rest
   } = parsed.data;
   // Read last, once every other input is known to be good.
@@ -233,10 +239,17 @@ export function readInputs(
     ...(phrase ? { trigger: phrase } : {}),
     ...(label ? { triggerLabel: label } : {}),
     ...(merge ? { autoMerge: merge } : {}),
+    ...(limit !== undefined ? { budget: limit } : {}),
   };
   if (inputs.thread && inputs.jobId) {
     throw new InputError(
       'Input "jobId" and input "thread" are both set: a thread finds its own job; give one of them.',
+    );
+  }
+  // The total a budget is held to is kept in the thread's note: without a thread there is none.
+  if (inputs.budget !== undefined && !inputs.thread) {
+    throw new InputError(
+      'Input "budget" is set but thread is not true: a budget counts the quota uses of one thread; set thread: true or leave budget empty.',
     );
   }
   if (needs.github && !inputs.githubToken) {

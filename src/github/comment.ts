@@ -133,17 +133,34 @@ export function commentBody(marker: string, state: CommentState): string {
  * A word on the thread instead of a job (a bare `/docs`): the action's own text, not the service's.
  * The thread's note stays: a bare `/docs` must not make the next request start a second job.
  */
-export function answerBody(marker: string, text: string, runUrl: string, note?: ThreadNote): string {
+export function answerBody(
+  marker: string,
+  text: string,
+  runUrl: string,
+  note?: ThreadNote,
+  previous?: string,
+): string {
+  // Under the thread's last result, as a run with no job adds its failure: an answer (a bare
+  // request, a spent budget) never hides the docs PR the thread already has.
   return [
     marker,
     ...(note ? [noteLine(note)] : []),
-    '### Documentation agent',
-    '',
-    `💬 ${text}`,
-    '',
-    `<sub><a href="${cell(runUrl, 2000)}">workflow run</a></sub>`,
+    ...earlierResult(previous, '### Documentation agent'),
+    LATEST,
+    `💬 ${text} (<a href="${cell(runUrl, 2000)}">workflow run</a>)`,
     '',
   ].join('\n');
+}
+
+/** The visible part of the comment before its latest word, or `heading` on a new comment. */
+function earlierResult(previous: string | undefined, heading: string): string[] {
+  const earlier = previous
+    ?.split(LATEST)[0]
+    ?.split('\n')
+    .filter((line) => !line.startsWith('<!-- agent-job-action:'))
+    .join('\n')
+    .trim();
+  return earlier ? [earlier, ''] : [heading, ''];
 }
 
 /** Where the last run's word starts in the comment, when it ended before any job. */
@@ -162,16 +179,10 @@ export function latestRunBody(
     ? `The latest run's follow-up to job ${inert(state.jobId)} was not confirmed by the service`
     : 'The latest run started no job';
   const latest = `⚠️ **${what}**: ${inert(state.failure, 2000)} (<a href="${cell(state.runUrl, 2000)}">workflow run</a>)`;
-  const earlier = state.previous
-    ?.split(LATEST)[0]
-    ?.split('\n')
-    .filter((line) => !line.startsWith('<!-- agent-job-action:'))
-    .join('\n')
-    .trim();
   return [
     marker,
     ...(state.note ? [noteLine(state.note)] : []),
-    ...(earlier ? [earlier, ''] : ['### Documentation agent', '']),
+    ...earlierResult(state.previous, '### Documentation agent'),
     LATEST,
     latest,
     '',

@@ -56,7 +56,7 @@ export function reportWrites(session: GitHubSession): ReportWrites {
       try {
         const { comment } = await keptForWriting(session, signal);
         const written = await comment?.write(
-          (previous) => answerBody(session.marker, text, session.runUrl, readNote(previous ?? '')),
+          (previous) => answerBody(session.marker, text, session.runUrl, readNote(previous ?? ''), previous),
           signal,
         );
         return written?.url;

@@ -1,0 +1,130 @@
+// `budget`, played with run() in this process against both emulators: a thread at its budget
+// sends nothing more, ends skipped with a success status, and its kept comment says how to go on;
+// a bad budget is a bad input before any request; no budget changes nothing.
+import { describe, expect, it } from '@jest/globals';
+import { emulators, errors, gitHubEmulators, inputsFor, runHere as play } from '../__fixtures__/e2e.js';
+import {
+  APP,
+  commentEvent,
+  DOCS_TOKEN,
+  gitHubEnv,
+  pullRequestAt,
+  sha,
+  world,
+} from '../__fixtures__/github-world.js';
+import type { RunOptions } from '../__fixtures__/runner.js';
+import { readNote } from '../src/github/note.js';
+
+const emulator = emulators({ activePolls: 0 });
+const github = gitHubEmulators();
+
+const SPENT = 'The budget of 2 quota uses for this thread is spent (2 used): raise `budget`';
+
+/** A pull request of acme/app whose docs live in acme/docs, with two pushes after its opening. */
+async function threadWorld() {
+  const gh = await github();
+  const { pr, docsLink } = world(gh);
+  const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+  for (const n of [2, 3]) {
+    gh.commit(APP, { sha: sha(n), message: `Push ${n}`, files: [] });
+    gh.comparison(APP, `${sha(n - 1)}...${sha(n)}`, {
+      commits: [sha(n)],
+      files: [
+        { filename: `src/f${n}.ts`, status: 'modified', additions: 1, deletions: 0, patch: '@@ +1 @@' },
+      ],
+    });
+  }
+  const step = (event: RunOptions['event'], inputs: Record<string, string>, run: number): RunOptions => ({
+    inputs: inputsFor(service, {
+      thread: 'true',
+      status: 'true',
+      context: 'auto',
+      trigger: '/docs',
+      docsToken: DOCS_TOKEN,
+      ...inputs,
+    }),
+    env: { ...gitHubEnv(gh), GITHUB_RUN_ID: String(run) },
+    event,
+  });
+  const kept = () => pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
+  return { gh, pr, service, step, kept };
+}
+
+describe('budget', () => {
+  it('of 2 stops the third send: skipped, a success status, the comment says so, nothing sent', async () => {
+    const { gh, pr, service, step, kept } = await threadWorld();
+    const budget = { budget: '2' };
+    const opened = await play(step(pullRequestAt(pr.number, sha(1), 'opened'), budget, 101));
+    expect(opened.outputs).toMatchObject({ mode: 'created', uses: '1' });
+    const pushed = await play(step(pullRequestAt(pr.number, sha(2)), budget, 102));
+    expect(pushed.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(readNote(kept())?.uses).toBe(2);
+    const sent = service.requests.filter((r) => r.route !== 'get').length;
+
+    const third = await play(step(pullRequestAt(pr.number, sha(3)), budget, 103));
+    expect(third.code).toBe(0);
+    expect(third.outputs).toEqual({
+      status: 'skipped',
+      mode: 'skipped',
+      uses: '0',
+      commentUrl: expect.stringContaining('#issuecomment-'),
+    });
+    expect(service.requests.filter((r) => r.route !== 'get')).toHaveLength(sent);
+    expect(gh.statuses(APP, sha(3))).toEqual([
+      expect.objectContaining({
+        state: 'success',
+        description: `Budget of 2 quota uses spent (raise budget to go on): job ${opened.outputs.jobId} · run 103`,
+      }),
+    ]);
+    expect(kept()).toContain(SPENT);
+    // Said under the thread's last result: the docs PR the thread has is still on the page.
+    expect(kept()).toContain(pushed.outputs.prLink);
+    expect(kept().indexOf(pushed.outputs.prLink ?? '')).toBeLessThan(kept().indexOf(SPENT));
+    // The note stays: the thread's job and its total are still there for the next run.
+    expect(readNote(kept())).toMatchObject({ uses: 2, job: opened.outputs.jobId });
+
+    // A request at the budget is answered on the thread, and sends nothing either.
+    const request = gh.addComment(APP, pr.number, { login: 'octocat', body: '/docs also the README' });
+    const asked = await play(step(commentEvent(pr.number, request.body, { id: request.id }), budget, 104));
+    expect(asked.outputs).toMatchObject({ status: 'skipped', mode: 'skipped', uses: '0' });
+    expect(service.requests.filter((r) => r.route !== 'get')).toHaveLength(sent);
+    expect(kept()).toContain(SPENT);
+
+    // A dry run at the budget says it would have been skipped.
+    const dry = await play(step(pullRequestAt(pr.number, sha(3)), { ...budget, dryRun: 'true' }, 105));
+    expect(dry.outputs).toEqual({ mode: 'skipped', status: 'dry-run', uses: '0' });
+
+    // Raised, the thread goes on.
+    const raised = await play(step(pullRequestAt(pr.number, sha(3)), { budget: '3' }, 106));
+    expect(raised.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(readNote(kept())?.uses).toBe(3);
+  });
+
+  it('left empty sets no limit', async () => {
+    const { pr, service, step } = await threadWorld();
+    await play(step(pullRequestAt(pr.number, sha(1), 'opened'), {}, 101));
+    await play(step(pullRequestAt(pr.number, sha(2)), {}, 102));
+    const third = await play(step(pullRequestAt(pr.number, sha(3)), { budget: '' }, 103));
+    expect(third.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(service.count('create') + service.count('message')).toBe(3);
+  });
+
+  it('that is not a whole number of at least 1, or is set without a thread, is a bad input before any request', async () => {
+    const { gh, pr, service, step } = await threadWorld();
+    const bad: Record<string, string>[] = [
+      { budget: '0' },
+      { budget: '-1' },
+      { budget: '1.5' },
+      { budget: 'x' },
+      { budget: '2', thread: 'false' },
+    ];
+    for (const inputs of bad) {
+      const result = await play(step(pullRequestAt(pr.number, sha(2)), inputs, 101));
+      expect(result.code).toBe(1);
+      expect(errors(result)).toEqual([expect.stringMatching(/^Input "budget"/)]);
+      expect(result.outputs).toEqual({});
+    }
+    expect(service.requests).toEqual([]);
+    expect(gh.requests).toEqual([]);
+  });
+});
