@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startGitHubEmulator, type GitHubEmulator, type GitHubEmulatorOptions } from '../emulators/github.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../emulators/server.js';
 import type { RunDeps } from '../src/main.js';
-import { gitHubEnv, pullRequestEvent } from './github-world.js';
+import { DOCS_TOKEN, gitHubEnv, pullRequestEvent } from './github-world.js';
 import {
   killLeftoverRuns,
   runAction,
@@ -95,6 +95,29 @@ export function inputsFor(
     timeout: '40s',
     ...overrides,
   };
+}
+
+/**
+ * A run on a thread as the README's thread workflow writes it (`thread`, `status`, `context: auto`,
+ * `/docs`, a `docsToken`) against both emulators; `inputs` and `env` add to it.
+ */
+export function threadStep(service: Emulator, gh: GitHubEmulator) {
+  return (
+    event: RunOptions['event'],
+    inputs: Record<string, string> = {},
+    env: Record<string, string> = {},
+  ): RunOptions => ({
+    inputs: inputsFor(service, {
+      thread: 'true',
+      status: 'true',
+      context: 'auto',
+      trigger: '/docs',
+      docsToken: DOCS_TOKEN,
+      ...inputs,
+    }),
+    env: { ...gitHubEnv(gh), ...env },
+    event,
+  });
 }
 
 /**

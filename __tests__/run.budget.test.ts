@@ -2,16 +2,8 @@
 // sends nothing more, ends skipped with a success status, and its kept comment says how to go on;
 // a bad budget is a bad input before any request; no budget changes nothing.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, errors, gitHubEmulators, inputsFor, runHere as play } from '../__fixtures__/e2e.js';
-import {
-  APP,
-  commentEvent,
-  DOCS_TOKEN,
-  gitHubEnv,
-  pullRequestAt,
-  sha,
-  world,
-} from '../__fixtures__/github-world.js';
+import { emulators, errors, gitHubEmulators, runHere as play, threadStep } from '../__fixtures__/e2e.js';
+import { APP, commentEvent, pullRequestAt, sha, world } from '../__fixtures__/github-world.js';
 import type { RunOptions } from '../__fixtures__/runner.js';
 import { readNote } from '../src/github/note.js';
 
@@ -34,18 +26,9 @@ async function threadWorld() {
       ],
     });
   }
-  const step = (event: RunOptions['event'], inputs: Record<string, string>, run: number): RunOptions => ({
-    inputs: inputsFor(service, {
-      thread: 'true',
-      status: 'true',
-      context: 'auto',
-      trigger: '/docs',
-      docsToken: DOCS_TOKEN,
-      ...inputs,
-    }),
-    env: { ...gitHubEnv(gh), GITHUB_RUN_ID: String(run) },
-    event,
-  });
+  const thread = threadStep(service, gh);
+  const step = (event: RunOptions['event'], inputs: Record<string, string>, run: number): RunOptions =>
+    thread(event, inputs, { GITHUB_RUN_ID: String(run) });
   const kept = () => pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
   return { gh, pr, service, step, kept };
 }

@@ -12,22 +12,13 @@ import { parse } from 'yaml';
 import {
   emulators,
   gitHubEmulators,
-  inputsFor,
   notices,
   runHere as play,
+  threadStep,
   warnings,
 } from '../__fixtures__/e2e.js';
-import {
-  APP,
-  commentEvent,
-  DOCS_TOKEN,
-  gitHubEnv,
-  pullRequestAt,
-  pushEvent,
-  sha,
-  world,
-} from '../__fixtures__/github-world.js';
-import { ROOT, type RunOptions } from '../__fixtures__/runner.js';
+import { APP, commentEvent, pullRequestAt, pushEvent, sha, world } from '../__fixtures__/github-world.js';
+import { ROOT } from '../__fixtures__/runner.js';
 import type { EmulatorOptions } from '../emulators/server.js';
 
 const emulator = emulators({ activePolls: 0 });
@@ -42,22 +33,7 @@ describe('a thread keeps its promise', () => {
     const gh = await github();
     const { pr, docsPr, docsLink } = world(gh);
     const service = await emulator({ final: { status: 'completed', prLink: docsLink }, ...options });
-    const step = (
-      event: RunOptions['event'],
-      inputs: Record<string, string> = {},
-      env: Record<string, string> = {},
-    ): RunOptions => ({
-      inputs: inputsFor(service, {
-        thread: 'true',
-        status: 'true',
-        context: 'auto',
-        trigger: '/docs',
-        docsToken: DOCS_TOKEN,
-        ...inputs,
-      }),
-      env: { ...gitHubEnv(gh), ...env },
-      event,
-    });
+    const step = threadStep(service, gh);
     return { gh, pr, docsPr, docsLink, service, step };
   }
 

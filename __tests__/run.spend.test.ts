@@ -3,17 +3,8 @@
 // the thread's total in the kept comment and the summary, counted once a run; and a dry run,
 // which reads and decides as usual and sends nothing to the service and writes nothing on GitHub.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, errors, gitHubEmulators, inputsFor, KEY, runHere as play } from '../__fixtures__/e2e.js';
-import {
-  APP,
-  commentEvent,
-  DOCS_TOKEN,
-  gitHubEnv,
-  pullRequestAt,
-  sha,
-  world,
-} from '../__fixtures__/github-world.js';
-import type { RunOptions } from '../__fixtures__/runner.js';
+import { emulators, errors, gitHubEmulators, KEY, runHere as play, threadStep } from '../__fixtures__/e2e.js';
+import { APP, commentEvent, pullRequestAt, sha, world } from '../__fixtures__/github-world.js';
 import type { GitHubEmulator } from '../emulators/github.js';
 import type { EmulatorOptions } from '../emulators/server.js';
 import { nextNote, readNote } from '../src/github/note.js';
@@ -31,22 +22,7 @@ async function threadWorld(options: EmulatorOptions = {}) {
     commits: [sha(2)],
     files: [{ filename: 'src/cli.ts', status: 'modified', additions: 4, deletions: 0, patch: '@@ +1 @@' }],
   });
-  const step = (
-    event: RunOptions['event'],
-    inputs: Record<string, string> = {},
-    env: Record<string, string> = {},
-  ): RunOptions => ({
-    inputs: inputsFor(service, {
-      thread: 'true',
-      status: 'true',
-      context: 'auto',
-      trigger: '/docs',
-      docsToken: DOCS_TOKEN,
-      ...inputs,
-    }),
-    env: { ...gitHubEnv(gh), ...env },
-    event,
-  });
+  const step = threadStep(service, gh);
   const kept = () => pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
   return { gh, pr, service, step, kept };
 }
