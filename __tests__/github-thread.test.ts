@@ -97,6 +97,16 @@ describe('the note', () => {
     expect(readNote(`<!-- agent-job-action:note ${forged} -->`)).toBeUndefined();
   });
 
+  it('drops a recent run whose job the service could not have given, so a re-run never resumes it', () => {
+    const runs = [
+      { run: 5, attempt: 1, job: '..' },
+      { run: 4, attempt: 1, job: 'job\u0007' },
+      { run: 3, attempt: 1, job: 'job_3' },
+    ];
+    const note = { job: 'job_3', run: 5, attempt: 1, runs };
+    expect(readNote(noteLine(note))?.runs).toEqual([{ run: 3, attempt: 1, job: 'job_3' }]);
+  });
+
   it('is written in the comment and read by the next run of the thread, whatever its prompt', async () => {
     const { pr } = world(github.gh);
     const first = sideOf(pullRun(pr.number, HEAD_1));

@@ -82,6 +82,24 @@ describe('GitHub faults never change the job result', () => {
     expect(merged.comments[0]?.body).toContain('✅ **Completed**');
   });
 
+  it('a push whose pull request the token may not look up: one warning, not one a writer', async () => {
+    const service = await emulator();
+    const gh = await github();
+    world(gh);
+    const sha = 'c1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+    gh.thread(APP, { mergeCommitSha: sha });
+    gh.fail('pullsOfCommit', { status: 403, message: 'Resource not accessible by integration' });
+    const result = await run({
+      inputs: inputsFor(service, { comment: 'true' }),
+      env: gitHubEnv(gh),
+      event: pushEvent(sha),
+    });
+    expect(result.code).toBe(0);
+    expect(warnings(result)).toHaveLength(1);
+    expect(warnings(result)[0]).toContain('Could not find the pull request the pushed commit came from');
+    expect(gh.count('pullsOfCommit')).toBe(1);
+  });
+
   it("a token GitHub echoes back: redacted from the warning, like the service's key", async () => {
     const service = await emulator();
     const gh = await github();

@@ -338,7 +338,8 @@ const FINAL_STATUSES = new Set([401, 403, 404, 410]);
 function faultOf(error) {
     const failure = error;
     const status = typeof failure?.status === 'number' ? failure.status : undefined;
-    const unreadable = failure?.name === 'ZodError' || error instanceof service_errors/* ActionFailure */.dR;
+    // zod/mini's errors are `$ZodError`s (their name is not `ZodError`): the same test as describeFault's.
+    const unreadable = error instanceof errors/* $ZodError */.a$ || error instanceof service_errors/* ActionFailure */.dR;
     const passing = !unreadable &&
         (status === undefined
             ? !(failure?.name === 'AbortError' || failure?.name === 'TimeoutError')
@@ -366,7 +367,10 @@ function gitHubMessage(data) {
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
+// EXTERNAL MODULE: ./src/core/job.ts
+var job = __webpack_require__(1576);
 ;// CONCATENATED MODULE: ./src/github/note.ts
+
 
 
 /** Enough for a re-run after a busy day of other runs on the thread. */
@@ -406,7 +410,12 @@ function readNote(body) {
         return undefined;
     try {
         const parsed = noteSchema.safeParse(JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')));
-        return parsed.success ? parsed.data : undefined;
+        if (!parsed.success)
+            return undefined;
+        // A recent run's job is resumed by id (a re-run): one the service could not have given is
+        // dropped here, as the thread's own job is where it is read.
+        const { runs, ...note } = parsed.data;
+        return runs ? { ...note, runs: runs.filter((entry) => (0,job/* isJobId */.dW)(entry.job)) } : note;
     }
     catch {
         return undefined;
@@ -939,6 +948,9 @@ async function keptForWriting(session, signal, noneSaid = false) {
         return { comment: found.comment, noneSaid };
     }
     catch (error) {
+        // A final fault stays the look-up's answer for the run: said once, not again by each writer.
+        if (noneSaid)
+            return { noneSaid };
         const { owner, repo } = session.run.repo;
         session.warn(describeGitHubFault(error, {
             what: 'find the pull request the pushed commit came from',
@@ -946,7 +958,7 @@ async function keptForWriting(session, signal, noneSaid = false) {
             permission: 'contents: read and pull-requests: read',
             repo: `${owner}/${repo}`,
         }));
-        return { noneSaid };
+        return { noneSaid: faultOf(error).final };
     }
 }
 /** The comment's Markdown, under the session's marker, linking the workflow run. */
@@ -1276,8 +1288,6 @@ async function routeDocsPullRequest(api, pr, asked, warn, signal) {
     }
 }
 
-// EXTERNAL MODULE: ./src/core/job.ts
-var job = __webpack_require__(1576);
 ;// CONCATENATED MODULE: ./src/github/commits.ts
 
 /**

@@ -153,7 +153,8 @@ export interface GitHubFault {
 export function faultOf(error: unknown): GitHubFault {
   const failure = error as { status?: unknown; name?: unknown } | null | undefined;
   const status = typeof failure?.status === 'number' ? failure.status : undefined;
-  const unreadable = failure?.name === 'ZodError' || error instanceof ActionFailure;
+  // zod/mini's errors are `$ZodError`s (their name is not `ZodError`): the same test as describeFault's.
+  const unreadable = error instanceof z.core.$ZodError || error instanceof ActionFailure;
   const passing =
     !unreadable &&
     (status === undefined

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { RunEntry, ThreadNote } from '../core/ports.js';
+import { isJobId } from '../core/job.js';
 import { threadUses } from '../core/uses.js';
 
 export type { ThreadNote };
@@ -42,7 +43,11 @@ export function readNote(body: string): ThreadNote | undefined {
   if (!new RegExp(`^[A-Za-z0-9_-]{1,${MAX_ENCODED}}$`).test(encoded)) return undefined;
   try {
     const parsed = noteSchema.safeParse(JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')));
-    return parsed.success ? parsed.data : undefined;
+    if (!parsed.success) return undefined;
+    // A recent run's job is resumed by id (a re-run): one the service could not have given is
+    // dropped here, as the thread's own job is where it is read.
+    const { runs, ...note } = parsed.data;
+    return runs ? { ...note, runs: runs.filter((entry) => isJobId(entry.job)) } : note;
   } catch {
     return undefined;
   }

@@ -5,7 +5,7 @@
 import type { Memory, ThreadNote } from '../core/ports.js';
 import type { KeptComment } from './comment.js';
 import { commentBody } from './comment.js';
-import { describeGitHubFault } from './errors.js';
+import { describeGitHubFault, faultOf } from './errors.js';
 import { nextNote, readNote } from './note.js';
 import type { GitHubSession } from './session.js';
 import { runOnlyDescription, statusDescription, type StatusState } from './status.js';
@@ -69,6 +69,8 @@ export async function keptForWriting(
     }
     return { comment: found.comment, noneSaid };
   } catch (error) {
+    // A final fault stays the look-up's answer for the run: said once, not again by each writer.
+    if (noneSaid) return { noneSaid };
     const { owner, repo } = session.run.repo;
     session.warn(
       describeGitHubFault(error, {
@@ -78,7 +80,7 @@ export async function keptForWriting(
         repo: `${owner}/${repo}`,
       }),
     );
-    return { noneSaid };
+    return { noneSaid: faultOf(error).final };
   }
 }
 
