@@ -16,6 +16,7 @@ import type { Changed, DecideReads, Memory } from '../core/ports.js';
 import { label } from '../core/untrusted.js';
 import { redact } from '../core/secrets.js';
 import type { Request } from './trigger.js';
+import type { PathFilter } from './paths.js';
 
 export type Decision =
   | Skip
@@ -34,11 +35,8 @@ export type Decision =
       replacement?: { jobId: string; prLink?: string | null; prompt: () => Promise<string> };
     };
 
-/** Compiled `paths` patterns (the matcher loads only when `paths` is set). */
-export interface PathFilter {
-  /** The relevant files; `undecided` counts those left when matching reached its bound of work. */
-  relevant(files: string[], signal: AbortSignal): Promise<{ relevant: string[]; undecided: number }>;
-}
+// Compiled `paths` patterns: a type only, so the matcher's chunk still loads only when `paths` is set.
+export type { PathFilter };
 
 export interface DecideDeps {
   event: RunEvent;
