@@ -79,6 +79,16 @@ export function pullRequestAt(number: number, head: string, action = 'synchroniz
 }
 
 /**
+ * A push to pull request `pr` as GitHub plays it: the pull request's head moves to `head`, and its
+ * `pull_request` event (`synchronize` unless told) names it. A run of an older push finds the
+ * head moved on (a newer push's run carries it).
+ */
+export function pushTo(pr: { number: number; headSha: string }, head: string, action = 'synchronize') {
+  pr.headSha = head;
+  return pullRequestAt(pr.number, head, action);
+}
+
+/**
  * A `/docs`-style comment on pull request `number` of acme/app (`issue_comment`, `created` unless
  * told), by `login` with `association` to the repository.
  */

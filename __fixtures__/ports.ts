@@ -11,6 +11,7 @@ import type {
   ExecuteWrites,
   GitHubStarted,
   Memory,
+  Moment,
 } from '../src/core/ports.js';
 
 /** A call to the decide port, with its arguments (the signal left out). */
@@ -20,6 +21,7 @@ export type ReadCall =
   | ['docsPull', string]
   | ['context', string | undefined, number]
   | ['changedFiles', string | undefined]
+  | ['moment']
   | ['skipped', string, string | undefined];
 
 /** What the fake GitHub answers decide; an `Error` is thrown instead. */
@@ -30,6 +32,8 @@ export interface ReadAnswers {
   /** The context section, or how it reads since a head (`undefined`: the whole change). */
   context?: string | ((since: string | undefined) => string);
   changed?: Changed;
+  /** Where the run stands on its pull request (nothing held back unless told). */
+  moment?: Moment;
 }
 
 /** The decide port, answering from `answers` (settable at any time) and recording every call. */
@@ -62,6 +66,10 @@ export function fakeReads(
     changedFiles(since) {
       calls.push(['changedFiles', since]);
       return Promise.resolve(answers.changed ?? { files: [] });
+    },
+    moment() {
+      calls.push(['moment']);
+      return Promise.resolve(answers.moment ?? {});
     },
     skipped(why, jobId) {
       calls.push(['skipped', why, jobId]);

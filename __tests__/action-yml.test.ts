@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { emulators, gitHubEmulators, KEY, runHere as run, warnings } from '../__fixtures__/e2e.js';
-import { APP, DOCS_TOKEN, gitHubEnv, pullRequestAt, world } from '../__fixtures__/github-world.js';
+import { pushTo, APP, DOCS_TOKEN, gitHubEnv, world } from '../__fixtures__/github-world.js';
 import { actionYml, ROOT } from '../__fixtures__/runner.js';
 import { OPTIONAL_DEFAULTS, readInputs } from '../src/decide/inputs.js';
 
@@ -468,7 +468,7 @@ describe('the thread recipe, run as written', () => {
   const emulator = emulators({ activePolls: 0 });
   const github = gitHubEmulators();
 
-  it("tells the pull request's merge (closed, merged) to the thread's job, as a follow-up", async () => {
+  it("sends nothing on a push (at-merge: a success status names the job) and tells the pull request's merge (closed, merged) to the thread's job, with every push since it last looked", async () => {
     const { workflow, jobName, step } = recipe('\n## Docs that follow the pull request');
     const gh = await github();
     const { pr, docsLink } = world(gh);
@@ -492,7 +492,7 @@ describe('the thread recipe, run as written', () => {
         }),
       );
     const runOn = (head: string, action: string) => {
-      const event = pullRequestAt(pr.number, head, action);
+      const event = pushTo(pr, head, action);
       const merged = action === 'closed';
       return run({
         inputs: { ...inputs(action), baseUrl: service.url, pollInterval: '1s', timeout: '40s' },
@@ -506,7 +506,12 @@ describe('the thread recipe, run as written', () => {
     const opened = await runOn(first, 'opened');
     expect(opened.outputs.mode).toBe('created');
     const pushed = await runOn(second, 'synchronize');
-    expect(pushed.outputs).toMatchObject({ mode: 'followed-up', jobId: opened.outputs.jobId });
+    expect(pushed.outputs).toMatchObject({ mode: 'skipped', uses: '0' });
+    expect(service.count('message')).toBe(0);
+    expect(gh.statuses(APP, second)[0]).toMatchObject({
+      state: 'success',
+      description: `Docs follow at the merge: job ${opened.outputs.jobId} · run 4242`,
+    });
     const merge = await runOn(second, 'closed');
     expect(merge.code).toBe(0);
     expect(warnings(merge)).toEqual([]);
@@ -518,6 +523,8 @@ describe('the thread recipe, run as written', () => {
     expect(service.count('create')).toBe(1);
     const told = service.requests.filter((r) => r.route === 'message').at(-1)?.json as { prompt: string };
     expect(told.prompt).toMatch(/^The pull request was merged: make its docs ready to merge\./);
+    expect(told.prompt).toContain('src/cli.ts');
+    expect(merge.outputs.uses).toBe('1');
     expect(gh.statuses(APP, second)[0]?.description).toBe(
       `Completed: job ${opened.outputs.jobId} · run 4242`,
     );

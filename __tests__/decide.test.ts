@@ -144,6 +144,7 @@ describe('the paths gate', () => {
     expect(await decided()).toEqual({ kind: 'skip', notice: 'Skipped: 1 file changed, none under paths.' });
     expect(reads).toEqual([
       ['recall', true],
+      ['moment'],
       ['changedFiles', sha(1)],
       ['skipped', 'No docs-relevant change', 'job-7'],
     ]);
@@ -201,8 +202,11 @@ describe("the thread's memory", () => {
     expect(log).toEqual(['info: Agent job job-7 of the thread is active: this run follows it up.']);
     const replacement = decision.kind === 'go' ? await decision.replacement?.prompt() : undefined;
     expect(replacement).toBe('Document the change.\n\nThe whole pull request.');
+    // Where the push stands, and whether anything is new since the job's head, are read first.
     expect(reads).toEqual([
       ['recall', true],
+      ['moment'],
+      ['changedFiles', sha(1)],
       ['context', sha(1), 20000],
       ['context', undefined, 20000],
     ]);
@@ -211,10 +215,7 @@ describe("the thread's memory", () => {
   it('creates a job when the thread has none, reading no job and offering no replacement', async () => {
     const { decided, reads, service } = decider({ inputs: thread, reads: { memory: {}, context } });
     expect(await decided()).toEqual(created('Document the change.\n\nThe whole pull request.'));
-    expect(reads).toEqual([
-      ['recall', true],
-      ['context', undefined, 20000],
-    ]);
+    expect(reads).toEqual([['recall', true], ['moment'], ['context', undefined, 20000]]);
     expect(service).toEqual([]);
   });
 
@@ -259,6 +260,8 @@ describe("the thread's memory", () => {
     });
     expect(reads).toEqual([
       ['recall', true],
+      ['moment'],
+      ['changedFiles', sha(1)],
       ['docsPull', PR_LINK],
       ['skipped', 'Docs PR closed unmerged: ask for docs to start again', undefined],
     ]);

@@ -26,6 +26,7 @@ const NONE: Features = {
   recall: false,
   context: false,
   paths: false,
+  moment: false,
   route: false,
   autoMerge: false,
   access: false,

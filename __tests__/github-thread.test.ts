@@ -179,11 +179,13 @@ describe('the note', () => {
     expect(pr.comments.map((c) => readNote(c.body)?.job)).toEqual(['job_cli-docs', 'job_sdk-docs']);
   });
 
-  it('keeps the last head on a comment event, which names no commit', async () => {
+  it("records the head a comment event read (the pull request's), so the thread's job always has a last head", async () => {
     const { pr } = world(github.gh);
     const first = sideOf(pullRun(pr.number, HEAD_1));
     const firstStarted = first.side.execute.started('job_c', undefined, {});
     await first.side.report.finish(done('job_c', null, { confirmed: true }), firstStarted, never());
+    // A later push whose run has not come yet: the request reads where the pull request stands.
+    pr.headSha = HEAD_2;
     const onComment = sideOf(
       runContext({
         serverUrl: github.gh.serverUrl,
@@ -195,7 +197,7 @@ describe('the note', () => {
     await onComment.side.decide.recall(true, never());
     const onCommentStarted = onComment.side.execute.started('job_c', undefined, {});
     await onComment.side.report.finish(done('job_c', null, { confirmed: true }), onCommentStarted, never());
-    expect(readNote(pr.comments[0]?.body ?? '')?.head).toBe(HEAD_1);
+    expect(readNote(pr.comments[0]?.body ?? '')?.head).toBe(HEAD_2);
   });
 });
 

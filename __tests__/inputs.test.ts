@@ -66,6 +66,7 @@ describe('readInputs', () => {
       status: false,
       paths: [],
       dryRun: false,
+      followUp: 'every-push',
     });
   });
 

@@ -348,6 +348,7 @@ describe('a step that does nothing', () => {
             recall: unasked,
             docsPull: unasked,
             context: unasked,
+            moment: unasked,
             changedFiles: unasked,
             skipped: unasked,
           },

@@ -6,7 +6,7 @@
 // either token, raw or encoded, shows anywhere the runner keeps.
 import { describe, expect, it } from '@jest/globals';
 import { emulators, gitHubEmulators, inputsFor, runHere as run, warnings } from '../__fixtures__/e2e.js';
-import { APP, BOT, DOCS, gitHubEnv, pullRequestAt } from '../__fixtures__/github-world.js';
+import { pushTo, APP, BOT, DOCS, gitHubEnv } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
@@ -51,7 +51,7 @@ describe('GitHub App installation tokens of 520 characters', () => {
         docsToken: DOCS_APP_TOKEN,
       }),
       env: gitHubEnv(gh),
-      event: pullRequestAt(pr.number, 'c'.repeat(40), 'opened'),
+      event: pushTo(pr, 'c'.repeat(40), 'opened'),
     });
     expect(result.code).toBe(0);
     expect(result.outputs).toMatchObject({ status: 'completed', prLink: docsLink });

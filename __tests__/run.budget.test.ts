@@ -3,7 +3,7 @@
 // a bad budget is a bad input before any request; no budget changes nothing.
 import { describe, expect, it } from '@jest/globals';
 import { emulators, errors, gitHubEmulators, runHere as play, threadStep } from '../__fixtures__/e2e.js';
-import { APP, commentEvent, pullRequestAt, sha, world } from '../__fixtures__/github-world.js';
+import { pushTo, APP, commentEvent, sha, world } from '../__fixtures__/github-world.js';
 import type { RunOptions } from '../__fixtures__/runner.js';
 import { readNote } from '../src/github/note.js';
 
@@ -37,14 +37,14 @@ describe('budget', () => {
   it('of 2 stops the third send: skipped, a success status, the comment says so, nothing sent', async () => {
     const { gh, pr, service, step, kept } = await threadWorld();
     const budget = { budget: '2' };
-    const opened = await play(step(pullRequestAt(pr.number, sha(1), 'opened'), budget, 101));
+    const opened = await play(step(pushTo(pr, sha(1), 'opened'), budget, 101));
     expect(opened.outputs).toMatchObject({ mode: 'created', uses: '1' });
-    const pushed = await play(step(pullRequestAt(pr.number, sha(2)), budget, 102));
+    const pushed = await play(step(pushTo(pr, sha(2)), budget, 102));
     expect(pushed.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
     expect(readNote(kept())?.uses).toBe(2);
     const sent = service.requests.filter((r) => r.route !== 'get').length;
 
-    const third = await play(step(pullRequestAt(pr.number, sha(3)), budget, 103));
+    const third = await play(step(pushTo(pr, sha(3)), budget, 103));
     expect(third.code).toBe(0);
     expect(third.outputs).toEqual({
       status: 'skipped',
@@ -74,20 +74,20 @@ describe('budget', () => {
     expect(kept()).toContain(SPENT);
 
     // A dry run at the budget says it would have been skipped.
-    const dry = await play(step(pullRequestAt(pr.number, sha(3)), { ...budget, dryRun: 'true' }, 105));
+    const dry = await play(step(pushTo(pr, sha(3)), { ...budget, dryRun: 'true' }, 105));
     expect(dry.outputs).toEqual({ mode: 'skipped', status: 'dry-run', uses: '0' });
 
     // Raised, the thread goes on.
-    const raised = await play(step(pullRequestAt(pr.number, sha(3)), { budget: '3' }, 106));
+    const raised = await play(step(pushTo(pr, sha(3)), { budget: '3' }, 106));
     expect(raised.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
     expect(readNote(kept())?.uses).toBe(3);
   });
 
   it('left empty sets no limit', async () => {
     const { pr, service, step } = await threadWorld();
-    await play(step(pullRequestAt(pr.number, sha(1), 'opened'), {}, 101));
-    await play(step(pullRequestAt(pr.number, sha(2)), {}, 102));
-    const third = await play(step(pullRequestAt(pr.number, sha(3)), { budget: '' }, 103));
+    await play(step(pushTo(pr, sha(1), 'opened'), {}, 101));
+    await play(step(pushTo(pr, sha(2)), {}, 102));
+    const third = await play(step(pushTo(pr, sha(3)), { budget: '' }, 103));
     expect(third.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
     expect(service.count('create') + service.count('message')).toBe(3);
   });
@@ -102,7 +102,7 @@ describe('budget', () => {
       { budget: '2', thread: 'false' },
     ];
     for (const inputs of bad) {
-      const result = await play(step(pullRequestAt(pr.number, sha(2)), inputs, 101));
+      const result = await play(step(pushTo(pr, sha(2)), inputs, 101));
       expect(result.code).toBe(1);
       expect(errors(result)).toEqual([expect.stringMatching(/^Input "budget"/)]);
       expect(result.outputs).toEqual({});

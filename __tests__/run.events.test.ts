@@ -13,15 +13,7 @@ import {
   runHere as run,
   warnings,
 } from '../__fixtures__/e2e.js';
-import {
-  APP,
-  DOCS_TOKEN,
-  gitHubEnv,
-  pullRequestAt,
-  pushEvent,
-  sha,
-  world,
-} from '../__fixtures__/github-world.js';
+import { APP, DOCS_TOKEN, gitHubEnv, pushTo, pushEvent, sha, world } from '../__fixtures__/github-world.js';
 import type { GitHubEmulator } from '../emulators/github.js';
 
 const emulator = emulators({ activePolls: 0 });
@@ -71,11 +63,15 @@ describe('workflow_run', () => {
     const gh = await github();
     const { pr, docsLink } = world(gh);
     const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
-    const options = (head: string, runId: string) => ({
-      inputs: inputsFor(service, { thread: 'true', status: 'true', docsToken: DOCS_TOKEN }),
-      env: { ...gitHubEnv(gh), GITHUB_RUN_ID: runId },
-      event: workflowRunEvent(gh, head, [{ number: pr.number }]),
-    });
+    const options = (head: string, runId: string) => {
+      // The run it follows ran on the pull request's newest push.
+      pr.headSha = head;
+      return {
+        inputs: inputsFor(service, { thread: 'true', status: 'true', docsToken: DOCS_TOKEN }),
+        env: { ...gitHubEnv(gh), GITHUB_RUN_ID: runId },
+        event: workflowRunEvent(gh, head, [{ number: pr.number }]),
+      };
+    };
 
     const first = await run(options(sha(1), '501'));
     expect(first.code).toBe(0);
@@ -150,7 +146,7 @@ describe('triggerLabel', () => {
     const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
     const name = 'needs docs? 100% #1 & more+';
     pr.labels.push('bug', name);
-    const event = pullRequestAt(pr.number, sha(5), 'labeled');
+    const event = pushTo(pr, sha(5), 'labeled');
     const result = await run({
       inputs: inputsFor(service, { triggerLabel: name }),
       env: gitHubEnv(gh),
@@ -173,7 +169,7 @@ describe('triggerLabel', () => {
       const { pr } = world(gh);
       const service = await emulator();
       pr.labels.push(name);
-      const event = pullRequestAt(pr.number, sha(6), 'labeled');
+      const event = pushTo(pr, sha(6), 'labeled');
       const result = await run({
         inputs: inputsFor(service, { triggerLabel: name }),
         env: gitHubEnv(gh),

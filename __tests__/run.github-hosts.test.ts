@@ -16,12 +16,12 @@ import {
   warnings,
 } from '../__fixtures__/e2e.js';
 import {
+  pushTo,
   APP,
   BOT,
   DOCS,
   DOCS_TOKEN,
   gitHubEnv,
-  pullRequestAt,
   pullRequestEvent,
   pushEvent,
   world,
@@ -134,7 +134,7 @@ describe('an Enterprise Server run whose docs pull request is on github.com', ()
     const options = (extra: Record<string, string>, head: string): RunOptions => ({
       inputs: inputsFor(service, { thread: 'true', ...extra }),
       env: gitHubEnv(ent),
-      event: pullRequestAt(pr.number, head),
+      event: pushTo(pr, head),
     });
     const deps = { github: withGitHubCom(com) };
     const first = await runHere(options({ docsToken: DOCS_TOKEN }, '1'.repeat(40)), deps);
@@ -325,7 +325,7 @@ describe('the identity query', () => {
     const result = await runHere({
       inputs: inputsFor(service, { status: 'true' }),
       env: { ...gitHubEnv(gh), GITHUB_RUN_ATTEMPT: '2' },
-      event: pullRequestAt(pr.number, '5'.repeat(40)),
+      event: pushTo(pr, '5'.repeat(40)),
     });
     expect(result.code).toBe(0);
     expect(warnings(result)).toEqual([

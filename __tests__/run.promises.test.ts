@@ -17,7 +17,7 @@ import {
   threadStep,
   warnings,
 } from '../__fixtures__/e2e.js';
-import { APP, commentEvent, pullRequestAt, pushEvent, sha, world } from '../__fixtures__/github-world.js';
+import { pushTo, APP, commentEvent, pushEvent, sha, world } from '../__fixtures__/github-world.js';
 import { ROOT } from '../__fixtures__/runner.js';
 import type { EmulatorOptions } from '../emulators/server.js';
 
@@ -39,12 +39,10 @@ describe('a thread keeps its promise', () => {
 
   it("a 400 to the thread's follow-up gives exactly one new job, and the next push follows that job up", async () => {
     const { pr, service, step } = await threadWorld({ activePolls: 1, finishedJobMessages: { status: 400 } });
-    const first = await play(step(pullRequestAt(pr.number, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '101' }));
+    const first = await play(step(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '101' }));
     expect(first.outputs.mode).toBe('created');
     // The first job completed; this service takes no message for a finished job.
-    const second = await play(
-      step(pullRequestAt(pr.number, sha(2)), { wait: 'false' }, { GITHUB_RUN_ID: '102' }),
-    );
+    const second = await play(step(pushTo(pr, sha(2)), { wait: 'false' }, { GITHUB_RUN_ID: '102' }));
     expect(second.code).toBe(0);
     expect(second.outputs.mode).toBe('created');
     expect(second.outputs.jobId).not.toBe(first.outputs.jobId);
@@ -55,16 +53,16 @@ describe('a thread keeps its promise', () => {
       `The service no longer takes messages for job \`${first.outputs.jobId}\`; job \`${second.outputs.jobId}\` continues the thread.`,
     );
     // The new job is still active: the next push is its follow-up.
-    const third = await play(step(pullRequestAt(pr.number, sha(3)), {}, { GITHUB_RUN_ID: '103' }));
+    const third = await play(step(pushTo(pr, sha(3)), {}, { GITHUB_RUN_ID: '103' }));
     expect(third.outputs).toMatchObject({ mode: 'followed-up', jobId: second.outputs.jobId });
     expect(service.count('create')).toBe(2);
   });
 
   it('a 500 to a follow-up gives no create: delivery is unknown, and the step says so', async () => {
     const { pr, service, step } = await threadWorld();
-    const first = await play(step(pullRequestAt(pr.number, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '201' }));
+    const first = await play(step(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '201' }));
     service.script('message', { status: 500, json: { error: 'Internal error' } });
-    const second = await play(step(pullRequestAt(pr.number, sha(2)), {}, { GITHUB_RUN_ID: '202' }));
+    const second = await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '202' }));
     expect(second.code).toBe(1);
     expect(second.outputs).toMatchObject({
       mode: 'followed-up',
@@ -76,19 +74,17 @@ describe('a thread keeps its promise', () => {
 
   it('a follow-up refused with 429 past its timeout is delivered by the re-run, not reported green', async () => {
     const { gh, pr, service, step } = await threadWorld();
-    const first = await play(step(pullRequestAt(pr.number, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '301' }));
+    const first = await play(step(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '301' }));
     service.script('message', {
       status: 429,
       headers: { 'retry-after': '3600' },
       json: { error: 'Rate limit' },
     });
-    const refused = await play(step(pullRequestAt(pr.number, sha(2)), {}, { GITHUB_RUN_ID: '302' }));
+    const refused = await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '302' }));
     expect(refused.code).toBe(1);
     // Nothing names the job for run 302: the status says the run, not a job.
     expect(gh.statuses(APP, sha(2))[0]?.description).toBe('Stopped before any job · run 302');
-    const rerun = await play(
-      step(pullRequestAt(pr.number, sha(2)), {}, { GITHUB_RUN_ID: '302', GITHUB_RUN_ATTEMPT: '2' }),
-    );
+    const rerun = await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '302', GITHUB_RUN_ATTEMPT: '2' }));
     expect(rerun.code).toBe(0);
     expect(rerun.outputs).toMatchObject({ mode: 'followed-up', jobId: first.outputs.jobId });
     expect(messages(service)).toHaveLength(2);
@@ -118,13 +114,13 @@ describe('a thread keeps its promise', () => {
       commits: [sha(3)],
       files: [{ filename: 'src/three.ts', status: 'added', additions: 3, deletions: 0, patch: '@@ +1 @@' }],
     });
-    await play(step(pullRequestAt(pr.number, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '501' }));
-    await play(step(pullRequestAt(pr.number, sha(2)), {}, { GITHUB_RUN_ID: '502' }));
+    await play(step(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '501' }));
+    await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '502' }));
     const rerun = await play(
-      step(pullRequestAt(pr.number, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '501', GITHUB_RUN_ATTEMPT: '2' }),
+      step(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '501', GITHUB_RUN_ATTEMPT: '2' }),
     );
     expect(rerun.outputs.mode).toBe('resumed');
-    const next = await play(step(pullRequestAt(pr.number, sha(3)), {}, { GITHUB_RUN_ID: '503' }));
+    const next = await play(step(pushTo(pr, sha(3)), {}, { GITHUB_RUN_ID: '503' }));
     expect(next.outputs.mode).toBe('followed-up');
     expect(messages(service).at(-1)).toContain(
       'what changed since the docs job last saw it (2222222…3333333)',
@@ -134,9 +130,9 @@ describe('a thread keeps its promise', () => {
 
   it("one 502 on the thread's read of its job gives no second job", async () => {
     const { pr, service, step } = await threadWorld();
-    const first = await play(step(pullRequestAt(pr.number, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '601' }));
+    const first = await play(step(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '601' }));
     service.script('get', { status: 502, json: { error: 'Bad gateway' } });
-    const second = await play(step(pullRequestAt(pr.number, sha(2)), {}, { GITHUB_RUN_ID: '602' }));
+    const second = await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '602' }));
     expect(second.outputs).toMatchObject({ mode: 'followed-up', jobId: first.outputs.jobId });
     expect(warnings(second)[0]).toMatch(
       /^Could not read agent job \w+ of the thread \(HTTP 502 "Bad gateway"\); trying again\.$/,

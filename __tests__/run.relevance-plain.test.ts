@@ -20,7 +20,7 @@ import {
   DOCS,
   DOCS_TOKEN,
   gitHubEnv,
-  pullRequestAt,
+  pushTo,
   pushEvent,
   sha,
   world,
@@ -79,7 +79,7 @@ describe('jobs only where they matter', () => {
     const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
     const labelled = (name: string, by = 'octocat') => {
       pr.labels.push(name);
-      const event = pullRequestAt(pr.number, sha(7), 'labeled');
+      const event = pushTo(pr, sha(7), 'labeled');
       return play({
         inputs: inputsFor(service, { triggerLabel: 'docs', autoMerge: 'squash', docsToken: DOCS_TOKEN }),
         env: gitHubEnv(gh),

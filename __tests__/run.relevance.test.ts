@@ -15,11 +15,11 @@ import {
   warnings,
 } from '../__fixtures__/e2e.js';
 import {
+  pushTo,
   APP,
   changedFile,
   DOCS_TOKEN,
   gitHubEnv,
-  pullRequestAt,
   pushEvent,
   sha,
   world,
@@ -94,7 +94,7 @@ describe('a list that may be partial never skips', () => {
     const pulled = await run({
       inputs: inputsFor(service, { paths: PATHS }),
       env: gitHubEnv(gh),
-      event: pullRequestAt(pr.number, sha(6)),
+      event: pushTo(pr, sha(6)),
     });
     expect(gh.count('listPullFiles')).toBe(30);
     expect(pulled.outputs.mode).toBe('created');
@@ -115,7 +115,7 @@ describe('a list that could not be read never skips', () => {
     const result = await run({
       inputs: inputsFor(service, { paths: PATHS }),
       env: gitHubEnv(gh),
-      event: pullRequestAt(pr.number, sha(9)),
+      event: pushTo(pr, sha(9)),
     });
     expect(result.outputs.mode).toBe('created');
     expect(warnings(result)).toEqual([
@@ -136,7 +136,7 @@ describe('work bounded by outside data', () => {
     const result = await run({
       inputs: inputsFor(service, { paths: hostile }),
       env: gitHubEnv(gh),
-      event: pullRequestAt(pr.number, sha(7)),
+      event: pushTo(pr, sha(7)),
     });
     expect(result.code).toBe(0);
     expect(result.outputs.mode).toBe('created');
@@ -185,7 +185,7 @@ describe('every skip on a thread leaves a status', () => {
     const options = (head: string, runId: string) => ({
       inputs: inputsFor(service, { thread: 'true', status: 'true', trigger: '/docs', docsToken: DOCS_TOKEN }),
       env: { ...gitHubEnv(gh), GITHUB_RUN_ID: runId },
-      event: pullRequestAt(pr.number, head),
+      event: pushTo(pr, head),
     });
     const opened = await run(options(sha(1), '41'));
     expect(opened.outputs.mode).toBe('created');

@@ -4,7 +4,7 @@
 // which reads and decides as usual and sends nothing to the service and writes nothing on GitHub.
 import { describe, expect, it } from '@jest/globals';
 import { emulators, errors, gitHubEmulators, KEY, runHere as play, threadStep } from '../__fixtures__/e2e.js';
-import { APP, commentEvent, pullRequestAt, sha, world } from '../__fixtures__/github-world.js';
+import { pushTo, APP, commentEvent, sha, world } from '../__fixtures__/github-world.js';
 import type { GitHubEmulator } from '../emulators/github.js';
 import type { EmulatorOptions } from '../emulators/server.js';
 import { nextNote, readNote } from '../src/github/note.js';
@@ -38,11 +38,11 @@ function writesSince(gh: GitHubEmulator, from: number) {
 describe('uses', () => {
   it('is 1 after a create and after a follow-up; the thread counts 2, once a run, in the comment and the summary', async () => {
     const { service, step, kept, pr } = await threadWorld();
-    const opened = await play(step(pullRequestAt(pr.number, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '101' }));
+    const opened = await play(step(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '101' }));
     expect(opened.outputs).toMatchObject({ mode: 'created', uses: '1' });
     expect(kept()).toContain('Quota uses on this thread: 1');
 
-    const pushed = await play(step(pullRequestAt(pr.number, sha(2)), {}, { GITHUB_RUN_ID: '102' }));
+    const pushed = await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '102' }));
     expect(pushed.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
     expect(service.count('create')).toBe(1);
     expect(service.count('message')).toBe(1);
@@ -52,9 +52,7 @@ describe('uses', () => {
     expect(pushed.summary).toContain('Quota uses on this thread: 2');
 
     // A re-run that finds its job and only waits spends nothing, and rewrites the note.
-    const rerun = await play(
-      step(pullRequestAt(pr.number, sha(2)), {}, { GITHUB_RUN_ID: '102', GITHUB_RUN_ATTEMPT: '2' }),
-    );
+    const rerun = await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '102', GITHUB_RUN_ATTEMPT: '2' }));
     expect(rerun.outputs).toMatchObject({ mode: 'resumed', uses: '0' });
     expect(readNote(kept())?.uses).toBe(2);
     expect(kept()).toContain('Quota uses on this thread: 2');
@@ -62,8 +60,8 @@ describe('uses', () => {
 
   it('is 1 when a refused follow-up gives way to a create the service accepted', async () => {
     const { service, step, pr } = await threadWorld({ finishedJobMessages: { status: 400 } });
-    await play(step(pullRequestAt(pr.number, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '101' }));
-    const pushed = await play(step(pullRequestAt(pr.number, sha(2)), {}, { GITHUB_RUN_ID: '102' }));
+    await play(step(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '101' }));
+    const pushed = await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '102' }));
     expect(pushed.code).toBe(0);
     expect(pushed.outputs).toMatchObject({ mode: 'created', uses: '1' });
     expect(service.count('create')).toBe(2);
@@ -71,9 +69,9 @@ describe('uses', () => {
 
   it('is 0 when a refused follow-up is replaced by a create that fails', async () => {
     const { service, step, pr, kept } = await threadWorld({ finishedJobMessages: { status: 400 } });
-    await play(step(pullRequestAt(pr.number, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '101' }));
+    await play(step(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '101' }));
     service.script('create', { status: 400, json: { error: 'prompt too long' } });
-    const pushed = await play(step(pullRequestAt(pr.number, sha(2)), {}, { GITHUB_RUN_ID: '102' }));
+    const pushed = await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '102' }));
     expect(pushed.code).toBe(1);
     expect(pushed.outputs).toMatchObject({ status: 'not-started', uses: '0' });
     expect(readNote(kept())?.uses).toBe(1);
@@ -111,7 +109,7 @@ describe('a dry run', () => {
   it("reads the thread's note and job, sends nothing, writes nothing on GitHub, and shows the prompt", async () => {
     const { gh, service, step, pr, kept } = await threadWorld();
     const opened = await play(
-      step(pullRequestAt(pr.number, sha(1), 'opened'), { wait: 'false' }, { GITHUB_RUN_ID: '101' }),
+      step(pushTo(pr, sha(1), 'opened'), { wait: 'false' }, { GITHUB_RUN_ID: '101' }),
     );
     const jobId = opened.outputs.jobId ?? '';
     const comment = kept();
@@ -121,7 +119,7 @@ describe('a dry run', () => {
 
     const dry = await play(
       step(
-        pullRequestAt(pr.number, sha(2)),
+        pushTo(pr, sha(2)),
         { dryRun: 'true', prompt: `Document <b>it</b> with ${KEY}` },
         { GITHUB_RUN_ID: '102' },
       ),
@@ -163,10 +161,10 @@ describe('a dry run', () => {
 
   it('that paths would skip leaves no status, and says it would have been skipped', async () => {
     const { gh, service, step, pr } = await threadWorld();
-    await play(step(pullRequestAt(pr.number, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '101' }));
+    await play(step(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '101' }));
     const seen = gh.requests.length;
     const dry = await play(
-      step(pullRequestAt(pr.number, sha(2)), { dryRun: 'true', paths: 'docs/**' }, { GITHUB_RUN_ID: '102' }),
+      step(pushTo(pr, sha(2)), { dryRun: 'true', paths: 'docs/**' }, { GITHUB_RUN_ID: '102' }),
     );
     expect(dry.code).toBe(0);
     expect(dry.outputs).toEqual({ mode: 'skipped', status: 'dry-run', uses: '0' });
@@ -180,7 +178,7 @@ describe('a dry run', () => {
     const down = { status: 502, message: 'Bad Gateway' };
     gh.fail('listComments', down, down, down, down);
     const seen = gh.requests.length;
-    const dry = await play(step(pullRequestAt(pr.number, sha(2)), { dryRun: 'true' }));
+    const dry = await play(step(pushTo(pr, sha(2)), { dryRun: 'true' }));
     expect(dry.code).toBe(1);
     expect(dry.outputs).toMatchObject({ status: 'not-started', uses: '0' });
     expect(service.requests).toEqual([]);
@@ -192,7 +190,7 @@ describe('a dry run', () => {
     const seen = gh.requests.length;
     const bad: Record<string, string>[] = [{ dryRun: 'maybe' }, { dryRun: 'true', timeout: 'soon' }];
     for (const inputs of bad) {
-      const result = await play(step(pullRequestAt(pr.number, sha(2)), inputs));
+      const result = await play(step(pushTo(pr, sha(2)), inputs));
       expect(result.code).toBe(1);
       expect(errors(result)).toEqual([expect.stringMatching(/^Input "(dryRun|timeout)"/)]);
       expect(result.outputs).toEqual({});

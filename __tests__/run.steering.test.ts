@@ -20,7 +20,7 @@ import {
   commentEvent,
   DOCS_TOKEN,
   gitHubEnv,
-  pullRequestAt,
+  pushTo,
   pushEvent,
   sha,
   world,
@@ -159,7 +159,7 @@ describe("only the action's own records steer a job", () => {
     const options = (attempt: string, timeout: string) => ({
       inputs: inputsFor(service, { status: 'true', timeout }),
       env: { ...gitHubEnv(gh), GITHUB_RUN_ATTEMPT: attempt },
-      event: pullRequestAt(pr.number, sha(8)),
+      event: pushTo(pr, sha(8)),
     });
     const first = await run(options('1', '2s'));
     expect(first.code).toBe(1);
@@ -183,7 +183,7 @@ describe("only the action's own records steer a job", () => {
     const options = (attempt: string) => ({
       inputs: inputsFor(service, { status: 'true', comment: 'true' }),
       env: { ...gitHubEnv(gh), GITHUB_RUN_ATTEMPT: attempt },
-      event: pullRequestAt(pr.number, sha(3)),
+      event: pushTo(pr, sha(3)),
     });
     const first = await run(options('1'));
     const context = gh.statuses(APP, sha(3))[0]?.context ?? '';
@@ -244,7 +244,7 @@ describe('outside text stays inert everywhere it lands', () => {
     const result = await run({
       inputs: inputsFor(service, { status: 'true', comment: 'true' }),
       env: gitHubEnv(gh),
-      event: pullRequestAt(pr.number, sha(9)),
+      event: pushTo(pr, sha(9)),
     });
     expect(result.code).toBe(0);
     const places = {

@@ -13,11 +13,13 @@ import {
   warnings,
 } from '../__fixtures__/e2e.js';
 import {
+  pushTo,
   APP,
   commentEvent,
   DOCS_TOKEN,
   gitHubEnv,
   pullRequestAt,
+  changedFile,
   pushEvent,
   sha,
   world,
@@ -48,12 +50,12 @@ describe('a pull request thread', () => {
       files: [{ filename: 'src/cli.ts', status: 'modified', additions: 4, deletions: 0, patch: '@@ +1 @@' }],
     });
 
-    const opened = await run(options(pullRequestAt(pr.number, sha(1), 'opened')));
+    const opened = await run(options(pushTo(pr, sha(1), 'opened')));
     expect(opened.code).toBe(0);
     expect(opened.outputs.mode).toBe('created');
     const jobId = opened.outputs.jobId;
 
-    const pushed = await run(options(pullRequestAt(pr.number, sha(2))));
+    const pushed = await run(options(pushTo(pr, sha(2))));
     expect(pushed.code).toBe(0);
     expect(warnings(pushed)).toEqual([]);
     expect(pushed.outputs).toMatchObject({ mode: 'followed-up', jobId, prLink: docsLink });
@@ -70,7 +72,7 @@ describe('a pull request thread', () => {
     expect(pr.comments.filter((c) => c.body.startsWith('<!-- agent-job-action:'))).toHaveLength(1);
 
     docsPr.merged = true;
-    const afterMerge = await run(options(pullRequestAt(pr.number, sha(3))));
+    const afterMerge = await run(options(pushTo(pr, sha(3))));
     expect(afterMerge.code).toBe(0);
     expect(afterMerge.outputs.mode).toBe('created');
     expect(afterMerge.outputs.jobId).not.toBe(jobId);
@@ -85,7 +87,7 @@ describe('a pull request thread', () => {
     const result = await run({
       inputs: inputsFor(service, { status: 'true' }),
       env: gitHubEnv(gh),
-      event: pullRequestAt(pr.number, sha(7), 'opened'),
+      event: pushTo(pr, sha(7), 'opened'),
     });
     expect(result.code).toBe(0);
     expect(gh.statuses(APP, sha(7)).map((s) => [s.state, s.target_url])).toEqual([
@@ -105,7 +107,7 @@ describe('a thread whose memory GitHub cannot give', () => {
     const result = await run({
       inputs: inputsFor(service, { thread: 'true', docsToken: DOCS_TOKEN }),
       env: gitHubEnv(gh),
-      event: pullRequestAt(pr.number, sha(4), 'opened'),
+      event: pushTo(pr, sha(4), 'opened'),
     });
     expect(result.code).toBe(1);
     expect(service.requests).toEqual([]);
@@ -115,12 +117,40 @@ describe('a thread whose memory GitHub cannot give', () => {
 });
 
 describe('the merge', () => {
-  it("a push of the pull request's merge commit is told to the thread's job", async () => {
+  it("a push of the pull request's merge commit is told to the thread's job: what changed up to the pull request's own head, never through the merge commit", async () => {
+    const gh = await github();
+    const { docsLink } = world(gh);
+    const merged = gh.thread(APP, { mergeCommitSha: sha(9), headSha: sha(5) });
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    const inputs = inputsFor(service, { thread: 'true', docsToken: DOCS_TOKEN, context: 'auto' });
+    const opened = await run({
+      inputs,
+      env: gitHubEnv(gh),
+      event: pullRequestAt(merged.number, sha(5), 'opened'),
+    });
+    // A last push whose run never came (a push by the workflow's token), then a squash merge: the
+    // comparison up to the merge commit holds another pull request's change too.
+    merged.headSha = sha(6);
+    gh.comparison(APP, `${sha(5)}...${sha(6)}`, { commits: [], files: [changedFile('src/last-push.ts')] });
+    gh.comparison(APP, `${sha(5)}...${sha(9)}`, {
+      commits: [],
+      files: [changedFile('src/last-push.ts'), changedFile('src/other-pull-request.ts')],
+    });
+    const merge = await run({ inputs, env: gitHubEnv(gh), event: pushEvent(sha(9), { before: sha(4) }) });
+    expect(merge.code).toBe(0);
+    expect(merge.outputs).toMatchObject({ mode: 'followed-up', jobId: opened.outputs.jobId });
+    expect(service.count('create')).toBe(1);
+    const told = service.requests.find((r) => r.route === 'message')?.json as { prompt: string };
+    expect(told.prompt).toContain('src/last-push.ts');
+    expect(told.prompt).not.toContain('src/other-pull-request.ts');
+  });
+
+  it('a merge with nothing new since the job last looked sends nothing, and leaves a success status naming the job', async () => {
     const gh = await github();
     const { docsLink } = world(gh);
     const merged = gh.thread(APP, { mergeCommitSha: sha(9), headSha: sha(6) });
     const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
-    const inputs = inputsFor(service, { thread: 'true', docsToken: DOCS_TOKEN });
+    const inputs = inputsFor(service, { thread: 'true', status: 'true', docsToken: DOCS_TOKEN });
     const opened = await run({
       inputs,
       env: gitHubEnv(gh),
@@ -128,8 +158,15 @@ describe('the merge', () => {
     });
     const merge = await run({ inputs, env: gitHubEnv(gh), event: pushEvent(sha(9), { before: sha(5) }) });
     expect(merge.code).toBe(0);
-    expect(merge.outputs).toMatchObject({ mode: 'followed-up', jobId: opened.outputs.jobId });
+    expect(merge.outputs).toMatchObject({ mode: 'skipped', status: 'skipped', uses: '0' });
     expect(service.count('create')).toBe(1);
+    expect(service.count('message')).toBe(0);
+    expect(gh.statuses(APP, sha(9))[0]).toMatchObject({
+      state: 'success',
+      description: expect.stringContaining(
+        `Nothing new since the job last looked: job ${opened.outputs.jobId}`,
+      ),
+    });
   });
 });
 

@@ -35,7 +35,11 @@ const commentReply = schemas/* object */.Ikc({
     user: schemas/* nullish */.cl6(schemas/* object */.Ikc({ login: schemas/* string */.YjP() })),
     html_url: schemas/* string */.YjP(),
 });
-const pullsReply = schemas/* array */.YOg(schemas/* object */.Ikc({ number: schemas/* number */.aig(), merge_commit_sha: schemas/* nullish */.cl6(schemas/* string */.YjP()) }));
+const pullsReply = schemas/* array */.YOg(schemas/* object */.Ikc({
+    number: schemas/* number */.aig(),
+    merge_commit_sha: schemas/* nullish */.cl6(schemas/* string */.YjP()),
+    head: schemas/* optional */.lqM(schemas/* object */.Ikc({ sha: schemas/* string */.YjP() })),
+}));
 const viewerReply = schemas/* object */.Ikc({ viewer: schemas/* object */.Ikc({ login: schemas/* string */.YjP() }) });
 const fileReply = schemas/* object */.Ikc({
     filename: schemas/* string */.YjP(),
@@ -1177,7 +1181,17 @@ async function findThread(api, run, signal) {
                 : `no pull request contains the pushed commit ${short}`,
         };
     }
-    return { thread: { owner, repo, number: pr.number, pull: true, fork: false } };
+    const head = pr.head?.sha;
+    return {
+        thread: {
+            owner,
+            repo,
+            number: pr.number,
+            pull: true,
+            fork: false,
+            pushed: { merge: pr.merge_commit_sha === sha, ...(head ? { head } : {}) },
+        },
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/github/docs-pr.ts
@@ -1294,8 +1308,8 @@ async function routeDocsPullRequest(api, pr, asked, warn, signal) {
  * Which commits the run is about. A pull request's events name its head (`GITHUB_SHA` is a merge
  * commit there, or the base branch's head for `pull_request_target`); a `workflow_run` names the
  * head of the run it follows (`GITHUB_SHA` is the default branch's head there); a comment on a pull
- * request names none, so its head is read; a comment on an issue has no commit at all. A comment
- * gives no `head`: the job saw no new commit from it.
+ * request names none, so its head is read (and is the head its job sees: a request's follow-up
+ * carries what changed up to it); a comment on an issue has no commit at all.
  */
 async function runCommits(api, run, warn, signal) {
     const { event } = run;
@@ -1326,7 +1340,7 @@ async function runCommits(api, run, warn, signal) {
         try {
             const pull = await api.getPull({ owner, repo, pull_number: number }, signal);
             const head = sha(pull.headSha);
-            return head ? { sha: head } : { none: `GitHub named no head commit for pull request #${number}` };
+            return head ? { head, sha: head } : { none: `GitHub named no head commit for pull request #${number}` };
         }
         catch (error) {
             warn(describeGitHubFault(error, {
@@ -2020,7 +2034,7 @@ function gatherContext(api, run, warn, signal) {
     return gather(api, run, undefined, warn, signal);
 }
 /** `gatherContext`, with a push's changes counted from `since` (else from its `before`). */
-async function gather(api, run, since, warn, signal) {
+async function gather(api, run, since, warn, signal, until) {
     const { event, payload } = run;
     const { owner, repo } = run.repo;
     const fullRepo = `${owner}/${repo}`;
@@ -2035,7 +2049,7 @@ async function gather(api, run, since, warn, signal) {
             // A deleted branch changed nothing there is to document.
             if (event.deleted)
                 return undefined;
-            const after = event.after ?? run.sha;
+            const after = until ?? event.after ?? run.sha;
             try {
                 return pushContext(payload, fullRepo, await pushChanges(api, run, event, since, after, signal));
             }
@@ -2118,8 +2132,11 @@ function isTimeout(reason) {
  */
 async function gatherSince(api, run, last, head, warn, signal) {
     const { event, payload } = run;
+    // A merge's `head` is the merged pull request's own head, not the pushed merge commit.
     if (event.kind === 'push')
-        return gather(api, run, last, warn, signal);
+        return gather(api, run, last, warn, signal, head);
+    if (event.kind === 'comment' && !event.review)
+        return requestSince(api, run, last, head, warn, signal);
     if (event.kind !== 'pull-request')
         return gatherContext(api, run, warn, signal);
     const { owner, repo } = run.repo;
@@ -2139,11 +2156,36 @@ async function gatherSince(api, run, last, head, warn, signal) {
     }
 }
 /**
+ * A request on a pull request, for a follow-up: the comment's context and what changed since the
+ * head the job last saw up to the head this run read, which the thread's note then records: a
+ * request moves the job's last head, so the changes up to it are told now or never.
+ */
+async function requestSince(api, run, last, head, warn, signal) {
+    const asked = issueContext(run.payload);
+    const { owner, repo } = run.repo;
+    try {
+        const { commits, files, url } = await api.compare({ owner, repo, basehead: `${last}...${head}` }, signal);
+        return {
+            ...asked,
+            title: `${asked.title.replace(/\.$/, '')}: the request, and what changed since the docs job last saw it (${last.slice(0, 7)}…${head.slice(0, 7)}).`,
+            facts: [...asked.facts, `Compare: ${url}`],
+            commits,
+            files,
+        };
+    }
+    catch (error) {
+        if (signal.aborted && !isTimeout(signal.reason))
+            throw signal.reason;
+        warn(`${describeGitHubFault(error, { what: `compare ${last.slice(0, 12)}...${head.slice(0, 12)}`, token: 'githubToken', permission: 'contents: read', repo: `${owner}/${repo}` })} The request is sent without what changed since the job last looked.`);
+        return asked;
+    }
+}
+/**
  * The files the event changed — the lists `context: auto` reads — or, with `since` (the head a
  * thread's job last saw), what changed since. A fault is thrown: whether a change is relevant is
  * never decided on a list that could not be read.
  */
-async function changedFiles(api, run, since, signal) {
+async function changedFiles(api, run, since, signal, until) {
     const { owner, repo } = run.repo;
     const names = (files) => [
         ...new Set(files.flatMap((f) => (f.previous_filename ? [f.filename, f.previous_filename] : [f.filename]))),
@@ -2160,12 +2202,15 @@ async function changedFiles(api, run, since, signal) {
     if (event.kind === 'push') {
         if (event.deleted)
             return { files: [] };
-        const after = event.after ?? run.sha;
+        const after = until ?? event.after ?? run.sha;
+        // The job already saw this very commit: nothing changed since, no comparison needed.
+        if (since && since === after)
+            return { files: [], compared: true };
         const changes = await pushChanges(api, run, event, since || undefined, after, signal);
         // A commit's files are listed as a comparison's are, at most 300 of them.
-        return 'partial' in changes
-            ? { files: names(changes.files), partial: changes.partial }
-            : compared(changes.files);
+        if ('partial' in changes)
+            return { files: names(changes.files), partial: changes.partial };
+        return { ...compared(changes.files), ...(since ? { compared: true } : {}) };
     }
     const pull = 'pull' in event ? event.pull : undefined;
     const number = pull?.number;
@@ -2173,10 +2218,12 @@ async function changedFiles(api, run, since, signal) {
     if (number === undefined) {
         return { files: [], partial: 'The event names no pull request, so which files it changed is unknown.' };
     }
+    if (since && since === head)
+        return { files: [], compared: true };
     if (since && head && since !== head) {
         try {
             const { files } = await api.compare({ owner, repo, basehead: `${since}...${head}` }, signal);
-            return compared(files);
+            return { ...compared(files), compared: true };
         }
         catch (error) {
             // A comparison GitHub cannot make (a forced push): the whole pull request's files, which
@@ -2213,6 +2260,7 @@ async function changedFiles(api, run, since, signal) {
 // history), what changed (the files for `paths`, the context for the prompt), and the docs pull
 // request's state; and the one write a decision makes, a skip's status. Each read is bounded by
 // its budget and ended at once by a cancellation.
+
 
 
 
@@ -2289,7 +2337,9 @@ function decideReads(session) {
                 return '';
             }
             return session.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, async (signal) => {
-                const { head } = await session.runCommits(signal);
+                const own = (await session.runCommits(signal)).head;
+                // A thread's merge is told up to the merged pull request's own head.
+                const head = since ? ((await mergedHead(session, signal)) ?? own) : own;
                 if (since && head && head !== since) {
                     const context = await gatherSince(session.forRepo(), run, since, head, warn, signal);
                     const text = context ? renderContext(context, limit) : '';
@@ -2312,7 +2362,11 @@ function decideReads(session) {
         },
         /** The files the event changed, for `paths`; a list GitHub cannot give says why. */
         changedFiles(since, cancellation) {
-            return session.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, (signal) => session.retrying(() => changedFiles(session.forRepo(), run, since, signal), signal), (error) => ({
+            return session.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, async (signal) => {
+                // Without a last head, a merge's files are the push's own, as its context lists them.
+                const until = since ? await mergedHead(session, signal) : undefined;
+                return session.retrying(() => changedFiles(session.forRepo(), run, since, signal, until), signal);
+            }, (error) => ({
                 unreadable: describeGitHubFault(error, {
                     what: 'read which files the change touched',
                     token: 'githubToken',
@@ -2320,6 +2374,23 @@ function decideReads(session) {
                     repo: `${owner}/${repo}`,
                 }),
             }));
+        },
+        /**
+         * Where a push-like run stands on its pull request: a push is the merge when its commit is the
+         * pull request's merge commit, a branch's when no pull request contains it; a push or a pull
+         * request event is overtaken when the pull request's head is already another commit. GitHub
+         * not telling is `unread` (a warning): nothing is held back on a guess.
+         */
+        moment(cancellation) {
+            return session.beforeTheCreate(RECALL_BUDGET_MS, cancellation, (signal) => moment(session, signal), (error) => {
+                warn(`${describeGitHubFault(error, {
+                    what: 'read where the pull request’s head stands',
+                    token: 'githubToken',
+                    permission: 'pull-requests: read',
+                    repo: `${owner}/${repo}`,
+                })} The run goes on as if no newer push had come.`);
+                return { unread: true };
+            });
         },
         /** A skip on a thread: a success status that says why (naming `jobId`, when given). */
         async skipped(why, jobId, cancellation) {
@@ -2334,6 +2405,44 @@ function decideReads(session) {
             }
         },
     };
+}
+async function moment(session, signal) {
+    const { run } = session;
+    const { event } = run;
+    if (event.kind === 'push') {
+        const found = await session.retrying(() => session.runThread(signal), signal);
+        const pushed = found.thread?.pushed;
+        if (!found.thread)
+            return { branch: true };
+        if (pushed?.merge)
+            return { merge: true };
+        const own = event.after ?? run.sha;
+        return pushed?.head && pushed.head !== own ? { newerHead: pushed.head } : {};
+    }
+    // Only a change to an open pull request can be overtaken: a closed one's head stays.
+    if (event.kind === 'pull-request' && (0,core_event/* pullRequestStep */.b7)(event) !== 'change')
+        return {};
+    if (event.kind !== 'pull-request' && event.kind !== 'workflow-run')
+        return {};
+    const found = await session.retrying(() => session.runThread(signal), signal);
+    const { head } = await session.runCommits(signal);
+    if (!found.thread || !head)
+        return {};
+    const { owner, repo, number } = found.thread;
+    const pull = await session.retrying(() => session.forRepo().getPull({ owner, repo, pull_number: number }, signal), signal);
+    return pull.headSha && pull.headSha !== head ? { newerHead: pull.headSha } : {};
+}
+/**
+ * On the push of a pull request's merge commit: the pull request's own head, where what the merge
+ * tells its job ends. Never the merge commit: after a squash or a moved base, a comparison up to it
+ * carries other pull requests' changes.
+ */
+async function mergedHead(session, signal) {
+    if (session.run.event.kind !== 'push')
+        return undefined;
+    const found = await session.retrying(() => session.runThread(signal), signal);
+    const pushed = found.thread?.pushed;
+    return pushed?.merge ? pushed.head : undefined;
 }
 /**
  * What earlier runs left on GitHub for this step: the note in its comment on the thread, and,

@@ -28421,6 +28421,7 @@ function formatDuration(ms) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   VL: () => (/* binding */ refWords),
+/* harmony export */   b7: () => (/* binding */ pullRequestStep),
 /* harmony export */   j_: () => (/* binding */ readEvent),
 /* harmony export */   ot: () => (/* binding */ secretlessFork),
 /* harmony export */   wj: () => (/* binding */ parseEvent)
@@ -28495,6 +28496,7 @@ function fieldsOf(payload) {
         pull_request: pr &&
             defined({
                 number: number(pr.number),
+                merged: flag(pr.merged),
                 head: head && defined({ sha: text(head.sha), repo: repoName(head.repo) }),
                 base: base && defined({ repo: repoName(base.repo) }),
             }),
@@ -28599,7 +28601,7 @@ function pullFacts(f) {
     const pr = f.pull_request;
     if (!pr)
         return undefined;
-    return defined({ number: pr.number, headSha: pr.head?.sha, fork: forkOf(pr) });
+    return defined({ number: pr.number, headSha: pr.head?.sha, fork: forkOf(pr), merged: pr.merged });
 }
 /** A head repository deleted since (`null`) was a fork; a base without a name tells nothing. */
 function forkOf(pr) {
@@ -28658,6 +28660,18 @@ function refWords(ref) {
     if (tag)
         return `the tag ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(tag[1] ?? '')}`;
     return name ? `the ref ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(name)}` : 'its ref';
+}
+/**
+ * What a pull request event is to its thread: `merge` (closed as merged), `closed` (closed
+ * unmerged), else `change` (opened, a push, reopened, ready for review, edited, …). Any other
+ * event is `undefined`.
+ */
+function pullRequestStep(event) {
+    if (event.kind !== 'pull-request')
+        return undefined;
+    if (event.action !== 'closed')
+        return 'change';
+    return event.pull?.merged === true ? 'merge' : 'closed';
 }
 
 
@@ -29265,7 +29279,7 @@ function usesLine(total) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1143);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9540);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29274,7 +29288,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1143:
+/***/ 9540:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29819,8 +29833,7 @@ async function planJob(request, memory, deps) {
         return { kind: 'go', mode: given };
     }
     if (request.attempt > 1) {
-        const earlier = jobOfRun(memory.note, request.runId) ??
-            (memory.status?.run === request.runId ? memory.status.job : undefined);
+        const earlier = earlierAttemptJob(memory, request);
         if (earlier) {
             log.info(`Attempt ${request.attempt} of this run: resuming agent job ${(0,untrusted/* label */.Pf)(earlier)}, which an earlier attempt started, instead of starting another.`);
             return { kind: 'go', mode: { kind: 'resume', jobId: earlier } };
@@ -29887,6 +29900,15 @@ function closedStatus(trigger) {
     const ask = trigger && [...trigger].length <= 40 ? `ask with ${trigger}` : 'ask for docs';
     return `Docs PR closed unmerged: ${ask} to start again`;
 }
+/**
+ * The job an earlier attempt of this run started, as the thread's note or this step's status on the
+ * run's commit remembers it: a re-run resumes it, and nothing holds a resume back.
+ */
+function earlierAttemptJob(memory, run) {
+    if (run.attempt <= 1)
+        return undefined;
+    return (jobOfRun(memory.note, run.runId) ?? (memory.status?.run === run.runId ? memory.status.job : undefined));
+}
 /** The job an earlier attempt of run `runId` started, as the thread's note remembers it. */
 function jobOfRun(note, runId) {
     if (!note)
@@ -29933,10 +29955,83 @@ async function readThreadJob(id, where, deps) {
     }
 }
 
+// EXTERNAL MODULE: ./src/core/event.ts
+var core_event = __nccwpck_require__(7667);
+;// CONCATENATED MODULE: ./src/decide/follow-up.ts
+// What a thread's later runs send (`followUp`), and the two ways a push-like run finds it has
+// nothing to send: a newer push's run carries its changes, or nothing changed since the job last
+// looked. Each quota use is an agent pass: a thread sends when the docs have something new to see.
+
+
+/** `followUp`: which later events of a thread send to its job. */
+const FOLLOW_UP_POLICIES = ['every-push', 'at-merge', 'on-request'];
+function threadStep(event, asked, moment) {
+    if (asked)
+        return 'request';
+    const step = (0,core_event/* pullRequestStep */.b7)(event);
+    if (step)
+        return step;
+    if (event.kind === 'push')
+        return moment.merge || moment.branch ? 'merge' : 'change';
+    return event.kind === 'workflow-run' ? 'change' : 'other';
+}
+/**
+ * Whether `followUp` holds this run back: `at-merge` sends the first event (no job yet), the merge
+ * and requests; `on-request` only requests. `job` is the thread's job, when it has one; GitHub not
+ * telling where the run stands (`unread`) never holds it back.
+ */
+function heldByPolicy(policy, step, job, unread) {
+    if (policy === 'every-push' || step === 'request' || unread)
+        return undefined;
+    const named = job ? `job ${(0,untrusted/* label */.Pf)(job)}` : 'the thread’s job';
+    if (policy === 'on-request') {
+        return {
+            notice: `Skipped: followUp is on-request, so only a request sends to ${named} (a comment with the trigger phrase, triggerLabel, or a run by hand).`,
+            status: 'Docs follow on request',
+        };
+    }
+    if (step === 'merge')
+        return undefined;
+    if (step === 'closed') {
+        return {
+            notice: `Skipped: the pull request was closed without merging, and followUp is at-merge: ${named} gets nothing from it.`,
+            status: 'Closed unmerged: no docs to follow',
+        };
+    }
+    // The first event of a thread creates its job, whichever it is.
+    if (!job)
+        return undefined;
+    return {
+        notice: `Skipped: followUp is at-merge, so this sends nothing; ${named} gets everything since it last looked when the pull request merges (or when someone asks).`,
+        status: 'Docs follow at the merge',
+    };
+}
+/** A push-like run overtaken by a newer push to its pull request: the newer one's run carries it. */
+function overtaken(newerHead) {
+    return {
+        notice: `Skipped: the pull request's head has moved on to ${(0,untrusted/* label */.Pf)(newerHead.slice(0, 12))}; the run for that push carries these changes (everything since the job last looked).`,
+        status: 'A newer push carries this change',
+    };
+}
+/**
+ * Whether a comparison GitHub made since the head the job last saw lists no file: then there is
+ * nothing new to send. A list GitHub could not give, or may have given in part, is no evidence.
+ */
+function nothingNew(changed, since, job) {
+    if ('unreadable' in changed || !changed.compared || changed.partial || changed.files.length > 0)
+        return undefined;
+    const named = job ? `job ${(0,untrusted/* label */.Pf)(job)}` : 'the thread’s job';
+    return {
+        notice: `Skipped: nothing changed since ${named} last looked (at ${(0,untrusted/* label */.Pf)(since.slice(0, 12))}), so nothing was sent.`,
+        status: 'Nothing new since the job last looked',
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/decide/decide.ts
 // The first of the run's three steps: before anything is sent to the service, decide whether the
 // step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
 // job, and the whole prompt. The result is one value; execute and report take it from here.
+
 
 
 
@@ -29957,23 +30052,43 @@ async function decide(inputs, deps) {
         throw new errors/* ActionFailure */.dR("The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.");
     }
     const memory = features.recall && port ? await port.recall(features.thread, signal) : {};
+    const job = memory.note?.job ?? memory.branch?.job;
+    // A run that sends nothing leaves a success status naming the thread's job (a required check
+    // passes, and a branch's next push still finds the job).
+    const hold = async (held, named) => {
+        if (!features.dryRun)
+            await port?.skipped(held.status, named, signal);
+        return { kind: 'skip', notice: held.notice };
+    };
+    const asked = admission.asked || event.kind === 'dispatch';
+    // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back.
+    const resumes = features.thread && earlierAttemptJob(memory, deps.run) !== undefined;
+    if (features.thread && port && !resumes) {
+        const moment = features.moment ? await port.moment(signal) : {};
+        const step = threadStep(event, asked, moment);
+        const held = heldByPolicy(inputs.followUp, step, job, moment.unread === true) ??
+            (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined);
+        if (held)
+            return hold(held, job);
+    }
     // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
-    if (gated && deps.paths && port) {
-        const since = features.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
-        const skip = await irrelevant(deps.paths, await port.changedFiles(since, signal), log, signal);
-        if (skip) {
-            // The status keeps naming the thread's job, so a branch's next push still finds it.
-            if (!features.dryRun)
-                await port.skipped('No docs-relevant change', memory.note?.job ?? memory.branch?.job, signal);
-            return { kind: 'skip', notice: skip };
-        }
+    const since = features.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
+    const fresh = features.moment && since !== undefined && !resumes;
+    if ((gated || fresh) && port) {
+        const changed = await port.changedFiles(since, signal);
+        const stale = fresh && since !== undefined ? nothingNew(changed, since, job) : undefined;
+        if (stale)
+            return hold(stale, job);
+        const skip = gated && deps.paths ? await irrelevant(deps.paths, changed, log, signal) : undefined;
+        if (skip)
+            return hold({ notice: skip, status: 'No docs-relevant change' }, job);
     }
     const plan = await planJob({
         ...inputs,
         prompt: admission.prompt,
         runId: deps.run.runId,
         attempt: deps.run.attempt,
-        asked: admission.asked || event.kind === 'dispatch',
+        asked,
         ...(inputs.trigger ? { trigger: inputs.trigger } : {}),
     }, features.recall && port ? memory : undefined, {
         client: deps.client,
@@ -29984,20 +30099,13 @@ async function decide(inputs, deps) {
         context: deps.context,
         signal,
     });
-    if (plan.kind === 'skip') {
-        // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
-        if (!features.dryRun)
-            await port?.skipped(plan.status, undefined, signal);
-        return { kind: 'skip', notice: plan.notice };
-    }
+    // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
+    if (plan.kind === 'skip')
+        return hold(plan, undefined);
     // After the plan, so that a re-run that only waits for its earlier attempt's job still goes on.
     const spent = features.thread ? budgetSpent(inputs.budget, plan.mode, memory, log) : undefined;
-    if (spent) {
-        // The status names the thread's job, as a skip for paths does: a required check passes.
-        if (!features.dryRun)
-            await port?.skipped(spent.status, memory.note?.job ?? memory.branch?.job, signal);
-        return { kind: 'skip', notice: spent.notice, answer: spent.answer };
-    }
+    if (spent)
+        return { ...(await hold(spent, job)), answer: spent.answer };
     const written = (0,core_mode/* onlyWaits */.PI)(plan.mode) ? undefined : admission.prompt;
     const whole = async (since) => {
         let prompt = written ?? '';
@@ -30494,6 +30602,7 @@ function tokenNeeds(asked) {
 // and known to no event: `inputs.ts` applies them in action.yml's order.
 
 
+
 const MIN_POLL_INTERVAL_MS = 1000;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
 // `.` and `..` would be resolved away as dot segments by every URL parser, even percent-encoded,
@@ -30538,6 +30647,13 @@ const contextLimit = (text, problem) => {
     if (/^\d+$/.test(text) && value >= MIN_CONTEXT_LIMIT && value <= MAX_CONTEXT_LIMIT)
         return value;
     return problem(`Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
+};
+/** `followUp`: one of the policies, as written. */
+const followUp = (text, problem) => {
+    const policy = FOLLOW_UP_POLICIES.find((name) => name === text);
+    if (policy)
+        return policy;
+    return problem(`Input "followUp" must be every-push, at-merge or on-request, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
 };
 /** `budget`: empty for no limit, else a whole number of quota uses of at least 1. */
 const budget = (text, problem) => {
@@ -30877,6 +30993,7 @@ const OPTIONAL_DEFAULTS = {
     thread: 'false',
     status: 'false',
     dryRun: 'false',
+    followUp: 'every-push',
 };
 // The inputs action.yml declares, by their names there, each with its rule; checked in this order,
 // and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
@@ -30923,6 +31040,8 @@ const schema = schemas/* object */.Ikc({
     dryRun: rule(bool('dryRun')),
     /** The most quota uses one thread may spend over its life; absent for no limit. */
     budget: rule(budget),
+    /** With `thread`: which later events send to the thread's job. */
+    followUp: rule(followUp),
 });
 function forkMessage(fork) {
     const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
@@ -30993,6 +31112,9 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
     // The total a budget is held to is kept in the thread's note: without a thread there is none.
     if (inputs.budget !== undefined && !inputs.thread) {
         throw new InputError('Input "budget" is set but thread is not true: a budget counts the quota uses of one thread; set thread: true or leave budget empty.');
+    }
+    if (inputs.followUp !== 'every-push' && !inputs.thread) {
+        throw new InputError(`Input "followUp" is ${inputs.followUp} but thread is not true: it says which runs of a thread send to its job; set thread: true or leave followUp at every-push.`);
     }
     if (needs.github && !inputs.githubToken) {
         throw new InputError(`Input "githubToken" is empty, but ${GITHUB_TOKEN_NEED}: leave githubToken at its default (\${{ github.token }}) or pass a token for this repository.`);
@@ -31202,8 +31324,6 @@ class JobRun {
     }
 }
 
-// EXTERNAL MODULE: ./src/core/event.ts
-var core_event = __nccwpck_require__(7667);
 ;// CONCATENATED MODULE: ./src/core/run-context.ts
 
 function readRunContext(env = process.env) {
@@ -31339,6 +31459,7 @@ function featuresOf(inputs, context, request) {
         recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
         context: inputs.context === 'auto',
         paths: paths && !asked,
+        moment: inputs.thread && !asked && (changes || event.kind === 'workflow-run'),
         route: route && writes,
         autoMerge: autoMerge && writes,
         ...(request.kind === 'request' && writes ? { reaction: request.comment } : {}),

@@ -53,6 +53,8 @@ export interface PullFacts {
    * opens pull requests within itself whose head says `fork: true`.
    */
   fork?: { repo?: string };
+  /** The pull request is merged (a `closed` event says whether it was). */
+  merged?: boolean;
 }
 
 /** The issue an event carries; a pull request's issue events say `pull`. */
@@ -206,6 +208,7 @@ interface Fields {
   issue?: { number?: number; pull_request?: unknown };
   pull_request?: {
     number?: number;
+    merged?: boolean;
     head?: { sha?: string; repo?: RepoName };
     base?: { repo?: RepoName };
   };
@@ -251,6 +254,7 @@ function fieldsOf(payload: Raw): Fields {
       pr &&
       defined({
         number: number(pr.number),
+        merged: flag(pr.merged),
         head: head && defined({ sha: text(head.sha), repo: repoName(head.repo) }),
         base: base && defined({ repo: repoName(base.repo) }),
       }),
@@ -358,7 +362,7 @@ function causeOf(name: string | undefined): Cause {
 function pullFacts(f: Fields): PullFacts | undefined {
   const pr = f.pull_request;
   if (!pr) return undefined;
-  return defined({ number: pr.number, headSha: pr.head?.sha, fork: forkOf(pr) });
+  return defined({ number: pr.number, headSha: pr.head?.sha, fork: forkOf(pr), merged: pr.merged });
 }
 
 /** A head repository deleted since (`null`) was a fork; a base without a name tells nothing. */
@@ -421,4 +425,15 @@ export function refWords(ref: unknown): string {
   const tag = /^refs\/tags\/(.+)$/.exec(name);
   if (tag) return `the tag ${word(tag[1] ?? '')}`;
   return name ? `the ref ${word(name)}` : 'its ref';
+}
+
+/**
+ * What a pull request event is to its thread: `merge` (closed as merged), `closed` (closed
+ * unmerged), else `change` (opened, a push, reopened, ready for review, edited, …). Any other
+ * event is `undefined`.
+ */
+export function pullRequestStep(event: RunEvent): 'merge' | 'closed' | 'change' | undefined {
+  if (event.kind !== 'pull-request') return undefined;
+  if (event.action !== 'closed') return 'change';
+  return event.pull?.merged === true ? 'merge' : 'closed';
 }

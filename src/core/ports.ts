@@ -49,8 +49,11 @@ export interface ReportRequest {
 
 /** The files a change touched, as `paths` matches them. */
 export type Changed =
-  /** `partial` says why GitHub may have listed fewer files than the change has. */
-  | { files: string[]; partial?: string }
+  /**
+   * `partial` says why GitHub may have listed fewer files than the change has; `compared`, that
+   * the list is GitHub's comparison since the head asked about (so an empty one means nothing new).
+   */
+  | { files: string[]; partial?: string; compared?: true }
   /** GitHub could not tell: the job goes ahead, and this says why. */
   | { unreadable: string };
 
@@ -158,6 +161,18 @@ export interface GitHubStarted {
   posting?: Promise<FirstPost>;
 }
 
+/** Where a run stands on its pull request, as GitHub tells it when the run starts. */
+export interface Moment {
+  /** The push of a pull request's merge commit: the merge, told to the pull request's thread. */
+  merge?: boolean;
+  /** A push no pull request contains: a branch pushed to directly, where every push is a merge. */
+  branch?: boolean;
+  /** The pull request's head, when GitHub already reports a newer one than this run's own. */
+  newerHead?: string;
+  /** GitHub could not tell (a warning said why): the run goes as if nothing held it back. */
+  unread?: boolean;
+}
+
 /** What decide reads of GitHub (and the one thing a decision writes: a skip's status). */
 export interface DecideReads {
   /** The actor's access to the repository; `undefined` (with a warning) when GitHub cannot say. */
@@ -173,6 +188,8 @@ export interface DecideReads {
   context(since: string | undefined, limit: number, signal: AbortSignal): Promise<string>;
   /** The files the event changed (since `since`, the head the thread's job last saw). */
   changedFiles(since: string | undefined, signal: AbortSignal): Promise<Changed>;
+  /** Where a push-like run stands on its pull request: its merge, a branch's push, or overtaken. */
+  moment(signal: AbortSignal): Promise<Moment>;
   /**
    * A skip on a thread (a change `paths` found irrelevant, a docs PR closed unmerged): with
    * `status`, a success status saying `why`, so a required check never waits for a job that will

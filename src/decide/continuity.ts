@@ -77,9 +77,7 @@ export async function planJob(
   }
 
   if (request.attempt > 1) {
-    const earlier =
-      jobOfRun(memory.note, request.runId) ??
-      (memory.status?.run === request.runId ? memory.status.job : undefined);
+    const earlier = earlierAttemptJob(memory, request);
     if (earlier) {
       log.info(
         `Attempt ${request.attempt} of this run: resuming agent job ${label(earlier)}, which an earlier attempt started, instead of starting another.`,
@@ -161,6 +159,20 @@ export async function planJob(
 function closedStatus(trigger: string | undefined): string {
   const ask = trigger && [...trigger].length <= 40 ? `ask with ${trigger}` : 'ask for docs';
   return `Docs PR closed unmerged: ${ask} to start again`;
+}
+
+/**
+ * The job an earlier attempt of this run started, as the thread's note or this step's status on the
+ * run's commit remembers it: a re-run resumes it, and nothing holds a resume back.
+ */
+export function earlierAttemptJob(
+  memory: Memory,
+  run: { runId: number; attempt: number },
+): string | undefined {
+  if (run.attempt <= 1) return undefined;
+  return (
+    jobOfRun(memory.note, run.runId) ?? (memory.status?.run === run.runId ? memory.status.job : undefined)
+  );
 }
 
 /** The job an earlier attempt of run `runId` started, as the thread's note remembers it. */

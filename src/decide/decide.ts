@@ -5,7 +5,8 @@ import { admit, type Skip } from './admission.js';
 import type { AgentClient } from '../service/client.js';
 import type { Clock } from '../core/clock.js';
 import { budgetSpent } from './budget.js';
-import { planJob } from './continuity.js';
+import { earlierAttemptJob, planJob } from './continuity.js';
+import { heldByPolicy, nothingNew, overtaken, threadStep, type Held } from './follow-up.js';
 import { ActionFailure, type FaultContext } from '../service/errors.js';
 import type { RunEvent } from '../core/event.js';
 import type { Features } from './features.js';
@@ -77,16 +78,33 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     );
   }
   const memory = features.recall && port ? await port.recall(features.thread, signal) : {};
+  const job = memory.note?.job ?? memory.branch?.job;
+  // A run that sends nothing leaves a success status naming the thread's job (a required check
+  // passes, and a branch's next push still finds the job).
+  const hold = async (held: Held, named: string | undefined): Promise<Skip> => {
+    if (!features.dryRun) await port?.skipped(held.status, named, signal);
+    return { kind: 'skip', notice: held.notice };
+  };
+  const asked = admission.asked || event.kind === 'dispatch';
+  // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back.
+  const resumes = features.thread && earlierAttemptJob(memory, deps.run) !== undefined;
+  if (features.thread && port && !resumes) {
+    const moment = features.moment ? await port.moment(signal) : {};
+    const step = threadStep(event, asked, moment);
+    const held =
+      heldByPolicy(inputs.followUp, step, job, moment.unread === true) ??
+      (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined);
+    if (held) return hold(held, job);
+  }
   // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
-  if (gated && deps.paths && port) {
-    const since = features.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
-    const skip = await irrelevant(deps.paths, await port.changedFiles(since, signal), log, signal);
-    if (skip) {
-      // The status keeps naming the thread's job, so a branch's next push still finds it.
-      if (!features.dryRun)
-        await port.skipped('No docs-relevant change', memory.note?.job ?? memory.branch?.job, signal);
-      return { kind: 'skip', notice: skip };
-    }
+  const since = features.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
+  const fresh = features.moment && since !== undefined && !resumes;
+  if ((gated || fresh) && port) {
+    const changed = await port.changedFiles(since, signal);
+    const stale = fresh && since !== undefined ? nothingNew(changed, since, job) : undefined;
+    if (stale) return hold(stale, job);
+    const skip = gated && deps.paths ? await irrelevant(deps.paths, changed, log, signal) : undefined;
+    if (skip) return hold({ notice: skip, status: 'No docs-relevant change' }, job);
   }
   const plan = await planJob(
     {
@@ -94,7 +112,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       prompt: admission.prompt,
       runId: deps.run.runId,
       attempt: deps.run.attempt,
-      asked: admission.asked || event.kind === 'dispatch',
+      asked,
       ...(inputs.trigger ? { trigger: inputs.trigger } : {}),
     },
     features.recall && port ? memory : undefined,
@@ -108,18 +126,11 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       signal,
     },
   );
-  if (plan.kind === 'skip') {
-    // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
-    if (!features.dryRun) await port?.skipped(plan.status, undefined, signal);
-    return { kind: 'skip', notice: plan.notice };
-  }
+  // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
+  if (plan.kind === 'skip') return hold(plan, undefined);
   // After the plan, so that a re-run that only waits for its earlier attempt's job still goes on.
   const spent = features.thread ? budgetSpent(inputs.budget, plan.mode, memory, log) : undefined;
-  if (spent) {
-    // The status names the thread's job, as a skip for paths does: a required check passes.
-    if (!features.dryRun) await port?.skipped(spent.status, memory.note?.job ?? memory.branch?.job, signal);
-    return { kind: 'skip', notice: spent.notice, answer: spent.answer };
-  }
+  if (spent) return { ...(await hold(spent, job)), answer: spent.answer };
 
   const written = onlyWaits(plan.mode) ? undefined : admission.prompt;
   const whole = async (since?: string): Promise<string> => {

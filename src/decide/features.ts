@@ -21,6 +21,12 @@ export interface Features {
   context: boolean;
   /** `paths` decides whether the change is relevant: a push or a pull request event nobody asked on. */
   paths: boolean;
+  /**
+   * Where a push-like run stands on its thread's pull request is read (its merge, a branch's push,
+   * a newer push), and whether anything changed since the job last looked: a thread's run on a
+   * push, a pull request event or a `workflow_run`, nobody asked.
+   */
+  moment: boolean;
   /** Labels and reviewers on the docs pull request. */
   route: boolean;
   /** Auto-merge on the docs pull request. */
@@ -84,6 +90,7 @@ export function featuresOf(
     recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
     context: inputs.context === 'auto',
     paths: paths && !asked,
+    moment: inputs.thread && !asked && (changes || event.kind === 'workflow-run'),
     route: route && writes,
     autoMerge: autoMerge && writes,
     ...(request.kind === 'request' && writes ? { reaction: request.comment } : {}),

@@ -3,6 +3,7 @@
 import { DURATION_FORMS, parseDuration } from '../core/duration.js';
 import type { MergeMethod } from '../core/ports.js';
 import { hasUnsafe, quote } from '../core/untrusted.js';
+import { FOLLOW_UP_POLICIES, type FollowUpPolicy } from './follow-up.js';
 
 export const MIN_POLL_INTERVAL_MS = 1000;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
@@ -69,6 +70,13 @@ export const contextLimit: Check<number> = (text, problem) => {
   return problem(
     `Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${quote(text, 40)}.`,
   );
+};
+
+/** `followUp`: one of the policies, as written. */
+export const followUp: Check<FollowUpPolicy> = (text, problem) => {
+  const policy = FOLLOW_UP_POLICIES.find((name) => name === text);
+  if (policy) return policy;
+  return problem(`Input "followUp" must be every-push, at-merge or on-request, got ${quote(text, 40)}.`);
 };
 
 /** `budget`: empty for no limit, else a whole number of quota uses of at least 1. */

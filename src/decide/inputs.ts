@@ -8,6 +8,7 @@ import {
   baseUrl,
   bool,
   budget,
+  followUp,
   contextLimit,
   contextMode,
   duration,
@@ -71,6 +72,7 @@ export const OPTIONAL_DEFAULTS = {
   thread: 'false',
   status: 'false',
   dryRun: 'false',
+  followUp: 'every-push',
 } as const;
 
 // The inputs action.yml declares, by their names there, each with its rule; checked in this order,
@@ -118,6 +120,8 @@ const schema = z.object({
   dryRun: rule(bool('dryRun')),
   /** The most quota uses one thread may spend over its life; absent for no limit. */
   budget: rule(budget),
+  /** With `thread`: which later events send to the thread's job. */
+  followUp: rule(followUp),
 });
 
 /** Everything the action acts on, validated before the first request: the schema's output. */
@@ -250,6 +254,11 @@ export function readInputs(
   if (inputs.budget !== undefined && !inputs.thread) {
     throw new InputError(
       'Input "budget" is set but thread is not true: a budget counts the quota uses of one thread; set thread: true or leave budget empty.',
+    );
+  }
+  if (inputs.followUp !== 'every-push' && !inputs.thread) {
+    throw new InputError(
+      `Input "followUp" is ${inputs.followUp} but thread is not true: it says which runs of a thread send to its job; set thread: true or leave followUp at every-push.`,
     );
   }
   if (needs.github && !inputs.githubToken) {

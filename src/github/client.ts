@@ -21,7 +21,7 @@ export interface GitHubApi {
   pullsOfCommit(
     at: { owner: string; repo: string; commit_sha: string },
     signal: AbortSignal,
-  ): Promise<{ number: number; merge_commit_sha?: string | null }[]>;
+  ): Promise<{ number: number; merge_commit_sha?: string | null; head?: { sha: string } }[]>;
   /** A thread's comments, oldest first, a page (100) at a time, as GitHub's links lead. */
   comments(
     at: { owner: string; repo: string; issue_number: number },
@@ -123,7 +123,13 @@ const commentReply = z.object({
   user: z.nullish(z.object({ login: z.string() })),
   html_url: z.string(),
 });
-const pullsReply = z.array(z.object({ number: z.number(), merge_commit_sha: z.nullish(z.string()) }));
+const pullsReply = z.array(
+  z.object({
+    number: z.number(),
+    merge_commit_sha: z.nullish(z.string()),
+    head: z.optional(z.object({ sha: z.string() })),
+  }),
+);
 const viewerReply = z.object({ viewer: z.object({ login: z.string() }) });
 const fileReply = z.object({
   filename: z.string(),

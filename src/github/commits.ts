@@ -19,8 +19,8 @@ export interface RunCommits {
  * Which commits the run is about. A pull request's events name its head (`GITHUB_SHA` is a merge
  * commit there, or the base branch's head for `pull_request_target`); a `workflow_run` names the
  * head of the run it follows (`GITHUB_SHA` is the default branch's head there); a comment on a pull
- * request names none, so its head is read; a comment on an issue has no commit at all. A comment
- * gives no `head`: the job saw no new commit from it.
+ * request names none, so its head is read (and is the head its job sees: a request's follow-up
+ * carries what changed up to it); a comment on an issue has no commit at all.
  */
 export async function runCommits(
   api: GitHubApi,
@@ -56,7 +56,7 @@ export async function runCommits(
     try {
       const pull = await api.getPull({ owner, repo, pull_number: number }, signal);
       const head = sha(pull.headSha);
-      return head ? { sha: head } : { none: `GitHub named no head commit for pull request #${number}` };
+      return head ? { head, sha: head } : { none: `GitHub named no head commit for pull request #${number}` };
     } catch (error) {
       warn(
         describeGitHubFault(error, {

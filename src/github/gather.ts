@@ -53,6 +53,7 @@ async function gather(
   since: string | undefined,
   warn: Warn,
   signal: AbortSignal,
+  until?: string,
 ): Promise<EventContext | undefined> {
   const { event, payload } = run;
   const { owner, repo } = run.repo;
@@ -69,7 +70,7 @@ async function gather(
     case 'push': {
       // A deleted branch changed nothing there is to document.
       if (event.deleted) return undefined;
-      const after = event.after ?? run.sha;
+      const after = until ?? event.after ?? run.sha;
       try {
         return pushContext(payload, fullRepo, await pushChanges(api, run, event, since, after, signal));
       } catch (error) {
@@ -172,7 +173,9 @@ export async function gatherSince(
   signal: AbortSignal,
 ): Promise<EventContext | undefined> {
   const { event, payload } = run;
-  if (event.kind === 'push') return gather(api, run, last, warn, signal);
+  // A merge's `head` is the merged pull request's own head, not the pushed merge commit.
+  if (event.kind === 'push') return gather(api, run, last, warn, signal, head);
+  if (event.kind === 'comment' && !event.review) return requestSince(api, run, last, head, warn, signal);
   if (event.kind !== 'pull-request') return gatherContext(api, run, warn, signal);
   const { owner, repo } = run.repo;
   try {
@@ -192,12 +195,47 @@ export async function gatherSince(
 }
 
 /**
+ * A request on a pull request, for a follow-up: the comment's context and what changed since the
+ * head the job last saw up to the head this run read, which the thread's note then records: a
+ * request moves the job's last head, so the changes up to it are told now or never.
+ */
+async function requestSince(
+  api: GitHubApi,
+  run: RunContext,
+  last: string,
+  head: string,
+  warn: Warn,
+  signal: AbortSignal,
+): Promise<EventContext> {
+  const asked = issueContext(run.payload);
+  const { owner, repo } = run.repo;
+  try {
+    const { commits, files, url } = await api.compare({ owner, repo, basehead: `${last}...${head}` }, signal);
+    return {
+      ...asked,
+      title: `${asked.title.replace(/\.$/, '')}: the request, and what changed since the docs job last saw it (${last.slice(0, 7)}…${head.slice(0, 7)}).`,
+      facts: [...asked.facts, `Compare: ${url}`],
+      commits,
+      files,
+    };
+  } catch (error) {
+    if (signal.aborted && !isTimeout(signal.reason)) throw signal.reason;
+    warn(
+      `${describeGitHubFault(error, { what: `compare ${last.slice(0, 12)}...${head.slice(0, 12)}`, token: 'githubToken', permission: 'contents: read', repo: `${owner}/${repo}` })} The request is sent without what changed since the job last looked.`,
+    );
+    return asked;
+  }
+}
+
+/**
  * The files an event changed, as `paths` matches them. `partial`, when set, says why GitHub may
  * have given fewer files than the change has: such a list never lets `paths` skip.
  */
 export interface ChangedFiles {
   files: string[];
   partial?: string;
+  /** The list is a comparison GitHub made since the head asked about (or that very head). */
+  compared?: true;
 }
 
 /**
@@ -210,6 +248,7 @@ export async function changedFiles(
   run: RunContext,
   since: string | undefined,
   signal: AbortSignal,
+  until?: string,
 ): Promise<ChangedFiles> {
   const { owner, repo } = run.repo;
   const names = (files: ChangedFile[]) => [
@@ -228,12 +267,13 @@ export async function changedFiles(
   const { event } = run;
   if (event.kind === 'push') {
     if (event.deleted) return { files: [] };
-    const after = event.after ?? run.sha;
+    const after = until ?? event.after ?? run.sha;
+    // The job already saw this very commit: nothing changed since, no comparison needed.
+    if (since && since === after) return { files: [], compared: true };
     const changes = await pushChanges(api, run, event, since || undefined, after, signal);
     // A commit's files are listed as a comparison's are, at most 300 of them.
-    return 'partial' in changes
-      ? { files: names(changes.files), partial: changes.partial }
-      : compared(changes.files);
+    if ('partial' in changes) return { files: names(changes.files), partial: changes.partial };
+    return { ...compared(changes.files), ...(since ? { compared: true as const } : {}) };
   }
   const pull = 'pull' in event ? event.pull : undefined;
   const number = pull?.number;
@@ -241,10 +281,11 @@ export async function changedFiles(
   if (number === undefined) {
     return { files: [], partial: 'The event names no pull request, so which files it changed is unknown.' };
   }
+  if (since && since === head) return { files: [], compared: true };
   if (since && head && since !== head) {
     try {
       const { files } = await api.compare({ owner, repo, basehead: `${since}...${head}` }, signal);
-      return compared(files);
+      return { ...compared(files), compared: true };
     } catch (error) {
       // A comparison GitHub cannot make (a forced push): the whole pull request's files, which
       // hold every file changed since.

@@ -6,7 +6,8 @@
 import { ActionFailure } from '../service/errors.js';
 import type { Access } from '../core/ports.js';
 import { describeThrown } from '../core/log.js';
-import type { Changed, DecideReads, DocsPull, Memory } from '../core/ports.js';
+import type { Changed, DecideReads, DocsPull, Memory, Moment } from '../core/ports.js';
+import { pullRequestStep } from '../core/event.js';
 import { pushedOnto } from './commits.js';
 import { renderContext } from './context.js';
 import { describeGitHubFault, faultOf } from './errors.js';
@@ -107,7 +108,9 @@ export function decideReads(session: GitHubSession): DecideReads {
         CONTEXT_BUDGET_MS,
         cancellation,
         async (signal) => {
-          const { head } = await session.runCommits(signal);
+          const own = (await session.runCommits(signal)).head;
+          // A thread's merge is told up to the merged pull request's own head.
+          const head = since ? ((await mergedHead(session, signal)) ?? own) : own;
           if (since && head && head !== since) {
             const context = await gatherSince(session.forRepo(), run, since, head, warn, signal);
             const text = context ? renderContext(context, limit) : '';
@@ -140,8 +143,11 @@ export function decideReads(session: GitHubSession): DecideReads {
       return session.beforeTheCreate(
         CONTEXT_BUDGET_MS,
         cancellation,
-        (signal): Promise<Changed> =>
-          session.retrying(() => changedFiles(session.forRepo(), run, since, signal), signal),
+        async (signal): Promise<Changed> => {
+          // Without a last head, a merge's files are the push's own, as its context lists them.
+          const until = since ? await mergedHead(session, signal) : undefined;
+          return session.retrying(() => changedFiles(session.forRepo(), run, since, signal, until), signal);
+        },
         (error): Changed => ({
           unreadable: describeGitHubFault(error, {
             what: 'read which files the change touched',
@@ -150,6 +156,31 @@ export function decideReads(session: GitHubSession): DecideReads {
             repo: `${owner}/${repo}`,
           }),
         }),
+      );
+    },
+
+    /**
+     * Where a push-like run stands on its pull request: a push is the merge when its commit is the
+     * pull request's merge commit, a branch's when no pull request contains it; a push or a pull
+     * request event is overtaken when the pull request's head is already another commit. GitHub
+     * not telling is `unread` (a warning): nothing is held back on a guess.
+     */
+    moment(cancellation) {
+      return session.beforeTheCreate(
+        RECALL_BUDGET_MS,
+        cancellation,
+        (signal) => moment(session, signal),
+        (error): Moment => {
+          warn(
+            `${describeGitHubFault(error, {
+              what: 'read where the pull request’s head stands',
+              token: 'githubToken',
+              permission: 'pull-requests: read',
+              repo: `${owner}/${repo}`,
+            })} The run goes on as if no newer push had come.`,
+          );
+          return { unread: true };
+        },
       );
     },
 
@@ -164,6 +195,43 @@ export function decideReads(session: GitHubSession): DecideReads {
       }
     },
   };
+}
+
+async function moment(session: GitHubSession, signal: AbortSignal): Promise<Moment> {
+  const { run } = session;
+  const { event } = run;
+  if (event.kind === 'push') {
+    const found = await session.retrying(() => session.runThread(signal), signal);
+    const pushed = found.thread?.pushed;
+    if (!found.thread) return { branch: true };
+    if (pushed?.merge) return { merge: true };
+    const own = event.after ?? run.sha;
+    return pushed?.head && pushed.head !== own ? { newerHead: pushed.head } : {};
+  }
+  // Only a change to an open pull request can be overtaken: a closed one's head stays.
+  if (event.kind === 'pull-request' && pullRequestStep(event) !== 'change') return {};
+  if (event.kind !== 'pull-request' && event.kind !== 'workflow-run') return {};
+  const found = await session.retrying(() => session.runThread(signal), signal);
+  const { head } = await session.runCommits(signal);
+  if (!found.thread || !head) return {};
+  const { owner, repo, number } = found.thread;
+  const pull = await session.retrying(
+    () => session.forRepo().getPull({ owner, repo, pull_number: number }, signal),
+    signal,
+  );
+  return pull.headSha && pull.headSha !== head ? { newerHead: pull.headSha } : {};
+}
+
+/**
+ * On the push of a pull request's merge commit: the pull request's own head, where what the merge
+ * tells its job ends. Never the merge commit: after a squash or a moved base, a comparison up to it
+ * carries other pull requests' changes.
+ */
+async function mergedHead(session: GitHubSession, signal: AbortSignal): Promise<string | undefined> {
+  if (session.run.event.kind !== 'push') return undefined;
+  const found = await session.retrying(() => session.runThread(signal), signal);
+  const pushed = found.thread?.pushed;
+  return pushed?.merge ? pushed.head : undefined;
 }
 
 /**

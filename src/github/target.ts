@@ -10,6 +10,11 @@ export interface Thread {
   pull: boolean;
   /** A pull request from a fork, where the workflow's token is read-only. */
   fork: boolean;
+  /**
+   * On a push: the pull request's head as GitHub reports it, and whether the pushed commit is the
+   * pull request's merge (then the head is what it merged).
+   */
+  pushed?: { head?: string; merge: boolean };
 }
 
 /** Whether the event can lead to a thread at all; if not, no request is made. */
@@ -99,5 +104,15 @@ export async function findThread(
         : `no pull request contains the pushed commit ${short}`,
     };
   }
-  return { thread: { owner, repo, number: pr.number, pull: true, fork: false } };
+  const head = pr.head?.sha;
+  return {
+    thread: {
+      owner,
+      repo,
+      number: pr.number,
+      pull: true,
+      fork: false,
+      pushed: { merge: pr.merge_commit_sha === sha, ...(head ? { head } : {}) },
+    },
+  };
 }

@@ -1,0 +1,87 @@
+// What a thread's later runs send (`followUp`), and the two ways a push-like run finds it has
+// nothing to send: a newer push's run carries its changes, or nothing changed since the job last
+// looked. Each quota use is an agent pass: a thread sends when the docs have something new to see.
+import { pullRequestStep, type RunEvent } from '../core/event.js';
+import type { Changed, Moment } from '../core/ports.js';
+import { label } from '../core/untrusted.js';
+
+/** `followUp`: which later events of a thread send to its job. */
+export const FOLLOW_UP_POLICIES = ['every-push', 'at-merge', 'on-request'] as const;
+export type FollowUpPolicy = (typeof FOLLOW_UP_POLICIES)[number];
+
+/**
+ * What the run is to its thread: a request (someone asked), the merge (of the pull request, or any
+ * push to a branch pushed to directly), a change (opened, a push, reopened, ready for review, a run
+ * that follows one), the pull request closed unmerged, or anything else (an issue's events, a review).
+ */
+export type ThreadStep = 'request' | 'merge' | 'change' | 'closed' | 'other';
+
+export function threadStep(event: RunEvent, asked: boolean, moment: Moment): ThreadStep {
+  if (asked) return 'request';
+  const step = pullRequestStep(event);
+  if (step) return step;
+  if (event.kind === 'push') return moment.merge || moment.branch ? 'merge' : 'change';
+  return event.kind === 'workflow-run' ? 'change' : 'other';
+}
+
+/** A run that sends nothing: its notice, and its success status's words (which name the job). */
+export interface Held {
+  notice: string;
+  status: string;
+}
+
+/**
+ * Whether `followUp` holds this run back: `at-merge` sends the first event (no job yet), the merge
+ * and requests; `on-request` only requests. `job` is the thread's job, when it has one; GitHub not
+ * telling where the run stands (`unread`) never holds it back.
+ */
+export function heldByPolicy(
+  policy: FollowUpPolicy,
+  step: ThreadStep,
+  job: string | undefined,
+  unread: boolean,
+): Held | undefined {
+  if (policy === 'every-push' || step === 'request' || unread) return undefined;
+  const named = job ? `job ${label(job)}` : 'the thread’s job';
+  if (policy === 'on-request') {
+    return {
+      notice: `Skipped: followUp is on-request, so only a request sends to ${named} (a comment with the trigger phrase, triggerLabel, or a run by hand).`,
+      status: 'Docs follow on request',
+    };
+  }
+  if (step === 'merge') return undefined;
+  if (step === 'closed') {
+    return {
+      notice: `Skipped: the pull request was closed without merging, and followUp is at-merge: ${named} gets nothing from it.`,
+      status: 'Closed unmerged: no docs to follow',
+    };
+  }
+  // The first event of a thread creates its job, whichever it is.
+  if (!job) return undefined;
+  return {
+    notice: `Skipped: followUp is at-merge, so this sends nothing; ${named} gets everything since it last looked when the pull request merges (or when someone asks).`,
+    status: 'Docs follow at the merge',
+  };
+}
+
+/** A push-like run overtaken by a newer push to its pull request: the newer one's run carries it. */
+export function overtaken(newerHead: string): Held {
+  return {
+    notice: `Skipped: the pull request's head has moved on to ${label(newerHead.slice(0, 12))}; the run for that push carries these changes (everything since the job last looked).`,
+    status: 'A newer push carries this change',
+  };
+}
+
+/**
+ * Whether a comparison GitHub made since the head the job last saw lists no file: then there is
+ * nothing new to send. A list GitHub could not give, or may have given in part, is no evidence.
+ */
+export function nothingNew(changed: Changed, since: string, job: string | undefined): Held | undefined {
+  if ('unreadable' in changed || !changed.compared || changed.partial || changed.files.length > 0)
+    return undefined;
+  const named = job ? `job ${label(job)}` : 'the thread’s job';
+  return {
+    notice: `Skipped: nothing changed since ${named} last looked (at ${label(since.slice(0, 12))}), so nothing was sent.`,
+    status: 'Nothing new since the job last looked',
+  };
+}
