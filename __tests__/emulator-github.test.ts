@@ -653,6 +653,81 @@ describe('GitHub emulator: auto-merge through GraphQL', () => {
   });
 });
 
+describe("GitHub emulator: a pull request's opener, its commits, and closing it", () => {
+  it.each(['', '/api/v3'] as const)(
+    'tells who opened it and who made each commit, a page at a time (prefix %j)',
+    async (prefix) => {
+      const g = await world(prefix);
+      const pr = g.thread('acme/app', {
+        opener: 'docs-app[bot]',
+        pullCommits: [
+          { sha: 'a'.repeat(40), author: 'docs-app[bot]', committer: 'web-flow' },
+          { sha: 'b'.repeat(40), author: 'alice', committer: 'alice' },
+          { sha: 'c'.repeat(40), author: null, committer: null },
+        ],
+      });
+      const got = (await (await call(g, 'GET', `/repos/acme/app/pulls/${pr.number}`)).json()) as {
+        user: { login: string; type: string };
+      };
+      expect(got.user).toMatchObject({ login: 'docs-app[bot]', type: 'Bot' });
+      const first = await call(g, 'GET', `/repos/acme/app/pulls/${pr.number}/commits?per_page=2&page=1`);
+      expect(first.headers.get('link')).toContain('rel="next"');
+      const second = await call(g, 'GET', `/repos/acme/app/pulls/${pr.number}/commits?per_page=2&page=2`);
+      const commits = [...((await first.json()) as unknown[]), ...((await second.json()) as unknown[])] as {
+        sha: string;
+        author: { login: string } | null;
+        committer: { login: string } | null;
+      }[];
+      expect(commits.map((c) => [c.sha[0], c.author?.login ?? null, c.committer?.login ?? null])).toEqual([
+        ['a', 'docs-app[bot]', 'web-flow'],
+        ['b', 'alice', 'alice'],
+        ['c', null, null],
+      ]);
+      // By default: the head, by whoever opened it.
+      const plain = g.thread('acme/app', { headSha: 'd'.repeat(40), opener: 'carol' });
+      const listed = await call(g, 'GET', `/repos/acme/app/pulls/${plain.number}/commits`);
+      expect(await listed.json()).toMatchObject([
+        { sha: 'd'.repeat(40), author: { login: 'carol' }, committer: { login: 'carol' } },
+      ]);
+      expect((await call(g, 'GET', '/repos/acme/app/pulls/99/commits')).status).toBe(404);
+      expect(g.count('listPullCommits')).toBe(4);
+      expect(g.violations).toEqual([]);
+    },
+  );
+
+  it('closes a pull request with write access only, and keeps a merged one merged', async () => {
+    const g = await world();
+    g.grant('ghs_read', { login: 'reader', read: ['acme/app'] });
+    const pr = g.thread('acme/app');
+    const path = `/repos/acme/app/pulls/${pr.number}`;
+    const refused = await call(g, 'PATCH', path, { state: 'closed' }, 'ghs_read');
+    expect(refused.status).toBe(403);
+    expect(pr.state).toBe('open');
+    const closed = await call(g, 'PATCH', path, { state: 'closed' });
+    expect(closed.status).toBe(200);
+    expect(await closed.json()).toMatchObject({ number: pr.number, state: 'closed', merged: false });
+    expect(pr.state).toBe('closed');
+    expect((await call(g, 'PATCH', path, { state: 'shut' })).status).toBe(422);
+    const merged = g.thread('acme/app', { merged: true, state: 'closed' });
+    expect((await call(g, 'PATCH', `/repos/acme/app/pulls/${merged.number}`, { state: 'open' })).status).toBe(
+      422,
+    );
+    expect(merged.state).toBe('closed');
+    const issue = g.thread('acme/app', { pull: false });
+    expect(
+      (await call(g, 'PATCH', `/repos/acme/app/pulls/${issue.number}`, { state: 'closed' })).status,
+    ).toBe(404);
+    g.fail('updatePull', { status: 502 });
+    expect((await call(g, 'PATCH', path, { state: 'open' })).status).toBe(502);
+    expect(pr.state).toBe('closed');
+    expect(g.count('updatePull')).toBe(6);
+    // 'shut' is no state the description allows: the request is recorded as one it refuses.
+    expect(g.violations).toEqual([
+      expect.stringContaining('PATCH /repos/{owner}/{repo}/pulls/{pull_number} body'),
+    ]);
+  });
+});
+
 describe("the emulator's contract, cut from GitHub's description", () => {
   it('holds every operation the emulator serves, in both descriptions', async () => {
     const { ROUTES } = await import('../emulators/github.js');

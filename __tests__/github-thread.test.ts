@@ -11,7 +11,7 @@ import { recorder } from '../__fixtures__/log.js';
 import { APP, BOT, DOCS, DOCS_TOKEN, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 import type { RunContext } from '../src/core/run-context.js';
-import { noteLine, readNote } from '../src/github/note.js';
+import { nextNote, noteLine, readNote, SUPERSEDED_KEPT } from '../src/github/note.js';
 import type { Outcome, ReportRequest } from '../src/core/ports.js';
 import { readStatusNote, statusContext, statusDescription } from '../src/github/status.js';
 
@@ -105,6 +105,22 @@ describe('the note', () => {
     ];
     const note = { job: 'job_3', run: 5, attempt: 1, runs };
     expect(readNote(noteLine(note))?.runs).toEqual([{ run: 3, attempt: 1, job: 'job_3' }]);
+  });
+
+  it('keeps the docs pull requests waiting to be closed until a run deals with them, the newest few', () => {
+    const links = Array.from({ length: 7 }, (_, i) => `https://github.com/acme/docs/pull/${i + 1}`);
+    const first = nextNote(undefined, { job: 'job_1', run: 1, attempt: 1, superseded: links });
+    expect(first.superseded).toEqual(links.slice(-SUPERSEDED_KEPT));
+    expect(readNote(noteLine(first))?.superseded).toEqual(first.superseded);
+    // A run that did not deal with them keeps them; one that did leaves what it still waits for.
+    const kept = nextNote(first, { job: 'job_1', run: 2, attempt: 1 });
+    expect(kept.superseded).toEqual(first.superseded);
+    expect(nextNote(kept, { job: 'job_1', run: 3, attempt: 1, superseded: [] }).superseded).toBeUndefined();
+    // A note with more than the few is no note the action wrote.
+    const forged = Buffer.from(JSON.stringify({ job: 'j', run: 1, attempt: 1, superseded: links })).toString(
+      'base64url',
+    );
+    expect(readNote(`<!-- agent-job-action:note ${forged} -->`)).toBeUndefined();
   });
 
   it('is written in the comment and read by the next run of the thread, whatever its prompt', async () => {

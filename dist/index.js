@@ -30523,7 +30523,12 @@ async function sendDecided(decision, inputs, step, deps) {
             throw error;
         // The service may refuse messages to a finished job: the thread goes on in a new job, which
         // needs the whole context (it never saw the pull request). Delivery unknown never gets here.
-        log.info(`The service no longer takes messages for agent job ${(0,untrusted/* label */.Pf)(replacement.jobId)} (it answered ${error.fault ? (0,errors/* briefly */.m_)(error.fault) : error.message}); a new job continues the thread${replacement.prLink ? `, and the docs pull request ${(0,untrusted/* printableUrl */.Zq)(replacement.prLink)} stays open` : ''}.`);
+        // With a docsToken of the workflow's, the report closes the earlier docs pull request once
+        // the new job has its own (supersede.ts); without one it stays open.
+        const earlier = replacement.prLink
+            ? `, and the docs pull request ${(0,untrusted/* printableUrl */.Zq)(replacement.prLink)} ${inputs.docsTokenGiven ? 'is closed once the new job has its own (unless someone else committed to it)' : 'stays open'}`
+            : '';
+        log.info(`The service no longer takes messages for agent job ${(0,untrusted/* label */.Pf)(replacement.jobId)} (it answered ${error.fault ? (0,errors/* briefly */.m_)(error.fault) : error.message}); a new job continues the thread${earlier}.`);
         step.replacing(replacement.jobId, replacement.prLink);
         started = await send({ kind: 'create', projectId: inputs.projectId }, await replacement.prompt());
     }
@@ -31571,7 +31576,7 @@ const coreLog = {
     warning: (message) => core/* warning */.$e(message),
     debug: (message) => core/* debug */.Yz(message),
 };
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(419)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1419))).startGitHub(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(456)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1456))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then

@@ -27,6 +27,8 @@ export type GitHubRoute =
   | 'getCommit'
   | 'listPullFiles'
   | 'getPull'
+  | 'updatePull'
+  | 'listPullCommits'
   | 'createIssueCommentReaction'
   | 'createReviewCommentReaction'
   | 'getCollaboratorPermission'
@@ -92,6 +94,18 @@ export const ROUTES: {
     write: true,
   },
   { route: 'getPull', method: 'GET', template: '/repos/{owner}/{repo}/pulls/{pull_number}', write: false },
+  {
+    route: 'updatePull',
+    method: 'PATCH',
+    template: '/repos/{owner}/{repo}/pulls/{pull_number}',
+    write: true,
+  },
+  {
+    route: 'listPullCommits',
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/pulls/{pull_number}/commits',
+    write: false,
+  },
   {
     route: 'createIssueCommentReaction',
     method: 'POST',
@@ -196,9 +210,22 @@ export interface StoredCommit {
   files: StoredFile[];
 }
 
+/** A commit of a pull request, as its list names who made it: a login, or none GitHub links. */
+export interface PullCommit {
+  sha: string;
+  /** The account GitHub links to the author's email; `null` when none claims it. */
+  author: string | null;
+  /** The committer's account; `web-flow` for a commit GitHub made (a web edit, a signed one). */
+  committer: string | null;
+}
+
 export interface StoredThread {
   number: number;
   pull: boolean;
+  /** Who opened it (its `user`); a test may say. */
+  opener: string;
+  /** A pull request's commits, oldest first (by default its head, by its opener); a test may push more. */
+  pullCommits: PullCommit[];
   /** A pull request's changed files. */
   files: StoredFile[];
   mergeCommitSha?: string;
@@ -260,7 +287,9 @@ export interface GitHubEmulator {
    * A pull request (or an issue, `pull: false`) in `repo`; commits it contains (`commits`, the merge
    * commit, the head commit) lead to it. A pull request is open and unmerged unless `state` and
    * `merged` say otherwise; its head is `headSha` (by default the last of `commits`) on branch
-   * `headRef` (`topic-{number}`) of `headRepo` (`repo`; another repository for a fork).
+   * `headRef` (`topic-{number}`) of `headRepo` (`repo`; another repository for a fork). `opener`
+   * opened it (the description's example's user unless told); `pullCommits` are what its list of
+   * commits answers (by default its head, authored and committed by the opener).
    */
   thread(
     repo: string,
@@ -275,6 +304,8 @@ export interface GitHubEmulator {
       state?: 'open' | 'closed';
       merged?: boolean;
       clean?: boolean;
+      opener?: string;
+      pullCommits?: PullCommit[];
     },
   ): StoredThread;
   /** An issue comment on a thread. */
@@ -508,6 +539,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       review_comment_url: `${api}/pulls/comments{/number}`,
       comments_url: `${api}/issues/${thread.number}/comments`,
       statuses_url: `${api}/statuses/${thread.headSha}`,
+      user: user(thread.opener),
       state: closed ? 'closed' : 'open',
       closed_at: at,
       merged_at: thread.merged ? at : null,
@@ -957,6 +989,49 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         if (!thread?.pull) return error(404, 'Not Found');
         return { status: 200, json: pullRequestJson(repoName, thread) };
       }
+      case 'updatePull': {
+        const thread = repo.threads.get(Number(params.pull_number));
+        // Not listed (200, 403 and 422 are): GitHub's answer for a number that is no pull request.
+        if (!thread?.pull) return error(404, 'Not Found');
+        // Only the state is served here: a title, a body or a base is not what the action changes.
+        for (const field of Object.keys(body).filter((f) => f !== 'state')) {
+          violations.push(`updatePull: the emulator does not serve ${field}`);
+        }
+        if (body.state !== undefined) {
+          if (body.state !== 'open' && body.state !== 'closed') {
+            return validationFailed({ resource: 'PullRequest', field: 'state', code: 'invalid' });
+          }
+          // A merged pull request stays merged (and closed), as on GitHub.
+          if (body.state === 'open' && thread.merged) {
+            return validationFailed({
+              resource: 'PullRequest',
+              field: 'state',
+              code: 'custom',
+              message: 'state cannot be changed. The pull request cannot be reopened.',
+            });
+          }
+          thread.state = body.state;
+        }
+        return { status: 200, json: pullRequestJson(repoName, thread) };
+      }
+      case 'listPullCommits': {
+        const thread = repo.threads.get(Number(params.pull_number));
+        // Not listed (200 is): GitHub's answer for a number that is no pull request.
+        if (!thread?.pull) return error(404, 'Not Found');
+        // GitHub lists at most 250 commits of a pull request.
+        const { slice, headers } = paged(
+          thread.pullCommits.slice(0, 250),
+          req.query,
+          `/repos/${repoName}/pulls/${thread.number}/commits`,
+        );
+        const message = String((example('commit').commit as { message: unknown }).message);
+        const json = slice.map((c) => ({
+          ...commitJson(repoName, repo.known.get(c.sha) ?? { sha: c.sha, message, files: [] }, false),
+          author: c.author === null ? null : user(c.author),
+          committer: c.committer === null ? null : user(c.committer),
+        }));
+        return { status: 200, json, headers };
+      }
       case 'createIssueCommentReaction':
       case 'createReviewCommentReaction': {
         const issue = spec.route === 'createIssueCommentReaction';
@@ -1144,15 +1219,20 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       const repo = repoOf(repoName);
       const number = repo.threads.size + 1;
       const pull = threadOptions.pull ?? true;
+      const headSha =
+        threadOptions.headSha ??
+        threadOptions.commits?.at(-1) ??
+        String((example('pull-request').head as { sha: string }).sha);
+      const opener =
+        threadOptions.opener ?? String((example('pull-request').user as { login: string }).login);
       const thread: StoredThread = {
         number,
         pull,
+        opener,
+        pullCommits: threadOptions.pullCommits ?? [{ sha: headSha, author: opener, committer: opener }],
         files: threadOptions.files ?? [],
         mergeCommitSha: threadOptions.mergeCommitSha,
-        headSha:
-          threadOptions.headSha ??
-          threadOptions.commits?.at(-1) ??
-          String((example('pull-request').head as { sha: string }).sha),
+        headSha,
         headRef: threadOptions.headRef ?? `topic-${number}`,
         headRepo: threadOptions.headRepo ?? repoName,
         state: threadOptions.state ?? 'open',

@@ -78,6 +78,11 @@ export interface ThreadNote {
   runs?: RunEntry[];
   /** The quota uses the thread's runs spent (accepted creates and follow-ups), when any. */
   uses?: number;
+  /**
+   * Docs pull requests that jobs the thread has left (a follow-up refused outright) opened, to be
+   * closed once the thread's job has a docs pull request of its own; newest last.
+   */
+  superseded?: string[];
 }
 
 /** What a commit status of this step says: the job (when it names one) and the run that wrote it. */

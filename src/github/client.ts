@@ -57,11 +57,21 @@ export interface GitHubApi {
     at: { owner: string; repo: string; pull_number: number },
     signal: AbortSignal,
   ): AsyncIterable<ChangedFile[]>;
-  /** A pull request's state, head commit and GraphQL node id. */
+  /** A pull request's state, head commit, GraphQL node id and opener (none for a deleted account). */
   getPull(
     at: { owner: string; repo: string; pull_number: number },
     signal: AbortSignal,
-  ): Promise<{ state: string; merged: boolean; headSha: string; nodeId: string }>;
+  ): Promise<{ state: string; merged: boolean; headSha: string; nodeId: string; opener?: string }>;
+  /**
+   * A pull request's commits (GitHub lists at most 250), a page (100) at a time: the logins of
+   * each one's author and committer, absent when GitHub links no account to the commit's email.
+   */
+  pullCommits(
+    at: { owner: string; repo: string; pull_number: number },
+    signal: AbortSignal,
+  ): AsyncIterable<{ author?: string; committer?: string }[]>;
+  /** Closes a pull request (`PATCH` with `state: closed`). */
+  closePull(at: { owner: string; repo: string; pull_number: number }, signal: AbortSignal): Promise<void>;
   /** Takes a label off an issue or pull request (404 when it is not on it). */
   removeLabel(
     at: { owner: string; repo: string; issue_number: number; name: string },
@@ -241,6 +251,7 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
           merged: z.nullish(z.boolean()),
           head: z.object({ sha: z.string() }),
           node_id: z.string(),
+          user: z.nullish(z.object({ login: z.string() })),
         })
         .parse(data);
       return {
@@ -248,7 +259,27 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         merged: pull.merged === true,
         headSha: pull.head.sha,
         nodeId: pull.node_id,
+        ...(pull.user ? { opener: pull.user.login } : {}),
       };
+    },
+    async *pullCommits(at, signal) {
+      const pages = octokit().paginate.iterator(withSignal(octokit().rest.pulls.listCommits, signal), {
+        ...at,
+        per_page: PAGE_SIZE,
+      });
+      const account = z.nullish(z.object({ login: z.string() }));
+      const commit = z.object({ author: account, committer: account });
+      for await (const { data } of pages)
+        yield z
+          .array(commit)
+          .parse(data)
+          .map((c) => ({
+            ...(c.author ? { author: c.author.login } : {}),
+            ...(c.committer ? { committer: c.committer.login } : {}),
+          }));
+    },
+    async closePull(at, signal) {
+      await octokit().rest.pulls.update({ ...at, state: 'closed', ...bounded(signal) });
     },
     async removeLabel(at, signal) {
       await octokit().rest.issues.removeLabel({ ...at, ...bounded(signal) });

@@ -65,6 +65,20 @@ export interface CommentState {
   note?: ThreadNote;
   /** A follow-up the service refused outright, whose thread this job took over. */
   replaced?: { jobId: string; prLink?: string | null };
+  /** What became of the docs pull requests earlier jobs of the thread left (see supersede.ts). */
+  superseded?: Superseded[];
+}
+
+/**
+ * What became of a docs pull request an earlier job of the thread left: `closed` (with a comment
+ * linking its successor), `kept` (the comment only: someone else committed to it), `waiting` (for
+ * the thread's job to have a docs pull request), `gone` (no longer open), `open` (left as it was).
+ */
+export type SupersededFate = 'closed' | 'kept' | 'waiting' | 'gone' | 'open';
+
+export interface Superseded {
+  link: string;
+  fate: SupersededFate;
 }
 
 function headline(state: CommentState): string {
@@ -97,15 +111,46 @@ function headline(state: CommentState): string {
 }
 
 /** The docs pull request as the comment's one live link, only when it is a pull request URL. */
-function pullRequestLink(link: string): string | undefined {
+export function pullRequestLink(link: string): string | undefined {
   const shown = redact(link);
   return isPullRequestUrl(shown) ? `<a href="${shown}">${inert(shown, 300)}</a>` : undefined;
 }
 
-/** The line that says a refused follow-up's thread went to a new job. */
-function replacedLine(replaced: NonNullable<CommentState['replaced']>, jobId: string): string {
+/** The line that says a refused follow-up's thread went to a new job, and what became of its docs PR. */
+function replacedLine(
+  replaced: NonNullable<CommentState['replaced']>,
+  jobId: string,
+  superseded: Superseded[],
+): string {
   const pr = replaced.prLink ? pullRequestLink(replaced.prLink) : undefined;
-  return `↪️ The service no longer takes messages for job ${inert(replaced.jobId)}; job ${inert(jobId)} continues the thread.${pr ? ` The earlier docs pull request ${pr} stays open.` : ''}`;
+  const fate = superseded.find((s) => s.link === replaced.prLink)?.fate ?? 'open';
+  return `↪️ The service no longer takes messages for job ${inert(replaced.jobId)}; job ${inert(jobId)} continues the thread.${pr ? ` ${fateSentence(pr, fate, jobId)}` : ''}`;
+}
+
+/** What became of an earlier docs pull request (`pr`, a live link), in one sentence. */
+function fateSentence(pr: string, fate: SupersededFate, jobId: string): string {
+  const earlier = `The earlier docs pull request ${pr}`;
+  switch (fate) {
+    case 'closed':
+      return `${earlier} was closed, with a comment that links its successor.`;
+    case 'kept':
+      return `${earlier} stays open, as someone other than its opener committed to it; a comment on it links its successor.`;
+    case 'waiting':
+      return `${earlier} stays open until job ${inert(jobId)} has a docs pull request; the run that finds it closes the earlier one.`;
+    case 'gone':
+      return `${earlier} is no longer open.`;
+    case 'open':
+      return `${earlier} stays open.`;
+  }
+}
+
+/** The lines on earlier docs pull requests other than the one the replaced line names. */
+function supersededLines(state: CommentState): string[] {
+  const named = state.replaced?.prLink;
+  return (state.superseded ?? []).flatMap(({ link, fate }) => {
+    const pr = link === named ? undefined : pullRequestLink(link);
+    return pr ? [`↪️ ${fateSentence(pr, fate, state.jobId)}`, ''] : [];
+  });
 }
 
 /** The comment's Markdown: far under GitHub's 65,536 characters by construction (cells are cut). */
@@ -123,7 +168,8 @@ export function commentBody(marker: string, state: CommentState): string {
     '',
     headline(state),
     '',
-    ...(state.replaced ? [replacedLine(state.replaced, state.jobId), ''] : []),
+    ...(state.replaced ? [replacedLine(state.replaced, state.jobId, state.superseded ?? []), ''] : []),
+    ...supersededLines(state),
     `<sub>${facts.join(' · ')}</sub>`,
     '',
   ].join('\n');

@@ -10,6 +10,7 @@ import { writeOnDocs } from './docs-pr.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
 import { within, type GitHubSession } from './session.js';
+import { supersede, type SupersededReport } from './supersede.js';
 import { findThread } from './target.js';
 import { acknowledge, body, FINISH_BUDGET_MS, keptForWriting, note, writeStatus } from './writes.js';
 
@@ -32,13 +33,16 @@ export function reportWrites(session: GitHubSession): ReportWrites {
         // The first writes must be done before the last ones start, or both could create a
         // comment, or the pending status land after the final one.
         const first = await firstPost(started, signal);
+        // Before the comment, which says what became of the earlier docs pull requests. After a
+        // cancellation the little time left is the comment's and the status's.
+        const superseded = cancelled ? { fates: [] } : await supersede(session, outcome, signal);
         if (!first) {
           if (comment)
             session.warn(
               'Could not update the comment with how the job ended: GitHub did not answer in time.',
             );
         } else {
-          if (comment) url = await lastComment(session, outcome, cancelled, first, signal);
+          if (comment) url = await lastComment(session, outcome, cancelled, first, superseded, signal);
           await finalStatus(session, outcome, cancelled, first, signal);
         }
         await writeOnDocs(session, outcome.job, outcome.failure, signal);
@@ -109,6 +113,7 @@ async function lastComment(
   outcome: Outcome,
   cancelled: boolean,
   first: FirstPost,
+  superseded: SupersededReport,
   signal: AbortSignal,
 ): Promise<string | undefined> {
   const { comment } = await keptForWriting(session, signal, first.noneSaid);
@@ -123,7 +128,8 @@ async function lastComment(
           jobId,
           cancelled,
           ended: true,
-          note: note(session, jobId, head, outcome.memory, previous, outcome.uses),
+          superseded: superseded.fates,
+          note: note(session, jobId, head, outcome.memory, previous, outcome.uses, superseded.waiting),
         }),
       signal,
       first.comment,

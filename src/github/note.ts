@@ -7,9 +7,13 @@ export type { ThreadNote };
 
 /** Enough for a re-run after a busy day of other runs on the thread. */
 export const RECENT_RUNS = 20;
+/** Docs pull requests waiting to be closed: a thread whose follow-ups are refused again and again keeps the newest. */
+export const SUPERSEDED_KEPT = 5;
+/** A pull request's URL, with room to spare. */
+const MAX_LINK = 500;
 
 const PREFIX = '<!-- agent-job-action:note ';
-/** 20 runs with 200-character ids, base64url-encoded, with room to spare. */
+/** 20 runs with 200-character ids and 5 links, base64url-encoded, with room to spare. */
 const MAX_ENCODED = 16_000;
 const entrySchema = z.object({
   run: z.int().check(z.nonnegative()),
@@ -24,6 +28,9 @@ const noteSchema = z.object({
   attempt: z.int().check(z.positive()),
   runs: z.optional(z.array(entrySchema).check(z.maxLength(RECENT_RUNS))),
   uses: z.optional(z.int().check(z.nonnegative())),
+  superseded: z.optional(
+    z.array(z.string().check(z.minLength(1), z.maxLength(MAX_LINK))).check(z.maxLength(SUPERSEDED_KEPT)),
+  ),
 });
 
 /**
@@ -58,11 +65,12 @@ export function readNote(body: string): ThreadNote | undefined {
  * forward only: GitHub's run ids grow, so a re-run of an older run adds itself to the recent runs
  * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
  * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often
- * the run writes the note: its entry keeps what it added.
+ * the run writes the note: its entry keeps what it added. The docs pull requests waiting to be
+ * closed are `superseded` when given (none: the run dealt with them), else the previous note's.
  */
 export function nextNote(
   previous: ThreadNote | undefined,
-  run: { job: string; head?: string; run: number; attempt: number; uses?: number },
+  run: { job: string; head?: string; run: number; attempt: number; uses?: number; superseded?: string[] },
 ): ThreadNote {
   const spent = run.uses ?? 0;
   const earlier: RunEntry[] =
@@ -75,7 +83,23 @@ export function nextNote(
     .slice(0, RECENT_RUNS);
   const total = threadUses(previous, { run: run.run, attempt: run.attempt, uses: spent });
   const uses = total > 0 ? { uses: total } : {};
-  if (previous && previous.run > run.run) return { ...previous, runs, ...uses };
+  const waiting = (run.superseded ?? previous?.superseded ?? [])
+    .filter((link) => link.length <= MAX_LINK)
+    .slice(-SUPERSEDED_KEPT);
+  const superseded = waiting.length > 0 ? { superseded: waiting } : {};
+  if (previous && previous.run > run.run) {
+    const older: ThreadNote = { ...previous, runs, ...uses };
+    delete older.superseded;
+    return { ...older, ...superseded };
+  }
   const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
-  return { job: run.job, ...(head ? { head } : {}), run: run.run, attempt: run.attempt, runs, ...uses };
+  return {
+    job: run.job,
+    ...(head ? { head } : {}),
+    run: run.run,
+    attempt: run.attempt,
+    runs,
+    ...uses,
+    ...superseded,
+  };
 }

@@ -94,7 +94,8 @@ export function body(
 
 /**
  * The note after this run: written from what was read before the create (or, where nothing was,
- * from the comment as it stands), so every writer of the kept comment keeps it.
+ * from the comment as it stands), so every writer of the kept comment keeps it. `superseded`: the
+ * docs pull requests still waiting to be closed, when the run dealt with them.
  */
 export function note(
   session: GitHubSession,
@@ -103,10 +104,18 @@ export function note(
   memory: Memory,
   previous: string | undefined,
   uses = 0,
+  superseded?: string[],
 ): ThreadNote {
   const { run } = session;
   const before = memory.note ?? readNote(previous ?? '');
-  return nextNote(before, { job: jobId, head, run: run.runId, attempt: run.runAttempt, uses });
+  return nextNote(before, {
+    job: jobId,
+    head,
+    run: run.runId,
+    attempt: run.runAttempt,
+    uses,
+    ...(superseded ? { superseded } : {}),
+  });
 }
 
 /** The 👀 on the `/docs` comment that asked: its request was taken and a job exists. Never rejects. */

@@ -1,0 +1,188 @@
+// Superseded docs pull requests, played with run() in this process against both emulators: when
+// the service refuses a follow-up to a finished job and a new job takes the thread over, the
+// earlier job's docs pull request is closed with a comment linking the new job's, once there is
+// one (now, or by a later run); kept open, with the comment only, when someone other than its
+// opener committed to it; left alone without a docsToken; a token that may not close it is one
+// warning.
+import { describe, expect, it } from '@jest/globals';
+import { emulators, gitHubEmulators, runHere as play, threadStep, warnings } from '../__fixtures__/e2e.js';
+import { APP, BOT, DOCS, DOCS_TOKEN, pullRequestAt, sha, world } from '../__fixtures__/github-world.js';
+import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
+import type { PullCommit } from '../emulators/github.js';
+import type { EmulatorOptions } from '../emulators/server.js';
+import { readNote } from '../src/github/note.js';
+
+const emulator = emulators({ activePolls: 0 });
+const github = gitHubEmulators();
+/** The account the service opens its docs pull requests with (any name: the opener is compared). */
+const SERVICE = 'docs-writer[bot]';
+
+/**
+ * A pull request of acme/app whose docs live in acme/docs, where the service's jobs open docs
+ * pull requests #1, #2 … in the order they are created, and refuses messages to finished jobs.
+ * The docs pull requests are the service's: opened by its account, their commits made through
+ * GitHub's API (GitHub as committer) unless a test says otherwise.
+ */
+async function refusingWorld(commits?: (head: string) => PullCommit[], options: EmulatorOptions = {}) {
+  const gh = await github();
+  const { pr, docsPr } = world(gh);
+  const successor = gh.thread(DOCS);
+  for (const docs of [docsPr, successor]) {
+    docs.opener = SERVICE;
+    docs.pullCommits = commits?.(docs.headSha) ?? [
+      { sha: docs.headSha, author: SERVICE, committer: 'web-flow' },
+    ];
+  }
+  const service = await emulator({
+    finishedJobMessages: { status: 400 },
+    docsRepoUrl: `${gh.serverUrl}/${DOCS}`,
+    ...options,
+  });
+  const step = threadStep(service, gh);
+  /** A push of `head` to the pull request (its head moves with it), as run `runId`. */
+  const push = (head: number, runId: number, inputs: Record<string, string> = {}) => {
+    pr.headSha = sha(head);
+    return play(
+      step(pullRequestAt(pr.number, sha(head), head === 1 ? 'opened' : 'synchronize'), inputs, {
+        GITHUB_RUN_ID: String(runId),
+      }),
+    );
+  };
+  const link = (n: number) => `${gh.serverUrl}/${DOCS}/pull/${n}`;
+  const kept = () => pr.comments.find((c) => c.login === BOT)?.body ?? '';
+  return { gh, pr, docsPr, successor, service, push, link, kept };
+}
+
+/** The live link the thread's comment gives a docs pull request. */
+const anchor = (link: string) => `<a href="${link}">\`${link}\`</a>`;
+
+describe('a docs pull request superseded when a new job takes the thread over', () => {
+  it('is closed once the new job has its docs pull request, with a comment that links it', async () => {
+    const { gh, docsPr, successor, service, push, link, kept } = await refusingWorld();
+    const first = await push(1, 101);
+    expect(first.outputs).toMatchObject({ mode: 'created', prLink: link(1) });
+    const second = await push(2, 102);
+    expect(second.code).toBe(0);
+    expect(second.outputs).toMatchObject({ mode: 'created', prLink: link(2) });
+    expect(service.count('create')).toBe(2);
+    expect(warnings(second)).toEqual([]);
+
+    expect(docsPr.state).toBe('closed');
+    expect(successor.state).toBe('open');
+    expect(docsPr.comments).toHaveLength(1);
+    expect(docsPr.comments[0]).toMatchObject({ login: 'docs-app[bot]' });
+    expect(docsPr.comments[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
+    expect(docsPr.comments[0]?.body).toContain('Closed, as only its opener committed to it.');
+    // Only the docs token reaches the docs repository, and it is what closed the pull request.
+    expect(gh.requests.filter((r) => r.route === 'updatePull').map((r) => [r.path, r.token, r.json])).toEqual(
+      [[`/repos/${DOCS}/pulls/1`, DOCS_TOKEN, { state: 'closed' }]],
+    );
+    expect(kept()).toContain(
+      `continues the thread. The earlier docs pull request ${anchor(link(1))} was closed, with a comment that links its successor.`,
+    );
+    expect(second.stdout).toContain(
+      `Closed the earlier docs pull request ${DOCS}#1: ${link(2)} supersedes it.`,
+    );
+    expect(second.stdout).toContain(
+      `and the docs pull request ${link(1)} is closed once the new job has its own (unless someone else committed to it).`,
+    );
+    expect(readNote(kept())?.superseded).toBeUndefined();
+  });
+
+  it('stays open, with the comment only, when someone other than its opener committed to it', async () => {
+    const { gh, docsPr, push, link, kept } = await refusingWorld((head) => [
+      { sha: sha(8), author: SERVICE, committer: 'web-flow' },
+      { sha: head, author: 'octocat', committer: 'octocat' },
+    ]);
+    await push(1, 201);
+    const second = await push(2, 202);
+    expect(second.code).toBe(0);
+    expect(warnings(second)).toEqual([]);
+    expect(docsPr.state).toBe('open');
+    expect(gh.count('updatePull')).toBe(0);
+    expect(docsPr.comments).toHaveLength(1);
+    expect(docsPr.comments[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
+    expect(docsPr.comments[0]?.body).toContain(
+      'It stays open, as someone other than its opener committed to it',
+    );
+    expect(kept()).toContain(
+      `The earlier docs pull request ${anchor(link(1))} stays open, as someone other than its opener committed to it; a comment on it links its successor.`,
+    );
+  });
+
+  it('stays open, with the comment only, when a commit is linked to no account', async () => {
+    const { docsPr, push } = await refusingWorld((head) => [{ sha: head, author: null, committer: null }]);
+    await push(1, 251);
+    expect((await push(2, 252)).code).toBe(0);
+    expect(docsPr.state).toBe('open');
+    expect(docsPr.comments).toHaveLength(1);
+  });
+
+  it('is left alone without a docsToken, and the thread says it stays open', async () => {
+    const { gh, docsPr, push, link, kept } = await refusingWorld();
+    // The workflow's own token reaches both repositories: only a docsToken given is used to close.
+    gh.grant(WORKFLOW_TOKEN, { login: BOT, type: 'Bot', read: [APP, DOCS], write: [APP, DOCS] });
+    await push(1, 301, { docsToken: '' });
+    const second = await push(2, 302, { docsToken: '' });
+    expect(second.code).toBe(0);
+    expect(second.outputs).toMatchObject({ mode: 'created', prLink: link(2) });
+    expect(warnings(second)).toEqual([]);
+    expect(docsPr.state).toBe('open');
+    expect(docsPr.comments).toEqual([]);
+    expect(gh.count('updatePull') + gh.count('listPullCommits')).toBe(0);
+    expect(kept()).toContain(
+      `continues the thread. The earlier docs pull request ${anchor(link(1))} stays open.`,
+    );
+    expect(second.stdout).toContain(`and the docs pull request ${link(1)} stays open.`);
+  });
+
+  it('a token that may not close it gives one warning, and the step still succeeds', async () => {
+    const { gh, docsPr, push, link, kept } = await refusingWorld();
+    gh.grant(DOCS_TOKEN, { login: 'docs-app[bot]', type: 'Bot', read: [DOCS] });
+    await push(1, 401);
+    const second = await push(2, 402);
+    expect(second.code).toBe(0);
+    expect(second.outputs).toMatchObject({ mode: 'created', status: 'completed', prLink: link(2) });
+    expect(warnings(second)).toEqual([
+      `Could not close the superseded docs pull request ${DOCS}#1 (403 "Resource not accessible by integration"): docsToken needs pull-requests: write on ${DOCS}; grant it in the workflow's permissions block or to the token.`,
+    ]);
+    expect(docsPr.state).toBe('open');
+    expect(docsPr.comments).toEqual([]);
+    expect(kept()).toContain(
+      `continues the thread. The earlier docs pull request ${anchor(link(1))} stays open.`,
+    );
+  });
+
+  it('waits in the thread note while the new job has none, and a later run that sees it closes the earlier one', async () => {
+    // A job plays active for one read: the next run's read of it finds it still working.
+    const { docsPr, successor, service, push, link, kept } = await refusingWorld(undefined, {
+      activePolls: 1,
+    });
+    await push(1, 501);
+    // The new job goes on without this run: it has no docs pull request yet.
+    const second = await push(2, 502, { wait: 'false' });
+    expect(second.code).toBe(0);
+    expect(second.outputs.mode).toBe('created');
+    const jobId = second.outputs.jobId ?? '';
+    expect(docsPr.state).toBe('open');
+    expect(docsPr.comments).toEqual([]);
+    expect(kept()).toContain(
+      `The earlier docs pull request ${anchor(link(1))} stays open until job \`${jobId}\` has a docs pull request; the run that finds it closes the earlier one.`,
+    );
+    expect(readNote(kept())?.superseded).toEqual([link(1)]);
+
+    // The next push follows the new job up (it is active), which ends with its docs pull request.
+    const third = await push(3, 503);
+    expect(third.outputs).toMatchObject({ mode: 'followed-up', jobId, prLink: link(2) });
+    expect(warnings(third)).toEqual([]);
+    expect(docsPr.state).toBe('closed');
+    expect(successor.state).toBe('open');
+    expect(docsPr.comments).toHaveLength(1);
+    expect(docsPr.comments[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
+    expect(kept()).toContain(
+      `↪️ The earlier docs pull request ${anchor(link(1))} was closed, with a comment that links its successor.`,
+    );
+    expect(readNote(kept())?.superseded).toBeUndefined();
+    expect(service.count('create')).toBe(2);
+  });
+});

@@ -1,0 +1,204 @@
+// The docs pull requests a thread's earlier jobs left open: when the service refuses a follow-up
+// outright and a new job takes the thread over, the earlier job's docs pull request is closed,
+// with a comment that links its successor, once the new job has one; left open (the comment
+// only) when someone other than its opener committed to it. Only with a docsToken the workflow
+// gave: closing a pull request is more than the workflow's own token is trusted with by default.
+// A link whose successor is not known yet waits in the thread's note for a later run.
+import type { Outcome } from '../core/ports.js';
+import { outputLink, samePullRequest, type PullRequestRef } from '../core/pull-request.js';
+import { describeThrown } from '../core/log.js';
+import { cell, inert, label, printableUrl } from '../core/untrusted.js';
+import type { GitHubApi } from './client.js';
+import { pullRequestLink, type Superseded, type SupersededFate } from './comment.js';
+import { describeGitHubFault, faultOf } from './errors.js';
+import type { GitHubSession } from './session.js';
+import { eventHasThread } from './target.js';
+
+/** GitHub lists at most 250 commits of a pull request: a longer one cannot be read whole. */
+const LISTED_COMMITS = 250;
+/** The committer GitHub names for commits it makes itself (web edits, commits signed for an app). */
+const GITHUB_COMMITTER = 'web-flow';
+
+/** What the report writes about the superseded docs pull requests, and what the note keeps waiting. */
+export interface SupersededReport {
+  /** Each one dealt with or still waiting, for the comment. */
+  fates: Superseded[];
+  /** What the next note keeps waiting; absent: the note keeps what it had. */
+  waiting?: string[];
+}
+
+/**
+ * Closes (or comments on) the docs pull requests earlier jobs of the thread left: the one this
+ * run's refused follow-up went to, and those an earlier run left waiting, once the thread's job
+ * (this run's, confirmed) has a docs pull request. Never fails: each fault is one warning.
+ */
+export async function supersede(
+  session: GitHubSession,
+  outcome: Outcome,
+  signal: AbortSignal,
+): Promise<SupersededReport> {
+  const { jobId, confirmed, job, memory, replaced } = outcome;
+  const refused = outputLink(replaced?.prLink);
+  if (!session.request.docsTokenGiven) {
+    // Nothing is closed without a token the workflow chose for it: the thread says it stays open.
+    return { fates: refused ? [{ link: refused, fate: 'open' }] : [] };
+  }
+  // Only a run whose job is now the thread's deals with what the thread left: a re-run of an
+  // older run is not.
+  const leads = jobId !== undefined && confirmed && (memory.note?.run ?? 0) <= session.run.runId;
+  const earlier = leads ? (memory.note?.superseded ?? []) : [];
+  const links = [...new Set([...earlier, ...(refused ? [refused] : [])])];
+  if (links.length === 0) return { fates: [] };
+  if (!leads) return { fates: links.map((link) => ({ link, fate: 'open' })) };
+
+  // A job that failed or was archived is no successor: the thread's next job will be.
+  const successor =
+    job && job.id === jobId && job.status !== 'failed' && job.status !== 'archived'
+      ? outputLink(job.prLink)
+      : '';
+  const shown = links.map(printableUrl).join(', ');
+  if (!successor) {
+    // Only a pull request's (or issue's) thread has a note to keep them in; a branch has none.
+    if (!memory.note) {
+      session.log.info(
+        `The earlier docs pull request ${shown} stays open: agent job ${label(jobId)} has none yet.`,
+      );
+      return { fates: links.map((link) => ({ link, fate: 'open' })) };
+    }
+    session.log.info(
+      `The earlier docs pull request ${shown} stays open until agent job ${label(jobId)} has a docs pull request; the run on this thread that finds it closes the earlier one.`,
+    );
+    return { fates: links.map((link) => ({ link, fate: 'waiting' })), waiting: links };
+  }
+  if (!pullRequestLink(successor)) {
+    session.log.info(
+      `The earlier docs pull request ${shown} stays open: agent job ${label(jobId)} names ${printableUrl(successor)}, which is not a pull request.`,
+    );
+    return { fates: links.map((link) => ({ link, fate: 'open' })), waiting: [] };
+  }
+  const reached = session.docsReach(successor);
+  const next = { link: successor, ...('none' in reached ? {} : { pr: reached.pr }) };
+
+  const fates: Superseded[] = [];
+  const waiting: string[] = [];
+  for (const link of links) {
+    const fate = await closeOne(session, link, next, signal);
+    if (fate === 'retry') waiting.push(link);
+    if (fate !== 'same') fates.push({ link, fate: fate === 'retry' ? 'open' : fate });
+  }
+  return { fates, waiting };
+}
+
+/**
+ * One superseded docs pull request: closed with a comment, or the comment only, or nothing when
+ * it is not open or not reachable. `retry`: GitHub did not answer, a later run tries again.
+ */
+async function closeOne(
+  session: GitHubSession,
+  link: string,
+  successor: { link: string; pr?: PullRequestRef },
+  signal: AbortSignal,
+): Promise<SupersededFate | 'same' | 'retry'> {
+  const { run, log, warn } = session;
+  const reach = session.docsReach(link);
+  if ('none' in reach) {
+    log.info(
+      `The earlier docs pull request ${printableUrl(link)} is not one the action can reach; it stays open.`,
+    );
+    return 'open';
+  }
+  const { pr, api, home } = reach;
+  if (successor.pr ? samePullRequest(pr, successor.pr) : link === successor.link) return 'same';
+  const where = `${pr.owner}/${pr.repo}#${pr.number}`;
+  if (home && eventHasThread(run.event)) {
+    try {
+      const own = (await session.runThread(signal)).thread;
+      if (own && samePullRequest(own, pr)) {
+        warn(
+          `The earlier docs pull request ${where} is the ${own.pull ? 'pull request' : 'issue'} this run is about; it is not closed.`,
+        );
+        return 'open';
+      }
+    } catch (error) {
+      warn(
+        `Could not tell whether ${where} is the pull request this run is about (${describeThrown(error)}); it is not closed.`,
+      );
+      return faultOf(error).passing ? 'retry' : 'open';
+    }
+  }
+  const at = { owner: pr.owner, repo: pr.repo, pull_number: pr.number };
+  let step = 'read';
+  let others = true;
+  try {
+    const pull = await session.retrying(() => api.getPull(at, signal), signal);
+    if (pull.state !== 'open') return 'gone';
+    step = 'list the commits of';
+    others = await session.retrying(() => othersCommitted(api, at, pull.opener, signal), signal);
+    if (!others) {
+      step = 'close';
+      await api.closePull(at, signal);
+      log.info(
+        `Closed the earlier docs pull request ${where}: ${printableUrl(successor.link)} supersedes it.`,
+      );
+    } else {
+      log.info(
+        `The earlier docs pull request ${where} stays open: someone other than its opener committed to it.`,
+      );
+    }
+    step = 'comment on';
+    await api.createComment(
+      { ...at, issue_number: pr.number, body: noticeBody(successor.link, others, session.runUrl) },
+      signal,
+    );
+    return others ? 'kept' : 'closed';
+  } catch (error) {
+    warn(
+      describeGitHubFault(error, {
+        what: `${step} the superseded docs pull request ${where}`,
+        token: 'docsToken',
+        permission: 'pull-requests: write',
+        repo: `${pr.owner}/${pr.repo}`,
+      }),
+    );
+    if (step === 'comment on') return others ? 'kept' : 'closed';
+    return faultOf(error).passing ? 'retry' : 'open';
+  }
+}
+
+/**
+ * Whether anyone but the opener committed to the pull request, as each commit's author and
+ * committer accounts tell it. Compared with the opener, not a fixed name: whatever account the
+ * service opens its pull requests with. A commit GitHub links to no account (an email no account
+ * claims) may be anyone's, so it counts as someone else's; GitHub as committer (a web edit, a
+ * commit signed for an app) says nothing of who wrote it, whose author is what counts.
+ */
+async function othersCommitted(
+  api: GitHubApi,
+  at: { owner: string; repo: string; pull_number: number },
+  opener: string | undefined,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (opener === undefined) return true;
+  const mine = (login: string | undefined) => login?.toLowerCase() === opener.toLowerCase();
+  let listed = 0;
+  for await (const commits of api.pullCommits(at, signal)) {
+    for (const { author, committer } of commits) {
+      if (!mine(author)) return true;
+      if (committer !== GITHUB_COMMITTER && !mine(committer)) return true;
+    }
+    listed += commits.length;
+    if (listed >= LISTED_COMMITS) return true;
+  }
+  return false;
+}
+
+/** The comment on the superseded docs pull request: it links its successor, and says why. */
+function noticeBody(successor: string, kept: boolean, runUrl: string): string {
+  const next = pullRequestLink(successor) ?? inert(successor, 300);
+  const why =
+    'The documentation service no longer takes follow-ups for the job that opened this pull request, so a new job carries its thread on.';
+  const end = kept
+    ? 'It stays open, as someone other than its opener committed to it: close it once what they added is carried over or no longer needed.'
+    : 'Closed, as only its opener committed to it.';
+  return `↪️ Superseded by ${next}. ${why} ${end} (<a href="${cell(runUrl, 2000)}">workflow run</a>)\n`;
+}
