@@ -12,6 +12,7 @@ import type {
   GitHubStarted,
   Memory,
   Moment,
+  ThreadComment,
 } from '../src/core/ports.js';
 
 /** A call to the decide port, with its arguments (the signal left out). */
@@ -22,7 +23,8 @@ export type ReadCall =
   | ['context', string | undefined, number]
   | ['changedFiles', string | undefined]
   | ['moment']
-  | ['skipped', string, string | undefined];
+  | ['skipped', string, string | undefined]
+  | ['threadComments'];
 
 /** What the fake GitHub answers decide; an `Error` is thrown instead. */
 export interface ReadAnswers {
@@ -34,6 +36,8 @@ export interface ReadAnswers {
   changed?: Changed;
   /** Where the run stands on its pull request (nothing held back unless told). */
   moment?: Moment;
+  /** The thread's comments (none unless told), and where its workflow runs are. */
+  comments?: ThreadComment[] | Error;
 }
 
 /** The decide port, answering from `answers` (settable at any time) and recording every call. */
@@ -74,6 +78,13 @@ export function fakeReads(
     skipped(why, jobId) {
       calls.push(['skipped', why, jobId]);
       return Promise.resolve();
+    },
+    threadComments() {
+      calls.push(['threadComments']);
+      return answer(answers.comments, []).then((comments) => ({
+        comments,
+        runsUrl: 'https://github.com/acme/app/actions/runs/',
+      }));
     },
   };
 }

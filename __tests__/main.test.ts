@@ -349,6 +349,7 @@ describe('a step that does nothing', () => {
             docsPull: unasked,
             context: unasked,
             moment: unasked,
+            threadComments: unasked,
             changedFiles: unasked,
             skipped: unasked,
           },

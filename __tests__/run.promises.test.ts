@@ -6,6 +6,7 @@
 // workflow queues them all reaches the agent; a branch whose middle pushes were cancelled keeps
 // one job and hears of every change.
 import { describe, expect, it } from '@jest/globals';
+import type { StoredComment } from '../emulators/github.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -140,35 +141,44 @@ describe('a thread keeps its promise', () => {
     expect(service.count('create')).toBe(1);
   });
 
-  it("a burst of five /docs requests, queued as the README's workflow queues them, reaches the agent five times", async () => {
-    // The recommended workflow queues every run of a thread (job-level concurrency, queue: max):
-    // GitHub then runs them one after another, in the order they came.
+  it("a burst of five /docs requests, queued as the README's workflow queues them, costs two uses and every one is answered", async () => {
+    // The recommended workflow keeps one group a thread with GitHub's default queue: one run
+    // pending a group, the others cancelled before they start.
     const recipe = readFileSync(join(ROOT, 'docs', 'examples.md'), 'utf8');
     const workflow = [...recipe.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
       .map((m) => parse(m[1] ?? '') as { name?: string; jobs?: Record<string, { concurrency?: unknown }> })
       .find((w) => w.name === 'Docs that follow the pull request');
-    expect(workflow?.jobs?.docs?.concurrency).toMatchObject({ queue: 'max' });
+    const concurrency = workflow?.jobs?.docs?.concurrency as Record<string, unknown> | undefined;
+    expect(concurrency?.group).toBeDefined();
+    expect(concurrency?.queue).toBeUndefined();
 
     const { gh, pr, service, step } = await threadWorld();
     const asks = ['the flag', 'its default', 'the config file', 'the FAQ', 'the changelog'];
-    for (const [i, ask] of asks.entries()) {
-      const body = `/docs document ${ask}`;
-      const comment = gh.addComment(APP, pr.number, { login: 'octocat', body });
-      const result = await play(
-        step(commentEvent(pr.number, body, { id: comment.id }), { prompt: '' }, { GITHUB_RUN_ID: `70${i}` }),
+    const comments: StoredComment[] = [];
+    const ask = (text: string) =>
+      comments.push(gh.addComment(APP, pr.number, { login: 'octocat', body: `/docs document ${text}` }));
+    const runOf = (i: number) => {
+      const comment = comments[i];
+      if (!comment) throw new Error(`no comment ${i}`);
+      return play(
+        step(
+          commentEvent(pr.number, comment.body, { id: comment.id }),
+          { prompt: '' },
+          { GITHUB_RUN_ID: `70${i}` },
+        ),
       );
-      expect(result.code).toBe(0);
-      expect(comment.reactions).toEqual(['eyes']);
-    }
-    const sent = [
-      ...service.requests
-        .filter((r) => r.route === 'create')
-        .map((r) => (r.json as { prompt: string }).prompt),
-      ...messages(service),
-    ];
-    expect(sent).toHaveLength(5);
-    for (const ask of asks) expect(sent.some((prompt) => prompt.startsWith(`document ${ask}`))).toBe(true);
-    expect(service.count('create')).toBe(1);
+    };
+    ask(asks[0] ?? '');
+    expect((await runOf(0)).outputs).toMatchObject({ mode: 'created', uses: '1' });
+    // The four that came while it ran queued: GitHub cancelled all but the newest pending run.
+    for (const text of asks.slice(1)) ask(text);
+    const last = await runOf(4);
+    expect(last.code).toBe(0);
+    expect(last.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(service.count('create') + service.count('message')).toBe(2);
+    const sent = messages(service).at(-1) ?? '';
+    for (const ask of asks.slice(1)) expect(sent).toContain(`document ${ask}`);
+    for (const comment of comments) expect(comment.reactions).toEqual(['eyes']);
   });
 
   it('a branch whose middle pushes were cancelled keeps one job, and tells it every change since its last head', async () => {

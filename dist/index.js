@@ -29279,7 +29279,7 @@ function usesLine(total) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9540);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7330);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29288,7 +29288,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9540:
+/***/ 7330:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29672,7 +29672,10 @@ function gate(event, allowedActors, fallbackActor = '',
 labelled = false) {
     if (!labelled && !anyoneCanCause(event))
         return { kind: 'open' };
-    const who = actorOf(event);
+    return gateActor(actorOf(event), event, allowedActors, fallbackActor);
+}
+/** Who may ask, for one account (the event's actor, or a queued request's author). */
+function gateActor(who, event, allowedActors, fallbackActor = '') {
     const actor = who?.login ?? fallbackActor;
     const named = (login) => allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
     if (!actor)
@@ -30027,10 +30030,223 @@ function nothingNew(changed, since, job) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/decide/trigger.ts
+
+
+/**
+ * Whether the comment that started the run asks for docs: a new comment whose text begins with
+ * the phrase (leading white space ignored, any case), followed by a space, a line break or its
+ * end. An edit or a deletion never is: an edit of an old request must not start a second job.
+ */
+function readRequest(phrase, event, label) {
+    // Read first, before the GitHub side loads: a deleted ref has no commit to document or to put a
+    // status on, and no pull request to follow.
+    if (event.kind === 'push' && event.deleted) {
+        return { kind: 'skip', why: `the push deleted ${(0,core_event/* refWords */.VL)(event.ref)}, which leaves nothing to document` };
+    }
+    if (label && (event.kind === 'pull-request' || event.kind === 'issue')) {
+        const asked = readLabel(label, event.action, event.label);
+        if (asked)
+            return asked;
+    }
+    if (!phrase || event.kind !== 'comment')
+        return { kind: 'none' };
+    const { action, comment } = event;
+    if (action !== 'created') {
+        return {
+            kind: 'skip',
+            why: `the comment was ${(0,untrusted/* quote */.hD)(action ?? 'changed', 40)}, and only a new comment is a request`,
+        };
+    }
+    const rest = afterPhrase(comment?.body ?? '', phrase);
+    if (rest === undefined)
+        return { kind: 'skip', why: `the comment does not begin with ${(0,untrusted/* quote */.hD)(phrase, 60)}` };
+    const id = comment?.id;
+    if (id === undefined)
+        return { kind: 'skip', why: 'the event names no comment' };
+    return { kind: 'request', text: rest, comment: { id, review: event.review } };
+}
+/**
+ * `labeled` with `triggerLabel` is a request; another label, or any `unlabeled`, is not (and costs
+ * nothing); other actions (`opened`, `synchronize`, …) run as they would without a label.
+ * GitHub's label names ignore case.
+ */
+function readLabel(label, action, applied) {
+    if (action === 'unlabeled') {
+        return { kind: 'skip', why: 'a label was removed, and only applying triggerLabel is a request' };
+    }
+    if (action !== 'labeled')
+        return undefined;
+    const name = applied ?? '';
+    if (name.toLowerCase() === label.toLowerCase())
+        return { kind: 'label', label: name };
+    return { kind: 'skip', why: `the label applied is ${(0,untrusted/* quote */.hD)(name, 60)}, not ${(0,untrusted/* quote */.hD)(label, 60)}` };
+}
+/** What follows the phrase at the start of `body` (trimmed; `''` when bare), or `undefined` when it does not start with it. */
+function afterPhrase(body, phrase) {
+    const start = body.trimStart();
+    if (start.slice(0, phrase.length).toLowerCase() !== phrase.toLowerCase())
+        return undefined;
+    const next = start.charAt(phrase.length);
+    if (next !== '' && !/\s/.test(next))
+        return undefined;
+    return start.slice(phrase.length).trim();
+}
+
+;// CONCATENATED MODULE: ./src/decide/requests.ts
+
+
+/**
+ * Where the thread stands for a request run: `own` (the comment that started it), the thread's
+ * `comments`, the note's record. A note without a record was written before requests were
+ * kept: every request older than the run's own counts as delivered, so none is sent twice. A bare
+ * phrase is a request only with a standing prompt (else its own run answers it). A review comment
+ * is only its own run's request: only issue comments are gathered.
+ */
+function readQueue(own, comments, options) {
+    const { phrase, standing, note, runId } = options;
+    const deliveries = note?.delivered ?? [];
+    // A review comment's id is not of the issue comments' series: it says nothing of their order.
+    const after = deliveries.length > 0
+        ? Math.max(...deliveries.map((d) => d.upTo))
+        : own.review
+            ? Number.MAX_SAFE_INTEGER
+            : own.id - 1;
+    if (!own.review && own.id <= after) {
+        const by = carrier(deliveries, own.id);
+        // A re-run of the run that carried it goes on: it finds its own job and waits for it.
+        if (by !== runId)
+            return { kind: 'carried', ...(by !== undefined ? { run: by } : {}) };
+    }
+    const waiting = comments
+        .filter((c) => c.id > after && c.id !== own.id && !c.review)
+        .flatMap((c) => {
+        const text = afterPhrase(c.body, phrase);
+        return text === undefined || (!text && !standing) ? [] : [{ ...c, text }];
+    })
+        .sort((a, b) => a.id - b.id);
+    return { kind: 'open', after, waiting };
+}
+/** The run that delivered request `id`, when the note still keeps its delivery. */
+function carrier(deliveries, id) {
+    return deliveries.find((d) => d.after < id && id <= d.upTo)?.run;
+}
+/**
+ * What the run carries: its own request and the others allowed to ask, oldest first; the prompt
+ * only when there are others (with its own alone, the prompt stays the standing prompt and the
+ * request, as it always was).
+ */
+function carry(own, others, after, standing) {
+    const requests = [own, ...others].sort((a, b) => a.id - b.id);
+    const issueIds = requests.filter((r) => !r.review).map((r) => r.id);
+    const carried = {
+        ...(issueIds.length > 0 ? { delivery: { after, upTo: Math.max(...issueIds) } } : {}),
+        requests: requests.map(({ id, author, url, review }) => ({ id, author, url, review })),
+    };
+    return others.length > 0 ? { carried, prompt: requestsPrompt(standing, requests) } : { carried };
+}
+/** The standing prompt, then each request with its author and link, oldest first. */
+function requestsPrompt(standing, requests) {
+    const total = requests.length;
+    const each = requests.map((r, i) => `Request ${i + 1} of ${total}, by ${r.author}${r.url ? ` (${r.url})` : ''}:\n${r.text || '(nothing after the phrase: the standing prompt above is the request)'}`);
+    return [standing, `${total} requests were made on this thread, oldest first:`, ...each]
+        .filter(Boolean)
+        .join('\n\n');
+}
+/** What a run whose request an earlier run delivered says on the thread. */
+function carriedAnswer(run, runsUrl) {
+    const by = run !== undefined
+        ? `<a href="${(0,untrusted/* cell */.Hn)(`${runsUrl}${run}`, 2000)}">run ${run}</a> sent it`
+        : 'an earlier run sent it';
+    return `This request was already delivered: ${by}, with the other requests queued on the thread. Nothing more was sent.`;
+}
+/** The skip's one notice. */
+function carriedNotice(run) {
+    return `Skipped: this request was already sent to the thread's job by ${run !== undefined ? `run ${run}` : 'an earlier run'}, with the other requests queued on the thread.`;
+}
+
+;// CONCATENATED MODULE: ./src/decide/queued.ts
+
+
+
+/**
+ * On a thread, a `/docs` request run reads the thread's comments: its own request already
+ * delivered is a skip that says which run carried it; else it carries its own and every request
+ * not yet delivered whose author may ask (checked as each would be on its own). Anything else goes
+ * on as it was.
+ */
+async function gatherQueued(inputs, memory, deps) {
+    const { request, features, port, event, log, signal } = deps;
+    if (request.kind !== 'request' || !features.thread || !port || inputs.trigger === undefined)
+        return { kind: 'go', memory };
+    const { comments, runsUrl } = await port.threadComments(signal);
+    const { id, review } = request.comment;
+    const facts = comments.find((c) => c.id === id) ?? {
+        id,
+        body: '',
+        author: event.sender?.login ?? deps.run.actor,
+        bot: false,
+        url: '',
+        review,
+    };
+    const own = { ...facts, text: request.text };
+    const queue = readQueue(own, comments, {
+        phrase: inputs.trigger,
+        standing: Boolean(inputs.prompt),
+        note: memory.note,
+        runId: deps.run.runId,
+    });
+    if (queue.kind === 'carried')
+        return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };
+    const others = await mayAsk(queue.waiting, own.author, inputs, deps);
+    const { carried, prompt } = carry(own, others, queue.after, inputs.prompt);
+    if (others.length > 0)
+        log.info(`${others.length + 1} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`);
+    return { kind: 'go', memory: { ...memory, carried }, ...(prompt !== undefined ? { prompt } : {}) };
+}
+/**
+ * The requests whose authors may ask, by the gate's rules for an event anyone can cause: named in
+ * `allowedActors`, a bot only when named, else write access asked of GitHub once a login.
+ */
+async function mayAsk(waiting, asker, inputs, deps) {
+    const { event, port, log, signal } = deps;
+    // The run's own author passed the gate already.
+    const known = new Map([
+        [asker.toLowerCase(), Promise.resolve(undefined)],
+    ]);
+    const refusal = (r) => {
+        const decided = gateActor({ login: r.author, type: r.bot ? 'Bot' : 'User' }, event, inputs.allowedActors);
+        if (decided.kind === 'refused')
+            return Promise.resolve(decided.rule);
+        if (decided.kind !== 'ask')
+            return Promise.resolve(undefined);
+        return (async () => {
+            const access = await port?.accessOf(r.author, signal);
+            if (access === undefined)
+                return 'GitHub could not tell whether they have write access';
+            return hasWriteAccess(access) ? undefined : `their role on the repository is ${(0,untrusted/* label */.Pf)(access.role)}`;
+        })();
+    };
+    const kept = [];
+    for (const r of waiting) {
+        const key = r.author.toLowerCase();
+        const asked = !known.has(key);
+        if (asked)
+            known.set(key, refusal(r));
+        const why = await known.get(key);
+        if (why === undefined)
+            kept.push(r);
+        else if (asked)
+            log.info(`Not sent: the requests of ${(0,untrusted/* label */.Pf)(r.author)} on the thread, as ${why}.`);
+    }
+    return kept;
+}
+
 ;// CONCATENATED MODULE: ./src/decide/decide.ts
 // The first of the run's three steps: before anything is sent to the service, decide whether the
 // step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
 // job, and the whole prompt. The result is one value; execute and report take it from here.
+
 
 
 
@@ -30051,7 +30267,13 @@ async function decide(inputs, deps) {
     if (features.thread && !port) {
         throw new errors/* ActionFailure */.dR("The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.");
     }
-    const memory = features.recall && port ? await port.recall(features.thread, signal) : {};
+    const recalled = features.recall && port ? await port.recall(features.thread, signal) : {};
+    // A request on a thread carries the requests queued there (queued.ts), or one already carried ends here.
+    const queued = await gatherQueued(inputs, recalled, { ...deps, port });
+    if (queued.kind === 'skip')
+        return queued;
+    const { memory } = queued;
+    const prompt = queued.prompt ?? admission.prompt;
     const job = memory.note?.job ?? memory.branch?.job;
     // A run that sends nothing leaves a success status naming the thread's job (a required check
     // passes, and a branch's next push still finds the job).
@@ -30085,7 +30307,7 @@ async function decide(inputs, deps) {
     }
     const plan = await planJob({
         ...inputs,
-        prompt: admission.prompt,
+        prompt,
         runId: deps.run.runId,
         attempt: deps.run.attempt,
         asked,
@@ -30106,7 +30328,7 @@ async function decide(inputs, deps) {
     const spent = features.thread ? budgetSpent(inputs.budget, plan.mode, memory, log) : undefined;
     if (spent)
         return { ...(await hold(spent, job)), answer: spent.answer };
-    const written = (0,core_mode/* onlyWaits */.PI)(plan.mode) ? undefined : admission.prompt;
+    const written = (0,core_mode/* onlyWaits */.PI)(plan.mode) ? undefined : prompt;
     const whole = async (since) => {
         let prompt = written ?? '';
         if (features.context && port) {
@@ -31474,68 +31696,6 @@ function featuresOf(inputs, context, request) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/decide/trigger.ts
-
-
-/**
- * Whether the comment that started the run asks for docs: a new comment whose text begins with
- * the phrase (leading white space ignored, any case), followed by a space, a line break or its
- * end. An edit or a deletion never is: an edit of an old request must not start a second job.
- */
-function readRequest(phrase, event, label) {
-    // Read first, before the GitHub side loads: a deleted ref has no commit to document or to put a
-    // status on, and no pull request to follow.
-    if (event.kind === 'push' && event.deleted) {
-        return { kind: 'skip', why: `the push deleted ${(0,core_event/* refWords */.VL)(event.ref)}, which leaves nothing to document` };
-    }
-    if (label && (event.kind === 'pull-request' || event.kind === 'issue')) {
-        const asked = readLabel(label, event.action, event.label);
-        if (asked)
-            return asked;
-    }
-    if (!phrase || event.kind !== 'comment')
-        return { kind: 'none' };
-    const { action, comment } = event;
-    if (action !== 'created') {
-        return {
-            kind: 'skip',
-            why: `the comment was ${(0,untrusted/* quote */.hD)(action ?? 'changed', 40)}, and only a new comment is a request`,
-        };
-    }
-    const rest = afterPhrase(comment?.body ?? '', phrase);
-    if (rest === undefined)
-        return { kind: 'skip', why: `the comment does not begin with ${(0,untrusted/* quote */.hD)(phrase, 60)}` };
-    const id = comment?.id;
-    if (id === undefined)
-        return { kind: 'skip', why: 'the event names no comment' };
-    return { kind: 'request', text: rest, comment: { id, review: event.review } };
-}
-/**
- * `labeled` with `triggerLabel` is a request; another label, or any `unlabeled`, is not (and costs
- * nothing); other actions (`opened`, `synchronize`, …) run as they would without a label.
- * GitHub's label names ignore case.
- */
-function readLabel(label, action, applied) {
-    if (action === 'unlabeled') {
-        return { kind: 'skip', why: 'a label was removed, and only applying triggerLabel is a request' };
-    }
-    if (action !== 'labeled')
-        return undefined;
-    const name = applied ?? '';
-    if (name.toLowerCase() === label.toLowerCase())
-        return { kind: 'label', label: name };
-    return { kind: 'skip', why: `the label applied is ${(0,untrusted/* quote */.hD)(name, 60)}, not ${(0,untrusted/* quote */.hD)(label, 60)}` };
-}
-function afterPhrase(body, phrase) {
-    const start = body.trimStart();
-    if (start.slice(0, phrase.length).toLowerCase() !== phrase.toLowerCase())
-        return undefined;
-    const next = start.charAt(phrase.length);
-    if (next !== '' && !/\s/.test(next))
-        return undefined;
-    return start.slice(phrase.length).trim();
-}
-
 ;// CONCATENATED MODULE: ./src/decide/setup.ts
 // What a run starts from, read once before anything is sent: the inputs for this run's event, the
 // request the event makes, and the features (which GitHub work the run does).
@@ -31576,7 +31736,7 @@ const coreLog = {
     warning: (message) => core/* warning */.$e(message),
     debug: (message) => core/* debug */.Yz(message),
 };
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(456)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1456))).startGitHub(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(250)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8250))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then

@@ -83,6 +83,19 @@ export interface ThreadNote {
    * closed once the thread's job has a docs pull request of its own; newest last.
    */
   superseded?: string[];
+  /**
+   * The `/docs` requests recent runs delivered, newest run first: each run's requests' comment ids
+   * lie in `(after, upTo]` (its own may lie lower). GitHub's comment ids grow, so every request at
+   * or below the highest `upTo` is delivered. Absent in a note written before requests were kept.
+   */
+  delivered?: Delivery[];
+}
+
+/** The requests one run delivered: comment ids above `after`, up to `upTo`. */
+export interface Delivery {
+  run: number;
+  after: number;
+  upTo: number;
 }
 
 /** What a commit status of this step says: the job (when it names one) and the run that wrote it. */
@@ -105,6 +118,31 @@ export interface Memory {
    * that names one, and that commit (the head the job last saw).
    */
   branch?: { job: string; run: number; since: string };
+  /**
+   * The `/docs` requests this run sends (a request on a thread), oldest first: once the service
+   * accepts the send, the note records them as delivered, each gets the 👀, and the comment names
+   * them.
+   */
+  carried?: Carried;
+}
+
+/** The `/docs` requests a run sends in its one create or follow-up. */
+export interface Carried {
+  /** What the note records as delivered (absent when only a review comment is carried). */
+  delivery?: { after: number; upTo: number };
+  requests: { id: number; author: string; url: string; review: boolean }[];
+}
+
+/** A comment on the thread, as a queued `/docs` request is read from it. */
+export interface ThreadComment {
+  id: number;
+  body: string;
+  /** Its author's login, and whether GitHub calls the account a bot. */
+  author: string;
+  bot: boolean;
+  url: string;
+  /** A pull request review comment (only the run's own request can be one). */
+  review: boolean;
 }
 
 /** The docs pull request a follow-up would go to, as GitHub tells it. */
@@ -195,6 +233,12 @@ export interface DecideReads {
   changedFiles(since: string | undefined, signal: AbortSignal): Promise<Changed>;
   /** Where a push-like run stands on its pull request: its merge, a branch's push, or overtaken. */
   moment(signal: AbortSignal): Promise<Moment>;
+  /**
+   * The thread's comments, for the `/docs` requests queued on it: the first page and the newest
+   * (at most 10 pages of 100), oldest first, with the comment that started the run; and where
+   * this repository's workflow runs are (`…/actions/runs/`). A fault throws: nothing is sent.
+   */
+  threadComments(signal: AbortSignal): Promise<{ comments: ThreadComment[]; runsUrl: string }>;
   /**
    * A skip on a thread (a change `paths` found irrelevant, a docs PR closed unmerged): with
    * `status`, a success status saying `why`, so a required check never waits for a job that will

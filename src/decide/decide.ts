@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.js';
 import { budgetSpent } from './budget.js';
 import { earlierAttemptJob, planJob } from './continuity.js';
 import { heldByPolicy, nothingNew, overtaken, threadStep, type Held } from './follow-up.js';
+import { gatherQueued } from './queued.js';
 import { ActionFailure, type FaultContext } from '../service/errors.js';
 import type { RunEvent } from '../core/event.js';
 import type { Features } from './features.js';
@@ -77,7 +78,12 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       "The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.",
     );
   }
-  const memory = features.recall && port ? await port.recall(features.thread, signal) : {};
+  const recalled = features.recall && port ? await port.recall(features.thread, signal) : {};
+  // A request on a thread carries the requests queued there (queued.ts), or one already carried ends here.
+  const queued = await gatherQueued(inputs, recalled, { ...deps, port });
+  if (queued.kind === 'skip') return queued;
+  const { memory } = queued;
+  const prompt = queued.prompt ?? admission.prompt;
   const job = memory.note?.job ?? memory.branch?.job;
   // A run that sends nothing leaves a success status naming the thread's job (a required check
   // passes, and a branch's next push still finds the job).
@@ -109,7 +115,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   const plan = await planJob(
     {
       ...inputs,
-      prompt: admission.prompt,
+      prompt,
       runId: deps.run.runId,
       attempt: deps.run.attempt,
       asked,
@@ -132,7 +138,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   const spent = features.thread ? budgetSpent(inputs.budget, plan.mode, memory, log) : undefined;
   if (spent) return { ...(await hold(spent, job)), answer: spent.answer };
 
-  const written = onlyWaits(plan.mode) ? undefined : admission.prompt;
+  const written = onlyWaits(plan.mode) ? undefined : prompt;
   const whole = async (since?: string): Promise<string> => {
     let prompt = written ?? '';
     if (features.context && port) {

@@ -62,7 +62,16 @@ export function gate(
   labelled = false,
 ): Gate {
   if (!labelled && !anyoneCanCause(event)) return { kind: 'open' };
-  const who = actorOf(event);
+  return gateActor(actorOf(event), event, allowedActors, fallbackActor);
+}
+
+/** Who may ask, for one account (the event's actor, or a queued request's author). */
+export function gateActor(
+  who: Actor | undefined,
+  event: RunEvent,
+  allowedActors: string[],
+  fallbackActor = '',
+): Gate {
   const actor = who?.login ?? fallbackActor;
   const named = (login: string) => allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
   if (!actor) return { kind: 'refused', actor: '(unknown)', rule: 'the event names no sender' };

@@ -66,7 +66,8 @@ function readLabel(
   return { kind: 'skip', why: `the label applied is ${quote(name, 60)}, not ${quote(label, 60)}` };
 }
 
-function afterPhrase(body: string, phrase: string): string | undefined {
+/** What follows the phrase at the start of `body` (trimmed; `''` when bare), or `undefined` when it does not start with it. */
+export function afterPhrase(body: string, phrase: string): string | undefined {
   const start = body.trimStart();
   if (start.slice(0, phrase.length).toLowerCase() !== phrase.toLowerCase()) return undefined;
   const next = start.charAt(phrase.length);

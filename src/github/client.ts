@@ -11,6 +11,8 @@ export interface Comment {
   id: number;
   body: string;
   login?: string;
+  /** The author's account type (`User`, `Bot`, `Organization`). */
+  type?: string;
   url: string;
 }
 
@@ -27,6 +29,11 @@ export interface GitHubApi {
     at: { owner: string; repo: string; issue_number: number },
     signal: AbortSignal,
   ): AsyncIterable<Comment[]>;
+  /** One page (100) of a thread's comments, oldest first, and the number of its last page. */
+  commentsPage(
+    at: { owner: string; repo: string; issue_number: number; page: number },
+    signal: AbortSignal,
+  ): Promise<{ comments: Comment[]; last: number }>;
   createComment(
     at: { owner: string; repo: string; issue_number: number; body: string },
     signal: AbortSignal,
@@ -130,7 +137,7 @@ const PAGE_SIZE = 100;
 const commentReply = z.object({
   id: z.number(),
   body: z.nullish(z.string()),
-  user: z.nullish(z.object({ login: z.string() })),
+  user: z.nullish(z.object({ login: z.string(), type: z.optional(z.string()) })),
   html_url: z.string(),
 });
 const pullsReply = z.array(
@@ -166,7 +173,7 @@ function toCommit(reply: unknown): CommitFacts {
 
 function toComment(reply: unknown): Comment {
   const c = commentReply.parse(reply);
-  return { id: c.id, body: c.body ?? '', login: c.user?.login, url: c.html_url };
+  return { id: c.id, body: c.body ?? '', login: c.user?.login, type: c.user?.type, url: c.html_url };
 }
 
 /**
@@ -216,6 +223,19 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         per_page: PAGE_SIZE,
       });
       for await (const { data } of pages) yield z.array(z.unknown()).parse(data).map(toComment);
+    },
+    async commentsPage(at, signal) {
+      const { data, headers } = await octokit().rest.issues.listComments({
+        ...at,
+        per_page: PAGE_SIZE,
+        ...bounded(signal),
+      });
+      // The `last` link is absent on the last page itself (and on the only one).
+      const last = /[?&]page=(\d+)[^>]*>;\s*rel="last"/.exec(headers.link ?? '')?.[1];
+      return {
+        comments: z.array(z.unknown()).parse(data).map(toComment),
+        last: last ? Math.max(at.page, Number(last)) : at.page,
+      };
     },
     async createComment(at, signal) {
       const { data } = await octokit().rest.issues.createComment({ ...at, ...bounded(signal) });

@@ -5,7 +5,7 @@ import type { KeptState } from '../core/ports.js';
 import type { Warn } from '../core/log.js';
 import { usesLine } from '../core/uses.js';
 import { redact } from '../core/secrets.js';
-import { cell, inert, isPullRequestUrl } from '../core/untrusted.js';
+import { cell, inert, isPlainHttpUrl, isPullRequestUrl } from '../core/untrusted.js';
 import type { Comment, GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault, faultOf, type GitHubOperation } from './errors.js';
 import { noteLine, type ThreadNote } from './note.js';
@@ -67,6 +67,8 @@ export interface CommentState {
   replaced?: { jobId: string; prLink?: string | null };
   /** What became of the docs pull requests earlier jobs of the thread left (see supersede.ts). */
   superseded?: Superseded[];
+  /** The `/docs` requests this run sent, oldest first: named when there were several. */
+  carried?: { author: string; url: string }[];
 }
 
 /**
@@ -153,6 +155,17 @@ function supersededLines(state: CommentState): string[] {
   });
 }
 
+/** The line that names the requests a run sent together, each by its link and author. */
+function carriedLine(requests: NonNullable<CommentState['carried']>): string {
+  const each = requests.map(({ author, url }) => {
+    const shown = redact(url);
+    const name = isPlainHttpUrl(shown) ? `<a href="${cell(shown, 2000)}">request</a>` : 'request';
+    // In a code span: the author is named, not mentioned (an edit would notify them again).
+    return `${name} by ${inert(author, 100)}`;
+  });
+  return `📨 This run sent ${requests.length} requests queued on the thread: ${each.join(', ')}.`;
+}
+
 /** The comment's Markdown: far under GitHub's 65,536 characters by construction (cells are cut). */
 export function commentBody(marker: string, state: CommentState): string {
   const facts = [`Job ${inert(state.jobId)}`];
@@ -170,6 +183,7 @@ export function commentBody(marker: string, state: CommentState): string {
     '',
     ...(state.replaced ? [replacedLine(state.replaced, state.jobId, state.superseded ?? []), ''] : []),
     ...supersededLines(state),
+    ...(state.carried && state.carried.length > 1 ? [carriedLine(state.carried), ''] : []),
     `<sub>${facts.join(' · ')}</sub>`,
     '',
   ].join('\n');

@@ -5,12 +5,21 @@
 import { describeThrown } from '../core/log.js';
 import type { ExecuteWrites, FirstPost, GitHubStarted } from '../core/ports.js';
 import type { GitHubSession } from './session.js';
-import { acknowledge, body, keptForWriting, note, STARTED_BUDGET_MS, writeStatus } from './writes.js';
+import {
+  acknowledge,
+  body,
+  carried,
+  keptForWriting,
+  note,
+  STARTED_BUDGET_MS,
+  writeStatus,
+} from './writes.js';
 
 export function executeWrites(session: GitHubSession): ExecuteWrites {
   return {
     started(jobId, job, memory, uses = 0): GitHubStarted {
-      const reaction = acknowledge(session);
+      const queued = carried(memory, uses);
+      const reaction = acknowledge(session, queued);
       const { request, status, runUrl } = session;
       if (!request.comment && !status) return { reaction };
       const { signal, done } = session.budget(STARTED_BUDGET_MS);
@@ -27,6 +36,7 @@ export function executeWrites(session: GitHubSession): ExecuteWrites {
                 job,
                 ended: false,
                 note: note(session, jobId, head, memory, previous, uses),
+                carried: queued,
               }),
             signal,
           );

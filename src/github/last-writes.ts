@@ -12,7 +12,7 @@ import { readNote } from './note.js';
 import { within, type GitHubSession } from './session.js';
 import { supersede, type SupersededReport } from './supersede.js';
 import { findThread } from './target.js';
-import { acknowledge, body, FINISH_BUDGET_MS, keptForWriting, note, writeStatus } from './writes.js';
+import { acknowledge, body, carried, FINISH_BUDGET_MS, keptForWriting, note, writeStatus } from './writes.js';
 
 export function reportWrites(session: GitHubSession): ReportWrites {
   return {
@@ -29,7 +29,10 @@ export function reportWrites(session: GitHubSession): ReportWrites {
       let url: string | undefined;
       try {
         if (outcome.jobId && outcome.confirmed)
-          await within(started?.reaction ?? acknowledge(session), signal);
+          await within(
+            started?.reaction ?? acknowledge(session, carried(outcome.memory, outcome.uses)),
+            signal,
+          );
         // The first writes must be done before the last ones start, or both could create a
         // comment, or the pending status land after the final one.
         const first = await firstPost(started, signal);
@@ -130,6 +133,7 @@ async function lastComment(
           ended: true,
           superseded: superseded.fates,
           note: note(session, jobId, head, outcome.memory, previous, outcome.uses, superseded.waiting),
+          carried: carried(outcome.memory, outcome.uses),
         }),
       signal,
       first.comment,

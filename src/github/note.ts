@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { RunEntry, ThreadNote } from '../core/ports.js';
+import type { Delivery, RunEntry, ThreadNote } from '../core/ports.js';
 import { isJobId } from '../core/job.js';
 import { threadUses } from '../core/uses.js';
 
@@ -11,6 +11,8 @@ export const RECENT_RUNS = 20;
 export const SUPERSEDED_KEPT = 5;
 /** A pull request's URL, with room to spare. */
 const MAX_LINK = 500;
+/** The recent runs' deliveries of `/docs` requests kept: the highest says what is delivered. */
+export const RECENT_DELIVERIES = 20;
 
 const PREFIX = '<!-- agent-job-action:note ';
 /** 20 runs with 200-character ids and 5 links, base64url-encoded, with room to spare. */
@@ -20,6 +22,11 @@ const entrySchema = z.object({
   attempt: z.int().check(z.positive()),
   job: z.string().check(z.minLength(1), z.maxLength(500)),
   uses: z.optional(z.int().check(z.nonnegative())),
+});
+const deliverySchema = z.object({
+  run: z.int().check(z.nonnegative()),
+  after: z.int(),
+  upTo: z.int().check(z.nonnegative()),
 });
 const noteSchema = z.object({
   job: z.string().check(z.minLength(1), z.maxLength(500)),
@@ -31,6 +38,7 @@ const noteSchema = z.object({
   superseded: z.optional(
     z.array(z.string().check(z.minLength(1), z.maxLength(MAX_LINK))).check(z.maxLength(SUPERSEDED_KEPT)),
   ),
+  delivered: z.optional(z.array(deliverySchema).check(z.maxLength(RECENT_DELIVERIES))),
 });
 
 /**
@@ -70,7 +78,16 @@ export function readNote(body: string): ThreadNote | undefined {
  */
 export function nextNote(
   previous: ThreadNote | undefined,
-  run: { job: string; head?: string; run: number; attempt: number; uses?: number; superseded?: string[] },
+  run: {
+    job: string;
+    head?: string;
+    run: number;
+    attempt: number;
+    uses?: number;
+    superseded?: string[];
+    /** The `/docs` requests this run delivered (comment ids above `after`, up to `upTo`). */
+    delivery?: { after: number; upTo: number };
+  },
 ): ThreadNote {
   const spent = run.uses ?? 0;
   const earlier: RunEntry[] =
@@ -87,8 +104,10 @@ export function nextNote(
     .filter((link) => link.length <= MAX_LINK)
     .slice(-SUPERSEDED_KEPT);
   const superseded = waiting.length > 0 ? { superseded: waiting } : {};
+  const deliveries = delivered(previous?.delivered, run.delivery && { run: run.run, ...run.delivery });
+  const delivery = deliveries.length > 0 ? { delivered: deliveries } : {};
   if (previous && previous.run > run.run) {
-    const older: ThreadNote = { ...previous, runs, ...uses };
+    const older: ThreadNote = { ...previous, runs, ...uses, ...delivery };
     delete older.superseded;
     return { ...older, ...superseded };
   }
@@ -101,5 +120,21 @@ export function nextNote(
     runs,
     ...uses,
     ...superseded,
+    ...delivery,
   };
+}
+
+/**
+ * The deliveries kept, highest first, with this run's: a run that writes the note twice (or a
+ * re-run) keeps one entry, spanning both.
+ */
+function delivered(earlier: Delivery[] = [], own: Delivery | undefined): Delivery[] {
+  if (!own) return earlier;
+  const same = earlier.find((d) => d.run === own.run);
+  const merged = same
+    ? { run: own.run, after: Math.min(same.after, own.after), upTo: Math.max(same.upTo, own.upTo) }
+    : own;
+  return [merged, ...earlier.filter((d) => d.run !== own.run)]
+    .sort((a, b) => b.upTo - a.upTo)
+    .slice(0, RECENT_DELIVERIES);
 }

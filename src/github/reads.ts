@@ -13,6 +13,7 @@ import { renderContext } from './context.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { changedFiles, eventHasContext, gatherContext, gatherSince } from './gather.js';
 import { readNote } from './note.js';
+import { threadComments } from './requests.js';
 import type { GitHubSession } from './session.js';
 import { eventHasThread } from './target.js';
 import { FINISH_BUDGET_MS, writeStatus } from './writes.js';
@@ -55,6 +56,8 @@ export function decideReads(session: GitHubSession): DecideReads {
     },
 
     recall: (strict, cancellation) => recall(session, strict, cancellation),
+
+    threadComments: (cancellation) => threadComments(session, cancellation),
 
     /**
      * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing

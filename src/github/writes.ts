@@ -2,7 +2,7 @@
 // writing, the body and the note a write puts in it, and the reaction on the request. Each is a
 // function of the session and of what the caller hands it; what was said once a run is handed
 // back as a value.
-import type { Memory, ThreadNote } from '../core/ports.js';
+import type { Carried, Memory, ThreadNote } from '../core/ports.js';
 import type { KeptComment } from './comment.js';
 import { commentBody } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
@@ -108,6 +108,8 @@ export function note(
 ): ThreadNote {
   const { run } = session;
   const before = memory.note ?? readNote(previous ?? '');
+  // Requests are delivered only by a send the service accepted (one that only waits spends none).
+  const delivery = uses > 0 ? memory.carried?.delivery : undefined;
   return nextNote(before, {
     job: jobId,
     head,
@@ -115,29 +117,48 @@ export function note(
     attempt: run.runAttempt,
     uses,
     ...(superseded ? { superseded } : {}),
+    ...(delivery ? { delivery } : {}),
   });
 }
 
-/** The 👀 on the `/docs` comment that asked: its request was taken and a job exists. Never rejects. */
-export async function acknowledge(session: GitHubSession): Promise<void> {
+/**
+ * The `/docs` requests this run carried besides its own, once the service accepted its send (a
+ * run that only waits sent none of them).
+ */
+export function carried(memory: Memory, uses: number | undefined): Carried['requests'] {
+  return (uses ?? 0) > 0 ? (memory.carried?.requests ?? []) : [];
+}
+
+/**
+ * The 👀 on the `/docs` comment that asked, and on each request queued on the thread that this
+ * run carried: each request was taken and a job exists. Never rejects; one warning at most.
+ */
+export async function acknowledge(session: GitHubSession, queued: Carried['requests'] = []): Promise<void> {
   const { asked } = session.request;
-  if (!asked) return;
+  const comments = [...(asked ? [asked] : []), ...queued.filter((r) => r.id !== asked?.id)];
+  if (comments.length === 0) return;
   const { owner, repo } = session.run.repo;
   const { signal, done } = session.budget(STARTED_BUDGET_MS);
+  let failed: { error: unknown } | undefined;
   try {
-    await session
-      .forRepo()
-      .react({ owner, repo, comment_id: asked.id, review: asked.review, content: 'eyes' }, signal);
-  } catch (error) {
+    for (const comment of comments) {
+      await session
+        .forRepo()
+        .react({ owner, repo, comment_id: comment.id, review: comment.review, content: 'eyes' }, signal)
+        .catch((error: unknown) => (failed ??= { error }));
+    }
+  } finally {
+    done();
+  }
+  if (failed) {
+    const { error } = failed;
     session.warn(
       describeGitHubFault(error, {
         what: `react to the comment that asked for docs on ${owner}/${repo}`,
         token: 'githubToken',
-        permission: asked.review ? 'pull-requests: write' : 'issues: write or pull-requests: write',
+        permission: asked?.review ? 'pull-requests: write' : 'issues: write or pull-requests: write',
         repo: `${owner}/${repo}`,
       }),
     );
-  } finally {
-    done();
   }
 }

@@ -1,0 +1,242 @@
+// Queued `/docs` requests on a thread, played with run() in this process against both emulators:
+// a burst while one run is busy costs two uses (the next run carries the rest in one follow-up,
+// oldest first, each with its author and link), the runs whose requests were carried end skipped
+// and say which run carried them, every carried request gets its 👀; a request by someone without
+// write access is not carried; a note written before requests were kept carries nothing older
+// than the run's own request. The choices are tested one by one in requests.test.ts.
+import { describe, expect, it } from '@jest/globals';
+import {
+  emulators,
+  gitHubEmulators,
+  notices,
+  runHere as play,
+  threadStep,
+  warnings,
+} from '../__fixtures__/e2e.js';
+import { APP, commentEvent, pushTo, sha, world } from '../__fixtures__/github-world.js';
+import type { StoredComment } from '../emulators/github.js';
+import { readNote } from '../src/github/note.js';
+
+const emulator = emulators({ activePolls: 0 });
+const github = gitHubEmulators();
+
+async function requestWorld() {
+  const gh = await github();
+  const { pr, docsLink } = world(gh);
+  const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+  const thread = threadStep(service, gh);
+  const ask = (login: string, body: string) => gh.addComment(APP, pr.number, { login, body });
+  const runFor = (comment: StoredComment, run: number, login = comment.login) =>
+    play(
+      thread(
+        commentEvent(pr.number, comment.body, { id: comment.id, login }),
+        {},
+        { GITHUB_RUN_ID: String(run) },
+      ),
+    );
+  const kept = () => pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
+  const link = (c: StoredComment) => `${gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${c.id}`;
+  const prompts = () =>
+    service.requests
+      .filter((r) => r.route === 'create' || r.route === 'message')
+      .map((r) => (r.json as { prompt: string }).prompt);
+  return { gh, pr, service, ask, runFor, kept, link, prompts };
+}
+
+describe('queued /docs requests', () => {
+  it('a burst of five costs two uses; the carried runs end skipped and say which run carried them; each gets its 👀', async () => {
+    const { gh, service, ask, runFor, kept, link, prompts } = await requestWorld();
+    gh.collaborator(APP, 'mona', 'write');
+    const first = ask('octocat', '/docs document the --dry-run flag');
+    const busy = await runFor(first, 201);
+    expect(busy.outputs).toMatchObject({ mode: 'created', uses: '1' });
+    // Only the run's own request: the standing prompt and the request, as it always was.
+    expect(prompts()).toHaveLength(1);
+    expect(prompts()[0]).toMatch(
+      /^Document the new rate limits\n\ndocument the --dry-run flag\n\n## Context/,
+    );
+
+    // Four more while the first run was busy.
+    const queued = [
+      ask('mona', '/docs the FAQ entry on proxies'),
+      ask('octocat', '/docs\nthe changelog line'),
+      ask('mona', '/DOCS the README table'),
+      ask('octocat', '/docs the upgrade guide'),
+    ];
+    const next = await runFor(queued[0] as StoredComment, 202);
+    expect(next.code).toBe(0);
+    expect(warnings(next)).toEqual([]);
+    expect(next.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(service.count('create')).toBe(1);
+    expect(service.count('message')).toBe(1);
+    const followUp = prompts()[1] ?? '';
+    // The standing prompt first, then the requests, then the context.
+    expect(followUp).toMatch(
+      /^Document the new rate limits\n\n4 requests were made on this thread, oldest first:\n\n/,
+    );
+    expect(followUp.indexOf('Request 4 of 4')).toBeLessThan(followUp.indexOf('## Context'));
+    const texts = ['the FAQ entry on proxies', 'the changelog line', 'the README table', 'the upgrade guide'];
+    const at = texts.map((t) => followUp.indexOf(t));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    queued.forEach((c, i) => {
+      expect(followUp).toContain(`Request ${i + 1} of 4, by ${c.login} (${link(c)}):\n${texts[i]}`);
+    });
+    expect(followUp).not.toContain('--dry-run flag');
+    for (const c of [first, ...queued]) expect(c.reactions).toEqual(['eyes']);
+    // The kept comment names the four requests the run sent; the note records them delivered.
+    expect(kept()).toContain('📨 This run sent 4 requests queued on the thread');
+    for (const c of queued) expect(kept()).toContain(`<a href="${link(c)}">request</a>`);
+    expect(readNote(kept())?.delivered?.[0]).toEqual({
+      run: 202,
+      after: first.id,
+      upTo: queued[3]?.id,
+    });
+
+    for (const [i, c] of queued.slice(1).entries()) {
+      const carried = await runFor(c, 203 + i);
+      expect(carried.code).toBe(0);
+      expect(carried.outputs).toMatchObject({ status: 'skipped', mode: 'skipped', uses: '0' });
+      expect(notices(carried)).toEqual([
+        "Skipped: this request was already sent to the thread's job by run 202, with the other requests queued on the thread.",
+      ]);
+      expect(kept()).toContain(
+        `This request was already delivered: <a href="${gh.serverUrl}/${APP}/actions/runs/202">run 202</a> sent it`,
+      );
+    }
+    // Two uses in all, and the thread's note still knows its job and what it spent.
+    expect(service.count('create') + service.count('message')).toBe(2);
+    expect(readNote(kept())).toMatchObject({ uses: 2, job: busy.outputs.jobId });
+  });
+
+  it('leaves out a request by someone without write access, and a bot allowedActors does not name', async () => {
+    const { gh, ask, runFor, prompts } = await requestWorld();
+    gh.collaborator(APP, 'stranger', 'read');
+    const first = ask('octocat', '/docs the flag');
+    await runFor(first, 301);
+    const outsider = ask('stranger', '/docs rewrite everything');
+    const bot = ask('renovate[bot]', '/docs bump');
+    const member = ask('octocat', '/docs the FAQ');
+    const own = ask('octocat', '/docs the README');
+    const run = await runFor(own, 302);
+    expect(run.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    const sent = prompts()[1] ?? '';
+    expect(sent).toContain('Request 1 of 2, by octocat');
+    expect(sent).toContain('the FAQ');
+    expect(sent).toContain('the README');
+    expect(sent).not.toContain('rewrite everything');
+    expect(sent).not.toContain('bump');
+    expect(outsider.reactions).toEqual([]);
+    expect(bot.reactions).toEqual([]);
+    expect(member.reactions).toEqual(['eyes']);
+    // The outsider's role asked once; the bot's never (octocat's: once a run, by the gate).
+    const looked = gh.requests.filter((r) => r.route === 'getCollaboratorPermission').map((r) => r.path);
+    expect(looked.filter((p) => p.includes('stranger'))).toHaveLength(1);
+    expect(looked.filter((p) => p.includes('renovate'))).toEqual([]);
+    expect(looked.filter((p) => p.includes('octocat'))).toHaveLength(2);
+  });
+
+  it('a note written before requests were kept carries nothing older than the run’s own request', async () => {
+    const { ask, runFor, prompts, kept, pr, gh, service } = await requestWorld();
+    const old = ask('octocat', '/docs an old request');
+    // A push run writes a note with no record of requests.
+    await play(threadStep(service, gh)(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '401' }));
+    expect(readNote(kept())?.job).toBeDefined();
+    expect(readNote(kept())?.delivered).toBeUndefined();
+    const own = ask('octocat', '/docs the new request');
+    const run = await runFor(own, 402);
+    expect(run.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(prompts()[1]).toMatch(/^Document the new rate limits\n\nthe new request\n\n## Context/);
+    expect(prompts()[1]).not.toContain('an old request');
+    expect(old.reactions).toEqual([]);
+    expect(readNote(kept())?.delivered).toEqual([{ run: 402, after: own.id - 1, upTo: own.id }]);
+  });
+
+  it('reads the first page of the thread and the newest, at most 10 pages: a request further back is not carried', async () => {
+    const { gh, pr, ask, runFor, prompts } = await requestWorld();
+    await runFor(ask('octocat', '/docs the flag'), 501);
+    const filler = (n: number) => {
+      for (let i = 0; i < n; i++) ask('mona', `comment ${i}`);
+    };
+    filler(150);
+    const lost = ask('octocat', '/docs on page 2');
+    filler(1000);
+    const near = ask('octocat', '/docs near the end');
+    filler(5);
+    const own = ask('octocat', '/docs the last one');
+    expect(pr.comments.length).toBeGreaterThan(1100);
+    const listed = gh.count('listComments');
+    const run = await runFor(own, 502);
+    expect(run.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    // The kept comment's look-up (its first page), then at most 10 pages for the requests.
+    expect(gh.count('listComments') - listed).toBeLessThanOrEqual(11);
+    expect(prompts()[1]).toContain('Request 1 of 2, by octocat');
+    expect(prompts()[1]).toContain('near the end');
+    expect(prompts()[1]).not.toContain('on page 2');
+    expect(near.reactions).toEqual(['eyes']);
+    expect(lost.reactions).toEqual([]);
+  });
+
+  it('a review comment request is its own run’s: it carries the issue comments queued, and is answered where it was made', async () => {
+    const { gh, pr, ask, runFor, service, prompts } = await requestWorld();
+    await runFor(ask('octocat', '/docs the flag'), 601);
+    const queued = ask('octocat', '/docs the FAQ');
+    const review = gh.addReviewComment(APP, pr.number, { login: 'octocat', body: '/docs this function' });
+    const run = await play(
+      threadStep(service, gh)(
+        {
+          name: 'pull_request_review_comment',
+          payload: {
+            action: 'created',
+            comment: {
+              id: review.id,
+              body: review.body,
+              user: { login: 'octocat', type: 'User' },
+              pull_request_review_id: 1,
+              html_url: `${gh.serverUrl}/${APP}/pull/${pr.number}#discussion_r${review.id}`,
+            },
+            pull_request: {
+              number: pr.number,
+              head: { repo: { full_name: APP } },
+              base: { repo: { full_name: APP } },
+            },
+            repository: { name: 'app', owner: { login: 'acme' } },
+            sender: { login: 'octocat', type: 'User' },
+          },
+        },
+        {},
+        { GITHUB_RUN_ID: '602' },
+      ),
+    );
+    expect(run.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    const sent = prompts()[1] ?? '';
+    expect(sent).toContain('Request 1 of 2, by octocat');
+    expect(sent.indexOf('the FAQ')).toBeLessThan(sent.indexOf('this function'));
+    expect(review.reactions).toEqual(['eyes']);
+    expect(queued.reactions).toEqual(['eyes']);
+    // The issue comment is delivered: its own run is carried.
+    const carried = await runFor(queued, 603);
+    expect(carried.outputs).toMatchObject({ status: 'skipped', uses: '0' });
+  });
+
+  it('a re-run that only waits for its job carries nothing: no 👀, no delivery for a request it did not send', async () => {
+    const { gh, pr, service, ask, kept } = await requestWorld();
+    const first = ask('octocat', '/docs the flag');
+    const step = (attempt: string) =>
+      play(
+        threadStep(service, gh)(
+          commentEvent(pr.number, first.body, { id: first.id }),
+          {},
+          { GITHUB_RUN_ID: '801', GITHUB_RUN_ATTEMPT: attempt },
+        ),
+      );
+    await step('1');
+    const delivered = readNote(kept())?.delivered;
+    const later = ask('octocat', '/docs asked after it');
+    const rerun = await step('2');
+    expect(rerun.outputs).toMatchObject({ mode: 'resumed', uses: '0' });
+    expect(later.reactions).toEqual([]);
+    expect(readNote(kept())?.delivered).toEqual(delivered);
+    expect(kept()).not.toContain('📨');
+  });
+});
