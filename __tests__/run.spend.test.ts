@@ -173,14 +173,14 @@ describe('a dry run', () => {
     expect(dry.summary).toContain('none under paths');
   });
 
-  it('whose thread GitHub cannot give fails with nothing written', async () => {
+  it('whose thread GitHub cannot give fails with nothing written, its status still dry-run', async () => {
     const { gh, service, step, pr } = await threadWorld();
     const down = { status: 502, message: 'Bad Gateway' };
     gh.fail('listComments', down, down, down, down);
     const seen = gh.requests.length;
     const dry = await play(step(pushTo(pr, sha(2)), { dryRun: 'true' }));
     expect(dry.code).toBe(1);
-    expect(dry.outputs).toMatchObject({ status: 'not-started', uses: '0' });
+    expect(dry.outputs).toMatchObject({ status: 'dry-run', uses: '0' });
     expect(service.requests).toEqual([]);
     expect(writesSince(gh, seen)).toEqual([]);
   });

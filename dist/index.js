@@ -29267,9 +29267,12 @@ function threadUses(before, run) {
     const counted = before?.runs?.find((entry) => entry.run === run.run && entry.attempt === run.attempt)?.uses ?? 0;
     return Math.max(0, (before?.uses ?? 0) - counted) + run.uses;
 }
-/** The line that shows it; whether the service counts a refused message is not known, so none is shown as one. */
+/**
+ * The line that shows it. Whether the service counts a message it refused is not documented: the
+ * line counts none, and says so.
+ */
 function usesLine(total) {
-    return `Quota uses on this thread: ${total}`;
+    return `Quota uses on this thread: ${total} (creates and follow-ups the service accepted; whether it also counts one it refused is not documented)`;
 }
 
 
@@ -31872,8 +31875,9 @@ async function report(step, { accepted, decision, executed }, github, cancellati
         // service never showed (unknown to it, or every read failed) is no job seen either.
         if (decision?.kind === 'go' && executed?.jobId === undefined)
             setOutput('mode', (0,core_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
+        // A dry run reports `dry-run` whatever stopped it: it was never going to start a job.
         if (accepted && !step.job)
-            setOutput('status', 'not-started');
+            setOutput('status', accepted.features.dryRun ? 'dry-run' : 'not-started');
         if (accepted)
             setOutput('uses', String(step.uses));
     }

@@ -220,7 +220,8 @@ async function report(
     // service never showed (unknown to it, or every read failed) is no job seen either.
     if (decision?.kind === 'go' && executed?.jobId === undefined)
       setOutput('mode', modeOutput(step.mode ?? decision.mode));
-    if (accepted && !step.job) setOutput('status', 'not-started');
+    // A dry run reports `dry-run` whatever stopped it: it was never going to start a job.
+    if (accepted && !step.job) setOutput('status', accepted.features.dryRun ? 'dry-run' : 'not-started');
     if (accepted) setOutput('uses', String(step.uses));
   } catch (error) {
     step.fail(error);

@@ -13,7 +13,10 @@ export function threadUses(
   return Math.max(0, (before?.uses ?? 0) - counted) + run.uses;
 }
 
-/** The line that shows it; whether the service counts a refused message is not known, so none is shown as one. */
+/**
+ * The line that shows it. Whether the service counts a message it refused is not documented: the
+ * line counts none, and says so.
+ */
 export function usesLine(total: number): string {
-  return `Quota uses on this thread: ${total}`;
+  return `Quota uses on this thread: ${total} (creates and follow-ups the service accepted; whether it also counts one it refused is not documented)`;
 }
