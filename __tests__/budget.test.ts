@@ -1,5 +1,6 @@
-// The budget's rule, alone: only a run that would send is held to it, only a thread's note keeps
-// a total, and a branch pushed to directly (no note) is warned about, not stopped.
+// The budget's rule, alone: only a run that would send is held to it; a thread's note keeps its
+// total; a branch pushed to directly holds a follow-up to its job to the count its commit status
+// keeps (a new job starts again), and a count not known is said, and counted from this run.
 import { describe, expect, it } from '@jest/globals';
 import { budgetSpent } from '../src/decide/budget.js';
 import type { Log } from '../src/core/log.js';
@@ -34,12 +35,31 @@ describe('budgetSpent', () => {
     expect(warnings).toEqual([]);
   });
 
-  it('is not applied on a branch pushed to directly, with a warning that says so', () => {
+  it("on a branch pushed to directly, holds a follow-up to the branch's job to its count: a new job starts again", () => {
+    const { log, warnings } = collecting();
+    const branch = (uses: number) => ({ branch: { job: 'job-1', run: 1, since: 'a'.repeat(40), uses } });
+    expect(budgetSpent(2, followUp, branch(1), log)).toBeUndefined();
+    const spent = budgetSpent(2, followUp, branch(2), log);
+    expect(spent).toEqual({
+      notice:
+        "Skipped: the budget of 2 quota uses for agent job job-1, which keeps this branch's docs pull request, is spent (2 used): raise budget, or merge or close that docs pull request to start a new job. Nothing was sent; a branch has no thread comment to say so on.",
+      status: 'Budget of 2 quota uses spent (raise budget to go on)',
+    });
+    // No word on a thread: a branch has no comment to answer on.
+    expect(spent).not.toHaveProperty('answer');
+    // The branch's docs pull request was merged or closed: a create, whose count starts again.
+    expect(budgetSpent(2, { kind: 'create', projectId: 'p' }, branch(5), log)).toBeUndefined();
+    expect(budgetSpent(2, { kind: 'resume', jobId: 'job-1' }, branch(5), log)).toBeUndefined();
+    expect(budgetSpent(1, followUp, {}, log)).toBeUndefined();
+    expect(warnings).toEqual([]);
+  });
+
+  it("counts a branch job's uses from this run on when its status holds no count, and says so", () => {
     const { log, warnings } = collecting();
     const branch = { job: 'job-1', run: 1, since: 'a'.repeat(40) };
     expect(budgetSpent(1, followUp, { branch }, log)).toBeUndefined();
     expect(warnings).toEqual([
-      expect.stringContaining('budget is not applied on a branch pushed to directly'),
+      'The quota uses agent job job-1 of the branch has spent are not known (its commit status holds no count: written without budget, or by an earlier version), so budget counts them from this run on.',
     ]);
   });
 });

@@ -12,7 +12,7 @@ import { APP, BOT, DOCS, DOCS_TOKEN, runContext, world } from '../__fixtures__/g
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 import type { RunContext } from '../src/core/run-context.js';
 import { nextNote, noteLine, readNote, SUPERSEDED_KEPT } from '../src/github/note.js';
-import type { Outcome, ReportRequest } from '../src/core/ports.js';
+import type { Memory, Outcome, ReportRequest } from '../src/core/ports.js';
 import { readStatusNote, statusContext, statusDescription } from '../src/github/status.js';
 
 const github = gitHubForFile();
@@ -334,6 +334,69 @@ describe('the commit status', () => {
     ).toEqual({});
   });
 
+  it("with budget on a branch pushed to directly, carries the count of its job's uses, which the next push reads back", async () => {
+    const { pr } = world(github.gh);
+    const before = 'a'.repeat(40);
+    const at = (n: number) => 'a'.repeat(38) + String(n);
+    const after = at(91);
+    const budget = { budget: 2 };
+    const first = sideOf(pushRun(before, '0'.repeat(40), 90), budget);
+    const firstStarted = first.side.execute.started('job_b', undefined, {}, 1);
+    await first.side.report.finish(done('job_b', null, { confirmed: true, uses: 1 }), firstStarted, never());
+    expect(github.gh.statuses(APP, before).map((s) => s.description)).toEqual([
+      'Completed, no changes: job job_b · run 90 · 1 use',
+      'Working: job job_b · run 90 · 1 use',
+    ]);
+    const memory = await sideOf(pushRun(after, before, 91), budget).side.decide.recall(true, never());
+    expect(memory.branch).toStrictEqual({ job: 'job_b', run: 90, since: before, uses: 1 });
+
+    // A follow-up adds its use; a skip carries the count on; a new job starts again.
+    const described = async (jobId: string, uses: number, memory: Memory, runId: number) => {
+      const sha = at(runId);
+      const { side } = sideOf(pushRun(sha, before, runId), budget);
+      await side.report.finish(done(jobId, null, { confirmed: true, uses, memory }), undefined, never());
+      return github.gh.statuses(APP, sha)[0]?.description;
+    };
+    expect(await described('job_b', 1, memory, 92)).toBe(
+      'Completed, no changes: job job_b · run 92 · 2 uses',
+    );
+    expect(await described('job_c', 1, memory, 93)).toBe('Completed, no changes: job job_c · run 93 · 1 use');
+    const skip = sideOf(pushRun(after, before, 94), budget);
+    await skip.side.decide.skipped('Nothing new', 'job_b', never(), memory);
+    expect(github.gh.statuses(APP, after)[0]?.description).toBe('Nothing new: job job_b · run 94 · 1 use');
+    // A re-run that resumes its earlier attempt's job keeps that attempt's count.
+    const resumed = { ...memory, status: { job: 'job_c', run: 95, uses: 1 } };
+    expect(await described('job_c', 0, resumed, 95)).toBe(
+      'Completed, no changes: job job_c · run 95 · 1 use',
+    );
+    // A count not known stays unknown on a run that spent nothing, and starts from a send.
+    const unknown = { branch: { job: 'job_b', run: 90, since: before } };
+    expect(await described('job_b', 0, unknown, 96)).toBe('Completed, no changes: job job_b · run 96');
+    expect(await described('job_b', 1, unknown, 97)).toBe(
+      'Completed, no changes: job job_b · run 97 · 1 use',
+    );
+
+    // Without budget, and on a pull request (whose note keeps the total), no count.
+    expect(
+      await (async () => {
+        const { side } = sideOf(pushRun(at(98), before, 98));
+        await side.report.finish(
+          done('job_b', null, { confirmed: true, uses: 1, memory }),
+          undefined,
+          never(),
+        );
+        return github.gh.statuses(APP, at(98))[0]?.description;
+      })(),
+    ).toBe('Completed, no changes: job job_b · run 98');
+    const onPull = sideOf(pullRun(pr.number, at(99), { runId: 99 }), budget);
+    await onPull.side.report.finish(
+      done('job_b', null, { confirmed: true, uses: 1, memory }),
+      undefined,
+      never(),
+    );
+    expect(github.gh.statuses(APP, at(99))[0]?.description).toBe('Completed, no changes: job job_b · run 99');
+  });
+
   it("counts only statuses the token's own identity wrote: another writer of the context steers nothing", async () => {
     world(github.gh);
     const before = '7'.repeat(40);
@@ -545,6 +608,47 @@ describe('the commit status', () => {
     expect(readStatusNote(statusDescription('Working', 'job_1', 9).text)).toEqual({ job: 'job_1', run: 9 });
     expect(readStatusNote('Build passed')).toBeUndefined();
     expect(readStatusNote(null)).toBeUndefined();
+  });
+
+  it("carries a branch's count of its job's uses, read one way only; a form without it has none", () => {
+    expect(statusDescription('Working', 'job_1', 9, 3).text).toBe('Working: job job_1 · run 9 · 3 uses');
+    expect(statusDescription('Working', 'job_1', 9, 1).text).toBe('Working: job job_1 · run 9 · 1 use');
+    expect(readStatusNote('Working: job job_1 · run 9 · 3 uses')).toStrictEqual({
+      job: 'job_1',
+      run: 9,
+      uses: 3,
+    });
+    expect(readStatusNote('Working: job job_1 · run 9 · 1 use')).toStrictEqual({
+      job: 'job_1',
+      run: 9,
+      uses: 1,
+    });
+    expect(
+      readStatusNote('Budget of 2 quota uses spent (raise budget to go on): job j · run 7 · 0 uses'),
+    ).toStrictEqual({ job: 'j', run: 7, uses: 0, held: true });
+    // A skip names the thread's job but started none: a re-run of it resumes nothing.
+    expect(readStatusNote('Docs follow at the merge: job j · run 7')).toStrictEqual({
+      job: 'j',
+      run: 7,
+      held: true,
+    });
+    expect(readStatusNote('Working: job j · run 7')).toStrictEqual({ job: 'j', run: 7 });
+    // The forms written before counts were kept read as they always did, with no count.
+    expect(readStatusNote('Completed: job job_1 · run 9')).toStrictEqual({ job: 'job_1', run: 9 });
+    expect(readStatusNote('Stopped before any job · run 5')).toStrictEqual({ run: 5 });
+    expect(readStatusNote('Working: job id too long to show · run 42')).toStrictEqual({ run: 42 });
+    // A count never stands without the job it counts.
+    expect(readStatusNote('Stopped before any job · run 5 · 2 uses')).toBeUndefined();
+    // Where the count does not fit beside the job id, the count gives way, never the id.
+    const id = `job_${'x'.repeat(100)}`;
+    expect(statusDescription('Working', id, 123456789, 12)).toEqual({
+      text: `Working: job ${id} · run 123456789`,
+      fits: true,
+    });
+    expect(statusDescription('Working', `${id}${'x'.repeat(20)}`, 9, 12)).toMatchObject({
+      text: 'Working: job id too long to show · run 9',
+      fits: false,
+    });
   });
 });
 

@@ -1,9 +1,30 @@
 // `budget`, played with run() in this process against both emulators: a thread at its budget
 // sends nothing more, ends skipped with a success status, and its kept comment says how to go on;
-// a bad budget is a bad input before any request; no budget changes nothing.
+// on a branch pushed to directly, the count of each docs pull request's job rides in the commit
+// status, and a new job starts it again; a bad budget is a bad input before any request; no
+// budget changes nothing.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, errors, gitHubEmulators, runHere as play, threadStep } from '../__fixtures__/e2e.js';
-import { pushTo, APP, commentEvent, sha, world } from '../__fixtures__/github-world.js';
+import {
+  emulators,
+  errors,
+  gitHubEmulators,
+  inputsFor,
+  notices,
+  runHere as play,
+  threadStep,
+  warnings,
+} from '../__fixtures__/e2e.js';
+import {
+  pushTo,
+  APP,
+  commentEvent,
+  DOCS,
+  DOCS_TOKEN,
+  gitHubEnv,
+  pushEvent,
+  sha,
+  world,
+} from '../__fixtures__/github-world.js';
 import type { RunOptions } from '../__fixtures__/runner.js';
 import { readNote } from '../src/github/note.js';
 
@@ -109,5 +130,108 @@ describe('budget', () => {
     }
     expect(service.requests).toEqual([]);
     expect(gh.requests).toEqual([]);
+  });
+});
+
+/**
+ * main of acme/app, pushed to directly (no pull request holds its commits), whose docs live in
+ * acme/docs: the service's jobs open docs pull requests #1, #2 … in the order they are created.
+ * Push `n` is sha(n) on top of sha(n - 1), played as run 200 + n.
+ */
+async function branchWorld() {
+  const gh = await github();
+  const { docsPr } = world(gh);
+  gh.thread(DOCS);
+  const service = await emulator({ docsRepoUrl: `${gh.serverUrl}/${DOCS}` });
+  const push = (n: number, inputs: Record<string, string> = { budget: '2' }) =>
+    play({
+      inputs: inputsFor(service, { thread: 'true', status: 'true', docsToken: DOCS_TOKEN, ...inputs }),
+      env: { ...gitHubEnv(gh), GITHUB_RUN_ID: String(200 + n) },
+      event: pushEvent(sha(n), { before: n === 1 ? '0'.repeat(40) : sha(n - 1) }),
+    });
+  const described = (n: number) => gh.statuses(APP, sha(n))[0]?.description;
+  const sends = () => service.count('create') + service.count('message');
+  const commented = () => gh.requests.filter((r) => /Comment$/.test(r.route) && r.method !== 'GET');
+  return { gh, docsPr, push, described, sends, commented };
+}
+
+describe('budget on a branch pushed to directly', () => {
+  it("of 2 stops the third send to the branch's job: skipped with a success status that carries the count on", async () => {
+    const { gh, push, described, sends, commented } = await branchWorld();
+    const first = await push(1);
+    expect(first.outputs).toMatchObject({ mode: 'created', uses: '1' });
+    const job = first.outputs.jobId ?? '';
+    expect(described(1)).toBe(`Completed: job ${job} · run 201 · 1 use`);
+    const second = await push(2);
+    expect(second.outputs).toMatchObject({ mode: 'followed-up', jobId: job, uses: '1' });
+    expect(described(2)).toBe(`Completed: job ${job} · run 202 · 2 uses`);
+    expect(warnings(second)).toEqual([]);
+    expect(sends()).toBe(2);
+
+    const third = await push(3);
+    expect(third.code).toBe(0);
+    expect(third.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
+    expect(sends()).toBe(2);
+    expect(warnings(third)).toEqual([]);
+    expect(notices(third)).toEqual([
+      `Skipped: the budget of 2 quota uses for agent job ${job}, which keeps this branch's docs pull request, is spent (2 used): raise budget, or merge or close that docs pull request to start a new job. Nothing was sent; a branch has no thread comment to say so on.`,
+    ]);
+    expect(gh.statuses(APP, sha(3))).toEqual([
+      expect.objectContaining({
+        state: 'success',
+        description: `Budget of 2 quota uses spent (raise budget to go on): job ${job} · run 203 · 2 uses`,
+      }),
+    ]);
+    expect(commented()).toEqual([]);
+
+    // The skip's status keeps the job and its count: the next push stops too, and raised, goes on.
+    const fourth = await push(4);
+    expect(fourth.outputs).toMatchObject({ status: 'skipped', uses: '0' });
+    expect(sends()).toBe(2);
+    const raised = await push(5, { budget: '3' });
+    expect(raised.outputs).toMatchObject({ mode: 'followed-up', jobId: job, uses: '1' });
+    expect(described(5)).toBe(`Completed: job ${job} · run 205 · 3 uses`);
+  });
+
+  it('starts the count again with the new job once the docs pull request is merged', async () => {
+    const { gh, docsPr, push, described, sends } = await branchWorld();
+    const first = await push(1);
+    await push(2);
+    expect(described(2)).toBe(`Completed: job ${first.outputs.jobId} · run 202 · 2 uses`);
+    docsPr.merged = true;
+    docsPr.state = 'closed';
+
+    const fresh = await push(3);
+    expect(fresh.outputs).toMatchObject({
+      mode: 'created',
+      uses: '1',
+      prLink: `${gh.serverUrl}/${DOCS}/pull/2`,
+    });
+    const job = fresh.outputs.jobId ?? '';
+    expect(job).not.toBe(first.outputs.jobId);
+    expect(described(3)).toBe(`Completed: job ${job} · run 203 · 1 use`);
+    const next = await push(4);
+    expect(next.outputs).toMatchObject({ mode: 'followed-up', jobId: job });
+    expect(described(4)).toBe(`Completed: job ${job} · run 204 · 2 uses`);
+    const stopped = await push(5);
+    expect(stopped.outputs).toMatchObject({ status: 'skipped', uses: '0' });
+    expect(sends()).toBe(4);
+  });
+
+  it('counts from the first run with budget when the status holds no count (written without it), and says so', async () => {
+    const { push, described, sends } = await branchWorld();
+    const first = await push(1, {});
+    const job = first.outputs.jobId ?? '';
+    expect(described(1)).toBe(`Completed: job ${job} · run 201`);
+    const counted = await push(2, { budget: '1' });
+    expect(counted.outputs).toMatchObject({ mode: 'followed-up', jobId: job, uses: '1' });
+    expect(warnings(counted)).toEqual([
+      `The quota uses agent job ${job} of the branch has spent are not known (its commit status holds no count: written without budget, or by an earlier version), so budget counts them from this run on.`,
+    ]);
+    expect(described(2)).toBe(`Completed: job ${job} · run 202 · 1 use`);
+    const stopped = await push(3, { budget: '1' });
+    expect(stopped.outputs).toMatchObject({ status: 'skipped', uses: '0' });
+    expect(warnings(stopped)).toEqual([]);
+    expect(sends()).toBe(2);
   });
 });

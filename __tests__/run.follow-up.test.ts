@@ -126,6 +126,21 @@ describe('followUp: at-merge', () => {
     expect(sends()).toBe(1);
   });
 
+  it('a re-run of a push it held back is held back again: the status naming the job is no job of that run', async () => {
+    const { gh, pr, step, sends } = await threadWorld();
+    const atMerge = { followUp: 'at-merge' };
+    const opened = await play(step(pushTo(pr, sha(1), 'opened'), atMerge, 351));
+    await play(step(pushTo(pr, sha(2)), atMerge, 352));
+    const again = step(pullRequestAt(pr.number, sha(2)), atMerge, 352);
+    const rerun = await play({ ...again, env: { ...again.env, GITHUB_RUN_ATTEMPT: '2' } });
+    expect(rerun.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
+    expect(gh.statuses(APP, sha(2)).map((s) => s.description)).toEqual([
+      `Docs follow at the merge: job ${opened.outputs.jobId} · run 352`,
+      `Docs follow at the merge: job ${opened.outputs.jobId} · run 352`,
+    ]);
+    expect(sends()).toBe(1);
+  });
+
   it('a dry run of a push says it would be skipped, and writes no status', async () => {
     const { gh, pr, step, sends } = await threadWorld();
     await play(step(pushTo(pr, sha(1), 'opened'), { followUp: 'at-merge' }, 401));

@@ -908,9 +908,11 @@ function cutAt(text, max) {
  * `Working: job job_8f2c · run 123`: what a person reads, and what the next run parses. A job id
  * too long to fit, or with a character that would make the description read as something else
  * (bidi, invisible, control), is left out (`fits` false): a re-run then cannot resume from the
- * status.
+ * status. `uses`, when given, is the count a branch keeps of its job's quota uses
+ * (`… · run 123 · 3 uses`); where it does not fit beside the job id, the count gives way, never
+ * the id (the next push then reads the count as not known).
  */
-function statusDescription(word, jobId, runId) {
+function statusDescription(word, jobId, runId, uses) {
     const text = `${word}: job ${jobId} · run ${runId}`;
     if (/[\s·]/.test(jobId) || (0,untrusted/* hasUnsafe */.B0)(jobId))
         return {
@@ -918,6 +920,9 @@ function statusDescription(word, jobId, runId) {
             fits: false,
             why: 'holds characters a commit status must not show',
         };
+    const counted = uses === undefined ? undefined : `${text} · ${uses} ${uses === 1 ? 'use' : 'uses'}`;
+    if (counted && [...counted].length <= MAX_DESCRIPTION)
+        return { text: counted, fits: true };
     if ([...text].length > MAX_DESCRIPTION)
         return {
             text: `${word}: job id too long to show · run ${runId}`,
@@ -927,6 +932,22 @@ function statusDescription(word, jobId, runId) {
     return { text, fits: true };
 }
 /**
+ * The words of the statuses a run writes about the job it sent or waits for (first-writes.ts,
+ * last-writes.ts). Any other word naming a job is a skip's, which names the thread's job so that a
+ * branch's next push finds it, though that run sent nothing.
+ */
+const JOB_WORDS = new Set([
+    'Working',
+    'Completed',
+    'Completed, no changes',
+    'Failed',
+    'Archived',
+    'Goes on in the service',
+    'Cancelled',
+    'Timed out',
+    'Stopped',
+]);
+/**
  * A status for a run that has no job the service confirmed (it failed before, or a follow-up was
  * not delivered): it names only the run, so neither a re-run nor the branch's next push takes a
  * job from it.
@@ -934,10 +955,22 @@ function statusDescription(word, jobId, runId) {
 function runOnlyDescription(word, runId) {
     return `${word} · run ${runId}`;
 }
+/**
+ * What a description this step wrote says. The job id holds no space and no `·`, so each form
+ * reads one way only; one without a count (written without `budget`, or before counts were kept)
+ * has no `uses`.
+ */
 function readStatusNote(description) {
-    const found = /: job (\S+) · run (\d+)$/.exec(description ?? '');
-    if (found)
-        return { job: found[1], run: Number(found[2]) };
+    const found = /^(.*): job (\S+) · run (\d+)(?: · (\d{1,9}) uses?)?$/s.exec(description ?? '');
+    if (found) {
+        const [, word = '', job, run, uses] = found;
+        return {
+            job,
+            run: Number(run),
+            ...(uses !== undefined ? { uses: Number(uses) } : {}),
+            ...(JOB_WORDS.has(word) ? {} : { held: true }),
+        };
+    }
     const unnamed = / · run (\d+)$/.exec(description ?? '');
     return unnamed ? { run: Number(unnamed[1]) } : undefined;
 }
@@ -1029,22 +1062,22 @@ const FINISH_BUDGET_MS = 30_000;
 /**
  * This step's status on the run's commit, when `status` asked for one; faults are warnings. The
  * job id left out of the description is said once a run: `idLeftOutSaid` says whether it was, and
- * the value returned whether it is now.
+ * the value returned whether it is now. `job.uses`: the count of its quota uses a branch keeps.
  */
-async function writeStatus(session, state, word, jobId, target, signal, idLeftOutSaid = false) {
+async function writeStatus(session, state, word, job, target, signal, idLeftOutSaid = false) {
     const { status, run, log } = session;
     if (!status)
         return idLeftOutSaid;
     const { sha, none } = await session.runCommits(signal);
     if (!sha) {
-        if (state === 'pending' || !jobId)
+        if (state === 'pending' || !job)
             log.notice(`No commit status: ${none ?? 'the event names no commit'}.`);
         return idLeftOutSaid;
     }
     let text = runOnlyDescription(word, run.runId);
     let said = idLeftOutSaid;
-    if (jobId) {
-        const description = statusDescription(word, jobId, run.runId);
+    if (job) {
+        const description = statusDescription(word, job.id, run.runId, job.uses);
         if (!description.fits && !said) {
             said = true;
             session.warn(`The job id ${description.why}: the status leaves it out, so a re-run cannot resume from the status.`);
@@ -1053,6 +1086,28 @@ async function writeStatus(session, state, word, jobId, target, signal, idLeftOu
     }
     await status.write(sha, state, text, target, signal, session.warn);
     return said;
+}
+/**
+ * The job a status names, and, with `budget` on a branch pushed to directly (where no comment
+ * keeps a total), the quota uses that job has spent: what the branch's status counted (an earlier
+ * attempt's on this commit first), plus this run's. A new job starts again from this run's. A count
+ * not known before stays unknown on a run that spent nothing, and starts from this run's send
+ * otherwise (budget counts from there, and said so).
+ */
+async function namedJob(session, jobId, memory, uses, signal) {
+    const { request } = session;
+    if (!session.status || !request.thread || request.budget === undefined)
+        return { id: jobId };
+    // A pull request's or issue's total is in its note; a fault finding the comment counts nothing.
+    const kept = await session.keptComment(signal).catch(() => undefined);
+    if (!kept || !('none' in kept))
+        return { id: jobId };
+    const earlier = memory.status?.job === jobId ? memory.status.uses : undefined;
+    const counted = memory.branch?.job === jobId ? memory.branch.uses : 0;
+    const before = earlier ?? counted;
+    if (before === undefined && uses === 0)
+        return { id: jobId };
+    return { id: jobId, uses: (before ?? 0) + uses };
 }
 /**
  * The kept comment, for writing: none is one notice that says why (unless `noneSaid`: once a run),
@@ -1180,7 +1235,7 @@ function executeWrites(session) {
                     }), signal);
                     return { comment: written, noneSaid };
                 })(),
-                writeStatus(session, 'pending', 'Working', jobId, runUrl, signal),
+                (async () => writeStatus(session, 'pending', 'Working', await namedJob(session, jobId, memory, uses, signal), runUrl, signal))(),
             ])
                 .then(([first, idLeftOutSaid]) => ({ ...first, idLeftOutSaid }))
                 .catch((error) => {
@@ -2049,29 +2104,30 @@ async function lastComment(session, outcome, cancelled, first, superseded, signa
 async function finalStatus(session, outcome, cancelled, first, signal) {
     const { job, failure, timedOut, confirmed } = outcome;
     const { runUrl } = session;
-    const status = (state, word, jobId, target = runUrl) => writeStatus(session, state, word, jobId, target, signal, first.idLeftOutSaid);
     // A job the service did not confirm to this run is not named: a re-run must send it again.
     const jobId = confirmed ? outcome.jobId : undefined;
     if (!jobId) {
-        await status('error', cancelled ? 'Cancelled before any job' : 'Stopped before any job');
+        await writeStatus(session, 'error', cancelled ? 'Cancelled before any job' : 'Stopped before any job', undefined, runUrl, signal, first.idLeftOutSaid);
         return;
     }
+    const named = await namedJob(session, jobId, outcome.memory, outcome.uses ?? 0, signal);
+    const status = (state, word, target = runUrl) => writeStatus(session, state, word, named, target, signal, first.idLeftOutSaid);
     if (!failure && job?.status === 'completed') {
         const link = job.prLink ?? '';
         // The check's link goes to the docs pull request only when the service's link is one: any
         // other URL it sends would be a link GitHub shows as the action's.
-        await status('success', link ? 'Completed' : 'Completed, no changes', jobId, (0,untrusted/* isPullRequestUrl */.UT)(link) ? link : runUrl);
+        await status('success', link ? 'Completed' : 'Completed, no changes', (0,untrusted/* isPullRequestUrl */.UT)(link) ? link : runUrl);
         return;
     }
     if (job?.status === 'failed')
-        await status('failure', 'Failed', jobId);
+        await status('failure', 'Failed');
     else if (job?.status === 'archived')
-        await status('failure', 'Archived', jobId);
+        await status('failure', 'Archived');
     // wait: false: the job goes on, and so does the pending status.
     else if (!failure)
-        await status('pending', 'Goes on in the service', jobId);
+        await status('pending', 'Goes on in the service');
     else
-        await status('error', cancelled ? 'Cancelled' : timedOut ? 'Timed out' : 'Stopped', jobId);
+        await status('error', cancelled ? 'Cancelled' : timedOut ? 'Timed out' : 'Stopped');
 }
 
 ;// CONCATENATED MODULE: ./src/github/context.ts
@@ -2773,13 +2829,14 @@ function decideReads(session) {
                 return { unread: true };
             });
         },
-        /** A skip on a thread: a success status that says why (naming `jobId`, when given). */
-        async skipped(why, jobId, cancellation) {
+        /** A skip on a thread: a success status that says why (naming `jobId`, when given, and its count). */
+        async skipped(why, jobId, cancellation, memory = {}) {
             if (!session.status)
                 return;
             const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
             try {
-                await writeStatus(session, 'success', why, jobId, session.runUrl, signal);
+                const job = jobId ? await namedJob(session, jobId, memory, 0, signal) : undefined;
+                await writeStatus(session, 'success', why, job, session.runUrl, signal);
             }
             finally {
                 done();
@@ -2871,12 +2928,14 @@ function recall(session, strict, cancellation) {
 /**
  * The branch's job: this step's own status on `before`, else on the newest commit up the branch
  * that has one naming a job (cancelled runs leave their commits without one); the commit it was
- * found on is the head that job last saw.
+ * found on is the head that job last saw, and the count the status holds, what that job spent.
  */
 async function branchJob(session, before, signal) {
     const named = async (sha) => {
         const own = session.trusted(await session.retrying(async () => session.status?.read(sha, signal), signal), 'the commit status');
-        return own?.job ? { job: own.job, run: own.run, since: sha } : undefined;
+        if (!own?.job)
+            return undefined;
+        return { job: own.job, run: own.run, since: sha, ...(own.uses !== undefined ? { uses: own.uses } : {}) };
     };
     const found = await named(before);
     if (found)

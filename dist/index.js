@@ -29782,6 +29782,7 @@ async function admit(inputs, event, request, accessOf, fallbackActor = '') {
 var core_mode = __nccwpck_require__(9036);
 ;// CONCATENATED MODULE: ./src/decide/budget.ts
 
+
 /**
  * Whether the thread's budget is spent for a run that would send (a create or a follow-up): the
  * words that stop it, else `undefined`. A run that only waits spends nothing and always goes on.
@@ -29789,21 +29790,32 @@ var core_mode = __nccwpck_require__(9036);
 function budgetSpent(budget, mode, memory, log) {
     if (budget === undefined || (0,core_mode/* onlyWaits */.PI)(mode))
         return undefined;
-    if (!memory.note) {
-        // Only a pull request's or issue's note keeps a total; a first run has none yet (0 spent).
-        if (memory.branch)
-            log.warning('budget is not applied on a branch pushed to directly: its job is kept in a commit status, which holds no count of quota uses.');
+    const uses = budget === 1 ? '1 quota use' : `${budget} quota uses`;
+    const status = `Budget of ${uses} spent (raise budget to go on)`;
+    if (memory.note) {
+        const spent = memory.note.uses ?? 0;
+        if (spent < budget)
+            return undefined;
+        const sentence = `The budget of ${uses} for this thread is spent (${spent} used): raise budget to go on.`;
+        return {
+            notice: `Skipped: ${sentence} Nothing was sent.`,
+            answer: sentence.replace('raise budget', 'raise `budget` in the workflow'),
+            status,
+        };
+    }
+    // A first run has spent nothing yet; a create is a new job, whose count starts again.
+    const { branch } = memory;
+    if (!branch || mode.kind !== 'follow-up' || mode.jobId !== branch.job)
+        return undefined;
+    if (branch.uses === undefined) {
+        log.warning(`The quota uses agent job ${(0,untrusted/* label */.Pf)(branch.job)} of the branch has spent are not known (its commit status holds no count: written without budget, or by an earlier version), so budget counts them from this run on.`);
         return undefined;
     }
-    const spent = memory.note.uses ?? 0;
-    if (spent < budget)
+    if (branch.uses < budget)
         return undefined;
-    const uses = budget === 1 ? '1 quota use' : `${budget} quota uses`;
-    const sentence = `The budget of ${uses} for this thread is spent (${spent} used): raise budget to go on.`;
     return {
-        notice: `Skipped: ${sentence} Nothing was sent.`,
-        answer: sentence.replace('raise budget', 'raise `budget` in the workflow'),
-        status: `Budget of ${uses} spent (raise budget to go on)`,
+        notice: `Skipped: the budget of ${uses} for agent job ${(0,untrusted/* label */.Pf)(branch.job)}, which keeps this branch's docs pull request, is spent (${branch.uses} used): raise budget, or merge or close that docs pull request to start a new job. Nothing was sent; a branch has no thread comment to say so on.`,
+        status,
     };
 }
 
@@ -29913,7 +29925,9 @@ function closedStatus(trigger) {
 function earlierAttemptJob(memory, run) {
     if (run.attempt <= 1)
         return undefined;
-    return (jobOfRun(memory.note, run.runId) ?? (memory.status?.run === run.runId ? memory.status.job : undefined));
+    // A skip's status names the thread's job, which that run did not start.
+    const { status } = memory;
+    return (jobOfRun(memory.note, run.runId) ?? (status?.run === run.runId && !status.held ? status.job : undefined));
 }
 /** The job an earlier attempt of run `runId` started, as the thread's note remembers it. */
 function jobOfRun(note, runId) {
@@ -30282,7 +30296,7 @@ async function decide(inputs, deps) {
     // passes, and a branch's next push still finds the job).
     const hold = async (held, named) => {
         if (!features.dryRun)
-            await port?.skipped(held.status, named, signal);
+            await port?.skipped(held.status, named, signal, memory);
         return { kind: 'skip', notice: held.notice };
     };
     const asked = admission.asked || event.kind === 'dispatch';
@@ -30330,7 +30344,7 @@ async function decide(inputs, deps) {
     // After the plan, so that a re-run that only waits for its earlier attempt's job still goes on.
     const spent = features.thread ? budgetSpent(inputs.budget, plan.mode, memory, log) : undefined;
     if (spent)
-        return { ...(await hold(spent, job)), answer: spent.answer };
+        return { ...(await hold(spent, job)), ...(spent.answer ? { answer: spent.answer } : {}) };
     const written = (0,core_mode/* onlyWaits */.PI)(plan.mode) ? undefined : prompt;
     const whole = async (since) => {
         let prompt = written ?? '';

@@ -45,6 +45,8 @@ export interface ReportRequest {
   status: boolean;
   /** Enable auto-merge on the docs pull request with this method, once the job completed with one. */
   autoMerge?: MergeMethod;
+  /** `budget`: with it, a branch's statuses carry the count of its job's quota uses. */
+  budget?: number;
 }
 
 /** The files a change touched, as `paths` matches them. */
@@ -102,6 +104,17 @@ export interface Delivery {
 export interface StatusNote {
   job?: string;
   run: number;
+  /**
+   * The status names the thread's job, but the run that wrote it sent nothing (a skip: a push held
+   * back, `paths`, nothing new, the budget): a re-run of that run resumes nothing from it.
+   */
+  held?: true;
+  /**
+   * On a branch pushed to directly, with `budget`: the quota uses the named job has spent, this
+   * run's included. Absent where the status holds no count (written without `budget`, or before
+   * counts were kept): then it is not known.
+   */
+  uses?: number;
 }
 
 /**
@@ -115,9 +128,10 @@ export interface Memory {
   status?: StatusNote;
   /**
    * The branch's job: this step's own status on the newest commit up from the push's `before`
-   * that names one, and that commit (the head the job last saw).
+   * that names one, and that commit (the head the job last saw); `uses`, the quota uses that job
+   * has spent, when the status holds a count.
    */
-  branch?: { job: string; run: number; since: string };
+  branch?: { job: string; run: number; since: string; uses?: number };
   /**
    * The `/docs` requests this run sends (a request on a thread), oldest first: once the service
    * accepts the send, the note records them as delivered, each gets the 👀, and the comment names
@@ -242,10 +256,11 @@ export interface DecideReads {
   /**
    * A skip on a thread (a change `paths` found irrelevant, a docs PR closed unmerged): with
    * `status`, a success status saying `why`, so a required check never waits for a job that will
-   * not come; it names `jobId` when given (so a branch's next push still finds it). Nothing else
-   * is written; faults are warnings.
+   * not come; it names `jobId` when given (so a branch's next push still finds it), with the count
+   * of its quota uses `memory` holds when a branch keeps one. Nothing else is written; faults are
+   * warnings.
    */
-  skipped(why: string, jobId: string | undefined, signal: AbortSignal): Promise<void>;
+  skipped(why: string, jobId: string | undefined, signal: AbortSignal, memory?: Memory): Promise<void>;
 }
 
 /** What execute writes on GitHub while the job works. */

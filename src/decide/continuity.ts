@@ -170,8 +170,10 @@ export function earlierAttemptJob(
   run: { runId: number; attempt: number },
 ): string | undefined {
   if (run.attempt <= 1) return undefined;
+  // A skip's status names the thread's job, which that run did not start.
+  const { status } = memory;
   return (
-    jobOfRun(memory.note, run.runId) ?? (memory.status?.run === run.runId ? memory.status.job : undefined)
+    jobOfRun(memory.note, run.runId) ?? (status?.run === run.runId && !status.held ? status.job : undefined)
   );
 }
 

@@ -10,6 +10,7 @@ import {
   body,
   carried,
   keptForWriting,
+  namedJob,
   note,
   STARTED_BUDGET_MS,
   writeStatus,
@@ -42,7 +43,15 @@ export function executeWrites(session: GitHubSession): ExecuteWrites {
           );
           return { comment: written, noneSaid };
         })(),
-        writeStatus(session, 'pending', 'Working', jobId, runUrl, signal),
+        (async () =>
+          writeStatus(
+            session,
+            'pending',
+            'Working',
+            await namedJob(session, jobId, memory, uses, signal),
+            runUrl,
+            signal,
+          ))(),
       ])
         .then(([first, idLeftOutSaid]): FirstPost => ({ ...first, idLeftOutSaid }))
         .catch((error: unknown): FirstPost => {

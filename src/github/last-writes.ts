@@ -12,7 +12,16 @@ import { readNote } from './note.js';
 import { within, type GitHubSession } from './session.js';
 import { supersede, type SupersededReport } from './supersede.js';
 import { findThread } from './target.js';
-import { acknowledge, body, carried, FINISH_BUDGET_MS, keptForWriting, note, writeStatus } from './writes.js';
+import {
+  acknowledge,
+  body,
+  carried,
+  FINISH_BUDGET_MS,
+  keptForWriting,
+  namedJob,
+  note,
+  writeStatus,
+} from './writes.js';
 
 export function reportWrites(session: GitHubSession): ReportWrites {
   return {
@@ -165,14 +174,23 @@ async function finalStatus(
 ): Promise<void> {
   const { job, failure, timedOut, confirmed } = outcome;
   const { runUrl } = session;
-  const status = (state: Parameters<typeof writeStatus>[1], word: string, jobId?: string, target = runUrl) =>
-    writeStatus(session, state, word, jobId, target, signal, first.idLeftOutSaid);
   // A job the service did not confirm to this run is not named: a re-run must send it again.
   const jobId = confirmed ? outcome.jobId : undefined;
   if (!jobId) {
-    await status('error', cancelled ? 'Cancelled before any job' : 'Stopped before any job');
+    await writeStatus(
+      session,
+      'error',
+      cancelled ? 'Cancelled before any job' : 'Stopped before any job',
+      undefined,
+      runUrl,
+      signal,
+      first.idLeftOutSaid,
+    );
     return;
   }
+  const named = await namedJob(session, jobId, outcome.memory, outcome.uses ?? 0, signal);
+  const status = (state: Parameters<typeof writeStatus>[1], word: string, target = runUrl) =>
+    writeStatus(session, state, word, named, target, signal, first.idLeftOutSaid);
   if (!failure && job?.status === 'completed') {
     const link = job.prLink ?? '';
     // The check's link goes to the docs pull request only when the service's link is one: any
@@ -180,14 +198,13 @@ async function finalStatus(
     await status(
       'success',
       link ? 'Completed' : 'Completed, no changes',
-      jobId,
       isPullRequestUrl(link) ? link : runUrl,
     );
     return;
   }
-  if (job?.status === 'failed') await status('failure', 'Failed', jobId);
-  else if (job?.status === 'archived') await status('failure', 'Archived', jobId);
+  if (job?.status === 'failed') await status('failure', 'Failed');
+  else if (job?.status === 'archived') await status('failure', 'Archived');
   // wait: false: the job goes on, and so does the pending status.
-  else if (!failure) await status('pending', 'Goes on in the service', jobId);
-  else await status('error', cancelled ? 'Cancelled' : timedOut ? 'Timed out' : 'Stopped', jobId);
+  else if (!failure) await status('pending', 'Goes on in the service');
+  else await status('error', cancelled ? 'Cancelled' : timedOut ? 'Timed out' : 'Stopped');
 }

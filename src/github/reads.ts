@@ -16,7 +16,7 @@ import { readNote } from './note.js';
 import { threadComments } from './requests.js';
 import type { GitHubSession } from './session.js';
 import { eventHasThread } from './target.js';
-import { FINISH_BUDGET_MS, writeStatus } from './writes.js';
+import { FINISH_BUDGET_MS, namedJob, writeStatus } from './writes.js';
 
 /** How long gathering the event's context (or its files) may hold up the create. */
 const CONTEXT_BUDGET_MS = 30_000;
@@ -187,12 +187,13 @@ export function decideReads(session: GitHubSession): DecideReads {
       );
     },
 
-    /** A skip on a thread: a success status that says why (naming `jobId`, when given). */
-    async skipped(why, jobId, cancellation) {
+    /** A skip on a thread: a success status that says why (naming `jobId`, when given, and its count). */
+    async skipped(why, jobId, cancellation, memory = {}) {
       if (!session.status) return;
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
       try {
-        await writeStatus(session, 'success', why, jobId, session.runUrl, signal);
+        const job = jobId ? await namedJob(session, jobId, memory, 0, signal) : undefined;
+        await writeStatus(session, 'success', why, job, session.runUrl, signal);
       } finally {
         done();
       }
@@ -290,7 +291,7 @@ function recall(session: GitHubSession, strict: boolean, cancellation: AbortSign
 /**
  * The branch's job: this step's own status on `before`, else on the newest commit up the branch
  * that has one naming a job (cancelled runs leave their commits without one); the commit it was
- * found on is the head that job last saw.
+ * found on is the head that job last saw, and the count the status holds, what that job spent.
  */
 async function branchJob(
   session: GitHubSession,
@@ -302,7 +303,8 @@ async function branchJob(
       await session.retrying(async () => session.status?.read(sha, signal), signal),
       'the commit status',
     );
-    return own?.job ? { job: own.job, run: own.run, since: sha } : undefined;
+    if (!own?.job) return undefined;
+    return { job: own.job, run: own.run, since: sha, ...(own.uses !== undefined ? { uses: own.uses } : {}) };
   };
   const found = await named(before);
   if (found) return found;

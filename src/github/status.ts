@@ -101,12 +101,15 @@ function cutAt(text: string, max: number): string {
  * `Working: job job_8f2c · run 123`: what a person reads, and what the next run parses. A job id
  * too long to fit, or with a character that would make the description read as something else
  * (bidi, invisible, control), is left out (`fits` false): a re-run then cannot resume from the
- * status.
+ * status. `uses`, when given, is the count a branch keeps of its job's quota uses
+ * (`… · run 123 · 3 uses`); where it does not fit beside the job id, the count gives way, never
+ * the id (the next push then reads the count as not known).
  */
 export function statusDescription(
   word: string,
   jobId: string,
   runId: number,
+  uses?: number,
 ): { text: string; fits: true } | { text: string; fits: false; why: string } {
   const text = `${word}: job ${jobId} · run ${runId}`;
   if (/[\s·]/.test(jobId) || hasUnsafe(jobId))
@@ -115,6 +118,8 @@ export function statusDescription(
       fits: false,
       why: 'holds characters a commit status must not show',
     };
+  const counted = uses === undefined ? undefined : `${text} · ${uses} ${uses === 1 ? 'use' : 'uses'}`;
+  if (counted && [...counted].length <= MAX_DESCRIPTION) return { text: counted, fits: true };
   if ([...text].length > MAX_DESCRIPTION)
     return {
       text: `${word}: job id too long to show · run ${runId}`,
@@ -125,6 +130,23 @@ export function statusDescription(
 }
 
 /**
+ * The words of the statuses a run writes about the job it sent or waits for (first-writes.ts,
+ * last-writes.ts). Any other word naming a job is a skip's, which names the thread's job so that a
+ * branch's next push finds it, though that run sent nothing.
+ */
+const JOB_WORDS = new Set([
+  'Working',
+  'Completed',
+  'Completed, no changes',
+  'Failed',
+  'Archived',
+  'Goes on in the service',
+  'Cancelled',
+  'Timed out',
+  'Stopped',
+]);
+
+/**
  * A status for a run that has no job the service confirmed (it failed before, or a follow-up was
  * not delivered): it names only the run, so neither a re-run nor the branch's next push takes a
  * job from it.
@@ -133,9 +155,22 @@ export function runOnlyDescription(word: string, runId: number): string {
   return `${word} · run ${runId}`;
 }
 
+/**
+ * What a description this step wrote says. The job id holds no space and no `·`, so each form
+ * reads one way only; one without a count (written without `budget`, or before counts were kept)
+ * has no `uses`.
+ */
 export function readStatusNote(description: string | null): StatusNote | undefined {
-  const found = /: job (\S+) · run (\d+)$/.exec(description ?? '');
-  if (found) return { job: found[1], run: Number(found[2]) };
+  const found = /^(.*): job (\S+) · run (\d+)(?: · (\d{1,9}) uses?)?$/s.exec(description ?? '');
+  if (found) {
+    const [, word = '', job, run, uses] = found;
+    return {
+      job,
+      run: Number(run),
+      ...(uses !== undefined ? { uses: Number(uses) } : {}),
+      ...(JOB_WORDS.has(word) ? {} : { held: true as const }),
+    };
+  }
   const unnamed = / · run (\d+)$/.exec(description ?? '');
   return unnamed ? { run: Number(unnamed[1]) } : undefined;
 }

@@ -17,13 +17,13 @@ export const FINISH_BUDGET_MS = 30_000;
 /**
  * This step's status on the run's commit, when `status` asked for one; faults are warnings. The
  * job id left out of the description is said once a run: `idLeftOutSaid` says whether it was, and
- * the value returned whether it is now.
+ * the value returned whether it is now. `job.uses`: the count of its quota uses a branch keeps.
  */
 export async function writeStatus(
   session: GitHubSession,
   state: StatusState,
   word: string,
-  jobId: string | undefined,
+  job: { id: string; uses?: number } | undefined,
   target: string,
   signal: AbortSignal,
   idLeftOutSaid = false,
@@ -32,14 +32,13 @@ export async function writeStatus(
   if (!status) return idLeftOutSaid;
   const { sha, none } = await session.runCommits(signal);
   if (!sha) {
-    if (state === 'pending' || !jobId)
-      log.notice(`No commit status: ${none ?? 'the event names no commit'}.`);
+    if (state === 'pending' || !job) log.notice(`No commit status: ${none ?? 'the event names no commit'}.`);
     return idLeftOutSaid;
   }
   let text = runOnlyDescription(word, run.runId);
   let said = idLeftOutSaid;
-  if (jobId) {
-    const description = statusDescription(word, jobId, run.runId);
+  if (job) {
+    const description = statusDescription(word, job.id, run.runId, job.uses);
     if (!description.fits && !said) {
       said = true;
       session.warn(
@@ -50,6 +49,32 @@ export async function writeStatus(
   }
   await status.write(sha, state, text, target, signal, session.warn);
   return said;
+}
+
+/**
+ * The job a status names, and, with `budget` on a branch pushed to directly (where no comment
+ * keeps a total), the quota uses that job has spent: what the branch's status counted (an earlier
+ * attempt's on this commit first), plus this run's. A new job starts again from this run's. A count
+ * not known before stays unknown on a run that spent nothing, and starts from this run's send
+ * otherwise (budget counts from there, and said so).
+ */
+export async function namedJob(
+  session: GitHubSession,
+  jobId: string,
+  memory: Memory,
+  uses: number,
+  signal: AbortSignal,
+): Promise<{ id: string; uses?: number }> {
+  const { request } = session;
+  if (!session.status || !request.thread || request.budget === undefined) return { id: jobId };
+  // A pull request's or issue's total is in its note; a fault finding the comment counts nothing.
+  const kept = await session.keptComment(signal).catch(() => undefined);
+  if (!kept || !('none' in kept)) return { id: jobId };
+  const earlier = memory.status?.job === jobId ? memory.status.uses : undefined;
+  const counted = memory.branch?.job === jobId ? memory.branch.uses : 0;
+  const before = earlier ?? counted;
+  if (before === undefined && uses === 0) return { id: jobId };
+  return { id: jobId, uses: (before ?? 0) + uses };
 }
 
 /**
