@@ -1,9 +1,11 @@
 // What `npm run demo` runs after its build of dist/ (which `npm test` has made before jest starts,
 // and which must not be rebuilt under the end-to-end tests running beside this one): the
 // emulators' bundles, then the demo, which plays three runs of the action on one pull request
-// and prints, for each, what GitHub would show: the log (masked, workflow commands rendered),
-// then the outputs, the summary, the comment, the commit statuses and the reactions, with no
-// secret and no `::add-mask::` anywhere.
+// and five on a second under `followUp: at-merge` (a dry run, the push that creates the job, two
+// pushes that send nothing, the merge), and prints, for each, what GitHub would show: the log
+// (masked, workflow commands rendered), then what the run sent, the outputs, the summary, the
+// comment, the commit statuses and, on the first pull request, the reactions, with no secret and
+// no `::add-mask::` anywhere.
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -24,6 +26,22 @@ const SECTIONS = [
   '\n--- Commit statuses on ',
   '\n--- Reactions to the /docs comment ---\n',
 ];
+/** The second pull request's: its own comment, and no `/docs` comment to react to. */
+const AT_MERGE_SECTIONS = [
+  '\n--- What the run sent ---\n',
+  '\n--- Outputs ---\n',
+  '\n--- Step summary ---\n',
+  '\n--- Comment on acme/app#2 ---\n',
+  '\n--- Commit statuses on acme/app#2',
+];
+
+/** A run's section under `heading`, up to the next heading. */
+function section(run: string, heading: string): string {
+  const start = run.indexOf(`\n--- ${heading} ---\n`);
+  if (start < 0) return '';
+  const end = run.indexOf('\n--- ', start + 1);
+  return run.slice(start, end < 0 ? undefined : end);
+}
 
 function demo(): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -59,16 +77,91 @@ describe('npm run demo', () => {
     expect(output).not.toContain('<table>');
 
     const runs = output.split('\n=== Run ').slice(1);
-    expect(runs).toHaveLength(3);
-    for (const run of runs) {
+    expect(runs).toHaveLength(8);
+    for (const run of runs.slice(0, 3)) {
       const at = SECTIONS.map((heading) => run.indexOf(heading));
       expect(at.every((i) => i >= 0)).toBe(true);
       expect([...at].sort((a, b) => a - b)).toEqual(at);
+      // What the run sent comes first, after the log.
+      expect(run.indexOf('\n--- What the run sent ---\n')).toBeGreaterThan(0);
+      expect(run.indexOf('\n--- What the run sent ---\n')).toBeLessThan(at[0]!);
+    }
+    for (const run of runs.slice(3)) {
+      const at = AT_MERGE_SECTIONS.map((heading) => run.indexOf(heading));
+      expect(at.every((i) => i >= 0)).toBe(true);
+      expect([...at].sort((a, b) => a - b)).toEqual(at);
+      expect(run).not.toContain('Reactions to the /docs comment');
     }
     expect(runs.map((run) => /^mode += (\S+)$/m.exec(run)?.[1])).toEqual([
       'created',
       'followed-up',
       'skipped',
+      // acme/app#2, under followUp: at-merge: the dry run, the first push, two pushes, the merge.
+      'created',
+      'created',
+      'skipped',
+      'skipped',
+      'followed-up',
     ]);
+    const outputs = (name: string) =>
+      runs.map((run) => new RegExp(`^${name} += (\\S+)$`, 'm').exec(run)?.[1]);
+    expect(outputs('uses')).toEqual(['1', '1', '0', '0', '1', '0', '0', '1']);
+    expect(outputs('status')).toEqual([
+      'completed',
+      'completed',
+      'skipped',
+      'dry-run',
+      'completed',
+      'skipped',
+      'skipped',
+      'completed',
+    ]);
+    // An at-merge pull request's life costs two uses: the create and the merge's follow-up.
+    expect(output).toContain('\nQuota uses spent: acme/app#1 2, acme/app#2 2.\n');
+
+    // The dry run sends nothing and writes nothing, and its summary holds the whole prompt.
+    const [dry, created, pushed, pushedAgain, merged] = runs.slice(3) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    expect(section(dry, 'What the run sent')).toMatch(
+      /\nTo the service: nothing\.\nTo GitHub: nothing written \(\d+ reads?\)\.\n/,
+    );
+    const summary = section(dry, 'Step summary');
+    expect(summary).toContain('Documentation agent: dry run');
+    expect(summary).toContain('The prompt it would send');
+    expect(summary).toContain('Follow the style guide in docs/STYLE.md.');
+    expect(summary).toContain('added    src/rollback.ts (+3 −0)');
+    expect(section(dry, 'Comment on acme/app#2')).toContain('(none yet)');
+
+    // Without dryRun, the first push creates the thread's job; the pushes after it send nothing
+    // and leave a success status that names the job.
+    const job = /^jobId += (\S+)$/m.exec(created)?.[1] ?? '';
+    expect(job).toMatch(/^job_/);
+    expect(section(created, 'What the run sent')).toContain('To the service: a create (answered 201)');
+    for (const [run, n] of [
+      [pushed, 6],
+      [pushedAgain, 7],
+    ] as const) {
+      expect(section(run, 'What the run sent')).toContain('\nTo the service: nothing.\n');
+      expect(run).toContain(`Notice: Skipped: followUp is at-merge, so this sends nothing; job ${job} gets`);
+      expect(section(run, "Commit statuses on acme/app#2's head commits")).toMatch(
+        new RegExp(`\\n {2}success +docs agent: [^\\n]* +Docs follow at the merge: job ${job} · run ${n} `),
+      );
+    }
+
+    // The merge sends one follow-up to that job, with what both skipped pushes changed (and not
+    // what the job already saw), up to the pull request's own head.
+    const sent = section(merged, 'What the run sent');
+    expect(sent.match(/To the service: /g)).toHaveLength(1);
+    expect(sent).toContain(`To the service: a message to job ${job} (answered 200)`);
+    expect(sent).toContain('The pull request was merged: make its docs ready to merge.');
+    for (const file of ['src/cli.ts', 'src/rollback.ts', 'src/rollback.test.ts'])
+      expect(sent).toContain(` ${file} (`);
+    expect(sent).not.toContain('src/releases.ts');
+    expect(sent).toMatch(/\/compare\/b2c3d4e[0-9a-f]{33}\.\.\.d4e5f60[0-9a-f]{33}\n/);
   }, 300_000);
 });

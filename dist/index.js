@@ -29272,7 +29272,7 @@ function threadUses(before, run) {
  * line counts none, and says so.
  */
 function usesLine(total) {
-    return `Quota uses on this thread: ${total} (creates and follow-ups the service accepted; whether it also counts one it refused is not documented)`;
+    return `Quota uses on this thread: ${total} (accepted creates and follow-ups; whether a refused one counts is not documented)`;
 }
 
 

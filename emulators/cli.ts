@@ -2,7 +2,9 @@
 // stdout carries exactly one line (the URL) so a caller can read it; the request log goes to
 // stderr and never includes the Authorization header. With --marks, each line read from stdin is
 // written back to stderr once the requests answered before it are logged: a caller (the demo) can
-// tell which requests came before a point of its own; the end of stdin stops the emulator.
+// tell which requests came before a point of its own; with --state-file too, every create and
+// message so far (its status, job and prompt: what the quota counts, as the agent reads it) is
+// written there, as JSON, just before the line comes back. The end of stdin stops the emulator.
 import { renameSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -10,13 +12,21 @@ import { FINISHED_JOB_REFUSAL_STATUSES, startEmulator, type EmulatorOptions } fr
 
 const USAGE =
   'usage: emulator [--port N] [--key KEY] [--active-polls N] [--final completed|failed|archived]' +
-  ' [--base-path /prefix] [--docs-repo-url URL] [--url-file PATH] [--marks]' +
+  ' [--base-path /prefix] [--docs-repo-url URL] [--url-file PATH] [--marks [--state-file PATH]]' +
   ' [--rate-limit [--rate-limit-times N] [--rate-limit-header "Name: value"]...]' +
   ` [--refuse-finished-messages ${FINISHED_JOB_REFUSAL_STATUSES.join('|')} [--refuse-finished-messages-error TEXT]]`;
 
 const FINAL_STATUSES = ['completed', 'failed', 'archived'];
 
-type CliOptions = EmulatorOptions & { urlFile?: string; marks?: boolean };
+type CliOptions = EmulatorOptions & { urlFile?: string; marks?: boolean; stateFile?: string };
+
+/** A create or a message as the service took it (or refused it), for --state-file. */
+interface Sent {
+  route: 'create' | 'message';
+  status: number | 'dropped';
+  jobId?: string;
+  prompt?: unknown;
+}
 
 function parseOptions(argv: string[]): CliOptions {
   const { values } = parseArgs({
@@ -30,6 +40,7 @@ function parseOptions(argv: string[]): CliOptions {
       'docs-repo-url': { type: 'string' },
       'url-file': { type: 'string' },
       marks: { type: 'boolean' },
+      'state-file': { type: 'string' },
       // A follow-up to a completed, failed or archived job gets this status instead of being taken.
       'refuse-finished-messages': { type: 'string' },
       'refuse-finished-messages-error': { type: 'string' },
@@ -57,6 +68,10 @@ function parseOptions(argv: string[]): CliOptions {
   if (values['docs-repo-url'] !== undefined) options.docsRepoUrl = values['docs-repo-url'];
   if (values['url-file'] !== undefined) options.urlFile = values['url-file'];
   if (values.marks) options.marks = true;
+  if (values['state-file'] !== undefined) {
+    if (!values.marks) throw new Error('--state-file needs --marks');
+    options.stateFile = values['state-file'];
+  }
   const refuse = values['refuse-finished-messages'];
   const refusalError = values['refuse-finished-messages-error'];
   if (refuse !== undefined) {
@@ -107,10 +122,17 @@ async function main(): Promise<void> {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
     process.exit(2);
   }
-  const { urlFile, marks, ...emulatorOptions } = options;
+  const { urlFile, marks, stateFile, ...emulatorOptions } = options;
+  const sent: Sent[] = [];
   const emulator = await startEmulator({
     ...emulatorOptions,
-    onReply: (request, status) => process.stderr.write(`${request.method} ${request.path} -> ${status}\n`),
+    onReply: (request, status) => {
+      process.stderr.write(`${request.method} ${request.path} -> ${status}\n`);
+      if (request.route === 'create' || request.route === 'message') {
+        const prompt = (request.json as { prompt?: unknown } | undefined)?.prompt;
+        sent.push({ route: request.route, status, ...(request.jobId && { jobId: request.jobId }), prompt });
+      }
+    },
   });
 
   if (urlFile !== undefined) {
@@ -132,7 +154,13 @@ async function main(): Promise<void> {
     // Each request is logged as it is answered, so a mark needs only to follow the log. The end of
     // stdin is the end of the caller: the emulator stops with it rather than outlive it.
     createInterface({ input: process.stdin })
-      .on('line', (line) => process.stderr.write(`${line}\n`))
+      .on('line', (line) => {
+        if (stateFile !== undefined) {
+          writeFileSync(`${stateFile}.tmp`, JSON.stringify({ sent }));
+          renameSync(`${stateFile}.tmp`, stateFile);
+        }
+        process.stderr.write(`${line}\n`);
+      })
       .once('close', stop);
   }
 }

@@ -1,16 +1,19 @@
-// Runs the GitHub emulator as a process for the demo: one repository (acme/app) with one pull
-// request and a `/docs` comment on it by a member, a docs repository (acme/docs) whose pull
-// requests the service's jobs open, and a workflow token that may comment, react and set
-// statuses in acme/app and read everywhere. It writes its URLs, the token and the ids, as JSON,
-// to --url-file; the request log goes to stderr, without the Authorization header. With --marks,
-// each line read from stdin is written back to stderr after the log of every request before it;
-// with --state-file too, the reactions to the pull request's comments (no REST route of the
-// emulator lists them) are written there, as JSON, just before the line comes back; the end of
-// stdin stops the emulator.
+// Runs the GitHub emulator as a process for the demo: one repository (acme/app) with two pull
+// requests — the first with a `/docs` comment on it by a member, the second played under
+// `followUp: at-merge` to its merge — a docs repository (acme/docs) whose pull requests the
+// service's jobs open, and a workflow token that may comment, react and set statuses in acme/app
+// and read everywhere. It writes its URLs, the token, the ids and each pull request's heads, as
+// JSON, to --url-file; the request log goes to stderr, without the Authorization header (a
+// GraphQL mutation marked as one, so a reader can tell writes from reads). With --marks, each line
+// read from stdin is written back to stderr after the log of every request before it; a line
+// `push N SHA` first moves pull request N's head to SHA (as a push to it does, its files with it),
+// and `merge N SHA` merges it with SHA as its merge commit; with --state-file too, the reactions to
+// the first pull request's comments (no REST route of the emulator lists them) are written there,
+// as JSON, just before the line comes back; the end of stdin stops the emulator.
 import { renameSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { startGitHubEmulator } from './github.js';
+import { startGitHubEmulator, type StoredFile } from './github.js';
 
 const DEMO_TOKEN = 'ghs_DemoWorkflowToken000000000000000000000';
 const REQUEST = '/docs Document the new --dry-run flag of the deploy command';
@@ -22,6 +25,58 @@ const HEADS = [
 ];
 /** What each push changed: the first the code, the second only a test (outside the demo's `paths`). */
 const file = (filename: string) => ({ filename, status: 'modified', additions: 4, deletions: 1 });
+
+/**
+ * The second pull request (`followUp: at-merge`): its head when opened and after each of its
+ * three pushes, then its merge commit; each push's commit, its message and what it changed (with
+ * a patch, as the agent's context shows it).
+ */
+const AT_MERGE = {
+  heads: [
+    'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
+    'b2c3d4e5f60718293a4b5c6d7e8f901234567891',
+    'c3d4e5f60718293a4b5c6d7e8f9012345678912a',
+    'd4e5f60718293a4b5c6d7e8f9012345678912ab3',
+  ] as const,
+  merge: 'e5f60718293a4b5c6d7e8f9012345678912ab3c4',
+};
+const change = (filename: string, status: string, patch: string) => {
+  const lines = patch.split('\n');
+  const count = (sign: string) => lines.filter((line) => line.startsWith(sign)).length;
+  return { filename, status, additions: count('+'), deletions: count('-'), patch };
+};
+const ROLLBACK = change(
+  'src/rollback.ts',
+  'added',
+  '@@ -0,0 +1,3 @@\n+export async function rollback(release: string): Promise<void> {\n+  await deploy(previous(release));\n+}',
+);
+const PUSHES = [
+  {
+    message: 'Keep the last three releases for rollback',
+    files: [change('src/releases.ts', 'modified', '@@ -4 +4 @@\n-const KEEP = 1;\n+const KEEP = 3;')],
+  },
+  {
+    message: 'Add the rollback command to the CLI',
+    files: [
+      change(
+        'src/cli.ts',
+        'modified',
+        "@@ -12,0 +13 @@\n+  .command('rollback <release>', 'Go back to an earlier release')",
+      ),
+    ],
+  },
+  {
+    message: 'rollback: --to picks the release',
+    files: [
+      change(
+        'src/rollback.ts',
+        'modified',
+        '@@ -1 +1 @@\n-export async function rollback(release: string)\n+export async function rollback(release: string, to?: string)',
+      ),
+      change('src/rollback.test.ts', 'added', "@@ -0,0 +1 @@\n+test('rollback --to', () => {});"),
+    ],
+  },
+];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -51,6 +106,25 @@ async function main(): Promise<void> {
     files: [file('src/deploy.test.ts')],
   });
   const request = github.addComment('acme/app', pr.number, { login: 'octocat', body: REQUEST });
+  // The second pull request: its files, as GitHub lists them at each head, and what each push
+  // changed, from each head to the next and from the first push to the last (the merge's follow-up).
+  const [opened, first, second, last] = AT_MERGE.heads;
+  const atMerge = github.thread('acme/app', { headSha: opened, files: [ROLLBACK] });
+  const filesAt = new Map<string, StoredFile[]>([[opened, [ROLLBACK]]]);
+  let before: string = opened;
+  for (const [after, { message, files }] of [first, second, last].map(
+    (sha, i) => [sha, PUSHES[i]!] as const,
+  )) {
+    github.commit('acme/app', { sha: after, message, files });
+    github.comparison('acme/app', `${before}...${after}`, { commits: [after], files });
+    const kept = (filesAt.get(before) ?? []).filter((f) => !files.some((g) => g.filename === f.filename));
+    filesAt.set(after, [...kept, ...files]);
+    before = after;
+  }
+  github.comparison('acme/app', `${first}...${last}`, {
+    commits: [second, last],
+    files: PUSHES.slice(1).flatMap(({ files }) => files),
+  });
   // The docs pull requests the service's jobs open (job n opens #n).
   for (let n = 0; n < 5; n++) github.thread('acme/docs');
   const described = JSON.stringify({
@@ -61,6 +135,7 @@ async function main(): Promise<void> {
     pullRequest: pr.number,
     heads: HEADS,
     request: { id: request.id, body: REQUEST },
+    atMerge: { pullRequest: atMerge.number, heads: AT_MERGE.heads, merge: AT_MERGE.merge },
     docsRepository: `${github.serverUrl}/acme/docs`,
   });
   if (values['url-file']) {
@@ -70,8 +145,10 @@ async function main(): Promise<void> {
   process.stdout.write(`GitHub emulator listening on ${github.apiUrl}\n`);
   let seen = 0;
   const flush = (): void => {
-    for (const request of github.requests.slice(seen))
-      process.stderr.write(`${request.method} ${request.path}\n`);
+    for (const request of github.requests.slice(seen)) {
+      const mutation = request.route === 'enableAutoMerge' ? ' (mutation)' : '';
+      process.stderr.write(`${request.method} ${request.path}${mutation}\n`);
+    }
     seen = github.requests.length;
     for (const violation of github.violations.splice(0))
       process.stderr.write(`contract violation: ${violation}\n`);
@@ -91,6 +168,18 @@ async function main(): Promise<void> {
     const marks = createInterface({ input: process.stdin });
     marks.on('line', (line) => {
       flush();
+      const [verb, number, sha] = line.split(' ');
+      if ((verb === 'push' || verb === 'merge') && number && sha && /^[0-9a-f]{40}$/.test(sha)) {
+        const thread = github.get('acme/app', Number(number));
+        if (verb === 'merge') {
+          thread.merged = true;
+          thread.mergeCommitSha = sha;
+        } else {
+          thread.headSha = sha;
+          thread.files = filesAt.get(sha) ?? thread.files;
+          thread.pullCommits.push({ sha, author: thread.opener, committer: thread.opener });
+        }
+      }
       if (stateFile) {
         const comments = github
           .get('acme/app', pr.number)

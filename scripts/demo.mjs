@@ -1,17 +1,23 @@
 // `npm run demo`: the bundled action end to end, exactly as the runner starts it (INPUT_*
 // variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, the event payload, the Node 24 binary
-// action.yml names), against the loopback emulators of the service and of GitHub: a `/docs`
-// request on a pull request starts a job (`thread`, `status`), and a push to the pull request
-// follows it up; a push that changes only a test is skipped (`paths`). No key, no network.
+// action.yml names), against the loopback emulators of the service and of GitHub. On a first pull
+// request, a `/docs` request starts a job (`thread`, `status`), and a push to the pull request
+// follows it up; a push that changes only a test is skipped (`paths`). A second pull request runs
+// under `followUp: at-merge`: tried first with `dryRun: true` (the whole prompt shown, nothing
+// sent), its first push creates the job, its later pushes send nothing (a success status naming the
+// job), and its merge sends one follow-up with everything since the job last looked. No key, no
+// network.
 //
 // Each run prints what a user would see on GitHub: the step's log as the runner shows it (workflow
-// commands rendered, `::debug::` only with RUNNER_DEBUG=1, masked values as `***`), then the
-// outputs, the step summary as text, the action's comment as the pull request shows it, the commit
-// statuses on the pull request's head commits and the reactions to the `/docs` comment.
+// commands rendered, `::debug::` only with RUNNER_DEBUG=1, masked values as `***`), then what the
+// run sent (each create or message, with its prompt, and how many writes to GitHub), the outputs,
+// the step summary as text, the action's comment as the pull request shows it, the commit statuses
+// on the pull request's head commits and, on the first, the reactions to the `/docs` comment.
 //
 //   npm run demo -- --verbose                      also each run's requests to the emulators
 //   npm run demo -- --refuse-finished-messages 400 a service that takes no message for a
-//     finished job: the push's follow-up is refused, and a new job takes the thread over
+//     finished job: each follow-up (the first pull request's push, the second's merge) is
+//     refused, and a new job takes that thread over
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,8 +74,9 @@ function heading(title) {
 
 // ---------------------------------------------------------------------------------------------
 // The emulators, as processes. Their request logs are kept, not printed as they come: with
-// --verbose, a run's requests are printed after its log. `mark()` (their --marks option) asks an
-// emulator to write a line back once every request before it is logged, and returns those lines.
+// --verbose, a run's requests are printed after its log. `send(line)` (their --marks option) asks
+// an emulator to write a line back once every request before it is logged (the GitHub emulator
+// acts on `push N SHA` and `merge N SHA` first), and returns those lines; `mark()` sends a label.
 
 let marks = 0;
 
@@ -95,9 +102,8 @@ async function start(name, bundle, args, file) {
     emulator.waiting?.reject(new Error(`the ${name} emulator exited (${emulator.exited})`));
   });
   process.on('exit', () => child.kill('SIGTERM'));
-  emulator.mark = async () => {
+  emulator.send = async (label) => {
     if (emulator.exited !== undefined) throw new Error(`the ${name} emulator exited (${emulator.exited})`);
-    const label = `@@ demo mark ${++marks} @@`;
     const echoed = new Promise((resolve, reject) => {
       emulator.waiting = { label, resolve, reject };
     });
@@ -116,6 +122,7 @@ async function start(name, bundle, args, file) {
     }
     return emulator.lines.splice(0);
   };
+  emulator.mark = () => emulator.send(`@@ demo mark ${++marks} @@`);
   for (let i = 0; i < 200; i++) {
     await sleep(50);
     if (existsSync(file)) return { described: readFileSync(file, 'utf8').trim(), emulator };
@@ -143,10 +150,15 @@ const githubEmulator = started.emulator;
 // The runner masks the secrets it hands a step from the job's start; the action registers them too.
 addMask(key);
 addMask(github.token);
+const serviceStateFile = join(dir, 'service-state.json');
+/** How many of the service's creates and messages `showSent` has shown. */
+let shownSent = 0;
 const { described: url, emulator: serviceEmulator } = await start(
   'service',
   'emulator',
   [
+    '--state-file',
+    serviceStateFile,
     '--key',
     key,
     '--active-polls',
@@ -159,7 +171,7 @@ const { described: url, emulator: serviceEmulator } = await start(
 );
 if (refuseWith) {
   say(
-    `The service emulator refuses messages to finished jobs (HTTP ${refuseWith}): the push's follow-up is refused, and the action starts one new job that continues the thread.`,
+    `The service emulator refuses messages to finished jobs (HTTP ${refuseWith}): each follow-up (a push's, the merge's) is refused, and the action starts one new job that continues its thread.`,
   );
 }
 
@@ -189,41 +201,52 @@ const inputs = {
   INPUT_PATHS: 'src/**\n!src/**/*.test.ts',
   INPUT_TRIGGERLABEL: '',
   INPUT_AUTOMERGE: '',
+  INPUT_DRYRUN: 'false',
+  INPUT_BUDGET: '',
+  INPUT_FOLLOWUP: 'every-push',
 };
-const pullRequest = (head) => ({
-  number: github.pullRequest,
+const pullRequest = (number, head, more = {}) => ({
+  number,
+  html_url: `${github.serverUrl}/${github.repository}/pull/${number}`,
   user: { login: 'octocat' },
   author_association: 'MEMBER',
-  head: { sha: head, repo: { full_name: github.repository } },
-  base: { repo: { full_name: github.repository } },
+  head: { sha: head, ref: `topic-${number}`, repo: { full_name: github.repository } },
+  base: { ref: 'main', repo: { full_name: github.repository } },
+  ...more,
 });
 
-// One thread, three runs of one workflow: a member's `/docs` request starts the job; a push to the
-// pull request follows it up, since its docs pull request is still open; a push that changes only
-// a test is skipped. `head` is the pull request's head commit in that run.
-/** A push to the pull request (`synchronize`) that moves its head to `head`. */
-function push(head, what) {
+// The first pull request: one thread, three runs of one workflow. A member's `/docs` request
+// starts the job; a push to the pull request follows it up, since its docs pull request is still
+// open; a push that changes only a test is skipped. `head` is the pull request's head commit in
+// that run: a push moves the emulator's head there first (a run whose head is no longer the pull
+// request's is overtaken by a newer push, and sends nothing).
+/** A push to pull request `number` (`synchronize`) that moves its head to `head`. */
+function push(number, head, what, more) {
   return {
-    title: `a push to ${github.repository}#${github.pullRequest} that ${what} (synchronize)`,
+    title: `a push to ${github.repository}#${number} that ${what} (synchronize)`,
+    number,
     head,
+    move: `push ${number} ${head}`,
     name: 'pull_request',
     payload: {
       action: 'synchronize',
-      number: github.pullRequest,
-      pull_request: pullRequest(head),
+      number,
+      pull_request: pullRequest(number, head, more),
       sender: { login: 'octocat', type: 'User' },
     },
   };
 }
 
+const one = github.pullRequest;
 const runs = [
   {
-    title: `octocat, who has write access, comments "${github.request.body}" on ${github.repository}#${github.pullRequest}`,
+    title: `octocat, who has write access, comments "${github.request.body}" on ${github.repository}#${one}`,
+    number: one,
     head: github.heads[0],
     name: 'issue_comment',
     payload: {
       action: 'created',
-      issue: { number: github.pullRequest, pull_request: {} },
+      issue: { number: one, pull_request: {} },
       comment: {
         id: github.request.id,
         body: github.request.body,
@@ -233,23 +256,86 @@ const runs = [
       sender: { login: 'octocat', type: 'User' },
     },
   },
-  push(github.heads[1], 'changes src/deploy.ts'),
-  push(github.heads[2], 'changes only src/deploy.test.ts'),
+  push(one, github.heads[1], 'changes src/deploy.ts'),
+  push(one, github.heads[2], 'changes only src/deploy.test.ts'),
 ];
+
+// The second pull request, under the recipe's `followUp: at-merge` with `context: auto`: the
+// workflow is tried first with `dryRun: true` on the opening; without it, the first push creates
+// the thread's job, the two pushes after it send nothing, and the merge (`closed`, merged) sends
+// everything since the job last looked, up to the pull request's own head.
+const two = github.atMerge.pullRequest;
+const [opened, first, second, last] = github.atMerge.heads;
+const described = { title: 'Add a rollback command', body: 'Adds `deploy rollback <release>`.' };
+const atMerge = { INPUT_FOLLOWUP: 'at-merge', INPUT_CONTEXT: 'auto' };
+runs.push(
+  {
+    intro: `${github.repository}#${two}, under a workflow with followUp: at-merge and context: auto, tried first with dryRun: true.`,
+    title: `${github.repository}#${two} is opened; the workflow has dryRun: true (opened)`,
+    number: two,
+    head: opened,
+    name: 'pull_request',
+    inputs: { ...atMerge, INPUT_DRYRUN: 'true' },
+    payload: {
+      action: 'opened',
+      number: two,
+      pull_request: pullRequest(two, opened, described),
+      sender: { login: 'octocat', type: 'User' },
+    },
+  },
+  {
+    ...push(two, first, 'changes src/releases.ts; dryRun is out of the workflow now', described),
+    inputs: atMerge,
+  },
+  { ...push(two, second, 'changes src/cli.ts', described), inputs: atMerge },
+  { ...push(two, last, 'changes src/rollback.ts and adds src/rollback.test.ts', described), inputs: atMerge },
+  {
+    title: `${github.repository}#${two} is merged (closed, merged: true)`,
+    number: two,
+    head: last,
+    move: `merge ${two} ${github.atMerge.merge}`,
+    name: 'pull_request',
+    // The recipe's prompt at the merge.
+    inputs: {
+      ...atMerge,
+      INPUT_PROMPT:
+        'The pull request was merged: make its docs ready to merge. Follow the style guide in docs/STYLE.md.',
+    },
+    payload: {
+      action: 'closed',
+      number: two,
+      pull_request: pullRequest(two, last, {
+        ...described,
+        state: 'closed',
+        merged: true,
+        merge_commit_sha: github.atMerge.merge,
+      }),
+      sender: { login: 'octocat', type: 'User' },
+    },
+  },
+);
 
 let code = 0;
 try {
+  const uses = new Map();
   for (const [i, run] of runs.entries()) {
+    if (run.intro) say(`\n##### ${run.intro}`);
+    // The pull request as GitHub has it when the run starts: a push has moved its head already.
+    if (run.move) showRequests(await githubEmulator.send(run.move), { quiet: true });
     say(`\n=== Run ${i + 1}: ${run.title} ===\n`);
-    const { exit, files } = await runAction(run.name, run.payload, i + 1);
-    showRequests(await requestLog());
+    const { exit, files } = await runAction(run.name, run.payload, i + 1, run.inputs);
+    const log = await requestLog();
+    showRequests(log);
+    showSent(log);
     heading('Outputs');
-    showOutputs(readFileSync(files.GITHUB_OUTPUT, 'utf8'));
+    const outputs = showOutputs(readFileSync(files.GITHUB_OUTPUT, 'utf8'));
+    const used = Number(outputs.get('uses') ?? 0);
+    uses.set(run.number, (uses.get(run.number) ?? 0) + used);
     heading('Step summary');
     showSummary(readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'));
-    await showComment();
-    await showStatuses(runs.slice(0, i + 1));
-    showReactions();
+    await showComment(run.number);
+    await showStatuses(runs.slice(0, i + 1), run.number);
+    if (run.number === one) showReactions();
     // The reads above are the demo's, not the next run's: their log lines go (but a violation).
     showRequests(await requestLog(), { quiet: true });
     if (exit !== 0) {
@@ -258,7 +344,11 @@ try {
       break;
     }
   }
-  if (code === 0) say(`\nThe action exited with 0 in all ${runs.length} runs.`);
+  if (code === 0) {
+    say(`\nThe action exited with 0 in all ${runs.length} runs.`);
+    const spent = [...uses].map(([number, n]) => `${github.repository}#${number} ${n}`).join(', ');
+    say(`Quota uses spent: ${spent}.`);
+  }
 } catch (err) {
   say(`\nThe demo failed: ${err instanceof Error ? err.message : String(err)}`);
   code = 1;
@@ -270,7 +360,7 @@ process.exit();
 // One run, and what it left.
 
 /** One run of the bundle as the runner starts it; prints its log as the runner shows it. */
-async function runAction(eventName, payload, runNumber) {
+async function runAction(eventName, payload, runNumber, overrides = {}) {
   const event = join(dir, `event-${runNumber}.json`);
   writeFileSync(event, JSON.stringify(payload));
   const files = {
@@ -302,6 +392,7 @@ async function runAction(eventName, payload, runNumber) {
       RUNNER_DEBUG: process.env.RUNNER_DEBUG ?? '',
       ...files,
       ...inputs,
+      ...overrides,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -386,7 +477,44 @@ function showRequests(lines, { quiet = false } = {}) {
   for (const line of shown) say(`  ${line}`);
 }
 
-/** The runner's reading of GITHUB_OUTPUT: `name<<DELIMITER` blocks (what the toolkit writes). */
+/**
+ * What a run sent: each create or message the service got, with its prompt (read from the service
+ * emulator's --state-file), and the writes to GitHub its request log shows (GraphQL's identity
+ * query is a read; a mutation is marked as one).
+ */
+function showSent(log) {
+  heading('What the run sent');
+  const { sent } = JSON.parse(readFileSync(serviceStateFile, 'utf8'));
+  const fresh = sent.slice(shownSent);
+  shownSent = sent.length;
+  if (fresh.length === 0) say('To the service: nothing.');
+  for (const { route, status, jobId, prompt } of fresh) {
+    const what = route === 'create' ? 'a create' : `a message to job ${jobId}`;
+    say(`To the service: ${what} (answered ${status}), with this prompt:`);
+    for (const line of String(prompt ?? '').split('\n')) say(line ? `    ${line}` : '');
+  }
+  const github = log.filter((line) => line.startsWith('[github] ')).map((line) => line.slice(9));
+  const writes = github.filter(
+    (line) => !line.startsWith('GET ') && !(/^POST \S*\/graphql$/.test(line) && !line.endsWith('(mutation)')),
+  );
+  const reads = `${github.length - writes.length} ${github.length - writes.length === 1 ? 'read' : 'reads'}`;
+  if (writes.length === 0) return say(`To GitHub: nothing written (${reads}).`);
+  const kinds = new Map();
+  for (const line of writes) kinds.set(writeKind(line), (kinds.get(writeKind(line)) ?? 0) + 1);
+  const listed = [...kinds].map(([kind, n]) => (n === 1 ? kind : `${kind} ×${n}`)).join(', ');
+  say(`To GitHub: ${writes.length} ${writes.length === 1 ? 'write' : 'writes'}: ${listed} (and ${reads}).`);
+}
+
+/** A write to GitHub in a few words, from its method and path. */
+function writeKind(line) {
+  if (/^POST \S*\/statuses\//.test(line)) return 'a commit status';
+  if (/^POST \S*\/issues\/\d+\/comments$/.test(line)) return 'a comment';
+  if (/^PATCH \S*\/issues\/comments\//.test(line)) return 'the comment updated';
+  if (/^POST \S*\/reactions$/.test(line)) return 'a reaction';
+  return line;
+}
+
+/** The runner's reading of GITHUB_OUTPUT: `name<<DELIMITER` blocks (what the toolkit writes); the outputs. */
 function showOutputs(text) {
   const outputs = [];
   const lines = text.split('\n');
@@ -399,11 +527,15 @@ function showOutputs(text) {
     for (i++; i < lines.length && lines[i] !== heredoc[2]; i++) value.push(lines[i]);
     outputs.push([heredoc[1], value.join('\n')]);
   }
-  if (outputs.length === 0) return say('(none)');
+  if (outputs.length === 0) {
+    say('(none)');
+    return new Map();
+  }
   const width = Math.max(...outputs.map(([name]) => name.length));
   for (const [name, value] of outputs) {
     say(`${name.padEnd(width)} = ${value.split('\n').join(`\n${' '.repeat(width + 3)}`)}`);
   }
+  return new Map(outputs);
 }
 
 /** The step summary as text: headings, tables (columns aligned), paragraphs; links as text (URL). */
@@ -487,9 +619,9 @@ async function api(path) {
   return response.json();
 }
 
-/** The action's comment on the pull request (the one with its hidden marker), as GitHub shows it. */
-async function showComment() {
-  const { repository, pullRequest: number } = github;
+/** The action's comment on pull request `number` (the one with its hidden marker), as GitHub shows it. */
+async function showComment(number) {
+  const { repository } = github;
   heading(`Comment on ${repository}#${number}`);
   const comments = await api(`/repos/${repository}/issues/${number}/comments?per_page=100`);
   const kept = comments.filter((comment) => comment.body.includes('<!-- agent-job-action:'));
@@ -549,12 +681,20 @@ function inlineMarkdown(text) {
   return out;
 }
 
-/** The statuses on each head commit the pull request has had so far, newest first (REST). */
-async function showStatuses(runsSoFar) {
-  heading(`Commit statuses on ${github.repository}#${github.pullRequest}'s head commits`);
-  for (const [i, { head }] of runsSoFar.entries()) {
+/** The statuses on each head commit pull request `number` has had in the runs so far, newest first (REST). */
+async function showStatuses(runsSoFar, number) {
+  heading(`Commit statuses on ${github.repository}#${number}'s head commits`);
+  const heads = new Map();
+  for (const [i, run] of runsSoFar.entries()) {
+    if (run.number === number) heads.set(run.head, [...(heads.get(run.head) ?? []), i + 1]);
+  }
+  for (const [head, numbers] of heads) {
     const statuses = await api(`/repos/${github.repository}/commits/${head}/statuses?per_page=100`);
-    say(`${head.slice(0, 7)} (the head in run ${i + 1}), newest first:`);
+    const which =
+      numbers.length === 1
+        ? `run ${numbers[0]}`
+        : `runs ${numbers.slice(0, -1).join(', ')} and ${numbers.at(-1)}`;
+    say(`${head.slice(0, 7)} (the head in ${which}), newest first:`);
     if (statuses.length === 0) {
       say('  (none)');
       continue;

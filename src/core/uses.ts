@@ -18,5 +18,5 @@ export function threadUses(
  * line counts none, and says so.
  */
 export function usesLine(total: number): string {
-  return `Quota uses on this thread: ${total} (creates and follow-ups the service accepted; whether it also counts one it refused is not documented)`;
+  return `Quota uses on this thread: ${total} (accepted creates and follow-ups; whether a refused one counts is not documented)`;
 }
