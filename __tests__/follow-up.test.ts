@@ -37,8 +37,9 @@ describe('heldByPolicy', () => {
     expect(held('every-push', 'job-1')).toEqual([]);
   });
 
-  it('at-merge: once the job exists, only requests and the merge send; the first event creates it', () => {
-    expect(held('at-merge', 'job-1')).toEqual(['change', 'closed', 'other']);
+  it('at-merge: once the job exists, a change to the pull request sends nothing; the first change creates it', () => {
+    // An issue's events and reviews are no pushes: they send as under every-push.
+    expect(held('at-merge', 'job-1')).toEqual(['change', 'closed']);
     expect(held('at-merge')).toEqual(['closed']);
     expect(heldByPolicy('at-merge', 'change', 'job-1', false)?.status).toBe('Docs follow at the merge');
   });
@@ -48,8 +49,9 @@ describe('heldByPolicy', () => {
     expect(held('on-request')).toEqual(['merge', 'change', 'closed', 'other']);
   });
 
-  it('holds nothing back when GitHub could not tell where the run stands', () => {
+  it('at-merge holds nothing back when GitHub could not tell whether a push is the merge; on-request still holds', () => {
     expect(held('at-merge', 'job-1', true)).toEqual([]);
+    expect(held('on-request', 'job-1', true)).toEqual(['merge', 'change', 'closed', 'other']);
   });
 });
 

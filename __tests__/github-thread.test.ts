@@ -138,6 +138,8 @@ describe('the note', () => {
         run: 42,
         attempt: 1,
         runs: [{ run: 42, attempt: 1, job: 'job_t1' }],
+        // A note of this version keeps its record of delivered requests, none yet.
+        delivered: [],
       },
     });
     const secondStarted = second.side.execute.started('job_t1', undefined, {});
@@ -152,6 +154,7 @@ describe('the note', () => {
         { run: 43, attempt: 1, job: 'job_t1' },
         { run: 42, attempt: 1, job: 'job_t1' },
       ],
+      delivered: [],
     });
     expect([...first.lines, ...second.lines]).toEqual([]);
   });

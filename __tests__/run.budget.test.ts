@@ -188,9 +188,13 @@ describe('budget on a branch pushed to directly', () => {
     const fourth = await push(4);
     expect(fourth.outputs).toMatchObject({ status: 'skipped', uses: '0' });
     expect(sends()).toBe(2);
+    gh.history(APP, [sha(4), sha(3), sha(2), sha(1)]);
     const raised = await push(5, { budget: '3' });
     expect(raised.outputs).toMatchObject({ mode: 'followed-up', jobId: job, uses: '1' });
     expect(described(5)).toBe(`Completed: job ${job} · run 205 · 3 uses`);
+    // What changed is counted from the last push the job was told of, not from the skipped ones.
+    const compared = gh.requests.filter((r) => r.route === 'compare').map((r) => r.path);
+    expect(compared.at(-1)).toBe(`/repos/${APP}/compare/${sha(2)}...${sha(5)}`);
   });
 
   it('starts the count again with the new job once the docs pull request is merged', async () => {

@@ -114,6 +114,60 @@ describe('followUp: at-merge', () => {
     expect(sends()).toBe(3);
   });
 
+  it('a request made as a review comment carries the held pushes too, and the merge after it has nothing new', async () => {
+    const { gh, pr, step, compares, sends, lastMessage, merged } = await threadWorld();
+    const atMerge = { followUp: 'at-merge' };
+    await play(step(pushTo(pr, sha(1), 'opened'), atMerge, 261));
+    await play(step(pushTo(pr, sha(2)), atMerge, 262));
+    compares(1, 2);
+    const review = gh.addReviewComment(APP, pr.number, { login: 'octocat', body: '/docs the flag' });
+    const asked = await play(
+      step(
+        {
+          name: 'pull_request_review_comment',
+          payload: {
+            action: 'created',
+            comment: {
+              id: review.id,
+              body: review.body,
+              user: { login: 'octocat', type: 'User' },
+              pull_request_review_id: 1,
+              html_url: `${gh.serverUrl}/${APP}/pull/${pr.number}#discussion_r${review.id}`,
+              author_association: 'MEMBER',
+            },
+            pull_request: {
+              number: pr.number,
+              head: { sha: sha(2), repo: { full_name: APP } },
+              base: { repo: { full_name: APP } },
+            },
+            repository: { name: 'app', owner: { login: 'acme' } },
+            sender: { login: 'octocat', type: 'User' },
+          },
+        },
+        atMerge,
+        263,
+      ),
+    );
+    expect(asked.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(lastMessage()).toContain('src/f2.ts');
+    const merge = await play(step(merged(sha(2)), atMerge, 264));
+    expect(merge.outputs).toMatchObject({ mode: 'skipped', uses: '0' });
+    expect(sends()).toBe(2);
+  });
+
+  it('a request whose comparison GitHub cannot make sends the whole pull request’s files, so no held push is lost', async () => {
+    const { gh, pr, step, lastMessage } = await threadWorld();
+    const atMerge = { followUp: 'at-merge' };
+    await play(step(pushTo(pr, sha(1), 'opened'), atMerge, 271));
+    await play(step(pushTo(pr, sha(2)), atMerge, 272));
+    // No comparison of sha(1)...sha(2) (a forced push): the pull request lists its files.
+    pr.files.push(changedFile('src/held.ts'));
+    const request = gh.addComment(APP, pr.number, { login: 'octocat', body: '/docs the flag' });
+    const asked = await play(step(commentEvent(pr.number, request.body, { id: request.id }), atMerge, 273));
+    expect(asked.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(lastMessage()).toContain('src/held.ts');
+  });
+
   it('a re-run of the opening resumes the job its first attempt created: it is not held back', async () => {
     const { pr, step, sends } = await threadWorld();
     const atMerge = { followUp: 'at-merge' };
@@ -204,6 +258,16 @@ describe('every-push', () => {
     expect(sends()).toBe(2);
   });
 
+  it('a branch forced back to older commits is no evidence of nothing new: the push is sent', async () => {
+    const { gh, pr, step, sends } = await threadWorld();
+    await play(step(pushTo(pr, sha(1), 'opened'), {}, 751));
+    // GitHub's comparison of a head behind its base lists no file.
+    gh.comparison(APP, `${sha(1)}...${sha(2)}`, { commits: [], files: [], behindBy: 1 });
+    const pushed = await play(step(pushTo(pr, sha(2)), {}, 752));
+    expect(pushed.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(sends()).toBe(2);
+  });
+
   it("a push overtaken by a newer one sends nothing; the newer push's run carries both pushes' files", async () => {
     const { gh, pr, step, compares, sends, lastMessage } = await threadWorld();
     const opened = await play(step(pushTo(pr, sha(1), 'opened'), {}, 801));
@@ -247,6 +311,16 @@ describe('where a push stands, as GitHub tells it', () => {
       `::notice::Skipped: the pull request's head has moved on to ${sha(3).slice(0, 12)}`,
     );
     expect(sends()).toBe(0);
+  });
+
+  it("a push whose pull request GitHub has not moved to it yet (its head still the push's before) is not overtaken", async () => {
+    const { gh, step, sends } = await threadWorld();
+    const topic = gh.thread(APP, { commits: [sha(2)], headSha: sha(1) });
+    const pushed = await play(
+      step(pushEvent(sha(2), { before: sha(1), ref: `refs/heads/${topic.headRef}` }), {}, 912),
+    );
+    expect(pushed.outputs).toMatchObject({ mode: 'created', uses: '1' });
+    expect(sends()).toBe(1);
   });
 
   it('GitHub not telling is a warning, and the push goes ahead', async () => {

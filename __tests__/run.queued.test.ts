@@ -15,7 +15,7 @@ import {
 } from '../__fixtures__/e2e.js';
 import { APP, commentEvent, pushTo, sha, world } from '../__fixtures__/github-world.js';
 import type { StoredComment } from '../emulators/github.js';
-import { readNote } from '../src/github/note.js';
+import { noteLine, readNote } from '../src/github/note.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
@@ -141,7 +141,13 @@ describe('queued /docs requests', () => {
     const old = ask('octocat', '/docs an old request');
     // A push run writes a note with no record of requests.
     await play(threadStep(service, gh)(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '401' }));
-    expect(readNote(kept())?.job).toBeDefined();
+    // The note as an earlier version wrote it: no record of delivered requests.
+    const comment = pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'));
+    const written = readNote(kept());
+    if (!comment || !written) throw new Error('no note');
+    const { delivered, ...older } = written;
+    expect(delivered).toEqual([]);
+    comment.body = comment.body.replace(/<!-- agent-job-action:note \S+ -->/, noteLine(older));
     expect(readNote(kept())?.delivered).toBeUndefined();
     const own = ask('octocat', '/docs the new request');
     const run = await runFor(own, 402);
@@ -150,6 +156,19 @@ describe('queued /docs requests', () => {
     expect(prompts()[1]).not.toContain('an old request');
     expect(old.reactions).toEqual([]);
     expect(readNote(kept())?.delivered).toEqual([{ run: 402, after: own.id - 1, upTo: own.id }]);
+  });
+
+  it('a request whose run GitHub cancelled while pending is carried by the next request, on a thread of this version', async () => {
+    const { pr, gh, service, ask, runFor, prompts } = await requestWorld();
+    await play(threadStep(service, gh)(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '451' }));
+    // Two requests while a run was busy: GitHub cancelled the first one's pending run.
+    const cancelled = ask('octocat', '/docs the timeout flag');
+    const newest = ask('octocat', '/docs the retry flag');
+    const run = await runFor(newest, 453);
+    expect(run.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(prompts().at(-1)).toContain('the timeout flag');
+    expect(prompts().at(-1)).toContain('the retry flag');
+    expect(cancelled.reactions).toEqual(['eyes']);
   });
 
   it('reads the first page of the thread and the newest, at most 10 pages: a request further back is not carried', async () => {

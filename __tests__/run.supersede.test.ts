@@ -110,6 +110,23 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     );
   });
 
+  it("stays open, with the comment only, when another account than its successor's opened it", async () => {
+    const { gh, docsPr, push, link, kept } = await refusingWorld();
+    docsPr.opener = 'octocat';
+    docsPr.pullCommits = [{ sha: docsPr.headSha, author: 'octocat', committer: 'octocat' }];
+    await push(1, 221);
+    const second = await push(2, 222);
+    expect(second.code).toBe(0);
+    expect(docsPr.state).toBe('open');
+    expect(gh.count('updatePull')).toBe(0);
+    expect(docsPr.comments[0]?.body).toContain(
+      'It stays open, as the account that opened its successor did not open it',
+    );
+    expect(kept()).toContain(
+      `The earlier docs pull request ${anchor(link(1))} stays open, as the account that opened its successor did not open it`,
+    );
+  });
+
   it('stays open, with the comment only, when a commit is linked to no account', async () => {
     const { docsPr, push } = await refusingWorld((head) => [{ sha: head, author: null, committer: null }]);
     await push(1, 251);

@@ -142,9 +142,19 @@ function gitHubApi(token, userAgent, baseUrl) {
         },
         async compare(at, signal) {
             const { data } = await octokit().rest.repos.compareCommitsWithBasehead({ ...at, ...bounded(signal) });
-            const reply = schemas/* object */.Ikc({ html_url: schemas/* string */.YjP(), commits: schemas/* array */.YOg(schemas/* unknown */.L5J()), files: schemas/* unknown */.L5J() })
+            const reply = schemas/* object */.Ikc({
+                html_url: schemas/* string */.YjP(),
+                commits: schemas/* array */.YOg(schemas/* unknown */.L5J()),
+                files: schemas/* unknown */.L5J(),
+                behind_by: schemas/* optional */.lqM(schemas/* number */.aig()),
+            })
                 .parse(data);
-            return { commits: reply.commits.map(toCommit), files: toFiles(reply.files), url: reply.html_url };
+            return {
+                commits: reply.commits.map(toCommit),
+                files: toFiles(reply.files),
+                url: reply.html_url,
+                behind: (reply.behind_by ?? 0) > 0,
+            };
         },
         async getCommit(at, signal) {
             const { data } = await octokit().rest.repos.getCommit({ ...at, ...bounded(signal) });
@@ -419,8 +429,8 @@ const MAX_LINK = 500;
 /** The recent runs' deliveries of `/docs` requests kept: the highest says what is delivered. */
 const RECENT_DELIVERIES = 20;
 const PREFIX = '<!-- agent-job-action:note ';
-/** 20 runs with 200-character ids and 5 links, base64url-encoded, with room to spare. */
-const MAX_ENCODED = 16_000;
+/** 20 runs with 200-character ids, 5 links and 20 deliveries, base64url-encoded, with room to spare. */
+const MAX_ENCODED = 24_000;
 const entrySchema = schemas/* object */.Ikc({
     run: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
     attempt: schemas/* int */.Whr().check(api/* _positive */.NC()),
@@ -495,7 +505,9 @@ function nextNote(previous, run) {
         .slice(-SUPERSEDED_KEPT);
     const superseded = waiting.length > 0 ? { superseded: waiting } : {};
     const deliveries = delivered(previous?.delivered, run.delivery && { run: run.run, ...run.delivery });
-    const delivery = deliveries.length > 0 ? { delivered: deliveries } : {};
+    // Kept even when empty: a note without it is one written before deliveries were recorded.
+    const recorded = previous === undefined || previous.delivered !== undefined || run.delivery !== undefined;
+    const delivery = recorded ? { delivered: deliveries } : {};
     if (previous && previous.run > run.run) {
         const older = { ...previous, runs, ...uses, ...delivery };
         delete older.superseded;
@@ -613,6 +625,8 @@ function fateSentence(pr, fate, jobId) {
             return `${earlier} was closed, with a comment that links its successor.`;
         case 'kept':
             return `${earlier} stays open, as someone other than its opener committed to it; a comment on it links its successor.`;
+        case 'foreign':
+            return `${earlier} stays open, as the account that opened its successor did not open it; a comment on it links its successor.`;
         case 'waiting':
             return `${earlier} stays open until job ${(0,untrusted/* inert */.tJ)(jobId)} has a docs pull request; the run that finds it closes the earlier one.`;
         case 'gone':
@@ -745,6 +759,10 @@ class KeptComment {
             repo: `${owner}/${repo}`,
             fork,
         };
+    }
+    /** The comment's id, once it exists: comment ids grow, so it tells which comments came after it. */
+    async id(signal) {
+        return (await this.lookUp(signal))?.id;
     }
     /** The comment's body as it stands; a fault is thrown (a thread must not read it as none). */
     async body(signal) {
@@ -1223,7 +1241,7 @@ function executeWrites(session) {
                     if (!request.comment)
                         return {};
                     const { comment, noneSaid } = await keptForWriting(session, signal);
-                    const { head } = await session.runCommits(signal);
+                    const head = await session.jobHead(signal);
                     if (!comment)
                         return { noneSaid };
                     const written = await comment.write((previous) => body(session, {
@@ -1648,6 +1666,18 @@ class GitHubSession {
         return (this.commits ??= runCommits(this.forRepo(), this.run, this.warn, signal));
     }
     /**
+     * The head the thread's job sees this run, as its note records it: on the push of a pull
+     * request's merge commit, the merged pull request's own head (what the merge told it), else the
+     * run's head.
+     */
+    async jobHead(signal) {
+        const { head } = await this.runCommits(signal);
+        if (!this.request.thread || this.run.event.kind !== 'push')
+            return head;
+        const { thread } = await this.retrying(() => this.runThread(signal), signal);
+        return thread?.pushed?.merge ? thread.pushed.head : head;
+    }
+    /**
      * The run's own pull request or issue, as findThread tells it: asked once (again after a fault).
      * A push's is asked of GitHub, with githubToken (or the docsToken that stands in for it); a run
      * with neither has no thread to ask about.
@@ -1861,7 +1891,15 @@ async function supersede(session, outcome, signal) {
         return { fates: links.map((link) => ({ link, fate: 'open' })), waiting: [] };
     }
     const reached = session.docsReach(successor);
-    const next = { link: successor, ...('none' in reached ? {} : { pr: reached.pr }) };
+    // Only a pull request the successor's own opener (the service's account) opened is closed: a
+    // link to anyone else's is commented on at most.
+    const opener = 'none' in reached
+        ? undefined
+        : await session
+            .retrying(() => reached.api.getPull({ owner: reached.pr.owner, repo: reached.pr.repo, pull_number: reached.pr.number }, signal), signal)
+            .then((pull) => pull.opener)
+            .catch(() => undefined);
+    const next = { link: successor, opener, ...('none' in reached ? {} : { pr: reached.pr }) };
     const fates = [];
     const waiting = [];
     for (const link of links) {
@@ -1904,23 +1942,31 @@ async function closeOne(session, link, successor, signal) {
     const at = { owner: pr.owner, repo: pr.repo, pull_number: pr.number };
     let step = 'read';
     let others = true;
+    let sameOpener = false;
     try {
         const pull = await session.retrying(() => api.getPull(at, signal), signal);
         if (pull.state !== 'open')
             return 'gone';
         step = 'list the commits of';
-        others = await session.retrying(() => othersCommitted(api, at, pull.opener, signal), signal);
+        sameOpener = pull.opener !== undefined && pull.opener.toLowerCase() === successor.opener?.toLowerCase();
+        others =
+            !sameOpener || (await session.retrying(() => othersCommitted(api, at, pull.opener, signal), signal));
         if (!others) {
             step = 'close';
             await api.closePull(at, signal);
             log.info(`Closed the earlier docs pull request ${where}: ${(0,untrusted/* printableUrl */.Zq)(successor.link)} supersedes it.`);
         }
         else {
-            log.info(`The earlier docs pull request ${where} stays open: someone other than its opener committed to it.`);
+            log.info(`The earlier docs pull request ${where} stays open: ${sameOpener ? 'someone other than its opener committed to it' : 'the account that opened its successor did not open it'}.`);
         }
         step = 'comment on';
-        await api.createComment({ ...at, issue_number: pr.number, body: noticeBody(successor.link, others, session.runUrl) }, signal);
-        return others ? 'kept' : 'closed';
+        await api.createComment({
+            owner: pr.owner,
+            repo: pr.repo,
+            issue_number: pr.number,
+            body: noticeBody(successor.link, others ? (sameOpener ? 'committed' : 'opener') : undefined, session.runUrl),
+        }, signal);
+        return others ? (sameOpener ? 'kept' : 'foreign') : 'closed';
     }
     catch (error) {
         warn(describeGitHubFault(error, {
@@ -1930,7 +1976,7 @@ async function closeOne(session, link, successor, signal) {
             repo: `${pr.owner}/${pr.repo}`,
         }));
         if (step === 'comment on')
-            return others ? 'kept' : 'closed';
+            return others ? (sameOpener ? 'kept' : 'foreign') : 'closed';
         return faultOf(error).passing ? 'retry' : 'open';
     }
 }
@@ -1946,7 +1992,10 @@ async function othersCommitted(api, at, opener, signal) {
         return true;
     const mine = (login) => login?.toLowerCase() === opener.toLowerCase();
     let listed = 0;
+    let pages = 0;
     for await (const commits of api.pullCommits(at, signal)) {
+        if (++pages > LISTED_COMMITS / 100)
+            return true;
         for (const { author, committer } of commits) {
             if (!mine(author))
                 return true;
@@ -1964,7 +2013,7 @@ function noticeBody(successor, kept, runUrl) {
     const next = pullRequestLink(successor) ?? (0,untrusted/* inert */.tJ)(successor, 300);
     const why = 'The documentation service no longer takes follow-ups for the job that opened this pull request, so a new job carries its thread on.';
     const end = kept
-        ? 'It stays open, as someone other than its opener committed to it: close it once what they added is carried over or no longer needed.'
+        ? `It stays open, as ${kept === 'committed' ? 'someone other than its opener committed to it' : 'the account that opened its successor did not open it'}: close it once what it holds is carried over or no longer needed.`
         : 'Closed, as only its opener committed to it.';
     return `↪️ Superseded by ${next}. ${why} ${end} (<a href="${(0,untrusted/* cell */.Hn)(runUrl, 2000)}">workflow run</a>)\n`;
 }
@@ -2005,7 +2054,7 @@ function reportWrites(session) {
                 const first = await firstPost(started, signal);
                 // Before the comment, which says what became of the earlier docs pull requests. After a
                 // cancellation the little time left is the comment's and the status's.
-                const superseded = cancelled ? { fates: [] } : await supersede(session, outcome, signal);
+                const superseded = cancelled ? { fates: [] } : await boundedSupersede(session, outcome, signal);
                 if (!first) {
                     if (comment)
                         session.warn('Could not update the comment with how the job ended: GitHub did not answer in time.');
@@ -2079,7 +2128,7 @@ async function lastComment(session, outcome, cancelled, first, superseded, signa
         return undefined;
     const { jobId, confirmed, failure } = outcome;
     if (jobId && confirmed) {
-        const { head } = await session.runCommits(signal);
+        const head = await session.jobHead(signal);
         const written = await comment.write((previous) => body(session, {
             ...outcome,
             jobId,
@@ -2128,6 +2177,21 @@ async function finalStatus(session, outcome, cancelled, first, signal) {
         await status('pending', 'Goes on in the service');
     else
         await status('error', cancelled ? 'Cancelled' : timedOut ? 'Timed out' : 'Stopped');
+}
+/** What the thread's superseded docs pull requests may take of the last writes' time. */
+const SUPERSEDE_BUDGET_MS = 10_000;
+/**
+ * Closing superseded docs pull requests within its own share of the time, so that the comment and
+ * the final status always have theirs (a required check must not stay pending).
+ */
+async function boundedSupersede(session, outcome, signal) {
+    const { signal: share, done } = session.budget(SUPERSEDE_BUDGET_MS, signal);
+    try {
+        return await supersede(session, outcome, AbortSignal.any([signal, share]));
+    }
+    finally {
+        done();
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/github/context.ts
@@ -2390,6 +2454,11 @@ function eventHasContext(event) {
         event.kind === 'issue' ||
         (event.kind === 'comment' && !event.review));
 }
+/**
+ * Why a comparison whose head lies behind its base tells nothing: a branch forced back to older
+ * commits changed what the job saw, and GitHub's three-dot comparison lists none of it.
+ */
+const BEHIND = 'The branch went back to older commits since the job last looked (a forced push?), and GitHub’s comparison lists nothing of what that changed.';
 /** GitHub returns at most 3,000 files of a pull request: 30 pages of 100. */
 const MAX_PULL_PAGES = 30;
 /**
@@ -2479,8 +2548,8 @@ async function pushChanges(api, run, push, since, after, signal) {
         base = defaultBranch;
     }
     try {
-        const { commits, files, url } = await api.compare({ owner, repo, basehead: `${base}...${after}` }, signal);
-        return { commits, files, compareUrl: url };
+        const { commits, files, url, behind } = await api.compare({ owner, repo, basehead: `${base}...${after}` }, signal);
+        return { commits, files, compareUrl: url, behind };
     }
     catch (error) {
         if (!faultOf(error).gone)
@@ -2502,7 +2571,7 @@ async function gatherSince(api, run, last, head, warn, signal) {
     // A merge's `head` is the merged pull request's own head, not the pushed merge commit.
     if (event.kind === 'push')
         return gather(api, run, last, warn, signal, head);
-    if (event.kind === 'comment' && !event.review)
+    if (event.kind === 'comment')
         return requestSince(api, run, last, head, warn, signal);
     if (event.kind !== 'pull-request')
         return gatherContext(api, run, warn, signal);
@@ -2528,24 +2597,50 @@ async function gatherSince(api, run, last, head, warn, signal) {
  * request moves the job's last head, so the changes up to it are told now or never.
  */
 async function requestSince(api, run, last, head, warn, signal) {
-    const asked = issueContext(run.payload);
+    const { event, payload } = run;
+    // A review comment's payload carries its pull request, an issue comment's the issue.
+    const review = event.kind === 'comment' && event.review;
+    const asked = review ? pullRequestContext(payload) : issueContext(payload);
     const { owner, repo } = run.repo;
+    const title = `${asked.title.replace(/\.$/, '')}: the request, and what changed since the docs job last saw it (${last.slice(0, 7)}…${head.slice(0, 7)}).`;
     try {
         const { commits, files, url } = await api.compare({ owner, repo, basehead: `${last}...${head}` }, signal);
-        return {
-            ...asked,
-            title: `${asked.title.replace(/\.$/, '')}: the request, and what changed since the docs job last saw it (${last.slice(0, 7)}…${head.slice(0, 7)}).`,
-            facts: [...asked.facts, `Compare: ${url}`],
-            commits,
-            files,
-        };
+        return { ...asked, title, facts: [...asked.facts, `Compare: ${url}`], commits, files };
     }
     catch (error) {
         if (signal.aborted && !isTimeout(signal.reason))
             throw signal.reason;
-        warn(`${describeGitHubFault(error, { what: `compare ${last.slice(0, 12)}...${head.slice(0, 12)}`, token: 'githubToken', permission: 'contents: read', repo: `${owner}/${repo}` })} The request is sent without what changed since the job last looked.`);
-        return asked;
+        if (!faultOf(error).gone)
+            warn(`${describeGitHubFault(error, { what: `compare ${last.slice(0, 12)}...${head.slice(0, 12)}`, token: 'githubToken', permission: 'contents: read', repo: `${owner}/${repo}` })} The pull request's files are sent instead.`);
     }
+    // The head it read is recorded as the job's last: what changed up to it is told now or never,
+    // so the whole pull request's files stand in for the comparison.
+    const number = event.kind === 'comment' ? (event.pull?.number ?? event.issue?.number) : undefined;
+    const files = [];
+    if (number !== undefined) {
+        try {
+            let pages = 0;
+            for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
+                files.push(...batch);
+                if (++pages >= MAX_PULL_PAGES)
+                    break;
+            }
+        }
+        catch (error) {
+            if (signal.aborted && !isTimeout(signal.reason))
+                throw signal.reason;
+            warn(`${describeGitHubFault(error, { what: `read the files of pull request #${number}`, token: 'githubToken', permission: 'pull-requests: read', repo: `${owner}/${repo}` })} The request is sent without what changed since the job last looked.`);
+        }
+    }
+    return {
+        ...asked,
+        title,
+        files,
+        notes: [
+            ...asked.notes,
+            'GitHub could not compare with the commit the docs job last saw (a forced push?): the whole pull request’s files are shown.',
+        ],
+    };
 }
 /**
  * The files the event changed — the lists `context: auto` reads — or, with `since` (the head a
@@ -2557,13 +2652,15 @@ async function changedFiles(api, run, since, signal, until) {
     const names = (files) => [
         ...new Set(files.flatMap((f) => (f.previous_filename ? [f.filename, f.previous_filename] : [f.filename]))),
     ];
-    const compared = (files) => ({
+    const compared = (files, behind = false) => ({
         files: names(files),
-        ...(files.length >= COMPARE_MAX_FILES
-            ? {
-                partial: `GitHub lists at most ${COMPARE_MAX_FILES} files of a comparison and listed ${files.length}, so more may have changed.`,
-            }
-            : {}),
+        ...(behind
+            ? { partial: BEHIND }
+            : files.length >= COMPARE_MAX_FILES
+                ? {
+                    partial: `GitHub lists at most ${COMPARE_MAX_FILES} files of a comparison and listed ${files.length}, so more may have changed.`,
+                }
+                : {}),
     });
     const { event } = run;
     if (event.kind === 'push') {
@@ -2577,7 +2674,7 @@ async function changedFiles(api, run, since, signal, until) {
         // A commit's files are listed as a comparison's are, at most 300 of them.
         if ('partial' in changes)
             return { files: names(changes.files), partial: changes.partial };
-        return { ...compared(changes.files), ...(since ? { compared: true } : {}) };
+        return { ...compared(changes.files, changes.behind), ...(since ? { compared: true } : {}) };
     }
     const pull = 'pull' in event ? event.pull : undefined;
     const number = pull?.number;
@@ -2589,8 +2686,8 @@ async function changedFiles(api, run, since, signal, until) {
         return { files: [], compared: true };
     if (since && head && since !== head) {
         try {
-            const { files } = await api.compare({ owner, repo, basehead: `${since}...${head}` }, signal);
-            return { ...compared(files), compared: true };
+            const { files, behind } = await api.compare({ owner, repo, basehead: `${since}...${head}` }, signal);
+            return { ...compared(files, behind), compared: true };
         }
         catch (error) {
             // A comparison GitHub cannot make (a forced push): the whole pull request's files, which
@@ -2638,10 +2735,14 @@ async function threadComments(session, cancellation) {
     const { owner, repo } = run.repo;
     const runsUrl = `${run.serverUrl}/${owner}/${repo}/actions/runs/`;
     const own = ownComment(run.payload.comment);
+    let keptId;
     const listed = await session.beforeTheCreate(LIST_BUDGET_MS, cancellation, async (signal) => {
         const { thread } = await session.runThread(signal);
         if (!thread)
             return [];
+        // Found already when the note was read: what came before it predates the thread.
+        const kept = await session.keptComment(signal);
+        keptId = 'comment' in kept ? await kept.comment.id(signal) : undefined;
         const page = (n) => session.retrying(() => session.forRepo().commentsPage({ owner, repo, issue_number: thread.number, page: n }, signal), signal);
         const first = await page(1);
         // New requests are at the end: past the bound, the pages between are left out.
@@ -2664,7 +2765,11 @@ async function threadComments(session, cancellation) {
         : []);
     if (own && !comments.some((c) => c.id === own.id))
         comments.push(own);
-    return { comments: comments.sort((a, b) => a.id - b.id), runsUrl };
+    return {
+        comments: comments.sort((a, b) => a.id - b.id),
+        runsUrl,
+        ...(keptId !== undefined ? { keptId } : {}),
+    };
 }
 const payloadComment = schemas/* object */.Ikc({
     id: schemas/* number */.aig(),
@@ -2769,14 +2874,15 @@ function decideReads(session) {
          */
         async context(since, limit, cancellation) {
             const { log } = session;
-            if (!eventHasContext(run.event)) {
+            // A request on a pull request (a review comment's too) tells what changed since the job looked.
+            const request = since !== undefined && run.event.kind === 'comment';
+            if (!eventHasContext(run.event) && !request) {
                 log.info(`No context appended: a ${run.event.name || 'local'} run changes nothing to describe.`);
                 return '';
             }
             return session.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, async (signal) => {
-                const own = (await session.runCommits(signal)).head;
                 // A thread's merge is told up to the merged pull request's own head.
-                const head = since ? ((await mergedHead(session, signal)) ?? own) : own;
+                const head = since ? await session.jobHead(signal) : (await session.runCommits(signal)).head;
                 if (since && head && head !== since) {
                     const context = await gatherSince(session.forRepo(), run, since, head, warn, signal);
                     const text = context ? renderContext(context, limit) : '';
@@ -2801,7 +2907,7 @@ function decideReads(session) {
         changedFiles(since, cancellation) {
             return session.beforeTheCreate(CONTEXT_BUDGET_MS, cancellation, async (signal) => {
                 // Without a last head, a merge's files are the push's own, as its context lists them.
-                const until = since ? await mergedHead(session, signal) : undefined;
+                const until = since ? await session.jobHead(signal) : undefined;
                 return session.retrying(() => changedFiles(session.forRepo(), run, since, signal, until), signal);
             }, (error) => ({
                 unreadable: describeGitHubFault(error, {
@@ -2855,7 +2961,10 @@ async function moment(session, signal) {
         if (pushed?.merge)
             return { merge: true };
         const own = event.after ?? run.sha;
-        return pushed?.head && pushed.head !== own ? { newerHead: pushed.head } : {};
+        // GitHub moves a pull request's head a moment after the push: a head still at the push's
+        // `before` is this push not yet seen, not a newer one.
+        const newer = pushed?.head && pushed.head !== own && pushed.head !== event.before;
+        return newer ? { newerHead: pushed.head } : {};
     }
     // Only a change to an open pull request can be overtaken: a closed one's head stays.
     if (event.kind === 'pull-request' && (0,core_event/* pullRequestStep */.b7)(event) !== 'change')
@@ -2869,18 +2978,6 @@ async function moment(session, signal) {
     const { owner, repo, number } = found.thread;
     const pull = await session.retrying(() => session.forRepo().getPull({ owner, repo, pull_number: number }, signal), signal);
     return pull.headSha && pull.headSha !== head ? { newerHead: pull.headSha } : {};
-}
-/**
- * On the push of a pull request's merge commit: the pull request's own head, where what the merge
- * tells its job ends. Never the merge commit: after a squash or a moved base, a comparison up to it
- * carries other pull requests' changes.
- */
-async function mergedHead(session, signal) {
-    if (session.run.event.kind !== 'push')
-        return undefined;
-    const found = await session.retrying(() => session.runThread(signal), signal);
-    const pushed = found.thread?.pushed;
-    return pushed?.merge ? pushed.head : undefined;
 }
 /**
  * What earlier runs left on GitHub for this step: the note in its comment on the thread, and,
@@ -2931,14 +3028,26 @@ function recall(session, strict, cancellation) {
  * found on is the head that job last saw, and the count the status holds, what that job spent.
  */
 async function branchJob(session, before, signal) {
-    const named = async (sha) => {
-        const own = session.trusted(await session.retrying(async () => session.status?.read(sha, signal), signal), 'the commit status');
+    const named = async (sha) => session.trusted(await session.retrying(async () => session.status?.read(sha, signal), signal), 'the commit status');
+    let found;
+    const take = async (sha) => {
+        const own = await named(sha);
         if (!own?.job)
-            return undefined;
-        return { job: own.job, run: own.run, since: sha, ...(own.uses !== undefined ? { uses: own.uses } : {}) };
+            return false;
+        if (found) {
+            // Only the newest commit a run told the job about is what it last saw.
+            if (own.job !== found.job)
+                return true;
+            if (own.held)
+                return false;
+            found = { ...found, since: sha };
+            return true;
+        }
+        found = { job: own.job, run: own.run, since: sha, ...(own.uses !== undefined ? { uses: own.uses } : {}) };
+        // A skip names the job but told it nothing: what the job saw is further back.
+        return !own.held;
     };
-    const found = await named(before);
-    if (found)
+    if (await take(before))
         return found;
     const { owner, repo } = session.run.repo;
     const history = await session
@@ -2949,12 +3058,10 @@ async function branchJob(session, before, signal) {
             return [];
         throw error;
     });
-    for (const sha of history.filter((sha) => sha !== before)) {
-        const older = await named(sha);
-        if (older)
-            return older;
-    }
-    return undefined;
+    for (const sha of history.filter((sha) => sha !== before))
+        if (await take(sha))
+            return found;
+    return found;
 }
 /**
  * The step's error when what a thread remembers cannot be read: reading it as "nothing" would start

@@ -29996,12 +29996,12 @@ function threadStep(event, asked, moment) {
     return event.kind === 'workflow-run' ? 'change' : 'other';
 }
 /**
- * Whether `followUp` holds this run back: `at-merge` sends the first event (no job yet), the merge
- * and requests; `on-request` only requests. `job` is the thread's job, when it has one; GitHub not
- * telling where the run stands (`unread`) never holds it back.
+ * Whether `followUp` holds this run back: `on-request` sends only requests; `at-merge` holds a
+ * change to a pull request once the thread has its job (`job`), and a pull request closed unmerged.
+ * `unread`: GitHub could not tell whether a push is the merge, which `at-merge` never guesses.
  */
 function heldByPolicy(policy, step, job, unread) {
-    if (policy === 'every-push' || step === 'request' || unread)
+    if (policy === 'every-push' || step === 'request')
         return undefined;
     const named = job ? `job ${(0,untrusted/* label */.Pf)(job)}` : 'the thread’s job';
     if (policy === 'on-request') {
@@ -30010,7 +30010,7 @@ function heldByPolicy(policy, step, job, unread) {
             status: 'Docs follow on request',
         };
     }
-    if (step === 'merge')
+    if (step === 'merge' || step === 'other' || unread)
         return undefined;
     if (step === 'closed') {
         return {
@@ -30018,7 +30018,7 @@ function heldByPolicy(policy, step, job, unread) {
             status: 'Closed unmerged: no docs to follow',
         };
     }
-    // The first event of a thread creates its job, whichever it is.
+    // The first change of a thread creates its job.
     if (!job)
         return undefined;
     return {
@@ -30116,19 +30116,23 @@ function afterPhrase(body, phrase) {
 /**
  * Where the thread stands for a request run: `own` (the comment that started it), the thread's
  * `comments`, the note's record. A note without a record was written before requests were
- * kept: every request older than the run's own counts as delivered, so none is sent twice. A bare
+ * kept (and no note, a thread's first run): every request older than the run's own counts as
+ * delivered, so none is sent twice. A record with no delivery yet queues every request since the
+ * kept comment. A bare
  * phrase is a request only with a standing prompt (else its own run answers it). A review comment
  * is only its own run's request: only issue comments are gathered.
  */
 function readQueue(own, comments, options) {
-    const { phrase, standing, note, runId } = options;
+    const { phrase, standing, note, runId, keptId } = options;
     const deliveries = note?.delivered ?? [];
     // A review comment's id is not of the issue comments' series: it says nothing of their order.
+    const unknown = own.review ? Number.MAX_SAFE_INTEGER : own.id - 1;
     const after = deliveries.length > 0
         ? Math.max(...deliveries.map((d) => d.upTo))
-        : own.review
-            ? Number.MAX_SAFE_INTEGER
-            : own.id - 1;
+        : // Recorded, none delivered yet: every request since the thread's comment is queued.
+            note?.delivered !== undefined && keptId !== undefined
+                ? keptId
+                : unknown;
     if (!own.review && own.id <= after) {
         const by = carrier(deliveries, own.id);
         // A re-run of the run that carried it goes on: it finds its own job and waits for it.
@@ -30196,7 +30200,7 @@ async function gatherQueued(inputs, memory, deps) {
     const { request, features, port, event, log, signal } = deps;
     if (request.kind !== 'request' || !features.thread || !port || inputs.trigger === undefined)
         return { kind: 'go', memory };
-    const { comments, runsUrl } = await port.threadComments(signal);
+    const { comments, runsUrl, keptId } = await port.threadComments(signal);
     const { id, review } = request.comment;
     const facts = comments.find((c) => c.id === id) ?? {
         id,
@@ -30212,6 +30216,7 @@ async function gatherQueued(inputs, memory, deps) {
         standing: Boolean(inputs.prompt),
         note: memory.note,
         runId: deps.run.runId,
+        ...(keptId !== undefined ? { keptId } : {}),
     });
     if (queue.kind === 'carried')
         return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };
@@ -30285,8 +30290,13 @@ async function decide(inputs, deps) {
         throw new errors/* ActionFailure */.dR("The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.");
     }
     const recalled = features.recall && port ? await port.recall(features.thread, signal) : {};
-    // A request on a thread carries the requests queued there (queued.ts), or one already carried ends here.
-    const queued = await gatherQueued(inputs, recalled, { ...deps, port });
+    // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back,
+    // and it gathers no requests.
+    const resumes = features.thread && earlierAttemptJob(recalled, deps.run) !== undefined;
+    // Before the holds: a request is never held back, and one an earlier run carried ends here.
+    const queued = resumes
+        ? { kind: 'go', memory: recalled }
+        : await gatherQueued(inputs, recalled, { ...deps, port });
     if (queued.kind === 'skip')
         return queued;
     const { memory } = queued;
@@ -30300,12 +30310,12 @@ async function decide(inputs, deps) {
         return { kind: 'skip', notice: held.notice };
     };
     const asked = admission.asked || event.kind === 'dispatch';
-    // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back.
-    const resumes = features.thread && earlierAttemptJob(memory, deps.run) !== undefined;
     if (features.thread && port && !resumes) {
         const moment = features.moment ? await port.moment(signal) : {};
         const step = threadStep(event, asked, moment);
-        const held = heldByPolicy(inputs.followUp, step, job, moment.unread === true) ??
+        const held = 
+        // Only a push's step comes from GitHub's word; an event's own payload names the others.
+        heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
             (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined);
         if (held)
             return hold(held, job);
@@ -30315,10 +30325,10 @@ async function decide(inputs, deps) {
     const fresh = features.moment && since !== undefined && !resumes;
     if ((gated || fresh) && port) {
         const changed = await port.changedFiles(since, signal);
-        const stale = fresh && since !== undefined ? nothingNew(changed, since, job) : undefined;
+        const stale = fresh ? nothingNew(changed, since, job) : undefined;
         if (stale)
             return hold(stale, job);
-        const skip = gated && deps.paths ? await irrelevant(deps.paths, changed, log, signal) : undefined;
+        const skip = deps.paths && gated ? await irrelevant(deps.paths, changed, log, signal) : undefined;
         if (skip)
             return hold({ notice: skip, status: 'No docs-relevant change' }, job);
     }

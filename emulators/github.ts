@@ -326,7 +326,11 @@ export interface GitHubEmulator {
    */
   history(repo: string, shas: string[]): void;
   /** What `GET …/compare/{base}...{head}` answers: the commits (known by `commit`) and the files. */
-  comparison(repo: string, basehead: string, comparison: { commits: string[]; files: StoredFile[] }): void;
+  comparison(
+    repo: string,
+    basehead: string,
+    comparison: { commits: string[]; files: StoredFile[]; behindBy?: number },
+  ): void;
   /**
    * `login`'s role in `repo`, as `GET …/collaborators/{username}/permission` tells it. A login
    * given no role has none: permission `none`, role_name `none`.
@@ -364,7 +368,7 @@ interface Repo {
   threads: Map<number, StoredThread>;
   commits: Map<string, number[]>;
   known: Map<string, StoredCommit>;
-  comparisons: Map<string, { commits: string[]; files: StoredFile[] }>;
+  comparisons: Map<string, { commits: string[]; files: StoredFile[]; behindBy?: number }>;
   /** Each commit's parent, as `history` tells it. */
   parents: Map<string, string>;
   /** The newest sha of the latest `history`: where listing commits starts with no `sha`. */
@@ -937,9 +941,9 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
             ...example('commit-comparison'),
             url: `${serverUrl}${prefix}/repos/${repoName}/compare/${params.basehead}`,
             html_url: `${serverUrl}/${repoName}/compare/${base}...${head}`,
-            status: 'ahead',
+            status: comparison.behindBy ? (commits.length > 0 ? 'diverged' : 'behind') : 'ahead',
             ahead_by: commits.length,
-            behind_by: 0,
+            behind_by: comparison.behindBy ?? 0,
             total_commits: commits.length,
             commits: commits.map((c) => commitJson(repoName, c, false)),
             files: comparison.files.map((f) => fileJson(repoName, f)),

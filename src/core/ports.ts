@@ -88,7 +88,8 @@ export interface ThreadNote {
   /**
    * The `/docs` requests recent runs delivered, newest run first: each run's requests' comment ids
    * lie in `(after, upTo]` (its own may lie lower). GitHub's comment ids grow, so every request at
-   * or below the highest `upTo` is delivered. Absent in a note written before requests were kept.
+   * or below the highest `upTo` is delivered. Every note written since requests were kept has it,
+   * empty when none was delivered yet; absent in a note written before.
    */
   delivered?: Delivery[];
 }
@@ -252,7 +253,9 @@ export interface DecideReads {
    * (at most 10 pages of 100), oldest first, with the comment that started the run; and where
    * this repository's workflow runs are (`…/actions/runs/`). A fault throws: nothing is sent.
    */
-  threadComments(signal: AbortSignal): Promise<{ comments: ThreadComment[]; runsUrl: string }>;
+  threadComments(
+    signal: AbortSignal,
+  ): Promise<{ comments: ThreadComment[]; runsUrl: string; keptId?: number }>;
   /**
    * A skip on a thread (a change `paths` found irrelevant, a docs PR closed unmerged): with
    * `status`, a success status saying `why`, so a required check never waits for a job that will

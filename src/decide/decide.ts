@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import { budgetSpent } from './budget.js';
 import { earlierAttemptJob, planJob } from './continuity.js';
 import { heldByPolicy, nothingNew, overtaken, threadStep, type Held } from './follow-up.js';
-import { gatherQueued } from './queued.js';
+import { gatherQueued, type Queued } from './queued.js';
 import { ActionFailure, type FaultContext } from '../service/errors.js';
 import type { RunEvent } from '../core/event.js';
 import type { Features } from './features.js';
@@ -79,8 +79,13 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     );
   }
   const recalled = features.recall && port ? await port.recall(features.thread, signal) : {};
-  // A request on a thread carries the requests queued there (queued.ts), or one already carried ends here.
-  const queued = await gatherQueued(inputs, recalled, { ...deps, port });
+  // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back,
+  // and it gathers no requests.
+  const resumes = features.thread && earlierAttemptJob(recalled, deps.run) !== undefined;
+  // Before the holds: a request is never held back, and one an earlier run carried ends here.
+  const queued: Queued = resumes
+    ? { kind: 'go', memory: recalled }
+    : await gatherQueued(inputs, recalled, { ...deps, port });
   if (queued.kind === 'skip') return queued;
   const { memory } = queued;
   const prompt = queued.prompt ?? admission.prompt;
@@ -92,13 +97,12 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     return { kind: 'skip', notice: held.notice };
   };
   const asked = admission.asked || event.kind === 'dispatch';
-  // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back.
-  const resumes = features.thread && earlierAttemptJob(memory, deps.run) !== undefined;
   if (features.thread && port && !resumes) {
     const moment = features.moment ? await port.moment(signal) : {};
     const step = threadStep(event, asked, moment);
     const held =
-      heldByPolicy(inputs.followUp, step, job, moment.unread === true) ??
+      // Only a push's step comes from GitHub's word; an event's own payload names the others.
+      heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
       (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined);
     if (held) return hold(held, job);
   }
@@ -107,9 +111,9 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   const fresh = features.moment && since !== undefined && !resumes;
   if ((gated || fresh) && port) {
     const changed = await port.changedFiles(since, signal);
-    const stale = fresh && since !== undefined ? nothingNew(changed, since, job) : undefined;
+    const stale = fresh ? nothingNew(changed, since, job) : undefined;
     if (stale) return hold(stale, job);
-    const skip = gated && deps.paths ? await irrelevant(deps.paths, changed, log, signal) : undefined;
+    const skip = deps.paths && gated ? await irrelevant(deps.paths, changed, log, signal) : undefined;
     if (skip) return hold({ notice: skip, status: 'No docs-relevant change' }, job);
   }
   const plan = await planJob(

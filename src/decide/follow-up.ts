@@ -31,9 +31,9 @@ export interface Held {
 }
 
 /**
- * Whether `followUp` holds this run back: `at-merge` sends the first event (no job yet), the merge
- * and requests; `on-request` only requests. `job` is the thread's job, when it has one; GitHub not
- * telling where the run stands (`unread`) never holds it back.
+ * Whether `followUp` holds this run back: `on-request` sends only requests; `at-merge` holds a
+ * change to a pull request once the thread has its job (`job`), and a pull request closed unmerged.
+ * `unread`: GitHub could not tell whether a push is the merge, which `at-merge` never guesses.
  */
 export function heldByPolicy(
   policy: FollowUpPolicy,
@@ -41,7 +41,7 @@ export function heldByPolicy(
   job: string | undefined,
   unread: boolean,
 ): Held | undefined {
-  if (policy === 'every-push' || step === 'request' || unread) return undefined;
+  if (policy === 'every-push' || step === 'request') return undefined;
   const named = job ? `job ${label(job)}` : 'the thread’s job';
   if (policy === 'on-request') {
     return {
@@ -49,14 +49,14 @@ export function heldByPolicy(
       status: 'Docs follow on request',
     };
   }
-  if (step === 'merge') return undefined;
+  if (step === 'merge' || step === 'other' || unread) return undefined;
   if (step === 'closed') {
     return {
       notice: `Skipped: the pull request was closed without merging, and followUp is at-merge: ${named} gets nothing from it.`,
       status: 'Closed unmerged: no docs to follow',
     };
   }
-  // The first event of a thread creates its job, whichever it is.
+  // The first change of a thread creates its job.
   if (!job) return undefined;
   return {
     notice: `Skipped: followUp is at-merge, so this sends nothing; ${named} gets everything since it last looked when the pull request merges (or when someone asks).`,

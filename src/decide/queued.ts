@@ -36,7 +36,7 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
   const { request, features, port, event, log, signal } = deps;
   if (request.kind !== 'request' || !features.thread || !port || inputs.trigger === undefined)
     return { kind: 'go', memory };
-  const { comments, runsUrl } = await port.threadComments(signal);
+  const { comments, runsUrl, keptId } = await port.threadComments(signal);
   const { id, review } = request.comment;
   const facts = comments.find((c) => c.id === id) ?? {
     id,
@@ -52,6 +52,7 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
     standing: Boolean(inputs.prompt),
     note: memory.note,
     runId: deps.run.runId,
+    ...(keptId !== undefined ? { keptId } : {}),
   });
   if (queue.kind === 'carried')
     return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };

@@ -22,24 +22,35 @@ export type Queue =
 /**
  * Where the thread stands for a request run: `own` (the comment that started it), the thread's
  * `comments`, the note's record. A note without a record was written before requests were
- * kept: every request older than the run's own counts as delivered, so none is sent twice. A bare
+ * kept (and no note, a thread's first run): every request older than the run's own counts as
+ * delivered, so none is sent twice. A record with no delivery yet queues every request since the
+ * kept comment. A bare
  * phrase is a request only with a standing prompt (else its own run answers it). A review comment
  * is only its own run's request: only issue comments are gathered.
  */
 export function readQueue(
   own: { id: number; review: boolean },
   comments: ThreadComment[],
-  options: { phrase: string; standing: boolean; note: ThreadNote | undefined; runId: number },
+  options: {
+    phrase: string;
+    standing: boolean;
+    note: ThreadNote | undefined;
+    runId: number;
+    /** The kept comment's id: requests before it predate the thread's note. */
+    keptId?: number;
+  },
 ): Queue {
-  const { phrase, standing, note, runId } = options;
+  const { phrase, standing, note, runId, keptId } = options;
   const deliveries = note?.delivered ?? [];
   // A review comment's id is not of the issue comments' series: it says nothing of their order.
+  const unknown = own.review ? Number.MAX_SAFE_INTEGER : own.id - 1;
   const after =
     deliveries.length > 0
       ? Math.max(...deliveries.map((d) => d.upTo))
-      : own.review
-        ? Number.MAX_SAFE_INTEGER
-        : own.id - 1;
+      : // Recorded, none delivered yet: every request since the thread's comment is queued.
+        note?.delivered !== undefined && keptId !== undefined
+        ? keptId
+        : unknown;
   if (!own.review && own.id <= after) {
     const by = carrier(deliveries, own.id);
     // A re-run of the run that carried it goes on: it finds its own job and waits for it.

@@ -54,7 +54,13 @@ export interface GitHubApi {
   compare(
     at: { owner: string; repo: string; basehead: string },
     signal: AbortSignal,
-  ): Promise<{ commits: CommitFacts[]; files: ChangedFile[]; url: string }>;
+  ): Promise<{
+    commits: CommitFacts[];
+    files: ChangedFile[];
+    url: string;
+    /** The head lies behind the base (a branch forced back to older commits): files list nothing of that. */
+    behind: boolean;
+  }>;
   getCommit(
     at: { owner: string; repo: string; ref: string },
     signal: AbortSignal,
@@ -254,9 +260,19 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
     async compare(at, signal) {
       const { data } = await octokit().rest.repos.compareCommitsWithBasehead({ ...at, ...bounded(signal) });
       const reply = z
-        .object({ html_url: z.string(), commits: z.array(z.unknown()), files: z.unknown() })
+        .object({
+          html_url: z.string(),
+          commits: z.array(z.unknown()),
+          files: z.unknown(),
+          behind_by: z.optional(z.number()),
+        })
         .parse(data);
-      return { commits: reply.commits.map(toCommit), files: toFiles(reply.files), url: reply.html_url };
+      return {
+        commits: reply.commits.map(toCommit),
+        files: toFiles(reply.files),
+        url: reply.html_url,
+        behind: (reply.behind_by ?? 0) > 0,
+      };
     },
     async getCommit(at, signal) {
       const { data } = await octokit().rest.repos.getCommit({ ...at, ...bounded(signal) });

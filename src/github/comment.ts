@@ -73,10 +73,11 @@ export interface CommentState {
 
 /**
  * What became of a docs pull request an earlier job of the thread left: `closed` (with a comment
- * linking its successor), `kept` (the comment only: someone else committed to it), `waiting` (for
+ * linking its successor), `kept` (the comment only: someone else committed to it), `foreign` (the comment only: another
+ * account than its successor's opened it), `waiting` (for
  * the thread's job to have a docs pull request), `gone` (no longer open), `open` (left as it was).
  */
-export type SupersededFate = 'closed' | 'kept' | 'waiting' | 'gone' | 'open';
+export type SupersededFate = 'closed' | 'kept' | 'foreign' | 'waiting' | 'gone' | 'open';
 
 export interface Superseded {
   link: string;
@@ -137,6 +138,8 @@ function fateSentence(pr: string, fate: SupersededFate, jobId: string): string {
       return `${earlier} was closed, with a comment that links its successor.`;
     case 'kept':
       return `${earlier} stays open, as someone other than its opener committed to it; a comment on it links its successor.`;
+    case 'foreign':
+      return `${earlier} stays open, as the account that opened its successor did not open it; a comment on it links its successor.`;
     case 'waiting':
       return `${earlier} stays open until job ${inert(jobId)} has a docs pull request; the run that finds it closes the earlier one.`;
     case 'gone':
@@ -280,6 +283,11 @@ export class KeptComment {
       repo: `${owner}/${repo}`,
       fork,
     };
+  }
+
+  /** The comment's id, once it exists: comment ids grow, so it tells which comments came after it. */
+  async id(signal: AbortSignal): Promise<number | undefined> {
+    return (await this.lookUp(signal))?.id;
   }
 
   /** The comment's body as it stands; a fault is thrown (a thread must not read it as none). */

@@ -28,7 +28,7 @@ export function executeWrites(session: GitHubSession): ExecuteWrites {
         (async (): Promise<Pick<FirstPost, 'comment' | 'noneSaid'>> => {
           if (!request.comment) return {};
           const { comment, noneSaid } = await keptForWriting(session, signal);
-          const { head } = await session.runCommits(signal);
+          const head = await session.jobHead(signal);
           if (!comment) return { noneSaid };
           const written = await comment.write(
             (previous) =>

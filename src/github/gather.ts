@@ -29,6 +29,13 @@ export function eventHasContext(event: RunEvent): boolean {
   );
 }
 
+/**
+ * Why a comparison whose head lies behind its base tells nothing: a branch forced back to older
+ * commits changed what the job saw, and GitHub's three-dot comparison lists none of it.
+ */
+const BEHIND =
+  'The branch went back to older commits since the job last looked (a forced push?), and GitHub’s comparison lists nothing of what that changed.';
+
 /** GitHub returns at most 3,000 files of a pull request: 30 pages of 100. */
 const MAX_PULL_PAGES = 30;
 
@@ -140,11 +147,11 @@ async function pushChanges(
     base = defaultBranch;
   }
   try {
-    const { commits, files, url } = await api.compare(
+    const { commits, files, url, behind } = await api.compare(
       { owner, repo, basehead: `${base}...${after}` },
       signal,
     );
-    return { commits, files, compareUrl: url };
+    return { commits, files, compareUrl: url, behind };
   } catch (error) {
     if (!faultOf(error).gone) throw error;
     return alone(
@@ -175,7 +182,7 @@ export async function gatherSince(
   const { event, payload } = run;
   // A merge's `head` is the merged pull request's own head, not the pushed merge commit.
   if (event.kind === 'push') return gather(api, run, last, warn, signal, head);
-  if (event.kind === 'comment' && !event.review) return requestSince(api, run, last, head, warn, signal);
+  if (event.kind === 'comment') return requestSince(api, run, last, head, warn, signal);
   if (event.kind !== 'pull-request') return gatherContext(api, run, warn, signal);
   const { owner, repo } = run.repo;
   try {
@@ -207,24 +214,49 @@ async function requestSince(
   warn: Warn,
   signal: AbortSignal,
 ): Promise<EventContext> {
-  const asked = issueContext(run.payload);
+  const { event, payload } = run;
+  // A review comment's payload carries its pull request, an issue comment's the issue.
+  const review = event.kind === 'comment' && event.review;
+  const asked = review ? pullRequestContext(payload) : issueContext(payload);
   const { owner, repo } = run.repo;
+  const title = `${asked.title.replace(/\.$/, '')}: the request, and what changed since the docs job last saw it (${last.slice(0, 7)}…${head.slice(0, 7)}).`;
   try {
     const { commits, files, url } = await api.compare({ owner, repo, basehead: `${last}...${head}` }, signal);
-    return {
-      ...asked,
-      title: `${asked.title.replace(/\.$/, '')}: the request, and what changed since the docs job last saw it (${last.slice(0, 7)}…${head.slice(0, 7)}).`,
-      facts: [...asked.facts, `Compare: ${url}`],
-      commits,
-      files,
-    };
+    return { ...asked, title, facts: [...asked.facts, `Compare: ${url}`], commits, files };
   } catch (error) {
     if (signal.aborted && !isTimeout(signal.reason)) throw signal.reason;
-    warn(
-      `${describeGitHubFault(error, { what: `compare ${last.slice(0, 12)}...${head.slice(0, 12)}`, token: 'githubToken', permission: 'contents: read', repo: `${owner}/${repo}` })} The request is sent without what changed since the job last looked.`,
-    );
-    return asked;
+    if (!faultOf(error).gone)
+      warn(
+        `${describeGitHubFault(error, { what: `compare ${last.slice(0, 12)}...${head.slice(0, 12)}`, token: 'githubToken', permission: 'contents: read', repo: `${owner}/${repo}` })} The pull request's files are sent instead.`,
+      );
   }
+  // The head it read is recorded as the job's last: what changed up to it is told now or never,
+  // so the whole pull request's files stand in for the comparison.
+  const number = event.kind === 'comment' ? (event.pull?.number ?? event.issue?.number) : undefined;
+  const files: ChangedFile[] = [];
+  if (number !== undefined) {
+    try {
+      let pages = 0;
+      for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
+        files.push(...batch);
+        if (++pages >= MAX_PULL_PAGES) break;
+      }
+    } catch (error) {
+      if (signal.aborted && !isTimeout(signal.reason)) throw signal.reason;
+      warn(
+        `${describeGitHubFault(error, { what: `read the files of pull request #${number}`, token: 'githubToken', permission: 'pull-requests: read', repo: `${owner}/${repo}` })} The request is sent without what changed since the job last looked.`,
+      );
+    }
+  }
+  return {
+    ...asked,
+    title,
+    files,
+    notes: [
+      ...asked.notes,
+      'GitHub could not compare with the commit the docs job last saw (a forced push?): the whole pull request’s files are shown.',
+    ],
+  };
 }
 
 /**
@@ -256,13 +288,15 @@ export async function changedFiles(
       files.flatMap((f) => (f.previous_filename ? [f.filename, f.previous_filename] : [f.filename])),
     ),
   ];
-  const compared = (files: ChangedFile[]): ChangedFiles => ({
+  const compared = (files: ChangedFile[], behind = false): ChangedFiles => ({
     files: names(files),
-    ...(files.length >= COMPARE_MAX_FILES
-      ? {
-          partial: `GitHub lists at most ${COMPARE_MAX_FILES} files of a comparison and listed ${files.length}, so more may have changed.`,
-        }
-      : {}),
+    ...(behind
+      ? { partial: BEHIND }
+      : files.length >= COMPARE_MAX_FILES
+        ? {
+            partial: `GitHub lists at most ${COMPARE_MAX_FILES} files of a comparison and listed ${files.length}, so more may have changed.`,
+          }
+        : {}),
   });
   const { event } = run;
   if (event.kind === 'push') {
@@ -273,7 +307,7 @@ export async function changedFiles(
     const changes = await pushChanges(api, run, event, since || undefined, after, signal);
     // A commit's files are listed as a comparison's are, at most 300 of them.
     if ('partial' in changes) return { files: names(changes.files), partial: changes.partial };
-    return { ...compared(changes.files), ...(since ? { compared: true as const } : {}) };
+    return { ...compared(changes.files, changes.behind), ...(since ? { compared: true as const } : {}) };
   }
   const pull = 'pull' in event ? event.pull : undefined;
   const number = pull?.number;
@@ -284,8 +318,8 @@ export async function changedFiles(
   if (since && since === head) return { files: [], compared: true };
   if (since && head && since !== head) {
     try {
-      const { files } = await api.compare({ owner, repo, basehead: `${since}...${head}` }, signal);
-      return { ...compared(files), compared: true };
+      const { files, behind } = await api.compare({ owner, repo, basehead: `${since}...${head}` }, signal);
+      return { ...compared(files, behind), compared: true };
     } catch (error) {
       // A comparison GitHub cannot make (a forced push): the whole pull request's files, which
       // hold every file changed since.

@@ -47,7 +47,7 @@ export function reportWrites(session: GitHubSession): ReportWrites {
         const first = await firstPost(started, signal);
         // Before the comment, which says what became of the earlier docs pull requests. After a
         // cancellation the little time left is the comment's and the status's.
-        const superseded = cancelled ? { fates: [] } : await supersede(session, outcome, signal);
+        const superseded = cancelled ? { fates: [] } : await boundedSupersede(session, outcome, signal);
         if (!first) {
           if (comment)
             session.warn(
@@ -132,7 +132,7 @@ async function lastComment(
   if (!comment) return undefined;
   const { jobId, confirmed, failure } = outcome;
   if (jobId && confirmed) {
-    const { head } = await session.runCommits(signal);
+    const head = await session.jobHead(signal);
     const written = await comment.write(
       (previous) =>
         body(session, {
@@ -207,4 +207,20 @@ async function finalStatus(
   // wait: false: the job goes on, and so does the pending status.
   else if (!failure) await status('pending', 'Goes on in the service');
   else await status('error', cancelled ? 'Cancelled' : timedOut ? 'Timed out' : 'Stopped');
+}
+
+/** What the thread's superseded docs pull requests may take of the last writes' time. */
+const SUPERSEDE_BUDGET_MS = 10_000;
+
+/**
+ * Closing superseded docs pull requests within its own share of the time, so that the comment and
+ * the final status always have theirs (a required check must not stay pending).
+ */
+async function boundedSupersede(session: GitHubSession, outcome: Outcome, signal: AbortSignal) {
+  const { signal: share, done } = session.budget(SUPERSEDE_BUDGET_MS, signal);
+  try {
+    return await supersede(session, outcome, AbortSignal.any([signal, share]));
+  } finally {
+    done();
+  }
 }

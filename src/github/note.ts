@@ -15,8 +15,8 @@ const MAX_LINK = 500;
 export const RECENT_DELIVERIES = 20;
 
 const PREFIX = '<!-- agent-job-action:note ';
-/** 20 runs with 200-character ids and 5 links, base64url-encoded, with room to spare. */
-const MAX_ENCODED = 16_000;
+/** 20 runs with 200-character ids, 5 links and 20 deliveries, base64url-encoded, with room to spare. */
+const MAX_ENCODED = 24_000;
 const entrySchema = z.object({
   run: z.int().check(z.nonnegative()),
   attempt: z.int().check(z.positive()),
@@ -105,7 +105,9 @@ export function nextNote(
     .slice(-SUPERSEDED_KEPT);
   const superseded = waiting.length > 0 ? { superseded: waiting } : {};
   const deliveries = delivered(previous?.delivered, run.delivery && { run: run.run, ...run.delivery });
-  const delivery = deliveries.length > 0 ? { delivered: deliveries } : {};
+  // Kept even when empty: a note without it is one written before deliveries were recorded.
+  const recorded = previous === undefined || previous.delivered !== undefined || run.delivery !== undefined;
+  const delivery = recorded ? { delivered: deliveries } : {};
   if (previous && previous.run > run.run) {
     const older: ThreadNote = { ...previous, runs, ...uses, ...delivery };
     delete older.superseded;

@@ -103,7 +103,9 @@ export function decideReads(session: GitHubSession): DecideReads {
      */
     async context(since, limit, cancellation) {
       const { log } = session;
-      if (!eventHasContext(run.event)) {
+      // A request on a pull request (a review comment's too) tells what changed since the job looked.
+      const request = since !== undefined && run.event.kind === 'comment';
+      if (!eventHasContext(run.event) && !request) {
         log.info(`No context appended: a ${run.event.name || 'local'} run changes nothing to describe.`);
         return '';
       }
@@ -111,9 +113,8 @@ export function decideReads(session: GitHubSession): DecideReads {
         CONTEXT_BUDGET_MS,
         cancellation,
         async (signal) => {
-          const own = (await session.runCommits(signal)).head;
           // A thread's merge is told up to the merged pull request's own head.
-          const head = since ? ((await mergedHead(session, signal)) ?? own) : own;
+          const head = since ? await session.jobHead(signal) : (await session.runCommits(signal)).head;
           if (since && head && head !== since) {
             const context = await gatherSince(session.forRepo(), run, since, head, warn, signal);
             const text = context ? renderContext(context, limit) : '';
@@ -148,7 +149,7 @@ export function decideReads(session: GitHubSession): DecideReads {
         cancellation,
         async (signal): Promise<Changed> => {
           // Without a last head, a merge's files are the push's own, as its context lists them.
-          const until = since ? await mergedHead(session, signal) : undefined;
+          const until = since ? await session.jobHead(signal) : undefined;
           return session.retrying(() => changedFiles(session.forRepo(), run, since, signal, until), signal);
         },
         (error): Changed => ({
@@ -210,7 +211,10 @@ async function moment(session: GitHubSession, signal: AbortSignal): Promise<Mome
     if (!found.thread) return { branch: true };
     if (pushed?.merge) return { merge: true };
     const own = event.after ?? run.sha;
-    return pushed?.head && pushed.head !== own ? { newerHead: pushed.head } : {};
+    // GitHub moves a pull request's head a moment after the push: a head still at the push's
+    // `before` is this push not yet seen, not a newer one.
+    const newer = pushed?.head && pushed.head !== own && pushed.head !== event.before;
+    return newer ? { newerHead: pushed.head } : {};
   }
   // Only a change to an open pull request can be overtaken: a closed one's head stays.
   if (event.kind === 'pull-request' && pullRequestStep(event) !== 'change') return {};
@@ -224,18 +228,6 @@ async function moment(session: GitHubSession, signal: AbortSignal): Promise<Mome
     signal,
   );
   return pull.headSha && pull.headSha !== head ? { newerHead: pull.headSha } : {};
-}
-
-/**
- * On the push of a pull request's merge commit: the pull request's own head, where what the merge
- * tells its job ends. Never the merge commit: after a squash or a moved base, a comparison up to it
- * carries other pull requests' changes.
- */
-async function mergedHead(session: GitHubSession, signal: AbortSignal): Promise<string | undefined> {
-  if (session.run.event.kind !== 'push') return undefined;
-  const found = await session.retrying(() => session.runThread(signal), signal);
-  const pushed = found.thread?.pushed;
-  return pushed?.merge ? pushed.head : undefined;
 }
 
 /**
@@ -298,16 +290,27 @@ async function branchJob(
   before: string,
   signal: AbortSignal,
 ): Promise<Memory['branch']> {
-  const named = async (sha: string) => {
-    const own = session.trusted(
+  const named = async (sha: string) =>
+    session.trusted(
       await session.retrying(async () => session.status?.read(sha, signal), signal),
       'the commit status',
     );
-    if (!own?.job) return undefined;
-    return { job: own.job, run: own.run, since: sha, ...(own.uses !== undefined ? { uses: own.uses } : {}) };
+  let found: NonNullable<Memory['branch']> | undefined;
+  const take = async (sha: string): Promise<boolean> => {
+    const own = await named(sha);
+    if (!own?.job) return false;
+    if (found) {
+      // Only the newest commit a run told the job about is what it last saw.
+      if (own.job !== found.job) return true;
+      if (own.held) return false;
+      found = { ...found, since: sha };
+      return true;
+    }
+    found = { job: own.job, run: own.run, since: sha, ...(own.uses !== undefined ? { uses: own.uses } : {}) };
+    // A skip names the job but told it nothing: what the job saw is further back.
+    return !own.held;
   };
-  const found = await named(before);
-  if (found) return found;
+  if (await take(before)) return found;
   const { owner, repo } = session.run.repo;
   const history = await session
     .retrying(
@@ -319,11 +322,8 @@ async function branchJob(
       if (faultOf(error).gone) return [];
       throw error;
     });
-  for (const sha of history.filter((sha) => sha !== before)) {
-    const older = await named(sha);
-    if (older) return older;
-  }
-  return undefined;
+  for (const sha of history.filter((sha) => sha !== before)) if (await take(sha)) return found;
+  return found;
 }
 
 /**

@@ -17,17 +17,21 @@ const LIST_BUDGET_MS = 60_000;
 export async function threadComments(
   session: GitHubSession,
   cancellation: AbortSignal,
-): Promise<{ comments: ThreadComment[]; runsUrl: string }> {
+): Promise<{ comments: ThreadComment[]; runsUrl: string; keptId?: number }> {
   const { run } = session;
   const { owner, repo } = run.repo;
   const runsUrl = `${run.serverUrl}/${owner}/${repo}/actions/runs/`;
   const own = ownComment(run.payload.comment);
+  let keptId: number | undefined;
   const listed = await session.beforeTheCreate(
     LIST_BUDGET_MS,
     cancellation,
     async (signal): Promise<Comment[]> => {
       const { thread } = await session.runThread(signal);
       if (!thread) return [];
+      // Found already when the note was read: what came before it predates the thread.
+      const kept = await session.keptComment(signal);
+      keptId = 'comment' in kept ? await kept.comment.id(signal) : undefined;
       const page = (n: number) =>
         session.retrying(
           () => session.forRepo().commentsPage({ owner, repo, issue_number: thread.number, page: n }, signal),
@@ -58,7 +62,11 @@ export async function threadComments(
       : [],
   );
   if (own && !comments.some((c) => c.id === own.id)) comments.push(own);
-  return { comments: comments.sort((a, b) => a.id - b.id), runsUrl };
+  return {
+    comments: comments.sort((a, b) => a.id - b.id),
+    runsUrl,
+    ...(keptId !== undefined ? { keptId } : {}),
+  };
 }
 
 const payloadComment = z.object({

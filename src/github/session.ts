@@ -124,6 +124,18 @@ export class GitHubSession {
   }
 
   /**
+   * The head the thread's job sees this run, as its note records it: on the push of a pull
+   * request's merge commit, the merged pull request's own head (what the merge told it), else the
+   * run's head.
+   */
+  async jobHead(signal: AbortSignal): Promise<string | undefined> {
+    const { head } = await this.runCommits(signal);
+    if (!this.request.thread || this.run.event.kind !== 'push') return head;
+    const { thread } = await this.retrying(() => this.runThread(signal), signal);
+    return thread?.pushed?.merge ? thread.pushed.head : head;
+  }
+
+  /**
    * The run's own pull request or issue, as findThread tells it: asked once (again after a fault).
    * A push's is asked of GitHub, with githubToken (or the docsToken that stands in for it); a run
    * with neither has no thread to ask about.

@@ -77,7 +77,23 @@ export async function supersede(
     return { fates: links.map((link) => ({ link, fate: 'open' })), waiting: [] };
   }
   const reached = session.docsReach(successor);
-  const next = { link: successor, ...('none' in reached ? {} : { pr: reached.pr }) };
+  // Only a pull request the successor's own opener (the service's account) opened is closed: a
+  // link to anyone else's is commented on at most.
+  const opener =
+    'none' in reached
+      ? undefined
+      : await session
+          .retrying(
+            () =>
+              reached.api.getPull(
+                { owner: reached.pr.owner, repo: reached.pr.repo, pull_number: reached.pr.number },
+                signal,
+              ),
+            signal,
+          )
+          .then((pull) => pull.opener)
+          .catch(() => undefined);
+  const next = { link: successor, opener, ...('none' in reached ? {} : { pr: reached.pr }) };
 
   const fates: Superseded[] = [];
   const waiting: string[] = [];
@@ -96,7 +112,7 @@ export async function supersede(
 async function closeOne(
   session: GitHubSession,
   link: string,
-  successor: { link: string; pr?: PullRequestRef },
+  successor: { link: string; pr?: PullRequestRef; opener?: string | undefined },
   signal: AbortSignal,
 ): Promise<SupersededFate | 'same' | 'retry'> {
   const { run, log, warn } = session;
@@ -129,11 +145,14 @@ async function closeOne(
   const at = { owner: pr.owner, repo: pr.repo, pull_number: pr.number };
   let step = 'read';
   let others = true;
+  let sameOpener = false;
   try {
     const pull = await session.retrying(() => api.getPull(at, signal), signal);
     if (pull.state !== 'open') return 'gone';
     step = 'list the commits of';
-    others = await session.retrying(() => othersCommitted(api, at, pull.opener, signal), signal);
+    sameOpener = pull.opener !== undefined && pull.opener.toLowerCase() === successor.opener?.toLowerCase();
+    others =
+      !sameOpener || (await session.retrying(() => othersCommitted(api, at, pull.opener, signal), signal));
     if (!others) {
       step = 'close';
       await api.closePull(at, signal);
@@ -142,15 +161,24 @@ async function closeOne(
       );
     } else {
       log.info(
-        `The earlier docs pull request ${where} stays open: someone other than its opener committed to it.`,
+        `The earlier docs pull request ${where} stays open: ${sameOpener ? 'someone other than its opener committed to it' : 'the account that opened its successor did not open it'}.`,
       );
     }
     step = 'comment on';
     await api.createComment(
-      { ...at, issue_number: pr.number, body: noticeBody(successor.link, others, session.runUrl) },
+      {
+        owner: pr.owner,
+        repo: pr.repo,
+        issue_number: pr.number,
+        body: noticeBody(
+          successor.link,
+          others ? (sameOpener ? 'committed' : 'opener') : undefined,
+          session.runUrl,
+        ),
+      },
       signal,
     );
-    return others ? 'kept' : 'closed';
+    return others ? (sameOpener ? 'kept' : 'foreign') : 'closed';
   } catch (error) {
     warn(
       describeGitHubFault(error, {
@@ -160,7 +188,7 @@ async function closeOne(
         repo: `${pr.owner}/${pr.repo}`,
       }),
     );
-    if (step === 'comment on') return others ? 'kept' : 'closed';
+    if (step === 'comment on') return others ? (sameOpener ? 'kept' : 'foreign') : 'closed';
     return faultOf(error).passing ? 'retry' : 'open';
   }
 }
@@ -181,7 +209,9 @@ async function othersCommitted(
   if (opener === undefined) return true;
   const mine = (login: string | undefined) => login?.toLowerCase() === opener.toLowerCase();
   let listed = 0;
+  let pages = 0;
   for await (const commits of api.pullCommits(at, signal)) {
+    if (++pages > LISTED_COMMITS / 100) return true;
     for (const { author, committer } of commits) {
       if (!mine(author)) return true;
       if (committer !== GITHUB_COMMITTER && !mine(committer)) return true;
@@ -193,12 +223,12 @@ async function othersCommitted(
 }
 
 /** The comment on the superseded docs pull request: it links its successor, and says why. */
-function noticeBody(successor: string, kept: boolean, runUrl: string): string {
+function noticeBody(successor: string, kept: 'committed' | 'opener' | undefined, runUrl: string): string {
   const next = pullRequestLink(successor) ?? inert(successor, 300);
   const why =
     'The documentation service no longer takes follow-ups for the job that opened this pull request, so a new job carries its thread on.';
   const end = kept
-    ? 'It stays open, as someone other than its opener committed to it: close it once what they added is carried over or no longer needed.'
+    ? `It stays open, as ${kept === 'committed' ? 'someone other than its opener committed to it' : 'the account that opened its successor did not open it'}: close it once what it holds is carried over or no longer needed.`
     : 'Closed, as only its opener committed to it.';
   return `↪️ Superseded by ${next}. ${why} ${end} (<a href="${cell(runUrl, 2000)}">workflow run</a>)\n`;
 }
