@@ -8,6 +8,7 @@ import {
   carriedAnswer,
   carry,
   readQueue,
+  REQUEST_TEXT_MAX,
   requestsPrompt,
   type QueuedRequest,
 } from '../src/decide/requests.js';
@@ -162,6 +163,22 @@ describe('carry', () => {
     expect(requestsPrompt('Standing', [request(12, ''), request(13, 'x')])).toContain(
       'by octocat (https://github.com/acme/app/pull/1#issuecomment-12):\n(nothing after the phrase: the standing prompt above is the request)',
     );
+  });
+});
+
+describe('carry, bounded', () => {
+  it('records no delivery at or past the first request left for the next send: none is lost', () => {
+    const own = request(40, 'mine');
+    const { carried } = carry(own, [request(12, 'a'), request(13, 'b')], 10, undefined, 14);
+    expect(carried.delivery).toEqual({ after: 10, upTo: 13 });
+    expect(carried.requests.map((r) => r.id)).toEqual([12, 13, 40]);
+  });
+
+  it('cuts a long request in the prompt and says where the whole is', () => {
+    const long = 'x'.repeat(REQUEST_TEXT_MAX + 10);
+    const prompt = requestsPrompt(undefined, [request(12, long), request(13, 'short')]);
+    expect(prompt).toContain(`${'x'.repeat(REQUEST_TEXT_MAX)}… (cut: the whole request is at its link)`);
+    expect(prompt).not.toContain('x'.repeat(REQUEST_TEXT_MAX + 1));
   });
 });
 

@@ -171,6 +171,26 @@ describe('queued /docs requests', () => {
     expect(cancelled.reactions).toEqual(['eyes']);
   });
 
+  it('carries at most 30 queued requests in one send; the rest wait for the next request, and none is lost', async () => {
+    const { pr, gh, service, ask, runFor, prompts } = await requestWorld();
+    await play(threadStep(service, gh)(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '481' }));
+    const queued = Array.from({ length: 34 }, (_, i) => ask('octocat', `/docs item ${i + 1}.`));
+    const own = ask('octocat', '/docs the last item.');
+    const first = await runFor(own, 482);
+    expect(first.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(warnings(first)).toEqual([
+      expect.stringMatching(
+        /^More requests are queued on the thread than one send carries \(30, or 30 look-ups/,
+      ),
+    ]);
+    expect(prompts().at(-1)).toContain('item 30.');
+    expect(prompts().at(-1)).not.toContain('item 31.');
+    const next = ask('octocat', '/docs one more.');
+    await runFor(next, 483);
+    for (const n of [31, 32, 33, 34]) expect(prompts().at(-1)).toContain(`item ${n}.`);
+    expect(queued.every((c) => c.reactions.includes('eyes'))).toBe(true);
+  });
+
   it('reads the first page of the thread and the newest, at most 10 pages: a request further back is not carried', async () => {
     const { gh, pr, ask, runFor, prompts } = await requestWorld();
     await runFor(ask('octocat', '/docs the flag'), 501);

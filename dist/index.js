@@ -30157,9 +30157,13 @@ function carrier(deliveries, id) {
  * only when there are others (with its own alone, the prompt stays the standing prompt and the
  * request, as it always was).
  */
-function carry(own, others, after, standing) {
+function carry(own, others, after, standing, leftFrom) {
     const requests = [own, ...others].sort((a, b) => a.id - b.id);
-    const issueIds = requests.filter((r) => !r.review).map((r) => r.id);
+    // Requests left for the next send stay undelivered: the record stops below the first of them
+    // (the run's own, above it, may then be sent again, never lost).
+    const issueIds = requests
+        .filter((r) => !r.review && (leftFrom === undefined || r.id < leftFrom))
+        .map((r) => r.id);
     const carried = {
         ...(issueIds.length > 0 ? { delivery: { after, upTo: Math.max(...issueIds) } } : {}),
         requests: requests.map(({ id, author, url, review }) => ({ id, author, url, review })),
@@ -30169,10 +30173,18 @@ function carry(own, others, after, standing) {
 /** The standing prompt, then each request with its author and link, oldest first. */
 function requestsPrompt(standing, requests) {
     const total = requests.length;
-    const each = requests.map((r, i) => `Request ${i + 1} of ${total}, by ${r.author}${r.url ? ` (${r.url})` : ''}:\n${r.text || '(nothing after the phrase: the standing prompt above is the request)'}`);
+    const each = requests.map((r, i) => `Request ${i + 1} of ${total}, by ${r.author}${r.url ? ` (${r.url})` : ''}:\n${shortened(r.text) || '(nothing after the phrase: the standing prompt above is the request)'}`);
     return [standing, `${total} requests were made on this thread, oldest first:`, ...each]
         .filter(Boolean)
         .join('\n\n');
+}
+/** The most characters of one request carried with others: the rest is at its link. */
+const REQUEST_TEXT_MAX = 4000;
+function shortened(text) {
+    const chars = [...text];
+    if (chars.length <= REQUEST_TEXT_MAX)
+        return text;
+    return `${chars.slice(0, REQUEST_TEXT_MAX).join('')}… (cut: the whole request is at its link)`;
 }
 /** What a run whose request an earlier run delivered says on the thread. */
 function carriedAnswer(run, runsUrl) {
@@ -30220,15 +30232,22 @@ async function gatherQueued(inputs, memory, deps) {
     });
     if (queue.kind === 'carried')
         return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };
-    const others = await mayAsk(queue.waiting, own.author, inputs, deps);
-    const { carried, prompt } = carry(own, others, queue.after, inputs.prompt);
+    const { kept: others, leftFrom } = await mayAsk(queue.waiting, own.author, inputs, deps);
+    const { carried, prompt } = carry(own, others, queue.after, inputs.prompt, leftFrom);
+    if (leftFrom !== undefined)
+        log.warning(`More requests are queued on the thread than one send carries (${MAX_CARRIED}, or ${MAX_LOOK_UPS} look-ups of who may ask): those from comment ${leftFrom} on wait for the next request.`);
     if (others.length > 0)
         log.info(`${others.length + 1} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`);
     return { kind: 'go', memory: { ...memory, carried }, ...(prompt !== undefined ? { prompt } : {}) };
 }
+/** The most requests one send carries besides the run's own, oldest first. */
+const MAX_CARRIED = 30;
+/** The most authors asked of GitHub in one run: each look-up may take its own while. */
+const MAX_LOOK_UPS = 30;
 /**
  * The requests whose authors may ask, by the gate's rules for an event anyone can cause: named in
- * `allowedActors`, a bot only when named, else write access asked of GitHub once a login.
+ * `allowedActors`, a bot only when named, else write access asked of GitHub once a login. Bounded:
+ * past `MAX_CARRIED` requests or `MAX_LOOK_UPS` look-ups, the rest wait (`leftFrom`: the first).
  */
 async function mayAsk(waiting, asker, inputs, deps) {
     const { event, port, log, signal } = deps;
@@ -30253,6 +30272,8 @@ async function mayAsk(waiting, asker, inputs, deps) {
     for (const r of waiting) {
         const key = r.author.toLowerCase();
         const asked = !known.has(key);
+        if (kept.length >= MAX_CARRIED || (asked && known.size > MAX_LOOK_UPS))
+            return { kept, leftFrom: r.id };
         if (asked)
             known.set(key, refusal(r));
         const why = await known.get(key);
@@ -30261,7 +30282,7 @@ async function mayAsk(waiting, asker, inputs, deps) {
         else if (asked)
             log.info(`Not sent: the requests of ${(0,untrusted/* label */.Pf)(r.author)} on the thread, as ${why}.`);
     }
-    return kept;
+    return { kept };
 }
 
 ;// CONCATENATED MODULE: ./src/decide/decide.ts

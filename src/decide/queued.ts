@@ -56,8 +56,12 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
   });
   if (queue.kind === 'carried')
     return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };
-  const others = await mayAsk(queue.waiting, own.author, inputs, deps);
-  const { carried, prompt } = carry(own, others, queue.after, inputs.prompt);
+  const { kept: others, leftFrom } = await mayAsk(queue.waiting, own.author, inputs, deps);
+  const { carried, prompt } = carry(own, others, queue.after, inputs.prompt, leftFrom);
+  if (leftFrom !== undefined)
+    log.warning(
+      `More requests are queued on the thread than one send carries (${MAX_CARRIED}, or ${MAX_LOOK_UPS} look-ups of who may ask): those from comment ${leftFrom} on wait for the next request.`,
+    );
   if (others.length > 0)
     log.info(
       `${others.length + 1} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`,
@@ -65,16 +69,22 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
   return { kind: 'go', memory: { ...memory, carried }, ...(prompt !== undefined ? { prompt } : {}) };
 }
 
+/** The most requests one send carries besides the run's own, oldest first. */
+export const MAX_CARRIED = 30;
+/** The most authors asked of GitHub in one run: each look-up may take its own while. */
+const MAX_LOOK_UPS = 30;
+
 /**
  * The requests whose authors may ask, by the gate's rules for an event anyone can cause: named in
- * `allowedActors`, a bot only when named, else write access asked of GitHub once a login.
+ * `allowedActors`, a bot only when named, else write access asked of GitHub once a login. Bounded:
+ * past `MAX_CARRIED` requests or `MAX_LOOK_UPS` look-ups, the rest wait (`leftFrom`: the first).
  */
 async function mayAsk(
   waiting: QueuedRequest[],
   asker: string,
   inputs: Inputs,
   deps: QueuedDeps,
-): Promise<QueuedRequest[]> {
+): Promise<{ kept: QueuedRequest[]; leftFrom?: number }> {
   const { event, port, log, signal } = deps;
   // The run's own author passed the gate already.
   const known = new Map<string, Promise<string | undefined>>([
@@ -94,10 +104,11 @@ async function mayAsk(
   for (const r of waiting) {
     const key = r.author.toLowerCase();
     const asked = !known.has(key);
+    if (kept.length >= MAX_CARRIED || (asked && known.size > MAX_LOOK_UPS)) return { kept, leftFrom: r.id };
     if (asked) known.set(key, refusal(r));
     const why = await known.get(key);
     if (why === undefined) kept.push(r);
     else if (asked) log.info(`Not sent: the requests of ${label(r.author)} on the thread, as ${why}.`);
   }
-  return kept;
+  return { kept };
 }

@@ -81,9 +81,14 @@ export function carry(
   others: QueuedRequest[],
   after: number,
   standing: string | undefined,
+  leftFrom?: number,
 ): { carried: Carried; prompt?: string } {
   const requests = [own, ...others].sort((a, b) => a.id - b.id);
-  const issueIds = requests.filter((r) => !r.review).map((r) => r.id);
+  // Requests left for the next send stay undelivered: the record stops below the first of them
+  // (the run's own, above it, may then be sent again, never lost).
+  const issueIds = requests
+    .filter((r) => !r.review && (leftFrom === undefined || r.id < leftFrom))
+    .map((r) => r.id);
   const carried: Carried = {
     ...(issueIds.length > 0 ? { delivery: { after, upTo: Math.max(...issueIds) } } : {}),
     requests: requests.map(({ id, author, url, review }) => ({ id, author, url, review })),
@@ -96,11 +101,20 @@ export function requestsPrompt(standing: string | undefined, requests: QueuedReq
   const total = requests.length;
   const each = requests.map(
     (r, i) =>
-      `Request ${i + 1} of ${total}, by ${r.author}${r.url ? ` (${r.url})` : ''}:\n${r.text || '(nothing after the phrase: the standing prompt above is the request)'}`,
+      `Request ${i + 1} of ${total}, by ${r.author}${r.url ? ` (${r.url})` : ''}:\n${shortened(r.text) || '(nothing after the phrase: the standing prompt above is the request)'}`,
   );
   return [standing, `${total} requests were made on this thread, oldest first:`, ...each]
     .filter(Boolean)
     .join('\n\n');
+}
+
+/** The most characters of one request carried with others: the rest is at its link. */
+export const REQUEST_TEXT_MAX = 4000;
+
+function shortened(text: string): string {
+  const chars = [...text];
+  if (chars.length <= REQUEST_TEXT_MAX) return text;
+  return `${chars.slice(0, REQUEST_TEXT_MAX).join('')}… (cut: the whole request is at its link)`;
 }
 
 /** What a run whose request an earlier run delivered says on the thread. */
