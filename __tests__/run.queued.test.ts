@@ -180,7 +180,7 @@ describe('queued /docs requests', () => {
     expect(first.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
     expect(warnings(first)).toEqual([
       expect.stringMatching(
-        /^More requests are queued on the thread than one send carries \(30, or 30 look-ups/,
+        /^Not every request queued on the thread goes in this send \(at most 30, 30 look-ups/,
       ),
     ]);
     expect(prompts().at(-1)).toContain('item 30.');
@@ -189,6 +189,33 @@ describe('queued /docs requests', () => {
     await runFor(next, 483);
     for (const n of [31, 32, 33, 34]) expect(prompts().at(-1)).toContain(`item ${n}.`);
     expect(queued.every((c) => c.reactions.includes('eyes'))).toBe(true);
+  });
+
+  it('a request whose author GitHub could not tell about waits, undelivered, for the next request', async () => {
+    const { pr, gh, service, ask, prompts } = await requestWorld();
+    gh.collaborator(APP, 'mona', 'write');
+    await play(threadStep(service, gh)(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '491' }));
+    const monas = ask('mona', '/docs the cache flag');
+    const runAs = (comment: StoredComment, run: number) =>
+      play(
+        threadStep(service, gh)(
+          commentEvent(pr.number, comment.body, { id: comment.id }),
+          // octocat is named: only mona's access is asked of GitHub.
+          { allowedActors: 'octocat' },
+          { GITHUB_RUN_ID: String(run) },
+        ),
+      );
+    gh.fail('getCollaboratorPermission', { status: 502, message: 'Bad Gateway' });
+    const first = await runAs(ask('octocat', '/docs the retry flag'), 492);
+    expect(first.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(prompts().at(-1)).not.toContain('the cache flag');
+    expect(warnings(first)).toContainEqual(
+      expect.stringMatching(/^Not every request queued on the thread goes in this send/),
+    );
+    const next = await runAs(ask('octocat', '/docs the log flag'), 493);
+    expect(next.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(prompts().at(-1)).toContain('the cache flag');
+    expect(monas.reactions).toEqual(['eyes']);
   });
 
   it('reads the first page of the thread and the newest, at most 10 pages: a request further back is not carried', async () => {

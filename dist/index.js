@@ -30235,11 +30235,13 @@ async function gatherQueued(inputs, memory, deps) {
     const { kept: others, leftFrom } = await mayAsk(queue.waiting, own.author, inputs, deps);
     const { carried, prompt } = carry(own, others, queue.after, inputs.prompt, leftFrom);
     if (leftFrom !== undefined)
-        log.warning(`More requests are queued on the thread than one send carries (${MAX_CARRIED}, or ${MAX_LOOK_UPS} look-ups of who may ask): those from comment ${leftFrom} on wait for the next request.`);
+        log.warning(`Not every request queued on the thread goes in this send (at most ${MAX_CARRIED}, ${MAX_LOOK_UPS} look-ups of who may ask, and only authors GitHub could tell about): those from comment ${leftFrom} on wait for the next request.`);
     if (others.length > 0)
         log.info(`${others.length + 1} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`);
     return { kind: 'go', memory: { ...memory, carried }, ...(prompt !== undefined ? { prompt } : {}) };
 }
+/** GitHub could not tell whether the author may ask (a warning said so). */
+const UNTOLD = 'untold';
 /** The most requests one send carries besides the run's own, oldest first. */
 const MAX_CARRIED = 30;
 /** The most authors asked of GitHub in one run: each look-up may take its own while. */
@@ -30264,7 +30266,7 @@ async function mayAsk(waiting, asker, inputs, deps) {
         return (async () => {
             const access = await port?.accessOf(r.author, signal);
             if (access === undefined)
-                return 'GitHub could not tell whether they have write access';
+                return UNTOLD;
             return hasWriteAccess(access) ? undefined : `their role on the repository is ${(0,untrusted/* label */.Pf)(access.role)}`;
         })();
     };
@@ -30277,6 +30279,9 @@ async function mayAsk(waiting, asker, inputs, deps) {
         if (asked)
             known.set(key, refusal(r));
         const why = await known.get(key);
+        // Not refused, not allowed: it waits, undelivered, for a run GitHub answers.
+        if (why === UNTOLD)
+            return { kept, leftFrom: r.id };
         if (why === undefined)
             kept.push(r);
         else if (asked)

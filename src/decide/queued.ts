@@ -60,7 +60,7 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
   const { carried, prompt } = carry(own, others, queue.after, inputs.prompt, leftFrom);
   if (leftFrom !== undefined)
     log.warning(
-      `More requests are queued on the thread than one send carries (${MAX_CARRIED}, or ${MAX_LOOK_UPS} look-ups of who may ask): those from comment ${leftFrom} on wait for the next request.`,
+      `Not every request queued on the thread goes in this send (at most ${MAX_CARRIED}, ${MAX_LOOK_UPS} look-ups of who may ask, and only authors GitHub could tell about): those from comment ${leftFrom} on wait for the next request.`,
     );
   if (others.length > 0)
     log.info(
@@ -68,6 +68,9 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
     );
   return { kind: 'go', memory: { ...memory, carried }, ...(prompt !== undefined ? { prompt } : {}) };
 }
+
+/** GitHub could not tell whether the author may ask (a warning said so). */
+const UNTOLD = 'untold';
 
 /** The most requests one send carries besides the run's own, oldest first. */
 export const MAX_CARRIED = 30;
@@ -96,7 +99,7 @@ async function mayAsk(
     if (decided.kind !== 'ask') return Promise.resolve(undefined);
     return (async () => {
       const access = await port?.accessOf(r.author, signal);
-      if (access === undefined) return 'GitHub could not tell whether they have write access';
+      if (access === undefined) return UNTOLD;
       return hasWriteAccess(access) ? undefined : `their role on the repository is ${label(access.role)}`;
     })();
   };
@@ -107,6 +110,8 @@ async function mayAsk(
     if (kept.length >= MAX_CARRIED || (asked && known.size > MAX_LOOK_UPS)) return { kept, leftFrom: r.id };
     if (asked) known.set(key, refusal(r));
     const why = await known.get(key);
+    // Not refused, not allowed: it waits, undelivered, for a run GitHub answers.
+    if (why === UNTOLD) return { kept, leftFrom: r.id };
     if (why === undefined) kept.push(r);
     else if (asked) log.info(`Not sent: the requests of ${label(r.author)} on the thread, as ${why}.`);
   }
