@@ -113,7 +113,7 @@ describe('a label request', () => {
       readRequest(undefined, e, 'docs'),
       () => Promise.resolve({ permission: 'write', role: 'write' }),
     );
-    expect(writer).toEqual({ kind: 'go', prompt: 'Write the docs.', asked: true });
+    expect(writer).toEqual({ kind: 'go', prompt: 'Write the docs.' });
   });
 });
 
@@ -263,7 +263,6 @@ describe('admit', () => {
       kind: 'go',
       prompt: 'Keep the style guide.\n\ndocument the flag',
       request: { id: 9001, review: false },
-      asked: true,
     });
   });
 

@@ -20,6 +20,7 @@ const BASE: Record<string, string> = {
 
 const NONE: Features = {
   load: false,
+  asked: false,
   comment: false,
   thread: false,
   status: false,
@@ -86,13 +87,13 @@ describe('features', () => {
       'a /docs request: answered where it was asked, with a reaction',
       { trigger: '/docs', paths: 'docs/**' },
       commentEvent(3, '/docs more', { id: 77 }),
-      { load: true, comment: true, reaction: { id: 77, review: false }, access: true },
+      { load: true, asked: true, comment: true, reaction: { id: 77, review: false }, access: true },
     ],
     [
       'triggerLabel applied: asked, so paths do not gate, and the label comes off',
       { triggerLabel: 'docs', paths: 'docs/**' },
       labelled('Docs'),
-      { load: true, comment: true, removeLabel: 'Docs', access: true },
+      { load: true, asked: true, comment: true, removeLabel: 'Docs', access: true },
     ],
     [
       'another label: skipped, nothing loads',
@@ -111,13 +112,28 @@ describe('features', () => {
         autoMerge: 'squash',
       },
       commentEvent(3, '/docs more', { id: 77 }),
-      { load: true, comment: true, thread: true, status: true, recall: true, access: true, dryRun: true },
+      {
+        load: true,
+        asked: true,
+        comment: true,
+        thread: true,
+        status: true,
+        recall: true,
+        access: true,
+        dryRun: true,
+      },
     ],
     [
       'a dry run of triggerLabel applied: the label stays on',
       { dryRun: 'true', triggerLabel: 'docs' },
       labelled('Docs'),
-      { load: true, comment: true, access: true, dryRun: true },
+      { load: true, asked: true, comment: true, access: true, dryRun: true },
+    ],
+    [
+      'a run by hand: asked (paths, followUp and a closed docs PR do not stop it), no comment unless asked for',
+      { paths: 'docs/**', thread: 'true' },
+      { name: 'workflow_dispatch', payload: {} },
+      { load: true, asked: true, comment: true, thread: true, recall: true },
     ],
     [
       'a deleted branch: skipped, nothing loads',

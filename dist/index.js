@@ -29762,10 +29762,8 @@ async function admit(inputs, event, request, accessOf, fallbackActor = '') {
             return { kind: 'skip', notice: refusal(decided.actor, rule) };
         }
     }
-    if (request.kind === 'none')
-        return { kind: 'go', prompt: inputs.prompt, asked: false };
-    if (request.kind === 'label')
-        return { kind: 'go', prompt: inputs.prompt, asked: true };
+    if (request.kind === 'none' || request.kind === 'label')
+        return { kind: 'go', prompt: inputs.prompt };
     if (!request.text && !inputs.prompt) {
         const phrase = inputs.trigger ?? '';
         return {
@@ -29775,7 +29773,7 @@ async function admit(inputs, event, request, accessOf, fallbackActor = '') {
         };
     }
     const prompt = [inputs.prompt, request.text].filter(Boolean).join('\n\n');
-    return { kind: 'go', prompt, request: request.comment, asked: true };
+    return { kind: 'go', prompt, request: request.comment };
 }
 
 // EXTERNAL MODULE: ./src/core/mode.ts
@@ -30335,7 +30333,7 @@ async function decide(inputs, deps) {
             await port?.skipped(held.status, named, signal, memory);
         return { kind: 'skip', notice: held.notice };
     };
-    const asked = admission.asked || event.kind === 'dispatch';
+    const { asked } = features;
     if (features.thread && port && !resumes) {
         const moment = features.moment ? await port.moment(signal) : {};
         const step = threadStep(event, asked, moment);
@@ -31712,9 +31710,10 @@ function eventNeeds(event) {
 /** The features of this run: its inputs on its event, with the request the event makes. */
 function featuresOf(inputs, context, request) {
     const { event } = context;
-    const asked = request.kind === 'request' || request.kind === 'label';
+    const requested = request.kind === 'request' || request.kind === 'label';
+    const asked = requested || event.kind === 'dispatch';
     // A request is a conversation: it is answered where it was asked, whatever `comment` says.
-    const comment = inputs.comment || inputs.thread || asked;
+    const comment = inputs.comment || inputs.thread || requested;
     const changes = event.kind === 'push' || event.kind === 'pull-request';
     const paths = inputs.paths.length > 0 && changes;
     const route = inputs.labels.length > 0 || inputs.reviewers.length > 0;
@@ -31738,6 +31737,7 @@ function featuresOf(inputs, context, request) {
         // The thread's job is kept in the comment; a re-run finds its earlier attempt's job there.
         recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
         context: inputs.context === 'auto',
+        asked,
         paths: paths && !asked,
         moment: inputs.thread && !asked && (changes || event.kind === 'workflow-run'),
         route: route && writes,

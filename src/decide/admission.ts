@@ -22,8 +22,6 @@ export type Admission =
       prompt?: string;
       /** The comment that asked, when a `/docs` request started the run. */
       request?: RequestComment;
-      /** Someone asked for this run (a `/docs` comment, `triggerLabel`): `paths` and a closed docs PR do not stop it. */
-      asked: boolean;
     };
 
 /** The actor's access to the repository, asked of GitHub; `undefined` when GitHub could not tell. */
@@ -56,8 +54,7 @@ export async function admit(
     }
   }
 
-  if (request.kind === 'none') return { kind: 'go', prompt: inputs.prompt, asked: false };
-  if (request.kind === 'label') return { kind: 'go', prompt: inputs.prompt, asked: true };
+  if (request.kind === 'none' || request.kind === 'label') return { kind: 'go', prompt: inputs.prompt };
   if (!request.text && !inputs.prompt) {
     const phrase = inputs.trigger ?? '';
     return {
@@ -67,5 +64,5 @@ export async function admit(
     };
   }
   const prompt = [inputs.prompt, request.text].filter(Boolean).join('\n\n');
-  return { kind: 'go', prompt, request: request.comment, asked: true };
+  return { kind: 'go', prompt, request: request.comment };
 }

@@ -96,7 +96,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     if (!features.dryRun) await port?.skipped(held.status, named, signal, memory);
     return { kind: 'skip', notice: held.notice };
   };
-  const asked = admission.asked || event.kind === 'dispatch';
+  const { asked } = features;
   if (features.thread && port && !resumes) {
     const moment = features.moment ? await port.moment(signal) : {};
     const step = threadStep(event, asked, moment);

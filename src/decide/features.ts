@@ -9,6 +9,11 @@ import type { Request, RequestComment } from './trigger.js';
 export interface Features {
   /** Some GitHub work is asked for on this event: the GitHub side loads while the decision starts. */
   load: boolean;
+  /**
+   * Someone asked for this run (a `/docs` request, `triggerLabel`, a run by hand): `paths`, a
+   * closed docs PR and `followUp` do not stop it.
+   */
+  asked: boolean;
   /** The kept comment on the pull request or issue (`comment`, `thread`, or a request, answered where it was asked). */
   comment: boolean;
   /** One job per pull request or issue (and branch, with `status`). */
@@ -62,9 +67,10 @@ export function featuresOf(
   request: Request,
 ): Features {
   const { event } = context;
-  const asked = request.kind === 'request' || request.kind === 'label';
+  const requested = request.kind === 'request' || request.kind === 'label';
+  const asked = requested || event.kind === 'dispatch';
   // A request is a conversation: it is answered where it was asked, whatever `comment` says.
-  const comment = inputs.comment || inputs.thread || asked;
+  const comment = inputs.comment || inputs.thread || requested;
   const changes = event.kind === 'push' || event.kind === 'pull-request';
   const paths = inputs.paths.length > 0 && changes;
   const route = inputs.labels.length > 0 || inputs.reviewers.length > 0;
@@ -89,6 +95,7 @@ export function featuresOf(
     // The thread's job is kept in the comment; a re-run finds its earlier attempt's job there.
     recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
     context: inputs.context === 'auto',
+    asked,
     paths: paths && !asked,
     moment: inputs.thread && !asked && (changes || event.kind === 'workflow-run'),
     route: route && writes,
