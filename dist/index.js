@@ -31733,18 +31733,14 @@ function featuresOf(inputs, context, request) {
         load,
         comment,
         thread: inputs.thread,
-        status: inputs.status,
         // The thread's job is kept in the comment; a re-run finds its earlier attempt's job there.
         recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
         context: inputs.context === 'auto',
         asked,
         paths: paths && !asked,
         moment: inputs.thread && !asked && (changes || event.kind === 'workflow-run'),
-        route: route && writes,
-        autoMerge: autoMerge && writes,
         ...(request.kind === 'request' && writes ? { reaction: request.comment } : {}),
         ...(request.kind === 'label' && writes ? { removeLabel: request.label } : {}),
-        access: mayBeOpen(event),
         dryRun: !writes,
     };
 }

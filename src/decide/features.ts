@@ -18,8 +18,6 @@ export interface Features {
   comment: boolean;
   /** One job per pull request or issue (and branch, with `status`). */
   thread: boolean;
-  /** A commit status follows the job. */
-  status: boolean;
   /** What earlier runs left is read before the decision: a thread, a status, or a re-run's comment. */
   recall: boolean;
   /** What the event changed is appended to the prompt. */
@@ -32,16 +30,10 @@ export interface Features {
    * push, a pull request event or a `workflow_run`, nobody asked.
    */
   moment: boolean;
-  /** Labels and reviewers on the docs pull request. */
-  route: boolean;
-  /** Auto-merge on the docs pull request. */
-  autoMerge: boolean;
   /** The `/docs` comment that asked: it gets a reaction once the job exists. */
   reaction?: RequestComment;
   /** `triggerLabel`, as applied: taken off again when the run ends, whatever the outcome. */
   removeLabel?: string;
-  /** Who caused the event may be asked of GitHub (an event anyone can cause). */
-  access: boolean;
   /**
    * `dryRun`: everything is read and decided, nothing sent. No reaction, no label taken off, no
    * docs pull request touched; the decision writes no skip status, and run() sends no create or
@@ -91,18 +83,14 @@ export function featuresOf(
     load,
     comment,
     thread: inputs.thread,
-    status: inputs.status,
     // The thread's job is kept in the comment; a re-run finds its earlier attempt's job there.
     recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
     context: inputs.context === 'auto',
     asked,
     paths: paths && !asked,
     moment: inputs.thread && !asked && (changes || event.kind === 'workflow-run'),
-    route: route && writes,
-    autoMerge: autoMerge && writes,
     ...(request.kind === 'request' && writes ? { reaction: request.comment } : {}),
     ...(request.kind === 'label' && writes ? { removeLabel: request.label } : {}),
-    access: mayBeOpen(event),
     dryRun: !writes,
   };
 }
