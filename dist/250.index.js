@@ -272,12 +272,6 @@ function withSignal(route, signal) {
 var core_log = __webpack_require__(4325);
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(7598);
-// EXTERNAL MODULE: ./src/core/duration.ts
-var duration = __webpack_require__(8571);
-// EXTERNAL MODULE: ./src/core/uses.ts
-var core_uses = __webpack_require__(9303);
-// EXTERNAL MODULE: ./src/core/secrets.ts
-var secrets = __webpack_require__(8198);
 // EXTERNAL MODULE: ./src/core/untrusted.ts
 var untrusted = __webpack_require__(4994);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
@@ -412,6 +406,251 @@ function gitHubMessage(data) {
     return typeof data === 'string' && data ? data : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/github/status.ts
+
+
+
+/** GitHub refuses a description over 140 characters (422). */
+const MAX_DESCRIPTION = 140;
+const MAX_CONTEXT = 100;
+/**
+ * GitHub keeps up to 1,000 statuses a context and commit, and any number of contexts: every page
+ * is read (anyone with `statuses: write` can bury this step's status under newer ones), within a
+ * bound that stops a server that never stops sending pages.
+ */
+const MAX_PAGES = 100;
+/**
+ * The status's context: readable, the same from run to run of this step on this project (the next
+ * push finds the job by it, and a branch rule may require it by name), and never the same for two
+ * steps — so neither the prompt nor the event is in it. The step is named when the workflow gave it
+ * an `id:`; GitHub's generated names (`__acme_docs-agent`, `__acme_docs-agent_2`) are noise on a
+ * pull request's checks, so the first unnamed step of this action is not named and a later one is
+ * told apart by its number (`#2`).
+ *
+ * Readable and unique hold together only while the parts cannot be read two ways. Wherever they
+ * could — a generated name whose base is not this action's own (`__x_2` is the second step of `x`
+ * or the first of `x_2`), a workflow name holding ` / `, anything the filter changed (control,
+ * invisible, bidi characters) or a name too long for GitHub's 100 characters — the context ends in
+ * a short hash of the exact parts instead, cut at a character, never inside a surrogate pair.
+ */
+function statusContext(run, key) {
+    const workflow = (0,untrusted/* oneLine */.TN)(run.workflow);
+    const step = stepPart(run);
+    const readable = `docs agent: ${workflow} / ${(0,untrusted/* oneLine */.TN)(run.job)}${step.text} (${key.projectId})`;
+    const exact = step.exact &&
+        workflow === run.workflow &&
+        !run.workflow.includes(' / ') &&
+        !run.workflow.endsWith(' /') &&
+        STEP_ID.test(run.job);
+    if (exact && readable.length <= MAX_CONTEXT)
+        return readable;
+    // What the readable part leaves out is in the hash; a readable part that is exact keeps the
+    // hash it always had, so a long name's context does not change.
+    const parts = exact
+        ? `${readable}
+${key.baseUrl}`
+        : JSON.stringify([run.workflow, run.job, run.action, key.projectId, key.baseUrl]);
+    const hash = (0,external_node_crypto_.createHash)('sha256').update(parts).digest('hex').slice(0, 8);
+    if (readable.length + 1 + hash.length <= MAX_CONTEXT)
+        return `${readable} ${hash}`;
+    return `${cutAt(readable, MAX_CONTEXT - hash.length - 2)}… ${hash}`;
+}
+/** A job id or a step id as a workflow may write one; GitHub keeps ids starting with `__` for itself. */
+const STEP_ID = /^(?!__)[A-Za-z_][A-Za-z0-9_-]*$/;
+/**
+ * The step's part of the context, and whether it names the step exactly. The first generated name
+ * of this action is `__` and its repository (`GITHUB_ACTION_REPOSITORY`, `/` as `_`), a later one
+ * that name and `_2`, `_3`… Only those are shortened; any other generated name is shortened too,
+ * but as inexact, so the context gets its hash.
+ */
+function stepPart(run) {
+    const name = run.action;
+    if (!name.startsWith('__')) {
+        return STEP_ID.test(name)
+            ? { text: ` / ${name}`, exact: true }
+            : { text: ` / ${(0,untrusted/* oneLine */.TN)(name)}`, exact: false };
+    }
+    const base = ownGeneratedName(run.actionRepository);
+    if (base && name === base)
+        return { text: '', exact: true };
+    const later = base && name.startsWith(`${base}_`) ? name.slice(base.length + 1) : undefined;
+    if (later !== undefined && /^[1-9]\d{0,5}$/.test(later))
+        return { text: ` #${later}`, exact: true };
+    const number = /_([1-9]\d{0,5})$/.exec(name)?.[1];
+    return { text: number ? ` #${number}` : '', exact: false };
+}
+/** `__owner_repo`, as GitHub names an unnamed step that uses `owner/repo`; none for a local action. */
+function ownGeneratedName(repository) {
+    const [owner, repo, ...rest] = repository.split('/');
+    if (!owner || !repo || rest.length > 0)
+        return undefined;
+    const clean = (part) => part.replace(/[^A-Za-z0-9_-]/g, '');
+    return `__${clean(owner)}_${clean(repo)}`;
+}
+/** The first characters of `text` that fit in `max` UTF-16 units, never half a surrogate pair. */
+function cutAt(text, max) {
+    let cut = '';
+    for (const ch of text) {
+        if (cut.length + ch.length > max)
+            break;
+        cut += ch;
+    }
+    return cut;
+}
+/**
+ * `Working: job job_8f2c · run 123`: what a person reads, and what the next run parses. A job id
+ * too long to fit, or with a character that would make the description read as something else
+ * (bidi, invisible, control), is left out (`fits` false): a re-run then cannot resume from the
+ * status. `uses`, when given, is the count a branch keeps of its job's quota uses
+ * (`… · run 123 · 3 uses`); where it does not fit beside the job id, the count gives way, never
+ * the id (the next push then reads the count as not known).
+ */
+function statusDescription(word, jobId, runId, uses) {
+    const text = `${word}: job ${jobId} · run ${runId}`;
+    if (/[\s·]/.test(jobId) || (0,untrusted/* hasUnsafe */.B0)(jobId))
+        return {
+            text: `${word}: job id not shown · run ${runId}`,
+            fits: false,
+            why: 'holds characters a commit status must not show',
+        };
+    const counted = uses === undefined ? undefined : `${text} · ${uses} ${uses === 1 ? 'use' : 'uses'}`;
+    if (counted && [...counted].length <= MAX_DESCRIPTION)
+        return { text: counted, fits: true };
+    if ([...text].length > MAX_DESCRIPTION)
+        return {
+            text: `${word}: job id too long to show · run ${runId}`,
+            fits: false,
+            why: "is too long for a commit status's 140 characters",
+        };
+    return { text, fits: true };
+}
+/**
+ * The words of the statuses a run writes about the job it sent or waits for: its writers take them
+ * from here, so that reading one back knows it. Any other word naming a job is a skip's, which
+ * names the thread's job so that a branch's next push finds it, though that run sent nothing.
+ */
+const JOB_WORDS = {
+    working: 'Working',
+    completed: 'Completed',
+    noChanges: 'Completed, no changes',
+    failed: 'Failed',
+    archived: 'Archived',
+    goesOn: 'Goes on in the service',
+    cancelled: 'Cancelled',
+    timedOut: 'Timed out',
+    stopped: 'Stopped',
+};
+const JOB_WORD_SET = new Set(Object.values(JOB_WORDS));
+/**
+ * A status for a run that has no job the service confirmed (it failed before, or a follow-up was
+ * not delivered): it names only the run, so neither a re-run nor the branch's next push takes a
+ * job from it.
+ */
+function runOnlyDescription(word, runId) {
+    return `${word} · run ${runId}`;
+}
+/**
+ * What a description this step wrote says. The job id holds no space and no `·`, so each form
+ * reads one way only; one without a count (written without `budget`, or before counts were kept)
+ * has no `uses`.
+ */
+function readStatusNote(description) {
+    const found = /^(.*): job (\S+) · run (\d+)(?: · (\d{1,9}) uses?)?$/s.exec(description ?? '');
+    if (found) {
+        const [, word = '', job, run, uses] = found;
+        return {
+            job,
+            run: Number(run),
+            ...(uses !== undefined ? { uses: Number(uses) } : {}),
+            ...(JOB_WORD_SET.has(word) ? {} : { held: true }),
+        };
+    }
+    const unnamed = / · run (\d+)$/.exec(description ?? '');
+    return unnamed ? { run: Number(unnamed[1]) } : undefined;
+}
+/**
+ * This step's status on one commit of this repository: written as the job goes (pending, then
+ * how it ended), and read back by a re-run or the branch's next push — only a status the token's
+ * own identity wrote, since anyone with `statuses: write` can write the same context. Faults are
+ * warnings.
+ */
+class CommitStatus {
+    api;
+    identity;
+    run;
+    context;
+    runUrl;
+    constructor(
+    /** Made on first use: a status never written builds no client. */
+    api, 
+    /** The login the token acts as: the only creator whose statuses count. */
+    identity, run, context, 
+    /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
+    runUrl) {
+        this.api = api;
+        this.identity = identity;
+        this.run = run;
+        this.context = context;
+        this.runUrl = runUrl;
+    }
+    /** Writes the status; a fault is a warning. */
+    async write(sha, state, description, target, signal, warn) {
+        const { owner, repo } = this.run.repo;
+        try {
+            await this.api().createStatus({
+                owner,
+                repo,
+                sha,
+                state,
+                // A link GitHub would refuse (not http(s)) is left for the run's.
+                target_url: (0,untrusted/* isPlainHttpUrl */.i0)(target) ? target : this.runUrl,
+                description,
+                context: this.context,
+            }, signal);
+        }
+        catch (error) {
+            warn(describeGitHubFault(error, {
+                what: `set the commit status on ${sha.slice(0, 12)}`,
+                token: 'githubToken',
+                permission: 'statuses: write',
+                repo: `${owner}/${repo}`,
+            }));
+        }
+    }
+    /**
+     * What this step's newest status on `sha` says, or `undefined` (none, or a commit GitHub no
+     * longer has). Other faults are the caller's: a thread must not read a fault as "no job". The
+     * list of every status, not the combined status: its entries name no creator, and show only the
+     * newest of each context.
+     */
+    async read(sha, signal) {
+        const { owner, repo } = this.run.repo;
+        try {
+            const login = await this.identity(signal);
+            let pages = 0;
+            for await (const statuses of this.api().statuses({ owner, repo, ref: sha }, signal)) {
+                const mine = statuses.find((s) => s.context === this.context && s.creator === login);
+                if (mine)
+                    return readStatusNote(mine.description);
+                if (++pages >= MAX_PAGES)
+                    break;
+            }
+            return undefined;
+        }
+        catch (error) {
+            if (faultOf(error).gone)
+                return undefined;
+            throw error;
+        }
+    }
+}
+
+// EXTERNAL MODULE: ./src/core/duration.ts
+var duration = __webpack_require__(8571);
+// EXTERNAL MODULE: ./src/core/uses.ts
+var core_uses = __webpack_require__(9303);
+// EXTERNAL MODULE: ./src/core/secrets.ts
+var secrets = __webpack_require__(8198);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
 // EXTERNAL MODULE: ./src/core/job.ts
@@ -726,7 +965,7 @@ function latestRunBody(marker, state) {
     ].join('\n');
 }
 /** GitHub shows at most 2,500 comments on a thread; a server that ignores `page` must not loop. */
-const MAX_PAGES = 30;
+const comment_MAX_PAGES = 30;
 /**
  * One comment on a thread, written by the token's own identity and carrying the marker. Only
  * such a comment is ever edited: anyone can copy a marker into a comment of their own. It keeps
@@ -824,248 +1063,10 @@ class KeptComment {
             const mine = comments.find((c) => c.login === this.login && c.body.startsWith(this.marker));
             if (mine)
                 return mine;
-            if (++pages >= MAX_PAGES)
+            if (++pages >= comment_MAX_PAGES)
                 break;
         }
         return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/status.ts
-
-
-
-/** GitHub refuses a description over 140 characters (422). */
-const MAX_DESCRIPTION = 140;
-const MAX_CONTEXT = 100;
-/**
- * GitHub keeps up to 1,000 statuses a context and commit, and any number of contexts: every page
- * is read (anyone with `statuses: write` can bury this step's status under newer ones), within a
- * bound that stops a server that never stops sending pages.
- */
-const status_MAX_PAGES = 100;
-/**
- * The status's context: readable, the same from run to run of this step on this project (the next
- * push finds the job by it, and a branch rule may require it by name), and never the same for two
- * steps — so neither the prompt nor the event is in it. The step is named when the workflow gave it
- * an `id:`; GitHub's generated names (`__acme_docs-agent`, `__acme_docs-agent_2`) are noise on a
- * pull request's checks, so the first unnamed step of this action is not named and a later one is
- * told apart by its number (`#2`).
- *
- * Readable and unique hold together only while the parts cannot be read two ways. Wherever they
- * could — a generated name whose base is not this action's own (`__x_2` is the second step of `x`
- * or the first of `x_2`), a workflow name holding ` / `, anything the filter changed (control,
- * invisible, bidi characters) or a name too long for GitHub's 100 characters — the context ends in
- * a short hash of the exact parts instead, cut at a character, never inside a surrogate pair.
- */
-function statusContext(run, key) {
-    const workflow = (0,untrusted/* oneLine */.TN)(run.workflow);
-    const step = stepPart(run);
-    const readable = `docs agent: ${workflow} / ${(0,untrusted/* oneLine */.TN)(run.job)}${step.text} (${key.projectId})`;
-    const exact = step.exact &&
-        workflow === run.workflow &&
-        !run.workflow.includes(' / ') &&
-        !run.workflow.endsWith(' /') &&
-        STEP_ID.test(run.job);
-    if (exact && readable.length <= MAX_CONTEXT)
-        return readable;
-    // What the readable part leaves out is in the hash; a readable part that is exact keeps the
-    // hash it always had, so a long name's context does not change.
-    const parts = exact
-        ? `${readable}
-${key.baseUrl}`
-        : JSON.stringify([run.workflow, run.job, run.action, key.projectId, key.baseUrl]);
-    const hash = (0,external_node_crypto_.createHash)('sha256').update(parts).digest('hex').slice(0, 8);
-    if (readable.length + 1 + hash.length <= MAX_CONTEXT)
-        return `${readable} ${hash}`;
-    return `${cutAt(readable, MAX_CONTEXT - hash.length - 2)}… ${hash}`;
-}
-/** A job id or a step id as a workflow may write one; GitHub keeps ids starting with `__` for itself. */
-const STEP_ID = /^(?!__)[A-Za-z_][A-Za-z0-9_-]*$/;
-/**
- * The step's part of the context, and whether it names the step exactly. The first generated name
- * of this action is `__` and its repository (`GITHUB_ACTION_REPOSITORY`, `/` as `_`), a later one
- * that name and `_2`, `_3`… Only those are shortened; any other generated name is shortened too,
- * but as inexact, so the context gets its hash.
- */
-function stepPart(run) {
-    const name = run.action;
-    if (!name.startsWith('__')) {
-        return STEP_ID.test(name)
-            ? { text: ` / ${name}`, exact: true }
-            : { text: ` / ${(0,untrusted/* oneLine */.TN)(name)}`, exact: false };
-    }
-    const base = ownGeneratedName(run.actionRepository);
-    if (base && name === base)
-        return { text: '', exact: true };
-    const later = base && name.startsWith(`${base}_`) ? name.slice(base.length + 1) : undefined;
-    if (later !== undefined && /^[1-9]\d{0,5}$/.test(later))
-        return { text: ` #${later}`, exact: true };
-    const number = /_([1-9]\d{0,5})$/.exec(name)?.[1];
-    return { text: number ? ` #${number}` : '', exact: false };
-}
-/** `__owner_repo`, as GitHub names an unnamed step that uses `owner/repo`; none for a local action. */
-function ownGeneratedName(repository) {
-    const [owner, repo, ...rest] = repository.split('/');
-    if (!owner || !repo || rest.length > 0)
-        return undefined;
-    const clean = (part) => part.replace(/[^A-Za-z0-9_-]/g, '');
-    return `__${clean(owner)}_${clean(repo)}`;
-}
-/** The first characters of `text` that fit in `max` UTF-16 units, never half a surrogate pair. */
-function cutAt(text, max) {
-    let cut = '';
-    for (const ch of text) {
-        if (cut.length + ch.length > max)
-            break;
-        cut += ch;
-    }
-    return cut;
-}
-/**
- * `Working: job job_8f2c · run 123`: what a person reads, and what the next run parses. A job id
- * too long to fit, or with a character that would make the description read as something else
- * (bidi, invisible, control), is left out (`fits` false): a re-run then cannot resume from the
- * status. `uses`, when given, is the count a branch keeps of its job's quota uses
- * (`… · run 123 · 3 uses`); where it does not fit beside the job id, the count gives way, never
- * the id (the next push then reads the count as not known).
- */
-function statusDescription(word, jobId, runId, uses) {
-    const text = `${word}: job ${jobId} · run ${runId}`;
-    if (/[\s·]/.test(jobId) || (0,untrusted/* hasUnsafe */.B0)(jobId))
-        return {
-            text: `${word}: job id not shown · run ${runId}`,
-            fits: false,
-            why: 'holds characters a commit status must not show',
-        };
-    const counted = uses === undefined ? undefined : `${text} · ${uses} ${uses === 1 ? 'use' : 'uses'}`;
-    if (counted && [...counted].length <= MAX_DESCRIPTION)
-        return { text: counted, fits: true };
-    if ([...text].length > MAX_DESCRIPTION)
-        return {
-            text: `${word}: job id too long to show · run ${runId}`,
-            fits: false,
-            why: "is too long for a commit status's 140 characters",
-        };
-    return { text, fits: true };
-}
-/**
- * The words of the statuses a run writes about the job it sent or waits for (first-writes.ts,
- * last-writes.ts). Any other word naming a job is a skip's, which names the thread's job so that a
- * branch's next push finds it, though that run sent nothing.
- */
-const JOB_WORDS = new Set([
-    'Working',
-    'Completed',
-    'Completed, no changes',
-    'Failed',
-    'Archived',
-    'Goes on in the service',
-    'Cancelled',
-    'Timed out',
-    'Stopped',
-]);
-/**
- * A status for a run that has no job the service confirmed (it failed before, or a follow-up was
- * not delivered): it names only the run, so neither a re-run nor the branch's next push takes a
- * job from it.
- */
-function runOnlyDescription(word, runId) {
-    return `${word} · run ${runId}`;
-}
-/**
- * What a description this step wrote says. The job id holds no space and no `·`, so each form
- * reads one way only; one without a count (written without `budget`, or before counts were kept)
- * has no `uses`.
- */
-function readStatusNote(description) {
-    const found = /^(.*): job (\S+) · run (\d+)(?: · (\d{1,9}) uses?)?$/s.exec(description ?? '');
-    if (found) {
-        const [, word = '', job, run, uses] = found;
-        return {
-            job,
-            run: Number(run),
-            ...(uses !== undefined ? { uses: Number(uses) } : {}),
-            ...(JOB_WORDS.has(word) ? {} : { held: true }),
-        };
-    }
-    const unnamed = / · run (\d+)$/.exec(description ?? '');
-    return unnamed ? { run: Number(unnamed[1]) } : undefined;
-}
-/**
- * This step's status on one commit of this repository: written as the job goes (pending, then
- * how it ended), and read back by a re-run or the branch's next push — only a status the token's
- * own identity wrote, since anyone with `statuses: write` can write the same context. Faults are
- * warnings.
- */
-class CommitStatus {
-    api;
-    identity;
-    run;
-    context;
-    runUrl;
-    constructor(
-    /** Made on first use: a status never written builds no client. */
-    api, 
-    /** The login the token acts as: the only creator whose statuses count. */
-    identity, run, context, 
-    /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
-    runUrl) {
-        this.api = api;
-        this.identity = identity;
-        this.run = run;
-        this.context = context;
-        this.runUrl = runUrl;
-    }
-    /** Writes the status; a fault is a warning. */
-    async write(sha, state, description, target, signal, warn) {
-        const { owner, repo } = this.run.repo;
-        try {
-            await this.api().createStatus({
-                owner,
-                repo,
-                sha,
-                state,
-                // A link GitHub would refuse (not http(s)) is left for the run's.
-                target_url: (0,untrusted/* isPlainHttpUrl */.i0)(target) ? target : this.runUrl,
-                description,
-                context: this.context,
-            }, signal);
-        }
-        catch (error) {
-            warn(describeGitHubFault(error, {
-                what: `set the commit status on ${sha.slice(0, 12)}`,
-                token: 'githubToken',
-                permission: 'statuses: write',
-                repo: `${owner}/${repo}`,
-            }));
-        }
-    }
-    /**
-     * What this step's newest status on `sha` says, or `undefined` (none, or a commit GitHub no
-     * longer has). Other faults are the caller's: a thread must not read a fault as "no job". The
-     * list of every status, not the combined status: its entries name no creator, and show only the
-     * newest of each context.
-     */
-    async read(sha, signal) {
-        const { owner, repo } = this.run.repo;
-        try {
-            const login = await this.identity(signal);
-            let pages = 0;
-            for await (const statuses of this.api().statuses({ owner, repo, ref: sha }, signal)) {
-                const mine = statuses.find((s) => s.context === this.context && s.creator === login);
-                if (mine)
-                    return readStatusNote(mine.description);
-                if (++pages >= status_MAX_PAGES)
-                    break;
-            }
-            return undefined;
-        }
-        catch (error) {
-            if (faultOf(error).gone)
-                return undefined;
-            throw error;
-        }
     }
 }
 
@@ -1227,6 +1228,7 @@ async function acknowledge(session, queued = []) {
 // hands to the report, whose last writes wait for it.
 
 
+
 function executeWrites(session) {
     return {
         started(jobId, job, memory, uses = 0) {
@@ -1253,7 +1255,7 @@ function executeWrites(session) {
                     }), signal);
                     return { comment: written, noneSaid };
                 })(),
-                (async () => writeStatus(session, 'pending', 'Working', await namedJob(session, jobId, memory, uses, signal), runUrl, signal))(),
+                (async () => writeStatus(session, 'pending', JOB_WORDS.working, await namedJob(session, jobId, memory, uses, signal), runUrl, signal))(),
             ])
                 .then(([first, idLeftOutSaid]) => ({ ...first, idLeftOutSaid }))
                 .catch((error) => {
@@ -2033,6 +2035,7 @@ function noticeBody(successor, kept, runUrl) {
 
 
 
+
 function reportWrites(session) {
     return {
         /**
@@ -2165,18 +2168,18 @@ async function finalStatus(session, outcome, cancelled, first, signal) {
         const link = job.prLink ?? '';
         // The check's link goes to the docs pull request only when the service's link is one: any
         // other URL it sends would be a link GitHub shows as the action's.
-        await status('success', link ? 'Completed' : 'Completed, no changes', (0,untrusted/* isPullRequestUrl */.UT)(link) ? link : runUrl);
+        await status('success', link ? JOB_WORDS.completed : JOB_WORDS.noChanges, (0,untrusted/* isPullRequestUrl */.UT)(link) ? link : runUrl);
         return;
     }
     if (job?.status === 'failed')
-        await status('failure', 'Failed');
+        await status('failure', JOB_WORDS.failed);
     else if (job?.status === 'archived')
-        await status('failure', 'Archived');
+        await status('failure', JOB_WORDS.archived);
     // wait: false: the job goes on, and so does the pending status.
     else if (!failure)
-        await status('pending', 'Goes on in the service');
+        await status('pending', JOB_WORDS.goesOn);
     else
-        await status('error', cancelled ? 'Cancelled' : timedOut ? 'Timed out' : 'Stopped');
+        await status('error', cancelled ? JOB_WORDS.cancelled : timedOut ? JOB_WORDS.timedOut : JOB_WORDS.stopped);
 }
 /** What the thread's superseded docs pull requests may take of the last writes' time. */
 const SUPERSEDE_BUDGET_MS = 10_000;
@@ -2462,6 +2465,19 @@ const BEHIND = 'The branch went back to older commits since the job last looked 
 /** GitHub returns at most 3,000 files of a pull request: 30 pages of 100. */
 const MAX_PULL_PAGES = 30;
 /**
+ * A pull request's files, added to `files` page by page (a fault keeps the pages read), at most
+ * GitHub's 30 pages; whether it stopped at that cap rather than at the last page (more may follow).
+ */
+async function pullFilesInto(api, at, files, signal) {
+    let pages = 0;
+    for await (const batch of api.pullFiles(at, signal)) {
+        files.push(...batch);
+        if (++pages >= MAX_PULL_PAGES)
+            return true;
+    }
+    return false;
+}
+/**
  * What the event changed, asked of GitHub where the payload does not say (a push's files, a pull
  * request's files). A GitHub fault is one warning, and the context is what the payload gave:
  * context never costs a job.
@@ -2500,12 +2516,7 @@ async function gather(api, run, since, warn, signal, until) {
                 return undefined;
             const files = [];
             try {
-                let pages = 0;
-                for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
-                    files.push(...batch);
-                    if (++pages >= MAX_PULL_PAGES)
-                        break;
-                }
+                await pullFilesInto(api, { owner, repo, pull_number: number }, files, signal);
                 return pullRequestContext(payload, files);
             }
             catch (error) {
@@ -2619,12 +2630,7 @@ async function requestSince(api, run, last, head, warn, signal) {
     const files = [];
     if (number !== undefined) {
         try {
-            let pages = 0;
-            for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
-                files.push(...batch);
-                if (++pages >= MAX_PULL_PAGES)
-                    break;
-            }
+            await pullFilesInto(api, { owner, repo, pull_number: number }, files, signal);
         }
         catch (error) {
             if (signal.aborted && !isTimeout(signal.reason))
@@ -2697,17 +2703,9 @@ async function changedFiles(api, run, since, signal, until) {
         }
     }
     const files = [];
-    let pages = 0;
-    let cut = false;
-    for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
-        files.push(...batch);
-        // Stopped at the cap, not at the last page: more may follow (a pull request of 2,901 to
-        // 2,999 files is taken as cut too, which only ever lets its job go ahead).
-        if (++pages >= MAX_PULL_PAGES) {
-            cut = true;
-            break;
-        }
-    }
+    // Stopped at the cap, not at the last page: more may follow (a pull request of 2,901 to 2,999
+    // files is taken as cut too, which only ever lets its job go ahead).
+    const cut = await pullFilesInto(api, { owner, repo, pull_number: number }, files, signal);
     return {
         files: names(files),
         ...(cut || files.length >= PULL_MAX_FILES

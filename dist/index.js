@@ -29856,12 +29856,11 @@ async function planJob(request, memory, deps) {
         }
         log.info(`Attempt ${request.attempt} of this run: no job of an earlier attempt was found on GitHub, so this attempt goes on as a new run.`);
     }
-    const threadJob = request.thread ? (memory.note?.job ?? memory.branch?.job) : undefined;
+    const { job: threadJob, since } = request.thread ? threadOf(memory) : {};
     if (!threadJob || request.prompt === undefined)
         return { kind: 'go', mode: given };
     const onPullRequest = memory.note !== undefined;
     const where = onPullRequest ? 'the thread' : 'the branch';
-    const since = memory.note ? memory.note.head : memory.branch?.since;
     const job = await readThreadJob(threadJob, where, deps);
     if (!job)
         return { kind: 'go', mode: given };
@@ -29915,6 +29914,15 @@ async function planJob(request, memory, deps) {
 function closedStatus(trigger) {
     const ask = trigger && [...trigger].length <= 40 ? `ask with ${trigger}` : 'ask for docs';
     return `Docs PR closed unmerged: ${ask} to start again`;
+}
+/**
+ * The thread's job and the head it last saw: a pull request's or issue's in its note, else a
+ * branch's in this step's commit statuses (read only where there is no note).
+ */
+function threadOf(memory) {
+    const job = memory.note?.job ?? memory.branch?.job;
+    const since = memory.note?.head ?? memory.branch?.since;
+    return { ...(job ? { job } : {}), ...(since ? { since } : {}) };
 }
 /**
  * The job an earlier attempt of this run started, as the thread's note or this step's status on the
@@ -30325,7 +30333,10 @@ async function decide(inputs, deps) {
         return queued;
     const { memory } = queued;
     const prompt = queued.prompt ?? admission.prompt;
-    const job = memory.note?.job ?? memory.branch?.job;
+    const remembered = threadOf(memory);
+    const { job } = remembered;
+    // Only a thread's job is followed up with what changed since it last looked.
+    const since = features.thread ? remembered.since : undefined;
     // A run that sends nothing leaves a success status naming the thread's job (a required check
     // passes, and a branch's next push still finds the job).
     const hold = async (held, named) => {
@@ -30345,7 +30356,6 @@ async function decide(inputs, deps) {
             return hold(held, job);
     }
     // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
-    const since = features.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
     const fresh = features.moment && since !== undefined && !resumes;
     if ((gated || fresh) && port) {
         const changed = await port.changedFiles(since, signal);

@@ -89,11 +89,10 @@ export async function planJob(
     );
   }
 
-  const threadJob = request.thread ? (memory.note?.job ?? memory.branch?.job) : undefined;
+  const { job: threadJob, since } = request.thread ? threadOf(memory) : {};
   if (!threadJob || request.prompt === undefined) return { kind: 'go', mode: given };
   const onPullRequest = memory.note !== undefined;
   const where = onPullRequest ? 'the thread' : 'the branch';
-  const since = memory.note ? memory.note.head : memory.branch?.since;
   const job = await readThreadJob(threadJob, where, deps);
   if (!job) return { kind: 'go', mode: given };
   const followUp: Plan = {
@@ -159,6 +158,16 @@ export async function planJob(
 function closedStatus(trigger: string | undefined): string {
   const ask = trigger && [...trigger].length <= 40 ? `ask with ${trigger}` : 'ask for docs';
   return `Docs PR closed unmerged: ${ask} to start again`;
+}
+
+/**
+ * The thread's job and the head it last saw: a pull request's or issue's in its note, else a
+ * branch's in this step's commit statuses (read only where there is no note).
+ */
+export function threadOf(memory: Memory): { job?: string; since?: string } {
+  const job = memory.note?.job ?? memory.branch?.job;
+  const since = memory.note?.head ?? memory.branch?.since;
+  return { ...(job ? { job } : {}), ...(since ? { since } : {}) };
 }
 
 /**

@@ -5,7 +5,7 @@ import { admit, type Skip } from './admission.js';
 import type { AgentClient } from '../service/client.js';
 import type { Clock } from '../core/clock.js';
 import { budgetSpent } from './budget.js';
-import { earlierAttemptJob, planJob } from './continuity.js';
+import { earlierAttemptJob, planJob, threadOf } from './continuity.js';
 import { heldByPolicy, nothingNew, overtaken, threadStep, type Held } from './follow-up.js';
 import { gatherQueued, type Queued } from './queued.js';
 import { ActionFailure, type FaultContext } from '../service/errors.js';
@@ -89,7 +89,10 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   if (queued.kind === 'skip') return queued;
   const { memory } = queued;
   const prompt = queued.prompt ?? admission.prompt;
-  const job = memory.note?.job ?? memory.branch?.job;
+  const remembered = threadOf(memory);
+  const { job } = remembered;
+  // Only a thread's job is followed up with what changed since it last looked.
+  const since = features.thread ? remembered.since : undefined;
   // A run that sends nothing leaves a success status naming the thread's job (a required check
   // passes, and a branch's next push still finds the job).
   const hold = async (held: Held, named: string | undefined): Promise<Skip> => {
@@ -107,7 +110,6 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     if (held) return hold(held, job);
   }
   // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
-  const since = features.thread ? (memory.note?.head ?? memory.branch?.since) : undefined;
   const fresh = features.moment && since !== undefined && !resumes;
   if ((gated || fresh) && port) {
     const changed = await port.changedFiles(since, signal);

@@ -5,6 +5,7 @@
 import { describeThrown } from '../core/log.js';
 import type { ExecuteWrites, FirstPost, GitHubStarted } from '../core/ports.js';
 import type { GitHubSession } from './session.js';
+import { JOB_WORDS } from './status.js';
 import {
   acknowledge,
   body,
@@ -47,7 +48,7 @@ export function executeWrites(session: GitHubSession): ExecuteWrites {
           writeStatus(
             session,
             'pending',
-            'Working',
+            JOB_WORDS.working,
             await namedJob(session, jobId, memory, uses, signal),
             runUrl,
             signal,

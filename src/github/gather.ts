@@ -40,6 +40,24 @@ const BEHIND =
 const MAX_PULL_PAGES = 30;
 
 /**
+ * A pull request's files, added to `files` page by page (a fault keeps the pages read), at most
+ * GitHub's 30 pages; whether it stopped at that cap rather than at the last page (more may follow).
+ */
+async function pullFilesInto(
+  api: GitHubApi,
+  at: { owner: string; repo: string; pull_number: number },
+  files: ChangedFile[],
+  signal: AbortSignal,
+): Promise<boolean> {
+  let pages = 0;
+  for await (const batch of api.pullFiles(at, signal)) {
+    files.push(...batch);
+    if (++pages >= MAX_PULL_PAGES) return true;
+  }
+  return false;
+}
+
+/**
  * What the event changed, asked of GitHub where the payload does not say (a push's files, a pull
  * request's files). A GitHub fault is one warning, and the context is what the payload gave:
  * context never costs a job.
@@ -90,11 +108,7 @@ async function gather(
       if (number === undefined) return undefined;
       const files: ChangedFile[] = [];
       try {
-        let pages = 0;
-        for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
-          files.push(...batch);
-          if (++pages >= MAX_PULL_PAGES) break;
-        }
+        await pullFilesInto(api, { owner, repo, pull_number: number }, files, signal);
         return pullRequestContext(payload, files);
       } catch (error) {
         fault(`read the files of pull request #${number}`, 'pull-requests: read', error);
@@ -236,11 +250,7 @@ async function requestSince(
   const files: ChangedFile[] = [];
   if (number !== undefined) {
     try {
-      let pages = 0;
-      for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
-        files.push(...batch);
-        if (++pages >= MAX_PULL_PAGES) break;
-      }
+      await pullFilesInto(api, { owner, repo, pull_number: number }, files, signal);
     } catch (error) {
       if (signal.aborted && !isTimeout(signal.reason)) throw signal.reason;
       warn(
@@ -327,17 +337,9 @@ export async function changedFiles(
     }
   }
   const files: ChangedFile[] = [];
-  let pages = 0;
-  let cut = false;
-  for await (const batch of api.pullFiles({ owner, repo, pull_number: number }, signal)) {
-    files.push(...batch);
-    // Stopped at the cap, not at the last page: more may follow (a pull request of 2,901 to
-    // 2,999 files is taken as cut too, which only ever lets its job go ahead).
-    if (++pages >= MAX_PULL_PAGES) {
-      cut = true;
-      break;
-    }
-  }
+  // Stopped at the cap, not at the last page: more may follow (a pull request of 2,901 to 2,999
+  // files is taken as cut too, which only ever lets its job go ahead).
+  const cut = await pullFilesInto(api, { owner, repo, pull_number: number }, files, signal);
   return {
     files: names(files),
     ...(cut || files.length >= PULL_MAX_FILES

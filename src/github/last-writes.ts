@@ -11,6 +11,7 @@ import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
 import { within, type GitHubSession } from './session.js';
 import { supersede, type SupersededReport } from './supersede.js';
+import { JOB_WORDS } from './status.js';
 import { findThread } from './target.js';
 import {
   acknowledge,
@@ -197,16 +198,20 @@ async function finalStatus(
     // other URL it sends would be a link GitHub shows as the action's.
     await status(
       'success',
-      link ? 'Completed' : 'Completed, no changes',
+      link ? JOB_WORDS.completed : JOB_WORDS.noChanges,
       isPullRequestUrl(link) ? link : runUrl,
     );
     return;
   }
-  if (job?.status === 'failed') await status('failure', 'Failed');
-  else if (job?.status === 'archived') await status('failure', 'Archived');
+  if (job?.status === 'failed') await status('failure', JOB_WORDS.failed);
+  else if (job?.status === 'archived') await status('failure', JOB_WORDS.archived);
   // wait: false: the job goes on, and so does the pending status.
-  else if (!failure) await status('pending', 'Goes on in the service');
-  else await status('error', cancelled ? 'Cancelled' : timedOut ? 'Timed out' : 'Stopped');
+  else if (!failure) await status('pending', JOB_WORDS.goesOn);
+  else
+    await status(
+      'error',
+      cancelled ? JOB_WORDS.cancelled : timedOut ? JOB_WORDS.timedOut : JOB_WORDS.stopped,
+    );
 }
 
 /** What the thread's superseded docs pull requests may take of the last writes' time. */

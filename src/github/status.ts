@@ -130,21 +130,22 @@ export function statusDescription(
 }
 
 /**
- * The words of the statuses a run writes about the job it sent or waits for (first-writes.ts,
- * last-writes.ts). Any other word naming a job is a skip's, which names the thread's job so that a
- * branch's next push finds it, though that run sent nothing.
+ * The words of the statuses a run writes about the job it sent or waits for: its writers take them
+ * from here, so that reading one back knows it. Any other word naming a job is a skip's, which
+ * names the thread's job so that a branch's next push finds it, though that run sent nothing.
  */
-const JOB_WORDS = new Set([
-  'Working',
-  'Completed',
-  'Completed, no changes',
-  'Failed',
-  'Archived',
-  'Goes on in the service',
-  'Cancelled',
-  'Timed out',
-  'Stopped',
-]);
+export const JOB_WORDS = {
+  working: 'Working',
+  completed: 'Completed',
+  noChanges: 'Completed, no changes',
+  failed: 'Failed',
+  archived: 'Archived',
+  goesOn: 'Goes on in the service',
+  cancelled: 'Cancelled',
+  timedOut: 'Timed out',
+  stopped: 'Stopped',
+} as const;
+const JOB_WORD_SET: ReadonlySet<string> = new Set(Object.values(JOB_WORDS));
 
 /**
  * A status for a run that has no job the service confirmed (it failed before, or a follow-up was
@@ -168,7 +169,7 @@ export function readStatusNote(description: string | null): StatusNote | undefin
       job,
       run: Number(run),
       ...(uses !== undefined ? { uses: Number(uses) } : {}),
-      ...(JOB_WORDS.has(word) ? {} : { held: true as const }),
+      ...(JOB_WORD_SET.has(word) ? {} : { held: true as const }),
     };
   }
   const unnamed = / · run (\d+)$/.exec(description ?? '');
