@@ -40,6 +40,9 @@ export default {
     { ...project, displayName: 'process', roots: ['<rootDir>/__tests__'], testRegex: PROCESS_TESTS },
   ],
   testSequencer: '<rootDir>/jest.sequencer.js',
+  // Every folder a test makes lives in one folder of the run's, removed at its end.
+  globalSetup: '<rootDir>/__fixtures__/temp-setup.js',
+  globalTeardown: '<rootDir>/__fixtures__/temp-teardown.js',
   // The tests mostly wait (polls, timeouts, child processes), so more workers than cores pay; past
   // three workers a core they only fight over the CPU.
   maxWorkers: Math.min(6, Math.max(2, availableParallelism() * 3)),

@@ -84,8 +84,10 @@ function certificate(options: {
   extensions: Buffer[];
 }): Buffer {
   const algorithm = seq(oid(ECDSA_WITH_SHA256));
+  // DER wants a positive INTEGER in its fewest bytes: a first byte of 0x01 to 0x7f is both, so
+  // the serial is valid by construction (a random first byte of 0x00 would make it invalid).
   const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f;
+  serial[0] = ((serial[0] ?? 0) % 0x7f) + 1;
   const now = Date.now();
   const tbs = seq(
     tlv(0xa0, integer(Buffer.from([2]))),

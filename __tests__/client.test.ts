@@ -211,7 +211,7 @@ describe('AgentClient', () => {
   });
 
   it('times out a slow reply as no answer', async () => {
-    service.script('get', { delayMs: 2000 });
+    service.script('get', { hold: true });
     expect(await faultOf(client().getJob('j', { timeoutMs: 200 }))).toEqual({
       kind: 'no-answer',
       code: 'UND_ERR_HEADERS_TIMEOUT',

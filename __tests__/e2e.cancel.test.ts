@@ -1,6 +1,8 @@
 // Cancellation as the runner does it (docs/design.md §3.5): SIGINT or SIGTERM while waiting, during
 // the create, while waiting on a job by id, and while `paths` is matched against a long list,
-// through the bundle under Node 24 against the emulators.
+// through the bundle under Node 24 against the emulators. What the run waits for never comes (a
+// job still at work, a request the emulator holds unanswered), so an exit with its outputs shows
+// that the signal, not the work, ended it; how many milliseconds that takes is the benchmark's.
 import { describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../emulators/server.js';
 import {
@@ -17,7 +19,7 @@ const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
 
 describe('cancellation', () => {
-  /** Signals the action as the runner does once `ready` holds; returns how long it took to exit. */
+  /** Signals the action as the runner does once `ready` holds. */
   function cancelWhen(
     service: Emulator,
     ready: () => boolean,
@@ -31,7 +33,7 @@ describe('cancellation', () => {
     'on %s while waiting: outputs, summary, the job goes on, out before the runner escalates',
     async (signal) => {
       const service = await emulator({ activePolls: 1000 });
-      const { result, exitMs } = await cancelWhen(service, () => service.count('get') >= 1, signal);
+      const { result } = await cancelWhen(service, () => service.count('get') >= 1, signal);
       const [id] = [...service.jobs.keys()];
       expect(result.signal).toBeNull();
       expectFailure(
@@ -42,17 +44,15 @@ describe('cancellation', () => {
       expect(JSON.parse(result.outputs.job ?? '')).toMatchObject({ id, status: 'active' });
       expect(result.summary).toContain(`<code>${id}</code>`);
       expect(result.summary).toContain('cancelled');
-      // The contract is 2 s; the bound leaves room for a loaded machine.
-      expect(exitMs).toBeLessThan(3000);
     },
   );
 
   it('while the create is in flight: says a job may have been created', async () => {
     const service = await emulator();
-    service.script('create', { delayMs: 20_000, acted: true });
-    const { result, exitMs } = await cancelWhen(service, () => service.count('create') >= 1, 'SIGINT');
-    // The create would take 20 s: the signal does not wait for it.
-    expect(exitMs).toBeLessThan(3000);
+    // The create is never answered: the signal does not wait for it.
+    service.script('create', { hold: true, acted: true });
+    const { result } = await cancelWhen(service, () => service.count('create') >= 1, 'SIGINT');
+    expect(result.signal).toBeNull();
     expectFailure(
       result,
       'The step was cancelled (SIGINT) before the service confirmed the job; a job may have been created in project proj_docs',
@@ -64,8 +64,8 @@ describe('cancellation', () => {
 
   it('while waiting on a job by id that was not read yet: names it', async () => {
     const service = await emulator();
-    service.script('get', { delayMs: 20_000 });
-    const { result, exitMs } = await cancelWhen(service, () => service.count('get') >= 1, 'SIGTERM', {
+    service.script('get', { hold: true });
+    const { result } = await cancelWhen(service, () => service.count('get') >= 1, 'SIGTERM', {
       jobId: 'job_elsewhere',
       prompt: '',
     });
@@ -73,7 +73,6 @@ describe('cancellation', () => {
       result,
       'The step was cancelled (SIGTERM) while waiting; agent job job_elsewhere goes on in the service.',
     );
-    expect(exitMs).toBeLessThan(3000);
     // No job was seen: `status` says so, never empty.
     expect(result.outputs).toEqual({
       jobId: 'job_elsewhere',
@@ -97,23 +96,19 @@ describe('cancellation', () => {
     );
     // Patterns that keep matching busy up to its bound of work, and match nothing.
     const paths = Array.from({ length: 100 }, () => `**${'a'.repeat(220)}b*`).join('\n');
-    let listed: number | undefined;
-    const { result, exitMs } = await runAndSignal(
+    const { result } = await runAndSignal(
       {
         inputs: inputsFor(service, { paths }),
         env: gitHubEnv(gh),
         event: pullRequestAt(pr.number, 'c0ffee0000000000000000000000000000000001'),
       },
-      () => {
-        // The last page is served: soon after, the names are being matched.
-        if (gh.count('listPullFiles') >= 30) listed ??= Date.now();
-        return listed !== undefined && Date.now() - listed > 500;
-      },
+      // The last page is served: the names are matched next, up to matching's bound of work
+      // (more than the time a signal takes to arrive), after which the job would be sent.
+      () => gh.count('listPullFiles') >= 30,
       'SIGINT',
     );
     expectFailure(result, 'The step was cancelled (SIGINT) before anything was sent to the service.');
     expect(result.outputs.status).toBe('not-started');
     expect(service.requests).toEqual([]);
-    expect(exitMs).toBeLessThan(3000);
   });
 });

@@ -23,7 +23,7 @@ describe('context: auto', () => {
     const service = await emulator();
     const gh = await github();
     world(gh);
-    gh.delay('compare', 20_000);
+    gh.hold('compare');
     const { result } = await runAndSignal(
       {
         inputs: inputsFor(service, { context: 'auto' }),

@@ -303,6 +303,21 @@ describe('GitHub emulator: pull requests, reactions, permissions and statuses', 
     expect(g.count('createStatus')).toBe(2);
     expect(g.violations).toEqual([]);
   });
+
+  it('holds a request unanswered until its client gives up, and answers the next as usual', async () => {
+    const g = await world();
+    g.hold('getPull');
+    const client = new AbortController();
+    const held = fetch(`${g.apiUrl}/repos/acme/app/pulls/1`, {
+      headers: { authorization: 'token ghs_ok' },
+      signal: client.signal,
+    });
+    while (g.count('getPull') < 1) await new Promise((resolve) => setImmediate(resolve));
+    client.abort();
+    await expect(held).rejects.toThrow();
+    expect((await call(g, 'GET', '/repos/acme/app/pulls/1')).status).toBe(200);
+    expect(g.violations).toEqual([]);
+  });
 });
 
 describe("GitHub emulator: a repository's commits, newest first", () => {

@@ -410,9 +410,9 @@ describe('scripted replies', () => {
     expect(emulator.jobs.get(id)?.extra).toBe(1);
   });
 
-  it('delays a reply (a client timeout fires first) and close() cuts the pending reply', async () => {
+  it('holds a reply (the client gives up first), delays one, and close() cuts the pending reply', async () => {
     const emulator = await start();
-    emulator.script('get', { delayMs: 800 });
+    emulator.script('get', { hold: true });
     const timedOut = fetch(`${emulator.url}/v2/agent/acme/job/job_x`, {
       headers: auth,
       signal: AbortSignal.timeout(50),

@@ -56,7 +56,10 @@ function setUp(overrides: Parameters<typeof runContext>[0] = {}, asked: Partial<
   return { pr, lines, clock, side, deps };
 }
 
-/** Resolves once `done` holds, checking every few milliseconds of real time. */
+/**
+ * Resolves once `done` holds (what the code under test has put on its clock, what GitHub has
+ * received), checking every few milliseconds: a count of work, however long the machine takes.
+ */
 async function until(done: () => boolean): Promise<void> {
   while (!done()) await sleep(5);
 }
@@ -98,18 +101,21 @@ describe('the comment', () => {
     expect(await first).toBeDefined();
     expect(pr.comments[0]?.body).toContain('🛑 **Cancelled**');
 
-    // Another run of the same step, cancelled, with GitHub holding back its answer.
+    // Another run of the same step, cancelled, with GitHub never answering.
     const again = setUp();
-    github.gh.delay('listComments', 10_000);
+    const listed = github.gh.count('listComments');
+    github.gh.hold('listComments');
     const cancellation = new AbortController();
     cancellation.abort();
     const pending = again.side.report.finish(completed, undefined, cancellation.signal);
-    await clock.advance(0);
-    await again.clock.advance(1199);
     let settled = false;
     void pending.then(() => (settled = true));
-    await sleep(20);
+    // The clock moves once nothing real is in flight but the request GitHub holds.
+    await until(() => github.gh.count('listComments') > listed);
+    expect(again.clock.sleeping).toBe(1);
+    await again.clock.advance(1199);
     expect(settled).toBe(false);
+    expect(again.clock.sleeping).toBe(1);
     await again.clock.advance(1);
     expect(await pending).toBeUndefined();
     expect(again.lines).toEqual([
@@ -120,13 +126,17 @@ describe('the comment', () => {
 
   it('gets 30 s at the end of a step that was not cancelled, cut to 1.2 s if a cancellation comes', async () => {
     const { lines, clock, side } = setUp();
-    github.gh.delay('listComments', 10_000);
+    const listed = github.gh.count('listComments');
+    github.gh.hold('listComments');
     const cancellation = new AbortController();
     const pending = side.report.finish(completed, undefined, cancellation.signal);
-    await clock.advance(29_000);
-    await sleep(20);
+    await until(() => github.gh.count('listComments') > listed);
     expect(clock.sleeping).toBe(1);
+    await clock.advance(29_000);
+    expect(clock.sleeping).toBe(1);
+    // The cut budget's 1.2 s goes on the clock as the cancellation comes, beside the first.
     cancellation.abort();
+    expect(clock.sleeping).toBe(2);
     await clock.advance(1200);
     expect(await pending).toBeUndefined();
     expect(lines).toHaveLength(1);
@@ -135,10 +145,13 @@ describe('the comment', () => {
 
   it('says the first post did not finish in time rather than racing it with a second one', async () => {
     const { pr, lines, clock, side } = setUp();
-    github.gh.delay('listComments', 10_000);
+    const listed = github.gh.count('listComments');
+    github.gh.hold('listComments');
     const started = side.execute.started('job_1', undefined, {});
     const pending = side.report.finish(completed, started, new AbortController().signal);
     // Both the first post's and the end's budgets run out.
+    await until(() => github.gh.count('listComments') > listed);
+    expect(clock.sleeping).toBe(2);
     await clock.advance(30_000);
     expect(await pending).toBeUndefined();
     expect(lines).toContain(
@@ -170,9 +183,11 @@ describe('the context', () => {
 
   it('gives up after 30 s of GitHub not answering, and the job goes on without it', async () => {
     const { lines, clock, side } = setUp({ eventName: 'pull_request' });
-    github.gh.delay('listPullFiles', 10_000);
+    const listed = github.gh.count('listPullFiles');
+    github.gh.hold('listPullFiles');
     const pending = side.decide.context(undefined, 20_000, new AbortController().signal);
-    await sleep(20);
+    await until(() => github.gh.count('listPullFiles') > listed);
+    expect(clock.sleeping).toBe(1);
     await clock.advance(30_000);
     const text = await pending;
     expect(text).toContain('Context from GitHub');
@@ -181,10 +196,11 @@ describe('the context', () => {
 
   it('ends with the cancellation when the step is cancelled while gathering', async () => {
     const { side } = setUp({ eventName: 'pull_request' });
-    github.gh.delay('listPullFiles', 10_000);
+    const listed = github.gh.count('listPullFiles');
+    github.gh.hold('listPullFiles');
     const cancellation = new AbortController();
     const pending = side.decide.context(undefined, 20_000, cancellation.signal);
-    await sleep(20);
+    await until(() => github.gh.count('listPullFiles') > listed);
     const reason = new Error('cancelled by SIGINT');
     cancellation.abort(reason);
     await expect(pending).rejects.toBe(reason);

@@ -62,7 +62,7 @@ describe('poll', () => {
 
   it('treats a poll that times out as transient and still honours the step timeout', async () => {
     const service = await emulator({ activePolls: 1000 });
-    service.script('get', { delayMs: 20_000 });
+    service.script('get', { hold: true });
     const result = await run({ inputs: inputsFor(service, { timeout: '6s' }) });
     expectFailure(result, 'did not finish within 6s');
     // Near the deadline the poll's whole exchange is cut to the time left.

@@ -11,7 +11,7 @@ const emulator = emulators();
 describe('a fault that takes the request timeout', () => {
   it('does not retry a create that timed out after it was sent', async () => {
     const service = await emulator();
-    service.script('create', { delayMs: 40_000, acted: true });
+    service.script('create', { hold: true, acted: true });
     const result = await runHere({ inputs: inputsFor(service, { timeout: '2m' }) });
     expect(result.code).toBe(1);
     // undici's header timer ticks once a second, so the exchange's own 31 s bound may fire first:

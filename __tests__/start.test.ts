@@ -383,7 +383,7 @@ describe('cancellation', () => {
   it('aborts a create in flight with the cancellation itself', async () => {
     const { client, options } = setUp();
     const controller = new AbortController();
-    service.script('create', { delayMs: 5000, acted: true });
+    service.script('create', { hold: true, acted: true });
     const cancelled = new Cancelled('SIGTERM');
     setTimeout(() => controller.abort(cancelled), 100);
     await expect(startJob(client, create, 'x', { ...options, signal: controller.signal })).rejects.toBe(

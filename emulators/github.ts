@@ -359,6 +359,11 @@ export interface GitHubEmulator {
   allowAutoMerge(repo: string, allowed: boolean): void;
   /** The next request of `route` is answered (as usual) only after `ms`. */
   delay(route: GitHubRoute, ms: number): void;
+  /**
+   * The next request of `route` is never answered: it hangs until the client gives up on it or
+   * the emulator closes. For a client's own time budget, whatever the machine's speed.
+   */
+  hold(route: GitHubRoute): void;
   count(route: GitHubRoute): number;
   close(): Promise<void>;
 }
@@ -401,6 +406,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   const repos = new Map<string, Repo>();
   const faults = new Map<GitHubRoute, GitHubFault[]>();
   const delays = new Map<GitHubRoute, number[]>();
+  const holds = new Map<GitHubRoute, number>();
   const reactions = new WeakMap<StoredComment, StoredReaction[]>();
   // When a pull request was first seen closed (or merged): its closed_at and merged_at.
   const closedAt = new WeakMap<StoredThread, string>();
@@ -1157,6 +1163,18 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     if (!route) violations.push(`unexpected request ${method} ${req.url}`);
     if (template) violations.push(...contract.checkRequest(method, template, url.searchParams, json));
 
+    const held = route ? (holds.get(route) ?? 0) : 0;
+    if (route && held > 0) {
+      holds.set(route, held - 1);
+      // No answer, ever: the request ends when its client gives up or the emulator closes.
+      await new Promise<void>((resolve) => {
+        if (closing.signal.aborted) return resolve();
+        closing.signal.addEventListener('abort', () => resolve(), { once: true });
+        res.once('close', () => resolve());
+      });
+      res.destroy();
+      return;
+    }
     const wait = route ? delays.get(route)?.shift() : undefined;
     if (wait) {
       try {
@@ -1312,6 +1330,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     },
     fail: (route, ...list) => void faults.set(route, [...(faults.get(route) ?? []), ...list]),
     delay: (route, ms) => void delays.set(route, [...(delays.get(route) ?? []), ms]),
+    hold: (route) => void holds.set(route, (holds.get(route) ?? 0) + 1),
     count: (route) => requests.filter((r) => r.route === route).length,
     close: () =>
       (closed ??= new Promise<void>((resolve) => {

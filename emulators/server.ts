@@ -104,6 +104,11 @@ export interface Reply {
   job?: Partial<AgentJobLike> & Record<string, unknown>;
   /** Wait this long before answering. */
   delayMs?: number;
+  /**
+   * Never answer: the request hangs until its client gives up or the emulator closes (what the
+   * service did behind it is `acted`'s). For a client's own budgets, whatever the machine's speed.
+   */
+  hold?: true;
   /** Close the connection without any reply, or after the headers and half the body. */
   drop?: 'before-reply' | 'mid-body';
   /**
@@ -476,6 +481,15 @@ async function deliver(
   reply: Reply | undefined,
   closing: AbortSignal,
 ): Promise<number | 'dropped'> {
+  if (reply?.hold) {
+    await new Promise<void>((resolve) => {
+      if (closing.aborted) return resolve();
+      closing.addEventListener('abort', () => resolve(), { once: true });
+      res.once('close', () => resolve());
+    });
+    res.destroy();
+    return 'dropped';
+  }
   if (reply?.delayMs) {
     try {
       await sleep(reply.delayMs, undefined, { signal: closing });
