@@ -91,7 +91,7 @@ describe('the comment', () => {
   });
 
   it('gets 1.2 s once the step is cancelled: a slow GitHub costs a warning, not the exit', async () => {
-    const { pr, lines, clock, side } = setUp();
+    const { pr, lines, side } = setUp();
     const started = side.execute.started('job_1', undefined, {});
     const first = side.report.finish(
       { ...completed, job: { id: 'job_1', status: 'active' }, failure: 'The step was cancelled (SIGINT).' },
