@@ -172,7 +172,13 @@ describe('parseEvent', () => {
     [
       'discussion_comment',
       { action: 'created', sender },
-      { kind: 'discussion', name: 'discussion_comment', action: 'created', sender: common.sender },
+      {
+        kind: 'discussion',
+        comment: true,
+        name: 'discussion_comment',
+        action: 'created',
+        sender: common.sender,
+      },
     ],
     [
       'repository_dispatch',

@@ -15,8 +15,13 @@ describe('threadStep', () => {
     expect(threadStep(pull('synchronize'), true, {})).toBe('request');
     expect(threadStep(pull('closed', true), false, {})).toBe('merge');
     expect(threadStep(pull('closed', false), false, {})).toBe('closed');
-    for (const action of ['opened', 'synchronize', 'reopened', 'ready_for_review'])
+    for (const action of ['opened', 'synchronize', 'reopened', 'ready_for_review', 'edited'])
       expect(threadStep(pull(action), false, {})).toBe('change');
+    // Neither a request nor a change: nothing for the docs to follow.
+    for (const action of ['locked', 'assigned', 'labeled', 'converted_to_draft', 'auto_merge_enabled'])
+      expect(threadStep(pull(action), false, {})).toBe('inert');
+    for (const action of ['closed', 'locked', 'assigned', 'deleted'])
+      expect(threadStep(parseEvent('issues', { action, issue: { number: 3 } }), false, {})).toBe('inert');
     const push = parseEvent('push', { ref: 'refs/heads/topic', after: '2'.repeat(40) });
     expect(threadStep(push, false, { merge: true })).toBe('merge');
     // A branch pushed to directly: every push is a merge.
@@ -29,29 +34,31 @@ describe('threadStep', () => {
 });
 
 describe('heldByPolicy', () => {
-  const steps: ThreadStep[] = ['request', 'merge', 'change', 'closed', 'other'];
+  const steps: ThreadStep[] = ['request', 'merge', 'change', 'closed', 'inert', 'other'];
   const held = (policy: 'every-push' | 'at-merge' | 'on-request', job?: string, unread = false) =>
     steps.filter((step) => heldByPolicy(policy, step, job, unread) !== undefined);
 
-  it('every-push holds nothing back', () => {
-    expect(held('every-push', 'job-1')).toEqual([]);
+  it('every-push holds back only what neither asks nor changes: a close unmerged, a lock …, job or not', () => {
+    expect(held('every-push', 'job-1')).toEqual(['closed', 'inert']);
+    // A new thread's first such event creates no job.
+    expect(held('every-push')).toEqual(['closed', 'inert']);
   });
 
   it('at-merge: once the job exists, a change to the pull request sends nothing; the first change creates it', () => {
     // An issue's events and reviews are no pushes: they send as under every-push.
-    expect(held('at-merge', 'job-1')).toEqual(['change', 'closed']);
-    expect(held('at-merge')).toEqual(['closed']);
+    expect(held('at-merge', 'job-1')).toEqual(['change', 'closed', 'inert']);
+    expect(held('at-merge')).toEqual(['closed', 'inert']);
     expect(heldByPolicy('at-merge', 'change', 'job-1', false)?.status).toBe('Docs follow at the merge');
   });
 
   it('on-request: only requests send, job or not', () => {
-    expect(held('on-request', 'job-1')).toEqual(['merge', 'change', 'closed', 'other']);
-    expect(held('on-request')).toEqual(['merge', 'change', 'closed', 'other']);
+    expect(held('on-request', 'job-1')).toEqual(['merge', 'change', 'closed', 'inert', 'other']);
+    expect(held('on-request')).toEqual(['merge', 'change', 'closed', 'inert', 'other']);
   });
 
   it('at-merge holds nothing back when GitHub could not tell whether a push is the merge; on-request still holds', () => {
-    expect(held('at-merge', 'job-1', true)).toEqual([]);
-    expect(held('on-request', 'job-1', true)).toEqual(['merge', 'change', 'closed', 'other']);
+    expect(held('at-merge', 'job-1', true)).toEqual(['closed', 'inert']);
+    expect(held('on-request', 'job-1', true)).toEqual(['merge', 'change', 'closed', 'inert', 'other']);
   });
 });
 

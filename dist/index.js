@@ -28445,11 +28445,16 @@ const KINDS = {
     workflow_dispatch: { kind: 'dispatch', target: false },
     schedule: { kind: 'schedule', target: false },
     discussion: { kind: 'discussion', target: false },
-    discussion_comment: { kind: 'discussion', target: false },
+    discussion_comment: { kind: 'discussion', target: false, comment: true },
 };
 function classify(name) {
     const known = Object.hasOwn(KINDS, name) ? KINDS[name] : undefined;
-    return { kind: known?.kind ?? 'other', target: known?.target ?? false, review: known?.review ?? false };
+    return {
+        kind: known?.kind ?? 'other',
+        target: known?.target ?? false,
+        review: known?.review ?? false,
+        comment: known?.comment ?? false,
+    };
 }
 const record = (value) => typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
 const text = (value) => (typeof value === 'string' ? value : undefined);
@@ -28497,6 +28502,7 @@ function fieldsOf(payload) {
             defined({
                 number: number(pr.number),
                 merged: flag(pr.merged),
+                user: account(pr.user),
                 head: head && defined({ sha: text(head.sha), repo: repoName(head.repo) }),
                 base: base && defined({ repo: repoName(base.repo) }),
             }),
@@ -28538,7 +28544,7 @@ function parseEvent(name, payload) {
             },
         }),
     };
-    const { kind, target, review } = classify(name);
+    const { kind, target, review, comment } = classify(name);
     const pull = pullFacts(f);
     const issue = f.issue && { ...defined({ number: f.issue.number }), pull: Boolean(f.issue.pull_request) };
     const label = f.action === 'labeled' || f.action === 'unlabeled' ? (f.label?.name ?? '') : undefined;
@@ -28567,6 +28573,8 @@ function parseEvent(name, payload) {
             };
         case 'issue':
             return { ...common, kind, ...defined({ issue, label }) };
+        case 'discussion':
+            return { ...common, kind, comment };
         case 'workflow-run': {
             const followed = f.workflow_run;
             return {
@@ -28601,7 +28609,13 @@ function pullFacts(f) {
     const pr = f.pull_request;
     if (!pr)
         return undefined;
-    return defined({ number: pr.number, headSha: pr.head?.sha, fork: forkOf(pr), merged: pr.merged });
+    return defined({
+        number: pr.number,
+        headSha: pr.head?.sha,
+        fork: forkOf(pr),
+        merged: pr.merged,
+        opener: pr.user && actor(pr.user),
+    });
 }
 /** A head repository deleted since (`null`) was a fork; a base without a name tells nothing. */
 function forkOf(pr) {
@@ -29673,18 +29687,33 @@ function mayBeOpen(event) {
 function gate(event, allowedActors, fallbackActor = '', 
 /** A label request: applying a label needs only triage, so the labeller is always checked. */
 labelled = false) {
+    // A bot's pull request (the docs service's own docs PR in a monorepo, a dependency bot's) is
+    // no change of someone's to document, whoever pushes to it; a label someone applies still asks.
+    const opener = event.kind === 'pull-request' && !labelled ? event.pull?.opener : undefined;
+    if (opener?.login && isBot(opener) && !names(allowedActors, opener.login)) {
+        return {
+            kind: 'refused',
+            actor: opener.login,
+            rule: 'a pull request a bot opened starts no job unless allowedActors names the bot',
+        };
+    }
     if (!labelled && !anyoneCanCause(event))
         return { kind: 'open' };
     return gateActor(actorOf(event), event, allowedActors, fallbackActor);
 }
+function isBot(who) {
+    return (who.login ?? '').toLowerCase().endsWith('[bot]') || who.type === 'Bot';
+}
+function names(allowedActors, login) {
+    return allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
+}
 /** Who may ask, for one account (the event's actor, or a queued request's author). */
 function gateActor(who, event, allowedActors, fallbackActor = '') {
     const actor = who?.login ?? fallbackActor;
-    const named = (login) => allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
+    const named = (login) => names(allowedActors, login);
     if (!actor)
         return { kind: 'refused', actor: '(unknown)', rule: 'the event names no sender' };
-    const bot = actor.toLowerCase().endsWith('[bot]') || who?.type === 'Bot';
-    if (bot) {
+    if (isBot({ login: actor, ...(who?.type !== undefined ? { type: who.type } : {}) })) {
         return named(actor)
             ? { kind: 'allowed', actor }
             : {
@@ -29991,12 +30020,19 @@ var core_event = __nccwpck_require__(7667);
 
 /** `followUp`: which later events of a thread send to its job. */
 const FOLLOW_UP_POLICIES = ['every-push', 'at-merge', 'on-request'];
+/** The actions of a pull request or an issue that change what its docs are about. */
+const PULL_CHANGES = new Set(['opened', 'synchronize', 'reopened', 'ready_for_review', 'edited']);
+const ISSUE_CHANGES = new Set(['opened', 'edited', 'reopened']);
 function threadStep(event, asked, moment) {
     if (asked)
         return 'request';
     const step = (0,core_event/* pullRequestStep */.b7)(event);
+    if (step === 'change' && !PULL_CHANGES.has(event.action ?? ''))
+        return 'inert';
     if (step)
         return step;
+    if (event.kind === 'issue' && !ISSUE_CHANGES.has(event.action ?? ''))
+        return 'inert';
     if (event.kind === 'push')
         return moment.merge || moment.branch ? 'merge' : 'change';
     return event.kind === 'workflow-run' ? 'change' : 'other';
@@ -30007,9 +30043,24 @@ function threadStep(event, asked, moment) {
  * `unread`: GitHub could not tell whether a push is the merge, which `at-merge` never guesses.
  */
 function heldByPolicy(policy, step, job, unread) {
-    if (policy === 'every-push' || step === 'request')
+    if (step === 'request')
         return undefined;
     const named = job ? `job ${(0,untrusted/* label */.Pf)(job)}` : 'the thread’s job';
+    // Under every policy: no one asked, and nothing changed that the docs could follow.
+    if (step === 'inert') {
+        return {
+            notice: `Skipped: this event neither asks for docs nor changes the code, so ${named} gets nothing from it.`,
+            status: 'Nothing to document in this event',
+        };
+    }
+    if (step === 'closed') {
+        return {
+            notice: `Skipped: the pull request was closed without merging: ${named} gets nothing from it.`,
+            status: 'Closed unmerged: no docs to follow',
+        };
+    }
+    if (policy === 'every-push')
+        return undefined;
     if (policy === 'on-request') {
         return {
             notice: `Skipped: followUp is on-request, so only a request sends to ${named} (a comment with the trigger phrase, triggerLabel, or a run by hand).`,
@@ -30018,12 +30069,6 @@ function heldByPolicy(policy, step, job, unread) {
     }
     if (step === 'merge' || step === 'other' || unread)
         return undefined;
-    if (step === 'closed') {
-        return {
-            notice: `Skipped: the pull request was closed without merging, and followUp is at-merge: ${named} gets nothing from it.`,
-            status: 'Closed unmerged: no docs to follow',
-        };
-    }
     // The first change of a thread creates its job.
     if (!job)
         return undefined;
@@ -30071,6 +30116,13 @@ function readRequest(phrase, event, label) {
         const asked = readLabel(label, event.action, event.label);
         if (asked)
             return asked;
+    }
+    // A discussion has no thread the action keeps: with a phrase set, its comments ask for nothing.
+    if (phrase && event.kind === 'discussion' && event.comment) {
+        return {
+            kind: 'skip',
+            why: `a discussion comment is never a request: ${(0,untrusted/* quote */.hD)(phrase, 60)} is read on issue and pull request comments`,
+        };
     }
     if (!phrase || event.kind !== 'comment')
         return { kind: 'none' };

@@ -55,6 +55,8 @@ export interface PullFacts {
   fork?: { repo?: string };
   /** The pull request is merged (a `closed` event says whether it was). */
   merged?: boolean;
+  /** Who opened it (`pull_request.user`): a bot's pull request starts no job unless named. */
+  opener?: Actor;
 }
 
 /** The issue an event carries; a pull request's issue events say `pull`. */
@@ -140,14 +142,14 @@ export type RunEvent = Common &
     /** `workflow_dispatch`: someone ran the workflow by hand. */
     | { kind: 'dispatch' }
     | { kind: 'schedule' }
-    /** `discussion` and `discussion_comment`. */
-    | { kind: 'discussion' }
+    /** `discussion`, and `discussion_comment` (`comment`). */
+    | { kind: 'discussion'; comment: boolean }
     /** Any other event (or none, on a local run): read by name only. */
     | { kind: 'other' }
   );
 
 /** How each of GitHub's names is read; every name not here is `other`. */
-const KINDS: Readonly<Record<string, Cause & { review?: boolean }>> = {
+const KINDS: Readonly<Record<string, Cause & { review?: boolean; comment?: boolean }>> = {
   push: { kind: 'push', target: false },
   pull_request: { kind: 'pull-request', target: false },
   pull_request_target: { kind: 'pull-request', target: true },
@@ -160,12 +162,17 @@ const KINDS: Readonly<Record<string, Cause & { review?: boolean }>> = {
   workflow_dispatch: { kind: 'dispatch', target: false },
   schedule: { kind: 'schedule', target: false },
   discussion: { kind: 'discussion', target: false },
-  discussion_comment: { kind: 'discussion', target: false },
+  discussion_comment: { kind: 'discussion', target: false, comment: true },
 };
 
-function classify(name: string): Cause & { review: boolean } {
+function classify(name: string): Cause & { review: boolean; comment: boolean } {
   const known = Object.hasOwn(KINDS, name) ? KINDS[name] : undefined;
-  return { kind: known?.kind ?? 'other', target: known?.target ?? false, review: known?.review ?? false };
+  return {
+    kind: known?.kind ?? 'other',
+    target: known?.target ?? false,
+    review: known?.review ?? false,
+    comment: known?.comment ?? false,
+  };
 }
 
 // Each field degrades to `undefined` when it is missing or not what GitHub documents: a payload
@@ -209,6 +216,7 @@ interface Fields {
   pull_request?: {
     number?: number;
     merged?: boolean;
+    user?: Account;
     head?: { sha?: string; repo?: RepoName };
     base?: { repo?: RepoName };
   };
@@ -255,6 +263,7 @@ function fieldsOf(payload: Raw): Fields {
       defined({
         number: number(pr.number),
         merged: flag(pr.merged),
+        user: account(pr.user),
         head: head && defined({ sha: text(head.sha), repo: repoName(head.repo) }),
         base: base && defined({ repo: repoName(base.repo) }),
       }),
@@ -298,7 +307,7 @@ export function parseEvent(name: string, payload: unknown): RunEvent {
       },
     }),
   };
-  const { kind, target, review } = classify(name);
+  const { kind, target, review, comment } = classify(name);
   const pull = pullFacts(f);
   const issue = f.issue && { ...defined({ number: f.issue.number }), pull: Boolean(f.issue.pull_request) };
   const label = f.action === 'labeled' || f.action === 'unlabeled' ? (f.label?.name ?? '') : undefined;
@@ -327,6 +336,8 @@ export function parseEvent(name: string, payload: unknown): RunEvent {
       };
     case 'issue':
       return { ...common, kind, ...defined({ issue, label }) };
+    case 'discussion':
+      return { ...common, kind, comment };
     case 'workflow-run': {
       const followed = f.workflow_run;
       return {
@@ -362,7 +373,13 @@ function causeOf(name: string | undefined): Cause {
 function pullFacts(f: Fields): PullFacts | undefined {
   const pr = f.pull_request;
   if (!pr) return undefined;
-  return defined({ number: pr.number, headSha: pr.head?.sha, fork: forkOf(pr), merged: pr.merged });
+  return defined({
+    number: pr.number,
+    headSha: pr.head?.sha,
+    fork: forkOf(pr),
+    merged: pr.merged,
+    opener: pr.user && actor(pr.user),
+  });
 }
 
 /** A head repository deleted since (`null`) was a fork; a base without a name tells nothing. */

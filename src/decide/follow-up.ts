@@ -11,15 +11,23 @@ export type FollowUpPolicy = (typeof FOLLOW_UP_POLICIES)[number];
 
 /**
  * What the run is to its thread: a request (someone asked), the merge (of the pull request, or any
- * push to a branch pushed to directly), a change (opened, a push, reopened, ready for review, a run
- * that follows one), the pull request closed unmerged, or anything else (an issue's events, a review).
+ * push to a branch pushed to directly), a change (opened, a push, reopened, ready for review,
+ * edited, a run that follows one), the pull request closed unmerged, an event that neither asks
+ * nor changes anything (`inert`: locked, assigned, closed, a label that is no request …), or
+ * anything else (an issue opened, edited or reopened; a review).
  */
-export type ThreadStep = 'request' | 'merge' | 'change' | 'closed' | 'other';
+export type ThreadStep = 'request' | 'merge' | 'change' | 'closed' | 'inert' | 'other';
+
+/** The actions of a pull request or an issue that change what its docs are about. */
+const PULL_CHANGES = new Set(['opened', 'synchronize', 'reopened', 'ready_for_review', 'edited']);
+const ISSUE_CHANGES = new Set(['opened', 'edited', 'reopened']);
 
 export function threadStep(event: RunEvent, asked: boolean, moment: Moment): ThreadStep {
   if (asked) return 'request';
   const step = pullRequestStep(event);
+  if (step === 'change' && !PULL_CHANGES.has(event.action ?? '')) return 'inert';
   if (step) return step;
+  if (event.kind === 'issue' && !ISSUE_CHANGES.has(event.action ?? '')) return 'inert';
   if (event.kind === 'push') return moment.merge || moment.branch ? 'merge' : 'change';
   return event.kind === 'workflow-run' ? 'change' : 'other';
 }
@@ -41,8 +49,22 @@ export function heldByPolicy(
   job: string | undefined,
   unread: boolean,
 ): Held | undefined {
-  if (policy === 'every-push' || step === 'request') return undefined;
+  if (step === 'request') return undefined;
   const named = job ? `job ${label(job)}` : 'the thread’s job';
+  // Under every policy: no one asked, and nothing changed that the docs could follow.
+  if (step === 'inert') {
+    return {
+      notice: `Skipped: this event neither asks for docs nor changes the code, so ${named} gets nothing from it.`,
+      status: 'Nothing to document in this event',
+    };
+  }
+  if (step === 'closed') {
+    return {
+      notice: `Skipped: the pull request was closed without merging: ${named} gets nothing from it.`,
+      status: 'Closed unmerged: no docs to follow',
+    };
+  }
+  if (policy === 'every-push') return undefined;
   if (policy === 'on-request') {
     return {
       notice: `Skipped: followUp is on-request, so only a request sends to ${named} (a comment with the trigger phrase, triggerLabel, or a run by hand).`,
@@ -50,12 +72,6 @@ export function heldByPolicy(
     };
   }
   if (step === 'merge' || step === 'other' || unread) return undefined;
-  if (step === 'closed') {
-    return {
-      notice: `Skipped: the pull request was closed without merging, and followUp is at-merge: ${named} gets nothing from it.`,
-      status: 'Closed unmerged: no docs to follow',
-    };
-  }
   // The first change of a thread creates its job.
   if (!job) return undefined;
   return {

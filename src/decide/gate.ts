@@ -61,8 +61,26 @@ export function gate(
   /** A label request: applying a label needs only triage, so the labeller is always checked. */
   labelled = false,
 ): Gate {
+  // A bot's pull request (the docs service's own docs PR in a monorepo, a dependency bot's) is
+  // no change of someone's to document, whoever pushes to it; a label someone applies still asks.
+  const opener = event.kind === 'pull-request' && !labelled ? event.pull?.opener : undefined;
+  if (opener?.login && isBot(opener) && !names(allowedActors, opener.login)) {
+    return {
+      kind: 'refused',
+      actor: opener.login,
+      rule: 'a pull request a bot opened starts no job unless allowedActors names the bot',
+    };
+  }
   if (!labelled && !anyoneCanCause(event)) return { kind: 'open' };
   return gateActor(actorOf(event), event, allowedActors, fallbackActor);
+}
+
+function isBot(who: Actor): boolean {
+  return (who.login ?? '').toLowerCase().endsWith('[bot]') || who.type === 'Bot';
+}
+
+function names(allowedActors: string[], login: string): boolean {
+  return allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
 }
 
 /** Who may ask, for one account (the event's actor, or a queued request's author). */
@@ -73,10 +91,9 @@ export function gateActor(
   fallbackActor = '',
 ): Gate {
   const actor = who?.login ?? fallbackActor;
-  const named = (login: string) => allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
+  const named = (login: string) => names(allowedActors, login);
   if (!actor) return { kind: 'refused', actor: '(unknown)', rule: 'the event names no sender' };
-  const bot = actor.toLowerCase().endsWith('[bot]') || who?.type === 'Bot';
-  if (bot) {
+  if (isBot({ login: actor, ...(who?.type !== undefined ? { type: who.type } : {}) })) {
     return named(actor)
       ? { kind: 'allowed', actor }
       : {

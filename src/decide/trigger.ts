@@ -31,6 +31,13 @@ export function readRequest(phrase: string | undefined, event: RunEvent, label?:
     const asked = readLabel(label, event.action, event.label);
     if (asked) return asked;
   }
+  // A discussion has no thread the action keeps: with a phrase set, its comments ask for nothing.
+  if (phrase && event.kind === 'discussion' && event.comment) {
+    return {
+      kind: 'skip',
+      why: `a discussion comment is never a request: ${quote(phrase, 60)} is read on issue and pull request comments`,
+    };
+  }
   if (!phrase || event.kind !== 'comment') return { kind: 'none' };
   const { action, comment } = event;
   if (action !== 'created') {
