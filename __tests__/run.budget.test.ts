@@ -197,6 +197,20 @@ describe('budget on a branch pushed to directly', () => {
     expect(compared.at(-1)).toBe(`/repos/${APP}/compare/${sha(2)}...${sha(5)}`);
   });
 
+  it("a 404 to GitHub's identity query fails the step with nothing sent: never a second job for the branch", async () => {
+    const { gh, push, sends } = await branchWorld();
+    const first = await push(1);
+    expect(first.outputs).toMatchObject({ mode: 'created', uses: '1' });
+    gh.fail('graphql', { status: 404, message: 'Not Found' });
+    const second = await push(2);
+    expect(second.code).toBe(1);
+    expect(second.outputs.uses ?? '0').toBe('0');
+    expect(errors(second)).toEqual([
+      expect.stringMatching(/learn which login githubToken acts as.*Nothing was sent to the service/),
+    ]);
+    expect(sends()).toBe(1);
+  });
+
   it('starts the count again with the new job once the docs pull request is merged', async () => {
     const { gh, docsPr, push, described, sends } = await branchWorld();
     const first = await push(1);

@@ -114,7 +114,7 @@ describe('followUp: at-merge', () => {
     expect(sends()).toBe(3);
   });
 
-  it('a request made as a review comment carries the held pushes too, and the merge after it has nothing new', async () => {
+  it('a request made as a review comment carries the held pushes too, and the merge after it is still told', async () => {
     const { gh, pr, step, compares, sends, lastMessage, merged } = await threadWorld();
     const atMerge = { followUp: 'at-merge' };
     await play(step(pushTo(pr, sha(1), 'opened'), atMerge, 261));
@@ -150,8 +150,22 @@ describe('followUp: at-merge', () => {
     );
     expect(asked.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
     expect(lastMessage()).toContain('src/f2.ts');
+    // Nothing changed since the request, but the merge is news: its prompt says so.
     const merge = await play(step(merged(sha(2)), atMerge, 264));
-    expect(merge.outputs).toMatchObject({ mode: 'skipped', uses: '0' });
+    expect(merge.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(sends()).toBe(3);
+  });
+
+  it('a pull request merged with no push since it was opened: the merge prompt still reaches the job', async () => {
+    const { pr, step, sends, lastMessage, merged } = await threadWorld();
+    const atMerge = { followUp: 'at-merge' };
+    await play(step(pushTo(pr, sha(1), 'opened'), atMerge, 271));
+    const merge = await play(
+      step(merged(sha(1)), { ...atMerge, prompt: 'The pull request was merged.' }, 272),
+    );
+    expect(merge.code).toBe(0);
+    expect(merge.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(lastMessage()).toContain('The pull request was merged.');
     expect(sends()).toBe(2);
   });
 
@@ -311,6 +325,21 @@ describe('where a push stands, as GitHub tells it', () => {
       `::notice::Skipped: the pull request's head has moved on to ${sha(3).slice(0, 12)}`,
     );
     expect(sends()).toBe(0);
+  });
+
+  it('a push to a branch whose commit GitHub lists under another pull request first is not overtaken by it', async () => {
+    const { gh, step, sends } = await threadWorld();
+    // A pull request stacked on the branch contains the pushed commit too, and GitHub lists it
+    // first; its own head is further on. The branch's own pull request holds the pushed head.
+    gh.thread(APP, { commits: [sha(2)], headSha: sha(5), headRef: 'stacked' });
+    const topic = gh.thread(APP, { commits: [sha(2)], headSha: sha(2), headRef: 'topic' });
+    const pushed = await play(step(pushEvent(sha(2), { before: sha(1), ref: 'refs/heads/topic' }), {}, 922));
+    expect(pushed.code).toBe(0);
+    expect(pushed.stdout).not.toContain('has moved on');
+    expect(pushed.outputs.mode).toBe('created');
+    expect(sends()).toBe(1);
+    // The thread is the branch's own pull request.
+    expect(topic.comments).toHaveLength(1);
   });
 
   it("a push whose pull request GitHub has not moved to it yet (its head still the push's before) is not overtaken", async () => {

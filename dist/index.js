@@ -30397,9 +30397,10 @@ async function decide(inputs, deps) {
         return { kind: 'skip', notice: held.notice };
     };
     const { asked } = features;
+    let step;
     if (features.thread && port && !resumes) {
         const moment = features.moment ? await port.moment(signal) : {};
-        const step = threadStep(event, asked, moment);
+        step = threadStep(event, asked, moment);
         const held = 
         // Only a push's step comes from GitHub's word; an event's own payload names the others.
         heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
@@ -30411,7 +30412,9 @@ async function decide(inputs, deps) {
     const fresh = features.moment && since !== undefined && !resumes;
     if ((gated || fresh) && port) {
         const changed = await port.changedFiles(since, signal);
-        const stale = fresh ? nothingNew(changed, since, job) : undefined;
+        // Under at-merge the merge is news in itself: its prompt says so, whatever changed.
+        const news = step === 'merge' && inputs.followUp === 'at-merge';
+        const stale = fresh && !news ? nothingNew(changed, since, job) : undefined;
         if (stale)
             return hold(stale, job);
         const skip = deps.paths && gated ? await irrelevant(deps.paths, changed, log, signal) : undefined;

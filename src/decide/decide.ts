@@ -6,7 +6,7 @@ import type { AgentClient } from '../service/client.js';
 import type { Clock } from '../core/clock.js';
 import { budgetSpent } from './budget.js';
 import { earlierAttemptJob, planJob, threadOf } from './continuity.js';
-import { heldByPolicy, nothingNew, overtaken, threadStep, type Held } from './follow-up.js';
+import { heldByPolicy, nothingNew, overtaken, threadStep, type Held, type ThreadStep } from './follow-up.js';
 import { gatherQueued, type Queued } from './queued.js';
 import { ActionFailure, type FaultContext } from '../service/errors.js';
 import type { RunEvent } from '../core/event.js';
@@ -100,9 +100,10 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     return { kind: 'skip', notice: held.notice };
   };
   const { asked } = features;
+  let step: ThreadStep | undefined;
   if (features.thread && port && !resumes) {
     const moment = features.moment ? await port.moment(signal) : {};
-    const step = threadStep(event, asked, moment);
+    step = threadStep(event, asked, moment);
     const held =
       // Only a push's step comes from GitHub's word; an event's own payload names the others.
       heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
@@ -113,7 +114,9 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   const fresh = features.moment && since !== undefined && !resumes;
   if ((gated || fresh) && port) {
     const changed = await port.changedFiles(since, signal);
-    const stale = fresh ? nothingNew(changed, since, job) : undefined;
+    // Under at-merge the merge is news in itself: its prompt says so, whatever changed.
+    const news = step === 'merge' && inputs.followUp === 'at-merge';
+    const stale = fresh && !news ? nothingNew(changed, since, job) : undefined;
     if (stale) return hold(stale, job);
     const skip = deps.paths && gated ? await irrelevant(deps.paths, changed, log, signal) : undefined;
     if (skip) return hold({ notice: skip, status: 'No docs-relevant change' }, job);

@@ -23,7 +23,7 @@ export interface GitHubApi {
   pullsOfCommit(
     at: { owner: string; repo: string; commit_sha: string },
     signal: AbortSignal,
-  ): Promise<{ number: number; merge_commit_sha?: string | null; head?: { sha: string } }[]>;
+  ): Promise<{ number: number; merge_commit_sha?: string | null; head?: { sha: string; ref?: string } }[]>;
   /** A thread's comments, oldest first, a page (100) at a time, as GitHub's links lead. */
   comments(
     at: { owner: string; repo: string; issue_number: number },
@@ -150,7 +150,7 @@ const pullsReply = z.array(
   z.object({
     number: z.number(),
     merge_commit_sha: z.nullish(z.string()),
-    head: z.optional(z.object({ sha: z.string() })),
+    head: z.optional(z.object({ sha: z.string(), ref: z.optional(z.string()) })),
   }),
 );
 const viewerReply = z.object({ viewer: z.object({ login: z.string() }) });

@@ -248,7 +248,10 @@ export class CommitStatus {
       }
       return undefined;
     } catch (error) {
-      if (faultOf(error).gone) return undefined;
+      // A commit GitHub no longer has holds no status; a 404 to the identity query says nothing
+      // of the commit, and read as "none" it would start a second job.
+      const fault = faultOf(error);
+      if (fault.gone && !fault.identity) return undefined;
       throw error;
     }
   }

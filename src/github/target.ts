@@ -1,5 +1,6 @@
 import { refWords, secretlessFork, type FollowedRun, type RunEvent } from '../core/event.js';
 import type { GitHubApi, RunContext } from './client.js';
+import { branchOf } from './context.js';
 
 /** The pull request or issue a run reports to. */
 export interface Thread {
@@ -12,7 +13,10 @@ export interface Thread {
   fork: boolean;
   /**
    * On a push: the pull request's head as GitHub reports it, and whether the pushed commit is the
-   * pull request's merge (then the head is what it merged).
+   * pull request's merge (then the head is what it merged). The head is given only for the merge
+   * or for the pull request whose own branch was pushed to: another pull request that contains
+   * the commit (one stacked on the branch) has a head of its own, which no push to this branch
+   * overtakes.
    */
   pushed?: { head?: string; merge: boolean };
 }
@@ -94,8 +98,11 @@ export async function findThread(
 
   const sha = event.after ?? run.sha;
   const pulls = await api.pullsOfCommit({ owner, repo, commit_sha: sha }, signal);
-  // The pull request this commit merged, else the first one that contains it.
-  const pr = pulls.find((p) => p.merge_commit_sha === sha) ?? pulls[0];
+  const branch = event.ref?.startsWith('refs/heads/') ? branchOf(event.ref) : undefined;
+  const own = (p: (typeof pulls)[number]) => branch !== undefined && p.head?.ref === branch;
+  // The pull request this commit merged, else the one whose branch was pushed to, else the first
+  // one that contains it.
+  const pr = pulls.find((p) => p.merge_commit_sha === sha) ?? pulls.find(own) ?? pulls[0];
   if (!pr) {
     const short = sha.slice(0, 12);
     return {
@@ -104,7 +111,8 @@ export async function findThread(
         : `no pull request contains the pushed commit ${short}`,
     };
   }
-  const head = pr.head?.sha;
+  const merge = pr.merge_commit_sha === sha;
+  const head = merge || own(pr) ? pr.head?.sha : undefined;
   return {
     thread: {
       owner,
@@ -112,7 +120,7 @@ export async function findThread(
       number: pr.number,
       pull: true,
       fork: false,
-      pushed: { merge: pr.merge_commit_sha === sha, ...(head ? { head } : {}) },
+      pushed: { merge, ...(head ? { head } : {}) },
     },
   };
 }
