@@ -242,6 +242,20 @@ describe('followUp: on-request', () => {
     });
     expect(sends()).toBe(1);
   });
+
+  it("a job a request starts gets the pull request's files, as an opening would: the head it records was seen", async () => {
+    const { gh, pr, step, service } = await threadWorld();
+    const onRequest = { followUp: 'on-request' };
+    pr.files.push(changedFile('src/flag.ts'), changedFile('src/cli.ts'));
+    await play(step(pushTo(pr, sha(1), 'opened'), onRequest, 511));
+    const request = gh.addComment(APP, pr.number, { login: 'octocat', body: '/docs document the flag' });
+    const asked = await play(step(commentEvent(pr.number, request.body, { id: request.id }), onRequest, 512));
+    expect(asked.outputs).toMatchObject({ mode: 'created', uses: '1' });
+    const created = service.requests.find((r) => r.route === 'create')?.json as { prompt: string };
+    expect(created.prompt).toContain('document the flag');
+    expect(created.prompt).toContain('src/flag.ts');
+    expect(created.prompt).toContain('src/cli.ts');
+  });
 });
 
 describe('every-push', () => {

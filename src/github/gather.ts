@@ -25,7 +25,7 @@ export function eventHasContext(event: RunEvent): boolean {
     event.kind === 'pull-request' ||
     event.kind === 'release' ||
     event.kind === 'issue' ||
-    (event.kind === 'comment' && !event.review)
+    event.kind === 'comment'
   );
 }
 
@@ -120,8 +120,23 @@ async function gather(
       return releaseContext(payload);
     case 'issue':
       return issueContext(payload);
-    case 'comment':
-      return event.review ? undefined : issueContext(payload);
+    case 'comment': {
+      // A request on a pull request (a review comment's too) gets the pull request's files, as its
+      // opening would: a job it starts has seen the head the thread then records.
+      const asked = event.review ? pullRequestContext(payload, []) : issueContext(payload);
+      const number = event.review ? event.pull?.number : event.issue?.pull ? event.issue.number : undefined;
+      if (number === undefined) return asked;
+      const files: ChangedFile[] = [];
+      try {
+        await pullFilesInto(api, { owner, repo, pull_number: number }, files, signal);
+        return { ...asked, files };
+      } catch (error) {
+        fault(`read the files of pull request #${number}`, 'pull-requests: read', error);
+        return files.length > 0
+          ? { ...asked, files, notes: [...asked.notes, 'GitHub stopped answering: the file list is incomplete.'] }
+          : asked;
+      }
+    }
     default:
       return undefined;
   }
