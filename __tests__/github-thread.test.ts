@@ -637,7 +637,11 @@ describe('the commit status', () => {
     });
     expect(readStatusNote('Working: job j · run 7')).toStrictEqual({ job: 'j', run: 7 });
     // The forms written before counts were kept read as they always did, with no count.
-    expect(readStatusNote('Completed: job job_1 · run 9')).toStrictEqual({ job: 'job_1', run: 9 });
+    expect(readStatusNote('Completed: job job_1 · run 9')).toStrictEqual({
+      job: 'job_1',
+      run: 9,
+      linked: true,
+    });
     expect(readStatusNote('Stopped before any job · run 5')).toStrictEqual({ run: 5 });
     expect(readStatusNote('Working: job id too long to show · run 42')).toStrictEqual({ run: 42 });
     // A count never stands without the job it counts.

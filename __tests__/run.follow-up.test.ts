@@ -276,6 +276,20 @@ describe('every-push', () => {
     expect(sends()).toBe(1);
   });
 
+  it('a merge with nothing new leaves the status that links the docs pull request as it is', async () => {
+    const { gh, pr, step, sends, merged } = await threadWorld();
+    const opened = await play(step(pushTo(pr, sha(1), 'opened'), {}, 611));
+    const linked = gh.statuses(APP, sha(1))[0];
+    expect(linked).toMatchObject({
+      state: 'success',
+      description: `Completed: job ${opened.outputs.jobId} · run 611`,
+    });
+    const merge = await play(step(merged(sha(1)), {}, 612));
+    expect(merge.outputs).toMatchObject({ mode: 'skipped', uses: '0' });
+    expect(gh.statuses(APP, sha(1))[0]).toEqual(linked);
+    expect(sends()).toBe(1);
+  });
+
   it('a comparison GitHub could not make is no evidence of nothing new: the push is sent', async () => {
     const { pr, step, sends } = await threadWorld();
     await play(step(pushTo(pr, sha(1), 'opened'), {}, 701));

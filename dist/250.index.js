@@ -563,6 +563,7 @@ function readStatusNote(description) {
             run: Number(run),
             ...(uses !== undefined ? { uses: Number(uses) } : {}),
             ...(JOB_WORD_SET.has(word) ? {} : { held: true }),
+            ...(word === JOB_WORDS.completed ? { linked: true } : {}),
         };
     }
     const unnamed = / · run (\d+)$/.exec(description ?? '');
@@ -2463,7 +2464,7 @@ function eventHasContext(event) {
         event.kind === 'pull-request' ||
         event.kind === 'release' ||
         event.kind === 'issue' ||
-        (event.kind === 'comment' && !event.review));
+        event.kind === 'comment');
 }
 /**
  * Why a comparison whose head lies behind its base tells nothing: a branch forced back to older
@@ -2537,8 +2538,25 @@ async function gather(api, run, since, warn, signal, until) {
             return releaseContext(payload);
         case 'issue':
             return issueContext(payload);
-        case 'comment':
-            return event.review ? undefined : issueContext(payload);
+        case 'comment': {
+            // A request on a pull request (a review comment's too) gets the pull request's files, as its
+            // opening would: a job it starts has seen the head the thread then records.
+            const asked = event.review ? pullRequestContext(payload, []) : issueContext(payload);
+            const number = event.review ? event.pull?.number : event.issue?.pull ? event.issue.number : undefined;
+            if (number === undefined)
+                return asked;
+            const files = [];
+            try {
+                await pullFilesInto(api, { owner, repo, pull_number: number }, files, signal);
+                return { ...asked, files };
+            }
+            catch (error) {
+                fault(`read the files of pull request #${number}`, 'pull-requests: read', error);
+                return files.length > 0
+                    ? { ...asked, files, notes: [...asked.notes, 'GitHub stopped answering: the file list is incomplete.'] }
+                    : asked;
+            }
+        }
         default:
             return undefined;
     }
@@ -2947,6 +2965,14 @@ function decideReads(session) {
                 return;
             const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
             try {
+                // A commit whose status links a completed job's docs pull request (a merge with nothing
+                // new, on the head the last push's run reported) keeps that link.
+                const { sha } = await session.runCommits(signal);
+                const own = sha ? await session.status.read(sha, signal).catch(() => undefined) : undefined;
+                if (session.trusted(own, 'the commit status')?.linked) {
+                    session.log.info(`The commit status on ${sha?.slice(0, 12)} links the docs pull request of job ${own?.job ?? ''}; it is left as it is.`);
+                    return;
+                }
                 const job = jobId ? await namedJob(session, jobId, memory, 0, signal) : undefined;
                 await writeStatus(session, 'success', why, job, session.runUrl, signal);
             }

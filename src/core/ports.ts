@@ -110,6 +110,8 @@ export interface StatusNote {
    * back, `paths`, nothing new, the budget): a re-run of that run resumes nothing from it.
    */
   held?: true;
+  /** The status is a completed job's, linking its docs pull request: a skip never replaces it. */
+  linked?: true;
   /**
    * On a branch pushed to directly, with `budget`: the quota uses the named job has spent, this
    * run's included. Absent where the status holds no count (written without `budget`, or before

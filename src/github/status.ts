@@ -170,6 +170,7 @@ export function readStatusNote(description: string | null): StatusNote | undefin
       run: Number(run),
       ...(uses !== undefined ? { uses: Number(uses) } : {}),
       ...(JOB_WORD_SET.has(word) ? {} : { held: true as const }),
+      ...(word === JOB_WORDS.completed ? { linked: true as const } : {}),
     };
   }
   const unnamed = / · run (\d+)$/.exec(description ?? '');
