@@ -83,6 +83,7 @@ export function fakeReads(
       calls.push(['threadComments']);
       return answer(answers.comments, []).then((comments) => ({
         comments,
+        complete: true,
         runsUrl: 'https://github.com/acme/app/actions/runs/',
       }));
     },

@@ -11,7 +11,8 @@ import { recorder } from '../__fixtures__/log.js';
 import { APP, BOT, DOCS, DOCS_TOKEN, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 import type { RunContext } from '../src/core/run-context.js';
-import { nextNote, noteLine, readNote, SUPERSEDED_KEPT } from '../src/github/note.js';
+import { nextLedger as nextNote, SUPERSEDED_KEPT } from '../src/core/ledger.js';
+import { noteLine, readNote } from '../src/github/note.js';
 import type { Memory, Outcome, ReportRequest } from '../src/core/ports.js';
 import { readStatusNote, statusContext, statusDescription } from '../src/github/status.js';
 
@@ -139,7 +140,7 @@ describe('the note', () => {
         attempt: 1,
         runs: [{ run: 42, attempt: 1, job: 'job_t1' }],
         // A note of this version keeps its record of delivered requests, none yet.
-        delivered: [],
+        requests: { floor: 0, settled: [] },
       },
     });
     const secondStarted = second.side.execute.started('job_t1', undefined, {});
@@ -154,7 +155,7 @@ describe('the note', () => {
         { run: 43, attempt: 1, job: 'job_t1' },
         { run: 42, attempt: 1, job: 'job_t1' },
       ],
-      delivered: [],
+      requests: { floor: 0, settled: [] },
     });
     expect([...first.lines, ...second.lines]).toEqual([]);
   });

@@ -87,11 +87,7 @@ describe('queued /docs requests', () => {
     // The kept comment names the four requests the run sent; the note records them delivered.
     expect(kept()).toContain('📨 This run sent 4 requests queued on the thread');
     for (const c of queued) expect(kept()).toContain(`<a href="${link(c)}">request</a>`);
-    expect(readNote(kept())?.delivered?.[0]).toEqual({
-      run: 202,
-      after: first.id,
-      upTo: queued[3]?.id,
-    });
+    expect(readNote(kept())?.requests?.settled[0]).toEqual({ run: 202, ids: queued.map((c) => c.id) });
 
     for (const [i, c] of queued.slice(1).entries()) {
       const carried = await runFor(c, 203 + i);
@@ -139,23 +135,29 @@ describe('queued /docs requests', () => {
   it('a note written before requests were kept carries nothing older than the run’s own request', async () => {
     const { ask, runFor, prompts, kept, pr, gh, service } = await requestWorld();
     const old = ask('octocat', '/docs an old request');
-    // A push run writes a note with no record of requests.
-    await play(threadStep(service, gh)(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '401' }));
-    // The note as an earlier version wrote it: no record of delivered requests.
+    // A run of a step without a trigger phrase writes the thread's note, reading no request.
+    await play(
+      threadStep(service, gh)(pushTo(pr, sha(1), 'opened'), { trigger: '' }, { GITHUB_RUN_ID: '401' }),
+    );
+    // The note as an earlier version wrote it: no record of requests.
     const comment = pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'));
     const written = readNote(kept());
     if (!comment || !written) throw new Error('no note');
-    const { delivered, ...older } = written;
-    expect(delivered).toEqual([]);
+    const { requests, ...older } = written;
+    expect(requests).toEqual({ floor: 0, settled: [] });
     comment.body = comment.body.replace(/<!-- agent-job-action:note \S+ -->/, noteLine(older));
-    expect(readNote(kept())?.delivered).toBeUndefined();
+    expect(readNote(kept())?.requests).toBeUndefined();
     const own = ask('octocat', '/docs the new request');
     const run = await runFor(own, 402);
     expect(run.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
     expect(prompts()[1]).toMatch(/^Document the new rate limits\n\nthe new request\n\n## Context/);
     expect(prompts()[1]).not.toContain('an old request');
     expect(old.reactions).toEqual([]);
-    expect(readNote(kept())?.delivered).toEqual([{ run: 402, after: own.id - 1, upTo: own.id }]);
+    expect(readNote(kept())?.requests).toEqual({
+      floor: expect.any(Number),
+      settled: [{ run: 402, ids: [own.id] }],
+    });
+    expect(readNote(kept())?.requests?.floor).toBeGreaterThanOrEqual(old.id);
   });
 
   it('a request whose run GitHub cancelled while pending is carried by the next request, on a thread of this version', async () => {
@@ -209,16 +211,14 @@ describe('queued /docs requests', () => {
     const first = await runAs(ask('octocat', '/docs the retry flag'), 492);
     expect(first.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
     expect(prompts().at(-1)).not.toContain('the cache flag');
-    expect(warnings(first)).toContainEqual(
-      expect.stringMatching(/^Not every request queued on the thread goes in this send/),
-    );
+    expect(warnings(first)).toEqual([expect.stringMatching(/^Could not read the role of mona on acme\/app/)]);
     const next = await runAs(ask('octocat', '/docs the log flag'), 493);
     expect(next.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
     expect(prompts().at(-1)).toContain('the cache flag');
     expect(monas.reactions).toEqual(['eyes']);
   });
 
-  it('reads the first page of the thread and the newest, at most 10 pages: a request further back is not carried', async () => {
+  it('reads the newest pages back to what the ledger settled, at most 10: a request further back is not carried, and stays owed', async () => {
     const { gh, pr, ask, runFor, prompts } = await requestWorld();
     await runFor(ask('octocat', '/docs the flag'), 501);
     const filler = (n: number) => {
@@ -241,6 +241,11 @@ describe('queued /docs requests', () => {
     expect(prompts()[1]).not.toContain('on page 2');
     expect(near.reactions).toEqual(['eyes']);
     expect(lost.reactions).toEqual([]);
+    // Never settled by a run that did not read it: the ledger's floor stays below it.
+    const floor = readNote(pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '')
+      ?.requests?.floor;
+    expect(floor).toBeLessThan(lost.id);
+    expect(warnings(run)).toContainEqual(expect.stringContaining('requests among those left unread wait'));
   });
 
   it('a review comment request is its own run’s: it carries the issue comments queued, and is answered where it was made', async () => {

@@ -7,7 +7,8 @@ import { emulators, errors, gitHubEmulators, KEY, runHere as play, threadStep } 
 import { pushTo, APP, commentEvent, sha, world } from '../__fixtures__/github-world.js';
 import type { GitHubEmulator } from '../emulators/github.js';
 import type { EmulatorOptions } from '../emulators/server.js';
-import { nextNote, readNote } from '../src/github/note.js';
+import { nextLedger as nextNote } from '../src/core/ledger.js';
+import { readNote } from '../src/github/note.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();

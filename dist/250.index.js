@@ -652,28 +652,29 @@ class CommitStatus {
 // EXTERNAL MODULE: ./src/core/duration.ts
 var duration = __webpack_require__(8571);
 // EXTERNAL MODULE: ./src/core/uses.ts
-var core_uses = __webpack_require__(9303);
+var uses = __webpack_require__(9303);
 // EXTERNAL MODULE: ./src/core/secrets.ts
 var secrets = __webpack_require__(8198);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
 // EXTERNAL MODULE: ./src/core/job.ts
 var job = __webpack_require__(1576);
+// EXTERNAL MODULE: ./src/core/ledger.ts
+var ledger = __webpack_require__(2558);
 ;// CONCATENATED MODULE: ./src/github/note.ts
+// The thread's ledger (src/core/ledger.ts) as the kept comment holds it: one hidden line, encoded
+// and decoded here, checked against its schema when read. What a run changes in it is the ledger's.
 
 
 
-/** Enough for a re-run after a busy day of other runs on the thread. */
-const RECENT_RUNS = 20;
-/** Docs pull requests waiting to be closed: a thread whose follow-ups are refused again and again keeps the newest. */
-const SUPERSEDED_KEPT = 5;
-/** A pull request's URL, with room to spare. */
-const MAX_LINK = 500;
-/** The recent runs' deliveries of `/docs` requests kept: the highest says what is delivered. */
+/** Earlier versions kept up to 20 runs' deliveries as ranges. */
 const RECENT_DELIVERIES = 20;
 const PREFIX = '<!-- agent-job-action:note ';
-/** 20 runs with 200-character ids, 5 links and 20 deliveries, base64url-encoded, with room to spare. */
-const MAX_ENCODED = 24_000;
+/**
+ * 20 runs with 200-character ids, 5 links and 300 request ids, base64url-encoded, with room to
+ * spare (a comment holds 65,536 characters).
+ */
+const MAX_ENCODED = 32_000;
 const entrySchema = schemas/* object */.Ikc({
     run: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
     attempt: schemas/* int */.Whr().check(api/* _positive */.NC()),
@@ -690,10 +691,19 @@ const noteSchema = schemas/* object */.Ikc({
     head: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(/^[0-9a-f]{40}$/))),
     run: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
     attempt: schemas/* int */.Whr().check(api/* _positive */.NC()),
-    runs: schemas/* optional */.lqM(schemas/* array */.YOg(entrySchema).check(api/* _maxLength */.Eb(RECENT_RUNS))),
+    runs: schemas/* optional */.lqM(schemas/* array */.YOg(entrySchema).check(api/* _maxLength */.Eb(ledger/* RECENT_RUNS */.bL))),
     uses: schemas/* optional */.lqM(schemas/* int */.Whr().check(api/* _nonnegative */.UI())),
-    superseded: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(MAX_LINK))).check(api/* _maxLength */.Eb(SUPERSEDED_KEPT))),
+    superseded: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(ledger/* MAX_LINK */.yb))).check(api/* _maxLength */.Eb(ledger/* SUPERSEDED_KEPT */.Wr))),
     delivered: schemas/* optional */.lqM(schemas/* array */.YOg(deliverySchema).check(api/* _maxLength */.Eb(RECENT_DELIVERIES))),
+    requests: schemas/* optional */.lqM(schemas/* object */.Ikc({
+        floor: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
+        settled: schemas/* array */.YOg(schemas/* object */.Ikc({
+            run: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
+            ids: schemas/* array */.YOg(schemas/* int */.Whr().check(api/* _positive */.NC())).check(api/* _maxLength */.Eb(ledger/* SETTLED_IDS */.z)),
+            refused: schemas/* optional */.lqM(schemas/* literal */.euz(true)),
+        }))
+            .check(api/* _maxLength */.Eb(ledger/* SETTLED_RUNS */.xQ + ledger/* SETTLED_IDS */.z)),
+    })),
 });
 /**
  * The note as a line of the comment. Encoded (base64url of JSON): a job id is the service's text,
@@ -723,65 +733,6 @@ function readNote(body) {
     catch {
         return undefined;
     }
-}
-/**
- * The note after this run, whose job the service confirmed. The thread's job and head move
- * forward only: GitHub's run ids grow, so a re-run of an older run adds itself to the recent runs
- * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
- * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often
- * the run writes the note: its entry keeps what it added. The docs pull requests waiting to be
- * closed are `superseded` when given (none: the run dealt with them), else the previous note's.
- */
-function nextNote(previous, run) {
-    const spent = run.uses ?? 0;
-    const earlier = previous?.runs ?? (previous ? [{ run: previous.run, attempt: previous.attempt, job: previous.job }] : []);
-    const runs = [
-        { run: run.run, attempt: run.attempt, job: run.job, ...(spent > 0 ? { uses: spent } : {}) },
-        ...earlier.filter((entry) => entry.run !== run.run),
-    ]
-        .sort((a, b) => b.run - a.run)
-        .slice(0, RECENT_RUNS);
-    const total = (0,core_uses/* threadUses */.H)(previous, { run: run.run, attempt: run.attempt, uses: spent });
-    const uses = total > 0 ? { uses: total } : {};
-    const waiting = (run.superseded ?? previous?.superseded ?? [])
-        .filter((link) => link.length <= MAX_LINK)
-        .slice(-SUPERSEDED_KEPT);
-    const superseded = waiting.length > 0 ? { superseded: waiting } : {};
-    const deliveries = delivered(previous?.delivered, run.delivery && { run: run.run, ...run.delivery });
-    // Kept even when empty: a note without it is one written before deliveries were recorded.
-    const recorded = previous === undefined || previous.delivered !== undefined || run.delivery !== undefined;
-    const delivery = recorded ? { delivered: deliveries } : {};
-    if (previous && previous.run > run.run) {
-        const older = { ...previous, runs, ...uses, ...delivery };
-        delete older.superseded;
-        return { ...older, ...superseded };
-    }
-    const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
-    return {
-        job: run.job,
-        ...(head ? { head } : {}),
-        run: run.run,
-        attempt: run.attempt,
-        runs,
-        ...uses,
-        ...superseded,
-        ...delivery,
-    };
-}
-/**
- * The deliveries kept, highest first, with this run's: a run that writes the note twice (or a
- * re-run) keeps one entry, spanning both.
- */
-function delivered(earlier = [], own) {
-    if (!own)
-        return earlier;
-    const same = earlier.find((d) => d.run === own.run);
-    const merged = same
-        ? { run: own.run, after: Math.min(same.after, own.after), upTo: Math.max(same.upTo, own.upTo) }
-        : own;
-    return [merged, ...earlier.filter((d) => d.run !== own.run)]
-        .sort((a, b) => b.upTo - a.upTo)
-        .slice(0, RECENT_DELIVERIES);
 }
 
 ;// CONCATENATED MODULE: ./src/github/comment.ts
@@ -905,7 +856,7 @@ function commentBody(marker, state) {
         facts.push(`time taken ${(0,duration/* formatDuration */.a3)(state.waitedMs)}`);
     // A thread's runs share one job and one budget of the service's quota: its total so far.
     if (state.note)
-        facts.push((0,core_uses/* usesLine */.F)(state.note.uses ?? 0));
+        facts.push((0,uses/* usesLine */.F)(state.note.uses ?? 0));
     facts.push(`<a href="${(0,untrusted/* cell */.Hn)(state.runUrl, 2000)}">workflow run</a>`);
     return [
         marker,
@@ -1079,6 +1030,7 @@ class KeptComment {
 
 
 
+
 /** How long GitHub gets for the first comment (and the reaction), and for everything at the end. */
 const STARTED_BUDGET_MS = 30_000;
 const FINISH_BUDGET_MS = 30_000;
@@ -1172,16 +1124,14 @@ function body(session, state) {
 function note(session, jobId, head, memory, previous, uses = 0, superseded) {
     const { run } = session;
     const before = memory.note ?? readNote(previous ?? '');
-    // Requests are delivered only by a send the service accepted (one that only waits spends none).
-    const delivery = uses > 0 ? memory.carried?.delivery : undefined;
-    return nextNote(before, {
+    return (0,ledger/* nextLedger */.nD)(before, {
         job: jobId,
         head,
         run: run.runId,
         attempt: run.runAttempt,
         uses,
         ...(superseded ? { superseded } : {}),
-        ...(delivery ? { delivery } : {}),
+        ...(memory.carried ? { requests: (0,ledger/* settled */.gu)(memory.carried, run.runId, uses > 0) } : {}),
     });
 }
 /**
@@ -2553,7 +2503,11 @@ async function gather(api, run, since, warn, signal, until) {
             catch (error) {
                 fault(`read the files of pull request #${number}`, 'pull-requests: read', error);
                 return files.length > 0
-                    ? { ...asked, files, notes: [...asked.notes, 'GitHub stopped answering: the file list is incomplete.'] }
+                    ? {
+                        ...asked,
+                        files,
+                        notes: [...asked.notes, 'GitHub stopped answering: the file list is incomplete.'],
+                    }
                     : asked;
             }
         }
@@ -2743,38 +2697,50 @@ async function changedFiles(api, run, since, signal, until) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/requests.ts
-// The thread's comments, read for the `/docs` requests queued on it: the first page and the
-// newest, oldest first, with the comment that started the run (a review comment is not among an
-// issue's comments). Read before anything is sent; a fault ends the step, as what the thread
-// remembers does: sending without knowing what is queued could send a request twice.
+// The thread's comments, read for the `/docs` requests queued on it: the newest pages, back to
+// the first comment the thread's ledger has not settled, oldest first, with the comment that
+// started the run (a review comment is not among an issue's comments). Read before anything is
+// sent; a fault ends the step, as what the thread remembers does: sending without knowing what is
+// queued could send a request twice.
 
 
 
-/** At most this many pages of 100: the first, and the newest after it. */
+/** At most this many pages of 100: the newest, back to what the ledger settled. */
 const COMMENT_PAGES = 10;
 /** What the listing may take, retries included. */
 const LIST_BUDGET_MS = 60_000;
-async function threadComments(session, cancellation) {
+async function threadComments(session, cancellation, above = 0) {
     const { run } = session;
     const { owner, repo } = run.repo;
     const runsUrl = `${run.serverUrl}/${owner}/${repo}/actions/runs/`;
     const own = ownComment(run.payload.comment);
     let keptId;
+    let complete = true;
     const listed = await session.beforeTheCreate(LIST_BUDGET_MS, cancellation, async (signal) => {
         const { thread } = await session.runThread(signal);
         if (!thread)
             return [];
-        // Found already when the note was read: what came before it predates the thread.
+        // Found already when the note was read: a note of an earlier version counts from it.
         const kept = await session.keptComment(signal);
         keptId = 'comment' in kept ? await kept.comment.id(signal) : undefined;
         const page = (n) => session.retrying(() => session.forRepo().commentsPage({ owner, repo, issue_number: thread.number, page: n }, signal), signal);
+        // Page 1 says how many there are; then the newest back, until a page starts at or below
+        // what the ledger settled. Past the bound the pages between stay unread (never settled).
         const first = await page(1);
-        // New requests are at the end: past the bound, the pages between are left out.
-        const from = Math.max(2, first.last - (COMMENT_PAGES - 2));
-        const rest = [];
-        for (let n = from; n <= first.last; n++)
-            rest.push(...(await page(n)).comments);
-        return [...first.comments, ...rest];
+        const read = [...first.comments];
+        let pages = 1;
+        for (let n = first.last; n >= 2; n--) {
+            if (pages >= COMMENT_PAGES) {
+                complete = false;
+                break;
+            }
+            const { comments } = await page(n);
+            pages++;
+            read.push(...comments);
+            if ((comments[0]?.id ?? 0) <= above)
+                break;
+        }
+        return read;
     }, (error) => {
         throw new service_errors/* ActionFailure */.dR(`${describeGitHubFault(error, {
             what: `list the comments of the thread on ${owner}/${repo}, for the requests queued on it`,
@@ -2791,6 +2757,7 @@ async function threadComments(session, cancellation) {
         comments.push(own);
     return {
         comments: comments.sort((a, b) => a.id - b.id),
+        complete,
         runsUrl,
         ...(keptId !== undefined ? { keptId } : {}),
     };
@@ -2863,7 +2830,7 @@ function decideReads(session) {
             });
         },
         recall: (strict, cancellation) => recall(session, strict, cancellation),
-        threadComments: (cancellation) => threadComments(session, cancellation),
+        threadComments: (cancellation, above) => threadComments(session, cancellation, above),
         /**
          * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing
          * faults). A pull request on this GitHub that cannot be read ends the step: a follow-up never

@@ -28747,6 +28747,167 @@ function parseJob(body) {
 
 /***/ }),
 
+/***/ 2558:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $M: () => (/* binding */ requestLedger),
+/* harmony export */   Hl: () => (/* binding */ threadUses),
+/* harmony export */   JA: () => (/* binding */ standing),
+/* harmony export */   Wr: () => (/* binding */ SUPERSEDED_KEPT),
+/* harmony export */   bL: () => (/* binding */ RECENT_RUNS),
+/* harmony export */   gu: () => (/* binding */ settled),
+/* harmony export */   nD: () => (/* binding */ nextLedger),
+/* harmony export */   xQ: () => (/* binding */ SETTLED_RUNS),
+/* harmony export */   yb: () => (/* binding */ MAX_LINK),
+/* harmony export */   z: () => (/* binding */ SETTLED_IDS)
+/* harmony export */ });
+/* unused harmony exports open, settle */
+/** Enough for a re-run after a busy day of other runs on the thread. */
+const RECENT_RUNS = 20;
+/** Docs pull requests waiting to be closed: a thread whose follow-ups are refused again and again keeps the newest. */
+const SUPERSEDED_KEPT = 5;
+/** A pull request's URL, with room to spare. */
+const MAX_LINK = 500;
+/** The runs whose settled requests the ledger keeps by id (the newest), to say which run sent one. */
+const SETTLED_RUNS = 20;
+/** The most request ids kept above the floor: past it the floor rises, oldest first. */
+const SETTLED_IDS = 300;
+/** The thread's total once this run's uses are in: what earlier runs recorded, this run's counted once. */
+function threadUses(before, run) {
+    const counted = before?.runs?.find((entry) => entry.run === run.run && entry.attempt === run.attempt)?.uses ?? 0;
+    return Math.max(0, (before?.uses ?? 0) - counted) + run.uses;
+}
+/**
+ * The requests a note records. A note of this version has its own record. One written before
+ * requests were kept by id: every request up to the highest it delivered is settled (and, with no
+ * record at all, every request before the kept comment). No note (a thread's first run): nothing is
+ * settled yet — a request made before the thread had a job had no run that sent it.
+ */
+function requestLedger(note, keptId) {
+    if (note?.requests)
+        return note.requests;
+    if (!note)
+        return { floor: 0, settled: [] };
+    const legacy = note.delivered ?? [];
+    if (legacy.length > 0)
+        return { floor: Math.max(...legacy.map((d) => d.upTo)), settled: [] };
+    return { floor: keptId ?? 0, settled: [] };
+}
+/** How a request stands in the ledger: settled by a run (sent, or refused), settled below the floor, or open. */
+function standing(ledger, id) {
+    const entry = ledger.settled.find((e) => e.ids.includes(id));
+    if (entry)
+        return { settled: true, run: entry.run, ...(entry.refused ? { refused: true } : {}) };
+    return { settled: id <= ledger.floor };
+}
+/** The ids among `ids` the ledger still owes an answer: above the floor, settled by no run. */
+function open(ledger, ids) {
+    return ids.filter((id) => !standing(ledger, id).settled);
+}
+/**
+ * The ledger once a run settled `sent` (carried in a send the service accepted) and `refused`
+ * (their authors may not ask: told so, never sent). `readUpTo`: every comment from the floor up
+ * to it was read by the run, and `waiting` those read that stay open (an author GitHub could not
+ * tell about, past the bounds of one send): the floor rises over what is settled, never past a
+ * request still open or one the run did not read.
+ */
+function settle(ledger, run, done) {
+    const fresh = (ids) => ids.filter((id) => id > ledger.floor);
+    const sent = fresh(done.sent);
+    const refused = fresh(done.refused);
+    let settled = ledger.settled.map((e) => ({ ...e, ids: [...e.ids] }));
+    const add = (ids, flag) => {
+        if (ids.length === 0)
+            return;
+        const same = settled.find((e) => e.run === run && Boolean(e.refused) === flag);
+        if (same)
+            same.ids = [...new Set([...same.ids, ...ids])].sort((a, b) => a - b);
+        else
+            settled.push({ run, ids: [...ids].sort((a, b) => a - b), ...(flag ? { refused: true } : {}) });
+    };
+    add(sent, false);
+    add(refused, true);
+    let floor = ledger.floor;
+    if (done.readUpTo !== undefined) {
+        const lowestOpen = Math.min(...done.waiting.filter((id) => id > floor), Infinity);
+        floor = Math.max(floor, Math.min(done.readUpTo, lowestOpen - 1));
+    }
+    // Newest run first. An entry wholly at or below the floor only says who sent its requests:
+    // past SETTLED_RUNS those go. One above the floor goes only with the floor raised over it.
+    settled.sort((a, b) => b.run - a.run);
+    const above = (e) => e.ids.some((id) => id > floor);
+    settled = settled.filter((e, i) => i < SETTLED_RUNS || above(e));
+    // A request left open for hundreds of others (an author GitHub never tells about) is given up
+    // on at last: the note must stay within what a comment holds.
+    while (settled.reduce((n, e) => n + e.ids.length, 0) > SETTLED_IDS && settled.length > 1) {
+        const oldest = settled.pop();
+        floor = Math.max(floor, ...(oldest?.ids ?? []));
+    }
+    return { floor, settled };
+}
+/**
+ * The requests once the run is over: what it carried is settled only when the service `accepted`
+ * its send (a 429, a refusal, a fault, a run that only waits: still owed, and the floor stays
+ * below them); those refused are settled either way.
+ */
+function settled(carried, run, accepted) {
+    const { ledger, sent, refused, waiting, readUpTo } = carried;
+    return settle(ledger, run, {
+        sent: accepted ? sent : [],
+        refused,
+        waiting: accepted ? waiting : [...waiting, ...sent],
+        ...(readUpTo !== undefined ? { readUpTo } : {}),
+    });
+}
+/**
+ * The next note after this run, whose job the service confirmed. The thread's job and head move
+ * forward only: GitHub's run ids grow, so a re-run of an older run adds itself to the recent runs
+ * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
+ * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often the
+ * run writes the note: its entry keeps what it added. The docs pull requests waiting to be closed
+ * are `superseded` when given (none: the run dealt with them), else the previous note's. The
+ * requests are `requests` when given (the run settled some), else the previous note's record.
+ */
+function nextLedger(previous, run, keptId) {
+    const spent = run.uses ?? 0;
+    const earlier = previous?.runs ?? (previous ? [{ run: previous.run, attempt: previous.attempt, job: previous.job }] : []);
+    const runs = [
+        { run: run.run, attempt: run.attempt, job: run.job, ...(spent > 0 ? { uses: spent } : {}) },
+        ...earlier.filter((entry) => entry.run !== run.run),
+    ]
+        .sort((a, b) => b.run - a.run)
+        .slice(0, RECENT_RUNS);
+    const total = threadUses(previous, { run: run.run, attempt: run.attempt, uses: spent });
+    const uses = total > 0 ? { uses: total } : {};
+    const waiting = (run.superseded ?? previous?.superseded ?? [])
+        .filter((link) => link.length <= MAX_LINK)
+        .slice(-SUPERSEDED_KEPT);
+    const superseded = waiting.length > 0 ? { superseded: waiting } : {};
+    // Every note of this version keeps its record of requests, even when none is settled yet.
+    const requests = { requests: run.requests ?? requestLedger(previous, keptId) };
+    if (previous && previous.run > run.run) {
+        const older = { ...previous, runs, ...uses, ...requests };
+        delete older.superseded;
+        delete older.delivered;
+        return { ...older, ...superseded };
+    }
+    const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
+    return {
+        job: run.job,
+        ...(head ? { head } : {}),
+        run: run.run,
+        attempt: run.attempt,
+        runs,
+        ...uses,
+        ...superseded,
+        ...requests,
+    };
+}
+
+
+/***/ }),
+
 /***/ 4325:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -29273,14 +29434,10 @@ function isPullRequestUrl(url) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   F: () => (/* binding */ usesLine),
-/* harmony export */   H: () => (/* binding */ threadUses)
+/* harmony export */   F: () => (/* binding */ usesLine)
 /* harmony export */ });
-/** The thread's total once this run's uses are in: what earlier runs recorded, this run's counted once. */
-function threadUses(before, run) {
-    const counted = before?.runs?.find((entry) => entry.run === run.run && entry.attempt === run.attempt)?.uses ?? 0;
-    return Math.max(0, (before?.uses ?? 0) - counted) + run.uses;
-}
+// How a thread's quota uses are said: each run's accepted create or follow-up is one use, and the
+// thread's total is the ledger's (src/core/ledger.ts).
 /**
  * The line that shows it. Whether the service counts a message it refused is not documented: the
  * line counts none, and says so.
@@ -30098,6 +30255,8 @@ function nothingNew(changed, since, job) {
     };
 }
 
+// EXTERNAL MODULE: ./src/core/ledger.ts
+var core_ledger = __nccwpck_require__(2558);
 ;// CONCATENATED MODULE: ./src/decide/trigger.ts
 
 
@@ -30169,72 +30328,64 @@ function afterPhrase(body, phrase) {
 }
 
 ;// CONCATENATED MODULE: ./src/decide/requests.ts
+// Queued `/docs` requests on a thread, pure: which comments are requests the thread's ledger still
+// owes, whether an earlier run already sent the run's own, and the prompt that carries several at
+// once. Every request is told apart by its comment id: a request is settled only by the run whose
+// accepted send carried it (or that told its author they may not ask), never by being older than
+// another.
+
 
 
 /**
- * Where the thread stands for a request run: `own` (the comment that started it), the thread's
- * `comments`, the note's record. A note without a record was written before requests were
- * kept (and no note, a thread's first run): every request older than the run's own counts as
- * delivered, so none is sent twice. A record with no delivery yet queues every request since the
- * kept comment. A bare
- * phrase is a request only with a standing prompt (else its own run answers it). A review comment
- * is only its own run's request: only issue comments are gathered.
+ * Where the thread stands for a run: `own` (the comment that started it, if a request did), the
+ * thread's `comments`, the ledger. A bare phrase is a request only with a standing prompt (else
+ * its own run answers it). A review comment is only its own run's request: only issue comments
+ * are gathered, since a review comment's id is of another series than the ledger's.
  */
 function readQueue(own, comments, options) {
-    const { phrase, standing, note, runId, keptId } = options;
-    const deliveries = note?.delivered ?? [];
-    // A review comment's id is not of the issue comments' series: it says nothing of their order.
-    const unknown = own.review ? Number.MAX_SAFE_INTEGER : own.id - 1;
-    const after = deliveries.length > 0
-        ? Math.max(...deliveries.map((d) => d.upTo))
-        : // Recorded, none delivered yet: every request since the thread's comment is queued.
-            note?.delivered !== undefined && keptId !== undefined
-                ? keptId
-                : unknown;
-    if (!own.review && own.id <= after) {
-        const by = carrier(deliveries, own.id);
-        // A re-run of the run that carried it goes on: it finds its own job and waits for it.
-        if (by !== runId)
-            return { kind: 'carried', ...(by !== undefined ? { run: by } : {}) };
+    const { phrase, ledger, runId } = options;
+    if (own && !own.review) {
+        const was = (0,core_ledger/* standing */.JA)(ledger, own.id);
+        // A re-run of the run that carried it goes on: it finds its own job and waits for it. A
+        // request once refused is read afresh: its author passed this run's gate.
+        if (was.settled && !was.refused && was.run !== runId)
+            return { kind: 'carried', ...(was.run !== undefined ? { run: was.run } : {}) };
     }
     const waiting = comments
-        .filter((c) => c.id > after && c.id !== own.id && !c.review)
+        .filter((c) => !c.review && c.id !== own?.id && !(0,core_ledger/* standing */.JA)(ledger, c.id).settled)
         .flatMap((c) => {
         const text = afterPhrase(c.body, phrase);
-        return text === undefined || (!text && !standing) ? [] : [{ ...c, text }];
+        return text === undefined || (!text && !options.standing) ? [] : [{ ...c, text }];
     })
         .sort((a, b) => a.id - b.id);
-    return { kind: 'open', after, waiting };
-}
-/** The run that delivered request `id`, when the note still keeps its delivery. */
-function carrier(deliveries, id) {
-    return deliveries.find((d) => d.after < id && id <= d.upTo)?.run;
+    return { kind: 'open', waiting };
 }
 /**
- * What the run carries: its own request and the others allowed to ask, oldest first; the prompt
- * only when there are others (with its own alone, the prompt stays the standing prompt and the
- * request, as it always was).
+ * What the run carries: its own request (when a request started it) and the others allowed to
+ * ask, oldest first; the prompt only when there are others (with its own alone, the prompt stays
+ * the standing prompt and the request, as it always was). `refused` and `waiting`: the requests
+ * read that are settled as refused, and those that stay owed.
  */
-function carry(own, others, after, standing, leftFrom) {
-    const requests = [own, ...others].sort((a, b) => a.id - b.id);
-    // Requests left for the next send stay undelivered: the record stops below the first of them
-    // (the run's own, above it, may then be sent again, never lost).
-    const issueIds = requests
-        .filter((r) => !r.review && (leftFrom === undefined || r.id < leftFrom))
-        .map((r) => r.id);
+function carry(own, others, read, standingPrompt) {
+    const requests = [...(own ? [own] : []), ...others].sort((a, b) => a.id - b.id);
     const carried = {
-        ...(issueIds.length > 0 ? { delivery: { after, upTo: Math.max(...issueIds) } } : {}),
+        ledger: read.ledger,
+        sent: requests.filter((r) => !r.review).map((r) => r.id),
+        refused: read.refused,
+        waiting: read.waiting,
+        ...(read.readUpTo !== undefined ? { readUpTo: read.readUpTo } : {}),
         requests: requests.map(({ id, author, url, review }) => ({ id, author, url, review })),
     };
-    return others.length > 0 ? { carried, prompt: requestsPrompt(standing, requests) } : { carried };
+    return others.length > 0 ? { carried, prompt: requestsPrompt(standingPrompt, requests) } : { carried };
 }
 /** The standing prompt, then each request with its author and link, oldest first. */
 function requestsPrompt(standing, requests) {
     const total = requests.length;
     const each = requests.map((r, i) => `Request ${i + 1} of ${total}, by ${r.author}${r.url ? ` (${r.url})` : ''}:\n${shortened(r.text) || '(nothing after the phrase: the standing prompt above is the request)'}`);
-    return [standing, `${total} requests were made on this thread, oldest first:`, ...each]
-        .filter(Boolean)
-        .join('\n\n');
+    const heading = total === 1
+        ? '1 request was made on this thread:'
+        : `${total} requests were made on this thread, oldest first:`;
+    return [standing, heading, ...each].filter(Boolean).join('\n\n');
 }
 /** The most characters of one request carried with others: the rest is at its link. */
 const REQUEST_TEXT_MAX = 4000;
@@ -30260,44 +30411,60 @@ function carriedNotice(run) {
 
 
 
+
 /**
- * On a thread, a `/docs` request run reads the thread's comments: its own request already
- * delivered is a skip that says which run carried it; else it carries its own and every request
- * not yet delivered whose author may ask (checked as each would be on its own). Anything else goes
- * on as it was.
+ * On a thread with a trigger phrase, reads the thread's comments: a request run whose own request
+ * an earlier run sent is a skip that says which run; else the run carries its own request (if a
+ * request started it) and every request the ledger owes whose author may ask (checked as each
+ * would be on its own). Anything else goes on as it was.
  */
 async function gatherQueued(inputs, memory, deps) {
     const { request, features, port, event, log, signal } = deps;
-    if (request.kind !== 'request' || !features.thread || !port || inputs.trigger === undefined)
+    if (!features.thread || !port || inputs.trigger === undefined)
         return { kind: 'go', memory };
-    const { comments, runsUrl, keptId } = await port.threadComments(signal);
-    const { id, review } = request.comment;
-    const facts = comments.find((c) => c.id === id) ?? {
-        id,
-        body: '',
-        author: event.sender?.login ?? deps.run.actor,
-        bot: false,
-        url: '',
-        review,
-    };
-    const own = { ...facts, text: request.text };
+    const before = memory.note ? (0,core_ledger/* requestLedger */.$M)(memory.note) : undefined;
+    const { comments, complete, runsUrl, keptId } = await port.threadComments(signal, before?.floor);
+    const ledger = (0,core_ledger/* requestLedger */.$M)(memory.note, keptId);
+    let own;
+    if (request.kind === 'request') {
+        const { id, review } = request.comment;
+        const facts = comments.find((c) => c.id === id) ?? {
+            id,
+            body: '',
+            author: event.sender?.login ?? deps.run.actor,
+            bot: false,
+            url: '',
+            review,
+        };
+        own = { ...facts, text: request.text };
+    }
     const queue = readQueue(own, comments, {
         phrase: inputs.trigger,
         standing: Boolean(inputs.prompt),
-        note: memory.note,
+        ledger,
         runId: deps.run.runId,
-        ...(keptId !== undefined ? { keptId } : {}),
     });
     if (queue.kind === 'carried')
         return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };
-    const { kept: others, leftFrom } = await mayAsk(queue.waiting, own.author, inputs, deps);
-    const { carried, prompt } = carry(own, others, queue.after, inputs.prompt, leftFrom);
+    const { kept: others, refused, waiting, leftFrom } = await mayAsk(queue.waiting, own?.author, inputs, deps);
+    // Every comment above the floor was read: the floor may rise up to the newest.
+    const newest = Math.max(ledger.floor, ...comments.filter((c) => !c.review).map((c) => c.id));
+    const { carried, prompt } = carry(own, others, { ledger, refused, waiting, ...(complete ? { readUpTo: newest } : {}) }, inputs.prompt);
     if (leftFrom !== undefined)
-        log.warning(`Not every request queued on the thread goes in this send (at most ${MAX_CARRIED}, ${MAX_LOOK_UPS} look-ups of who may ask, and only authors GitHub could tell about): those from comment ${leftFrom} on wait for the next request.`);
+        log.warning(`Not every request queued on the thread goes in this send (at most ${MAX_CARRIED}, ${MAX_LOOK_UPS} look-ups of who may ask): those from comment ${leftFrom} on wait for the next run.`);
+    if (!complete)
+        log.warning(`The thread has more comments than one run reads (${COMMENT_PAGES_READ}): requests among those left unread wait, unsettled.`);
     if (others.length > 0)
-        log.info(`${others.length + 1} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`);
-    return { kind: 'go', memory: { ...memory, carried }, ...(prompt !== undefined ? { prompt } : {}) };
+        log.info(`${others.length + (own ? 1 : 0)} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`);
+    return {
+        kind: 'go',
+        memory: { ...memory, carried },
+        ...(prompt !== undefined ? { prompt } : {}),
+        ...(others.length > 0 ? { waiting: true } : {}),
+    };
 }
+/** How many comments one run reads at most, in words. */
+const COMMENT_PAGES_READ = '1,000';
 /** GitHub could not tell whether the author may ask (a warning said so). */
 const UNTOLD = 'untold';
 /** The most requests one send carries besides the run's own, oldest first. */
@@ -30306,15 +30473,15 @@ const MAX_CARRIED = 30;
 const MAX_LOOK_UPS = 30;
 /**
  * The requests whose authors may ask, by the gate's rules for an event anyone can cause: named in
- * `allowedActors`, a bot only when named, else write access asked of GitHub once a login. Bounded:
- * past `MAX_CARRIED` requests or `MAX_LOOK_UPS` look-ups, the rest wait (`leftFrom`: the first).
+ * `allowedActors`, a bot only when named, else write access asked of GitHub once a login. Those
+ * refused are settled as such; one whose author GitHub could not tell about waits, and the others
+ * go on. Bounded: past `MAX_CARRIED` requests or `MAX_LOOK_UPS` look-ups, the rest wait
+ * (`leftFrom`: the first).
  */
-async function mayAsk(waiting, asker, inputs, deps) {
+async function mayAsk(queued, asker, inputs, deps) {
     const { event, port, log, signal } = deps;
     // The run's own author passed the gate already.
-    const known = new Map([
-        [asker.toLowerCase(), Promise.resolve(undefined)],
-    ]);
+    const known = new Map(asker ? [[asker.toLowerCase(), Promise.resolve(undefined)]] : []);
     const refusal = (r) => {
         const decided = gateActor({ login: r.author, type: r.bot ? 'Bot' : 'User' }, event, inputs.allowedActors);
         if (decided.kind === 'refused')
@@ -30329,23 +30496,30 @@ async function mayAsk(waiting, asker, inputs, deps) {
         })();
     };
     const kept = [];
-    for (const r of waiting) {
+    const refused = [];
+    const waiting = [];
+    for (const [at, r] of queued.entries()) {
         const key = r.author.toLowerCase();
         const asked = !known.has(key);
-        if (kept.length >= MAX_CARRIED || (asked && known.size > MAX_LOOK_UPS))
-            return { kept, leftFrom: r.id };
+        if (kept.length >= MAX_CARRIED || (asked && known.size > MAX_LOOK_UPS)) {
+            waiting.push(...queued.slice(at).map((q) => q.id));
+            return { kept, refused, waiting, leftFrom: r.id };
+        }
         if (asked)
             known.set(key, refusal(r));
         const why = await known.get(key);
-        // Not refused, not allowed: it waits, undelivered, for a run GitHub answers.
+        // Not refused, not allowed: it waits, unsettled, for a run GitHub answers; the others go on.
         if (why === UNTOLD)
-            return { kept, leftFrom: r.id };
-        if (why === undefined)
+            waiting.push(r.id);
+        else if (why === undefined)
             kept.push(r);
-        else if (asked)
-            log.info(`Not sent: the requests of ${(0,untrusted/* label */.Pf)(r.author)} on the thread, as ${why}.`);
+        else {
+            refused.push(r.id);
+            if (asked)
+                log.info(`Not sent: the requests of ${(0,untrusted/* label */.Pf)(r.author)} on the thread, as ${why}.`);
+        }
     }
-    return { kept };
+    return { kept, refused, waiting };
 }
 
 ;// CONCATENATED MODULE: ./src/decide/decide.ts
@@ -30384,6 +30558,9 @@ async function decide(inputs, deps) {
     if (queued.kind === 'skip')
         return queued;
     const { memory } = queued;
+    // Requests waiting to be sent are never held back: not by followUp, nor by a push that has
+    // nothing new, was overtaken or touched nothing under paths. Only the budget stops them.
+    const owed = queued.waiting === true;
     const prompt = queued.prompt ?? admission.prompt;
     const remembered = threadOf(memory);
     const { job } = remembered;
@@ -30398,7 +30575,7 @@ async function decide(inputs, deps) {
     };
     const { asked } = features;
     let step;
-    if (features.thread && port && !resumes) {
+    if (features.thread && port && !resumes && !owed) {
         const moment = features.moment ? await port.moment(signal) : {};
         step = threadStep(event, asked, moment);
         const held = 
@@ -30410,7 +30587,7 @@ async function decide(inputs, deps) {
     }
     // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
     const fresh = features.moment && since !== undefined && !resumes;
-    if ((gated || fresh) && port) {
+    if ((gated || fresh) && port && !owed) {
         const changed = await port.changedFiles(since, signal);
         // Under at-merge the merge is news in itself: its prompt says so, whatever changed.
         const news = step === 'merge' && inputs.followUp === 'at-merge';
@@ -32000,7 +32177,7 @@ async function report(step, { accepted, decision, executed }, github, cancellati
     if (step.job) {
         const { context, features } = accepted ?? {};
         const spent = context && features?.thread
-            ? (0,uses/* threadUses */.H)(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
+            ? (0,core_ledger/* threadUses */.Hl)(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
             : undefined;
         const facts = { job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl };
         await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch((error) => coreLog.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
@@ -37807,11 +37984,12 @@ function prettifyError(error) {
 /* harmony export */   p6: () => (/* binding */ cleanRegex),
 /* harmony export */   qh: () => (/* binding */ own),
 /* harmony export */   rL: () => (/* binding */ explicitlyAborted),
+/* harmony export */   sD: () => (/* binding */ escapeRegex),
 /* harmony export */   sn: () => (/* binding */ issue),
 /* harmony export */   v5: () => (/* binding */ defineLazyInternal),
 /* harmony export */   zH: () => (/* binding */ NUMBER_FORMAT_RANGES)
 /* harmony export */ });
-/* unused harmony exports assertEqual, assertNotEqual, toZod, assertIs, assertNever, assert, getEnumValues, joinValues, floatSafeRemainder, defineLazy, objectClone, rawShape, mergeDefs, cloneDef, getElementAtPath, promiseAllObject, randomString, esc, slugify, allowsEval, isPlainObject, shallowClone, numKeys, getParsedType, propertyKeyTypes, primitiveTypes, escapeRegex, createTransparentProxy, stringifyPrimitive, BIGINT_FORMAT_RANGES, pick, omit, safeExtend, merge, partial, required, unwrapMessage, getSizableOrigin, parsedType, cleanEnum, base64ToUint8Array, uint8ArrayToBase64, base64urlToUint8Array, uint8ArrayToBase64url, hexToUint8Array, uint8ArrayToHex, Class, derived, CONSTANT_CATCH, constantCatch */
+/* unused harmony exports assertEqual, assertNotEqual, toZod, assertIs, assertNever, assert, getEnumValues, joinValues, floatSafeRemainder, defineLazy, objectClone, rawShape, mergeDefs, cloneDef, getElementAtPath, promiseAllObject, randomString, esc, slugify, allowsEval, isPlainObject, shallowClone, numKeys, getParsedType, propertyKeyTypes, primitiveTypes, createTransparentProxy, stringifyPrimitive, BIGINT_FORMAT_RANGES, pick, omit, safeExtend, merge, partial, required, unwrapMessage, getSizableOrigin, parsedType, cleanEnum, base64ToUint8Array, uint8ArrayToBase64, base64urlToUint8Array, uint8ArrayToBase64url, hexToUint8Array, uint8ArrayToHex, Class, derived, CONSTANT_CATCH, constantCatch */
 
 // functions
 function assertEqual(val) {
@@ -38699,6 +38877,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   zMY: () => (/* binding */ schemas_boolean),
   X$i: () => (/* binding */ extend),
   Whr: () => (/* binding */ schemas_int),
+  euz: () => (/* binding */ literal),
   _H3: () => (/* binding */ looseObject),
   mee: () => (/* binding */ nullable),
   cl6: () => (/* binding */ nullish),
@@ -38712,7 +38891,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _default, _function, any, base64, base64url, bigint, catch, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, enum, exactOptional, exactPartial, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, literal, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, omit, partial, partialRecord, pick, prefault, promise, readonly, record, required, safeExtend, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _default, _function, any, base64, base64url, bigint, catch, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, enum, exactOptional, exactPartial, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, omit, partial, partialRecord, pick, prefault, promise, readonly, record, required, safeExtend, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
@@ -40916,16 +41095,16 @@ const $ZodEnum = /*@__PURE__*/ (/* unused pure expression or super */ null && (c
         return payload;
     };
 })));
-const $ZodLiteral = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodLiteral", (inst, def) => {
+const $ZodLiteral = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodLiteral", (inst, def) => {
     $ZodType.init(inst, def);
     const values = new Set(def.values);
     inst._zod.values = values;
-    util.defineLazyInternal(inst, "pattern", (zod) => {
+    core_util/* defineLazyInternal */.v5(inst, "pattern", (zod) => {
         const vals = zod.def.values;
         // unmatchable fallback, RE2-safe: an empty alternation would compile to /^()$/, which matches ""
         return new RegExp(vals.length
             ? `^(${vals
-                .map((o) => typeof o === "string" ? util.escapeRegex(o) : o ? util.escapeRegex(o.toString()) : String(o))
+                .map((o) => typeof o === "string" ? core_util/* escapeRegex */.sD(o) : o ? core_util/* escapeRegex */.sD(o.toString()) : String(o))
                 .join("|")})$`
             : "^[^\\s\\S]$");
     });
@@ -40942,7 +41121,7 @@ const $ZodLiteral = /*@__PURE__*/ (/* unused pure expression or super */ null &&
         });
         return payload;
     };
-})));
+});
 const $ZodFile = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodFile", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.parse = (payload, _ctx) => {
@@ -42399,16 +42578,16 @@ function nativeEnum(entries, params) {
         ...util.normalizeParams(params),
     });
 }
-const ZodMiniLiteral = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniLiteral", (inst, def) => {
-    core.$ZodLiteral.init(inst, def);
+const ZodMiniLiteral = /*@__PURE__*/ core_core/* $constructor */.xI("ZodMiniLiteral", (inst, def) => {
+    $ZodLiteral.init(inst, def);
     ZodMiniType.init(inst, def);
-})));
+});
 // @__NO_SIDE_EFFECTS__
 function literal(value, params) {
     return new ZodMiniLiteral({
         type: "literal",
         values: Array.isArray(value) ? value : [value],
-        ...util.normalizeParams(params),
+        ...core_util/* normalizeParams */.A2(params),
     });
 }
 const ZodMiniFile = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniFile", (inst, def) => {

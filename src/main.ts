@@ -17,7 +17,7 @@ import type { GitHubSteps, Memory, ReportRequest } from './core/ports.js';
 import { readRunContext, type RunContext } from './core/run-context.js';
 import { maskSecret, MIN_SECRET, redact, redactAlso, RUNNER_TOKENS } from './core/secrets.js';
 import { writeDryRunSummary, writeSummary } from './report/summary.js';
-import { threadUses } from './core/uses.js';
+import { threadUses } from './core/ledger.js';
 import { readSetup, type Setup } from './decide/setup.js';
 import type { RequestComment } from './decide/trigger.js';
 

@@ -85,20 +85,31 @@ export interface ThreadNote {
    * closed once the thread's job has a docs pull request of its own; newest last.
    */
   superseded?: string[];
+  /** The thread's `/docs` requests: which are settled (sent, or refused), by which run. */
+  requests?: RequestLedger;
   /**
-   * The `/docs` requests recent runs delivered, newest run first: each run's requests' comment ids
-   * lie in `(after, upTo]` (its own may lie lower). GitHub's comment ids grow, so every request at
-   * or below the highest `upTo` is delivered. Every note written since requests were kept has it,
-   * empty when none was delivered yet; absent in a note written before.
+   * Written by earlier versions, read only to start `requests` from: each run's requests' comment
+   * ids lay in `(after, upTo]`, every request at or below the highest `upTo` delivered.
    */
   delivered?: Delivery[];
 }
 
-/** The requests one run delivered: comment ids above `after`, up to `upTo`. */
+/** The requests one run delivered, as earlier versions recorded them: comment ids above `after`, up to `upTo`. */
 export interface Delivery {
   run: number;
   after: number;
   upTo: number;
+}
+
+/**
+ * A thread's `/docs` requests (issue comments, by id): every request at or below `floor` is
+ * settled; above it, those a recent run `settled` — sent in a send the service accepted, or
+ * `refused` (their author may not ask, and was told) — are; any other request is still owed.
+ */
+export interface RequestLedger {
+  floor: number;
+  /** Newest run first. */
+  settled: { run: number; ids: number[]; refused?: true }[];
 }
 
 /** What a commit status of this step says: the job (when it names one) and the run that wrote it. */
@@ -143,10 +154,19 @@ export interface Memory {
   carried?: Carried;
 }
 
-/** The `/docs` requests a run sends in its one create or follow-up. */
+/** The `/docs` requests a run read on its thread, and what its one create or follow-up carries. */
 export interface Carried {
-  /** What the note records as delivered (absent when only a review comment is carried). */
-  delivery?: { after: number; upTo: number };
+  /** The thread's requests as the run found them (the note's record, or where it starts). */
+  ledger: RequestLedger;
+  /** Issue comments the send carries: settled once the service accepts it, else still owed. */
+  sent: number[];
+  /** Requests whose authors may not ask: settled, never sent. */
+  refused: number[];
+  /** Requests read that stay owed: an author GitHub could not tell about, past one send's bounds. */
+  waiting: number[];
+  /** Every comment above the ledger's floor up to this id was read (absent: none was). */
+  readUpTo?: number;
+  /** Every request the send carries (a review comment too), for the 👀 and the comment. */
   requests: { id: number; author: string; url: string; review: boolean }[];
 }
 
@@ -251,13 +271,15 @@ export interface DecideReads {
   /** Where a push-like run stands on its pull request: its merge, a branch's push, or overtaken. */
   moment(signal: AbortSignal): Promise<Moment>;
   /**
-   * The thread's comments, for the `/docs` requests queued on it: the first page and the newest
-   * (at most 10 pages of 100), oldest first, with the comment that started the run; and where
-   * this repository's workflow runs are (`…/actions/runs/`). A fault throws: nothing is sent.
+   * The thread's comments, for the `/docs` requests queued on it: the newest pages back to the
+   * first comment above `above` (at most 10 pages of 100), oldest first, with the comment that
+   * started the run; `complete` when every comment above `above` was read; and where this
+   * repository's workflow runs are (`…/actions/runs/`). A fault throws: nothing is sent.
    */
   threadComments(
     signal: AbortSignal,
-  ): Promise<{ comments: ThreadComment[]; runsUrl: string; keptId?: number }>;
+    above?: number,
+  ): Promise<{ comments: ThreadComment[]; complete: boolean; runsUrl: string; keptId?: number }>;
   /**
    * A skip on a thread (a change `paths` found irrelevant, a docs PR closed unmerged): with
    * `status`, a success status saying `why`, so a required check never waits for a job that will

@@ -88,6 +88,9 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     : await gatherQueued(inputs, recalled, { ...deps, port });
   if (queued.kind === 'skip') return queued;
   const { memory } = queued;
+  // Requests waiting to be sent are never held back: not by followUp, nor by a push that has
+  // nothing new, was overtaken or touched nothing under paths. Only the budget stops them.
+  const owed = queued.waiting === true;
   const prompt = queued.prompt ?? admission.prompt;
   const remembered = threadOf(memory);
   const { job } = remembered;
@@ -101,7 +104,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   };
   const { asked } = features;
   let step: ThreadStep | undefined;
-  if (features.thread && port && !resumes) {
+  if (features.thread && port && !resumes && !owed) {
     const moment = features.moment ? await port.moment(signal) : {};
     step = threadStep(event, asked, moment);
     const held =
@@ -112,7 +115,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   }
   // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
   const fresh = features.moment && since !== undefined && !resumes;
-  if ((gated || fresh) && port) {
+  if ((gated || fresh) && port && !owed) {
     const changed = await port.changedFiles(since, signal);
     // Under at-merge the merge is news in itself: its prompt says so, whatever changed.
     const news = step === 'merge' && inputs.followUp === 'at-merge';

@@ -1,12 +1,14 @@
-// A `/docs` request on a thread carries every request queued there that was not yet delivered:
-// one send for a burst of them. Read after what the thread remembers (its note says what was
-// delivered), before which way the run goes: a run whose request an earlier run carried sends
-// nothing.
+// Every run on a thread that may reach the service carries every `/docs` request the thread's
+// ledger still owes: one send for a burst of them, whatever run sends it (a push, the merge, a
+// request, a run by hand). Read after what the thread remembers (its note holds the ledger),
+// before which way the run goes: a run whose own request an earlier run sent sends nothing, and a
+// run its policy would hold back still sends when requests wait.
 import type { Skip } from './admission.js';
 import type { RunEvent } from '../core/event.js';
 import type { Features } from './features.js';
 import { gateActor, hasWriteAccess } from './gate.js';
 import type { Inputs } from './inputs.js';
+import { requestLedger } from '../core/ledger.js';
 import type { Log } from '../core/log.js';
 import type { DecideReads, Memory } from '../core/ports.js';
 import { carriedAnswer, carriedNotice, carry, readQueue, type QueuedRequest } from './requests.js';
@@ -23,51 +25,76 @@ export interface QueuedDeps {
   run: { runId: number; actor: string };
 }
 
-/** The run goes on (carrying the requests in `memory.carried`, with `prompt` when there are several), or ends skipped. */
-export type Queued = Skip | { kind: 'go'; memory: Memory; prompt?: string };
+/**
+ * The run goes on (carrying the requests in `memory.carried`, with `prompt` when it carries
+ * others than its own; `waiting`: requests besides its own wait to be sent), or ends skipped.
+ */
+export type Queued = Skip | { kind: 'go'; memory: Memory; prompt?: string; waiting?: true };
 
 /**
- * On a thread, a `/docs` request run reads the thread's comments: its own request already
- * delivered is a skip that says which run carried it; else it carries its own and every request
- * not yet delivered whose author may ask (checked as each would be on its own). Anything else goes
- * on as it was.
+ * On a thread with a trigger phrase, reads the thread's comments: a request run whose own request
+ * an earlier run sent is a skip that says which run; else the run carries its own request (if a
+ * request started it) and every request the ledger owes whose author may ask (checked as each
+ * would be on its own). Anything else goes on as it was.
  */
 export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedDeps): Promise<Queued> {
   const { request, features, port, event, log, signal } = deps;
-  if (request.kind !== 'request' || !features.thread || !port || inputs.trigger === undefined)
-    return { kind: 'go', memory };
-  const { comments, runsUrl, keptId } = await port.threadComments(signal);
-  const { id, review } = request.comment;
-  const facts = comments.find((c) => c.id === id) ?? {
-    id,
-    body: '',
-    author: event.sender?.login ?? deps.run.actor,
-    bot: false,
-    url: '',
-    review,
-  };
-  const own: QueuedRequest = { ...facts, text: request.text };
+  if (!features.thread || !port || inputs.trigger === undefined) return { kind: 'go', memory };
+  const before = memory.note ? requestLedger(memory.note) : undefined;
+  const { comments, complete, runsUrl, keptId } = await port.threadComments(signal, before?.floor);
+  const ledger = requestLedger(memory.note, keptId);
+  let own: QueuedRequest | undefined;
+  if (request.kind === 'request') {
+    const { id, review } = request.comment;
+    const facts = comments.find((c) => c.id === id) ?? {
+      id,
+      body: '',
+      author: event.sender?.login ?? deps.run.actor,
+      bot: false,
+      url: '',
+      review,
+    };
+    own = { ...facts, text: request.text };
+  }
   const queue = readQueue(own, comments, {
     phrase: inputs.trigger,
     standing: Boolean(inputs.prompt),
-    note: memory.note,
+    ledger,
     runId: deps.run.runId,
-    ...(keptId !== undefined ? { keptId } : {}),
   });
   if (queue.kind === 'carried')
     return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };
-  const { kept: others, leftFrom } = await mayAsk(queue.waiting, own.author, inputs, deps);
-  const { carried, prompt } = carry(own, others, queue.after, inputs.prompt, leftFrom);
+  const { kept: others, refused, waiting, leftFrom } = await mayAsk(queue.waiting, own?.author, inputs, deps);
+  // Every comment above the floor was read: the floor may rise up to the newest.
+  const newest = Math.max(ledger.floor, ...comments.filter((c) => !c.review).map((c) => c.id));
+  const { carried, prompt } = carry(
+    own,
+    others,
+    { ledger, refused, waiting, ...(complete ? { readUpTo: newest } : {}) },
+    inputs.prompt,
+  );
   if (leftFrom !== undefined)
     log.warning(
-      `Not every request queued on the thread goes in this send (at most ${MAX_CARRIED}, ${MAX_LOOK_UPS} look-ups of who may ask, and only authors GitHub could tell about): those from comment ${leftFrom} on wait for the next request.`,
+      `Not every request queued on the thread goes in this send (at most ${MAX_CARRIED}, ${MAX_LOOK_UPS} look-ups of who may ask): those from comment ${leftFrom} on wait for the next run.`,
+    );
+  if (!complete)
+    log.warning(
+      `The thread has more comments than one run reads (${COMMENT_PAGES_READ}): requests among those left unread wait, unsettled.`,
     );
   if (others.length > 0)
     log.info(
-      `${others.length + 1} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`,
+      `${others.length + (own ? 1 : 0)} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`,
     );
-  return { kind: 'go', memory: { ...memory, carried }, ...(prompt !== undefined ? { prompt } : {}) };
+  return {
+    kind: 'go',
+    memory: { ...memory, carried },
+    ...(prompt !== undefined ? { prompt } : {}),
+    ...(others.length > 0 ? { waiting: true as const } : {}),
+  };
 }
+
+/** How many comments one run reads at most, in words. */
+const COMMENT_PAGES_READ = '1,000';
 
 /** GitHub could not tell whether the author may ask (a warning said so). */
 const UNTOLD = 'untold';
@@ -79,20 +106,22 @@ const MAX_LOOK_UPS = 30;
 
 /**
  * The requests whose authors may ask, by the gate's rules for an event anyone can cause: named in
- * `allowedActors`, a bot only when named, else write access asked of GitHub once a login. Bounded:
- * past `MAX_CARRIED` requests or `MAX_LOOK_UPS` look-ups, the rest wait (`leftFrom`: the first).
+ * `allowedActors`, a bot only when named, else write access asked of GitHub once a login. Those
+ * refused are settled as such; one whose author GitHub could not tell about waits, and the others
+ * go on. Bounded: past `MAX_CARRIED` requests or `MAX_LOOK_UPS` look-ups, the rest wait
+ * (`leftFrom`: the first).
  */
 async function mayAsk(
-  waiting: QueuedRequest[],
-  asker: string,
+  queued: QueuedRequest[],
+  asker: string | undefined,
   inputs: Inputs,
   deps: QueuedDeps,
-): Promise<{ kept: QueuedRequest[]; leftFrom?: number }> {
+): Promise<{ kept: QueuedRequest[]; refused: number[]; waiting: number[]; leftFrom?: number }> {
   const { event, port, log, signal } = deps;
   // The run's own author passed the gate already.
-  const known = new Map<string, Promise<string | undefined>>([
-    [asker.toLowerCase(), Promise.resolve(undefined)],
-  ]);
+  const known = new Map<string, Promise<string | undefined>>(
+    asker ? [[asker.toLowerCase(), Promise.resolve(undefined)]] : [],
+  );
   const refusal = (r: QueuedRequest): Promise<string | undefined> => {
     const decided = gateActor({ login: r.author, type: r.bot ? 'Bot' : 'User' }, event, inputs.allowedActors);
     if (decided.kind === 'refused') return Promise.resolve(decided.rule);
@@ -104,16 +133,24 @@ async function mayAsk(
     })();
   };
   const kept: QueuedRequest[] = [];
-  for (const r of waiting) {
+  const refused: number[] = [];
+  const waiting: number[] = [];
+  for (const [at, r] of queued.entries()) {
     const key = r.author.toLowerCase();
     const asked = !known.has(key);
-    if (kept.length >= MAX_CARRIED || (asked && known.size > MAX_LOOK_UPS)) return { kept, leftFrom: r.id };
+    if (kept.length >= MAX_CARRIED || (asked && known.size > MAX_LOOK_UPS)) {
+      waiting.push(...queued.slice(at).map((q) => q.id));
+      return { kept, refused, waiting, leftFrom: r.id };
+    }
     if (asked) known.set(key, refusal(r));
     const why = await known.get(key);
-    // Not refused, not allowed: it waits, undelivered, for a run GitHub answers.
-    if (why === UNTOLD) return { kept, leftFrom: r.id };
-    if (why === undefined) kept.push(r);
-    else if (asked) log.info(`Not sent: the requests of ${label(r.author)} on the thread, as ${why}.`);
+    // Not refused, not allowed: it waits, unsettled, for a run GitHub answers; the others go on.
+    if (why === UNTOLD) waiting.push(r.id);
+    else if (why === undefined) kept.push(r);
+    else {
+      refused.push(r.id);
+      if (asked) log.info(`Not sent: the requests of ${label(r.author)} on the thread, as ${why}.`);
+    }
   }
-  return { kept };
+  return { kept, refused, waiting };
 }

@@ -1,7 +1,10 @@
-// Queued `/docs` requests on a thread, pure: which comments are requests not yet delivered (the
-// note's record: GitHub's comment ids grow, so a watermark tells them), whether an earlier run
-// already carried the run's own, and the prompt that carries several at once.
-import type { Carried, Delivery, ThreadComment, ThreadNote } from '../core/ports.js';
+// Queued `/docs` requests on a thread, pure: which comments are requests the thread's ledger still
+// owes, whether an earlier run already sent the run's own, and the prompt that carries several at
+// once. Every request is told apart by its comment id: a request is settled only by the run whose
+// accepted send carried it (or that told its author they may not ask), never by being older than
+// another.
+import { standing, type RequestLedger } from '../core/ledger.js';
+import type { Carried, ThreadComment } from '../core/ports.js';
 import { afterPhrase } from './trigger.js';
 import { cell } from '../core/untrusted.js';
 
@@ -11,89 +14,62 @@ export interface QueuedRequest extends ThreadComment {
 }
 
 export type Queue =
-  /** An earlier run already delivered the run's own request: `run`, when the note still says which. */
+  /** An earlier run already sent the run's own request: `run`, when the ledger still says which. */
   | { kind: 'carried'; run?: number }
-  /**
-   * The run sends its own request and those `waiting` (not delivered, not yet checked for who
-   * may ask), oldest first; every request at or below `after` counts as delivered.
-   */
-  | { kind: 'open'; after: number; waiting: QueuedRequest[] };
+  /** The requests the ledger still owes besides the run's own, oldest first (authors not yet checked). */
+  | { kind: 'open'; waiting: QueuedRequest[] };
 
 /**
- * Where the thread stands for a request run: `own` (the comment that started it), the thread's
- * `comments`, the note's record. A note without a record was written before requests were
- * kept (and no note, a thread's first run): every request older than the run's own counts as
- * delivered, so none is sent twice. A record with no delivery yet queues every request since the
- * kept comment. A bare
- * phrase is a request only with a standing prompt (else its own run answers it). A review comment
- * is only its own run's request: only issue comments are gathered.
+ * Where the thread stands for a run: `own` (the comment that started it, if a request did), the
+ * thread's `comments`, the ledger. A bare phrase is a request only with a standing prompt (else
+ * its own run answers it). A review comment is only its own run's request: only issue comments
+ * are gathered, since a review comment's id is of another series than the ledger's.
  */
 export function readQueue(
-  own: { id: number; review: boolean },
+  own: { id: number; review: boolean } | undefined,
   comments: ThreadComment[],
-  options: {
-    phrase: string;
-    standing: boolean;
-    note: ThreadNote | undefined;
-    runId: number;
-    /** The kept comment's id: requests before it predate the thread's note. */
-    keptId?: number;
-  },
+  options: { phrase: string; standing: boolean; ledger: RequestLedger; runId: number },
 ): Queue {
-  const { phrase, standing, note, runId, keptId } = options;
-  const deliveries = note?.delivered ?? [];
-  // A review comment's id is not of the issue comments' series: it says nothing of their order.
-  const unknown = own.review ? Number.MAX_SAFE_INTEGER : own.id - 1;
-  const after =
-    deliveries.length > 0
-      ? Math.max(...deliveries.map((d) => d.upTo))
-      : // Recorded, none delivered yet: every request since the thread's comment is queued.
-        note?.delivered !== undefined && keptId !== undefined
-        ? keptId
-        : unknown;
-  if (!own.review && own.id <= after) {
-    const by = carrier(deliveries, own.id);
-    // A re-run of the run that carried it goes on: it finds its own job and waits for it.
-    if (by !== runId) return { kind: 'carried', ...(by !== undefined ? { run: by } : {}) };
+  const { phrase, ledger, runId } = options;
+  if (own && !own.review) {
+    const was = standing(ledger, own.id);
+    // A re-run of the run that carried it goes on: it finds its own job and waits for it. A
+    // request once refused is read afresh: its author passed this run's gate.
+    if (was.settled && !was.refused && was.run !== runId)
+      return { kind: 'carried', ...(was.run !== undefined ? { run: was.run } : {}) };
   }
   const waiting = comments
-    .filter((c) => c.id > after && c.id !== own.id && !c.review)
+    .filter((c) => !c.review && c.id !== own?.id && !standing(ledger, c.id).settled)
     .flatMap((c): QueuedRequest[] => {
       const text = afterPhrase(c.body, phrase);
-      return text === undefined || (!text && !standing) ? [] : [{ ...c, text }];
+      return text === undefined || (!text && !options.standing) ? [] : [{ ...c, text }];
     })
     .sort((a, b) => a.id - b.id);
-  return { kind: 'open', after, waiting };
-}
-
-/** The run that delivered request `id`, when the note still keeps its delivery. */
-function carrier(deliveries: Delivery[], id: number): number | undefined {
-  return deliveries.find((d) => d.after < id && id <= d.upTo)?.run;
+  return { kind: 'open', waiting };
 }
 
 /**
- * What the run carries: its own request and the others allowed to ask, oldest first; the prompt
- * only when there are others (with its own alone, the prompt stays the standing prompt and the
- * request, as it always was).
+ * What the run carries: its own request (when a request started it) and the others allowed to
+ * ask, oldest first; the prompt only when there are others (with its own alone, the prompt stays
+ * the standing prompt and the request, as it always was). `refused` and `waiting`: the requests
+ * read that are settled as refused, and those that stay owed.
  */
 export function carry(
-  own: QueuedRequest,
+  own: QueuedRequest | undefined,
   others: QueuedRequest[],
-  after: number,
-  standing: string | undefined,
-  leftFrom?: number,
+  read: { ledger: RequestLedger; refused: number[]; waiting: number[]; readUpTo?: number },
+  standingPrompt: string | undefined,
 ): { carried: Carried; prompt?: string } {
-  const requests = [own, ...others].sort((a, b) => a.id - b.id);
-  // Requests left for the next send stay undelivered: the record stops below the first of them
-  // (the run's own, above it, may then be sent again, never lost).
-  const issueIds = requests
-    .filter((r) => !r.review && (leftFrom === undefined || r.id < leftFrom))
-    .map((r) => r.id);
+  const requests = [...(own ? [own] : []), ...others].sort((a, b) => a.id - b.id);
   const carried: Carried = {
-    ...(issueIds.length > 0 ? { delivery: { after, upTo: Math.max(...issueIds) } } : {}),
+    ledger: read.ledger,
+    sent: requests.filter((r) => !r.review).map((r) => r.id),
+    refused: read.refused,
+    waiting: read.waiting,
+    ...(read.readUpTo !== undefined ? { readUpTo: read.readUpTo } : {}),
     requests: requests.map(({ id, author, url, review }) => ({ id, author, url, review })),
   };
-  return others.length > 0 ? { carried, prompt: requestsPrompt(standing, requests) } : { carried };
+  return others.length > 0 ? { carried, prompt: requestsPrompt(standingPrompt, requests) } : { carried };
 }
 
 /** The standing prompt, then each request with its author and link, oldest first. */
@@ -103,9 +79,11 @@ export function requestsPrompt(standing: string | undefined, requests: QueuedReq
     (r, i) =>
       `Request ${i + 1} of ${total}, by ${r.author}${r.url ? ` (${r.url})` : ''}:\n${shortened(r.text) || '(nothing after the phrase: the standing prompt above is the request)'}`,
   );
-  return [standing, `${total} requests were made on this thread, oldest first:`, ...each]
-    .filter(Boolean)
-    .join('\n\n');
+  const heading =
+    total === 1
+      ? '1 request was made on this thread:'
+      : `${total} requests were made on this thread, oldest first:`;
+  return [standing, heading, ...each].filter(Boolean).join('\n\n');
 }
 
 /** The most characters of one request carried with others: the rest is at its link. */

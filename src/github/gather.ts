@@ -133,7 +133,11 @@ async function gather(
       } catch (error) {
         fault(`read the files of pull request #${number}`, 'pull-requests: read', error);
         return files.length > 0
-          ? { ...asked, files, notes: [...asked.notes, 'GitHub stopped answering: the file list is incomplete.'] }
+          ? {
+              ...asked,
+              files,
+              notes: [...asked.notes, 'GitHub stopped answering: the file list is incomplete.'],
+            }
           : asked;
       }
     }

@@ -1,22 +1,21 @@
+// The thread's ledger (src/core/ledger.ts) as the kept comment holds it: one hidden line, encoded
+// and decoded here, checked against its schema when read. What a run changes in it is the ledger's.
 import * as z from 'zod/mini';
-import type { Delivery, RunEntry, ThreadNote } from '../core/ports.js';
 import { isJobId } from '../core/job.js';
-import { threadUses } from '../core/uses.js';
+import { MAX_LINK, RECENT_RUNS, SETTLED_IDS, SETTLED_RUNS, SUPERSEDED_KEPT } from '../core/ledger.js';
+import type { ThreadNote } from '../core/ports.js';
 
 export type { ThreadNote };
 
-/** Enough for a re-run after a busy day of other runs on the thread. */
-export const RECENT_RUNS = 20;
-/** Docs pull requests waiting to be closed: a thread whose follow-ups are refused again and again keeps the newest. */
-export const SUPERSEDED_KEPT = 5;
-/** A pull request's URL, with room to spare. */
-const MAX_LINK = 500;
-/** The recent runs' deliveries of `/docs` requests kept: the highest says what is delivered. */
-export const RECENT_DELIVERIES = 20;
+/** Earlier versions kept up to 20 runs' deliveries as ranges. */
+const RECENT_DELIVERIES = 20;
 
 const PREFIX = '<!-- agent-job-action:note ';
-/** 20 runs with 200-character ids, 5 links and 20 deliveries, base64url-encoded, with room to spare. */
-const MAX_ENCODED = 24_000;
+/**
+ * 20 runs with 200-character ids, 5 links and 300 request ids, base64url-encoded, with room to
+ * spare (a comment holds 65,536 characters).
+ */
+const MAX_ENCODED = 32_000;
 const entrySchema = z.object({
   run: z.int().check(z.nonnegative()),
   attempt: z.int().check(z.positive()),
@@ -39,6 +38,20 @@ const noteSchema = z.object({
     z.array(z.string().check(z.minLength(1), z.maxLength(MAX_LINK))).check(z.maxLength(SUPERSEDED_KEPT)),
   ),
   delivered: z.optional(z.array(deliverySchema).check(z.maxLength(RECENT_DELIVERIES))),
+  requests: z.optional(
+    z.object({
+      floor: z.int().check(z.nonnegative()),
+      settled: z
+        .array(
+          z.object({
+            run: z.int().check(z.nonnegative()),
+            ids: z.array(z.int().check(z.positive())).check(z.maxLength(SETTLED_IDS)),
+            refused: z.optional(z.literal(true)),
+          }),
+        )
+        .check(z.maxLength(SETTLED_RUNS + SETTLED_IDS)),
+    }),
+  ),
 });
 
 /**
@@ -66,77 +79,4 @@ export function readNote(body: string): ThreadNote | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * The note after this run, whose job the service confirmed. The thread's job and head move
- * forward only: GitHub's run ids grow, so a re-run of an older run adds itself to the recent runs
- * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
- * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often
- * the run writes the note: its entry keeps what it added. The docs pull requests waiting to be
- * closed are `superseded` when given (none: the run dealt with them), else the previous note's.
- */
-export function nextNote(
-  previous: ThreadNote | undefined,
-  run: {
-    job: string;
-    head?: string;
-    run: number;
-    attempt: number;
-    uses?: number;
-    superseded?: string[];
-    /** The `/docs` requests this run delivered (comment ids above `after`, up to `upTo`). */
-    delivery?: { after: number; upTo: number };
-  },
-): ThreadNote {
-  const spent = run.uses ?? 0;
-  const earlier: RunEntry[] =
-    previous?.runs ?? (previous ? [{ run: previous.run, attempt: previous.attempt, job: previous.job }] : []);
-  const runs = [
-    { run: run.run, attempt: run.attempt, job: run.job, ...(spent > 0 ? { uses: spent } : {}) },
-    ...earlier.filter((entry) => entry.run !== run.run),
-  ]
-    .sort((a, b) => b.run - a.run)
-    .slice(0, RECENT_RUNS);
-  const total = threadUses(previous, { run: run.run, attempt: run.attempt, uses: spent });
-  const uses = total > 0 ? { uses: total } : {};
-  const waiting = (run.superseded ?? previous?.superseded ?? [])
-    .filter((link) => link.length <= MAX_LINK)
-    .slice(-SUPERSEDED_KEPT);
-  const superseded = waiting.length > 0 ? { superseded: waiting } : {};
-  const deliveries = delivered(previous?.delivered, run.delivery && { run: run.run, ...run.delivery });
-  // Kept even when empty: a note without it is one written before deliveries were recorded.
-  const recorded = previous === undefined || previous.delivered !== undefined || run.delivery !== undefined;
-  const delivery = recorded ? { delivered: deliveries } : {};
-  if (previous && previous.run > run.run) {
-    const older: ThreadNote = { ...previous, runs, ...uses, ...delivery };
-    delete older.superseded;
-    return { ...older, ...superseded };
-  }
-  const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
-  return {
-    job: run.job,
-    ...(head ? { head } : {}),
-    run: run.run,
-    attempt: run.attempt,
-    runs,
-    ...uses,
-    ...superseded,
-    ...delivery,
-  };
-}
-
-/**
- * The deliveries kept, highest first, with this run's: a run that writes the note twice (or a
- * re-run) keeps one entry, spanning both.
- */
-function delivered(earlier: Delivery[] = [], own: Delivery | undefined): Delivery[] {
-  if (!own) return earlier;
-  const same = earlier.find((d) => d.run === own.run);
-  const merged = same
-    ? { run: own.run, after: Math.min(same.after, own.after), upTo: Math.max(same.upTo, own.upTo) }
-    : own;
-  return [merged, ...earlier.filter((d) => d.run !== own.run)]
-    .sort((a, b) => b.upTo - a.upTo)
-    .slice(0, RECENT_DELIVERIES);
 }

@@ -57,7 +57,7 @@ export function decideReads(session: GitHubSession): DecideReads {
 
     recall: (strict, cancellation) => recall(session, strict, cancellation),
 
-    threadComments: (cancellation) => threadComments(session, cancellation),
+    threadComments: (cancellation, above) => threadComments(session, cancellation, above),
 
     /**
      * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing

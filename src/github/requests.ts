@@ -1,7 +1,8 @@
-// The thread's comments, read for the `/docs` requests queued on it: the first page and the
-// newest, oldest first, with the comment that started the run (a review comment is not among an
-// issue's comments). Read before anything is sent; a fault ends the step, as what the thread
-// remembers does: sending without knowing what is queued could send a request twice.
+// The thread's comments, read for the `/docs` requests queued on it: the newest pages, back to
+// the first comment the thread's ledger has not settled, oldest first, with the comment that
+// started the run (a review comment is not among an issue's comments). Read before anything is
+// sent; a fault ends the step, as what the thread remembers does: sending without knowing what is
+// queued could send a request twice.
 import * as z from 'zod/mini';
 import { ActionFailure } from '../service/errors.js';
 import type { ThreadComment } from '../core/ports.js';
@@ -9,7 +10,7 @@ import type { Comment } from './client.js';
 import { describeGitHubFault } from './errors.js';
 import type { GitHubSession } from './session.js';
 
-/** At most this many pages of 100: the first, and the newest after it. */
+/** At most this many pages of 100: the newest, back to what the ledger settled. */
 export const COMMENT_PAGES = 10;
 /** What the listing may take, retries included. */
 const LIST_BUDGET_MS = 60_000;
@@ -17,19 +18,21 @@ const LIST_BUDGET_MS = 60_000;
 export async function threadComments(
   session: GitHubSession,
   cancellation: AbortSignal,
-): Promise<{ comments: ThreadComment[]; runsUrl: string; keptId?: number }> {
+  above = 0,
+): Promise<{ comments: ThreadComment[]; complete: boolean; runsUrl: string; keptId?: number }> {
   const { run } = session;
   const { owner, repo } = run.repo;
   const runsUrl = `${run.serverUrl}/${owner}/${repo}/actions/runs/`;
   const own = ownComment(run.payload.comment);
   let keptId: number | undefined;
+  let complete = true;
   const listed = await session.beforeTheCreate(
     LIST_BUDGET_MS,
     cancellation,
     async (signal): Promise<Comment[]> => {
       const { thread } = await session.runThread(signal);
       if (!thread) return [];
-      // Found already when the note was read: what came before it predates the thread.
+      // Found already when the note was read: a note of an earlier version counts from it.
       const kept = await session.keptComment(signal);
       keptId = 'comment' in kept ? await kept.comment.id(signal) : undefined;
       const page = (n: number) =>
@@ -37,12 +40,22 @@ export async function threadComments(
           () => session.forRepo().commentsPage({ owner, repo, issue_number: thread.number, page: n }, signal),
           signal,
         );
+      // Page 1 says how many there are; then the newest back, until a page starts at or below
+      // what the ledger settled. Past the bound the pages between stay unread (never settled).
       const first = await page(1);
-      // New requests are at the end: past the bound, the pages between are left out.
-      const from = Math.max(2, first.last - (COMMENT_PAGES - 2));
-      const rest: Comment[] = [];
-      for (let n = from; n <= first.last; n++) rest.push(...(await page(n)).comments);
-      return [...first.comments, ...rest];
+      const read: Comment[] = [...first.comments];
+      let pages = 1;
+      for (let n = first.last; n >= 2; n--) {
+        if (pages >= COMMENT_PAGES) {
+          complete = false;
+          break;
+        }
+        const { comments } = await page(n);
+        pages++;
+        read.push(...comments);
+        if ((comments[0]?.id ?? 0) <= above) break;
+      }
+      return read;
     },
     (error) => {
       throw new ActionFailure(
@@ -64,6 +77,7 @@ export async function threadComments(
   if (own && !comments.some((c) => c.id === own.id)) comments.push(own);
   return {
     comments: comments.sort((a, b) => a.id - b.id),
+    complete,
     runsUrl,
     ...(keptId !== undefined ? { keptId } : {}),
   };

@@ -6,7 +6,8 @@ import type { Carried, Memory, ThreadNote } from '../core/ports.js';
 import type { KeptComment } from './comment.js';
 import { commentBody } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
-import { nextNote, readNote } from './note.js';
+import { readNote } from './note.js';
+import { nextLedger, settled } from '../core/ledger.js';
 import type { GitHubSession } from './session.js';
 import { runOnlyDescription, statusDescription, type StatusState } from './status.js';
 
@@ -133,16 +134,14 @@ export function note(
 ): ThreadNote {
   const { run } = session;
   const before = memory.note ?? readNote(previous ?? '');
-  // Requests are delivered only by a send the service accepted (one that only waits spends none).
-  const delivery = uses > 0 ? memory.carried?.delivery : undefined;
-  return nextNote(before, {
+  return nextLedger(before, {
     job: jobId,
     head,
     run: run.runId,
     attempt: run.runAttempt,
     uses,
     ...(superseded ? { superseded } : {}),
-    ...(delivery ? { delivery } : {}),
+    ...(memory.carried ? { requests: settled(memory.carried, run.runId, uses > 0) } : {}),
   });
 }
 

@@ -1,0 +1,175 @@
+// The thread's ledger: what a pull request's or issue's thread has spent and owes — its job and
+// the head the job last saw, the jobs of its recent runs, its quota uses, the docs pull requests
+// waiting to be closed, and the `/docs` requests asked and settled — as plain values and pure
+// functions. The GitHub side only encodes it (the kept comment's hidden note) and decodes it;
+// every rule of what a run changes in it lives here, whatever run writes it.
+import type { Carried, RequestLedger, RunEntry, ThreadNote } from './ports.js';
+
+export type { RequestLedger, ThreadNote };
+
+/** Enough for a re-run after a busy day of other runs on the thread. */
+export const RECENT_RUNS = 20;
+/** Docs pull requests waiting to be closed: a thread whose follow-ups are refused again and again keeps the newest. */
+export const SUPERSEDED_KEPT = 5;
+/** A pull request's URL, with room to spare. */
+export const MAX_LINK = 500;
+/** The runs whose settled requests the ledger keeps by id (the newest), to say which run sent one. */
+export const SETTLED_RUNS = 20;
+/** The most request ids kept above the floor: past it the floor rises, oldest first. */
+export const SETTLED_IDS = 300;
+
+/** The thread's total once this run's uses are in: what earlier runs recorded, this run's counted once. */
+export function threadUses(
+  before: { uses?: number; runs?: RunEntry[] } | undefined,
+  run: { run: number; attempt: number; uses: number },
+): number {
+  const counted =
+    before?.runs?.find((entry) => entry.run === run.run && entry.attempt === run.attempt)?.uses ?? 0;
+  return Math.max(0, (before?.uses ?? 0) - counted) + run.uses;
+}
+
+/**
+ * The requests a note records. A note of this version has its own record. One written before
+ * requests were kept by id: every request up to the highest it delivered is settled (and, with no
+ * record at all, every request before the kept comment). No note (a thread's first run): nothing is
+ * settled yet — a request made before the thread had a job had no run that sent it.
+ */
+export function requestLedger(note: ThreadNote | undefined, keptId?: number): RequestLedger {
+  if (note?.requests) return note.requests;
+  if (!note) return { floor: 0, settled: [] };
+  const legacy = note.delivered ?? [];
+  if (legacy.length > 0) return { floor: Math.max(...legacy.map((d) => d.upTo)), settled: [] };
+  return { floor: keptId ?? 0, settled: [] };
+}
+
+/** How a request stands in the ledger: settled by a run (sent, or refused), settled below the floor, or open. */
+export function standing(
+  ledger: RequestLedger,
+  id: number,
+): { settled: boolean; run?: number; refused?: true } {
+  const entry = ledger.settled.find((e) => e.ids.includes(id));
+  if (entry) return { settled: true, run: entry.run, ...(entry.refused ? { refused: true as const } : {}) };
+  return { settled: id <= ledger.floor };
+}
+
+/** The ids among `ids` the ledger still owes an answer: above the floor, settled by no run. */
+export function open(ledger: RequestLedger, ids: number[]): number[] {
+  return ids.filter((id) => !standing(ledger, id).settled);
+}
+
+/**
+ * The ledger once a run settled `sent` (carried in a send the service accepted) and `refused`
+ * (their authors may not ask: told so, never sent). `readUpTo`: every comment from the floor up
+ * to it was read by the run, and `waiting` those read that stay open (an author GitHub could not
+ * tell about, past the bounds of one send): the floor rises over what is settled, never past a
+ * request still open or one the run did not read.
+ */
+export function settle(
+  ledger: RequestLedger,
+  run: number,
+  done: { sent: number[]; refused: number[]; waiting: number[]; readUpTo?: number },
+): RequestLedger {
+  const fresh = (ids: number[]) => ids.filter((id) => id > ledger.floor);
+  const sent = fresh(done.sent);
+  const refused = fresh(done.refused);
+  let settled = ledger.settled.map((e) => ({ ...e, ids: [...e.ids] }));
+  const add = (ids: number[], flag: boolean) => {
+    if (ids.length === 0) return;
+    const same = settled.find((e) => e.run === run && Boolean(e.refused) === flag);
+    if (same) same.ids = [...new Set([...same.ids, ...ids])].sort((a, b) => a - b);
+    else
+      settled.push({ run, ids: [...ids].sort((a, b) => a - b), ...(flag ? { refused: true as const } : {}) });
+  };
+  add(sent, false);
+  add(refused, true);
+  let floor = ledger.floor;
+  if (done.readUpTo !== undefined) {
+    const lowestOpen = Math.min(...done.waiting.filter((id) => id > floor), Infinity);
+    floor = Math.max(floor, Math.min(done.readUpTo, lowestOpen - 1));
+  }
+  // Newest run first. An entry wholly at or below the floor only says who sent its requests:
+  // past SETTLED_RUNS those go. One above the floor goes only with the floor raised over it.
+  settled.sort((a, b) => b.run - a.run);
+  const above = (e: { ids: number[] }) => e.ids.some((id) => id > floor);
+  settled = settled.filter((e, i) => i < SETTLED_RUNS || above(e));
+  // A request left open for hundreds of others (an author GitHub never tells about) is given up
+  // on at last: the note must stay within what a comment holds.
+  while (settled.reduce((n, e) => n + e.ids.length, 0) > SETTLED_IDS && settled.length > 1) {
+    const oldest = settled.pop();
+    floor = Math.max(floor, ...(oldest?.ids ?? []));
+  }
+  return { floor, settled };
+}
+
+/**
+ * The requests once the run is over: what it carried is settled only when the service `accepted`
+ * its send (a 429, a refusal, a fault, a run that only waits: still owed, and the floor stays
+ * below them); those refused are settled either way.
+ */
+export function settled(carried: Carried, run: number, accepted: boolean): RequestLedger {
+  const { ledger, sent, refused, waiting, readUpTo } = carried;
+  return settle(ledger, run, {
+    sent: accepted ? sent : [],
+    refused,
+    waiting: accepted ? waiting : [...waiting, ...sent],
+    ...(readUpTo !== undefined ? { readUpTo } : {}),
+  });
+}
+
+/**
+ * The next note after this run, whose job the service confirmed. The thread's job and head move
+ * forward only: GitHub's run ids grow, so a re-run of an older run adds itself to the recent runs
+ * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
+ * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often the
+ * run writes the note: its entry keeps what it added. The docs pull requests waiting to be closed
+ * are `superseded` when given (none: the run dealt with them), else the previous note's. The
+ * requests are `requests` when given (the run settled some), else the previous note's record.
+ */
+export function nextLedger(
+  previous: ThreadNote | undefined,
+  run: {
+    job: string;
+    head?: string;
+    run: number;
+    attempt: number;
+    uses?: number;
+    superseded?: string[];
+    requests?: RequestLedger;
+  },
+  keptId?: number,
+): ThreadNote {
+  const spent = run.uses ?? 0;
+  const earlier: RunEntry[] =
+    previous?.runs ?? (previous ? [{ run: previous.run, attempt: previous.attempt, job: previous.job }] : []);
+  const runs = [
+    { run: run.run, attempt: run.attempt, job: run.job, ...(spent > 0 ? { uses: spent } : {}) },
+    ...earlier.filter((entry) => entry.run !== run.run),
+  ]
+    .sort((a, b) => b.run - a.run)
+    .slice(0, RECENT_RUNS);
+  const total = threadUses(previous, { run: run.run, attempt: run.attempt, uses: spent });
+  const uses = total > 0 ? { uses: total } : {};
+  const waiting = (run.superseded ?? previous?.superseded ?? [])
+    .filter((link) => link.length <= MAX_LINK)
+    .slice(-SUPERSEDED_KEPT);
+  const superseded = waiting.length > 0 ? { superseded: waiting } : {};
+  // Every note of this version keeps its record of requests, even when none is settled yet.
+  const requests = { requests: run.requests ?? requestLedger(previous, keptId) };
+  if (previous && previous.run > run.run) {
+    const older: ThreadNote = { ...previous, runs, ...uses, ...requests };
+    delete older.superseded;
+    delete older.delivered;
+    return { ...older, ...superseded };
+  }
+  const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
+  return {
+    job: run.job,
+    ...(head ? { head } : {}),
+    run: run.run,
+    attempt: run.attempt,
+    runs,
+    ...uses,
+    ...superseded,
+    ...requests,
+  };
+}
