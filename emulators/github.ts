@@ -315,6 +315,8 @@ export interface GitHubEmulator {
   get(repo: string, number: number): StoredThread;
   /** The next request of `route` gets this answer instead. */
   fail(route: GitHubRoute, ...faults: GitHubFault[]): void;
+  /** Drops the faults queued for `route` that no request met: it answers as usual again. */
+  unfail(route: GitHubRoute): void;
   /** A commit GitHub knows, with the files it changed. */
   commit(repo: string, commit: StoredCommit): void;
   /**
@@ -1329,6 +1331,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       return thread;
     },
     fail: (route, ...list) => void faults.set(route, [...(faults.get(route) ?? []), ...list]),
+    unfail: (route) => void faults.delete(route),
     delay: (route, ms) => void delays.set(route, [...(delays.get(route) ?? []), ms]),
     hold: (route) => void holds.set(route, (holds.get(route) ?? 0) + 1),
     count: (route) => requests.filter((r) => r.route === route).length,

@@ -145,6 +145,8 @@ export interface Emulator {
    * or body (the contract checks still run). An empty queue means the default play.
    */
   script(route: Route, ...replies: Reply[]): void;
+  /** Drops the replies scripted for `route` that no request used: it answers as usual again. */
+  unscript(route: Route): void;
   count(route: Route): number;
   /** Stops the server, cutting open connections and pending delayed replies. */
   close(): Promise<void>;
@@ -422,6 +424,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     violations,
     jobs,
     script: (route, ...replies) => void queues[route].push(...replies),
+    unscript: (route) => void queues[route].splice(0),
     count: (route) => requests.filter((request) => request.route === route).length,
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
