@@ -2,7 +2,7 @@
 // the create, while waiting on a job by id, and while `paths` is matched against a long list,
 // through the bundle under Node 24 against the emulators. What the run waits for never comes (a
 // job still at work, a request the emulator holds unanswered), so an exit with its outputs shows
-// that the signal, not the work, ended it; how many milliseconds that takes is the benchmark's.
+// that the signal, not the work, ended it (a test never times it: a loaded machine would answer).
 import { describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../emulators/server.js';
 import {
