@@ -135,6 +135,32 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     expect(docsPr.comments).toHaveLength(1);
   });
 
+  it('is never a pull request the action keeps a thread on, whatever link the service gave and whoever opened it', async () => {
+    const { gh, successor, service, push, link } = await refusingWorld();
+    // In a monorepo the docs token reaches the code; a code pull request the service's account
+    // opened, with this action's thread on it, is named as the first job's docs pull request.
+    gh.grant(DOCS_TOKEN, { login: 'docs-app[bot]', type: 'Bot', read: [DOCS, APP], write: [DOCS, APP] });
+    const code = gh.thread(APP, { opener: SERVICE });
+    code.pullCommits = [{ sha: code.headSha, author: SERVICE, committer: 'web-flow' }];
+    gh.addComment(APP, code.number, {
+      login: BOT,
+      body: '<!-- agent-job-action:0123456789abcdef01234567 -->\nDocs job',
+    });
+    const codeLink = `${gh.serverUrl}/${APP}/pull/${code.number}`;
+    service.script('get', { job: { status: 'completed', prLink: codeLink } });
+    const first = await push(1, 111);
+    expect(first.outputs).toMatchObject({ mode: 'created', prLink: codeLink });
+    const second = await push(2, 112);
+    expect(second.code).toBe(0);
+    expect(second.outputs).toMatchObject({ mode: 'created' });
+    expect(second.outputs.prLink).toBe(link(successor.number));
+    expect(code.state).toBe('open');
+    expect(gh.requests.filter((r) => r.route === 'updatePull')).toEqual([]);
+    expect(warnings(second)).toEqual([
+      `The earlier docs pull request ${APP}#${code.number} is a pull request this action keeps a docs thread on, not a docs pull request; it is not closed.`,
+    ]);
+  });
+
   it('is left alone without a docsToken, and the thread says it stays open', async () => {
     const { gh, docsPr, push, link, kept } = await refusingWorld();
     // The workflow's own token reaches both repositories: only a docsToken given is used to close.

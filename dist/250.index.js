@@ -750,6 +750,8 @@ function readNote(body) {
  * that send the same prompt to the same project share one). Hashed, so the prompt does not show
  * in the page source.
  */
+/** How every line of this action's own in a comment begins: its marker, its note, the latest run's. */
+const MARKER_PREFIX = '<!-- agent-job-action:';
 function commentMarker(run, key) {
     // A thread's comment is named without the prompt: a push, a /docs request and the merge send
     // different prompts to one job, and must find one comment. Without a thread, each /docs request
@@ -769,7 +771,7 @@ function commentMarker(run, key) {
                 ...(key.asked ? [`request ${key.asked.id}`] : []),
             ]),
     ]);
-    return `<!-- agent-job-action:${(0,external_node_crypto_.createHash)('sha256').update(named).digest('hex').slice(0, 24)} -->`;
+    return `${MARKER_PREFIX}${(0,external_node_crypto_.createHash)('sha256').update(named).digest('hex').slice(0, 24)} -->`;
 }
 function headline(state) {
     const { job, failure } = state;
@@ -893,7 +895,7 @@ function earlierResult(previous, heading) {
     const earlier = previous
         ?.split(LATEST)[0]
         ?.split('\n')
-        .filter((line) => !line.startsWith('<!-- agent-job-action:'))
+        .filter((line) => !line.startsWith(MARKER_PREFIX))
         .join('\n')
         .trim();
     return earlier ? [earlier, ''] : [heading, ''];
@@ -2156,6 +2158,13 @@ async function closeOne(session, link, successor, signal) {
         const pull = await session.retrying(() => api.getPull(at, signal), signal);
         if (pull.state !== 'open')
             return 'gone';
+        // A pull request this action keeps a thread on (its comment's marker) is someone's change
+        // the docs follow, never a docs pull request, whatever the service named.
+        step = 'read the comments of';
+        if (await session.retrying(() => keepsAThread(api, at, signal), signal)) {
+            warn(`The earlier docs pull request ${where} is a pull request this action keeps a docs thread on, not a docs pull request; it is not closed.`);
+            return 'open';
+        }
         step = 'list the commits of';
         sameOpener = pull.opener !== undefined && pull.opener.toLowerCase() === successor.opener?.toLowerCase();
         others =
@@ -2188,6 +2197,11 @@ async function closeOne(session, link, successor, signal) {
             return others ? (sameOpener ? 'kept' : 'foreign') : 'closed';
         return faultOf(error).passing ? 'retry' : 'open';
     }
+}
+/** Whether the pull request's first page of comments holds this action's kept comment. */
+async function keepsAThread(api, at, signal) {
+    const { comments } = await api.commentsPage({ owner: at.owner, repo: at.repo, issue_number: at.pull_number, page: 1 }, signal);
+    return comments.some((c) => c.body.startsWith(MARKER_PREFIX));
 }
 /**
  * Whether anyone but the opener committed to the pull request, as each commit's author and

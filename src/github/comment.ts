@@ -18,6 +18,9 @@ import type { Thread } from './target.js';
  * that send the same prompt to the same project share one). Hashed, so the prompt does not show
  * in the page source.
  */
+/** How every line of this action's own in a comment begins: its marker, its note, the latest run's. */
+export const MARKER_PREFIX = '<!-- agent-job-action:';
+
 export function commentMarker(
   run: RunContext,
   key: {
@@ -47,7 +50,7 @@ export function commentMarker(
           ...(key.asked ? [`request ${key.asked.id}`] : []),
         ]),
   ]);
-  return `<!-- agent-job-action:${createHash('sha256').update(named).digest('hex').slice(0, 24)} -->`;
+  return `${MARKER_PREFIX}${createHash('sha256').update(named).digest('hex').slice(0, 24)} -->`;
 }
 
 /** Where the comment stands; `ended` false while the job is still being waited for. */
@@ -220,7 +223,7 @@ function earlierResult(previous: string | undefined, heading: string): string[] 
   const earlier = previous
     ?.split(LATEST)[0]
     ?.split('\n')
-    .filter((line) => !line.startsWith('<!-- agent-job-action:'))
+    .filter((line) => !line.startsWith(MARKER_PREFIX))
     .join('\n')
     .trim();
   return earlier ? [earlier, ''] : [heading, ''];

@@ -9,7 +9,7 @@ import { outputLink, samePullRequest, type PullRequestRef } from '../core/pull-r
 import { describeThrown } from '../core/log.js';
 import { cell, inert, label, printableUrl } from '../core/untrusted.js';
 import type { GitHubApi } from './client.js';
-import { pullRequestLink, type Superseded, type SupersededFate } from './comment.js';
+import { MARKER_PREFIX, pullRequestLink, type Superseded, type SupersededFate } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import type { GitHubSession } from './session.js';
 import { eventHasThread } from './target.js';
@@ -149,6 +149,15 @@ async function closeOne(
   try {
     const pull = await session.retrying(() => api.getPull(at, signal), signal);
     if (pull.state !== 'open') return 'gone';
+    // A pull request this action keeps a thread on (its comment's marker) is someone's change
+    // the docs follow, never a docs pull request, whatever the service named.
+    step = 'read the comments of';
+    if (await session.retrying(() => keepsAThread(api, at, signal), signal)) {
+      warn(
+        `The earlier docs pull request ${where} is a pull request this action keeps a docs thread on, not a docs pull request; it is not closed.`,
+      );
+      return 'open';
+    }
     step = 'list the commits of';
     sameOpener = pull.opener !== undefined && pull.opener.toLowerCase() === successor.opener?.toLowerCase();
     others =
@@ -191,6 +200,19 @@ async function closeOne(
     if (step === 'comment on') return others ? (sameOpener ? 'kept' : 'foreign') : 'closed';
     return faultOf(error).passing ? 'retry' : 'open';
   }
+}
+
+/** Whether the pull request's first page of comments holds this action's kept comment. */
+async function keepsAThread(
+  api: GitHubApi,
+  at: { owner: string; repo: string; pull_number: number },
+  signal: AbortSignal,
+): Promise<boolean> {
+  const { comments } = await api.commentsPage(
+    { owner: at.owner, repo: at.repo, issue_number: at.pull_number, page: 1 },
+    signal,
+  );
+  return comments.some((c) => c.body.startsWith(MARKER_PREFIX));
 }
 
 /**
