@@ -75,10 +75,6 @@ export function fakeReads(
       calls.push(['moment']);
       return Promise.resolve(answers.moment ?? {});
     },
-    skipped(why, jobId) {
-      calls.push(['skipped', why, jobId]);
-      return Promise.resolve();
-    },
     threadComments() {
       calls.push(['threadComments']);
       return answer(answers.comments, []).then((comments) => ({

@@ -127,11 +127,15 @@ describe('the paths gate', () => {
       event: push,
       reads: { changed: { files: ['src/a.ts', 'src/b.ts'] } },
     });
-    expect(await decided()).toEqual({ kind: 'skip', notice: 'Skipped: 2 files changed, none under paths.' });
+    // Decide writes nothing: the skip carries the status the report writes.
+    expect(await decided()).toEqual({
+      kind: 'skip',
+      notice: 'Skipped: 2 files changed, none under paths.',
+      held: { status: 'No docs-relevant change', memory: {} },
+    });
     expect(reads).toEqual([
       ['recall', false],
       ['changedFiles', undefined],
-      ['skipped', 'No docs-relevant change', undefined],
     ]);
     expect(service).toEqual([]);
   });
@@ -141,13 +145,12 @@ describe('the paths gate', () => {
       inputs: { paths: 'docs/**', thread: 'true', status: 'true' },
       reads: { memory: { note: NOTE }, changed: { files: ['src/a.ts'] } },
     });
-    expect(await decided()).toEqual({ kind: 'skip', notice: 'Skipped: 1 file changed, none under paths.' });
-    expect(reads).toEqual([
-      ['recall', true],
-      ['moment'],
-      ['changedFiles', sha(1)],
-      ['skipped', 'No docs-relevant change', 'job-7'],
-    ]);
+    expect(await decided()).toEqual({
+      kind: 'skip',
+      notice: 'Skipped: 1 file changed, none under paths.',
+      held: { status: 'No docs-relevant change', job: 'job-7', memory: { note: NOTE } },
+    });
+    expect(reads).toEqual([['recall', true], ['moment'], ['changedFiles', sha(1)]]);
     expect(service).toEqual([]);
   });
 
@@ -257,14 +260,9 @@ describe("the thread's memory", () => {
       kind: 'skip',
       notice:
         'Skipped: the docs pull request acme/docs#4 of this thread was closed without merging, so later pushes start no docs job. Ask with the trigger phrase, or run the workflow by hand, to start a new one.',
+      held: { status: 'Docs PR closed unmerged: ask for docs to start again', memory: expect.any(Object) },
     });
-    expect(reads).toEqual([
-      ['recall', true],
-      ['moment'],
-      ['changedFiles', sha(1)],
-      ['docsPull', PR_LINK],
-      ['skipped', 'Docs PR closed unmerged: ask for docs to start again', undefined],
-    ]);
+    expect(reads).toEqual([['recall', true], ['moment'], ['changedFiles', sha(1)], ['docsPull', PR_LINK]]);
     expect(service).toEqual([['get', 'job-7']]);
   });
 

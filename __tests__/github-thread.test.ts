@@ -366,7 +366,7 @@ describe('the commit status', () => {
     );
     expect(await described('job_c', 1, memory, 93)).toBe('Completed, no changes: job job_c · run 93 · 1 use');
     const skip = sideOf(pushRun(after, before, 94), budget);
-    await skip.side.decide.skipped('Nothing new', 'job_b', never(), memory);
+    await skip.side.report.skipped('Nothing new', 'job_b', never(), memory);
     expect(github.gh.statuses(APP, after)[0]?.description).toBe('Nothing new: job job_b · run 94 · 1 use');
     // A re-run that resumes its earlier attempt's job keeps that attempt's count.
     const resumed = { ...memory, status: { job: 'job_c', run: 95, uses: 1 } };

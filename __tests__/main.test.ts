@@ -351,14 +351,13 @@ describe('a step that does nothing', () => {
             moment: unasked,
             threadComments: unasked,
             changedFiles: unasked,
-            skipped: unasked,
           },
           execute: {
             started: () => {
               throw new Error('not asked in this test');
             },
           },
-          report: { finish: unasked, answer: unasked, removeLabel: unasked },
+          report: { finish: unasked, answer: unasked, removeLabel: unasked, skipped: unasked },
           // Closed at the end of the run, whatever it did; a fault there changes nothing.
           close: () => {
             asked.closed = true;

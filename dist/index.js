@@ -28912,10 +28912,20 @@ function nextLedger(previous, run, keptId) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Y: () => (/* binding */ describeThrown)
+/* harmony export */   Y: () => (/* binding */ describeThrown),
+/* harmony export */   u: () => (/* binding */ coreLog)
 /* harmony export */ });
-/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8198);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3340);
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8198);
 
+
+/** The runner's log, as the action writes it. */
+const coreLog = {
+    info: (message) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(message),
+    notice: (message) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .notice */ .lm(message),
+    warning: (message) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message),
+    debug: (message) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .debug */ .Yz(message),
+};
 /**
  * Words for a value that may not be an Error at all (a thrown string, null…), without a closing
  * period, so it can go inside a sentence.
@@ -28934,7 +28944,7 @@ function describeThrown(thrown) {
             text = String(thrown);
         }
     }
-    return (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(/\.$/, '');
+    return (0,_secrets_js__WEBPACK_IMPORTED_MODULE_1__/* .redact */ .E$)(text).replace(/\.$/, '');
 }
 
 
@@ -29453,7 +29463,7 @@ function usesLine(total) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7330);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5521);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29462,7 +29472,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7330:
+/***/ 5521:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -30567,12 +30577,12 @@ async function decide(inputs, deps) {
     // Only a thread's job is followed up with what changed since it last looked.
     const since = features.thread ? remembered.since : undefined;
     // A run that sends nothing leaves a success status naming the thread's job (a required check
-    // passes, and a branch's next push still finds the job).
-    const hold = async (held, named) => {
-        if (!features.dryRun)
-            await port?.skipped(held.status, named, signal, memory);
-        return { kind: 'skip', notice: held.notice };
-    };
+    // passes, and a branch's next push still finds the job): the report writes it.
+    const hold = (held, named) => ({
+        kind: 'skip',
+        notice: held.notice,
+        ...(port ? { held: { status: held.status, ...(named ? { job: named } : {}), memory } } : {}),
+    });
     const { asked } = features;
     let step;
     if (features.thread && port && !resumes && !owed) {
@@ -30620,7 +30630,7 @@ async function decide(inputs, deps) {
     // After the plan, so that a re-run that only waits for its earlier attempt's job still goes on.
     const spent = features.thread ? budgetSpent(inputs.budget, plan.mode, memory, log) : undefined;
     if (spent)
-        return { ...(await hold(spent, job)), ...(spent.answer ? { answer: spent.answer } : {}) };
+        return { ...hold(spent, job), ...(spent.answer ? { answer: spent.answer } : {}) };
     const written = (0,core_mode/* onlyWaits */.PI)(plan.mode) ? undefined : prompt;
     const whole = async (since) => {
         let prompt = written ?? '';
@@ -31844,28 +31854,6 @@ class JobRun {
     }
 }
 
-;// CONCATENATED MODULE: ./src/core/run-context.ts
-
-function readRunContext(env = process.env) {
-    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    const event = (0,core_event/* readEvent */.j_)(env);
-    return {
-        event: (0,core_event/* parseEvent */.wj)(event.name, event.payload),
-        payload: event.payload,
-        repo: owner && repo ? { owner, repo } : { owner: '', repo: '' },
-        sha: env.GITHUB_SHA ?? '',
-        serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
-        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-        runId: Number(env.GITHUB_RUN_ID) || 0,
-        runAttempt: Number(env.GITHUB_RUN_ATTEMPT) || 1,
-        workflow: env.GITHUB_WORKFLOW ?? '',
-        job: env.GITHUB_JOB ?? '',
-        action: env.GITHUB_ACTION ?? '',
-        actionRepository: env.GITHUB_ACTION_REPOSITORY ?? '',
-        actor: env.GITHUB_ACTOR ?? '',
-    };
-}
-
 // EXTERNAL MODULE: ./src/core/uses.ts
 var uses = __nccwpck_require__(9303);
 ;// CONCATENATED MODULE: ./src/report/summary.ts
@@ -31933,6 +31921,152 @@ async function writeDryRunSummary(facts) {
         core/* summary */.z.addRaw((0,untrusted/* preformatted */.EC)(facts.prompt), true);
     }
     await core/* summary */.z.write();
+}
+
+;// CONCATENATED MODULE: ./src/report-step.ts
+// The third step, report: the outputs (on every path, `mode` and `status` included), the summary,
+// the step's error, then the GitHub side, last, so that a signal while it works cannot cost the
+// outputs, the summary or the error. A run that sent nothing ends here too (its notice, and on a
+// thread the success status decide chose, which only the report writes), and a dry run (its
+// decision and prompt, nothing written).
+
+
+
+
+
+
+
+/** GitHub's faults are warnings: they never change the step's result. */
+async function report(step, { accepted, decision, executed }, github, cancellation) {
+    if (accepted?.features.dryRun && decision) {
+        await endDryRun(decision);
+        return;
+    }
+    if (decision?.kind === 'skip') {
+        await endSkipped(decision, github, cancellation);
+        return;
+    }
+    const serverUrl = accepted?.context.serverUrl ?? 'https://github.com';
+    try {
+        if (step.id)
+            setJobOutputs(step.id, step.job, (message) => log/* coreLog */.u.warning(message), executed?.jobId, serverUrl);
+        // A run that ended before the service confirmed a job still says which way it went (once
+        // that was decided) and that no job started: a bad input alone sets nothing. A `jobId` the
+        // service never showed (unknown to it, or every read failed) is no job seen either.
+        if (decision?.kind === 'go' && executed?.jobId === undefined)
+            setOutput('mode', (0,core_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
+        // A dry run reports `dry-run` whatever stopped it: it was never going to start a job.
+        if (accepted && !step.job)
+            setOutput('status', accepted.features.dryRun ? 'dry-run' : 'not-started');
+        if (accepted)
+            setOutput('uses', String(step.uses));
+    }
+    catch (error) {
+        step.fail(error);
+    }
+    step.stopClock();
+    const memory = decision?.kind === 'go' ? decision.memory : {};
+    if (step.job) {
+        const { context, features } = accepted ?? {};
+        const spent = context && features?.thread
+            ? (0,core_ledger/* threadUses */.Hl)(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
+            : undefined;
+        const facts = { job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl };
+        await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+    }
+    if (step.failure)
+        core/* setFailed */.C1(step.failure);
+    // A dry run writes nothing on GitHub, whatever stopped it.
+    const steps = accepted?.features.dryRun ? undefined : await github?.asked;
+    if (!steps)
+        return;
+    const outcome = step.outcome(memory);
+    const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
+    try {
+        if (commentUrl)
+            setCommentUrl(commentUrl, (m) => log/* coreLog */.u.warning(m));
+    }
+    catch (error) {
+        // A step that failed already keeps its first error.
+        if (!outcome.failure)
+            core/* setFailed */.C1(step.fail(error));
+    }
+}
+/**
+ * A step that does nothing ends here: one notice, `status` and `mode` `skipped`; on a thread held
+ * back, the success status decide chose; on a bare `/docs` or at the budget a word on the thread.
+ * No summary, no error, no comment about a job.
+ */
+async function endSkipped({ notice, answer, held }, github, cancellation) {
+    log/* coreLog */.u.notice(notice);
+    try {
+        setOutput('status', 'skipped');
+        setOutput('mode', 'skipped');
+        setOutput('uses', '0');
+    }
+    catch (error) {
+        core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
+        return;
+    }
+    const steps = answer || held ? await github?.asked : undefined;
+    if (held)
+        await steps?.report.skipped(held.status, held.job, cancellation, held.memory);
+    if (!steps || !answer)
+        return;
+    const url = await steps.report.answer(answer, cancellation).catch((error) => {
+        log/* coreLog */.u.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
+        return undefined;
+    });
+    if (url)
+        setCommentUrl(url, (m) => log/* coreLog */.u.warning(m));
+}
+/**
+ * A dry run ends here once decided: `mode` the way it would have gone, `status` `dry-run`, no use
+ * spent, and the summary with the decision and the exact prompt. Nothing was sent or written.
+ */
+async function endDryRun(decision) {
+    const mode = decision.kind === 'go' ? (0,core_mode/* modeOutput */.xd)(decision.mode) : 'skipped';
+    const jobId = decision.kind === 'go' && decision.mode.kind !== 'create' ? decision.mode.jobId : undefined;
+    if (decision.kind === 'skip')
+        log/* coreLog */.u.notice(decision.notice);
+    log/* coreLog */.u.notice(`Dry run: nothing was sent or written; the run would have ${mode === 'skipped' ? 'been skipped' : `gone as ${mode}${jobId ? ` (job ${(0,untrusted/* label */.Pf)(jobId)})` : ''}`}. The step summary shows the decision${decision.kind === 'go' && decision.prompt !== undefined ? ' and the prompt' : ''}.`);
+    try {
+        setOutput('mode', mode);
+        setOutput('status', 'dry-run');
+        setOutput('uses', '0');
+    }
+    catch (error) {
+        core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
+        return;
+    }
+    await writeDryRunSummary({
+        mode,
+        ...(jobId ? { jobId } : {}),
+        ...(decision.kind === 'skip' ? { skipped: decision.notice } : {}),
+        ...(decision.kind === 'go' && decision.prompt !== undefined ? { prompt: decision.prompt } : {}),
+    }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+}
+
+;// CONCATENATED MODULE: ./src/core/run-context.ts
+
+function readRunContext(env = process.env) {
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    const event = (0,core_event/* readEvent */.j_)(env);
+    return {
+        event: (0,core_event/* parseEvent */.wj)(event.name, event.payload),
+        payload: event.payload,
+        repo: owner && repo ? { owner, repo } : { owner: '', repo: '' },
+        sha: env.GITHUB_SHA ?? '',
+        serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
+        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+        runId: Number(env.GITHUB_RUN_ID) || 0,
+        runAttempt: Number(env.GITHUB_RUN_ATTEMPT) || 1,
+        workflow: env.GITHUB_WORKFLOW ?? '',
+        job: env.GITHUB_JOB ?? '',
+        action: env.GITHUB_ACTION ?? '',
+        actionRepository: env.GITHUB_ACTION_REPOSITORY ?? '',
+        actor: env.GITHUB_ACTOR ?? '',
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/decide/features.ts
@@ -32018,15 +32152,6 @@ function readSetup(read, context, workspace) {
 
 
 
-
-
-
-const coreLog = {
-    info: (message) => core/* info */.pq(message),
-    notice: (message) => core/* notice */.lm(message),
-    warning: (message) => core/* warning */.$e(message),
-    debug: (message) => core/* debug */.Yz(message),
-};
 const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(250)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8250))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
@@ -32053,7 +32178,7 @@ async function run(deps = {}) {
     const executed = accepted && service && decision?.kind === 'go' && !accepted.features.dryRun
         ? await execute(decision, accepted.inputs, step, {
             client: service.client,
-            log: coreLog,
+            log: log/* coreLog */.u,
             ...(github?.asked ? { github: github.asked.then((steps) => steps?.execute) } : {}),
             context: service.faults,
         })
@@ -32085,7 +32210,7 @@ async function accept(step) {
 function decideFor(accepted, service, github, step, startedAt) {
     const { inputs, context, request, features } = accepted;
     if (inputs.promptFile) {
-        coreLog.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
+        log/* coreLog */.u.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
     }
     return decide(inputs, {
         event: context.event,
@@ -32094,7 +32219,7 @@ function decideFor(accepted, service, github, step, startedAt) {
         ...(accepted.paths ? { paths: accepted.paths } : {}),
         github: async () => (await github.load())?.decide,
         client: service.client,
-        log: coreLog,
+        log: log/* coreLog */.u,
         clock: step.clock,
         deadline: startedAt + inputs.timeout,
         context: service.faults,
@@ -32106,7 +32231,7 @@ function decideFor(accepted, service, github, step, startedAt) {
 function reach(inputs, context, clock) {
     const connection = (0,dispatcher/* connect */.Ng)(inputs.baseUrl);
     if (connection.proxy)
-        coreLog.info(`Using the proxy ${connection.proxy}.`);
+        log/* coreLog */.u.info(`Using the proxy ${connection.proxy}.`);
     const client = new AgentClient({
         baseUrl: inputs.baseUrl,
         projectId: inputs.projectId,
@@ -32138,118 +32263,7 @@ function fail(step, error) {
     // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
     // source-map support at start-up would cost every run time, see npm run bench.)
     if (core/* isDebug */._o() && error instanceof Error && error.stack)
-        coreLog.debug((0,secrets/* redact */.E$)(error.stack));
-}
-/**
- * The third step: outputs (on every path: `mode` and `status` included), the summary, the step's
- * error, then the GitHub side, last, so that a signal while it works cannot cost the outputs, the
- * summary or the error. GitHub's faults are warnings: they never change the step's result.
- */
-async function report(step, { accepted, decision, executed }, github, cancellation) {
-    if (accepted?.features.dryRun && decision) {
-        await endDryRun(decision);
-        return;
-    }
-    if (decision?.kind === 'skip') {
-        await endSkipped(decision, github, cancellation);
-        return;
-    }
-    const serverUrl = accepted?.context.serverUrl ?? 'https://github.com';
-    try {
-        if (step.id)
-            setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), executed?.jobId, serverUrl);
-        // A run that ended before the service confirmed a job still says which way it went (once
-        // that was decided) and that no job started: a bad input alone sets nothing. A `jobId` the
-        // service never showed (unknown to it, or every read failed) is no job seen either.
-        if (decision?.kind === 'go' && executed?.jobId === undefined)
-            setOutput('mode', (0,core_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
-        // A dry run reports `dry-run` whatever stopped it: it was never going to start a job.
-        if (accepted && !step.job)
-            setOutput('status', accepted.features.dryRun ? 'dry-run' : 'not-started');
-        if (accepted)
-            setOutput('uses', String(step.uses));
-    }
-    catch (error) {
-        step.fail(error);
-    }
-    step.stopClock();
-    const memory = decision?.kind === 'go' ? decision.memory : {};
-    if (step.job) {
-        const { context, features } = accepted ?? {};
-        const spent = context && features?.thread
-            ? (0,core_ledger/* threadUses */.Hl)(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
-            : undefined;
-        const facts = { job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl };
-        await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch((error) => coreLog.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
-    }
-    if (step.failure)
-        core/* setFailed */.C1(step.failure);
-    // A dry run writes nothing on GitHub, whatever stopped it.
-    const steps = accepted?.features.dryRun ? undefined : await github?.asked;
-    if (!steps)
-        return;
-    const outcome = step.outcome(memory);
-    const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
-    try {
-        if (commentUrl)
-            setCommentUrl(commentUrl, (m) => coreLog.warning(m));
-    }
-    catch (error) {
-        // A step that failed already keeps its first error.
-        if (!outcome.failure)
-            core/* setFailed */.C1(step.fail(error));
-    }
-}
-/**
- * A step that does nothing ends here: one notice, `status` and `mode` `skipped`, and on a bare
- * `/docs` or at the budget a word on the thread. No summary, no error, no comment about a job.
- */
-async function endSkipped({ notice, answer }, github, cancellation) {
-    coreLog.notice(notice);
-    try {
-        setOutput('status', 'skipped');
-        setOutput('mode', 'skipped');
-        setOutput('uses', '0');
-    }
-    catch (error) {
-        core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
-        return;
-    }
-    const steps = answer ? await github?.asked : undefined;
-    if (!steps || !answer)
-        return;
-    const url = await steps.report.answer(answer, cancellation).catch((error) => {
-        coreLog.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
-        return undefined;
-    });
-    if (url)
-        setCommentUrl(url, (m) => coreLog.warning(m));
-}
-/**
- * A dry run ends here once decided: `mode` the way it would have gone, `status` `dry-run`, no use
- * spent, and the summary with the decision and the exact prompt. Nothing was sent or written.
- */
-async function endDryRun(decision) {
-    const mode = decision.kind === 'go' ? (0,core_mode/* modeOutput */.xd)(decision.mode) : 'skipped';
-    const jobId = decision.kind === 'go' && decision.mode.kind !== 'create' ? decision.mode.jobId : undefined;
-    if (decision.kind === 'skip')
-        coreLog.notice(decision.notice);
-    coreLog.notice(`Dry run: nothing was sent or written; the run would have ${mode === 'skipped' ? 'been skipped' : `gone as ${mode}${jobId ? ` (job ${(0,untrusted/* label */.Pf)(jobId)})` : ''}`}. The step summary shows the decision${decision.kind === 'go' && decision.prompt !== undefined ? ' and the prompt' : ''}.`);
-    try {
-        setOutput('mode', mode);
-        setOutput('status', 'dry-run');
-        setOutput('uses', '0');
-    }
-    catch (error) {
-        core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
-        return;
-    }
-    await writeDryRunSummary({
-        mode,
-        ...(jobId ? { jobId } : {}),
-        ...(decision.kind === 'skip' ? { skipped: decision.notice } : {}),
-        ...(decision.kind === 'go' && decision.prompt !== undefined ? { prompt: decision.prompt } : {}),
-    }).catch((error) => coreLog.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+        log/* coreLog */.u.debug((0,secrets/* redact */.E$)(error.stack));
 }
 /**
  * `paths`, compiled by the matcher in its own chunk of dist/ (loaded only when `paths` is set); a
@@ -32300,10 +32314,10 @@ function lazyGitHub(accepted, clock, make) {
  */
 async function makeGitHub(inputs, asked, context, clock, make) {
     try {
-        return await make({ ...inputs, ...(asked ? { asked } : {}), userAgent: userAgent(context) }, context, coreLog, clock);
+        return await make({ ...inputs, ...(asked ? { asked } : {}), userAgent: userAgent(context) }, context, log/* coreLog */.u, clock);
     }
     catch (error) {
-        coreLog.warning(`Could not load the GitHub side of the action: ${(0,log/* describeThrown */.Y)(error)}. The job goes on without it.`);
+        log/* coreLog */.u.warning(`Could not load the GitHub side of the action: ${(0,log/* describeThrown */.Y)(error)}. The job goes on without it.`);
         return undefined;
     }
 }

@@ -2,31 +2,20 @@ import * as core from '@actions/core';
 import { listenForCancellation } from './execute/cancel.js';
 import { AgentClient } from './service/client.js';
 import { systemClock, type Clock } from './core/clock.js';
-import type { Skip } from './decide/admission.js';
 import { decide, type Decision, type PathFilter } from './decide/decide.js';
 import { connect, proxyPasswords, type Connection } from './service/dispatcher.js';
 import type { FaultContext } from './service/errors.js';
-import { execute, type Executed } from './execute/execute.js';
+import { execute } from './execute/execute.js';
 import { givenToken, InputError, type Inputs } from './decide/inputs.js';
 import { JobRun } from './execute/job-run.js';
-import { describeThrown, type Log } from './core/log.js';
-import { modeOutput } from './core/mode.js';
+import { coreLog, describeThrown, type Log } from './core/log.js';
+import { report } from './report-step.js';
 import { label } from './core/untrusted.js';
-import { setCommentUrl, setJobOutputs, setOutput } from './report/outputs.js';
-import type { GitHubSteps, Memory, ReportRequest } from './core/ports.js';
+import type { GitHubSteps, ReportRequest } from './core/ports.js';
 import { readRunContext, type RunContext } from './core/run-context.js';
 import { maskSecret, MIN_SECRET, redact, redactAlso, RUNNER_TOKENS } from './core/secrets.js';
-import { writeDryRunSummary, writeSummary } from './report/summary.js';
-import { threadUses } from './core/ledger.js';
 import { readSetup, type Setup } from './decide/setup.js';
 import type { RequestComment } from './decide/trigger.js';
-
-const coreLog: Log = {
-  info: (message) => core.info(message),
-  notice: (message) => core.notice(message),
-  warning: (message) => core.warning(message),
-  debug: (message) => core.debug(message),
-};
 
 /** The GitHub side, made for one run from what it asked for; its chunk of dist/ loads only when called. */
 export type MakeGitHub = (
@@ -49,7 +38,7 @@ export interface RunDeps {
  * What the run acts on once its inputs are valid (from then on the outputs say how it went): the
  * setup read once (inputs, context, request, features) and the compiled `paths`.
  */
-interface Accepted extends Setup {
+export interface Accepted extends Setup {
   paths?: PathFilter;
 }
 
@@ -58,13 +47,6 @@ interface Service {
   client: AgentClient;
   connection: Connection;
   faults: FaultContext;
-}
-
-/** What the steps handed on, as far as the run got: the report writes the outputs from it. */
-interface Ended {
-  accepted?: Accepted;
-  decision?: Decision;
-  executed?: Executed;
 }
 
 /**
@@ -193,124 +175,6 @@ function fail(step: JobRun, error: unknown): void {
 }
 
 /**
- * The third step: outputs (on every path: `mode` and `status` included), the summary, the step's
- * error, then the GitHub side, last, so that a signal while it works cannot cost the outputs, the
- * summary or the error. GitHub's faults are warnings: they never change the step's result.
- */
-async function report(
-  step: JobRun,
-  { accepted, decision, executed }: Ended,
-  github: LazyGitHub | undefined,
-  cancellation: AbortSignal,
-): Promise<void> {
-  if (accepted?.features.dryRun && decision) {
-    await endDryRun(decision);
-    return;
-  }
-  if (decision?.kind === 'skip') {
-    await endSkipped(decision, github, cancellation);
-    return;
-  }
-  const serverUrl = accepted?.context.serverUrl ?? 'https://github.com';
-  try {
-    if (step.id)
-      setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), executed?.jobId, serverUrl);
-    // A run that ended before the service confirmed a job still says which way it went (once
-    // that was decided) and that no job started: a bad input alone sets nothing. A `jobId` the
-    // service never showed (unknown to it, or every read failed) is no job seen either.
-    if (decision?.kind === 'go' && executed?.jobId === undefined)
-      setOutput('mode', modeOutput(step.mode ?? decision.mode));
-    // A dry run reports `dry-run` whatever stopped it: it was never going to start a job.
-    if (accepted && !step.job) setOutput('status', accepted.features.dryRun ? 'dry-run' : 'not-started');
-    if (accepted) setOutput('uses', String(step.uses));
-  } catch (error) {
-    step.fail(error);
-  }
-  step.stopClock();
-  const memory: Memory = decision?.kind === 'go' ? decision.memory : {};
-  if (step.job) {
-    const { context, features } = accepted ?? {};
-    const spent =
-      context && features?.thread
-        ? threadUses(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
-        : undefined;
-    const facts = { job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl };
-    await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch(
-      (error: unknown) => coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
-    );
-  }
-  if (step.failure) core.setFailed(step.failure);
-
-  // A dry run writes nothing on GitHub, whatever stopped it.
-  const steps = accepted?.features.dryRun ? undefined : await github?.asked;
-  if (!steps) return;
-  const outcome = step.outcome(memory);
-  const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
-  try {
-    if (commentUrl) setCommentUrl(commentUrl, (m) => coreLog.warning(m));
-  } catch (error) {
-    // A step that failed already keeps its first error.
-    if (!outcome.failure) core.setFailed(step.fail(error));
-  }
-}
-
-/**
- * A step that does nothing ends here: one notice, `status` and `mode` `skipped`, and on a bare
- * `/docs` or at the budget a word on the thread. No summary, no error, no comment about a job.
- */
-async function endSkipped(
-  { notice, answer }: Skip,
-  github: LazyGitHub | undefined,
-  cancellation: AbortSignal,
-): Promise<void> {
-  coreLog.notice(notice);
-  try {
-    setOutput('status', 'skipped');
-    setOutput('mode', 'skipped');
-    setOutput('uses', '0');
-  } catch (error) {
-    core.setFailed(describeThrown(error));
-    return;
-  }
-  const steps = answer ? await github?.asked : undefined;
-  if (!steps || !answer) return;
-  const url = await steps.report.answer(answer, cancellation).catch((error: unknown) => {
-    coreLog.warning(`Could not answer on the thread: ${describeThrown(error)}.`);
-    return undefined;
-  });
-  if (url) setCommentUrl(url, (m) => coreLog.warning(m));
-}
-
-/**
- * A dry run ends here once decided: `mode` the way it would have gone, `status` `dry-run`, no use
- * spent, and the summary with the decision and the exact prompt. Nothing was sent or written.
- */
-async function endDryRun(decision: Decision): Promise<void> {
-  const mode = decision.kind === 'go' ? modeOutput(decision.mode) : 'skipped';
-  const jobId = decision.kind === 'go' && decision.mode.kind !== 'create' ? decision.mode.jobId : undefined;
-  if (decision.kind === 'skip') coreLog.notice(decision.notice);
-  coreLog.notice(
-    `Dry run: nothing was sent or written; the run would have ${mode === 'skipped' ? 'been skipped' : `gone as ${mode}${jobId ? ` (job ${label(jobId)})` : ''}`}. The step summary shows the decision${decision.kind === 'go' && decision.prompt !== undefined ? ' and the prompt' : ''}.`,
-  );
-  try {
-    setOutput('mode', mode);
-    setOutput('status', 'dry-run');
-    setOutput('uses', '0');
-  } catch (error) {
-    core.setFailed(describeThrown(error));
-    return;
-  }
-  await writeDryRunSummary({
-    mode,
-    ...(jobId ? { jobId } : {}),
-    ...(decision.kind === 'skip' ? { skipped: decision.notice } : {}),
-    ...(decision.kind === 'go' && decision.prompt !== undefined ? { prompt: decision.prompt } : {}),
-  }).catch((error: unknown) =>
-    coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
-  );
-}
-
-/**
  * `paths`, compiled by the matcher in its own chunk of dist/ (loaded only when `paths` is set); a
  * pattern GitHub's filters would not read is a bad input, before any request.
  */
@@ -339,7 +203,7 @@ function maskRunSecrets(): void {
 }
 
 /** The GitHub side, loaded on first ask; `asked` is its load once something asked for it. */
-interface LazyGitHub {
+export interface LazyGitHub {
   load(): Promise<GitHubSteps | undefined>;
   readonly asked?: Promise<GitHubSteps | undefined>;
 }

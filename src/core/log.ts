@@ -1,3 +1,4 @@
+import * as core from '@actions/core';
 import { redact } from './secrets.js';
 
 /** Where the action's lines go: `@actions/core` in the action, a recorder in tests. */
@@ -7,6 +8,14 @@ export interface Log {
   warning(message: string): void;
   debug(message: string): void;
 }
+
+/** The runner's log, as the action writes it. */
+export const coreLog: Log = {
+  info: (message) => core.info(message),
+  notice: (message) => core.notice(message),
+  warning: (message) => core.warning(message),
+  debug: (message) => core.debug(message),
+};
 
 /** Where a part that only warns sends its one line (GitHub faults, a prLink left out). */
 export type Warn = (message: string) => void;

@@ -280,14 +280,6 @@ export interface DecideReads {
     signal: AbortSignal,
     above?: number,
   ): Promise<{ comments: ThreadComment[]; complete: boolean; runsUrl: string; keptId?: number }>;
-  /**
-   * A skip on a thread (a change `paths` found irrelevant, a docs PR closed unmerged): with
-   * `status`, a success status saying `why`, so a required check never waits for a job that will
-   * not come; it names `jobId` when given (so a branch's next push still finds it), with the count
-   * of its quota uses `memory` holds when a branch keeps one. Nothing else is written; faults are
-   * warnings.
-   */
-  skipped(why: string, jobId: string | undefined, signal: AbortSignal, memory?: Memory): Promise<void>;
 }
 
 /** What execute writes on GitHub while the job works. */
@@ -314,6 +306,14 @@ export interface ReportWrites {
   answer(text: string, signal: AbortSignal): Promise<string | undefined>;
   /** Takes `triggerLabel` off the pull request or issue, so it can be applied again; faults are warnings. */
   removeLabel(name: string, signal: AbortSignal): Promise<void>;
+  /**
+   * A run on a thread that sends nothing (held back by `followUp`, nothing new, overtaken,
+   * `paths`, a docs PR closed unmerged, the budget): with `status`, a success status saying
+   * `why`, so a required check never waits for a job that will not come; it names `jobId` when
+   * given (so a branch's next push still finds it), with the count of its quota uses `memory`
+   * holds when a branch keeps one. Nothing else is written; faults are warnings.
+   */
+  skipped(why: string, jobId: string | undefined, signal: AbortSignal, memory?: Memory): Promise<void>;
 }
 
 /** The GitHub side of one run: one port a step, over one session. */

@@ -1,4 +1,5 @@
 import type { RunEvent } from '../core/event.js';
+import type { Memory } from '../core/ports.js';
 import { gate, hasWriteAccess, refusal, type Access } from './gate.js';
 import type { Inputs } from './inputs.js';
 import { label } from '../core/untrusted.js';
@@ -11,6 +12,12 @@ export interface Skip {
   notice: string;
   /** Said on the thread instead of a job: a bare phrase gets told what a request looks like. */
   answer?: string;
+  /**
+   * A run on a thread held back: the words of the success status the report leaves (so a required
+   * check passes), the thread's job it names (a branch's next push still finds it), and what
+   * earlier runs left (the branch's count). Decide writes nothing; the report writes this.
+   */
+  held?: { status: string; job?: string; memory: Memory };
 }
 
 /** Whether the step acts on this event at all, decided before anything is sent anywhere. */

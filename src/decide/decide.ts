@@ -97,11 +97,12 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   // Only a thread's job is followed up with what changed since it last looked.
   const since = features.thread ? remembered.since : undefined;
   // A run that sends nothing leaves a success status naming the thread's job (a required check
-  // passes, and a branch's next push still finds the job).
-  const hold = async (held: Held, named: string | undefined): Promise<Skip> => {
-    if (!features.dryRun) await port?.skipped(held.status, named, signal, memory);
-    return { kind: 'skip', notice: held.notice };
-  };
+  // passes, and a branch's next push still finds the job): the report writes it.
+  const hold = (held: Held, named: string | undefined): Skip => ({
+    kind: 'skip',
+    notice: held.notice,
+    ...(port ? { held: { status: held.status, ...(named ? { job: named } : {}), memory } } : {}),
+  });
   const { asked } = features;
   let step: ThreadStep | undefined;
   if (features.thread && port && !resumes && !owed) {
@@ -148,7 +149,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   if (plan.kind === 'skip') return hold(plan, undefined);
   // After the plan, so that a re-run that only waits for its earlier attempt's job still goes on.
   const spent = features.thread ? budgetSpent(inputs.budget, plan.mode, memory, log) : undefined;
-  if (spent) return { ...(await hold(spent, job)), ...(spent.answer ? { answer: spent.answer } : {}) };
+  if (spent) return { ...hold(spent, job), ...(spent.answer ? { answer: spent.answer } : {}) };
 
   const written = onlyWaits(plan.mode) ? undefined : prompt;
   const whole = async (since?: string): Promise<string> => {

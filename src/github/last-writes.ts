@@ -82,6 +82,28 @@ export function reportWrites(session: GitHubSession): ReportWrites {
       }
     },
 
+    /** A run on a thread that sent nothing: a success status that says why (naming `jobId`, when given, and its count). */
+    async skipped(why, jobId, cancellation, memory = {}) {
+      if (!session.status) return;
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      try {
+        // A commit whose status links a completed job's docs pull request (a merge with nothing
+        // new, on the head the last push's run reported) keeps that link.
+        const { sha } = await session.runCommits(signal);
+        const own = sha ? await session.status.read(sha, signal).catch(() => undefined) : undefined;
+        if (session.trusted(own, 'the commit status')?.linked) {
+          session.log.info(
+            `The commit status on ${sha?.slice(0, 12)} links the docs pull request of job ${own?.job ?? ''}; it is left as it is.`,
+          );
+          return;
+        }
+        const job = jobId ? await namedJob(session, jobId, memory, 0, signal) : undefined;
+        await writeStatus(session, 'success', why, job, session.runUrl, signal);
+      } finally {
+        done();
+      }
+    },
+
     /** `triggerLabel` off the pull request or issue it was applied to, whatever the run's outcome. */
     async removeLabel(name, cancellation) {
       const { owner, repo } = session.run.repo;

@@ -16,7 +16,6 @@ import { readNote } from './note.js';
 import { threadComments } from './requests.js';
 import type { GitHubSession } from './session.js';
 import { eventHasThread } from './target.js';
-import { FINISH_BUDGET_MS, namedJob, writeStatus } from './writes.js';
 
 /** How long gathering the event's context (or its files) may hold up the create. */
 const CONTEXT_BUDGET_MS = 30_000;
@@ -186,28 +185,6 @@ export function decideReads(session: GitHubSession): DecideReads {
           return { unread: true };
         },
       );
-    },
-
-    /** A skip on a thread: a success status that says why (naming `jobId`, when given, and its count). */
-    async skipped(why, jobId, cancellation, memory = {}) {
-      if (!session.status) return;
-      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
-      try {
-        // A commit whose status links a completed job's docs pull request (a merge with nothing
-        // new, on the head the last push's run reported) keeps that link.
-        const { sha } = await session.runCommits(signal);
-        const own = sha ? await session.status.read(sha, signal).catch(() => undefined) : undefined;
-        if (session.trusted(own, 'the commit status')?.linked) {
-          session.log.info(
-            `The commit status on ${sha?.slice(0, 12)} links the docs pull request of job ${own?.job ?? ''}; it is left as it is.`,
-          );
-          return;
-        }
-        const job = jobId ? await namedJob(session, jobId, memory, 0, signal) : undefined;
-        await writeStatus(session, 'success', why, job, session.runUrl, signal);
-      } finally {
-        done();
-      }
     },
   };
 }
