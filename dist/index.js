@@ -32165,7 +32165,7 @@ async function run(deps = {}) {
     maskRunSecrets();
     const cancellation = listenForCancellation();
     const step = new JobRun(clock, cancellation.signal, startedAt);
-    const accepted = await attempt(step, () => accept(step));
+    const accepted = await attempt(step, () => accept(step, deps.pathsWork));
     const github = accepted && lazyGitHub(accepted, clock, deps.github ?? loadGitHubChunk);
     // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
     // that is no request loads nothing.
@@ -32198,11 +32198,11 @@ async function run(deps = {}) {
     await (await github?.asked)?.close().catch(() => undefined);
 }
 /** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */
-async function accept(step) {
+async function accept(step, pathsWork) {
     const setup = readSetup((name) => core/* getInput */.V4(name), readRunContext());
     const { inputs } = setup;
     // Checked before anything is sent; the matcher loads only when `paths` is set.
-    const paths = inputs.paths.length > 0 ? await compilePaths(inputs.paths) : undefined;
+    const paths = inputs.paths.length > 0 ? await compilePaths(inputs.paths, pathsWork) : undefined;
     step.accepted(inputs);
     return { ...setup, ...(paths ? { paths } : {}) };
 }
@@ -32269,10 +32269,10 @@ function fail(step, error) {
  * `paths`, compiled by the matcher in its own chunk of dist/ (loaded only when `paths` is set); a
  * pattern GitHub's filters would not read is a bad input, before any request.
  */
-async function compilePaths(lines) {
+async function compilePaths(lines, maxWork) {
     const { compilePaths: compile, PathsError } = await __nccwpck_require__.e(/* import() */ 404).then(__nccwpck_require__.bind(__nccwpck_require__, 9404));
     try {
-        return compile(lines);
+        return compile(lines, maxWork);
     }
     catch (error) {
         throw error instanceof PathsError ? new InputError(error.message) : error;
