@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startGitHubEmulator, type GitHubEmulator, type GitHubEmulatorOptions } from '../emulators/github.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../emulators/server.js';
 import type { RunDeps } from '../src/main.js';
-import { DOCS_TOKEN, gitHubEnv, pullRequestEvent } from './github-world.js';
+import { DOCS_TOKEN, gitHubEnv, pullRequestEvent, world } from './github-world.js';
 import {
   killLeftoverRuns,
   runAction,
@@ -118,6 +118,20 @@ export function threadStep(service: Emulator, gh: GitHubEmulator) {
     env: { ...gitHubEnv(gh), ...env },
     event,
   });
+}
+
+/**
+ * A thread's world: a pull request of acme/app whose docs live in acme/docs (`world`), a service
+ * whose jobs complete with the docs pull request, and the thread workflow's step against both.
+ */
+export async function docsThread(
+  github: () => Promise<GitHubEmulator>,
+  emulator: (options?: EmulatorOptions) => Promise<Emulator>,
+) {
+  const gh = await github();
+  const { pr, docsPr, docsLink } = world(gh);
+  const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+  return { gh, pr, docsPr, docsLink, service, step: threadStep(service, gh) };
 }
 
 /**

@@ -4,8 +4,8 @@
 // the service answered 429 settles nothing; a request posted while the thread's first run worked is
 // owed, not "already delivered"; an author GitHub cannot tell about waits without holding the rest.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, gitHubEmulators, runHere as play, threadStep } from '../__fixtures__/e2e.js';
-import { APP, commentEvent, pushTo, sha, world } from '../__fixtures__/github-world.js';
+import { docsThread, emulators, gitHubEmulators, runHere as play } from '../__fixtures__/e2e.js';
+import { APP, commentEvent, pushTo, sha } from '../__fixtures__/github-world.js';
 import type { StoredComment } from '../emulators/github.js';
 import { readNote } from '../src/github/note.js';
 
@@ -13,11 +13,8 @@ const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
 
 async function requestWorld() {
-  const gh = await github();
-  const { pr, docsLink } = world(gh);
+  const { gh, pr, service, step: thread } = await docsThread(github, emulator);
   gh.collaborator(APP, 'mona', 'write');
-  const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
-  const thread = threadStep(service, gh);
   const ask = (body: string, login = 'octocat') => gh.addComment(APP, pr.number, { login, body });
   const request = (comment: StoredComment, run: number, inputs: Record<string, string> = {}) =>
     play(

@@ -3,18 +3,13 @@
 // thread's close or lock under every-push, and a pull request a bot opened — the docs service's
 // own docs PR in a monorepo, a dependency bot's — even from this repository.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, gitHubEmulators, notices, runHere as play, threadStep } from '../__fixtures__/e2e.js';
-import { APP, pullRequestAt, pushTo, sha, world } from '../__fixtures__/github-world.js';
+import { docsThread, emulators, gitHubEmulators, notices, runHere as play } from '../__fixtures__/e2e.js';
+import { APP, pullRequestAt, pushTo, sha } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
 
-async function threadWorld() {
-  const gh = await github();
-  const { pr, docsLink } = world(gh);
-  const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
-  return { gh, pr, service, step: threadStep(service, gh) };
-}
+const threadWorld = () => docsThread(github, emulator);
 
 /** A `pull_request` event of acme/app's pull request `pr` opened by `opener`, its head moved to `head`. */
 function pullRequestBy(
