@@ -10,7 +10,9 @@
 //      (read by `npm run docs` from dist/ as built, so the table lists the chunks the build makes);
 //   3. requests spent and the worst detection lag on simulated 10-, 30- and 60-minute jobs, the
 //      real poll loop on an injected clock, vs polling every 10 s;
-//   4. peak RSS while waiting, vs a bare Node 24 process polling the same emulator with fetch.
+//   4. peak RSS while waiting, vs a bare Node 24 process polling the same emulator with fetch;
+//   5. SIGINT while waiting → the process's exit (outputs, summary and error written first), vs a
+//      bare Node 24 process polling the same emulator that exits on SIGINT (the contract: 2 s).
 // Built by ncc into build/bench/ (see package.json) so it runs on any Node without a TS loader.
 // It writes what it measured to docs/bench.json, then runs `npm run docs`'s script, which puts the
 // table into docs/development.md (a test fails when the two drift), and prints the table.
@@ -271,6 +273,43 @@ async function memory(): Promise<{ action: number; bare: number }> {
   return { action, bare };
 }
 
+const CANCEL_RUNS = Number(process.env.BENCH_CANCEL_RUNS ?? 7);
+
+/** Median time from SIGINT to exit, for the action waiting on a job and a bare poller. */
+async function cancellation(): Promise<{ action: number; bare: number }> {
+  const emulator = await startEmulator({ apiKey: KEY, activePolls: 1_000_000 });
+  const env = actionEnv(emulator.url, { INPUT_POLLINTERVAL: '1s' });
+  const barePoller = `
+    process.on('SIGINT', () => process.exit(1));
+    const base = process.env.INPUT_BASEURL + '/v2/agent/bench/job';
+    const headers = { authorization: 'Bearer ' + process.env.INPUT_APIKEY, 'content-type': 'application/json' };
+    (async () => {
+      const job = await (await fetch(base, { method: 'POST', headers, body: '{"prompt":"Benchmark"}' })).json();
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 1000));
+        await (await fetch(base + '/' + job.id, { headers })).json();
+      }
+    })();`;
+  // Signalled once it waits (its first poll answered), as the runner signals a cancelled step.
+  const once = async (args: string[]): Promise<number> => {
+    const polls = emulator.count('get');
+    const child = spawn(NODE24, args, { env, stdio: 'ignore' });
+    const exited = new Promise<number>((resolve) => child.on('exit', () => resolve(performance.now())));
+    while (emulator.count('get') <= polls) await sleep(5);
+    const signalled = performance.now();
+    child.kill('SIGINT');
+    return (await exited) - signalled;
+  };
+  const action: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < CANCEL_RUNS; i++) {
+    action.push(await once([ACTION]));
+    bare.push(await once(['-e', barePoller]));
+  }
+  await emulator.close();
+  return { action: median(action), bare: median(bare) };
+}
+
 type Row = [string, string, string, string];
 const rows: Row[] = [];
 const nodeVersion = await new Promise<string>((resolve) => {
@@ -347,6 +386,14 @@ rows.push([
   `${(rss.action / 1024 / 1024).toFixed(1)} MiB`,
   `${(rss.bare / 1024 / 1024).toFixed(1)} MiB (bare node + fetch polling)`,
   `${(rss.action / rss.bare).toFixed(2)}×`,
+]);
+
+const cancelled = await cancellation();
+rows.push([
+  'SIGINT while waiting → exit (median)',
+  ms(cancelled.action),
+  `${ms(cancelled.bare)} (bare node + fetch polling, exits on SIGINT)`,
+  `${(cancelled.action / cancelled.bare).toFixed(2)}× (contract: within 2 s)`,
 ]);
 
 writeFileSync(
