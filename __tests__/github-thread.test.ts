@@ -5,7 +5,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { gitHubForFile } from '../__fixtures__/github-api.js';
 import { ManualClock } from '../__fixtures__/clock.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../src/core/clock.js';
 import { recorder } from '../__fixtures__/log.js';
 import { APP, BOT, DOCS, DOCS_TOKEN, runContext, world } from '../__fixtures__/github-world.js';
@@ -696,7 +695,7 @@ describe('the docs pull request', () => {
     const reads = github.gh.count('getPull');
     const pending = r.decide.docsPull(docsLink, never());
     // The retry waits a second on the run's clock, moved once the fault is answered and said.
-    while (lines.length === 0) await sleep(5);
+    while (lines.length === 0) await new Promise((resolve) => setImmediate(resolve));
     expect(github.gh.count('getPull')).toBe(reads + 1);
     await clock.advance(1000);
     expect(await pending).toMatchObject({ state: 'open' });

@@ -28445,16 +28445,11 @@ const KINDS = {
     workflow_dispatch: { kind: 'dispatch', target: false },
     schedule: { kind: 'schedule', target: false },
     discussion: { kind: 'discussion', target: false },
-    discussion_comment: { kind: 'discussion', target: false, comment: true },
+    discussion_comment: { kind: 'discussion', target: false },
 };
 function classify(name) {
     const known = Object.hasOwn(KINDS, name) ? KINDS[name] : undefined;
-    return {
-        kind: known?.kind ?? 'other',
-        target: known?.target ?? false,
-        review: known?.review ?? false,
-        comment: known?.comment ?? false,
-    };
+    return { kind: known?.kind ?? 'other', target: known?.target ?? false, review: known?.review ?? false };
 }
 const record = (value) => typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
 const text = (value) => (typeof value === 'string' ? value : undefined);
@@ -28544,7 +28539,7 @@ function parseEvent(name, payload) {
             },
         }),
     };
-    const { kind, target, review, comment } = classify(name);
+    const { kind, target, review } = classify(name);
     const pull = pullFacts(f);
     const issue = f.issue && { ...defined({ number: f.issue.number }), pull: Boolean(f.issue.pull_request) };
     const label = f.action === 'labeled' || f.action === 'unlabeled' ? (f.label?.name ?? '') : undefined;
@@ -28574,7 +28569,7 @@ function parseEvent(name, payload) {
         case 'issue':
             return { ...common, kind, ...defined({ issue, label }) };
         case 'discussion':
-            return { ...common, kind, comment };
+            return { ...common, kind, comment: name === 'discussion_comment' };
         case 'workflow-run': {
             const followed = f.workflow_run;
             return {
@@ -28609,13 +28604,8 @@ function pullFacts(f) {
     const pr = f.pull_request;
     if (!pr)
         return undefined;
-    return defined({
-        number: pr.number,
-        headSha: pr.head?.sha,
-        fork: forkOf(pr),
-        merged: pr.merged,
-        opener: pr.user && actor(pr.user),
-    });
+    const opener = pr.user && actor(pr.user);
+    return defined({ number: pr.number, headSha: pr.head?.sha, fork: forkOf(pr), merged: pr.merged, opener });
 }
 /** A head repository deleted since (`null`) was a fork; a base without a name tells nothing. */
 function forkOf(pr) {

@@ -149,7 +149,7 @@ export type RunEvent = Common &
   );
 
 /** How each of GitHub's names is read; every name not here is `other`. */
-const KINDS: Readonly<Record<string, Cause & { review?: boolean; comment?: boolean }>> = {
+const KINDS: Readonly<Record<string, Cause & { review?: boolean }>> = {
   push: { kind: 'push', target: false },
   pull_request: { kind: 'pull-request', target: false },
   pull_request_target: { kind: 'pull-request', target: true },
@@ -162,17 +162,12 @@ const KINDS: Readonly<Record<string, Cause & { review?: boolean; comment?: boole
   workflow_dispatch: { kind: 'dispatch', target: false },
   schedule: { kind: 'schedule', target: false },
   discussion: { kind: 'discussion', target: false },
-  discussion_comment: { kind: 'discussion', target: false, comment: true },
+  discussion_comment: { kind: 'discussion', target: false },
 };
 
-function classify(name: string): Cause & { review: boolean; comment: boolean } {
+function classify(name: string): Cause & { review: boolean } {
   const known = Object.hasOwn(KINDS, name) ? KINDS[name] : undefined;
-  return {
-    kind: known?.kind ?? 'other',
-    target: known?.target ?? false,
-    review: known?.review ?? false,
-    comment: known?.comment ?? false,
-  };
+  return { kind: known?.kind ?? 'other', target: known?.target ?? false, review: known?.review ?? false };
 }
 
 // Each field degrades to `undefined` when it is missing or not what GitHub documents: a payload
@@ -307,7 +302,7 @@ export function parseEvent(name: string, payload: unknown): RunEvent {
       },
     }),
   };
-  const { kind, target, review, comment } = classify(name);
+  const { kind, target, review } = classify(name);
   const pull = pullFacts(f);
   const issue = f.issue && { ...defined({ number: f.issue.number }), pull: Boolean(f.issue.pull_request) };
   const label = f.action === 'labeled' || f.action === 'unlabeled' ? (f.label?.name ?? '') : undefined;
@@ -337,7 +332,7 @@ export function parseEvent(name: string, payload: unknown): RunEvent {
     case 'issue':
       return { ...common, kind, ...defined({ issue, label }) };
     case 'discussion':
-      return { ...common, kind, comment };
+      return { ...common, kind, comment: name === 'discussion_comment' };
     case 'workflow-run': {
       const followed = f.workflow_run;
       return {
@@ -373,13 +368,8 @@ function causeOf(name: string | undefined): Cause {
 function pullFacts(f: Fields): PullFacts | undefined {
   const pr = f.pull_request;
   if (!pr) return undefined;
-  return defined({
-    number: pr.number,
-    headSha: pr.head?.sha,
-    fork: forkOf(pr),
-    merged: pr.merged,
-    opener: pr.user && actor(pr.user),
-  });
+  const opener = pr.user && actor(pr.user);
+  return defined({ number: pr.number, headSha: pr.head?.sha, fork: forkOf(pr), merged: pr.merged, opener });
 }
 
 /** A head repository deleted since (`null`) was a fork; a base without a name tells nothing. */
