@@ -49,6 +49,12 @@ export default {
   // A hang fails its test, never a slow machine: a loaded 2-core runner takes several times as long
   // as an idle one, so the limit is generous (the e2e fixture kills a child well before it).
   testTimeout: 180_000,
+  // A worker that ran the runs of the bundle and, under --coverage, hands V8's counters back takes
+  // longer than jest's 500 ms to exit on a loaded 2-core machine, and jest then force-exits it and
+  // says it "failed to exit gracefully". A file that leaves anything running fails on its own
+  // (__fixtures__/environment.js), so a slow exit is not a leak: it gets 5 s, and one that still
+  // hangs after that is force-exited with the warning as before.
+  workerGracefulExitTimeout: 5_000,
   // Coverage (`--coverage`, as CI runs it) of the product's source, by V8's own counters (ESM-safe).
   // The end-to-end tests run the bundle in child processes, so only in-process tests count here.
   coverageProvider: 'v8',
