@@ -28859,7 +28859,7 @@ function settled(carried, run, accepted) {
  * are `superseded` when given (none: the run dealt with them), else the previous note's. The
  * requests are `requests` when given (the run settled some), else the previous note's record.
  */
-function nextLedger(previous, run, keptId) {
+function nextLedger(previous, run) {
     const spent = run.uses ?? 0;
     const earlier = previous?.runs ?? (previous ? [{ run: previous.run, attempt: previous.attempt, job: previous.job }] : []);
     const runs = [
@@ -28875,7 +28875,7 @@ function nextLedger(previous, run, keptId) {
         .slice(-SUPERSEDED_KEPT);
     const superseded = waiting.length > 0 ? { superseded: waiting } : {};
     // Every note of this version keeps its record of requests, even when none is settled yet.
-    const requests = { requests: run.requests ?? requestLedger(previous, keptId) };
+    const requests = { requests: run.requests ?? requestLedger(previous) };
     if (previous && previous.run > run.run) {
         const older = { ...previous, runs, ...uses, ...requests };
         delete older.superseded;

@@ -1171,8 +1171,13 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       // No answer, ever: the request ends when its client gives up or the emulator closes.
       await new Promise<void>((resolve) => {
         if (closing.signal.aborted) return resolve();
-        closing.signal.addEventListener('abort', () => resolve(), { once: true });
-        res.once('close', () => resolve());
+        // Whichever comes first; the other's listener goes with it.
+        const done = () => {
+          closing.signal.removeEventListener('abort', done);
+          resolve();
+        };
+        closing.signal.addEventListener('abort', done, { once: true });
+        res.once('close', done);
       });
       res.destroy();
       return;

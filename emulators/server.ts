@@ -487,8 +487,13 @@ async function deliver(
   if (reply?.hold) {
     await new Promise<void>((resolve) => {
       if (closing.aborted) return resolve();
-      closing.addEventListener('abort', () => resolve(), { once: true });
-      res.once('close', () => resolve());
+      // Whichever comes first; the other's listener goes with it.
+      const done = () => {
+        closing.removeEventListener('abort', done);
+        resolve();
+      };
+      closing.addEventListener('abort', done, { once: true });
+      res.once('close', done);
     });
     res.destroy();
     return 'dropped';

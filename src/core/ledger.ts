@@ -136,7 +136,6 @@ export function nextLedger(
     superseded?: string[];
     requests?: RequestLedger;
   },
-  keptId?: number,
 ): ThreadNote {
   const spent = run.uses ?? 0;
   const earlier: RunEntry[] =
@@ -154,7 +153,7 @@ export function nextLedger(
     .slice(-SUPERSEDED_KEPT);
   const superseded = waiting.length > 0 ? { superseded: waiting } : {};
   // Every note of this version keeps its record of requests, even when none is settled yet.
-  const requests = { requests: run.requests ?? requestLedger(previous, keptId) };
+  const requests = { requests: run.requests ?? requestLedger(previous) };
   if (previous && previous.run > run.run) {
     const older: ThreadNote = { ...previous, runs, ...uses, ...requests };
     delete older.superseded;
