@@ -24,7 +24,8 @@ export type ReadCall =
   | ['changedFiles', string | undefined]
   | ['moment']
   | ['skipped', string, string | undefined]
-  | ['threadComments'];
+  | ['threadComments']
+  | ['mergedAlongside'];
 
 /** What the fake GitHub answers decide; an `Error` is thrown instead. */
 export interface ReadAnswers {
@@ -38,6 +39,8 @@ export interface ReadAnswers {
   moment?: Moment;
   /** The thread's comments (none unless told), and where its workflow runs are. */
   comments?: ThreadComment[] | Error;
+  /** The other merges a push landed (none unless told). */
+  alongside?: { sha: string; number: number }[];
 }
 
 /** The decide port, answering from `answers` (settable at any time) and recording every call. */
@@ -82,6 +85,10 @@ export function fakeReads(
         complete: true,
         runsUrl: 'https://github.com/acme/app/actions/runs/',
       }));
+    },
+    mergedAlongside() {
+      calls.push(['mergedAlongside']);
+      return Promise.resolve(answers.alongside ?? []);
     },
   };
 }

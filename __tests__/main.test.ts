@@ -351,6 +351,7 @@ describe('a step that does nothing', () => {
             moment: unasked,
             threadComments: unasked,
             changedFiles: unasked,
+            mergedAlongside: unasked,
           },
           execute: {
             started: () => {

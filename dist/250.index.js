@@ -40,6 +40,7 @@ const pullsReply = schemas/* array */.YOg(schemas/* object */.Ikc({
     merge_commit_sha: schemas/* nullish */.cl6(schemas/* string */.YjP()),
     head: schemas/* optional */.lqM(schemas/* object */.Ikc({ sha: schemas/* string */.YjP(), ref: schemas/* optional */.lqM(schemas/* string */.YjP()) })),
 }));
+const closedReply = schemas/* array */.YOg(schemas/* object */.Ikc({ number: schemas/* number */.aig(), merge_commit_sha: schemas/* nullish */.cl6(schemas/* string */.YjP()), merged_at: schemas/* nullish */.cl6(schemas/* string */.YjP()) }));
 const viewerReply = schemas/* object */.Ikc({ viewer: schemas/* object */.Ikc({ login: schemas/* string */.YjP() }) });
 const fileReply = schemas/* object */.Ikc({
     filename: schemas/* string */.YjP(),
@@ -104,6 +105,19 @@ function gitHubApi(token, userAgent, baseUrl) {
                 ...bounded(signal),
             });
             return pullsReply.parse(data);
+        },
+        async closedPulls(at, signal) {
+            const { data } = await octokit().rest.pulls.list({
+                ...at,
+                state: 'closed',
+                sort: 'updated',
+                direction: 'desc',
+                per_page: PAGE_SIZE,
+                ...bounded(signal),
+            });
+            return closedReply
+                .parse(data)
+                .map(({ number, merge_commit_sha, merged_at }) => ({ number, merge_commit_sha, merged: Boolean(merged_at) }));
         },
         async *comments(at, signal) {
             const pages = octokit().paginate.iterator(withSignal(octokit().rest.issues.listComments, signal), {
@@ -1623,6 +1637,34 @@ async function findThread(api, run, signal) {
         },
     };
 }
+/**
+ * The merge commits of the other pull requests this push landed with its own (a merge queue's
+ * group, or merges pushed together), in the push's order: each merged pull request has a thread
+ * to tell. Asked only when the pushed commit is a pull request's merge and the push carries other
+ * commits; one page of the pull requests closed into the branch, newest first, names them.
+ */
+async function mergedAlongside(api, run, own, signal) {
+    const { event } = run;
+    if (event.kind !== 'push' || !own?.pushed?.merge || !event.ref?.startsWith('refs/heads/'))
+        return [];
+    const after = event.after ?? run.sha;
+    const commits = Array.isArray(run.payload.commits) ? run.payload.commits : [];
+    const others = commits
+        .map((c) => (typeof c === 'object' && c !== null ? c.id : undefined))
+        .filter((id) => typeof id === 'string' && /^[0-9a-f]{40}$/.test(id) && id !== after);
+    if (others.length === 0)
+        return [];
+    const { owner, repo } = run.repo;
+    const closed = await api.closedPulls({ owner, repo, base: branchOf(event.ref) }, signal);
+    const merges = new Map();
+    for (const p of closed)
+        if (p.merged && p.merge_commit_sha && p.number !== own.number)
+            merges.set(p.merge_commit_sha, p.number);
+    return [...new Set(others)].flatMap((sha) => {
+        const number = merges.get(sha);
+        return number === undefined ? [] : [{ sha, number }];
+    });
+}
 
 ;// CONCATENATED MODULE: ./src/github/docs-pr.ts
 
@@ -2959,6 +3001,27 @@ function decideReads(session) {
                 })} The run goes on as if no newer push had come.`);
                 return { unread: true };
             });
+        },
+        /**
+         * The other pull requests this push merged (a merge queue's group): their merge commits, each
+         * a thread to tell. A fault is a warning: those threads go untold, this one goes on.
+         */
+        async mergedAlongside(cancellation) {
+            try {
+                const { thread } = await session.retrying(() => session.runThread(cancellation), cancellation);
+                return await session.retrying(() => mergedAlongside(session.forRepo(), run, thread, cancellation), cancellation);
+            }
+            catch (error) {
+                if (cancellation.aborted)
+                    return [];
+                warn(`${describeGitHubFault(error, {
+                    what: `list the pull requests merged into ${owner}/${repo} by this push`,
+                    token: 'githubToken',
+                    permission: 'pull-requests: read',
+                    repo: `${owner}/${repo}`,
+                })} Other pull requests this push merged, if any, are not told of their merge by this run.`);
+                return [];
+            }
         },
     };
 }

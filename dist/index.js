@@ -31006,9 +31006,11 @@ async function execute(decision, inputs, step, deps) {
     try {
         const started = await sendDecided(decision, inputs, step, deps);
         step.started(started);
-        setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(started.id));
         jobId = started.id;
-        setOutput('mode', (0,core_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
+        if (deps.outputs !== false) {
+            setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(started.id));
+            setOutput('mode', (0,core_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
+        }
         // Without waiting, the comment is written once, at the end.
         if (inputs.wait)
             github = (await deps.github)?.started(started.id, started.job, decision.memory, step.uses);
@@ -31884,7 +31886,8 @@ async function writeSummary(facts) {
         core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
         return;
     }
-    core/* summary */.z.addHeading('Documentation agent job', 3);
+    const heading = facts.thread === undefined ? '' : ` for pull request #${facts.thread}`;
+    core/* summary */.z.addHeading(`Documentation agent job${heading}`, 3);
     core/* summary */.z.addTable(summaryRows(facts).map(([name, value]) => [{ data: name, header: true }, value]));
     if (facts.threadUses !== undefined)
         core/* summary */.z.addRaw(`<p>${(0,uses/* usesLine */.F)(facts.threadUses)}.</p>`, true);
@@ -31926,17 +31929,60 @@ async function writeDryRunSummary(facts) {
 
 
 
-/** GitHub's faults are warnings: they never change the step's result. */
-async function report(step, { accepted, decision, executed }, github, cancellation) {
+/**
+ * GitHub's faults are warnings: they never change the step's result. `alongside`: the run tells
+ * another merged pull request's thread too (a push of several merges), whose end is said in the
+ * log, the summary and on its thread, never in the outputs, which are the pushed commit's.
+ */
+async function report(step, { accepted, decision, executed }, github, cancellation, alongside) {
+    const outputs = alongside === undefined;
     if (accepted?.features.dryRun && decision) {
-        await endDryRun(decision);
+        await endDryRun(decision, outputs);
         return;
     }
     if (decision?.kind === 'skip') {
-        await endSkipped(decision, github, cancellation);
+        await endSkipped(decision, github, cancellation, outputs);
         return;
     }
     const serverUrl = accepted?.context.serverUrl ?? 'https://github.com';
+    if (outputs)
+        setOutputs(step, { accepted, decision, executed }, serverUrl);
+    step.stopClock();
+    const memory = decision?.kind === 'go' ? decision.memory : {};
+    if (step.job) {
+        const { context, features } = accepted ?? {};
+        const spent = context && features?.thread
+            ? (0,core_ledger/* threadUses */.Hl)(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
+            : undefined;
+        const facts = {
+            job: step.job,
+            waitedMs: step.waitedMs,
+            failure: step.failure,
+            serverUrl,
+            ...(alongside ? { thread: alongside.thread } : {}),
+        };
+        await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+    }
+    if (step.failure)
+        core/* setFailed */.C1(step.failure);
+    // A dry run writes nothing on GitHub, whatever stopped it.
+    const steps = accepted?.features.dryRun ? undefined : await github?.asked;
+    if (!steps)
+        return;
+    const outcome = step.outcome(memory);
+    const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
+    try {
+        if (commentUrl && outputs)
+            setCommentUrl(commentUrl, (m) => log/* coreLog */.u.warning(m));
+    }
+    catch (error) {
+        // A step that failed already keeps its first error.
+        if (!outcome.failure)
+            core/* setFailed */.C1(step.fail(error));
+    }
+}
+/** The outputs, on every path that got as far as valid inputs; a fault writing them fails the step. */
+function setOutputs(step, { accepted, decision, executed }, serverUrl) {
     try {
         if (step.id)
             setJobOutputs(step.id, step.job, (message) => log/* coreLog */.u.warning(message), executed?.jobId, serverUrl);
@@ -31954,45 +32000,20 @@ async function report(step, { accepted, decision, executed }, github, cancellati
     catch (error) {
         step.fail(error);
     }
-    step.stopClock();
-    const memory = decision?.kind === 'go' ? decision.memory : {};
-    if (step.job) {
-        const { context, features } = accepted ?? {};
-        const spent = context && features?.thread
-            ? (0,core_ledger/* threadUses */.Hl)(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
-            : undefined;
-        const facts = { job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl };
-        await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
-    }
-    if (step.failure)
-        core/* setFailed */.C1(step.failure);
-    // A dry run writes nothing on GitHub, whatever stopped it.
-    const steps = accepted?.features.dryRun ? undefined : await github?.asked;
-    if (!steps)
-        return;
-    const outcome = step.outcome(memory);
-    const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
-    try {
-        if (commentUrl)
-            setCommentUrl(commentUrl, (m) => log/* coreLog */.u.warning(m));
-    }
-    catch (error) {
-        // A step that failed already keeps its first error.
-        if (!outcome.failure)
-            core/* setFailed */.C1(step.fail(error));
-    }
 }
 /**
  * A step that does nothing ends here: one notice, `status` and `mode` `skipped`; on a thread held
  * back, the success status decide chose; on a bare `/docs` or at the budget a word on the thread.
  * No summary, no error, no comment about a job.
  */
-async function endSkipped({ notice, answer, held }, github, cancellation) {
+async function endSkipped({ notice, answer, held }, github, cancellation, outputs) {
     log/* coreLog */.u.notice(notice);
     try {
-        setOutput('status', 'skipped');
-        setOutput('mode', 'skipped');
-        setOutput('uses', '0');
+        if (outputs) {
+            setOutput('status', 'skipped');
+            setOutput('mode', 'skipped');
+            setOutput('uses', '0');
+        }
     }
     catch (error) {
         core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
@@ -32007,23 +32028,25 @@ async function endSkipped({ notice, answer, held }, github, cancellation) {
         log/* coreLog */.u.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
         return undefined;
     });
-    if (url)
+    if (url && outputs)
         setCommentUrl(url, (m) => log/* coreLog */.u.warning(m));
 }
 /**
  * A dry run ends here once decided: `mode` the way it would have gone, `status` `dry-run`, no use
  * spent, and the summary with the decision and the exact prompt. Nothing was sent or written.
  */
-async function endDryRun(decision) {
+async function endDryRun(decision, outputs) {
     const mode = decision.kind === 'go' ? (0,core_mode/* modeOutput */.xd)(decision.mode) : 'skipped';
     const jobId = decision.kind === 'go' && decision.mode.kind !== 'create' ? decision.mode.jobId : undefined;
     if (decision.kind === 'skip')
         log/* coreLog */.u.notice(decision.notice);
     log/* coreLog */.u.notice(`Dry run: nothing was sent or written; the run would have ${mode === 'skipped' ? 'been skipped' : `gone as ${mode}${jobId ? ` (job ${(0,untrusted/* label */.Pf)(jobId)})` : ''}`}. The step summary shows the decision${decision.kind === 'go' && decision.prompt !== undefined ? ' and the prompt' : ''}.`);
     try {
-        setOutput('mode', mode);
-        setOutput('status', 'dry-run');
-        setOutput('uses', '0');
+        if (outputs) {
+            setOutput('mode', mode);
+            setOutput('status', 'dry-run');
+            setOutput('uses', '0');
+        }
     }
     catch (error) {
         core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
@@ -32154,14 +32177,52 @@ async function run(deps = {}) {
     const startedAt = clock.now();
     maskRunSecrets();
     const cancellation = listenForCancellation();
-    const step = new JobRun(clock, cancellation.signal, startedAt);
+    const { signal } = cancellation;
+    const step = new JobRun(clock, signal, startedAt);
     const accepted = await attempt(step, () => accept(step, deps.pathsWork));
-    const github = accepted && lazyGitHub(accepted, clock, deps.github ?? loadGitHubChunk);
+    const make = deps.github ?? loadGitHubChunk;
+    const github = accepted && lazyGitHub(accepted, clock, make);
     // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
     // that is no request loads nothing.
     if (accepted?.features.load)
         void github?.load();
     const service = accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
+    await main_carry(step, { accepted, service, github, startedAt });
+    // A push that landed several merges (a merge queue's group): the pushed commit's thread is the
+    // outputs'; each other merged pull request's thread is told in turn, as its own merge's push
+    // would have told it.
+    const sides = github ? [github] : [];
+    const alongside = accepted?.features.thread && accepted.context.event.kind === 'push' && service && !signal.aborted
+        ? await (await github?.asked)?.decide.mergedAlongside(signal)
+        : undefined;
+    for (const merge of alongside ?? []) {
+        if (signal.aborted || !accepted)
+            break;
+        log/* coreLog */.u.info(`This push also merged pull request #${merge.number}: its thread is told too.`);
+        const theirs = { ...accepted, context: atMergeOf(accepted.context, merge.sha) };
+        const side = lazyGitHub(theirs, clock, make);
+        sides.push(side);
+        const their = new JobRun(clock, signal, clock.now());
+        their.accepted(accepted.inputs);
+        await main_carry(their, { accepted: theirs, service, github: side, startedAt: clock.now() }, merge.number);
+    }
+    await service?.connection.dispatcher.destroy().catch(() => undefined);
+    const applied = accepted?.features.removeLabel;
+    if (applied)
+        await (await github?.asked)?.report.removeLabel(applied, signal);
+    // Only now: a signal while the outputs and summary are written must not kill the process
+    // halfway through them (the handler is harmless once the work is done).
+    cancellation.dispose();
+    // Last, once nothing more is written on GitHub: its clients' kept-alive sockets would otherwise
+    // outlive the run (as the service's would, closed above).
+    for (const side of sides)
+        await (await side.asked)?.close().catch(() => undefined);
+}
+/**
+ * One thread's pass: decide, execute, report. `alongside`: the number of another pull request
+ * this push merged, whose thread the run tells besides its own (not the outputs').
+ */
+async function main_carry(step, { accepted, service, github, startedAt }, alongside) {
     const decision = accepted && github && service
         ? await attempt(step, () => decideFor(accepted, service, github, step, startedAt))
         : undefined;
@@ -32171,21 +32232,17 @@ async function run(deps = {}) {
             log: log/* coreLog */.u,
             ...(github?.asked ? { github: github.asked.then((steps) => steps?.execute) } : {}),
             context: service.faults,
+            ...(alongside === undefined ? {} : { outputs: false }),
         })
         : undefined;
     if (executed?.failed)
         fail(step, executed.failed.error);
-    await service?.connection.dispatcher.destroy().catch(() => undefined);
-    await report(step, { accepted, decision, executed }, github, cancellation.signal);
-    const applied = accepted?.features.removeLabel;
-    if (applied)
-        await (await github?.asked)?.report.removeLabel(applied, cancellation.signal);
-    // Only now: a signal while the outputs and summary are written must not kill the process
-    // halfway through them (the handler is harmless once the work is done).
-    cancellation.dispose();
-    // Last, once nothing more is written on GitHub: its clients' kept-alive sockets would otherwise
-    // outlive the run (as the service's would, closed above).
-    await (await github?.asked)?.close().catch(() => undefined);
+    await report(step, { accepted, decision, executed }, github, step.signal, ...(alongside === undefined ? [] : [{ thread: alongside }]));
+}
+/** The run as the push of another pull request's merge commit `sha` would have been. */
+function atMergeOf(context, sha) {
+    const { event } = context;
+    return event.kind === 'push' ? { ...context, sha, event: { ...event, after: sha } } : context;
 }
 /** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */
 async function accept(step, pathsWork) {

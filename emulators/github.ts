@@ -26,6 +26,7 @@ export type GitHubRoute =
   | 'listCommits'
   | 'getCommit'
   | 'listPullFiles'
+  | 'listPulls'
   | 'getPull'
   | 'updatePull'
   | 'listPullCommits'
@@ -93,6 +94,7 @@ export const ROUTES: {
     template: '/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers',
     write: true,
   },
+  { route: 'listPulls', method: 'GET', template: '/repos/{owner}/{repo}/pulls', write: false },
   { route: 'getPull', method: 'GET', template: '/repos/{owner}/{repo}/pulls/{pull_number}', write: false },
   {
     route: 'updatePull',
@@ -233,6 +235,8 @@ export interface StoredThread {
   headSha: string;
   /** A pull request's head branch. */
   headRef: string;
+  /** The branch a pull request merges into (`main` unless a test says). */
+  baseRef: string;
   /** The repository (`owner/repo`) of a pull request's head branch: another one for a fork. */
   headRepo: string;
   /** A test may close it (`'closed'`) or reopen it; a merged pull request is closed whatever this says. */
@@ -287,7 +291,7 @@ export interface GitHubEmulator {
    * A pull request (or an issue, `pull: false`) in `repo`; commits it contains (`commits`, the merge
    * commit, the head commit) lead to it. A pull request is open and unmerged unless `state` and
    * `merged` say otherwise; its head is `headSha` (by default the last of `commits`) on branch
-   * `headRef` (`topic-{number}`) of `headRepo` (`repo`; another repository for a fork). `opener`
+   * `headRef` (`topic-{number}`) of `headRepo` (`repo`; another repository for a fork), into `baseRef` (`main`). `opener`
    * opened it (the description's example's user unless told); `pullCommits` are what its list of
    * commits answers (by default its head, authored and committed by the opener).
    */
@@ -300,6 +304,7 @@ export interface GitHubEmulator {
       files?: StoredFile[];
       headSha?: string;
       headRef?: string;
+      baseRef?: string;
       headRepo?: string;
       state?: 'open' | 'closed';
       merged?: boolean;
@@ -587,7 +592,8 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       },
       base: {
         ...base,
-        label: `${owner}:${String(base.ref)}`,
+        ref: thread.baseRef,
+        label: `${owner}:${thread.baseRef}`,
         user: user(owner),
         repo: repositoryJson(base.repo as Record<string, unknown>, repoName, false),
       },
@@ -996,6 +1002,19 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         thread.teams.push(...((body.team_reviewers as string[] | undefined) ?? []));
         return { status: 201, json: pullJson(repoName, thread) };
       }
+      case 'listPulls': {
+        // GitHub orders by last update; the emulator has no such clock, and takes the newest
+        // pull request as the one touched last (a test's merges come in the order it makes them).
+        const state = req.query.get('state') ?? 'open';
+        const base = req.query.get('base');
+        const listed = [...repo.threads.values()]
+          .filter((t) => t.pull && (base === null || t.baseRef === base))
+          .filter((t) => state === 'all' || (state === 'closed') === (t.merged || t.state === 'closed'))
+          .sort((a, b) => b.number - a.number);
+        if (req.query.get('direction') === 'asc') listed.reverse();
+        const { slice, headers } = paged(listed, req.query, `/repos/${repoName}/pulls`);
+        return { status: 200, json: slice.map((t) => pullJson(repoName, t)), headers };
+      }
       case 'getPull': {
         const thread = repo.threads.get(Number(params.pull_number));
         if (!thread?.pull) return error(404, 'Not Found');
@@ -1263,6 +1282,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         mergeCommitSha: threadOptions.mergeCommitSha,
         headSha,
         headRef: threadOptions.headRef ?? `topic-${number}`,
+        baseRef: threadOptions.baseRef ?? 'main',
         headRepo: threadOptions.headRepo ?? repoName,
         state: threadOptions.state ?? 'open',
         merged: threadOptions.merged ?? false,

@@ -62,15 +62,65 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   const startedAt = clock.now();
   maskRunSecrets();
   const cancellation = listenForCancellation();
-  const step = new JobRun(clock, cancellation.signal, startedAt);
+  const { signal } = cancellation;
+  const step = new JobRun(clock, signal, startedAt);
   const accepted = await attempt(step, () => accept(step, deps.pathsWork));
-  const github = accepted && lazyGitHub(accepted, clock, deps.github ?? loadGitHubChunk);
+  const make = deps.github ?? loadGitHubChunk;
+  const github = accepted && lazyGitHub(accepted, clock, make);
   // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
   // that is no request loads nothing.
   if (accepted?.features.load) void github?.load();
   const service =
     accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
+  await carry(step, { accepted, service, github, startedAt });
 
+  // A push that landed several merges (a merge queue's group): the pushed commit's thread is the
+  // outputs'; each other merged pull request's thread is told in turn, as its own merge's push
+  // would have told it.
+  const sides = github ? [github] : [];
+  const alongside =
+    accepted?.features.thread && accepted.context.event.kind === 'push' && service && !signal.aborted
+      ? await (await github?.asked)?.decide.mergedAlongside(signal)
+      : undefined;
+  for (const merge of alongside ?? []) {
+    if (signal.aborted || !accepted) break;
+    coreLog.info(`This push also merged pull request #${merge.number}: its thread is told too.`);
+    const theirs: Accepted = { ...accepted, context: atMergeOf(accepted.context, merge.sha) };
+    const side = lazyGitHub(theirs, clock, make);
+    sides.push(side);
+    const their = new JobRun(clock, signal, clock.now());
+    their.accepted(accepted.inputs);
+    await carry(their, { accepted: theirs, service, github: side, startedAt: clock.now() }, merge.number);
+  }
+  await service?.connection.dispatcher.destroy().catch(() => undefined);
+
+  const applied = accepted?.features.removeLabel;
+  if (applied) await (await github?.asked)?.report.removeLabel(applied, signal);
+  // Only now: a signal while the outputs and summary are written must not kill the process
+  // halfway through them (the handler is harmless once the work is done).
+  cancellation.dispose();
+  // Last, once nothing more is written on GitHub: its clients' kept-alive sockets would otherwise
+  // outlive the run (as the service's would, closed above).
+  for (const side of sides) await (await side.asked)?.close().catch(() => undefined);
+}
+
+/** What one thread's pass through the three steps works with. */
+interface Carrying {
+  accepted: Accepted | undefined;
+  service: Service | undefined;
+  github: LazyGitHub | undefined;
+  startedAt: number;
+}
+
+/**
+ * One thread's pass: decide, execute, report. `alongside`: the number of another pull request
+ * this push merged, whose thread the run tells besides its own (not the outputs').
+ */
+async function carry(
+  step: JobRun,
+  { accepted, service, github, startedAt }: Carrying,
+  alongside?: number,
+): Promise<void> {
   const decision =
     accepted && github && service
       ? await attempt(step, () => decideFor(accepted, service, github, step, startedAt))
@@ -82,20 +132,23 @@ export async function run(deps: RunDeps = {}): Promise<void> {
           log: coreLog,
           ...(github?.asked ? { github: github.asked.then((steps) => steps?.execute) } : {}),
           context: service.faults,
+          ...(alongside === undefined ? {} : { outputs: false }),
         })
       : undefined;
   if (executed?.failed) fail(step, executed.failed.error);
-  await service?.connection.dispatcher.destroy().catch(() => undefined);
+  await report(
+    step,
+    { accepted, decision, executed },
+    github,
+    step.signal,
+    ...(alongside === undefined ? [] : [{ thread: alongside }]),
+  );
+}
 
-  await report(step, { accepted, decision, executed }, github, cancellation.signal);
-  const applied = accepted?.features.removeLabel;
-  if (applied) await (await github?.asked)?.report.removeLabel(applied, cancellation.signal);
-  // Only now: a signal while the outputs and summary are written must not kill the process
-  // halfway through them (the handler is harmless once the work is done).
-  cancellation.dispose();
-  // Last, once nothing more is written on GitHub: its clients' kept-alive sockets would otherwise
-  // outlive the run (as the service's would, closed above).
-  await (await github?.asked)?.close().catch(() => undefined);
+/** The run as the push of another pull request's merge commit `sha` would have been. */
+function atMergeOf(context: RunContext, sha: string): RunContext {
+  const { event } = context;
+  return event.kind === 'push' ? { ...context, sha, event: { ...event, after: sha } } : context;
 }
 
 /** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */

@@ -24,22 +24,65 @@ export interface Ended {
   executed?: Executed;
 }
 
-/** GitHub's faults are warnings: they never change the step's result. */
+/**
+ * GitHub's faults are warnings: they never change the step's result. `alongside`: the run tells
+ * another merged pull request's thread too (a push of several merges), whose end is said in the
+ * log, the summary and on its thread, never in the outputs, which are the pushed commit's.
+ */
 export async function report(
   step: JobRun,
   { accepted, decision, executed }: Ended,
   github: LazyGitHub | undefined,
   cancellation: AbortSignal,
+  alongside?: { thread: number },
 ): Promise<void> {
+  const outputs = alongside === undefined;
   if (accepted?.features.dryRun && decision) {
-    await endDryRun(decision);
+    await endDryRun(decision, outputs);
     return;
   }
   if (decision?.kind === 'skip') {
-    await endSkipped(decision, github, cancellation);
+    await endSkipped(decision, github, cancellation, outputs);
     return;
   }
   const serverUrl = accepted?.context.serverUrl ?? 'https://github.com';
+  if (outputs) setOutputs(step, { accepted, decision, executed }, serverUrl);
+  step.stopClock();
+  const memory: Memory = decision?.kind === 'go' ? decision.memory : {};
+  if (step.job) {
+    const { context, features } = accepted ?? {};
+    const spent =
+      context && features?.thread
+        ? threadUses(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
+        : undefined;
+    const facts = {
+      job: step.job,
+      waitedMs: step.waitedMs,
+      failure: step.failure,
+      serverUrl,
+      ...(alongside ? { thread: alongside.thread } : {}),
+    };
+    await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch(
+      (error: unknown) => coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
+    );
+  }
+  if (step.failure) core.setFailed(step.failure);
+
+  // A dry run writes nothing on GitHub, whatever stopped it.
+  const steps = accepted?.features.dryRun ? undefined : await github?.asked;
+  if (!steps) return;
+  const outcome = step.outcome(memory);
+  const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
+  try {
+    if (commentUrl && outputs) setCommentUrl(commentUrl, (m) => coreLog.warning(m));
+  } catch (error) {
+    // A step that failed already keeps its first error.
+    if (!outcome.failure) core.setFailed(step.fail(error));
+  }
+}
+
+/** The outputs, on every path that got as far as valid inputs; a fault writing them fails the step. */
+function setOutputs(step: JobRun, { accepted, decision, executed }: Ended, serverUrl: string): void {
   try {
     if (step.id)
       setJobOutputs(step.id, step.job, (message) => coreLog.warning(message), executed?.jobId, serverUrl);
@@ -54,32 +97,6 @@ export async function report(
   } catch (error) {
     step.fail(error);
   }
-  step.stopClock();
-  const memory: Memory = decision?.kind === 'go' ? decision.memory : {};
-  if (step.job) {
-    const { context, features } = accepted ?? {};
-    const spent =
-      context && features?.thread
-        ? threadUses(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
-        : undefined;
-    const facts = { job: step.job, waitedMs: step.waitedMs, failure: step.failure, serverUrl };
-    await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch(
-      (error: unknown) => coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
-    );
-  }
-  if (step.failure) core.setFailed(step.failure);
-
-  // A dry run writes nothing on GitHub, whatever stopped it.
-  const steps = accepted?.features.dryRun ? undefined : await github?.asked;
-  if (!steps) return;
-  const outcome = step.outcome(memory);
-  const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
-  try {
-    if (commentUrl) setCommentUrl(commentUrl, (m) => coreLog.warning(m));
-  } catch (error) {
-    // A step that failed already keeps its first error.
-    if (!outcome.failure) core.setFailed(step.fail(error));
-  }
 }
 
 /**
@@ -91,12 +108,15 @@ async function endSkipped(
   { notice, answer, held }: Skip,
   github: LazyGitHub | undefined,
   cancellation: AbortSignal,
+  outputs: boolean,
 ): Promise<void> {
   coreLog.notice(notice);
   try {
-    setOutput('status', 'skipped');
-    setOutput('mode', 'skipped');
-    setOutput('uses', '0');
+    if (outputs) {
+      setOutput('status', 'skipped');
+      setOutput('mode', 'skipped');
+      setOutput('uses', '0');
+    }
   } catch (error) {
     core.setFailed(describeThrown(error));
     return;
@@ -108,14 +128,14 @@ async function endSkipped(
     coreLog.warning(`Could not answer on the thread: ${describeThrown(error)}.`);
     return undefined;
   });
-  if (url) setCommentUrl(url, (m) => coreLog.warning(m));
+  if (url && outputs) setCommentUrl(url, (m) => coreLog.warning(m));
 }
 
 /**
  * A dry run ends here once decided: `mode` the way it would have gone, `status` `dry-run`, no use
  * spent, and the summary with the decision and the exact prompt. Nothing was sent or written.
  */
-async function endDryRun(decision: Decision): Promise<void> {
+async function endDryRun(decision: Decision, outputs: boolean): Promise<void> {
   const mode = decision.kind === 'go' ? modeOutput(decision.mode) : 'skipped';
   const jobId = decision.kind === 'go' && decision.mode.kind !== 'create' ? decision.mode.jobId : undefined;
   if (decision.kind === 'skip') coreLog.notice(decision.notice);
@@ -123,9 +143,11 @@ async function endDryRun(decision: Decision): Promise<void> {
     `Dry run: nothing was sent or written; the run would have ${mode === 'skipped' ? 'been skipped' : `gone as ${mode}${jobId ? ` (job ${label(jobId)})` : ''}`}. The step summary shows the decision${decision.kind === 'go' && decision.prompt !== undefined ? ' and the prompt' : ''}.`,
   );
   try {
-    setOutput('mode', mode);
-    setOutput('status', 'dry-run');
-    setOutput('uses', '0');
+    if (outputs) {
+      setOutput('mode', mode);
+      setOutput('status', 'dry-run');
+      setOutput('uses', '0');
+    }
   } catch (error) {
     core.setFailed(describeThrown(error));
     return;

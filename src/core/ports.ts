@@ -280,6 +280,12 @@ export interface DecideReads {
     signal: AbortSignal,
     above?: number,
   ): Promise<{ comments: ThreadComment[]; complete: boolean; runsUrl: string; keptId?: number }>;
+  /**
+   * On the push of a pull request's merge: the merge commits of the other pull requests the same
+   * push landed (a merge queue's group) and their numbers, oldest first; none otherwise. A fault
+   * is a warning.
+   */
+  mergedAlongside(signal: AbortSignal): Promise<{ sha: string; number: number }[]>;
 }
 
 /** What execute writes on GitHub while the job works. */

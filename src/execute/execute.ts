@@ -25,6 +25,8 @@ export interface ExecuteDeps {
   /** The GitHub side, when it was asked for: told once the job exists. */
   github?: Promise<ExecuteWrites | undefined>;
   context: FaultContext;
+  /** `false` for another merged pull request's thread (a push of several merges): the outputs are not its. */
+  outputs?: boolean;
 }
 
 /** What execute hands the report, as far as it got. */
@@ -49,9 +51,11 @@ export async function execute(
   try {
     const started = await sendDecided(decision, inputs, step, deps);
     step.started(started);
-    setOutput('jobId', escapeUnsafe(started.id));
     jobId = started.id;
-    setOutput('mode', modeOutput(step.mode ?? decision.mode));
+    if (deps.outputs !== false) {
+      setOutput('jobId', escapeUnsafe(started.id));
+      setOutput('mode', modeOutput(step.mode ?? decision.mode));
+    }
     // Without waiting, the comment is written once, at the end.
     if (inputs.wait)
       github = (await deps.github)?.started(started.id, started.job, decision.memory, step.uses);

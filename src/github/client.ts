@@ -24,6 +24,14 @@ export interface GitHubApi {
     at: { owner: string; repo: string; commit_sha: string },
     signal: AbortSignal,
   ): Promise<{ number: number; merge_commit_sha?: string | null; head?: { sha: string; ref?: string } }[]>;
+  /**
+   * The newest pull requests closed into `base` (a page of 100, most recently updated first):
+   * `merged` when GitHub says it was merged (`merge_commit_sha` alone is also set on an open one).
+   */
+  closedPulls(
+    at: { owner: string; repo: string; base: string },
+    signal: AbortSignal,
+  ): Promise<{ number: number; merge_commit_sha?: string | null; merged: boolean }[]>;
   /** A thread's comments, oldest first, a page (100) at a time, as GitHub's links lead. */
   comments(
     at: { owner: string; repo: string; issue_number: number },
@@ -153,6 +161,9 @@ const pullsReply = z.array(
     head: z.optional(z.object({ sha: z.string(), ref: z.optional(z.string()) })),
   }),
 );
+const closedReply = z.array(
+  z.object({ number: z.number(), merge_commit_sha: z.nullish(z.string()), merged_at: z.nullish(z.string()) }),
+);
 const viewerReply = z.object({ viewer: z.object({ login: z.string() }) });
 const fileReply = z.object({
   filename: z.string(),
@@ -222,6 +233,23 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         ...bounded(signal),
       });
       return pullsReply.parse(data);
+    },
+    async closedPulls(at, signal) {
+      const { data } = await octokit().rest.pulls.list({
+        ...at,
+        state: 'closed',
+        sort: 'updated',
+        direction: 'desc',
+        per_page: PAGE_SIZE,
+        ...bounded(signal),
+      });
+      return closedReply
+        .parse(data)
+        .map(({ number, merge_commit_sha, merged_at }) => ({
+          number,
+          merge_commit_sha,
+          merged: Boolean(merged_at),
+        }));
     },
     async *comments(at, signal) {
       const pages = octokit().paginate.iterator(withSignal(octokit().rest.issues.listComments, signal), {

@@ -15,7 +15,7 @@ import { changedFiles, eventHasContext, gatherContext, gatherSince } from './gat
 import { readNote } from './note.js';
 import { threadComments } from './requests.js';
 import type { GitHubSession } from './session.js';
-import { eventHasThread } from './target.js';
+import { eventHasThread, mergedAlongside } from './target.js';
 
 /** How long gathering the event's context (or its files) may hold up the create. */
 const CONTEXT_BUDGET_MS = 30_000;
@@ -185,6 +185,31 @@ export function decideReads(session: GitHubSession): DecideReads {
           return { unread: true };
         },
       );
+    },
+
+    /**
+     * The other pull requests this push merged (a merge queue's group): their merge commits, each
+     * a thread to tell. A fault is a warning: those threads go untold, this one goes on.
+     */
+    async mergedAlongside(cancellation) {
+      try {
+        const { thread } = await session.retrying(() => session.runThread(cancellation), cancellation);
+        return await session.retrying(
+          () => mergedAlongside(session.forRepo(), run, thread, cancellation),
+          cancellation,
+        );
+      } catch (error) {
+        if (cancellation.aborted) return [];
+        warn(
+          `${describeGitHubFault(error, {
+            what: `list the pull requests merged into ${owner}/${repo} by this push`,
+            token: 'githubToken',
+            permission: 'pull-requests: read',
+            repo: `${owner}/${repo}`,
+          })} Other pull requests this push merged, if any, are not told of their merge by this run.`,
+        );
+        return [];
+      }
     },
   };
 }

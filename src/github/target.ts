@@ -124,3 +124,34 @@ export async function findThread(
     },
   };
 }
+
+/**
+ * The merge commits of the other pull requests this push landed with its own (a merge queue's
+ * group, or merges pushed together), in the push's order: each merged pull request has a thread
+ * to tell. Asked only when the pushed commit is a pull request's merge and the push carries other
+ * commits; one page of the pull requests closed into the branch, newest first, names them.
+ */
+export async function mergedAlongside(
+  api: GitHubApi,
+  run: RunContext,
+  own: Thread | undefined,
+  signal: AbortSignal,
+): Promise<{ sha: string; number: number }[]> {
+  const { event } = run;
+  if (event.kind !== 'push' || !own?.pushed?.merge || !event.ref?.startsWith('refs/heads/')) return [];
+  const after = event.after ?? run.sha;
+  const commits = Array.isArray(run.payload.commits) ? (run.payload.commits as unknown[]) : [];
+  const others = commits
+    .map((c) => (typeof c === 'object' && c !== null ? (c as { id?: unknown }).id : undefined))
+    .filter((id): id is string => typeof id === 'string' && /^[0-9a-f]{40}$/.test(id) && id !== after);
+  if (others.length === 0) return [];
+  const { owner, repo } = run.repo;
+  const closed = await api.closedPulls({ owner, repo, base: branchOf(event.ref) }, signal);
+  const merges = new Map<string, number>();
+  for (const p of closed)
+    if (p.merged && p.merge_commit_sha && p.number !== own.number) merges.set(p.merge_commit_sha, p.number);
+  return [...new Set(others)].flatMap((sha) => {
+    const number = merges.get(sha);
+    return number === undefined ? [] : [{ sha, number }];
+  });
+}

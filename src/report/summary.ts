@@ -15,6 +15,8 @@ export interface SummaryFacts {
   serverUrl?: string;
   /** On a thread: the quota uses its runs spent, this run's included. */
   threadUses?: number;
+  /** Which thread the job is for, when a run tells more than one (a push of several merges). */
+  thread?: number;
 }
 
 /** The rows of the summary table, as HTML cells. */
@@ -49,7 +51,8 @@ export async function writeSummary(facts: SummaryFacts): Promise<void> {
     core.debug('GITHUB_STEP_SUMMARY is not set; no step summary written.');
     return;
   }
-  core.summary.addHeading('Documentation agent job', 3);
+  const heading = facts.thread === undefined ? '' : ` for pull request #${facts.thread}`;
+  core.summary.addHeading(`Documentation agent job${heading}`, 3);
   core.summary.addTable(summaryRows(facts).map(([name, value]) => [{ data: name, header: true }, value]));
   if (facts.threadUses !== undefined) core.summary.addRaw(`<p>${usesLine(facts.threadUses)}.</p>`, true);
   if (facts.failure) core.summary.addRaw(`<p>${cell(facts.failure, 2000)}</p>`, true);
