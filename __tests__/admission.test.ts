@@ -6,7 +6,7 @@ import { commentEvent, pullRequestEvent } from '../__fixtures__/github-world.js'
 import { admit, type Admission } from '../src/decide/admission.js';
 import { parseEvent } from '../src/core/event.js';
 import { eventNeeds } from '../src/decide/features.js';
-import { gate } from '../src/decide/gate.js';
+import { gate, notAThread } from '../src/decide/gate.js';
 import { readInputs, type Inputs } from '../src/decide/inputs.js';
 import { readRequest } from '../src/decide/trigger.js';
 
@@ -244,6 +244,36 @@ describe('who may start a job', () => {
       const decided = gate(workflowRun(run), []);
       expect(decided.kind === 'open' ? 'open' : `${decided.kind}:${decided.actor}`).toBe(expected);
     });
+  });
+});
+
+describe('a pull request that is no thread of its own', () => {
+  it('one carrying the docs PR label: no job, whoever opened it and whoever asks', () => {
+    const opened = { docsLabel: true, by: { login: 'octocat', type: 'User' } };
+    for (const asked of [false, true]) {
+      expect(notAThread(opened, ['*'], asked)).toMatchObject({
+        notice: expect.stringContaining('carries the label docs-agent-pr'),
+        status: 'A docs PR starts no docs job',
+      });
+    }
+  });
+
+  it("a bot's (…[bot], or typed Bot): no job unless allowedActors names it, or someone asked", () => {
+    for (const by of [{ login: 'dependabot[bot]' }, { login: 'renovate', type: 'Bot' }]) {
+      expect(notAThread({ docsLabel: false, by }, [], false)?.notice).toContain(
+        'a pull request a bot opened starts no job unless allowedActors names the bot',
+      );
+      expect(notAThread({ docsLabel: false, by }, [by.login.toUpperCase()], false)).toBeUndefined();
+      expect(notAThread({ docsLabel: false, by }, [], true)).toBeUndefined();
+    }
+  });
+
+  it("a person's, or one GitHub said nothing of: a thread", () => {
+    expect(
+      notAThread({ docsLabel: false, by: { login: 'octocat', type: 'User' } }, [], false),
+    ).toBeUndefined();
+    expect(notAThread({ docsLabel: false }, [], false)).toBeUndefined();
+    expect(notAThread(undefined, [], false)).toBeUndefined();
   });
 });
 

@@ -222,6 +222,23 @@ describe("the thread's memory", () => {
     expect(service).toEqual([]);
   });
 
+  it('skips a docs PR before anything else: no requests gathered, no job read, its success status', async () => {
+    const { decided, reads, service } = decider({
+      inputs: { ...thread, trigger: '/docs' },
+      reads: { memory: { opened: { docsLabel: true, by: { login: 'octocat' } } }, context },
+    });
+    expect(await decided()).toEqual({
+      kind: 'skip',
+      notice: expect.stringContaining('carries the label docs-agent-pr'),
+      held: {
+        status: 'A docs PR starts no docs job',
+        memory: { opened: { docsLabel: true, by: { login: 'octocat' } } },
+      },
+    });
+    expect(reads).toEqual([['recall', true]]);
+    expect(service).toEqual([]);
+  });
+
   it("creates a job when the thread's job failed", async () => {
     const { decided, service } = decider({
       inputs: thread,
@@ -314,5 +331,114 @@ describe('the prompt', () => {
     expect(log).toEqual([
       'warning: The prompt held a secret of this run (the API key, a GitHub token, a proxy password or a runner token); it was replaced by *** before the prompt was sent.',
     ]);
+  });
+});
+
+describe('the order of the spending rules (docs/design.md §3.11)', () => {
+  const atMerge = { thread: 'true', followUp: 'at-merge', trigger: '/docs', budget: '5' };
+  const note: ThreadNote = { ...NOTE, uses: 1, requests: { floor: 100, settled: [] } };
+  const activeJob = { get: [{ id: 'job-7', status: 'active' as const, prLink: PR_LINK }] };
+  /** A writer's `/docs` request on the thread that no run has sent yet. */
+  const owed = {
+    id: 150,
+    body: '/docs mention the new flag',
+    author: 'octocat',
+    bot: false,
+    url: 'https://github.com/acme/app/pull/3#issuecomment-150',
+    review: false,
+  };
+  const push = pushEvent(sha(2), { before: sha(1) });
+
+  it('the policy holds a push before anything is compared or read of the service', async () => {
+    const { decided, reads, service } = decider({
+      event: push,
+      inputs: atMerge,
+      reads: { memory: { note }, moment: {} },
+    });
+    expect(await decided()).toMatchObject({ kind: 'skip', notice: expect.stringContaining('at-merge') });
+    expect(reads).toEqual([['recall', true], ['threadComments'], ['moment']]);
+    expect(service).toEqual([]);
+  });
+
+  it('owed requests go past the policy, overtaken and nothing new, never past the budget', async () => {
+    const reads: ReadAnswers = {
+      memory: { note },
+      moment: { newerHead: sha(3) },
+      changed: { files: [] },
+      comments: [owed],
+      access: { permission: 'write', role: 'write' },
+    };
+    const going = decider({ event: push, inputs: atMerge, reads, service: activeJob });
+    expect(await going.decided()).toMatchObject({ kind: 'go', mode: { kind: 'follow-up', jobId: 'job-7' } });
+    expect(going.reads.map(([name]) => name)).not.toContain('moment');
+    expect(going.reads.map(([name]) => name)).not.toContain('changedFiles');
+
+    const spent = decider({
+      event: push,
+      inputs: { ...atMerge, budget: '1' },
+      reads,
+      service: activeJob,
+    });
+    expect(await spent.decided()).toMatchObject({
+      kind: 'skip',
+      notice: expect.stringContaining('budget of 1 quota use'),
+    });
+  });
+
+  it('a push overtaken by a newer head is held before what changed is read', async () => {
+    const { decided, reads } = decider({
+      event: push,
+      inputs: { thread: 'true' },
+      reads: { memory: { note }, moment: { newerHead: sha(3) }, changed: { files: [] } },
+    });
+    expect(await decided()).toMatchObject({ kind: 'skip', notice: expect.stringContaining('moved on') });
+    expect(reads.map(([name]) => name)).not.toContain('changedFiles');
+  });
+
+  it('nothing new holds a push before paths is matched, and before the service is read', async () => {
+    const { decided, service } = decider({
+      event: push,
+      inputs: { thread: 'true', paths: 'docs/**' },
+      reads: { memory: { note }, moment: {}, changed: { files: [], compared: true } },
+    });
+    expect(await decided()).toMatchObject({
+      kind: 'skip',
+      notice: expect.stringContaining('nothing changed since job job-7 last looked'),
+    });
+    expect(service).toEqual([]);
+  });
+
+  it('under at-merge the merge is news even with nothing changed; under every-push it is not', async () => {
+    const merge = {
+      memory: { note },
+      moment: { merge: true },
+      changed: { files: [], compared: true as const },
+    };
+    const news = decider({ event: push, inputs: atMerge, reads: merge, service: activeJob });
+    expect(await news.decided()).toMatchObject({ kind: 'go', mode: { kind: 'follow-up' } });
+    const stale = decider({ event: push, inputs: { thread: 'true' }, reads: merge, service: activeJob });
+    expect(await stale.decided()).toMatchObject({
+      kind: 'skip',
+      notice: expect.stringContaining('nothing changed since job job-7 last looked'),
+    });
+  });
+
+  it('the budget is checked last, once the job is read: a re-run that only waits is never stopped by it', async () => {
+    const spent: ThreadNote = { ...note, uses: 5, run: 42, runs: [{ run: 42, attempt: 1, job: 'job-7' }] };
+    const resume = decider({
+      event: push,
+      inputs: atMerge,
+      runAttempt: 2,
+      reads: { memory: { note: spent }, moment: {} },
+    });
+    expect(await resume.decided()).toMatchObject({ kind: 'go', mode: { kind: 'resume', jobId: 'job-7' } });
+    const asked = decider({
+      event: commentEvent(3, '/docs mention the flag', { id: 160 }),
+      inputs: atMerge,
+      reads: { memory: { note: spent }, access: { permission: 'write', role: 'write' } },
+      service: activeJob,
+    });
+    expect(await asked.decided()).toMatchObject({ kind: 'skip', notice: expect.stringContaining('budget') });
+    expect(asked.service).toEqual([['get', 'job-7']]);
   });
 });

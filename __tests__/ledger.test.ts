@@ -1,9 +1,11 @@
 // The thread's ledger as plain values (src/core/ledger.ts): where a note's record of requests
 // starts, what a run settles (only what its accepted send carried, and what it refused), how far
 // the floor rises (never past a request still owed or one the run did not read), its bounds, and
-// the next note (the job and head forward only, uses counted once a run), encoded and read back.
+// the next note (the job and head forward only, uses counted once a run), encoded and read back;
+// and a branch's count of its job's uses, which its commit status keeps.
 import { describe, expect, it } from '@jest/globals';
 import {
+  branchUses,
   nextLedger,
   open,
   requestLedger,
@@ -21,6 +23,28 @@ const note = (more: Partial<ThreadNote> = {}): ThreadNote => ({
   run: 100,
   attempt: 1,
   ...more,
+});
+
+describe('branchUses', () => {
+  const branch = { job: 'job-1', run: 90, since: 'a'.repeat(40) };
+  it("adds this run's uses to what the branch's last status counted for the same job", () => {
+    expect(branchUses({ branch: { ...branch, uses: 2 } }, 'job-1', 1)).toBe(3);
+    expect(branchUses({ branch: { ...branch, uses: 2 } }, 'job-1', 0)).toBe(2);
+  });
+
+  it("a re-run counts from its earlier attempt's status on this commit, not again from the branch's", () => {
+    const status = { job: 'job-1', run: 100, uses: 3 };
+    expect(branchUses({ status, branch: { ...branch, uses: 2 } }, 'job-1', 0)).toBe(3);
+  });
+
+  it('a new job starts again from this run’s uses', () => {
+    expect(branchUses({ branch: { ...branch, uses: 5 } }, 'job-2', 1)).toBe(1);
+  });
+
+  it('a count never kept stays unknown on a run that spent nothing, and starts from this run’s send otherwise', () => {
+    expect(branchUses({ branch }, 'job-1', 0)).toBeUndefined();
+    expect(branchUses({ branch }, 'job-1', 1)).toBe(1);
+  });
 });
 
 describe('requestLedger', () => {

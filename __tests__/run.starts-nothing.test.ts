@@ -3,8 +3,17 @@
 // thread's close or lock under every-push, and a pull request a bot opened — the docs service's
 // own docs PR in a monorepo, a dependency bot's — even from this repository.
 import { describe, expect, it } from '@jest/globals';
-import { docsThread, emulators, gitHubEmulators, notices, runHere as play } from '../__fixtures__/e2e.js';
-import { APP, pullRequestAt, pushTo, sha } from '../__fixtures__/github-world.js';
+import {
+  docsThread,
+  emulators,
+  gitHubEmulators,
+  notices,
+  runHere as play,
+  threadStep,
+} from '../__fixtures__/e2e.js';
+import type { Emulator } from '../emulators/server.js';
+import type { GitHubEmulator } from '../emulators/github.js';
+import { APP, commentEvent, pullRequestAt, pushEvent, pushTo, sha } from '../__fixtures__/github-world.js';
 
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
@@ -103,5 +112,70 @@ describe("a bot's pull request", () => {
     expect(result.code).toBe(0);
     expect(result.outputs.mode).toBe('created');
     expect(service.count('create')).toBe(1);
+  });
+});
+
+/** The thread's step where the docs live in acme/app: githubToken alone, no docsToken. */
+function monorepoStep(service: Emulator, gh: GitHubEmulator) {
+  const step = threadStep(service, gh);
+  return (event: Parameters<typeof step>[0]) => step(event, { docsToken: '' });
+}
+
+describe('a monorepo: the thread’s own docs PR, opened by a person’s account', () => {
+  /** Docs in acme/app itself: the service opens its docs PR there, as octocat (a token of a person's). */
+  async function monorepo() {
+    const { gh, pr } = await threadWorld();
+    const docsPr = gh.thread(APP, { opener: 'octocat', headSha: sha(6), mergeCommitSha: sha(9) });
+    const docsLink = `${gh.serverUrl}/${APP}/pull/${docsPr.number}`;
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    const here = monorepoStep(service, gh);
+    const opened = await play(here(pushTo(pr, sha(2), 'opened')));
+    expect(notices(opened)).toEqual([]);
+    expect(opened.outputs.mode).toBe('created');
+    return { gh, pr, docsPr, service, here };
+  }
+
+  it('the report labels it; its own opening (a payload without the label) starts no job, and its check passes', async () => {
+    const { gh, docsPr, service, here } = await monorepo();
+    expect(docsPr.labels).toEqual(['docs-agent-pr']);
+    const result = await play(here(pushTo(docsPr, sha(6), 'opened')));
+    expect(result.code).toBe(0);
+    expect(result.outputs).toMatchObject({ status: 'skipped', mode: 'skipped' });
+    expect(notices(result)).toEqual([expect.stringContaining('carries the label docs-agent-pr')]);
+    expect(service.count('create')).toBe(1);
+    expect(gh.statuses(APP, sha(6))[0]).toMatchObject({
+      state: 'success',
+      description: expect.stringContaining('A docs PR starts no docs job'),
+    });
+  });
+
+  it('its merge, pushed to main, starts no job', async () => {
+    const { docsPr, service, here } = await monorepo();
+    docsPr.merged = true;
+    const result = await play(here(pushEvent(sha(9), { before: sha(8) })));
+    expect(result.outputs).toMatchObject({ status: 'skipped', mode: 'skipped' });
+    expect(service.count('create')).toBe(1);
+    expect(service.count('message')).toBe(0);
+  });
+
+  it('a request on it is answered there, and sends nothing', async () => {
+    const { docsPr, service, here } = await monorepo();
+    const result = await play(here(commentEvent(docsPr.number, '/docs mention the flag', { id: 9100 })));
+    expect(result.outputs).toMatchObject({ status: 'skipped', mode: 'skipped' });
+    expect(service.count('create')).toBe(1);
+    expect(docsPr.comments.at(-1)?.body).toContain('Ask on the pull request it documents');
+  });
+});
+
+describe("a bot's pull request merged by a push", () => {
+  it('starts no job at its merge either', async () => {
+    const { gh, service, step } = await threadWorld();
+    gh.thread(APP, { opener: 'dependabot[bot]', headSha: sha(5), mergeCommitSha: sha(7) });
+    const result = await play(step(pushEvent(sha(7), { before: sha(6) })));
+    expect(result.outputs).toMatchObject({ status: 'skipped', mode: 'skipped' });
+    expect(notices(result)).toEqual([
+      expect.stringContaining('a pull request a bot opened starts no job unless allowedActors names the bot'),
+    ]);
+    expect(service.requests).toEqual([]);
   });
 });

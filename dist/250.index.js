@@ -39,6 +39,8 @@ const pullsReply = schemas/* array */.YOg(schemas/* object */.Ikc({
     number: schemas/* number */.aig(),
     merge_commit_sha: schemas/* nullish */.cl6(schemas/* string */.YjP()),
     head: schemas/* optional */.lqM(schemas/* object */.Ikc({ sha: schemas/* string */.YjP(), ref: schemas/* optional */.lqM(schemas/* string */.YjP()) })),
+    user: schemas/* nullish */.cl6(schemas/* object */.Ikc({ login: schemas/* string */.YjP(), type: schemas/* optional */.lqM(schemas/* string */.YjP()) })),
+    labels: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({ name: schemas/* optional */.lqM(schemas/* string */.YjP()) }))),
 }));
 const closedReply = schemas/* array */.YOg(schemas/* object */.Ikc({ number: schemas/* number */.aig(), merge_commit_sha: schemas/* nullish */.cl6(schemas/* string */.YjP()), merged_at: schemas/* nullish */.cl6(schemas/* string */.YjP()) }));
 const viewerReply = schemas/* object */.Ikc({ viewer: schemas/* object */.Ikc({ login: schemas/* string */.YjP() }) });
@@ -115,9 +117,11 @@ function gitHubApi(token, userAgent, baseUrl) {
                 per_page: PAGE_SIZE,
                 ...bounded(signal),
             });
-            return closedReply
-                .parse(data)
-                .map(({ number, merge_commit_sha, merged_at }) => ({ number, merge_commit_sha, merged: Boolean(merged_at) }));
+            return closedReply.parse(data).map(({ number, merge_commit_sha, merged_at }) => ({
+                number,
+                merge_commit_sha,
+                merged: Boolean(merged_at),
+            }));
         },
         async *comments(at, signal) {
             const pages = octokit().paginate.iterator(withSignal(octokit().rest.issues.listComments, signal), {
@@ -183,6 +187,7 @@ function gitHubApi(token, userAgent, baseUrl) {
                 head: schemas/* object */.Ikc({ sha: schemas/* string */.YjP() }),
                 node_id: schemas/* string */.YjP(),
                 user: schemas/* nullish */.cl6(schemas/* object */.Ikc({ login: schemas/* string */.YjP() })),
+                labels: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({ name: schemas/* optional */.lqM(schemas/* string */.YjP()) }))),
             })
                 .parse(data);
             return {
@@ -190,6 +195,7 @@ function gitHubApi(token, userAgent, baseUrl) {
                 merged: pull.merged === true,
                 headSha: pull.head.sha,
                 nodeId: pull.node_id,
+                labels: (pull.labels ?? []).flatMap((l) => (l.name ? [l.name] : [])),
                 ...(pull.user ? { opener: pull.user.login } : {}),
             };
         },
@@ -1080,10 +1086,7 @@ async function writeStatus(session, state, word, job, target, signal, idLeftOutS
 }
 /**
  * The job a status names, and, with `budget` on a branch pushed to directly (where no comment
- * keeps a total), the quota uses that job has spent: what the branch's status counted (an earlier
- * attempt's on this commit first), plus this run's. A new job starts again from this run's. A count
- * not known before stays unknown on a run that spent nothing, and starts from this run's send
- * otherwise (budget counts from there, and said so).
+ * keeps a total), the quota uses that job has spent, as the ledger counts them (`branchUses`).
  */
 async function namedJob(session, jobId, memory, uses, signal) {
     const { request } = session;
@@ -1093,12 +1096,8 @@ async function namedJob(session, jobId, memory, uses, signal) {
     const kept = await session.keptComment(signal).catch(() => undefined);
     if (!kept || !('none' in kept))
         return { id: jobId };
-    const earlier = memory.status?.job === jobId ? memory.status.uses : undefined;
-    const counted = memory.branch?.job === jobId ? memory.branch.uses : 0;
-    const before = earlier ?? counted;
-    if (before === undefined && uses === 0)
-        return { id: jobId };
-    return { id: jobId, uses: (before ?? 0) + uses };
+    const count = (0,ledger/* branchUses */.NC)(memory, jobId, uses);
+    return count === undefined ? { id: jobId } : { id: jobId, uses: count };
 }
 /**
  * The kept comment, for writing: none is one notice that says why (unless `noneSaid`: once a run),
@@ -1547,6 +1546,23 @@ function issueContext(raw) {
 ;// CONCATENATED MODULE: ./src/github/target.ts
 
 
+
+/** The label and opener of a pull request or issue as GitHub gives them (a payload's, a list's). */
+function openedFacts(item) {
+    if (typeof item !== 'object' || item === null)
+        return undefined;
+    const { labels, user } = item;
+    const names = Array.isArray(labels)
+        ? labels.map((l) => typeof l === 'object' && l !== null ? l.name : l)
+        : [];
+    const docsLabel = names.some((n) => typeof n === 'string' && n.toLowerCase() === pull_request/* DOCS_PR_LABEL */.EL);
+    const account = typeof user === 'object' && user !== null ? user : {};
+    const login = typeof account.login === 'string' ? account.login : undefined;
+    const type = typeof account.type === 'string' ? account.type : undefined;
+    if (!docsLabel && !login)
+        return undefined;
+    return { docsLabel, ...(login ? { by: { login, ...(type ? { type } : {}) } } : {}) };
+}
 /** Whether the event can lead to a thread at all; if not, no request is made. */
 function eventHasThread(event) {
     return namesThread(event) || event.kind === 'push' || event.kind === 'workflow-run';
@@ -1575,6 +1591,10 @@ function workflowRunPull(followed, ownId, repo) {
     }
     return undefined;
 }
+/** The pull request or issue a payload names itself: a review's or a pull request event's, else a comment's issue. */
+function payloadItem(payload) {
+    return payload.pull_request ?? payload.issue;
+}
 /**
  * The thread of the event, read from its payload; for a push, the pull request the pushed
  * commit came from, asked of GitHub. `undefined` with the reason when there is none.
@@ -1588,6 +1608,8 @@ async function findThread(api, run, signal) {
         const number = pull?.number ?? issue?.number;
         if (number === undefined)
             return { none: `the ${event.name} event names no pull request or issue` };
+        const named = payloadItem(run.payload);
+        const opened = named ? openedFacts(named) : undefined;
         return {
             thread: {
                 owner,
@@ -1595,6 +1617,7 @@ async function findThread(api, run, signal) {
                 number,
                 pull: Boolean(pull) || Boolean(issue?.pull),
                 fork: (0,core_event/* secretlessFork */.ot)(event) !== undefined,
+                ...(opened ? { opened } : {}),
             },
         };
     }
@@ -1626,6 +1649,7 @@ async function findThread(api, run, signal) {
     }
     const merge = pr.merge_commit_sha === sha;
     const head = merge || own(pr) ? pr.head?.sha : undefined;
+    const opened = openedFacts(pr);
     return {
         thread: {
             owner,
@@ -1634,6 +1658,7 @@ async function findThread(api, run, signal) {
             pull: true,
             fork: false,
             pushed: { merge, ...(head ? { head } : {}) },
+            ...(opened ? { opened } : {}),
         },
     };
 }
@@ -1683,7 +1708,8 @@ async function writeOnDocs(session, job, failure, signal) {
     const { request, run, log, warn } = session;
     const route = request.labels.length + request.reviewers.length > 0;
     const merge = request.autoMerge;
-    if (!route && !merge)
+    // A thread's docs PR in the run's own repository is marked, whatever else was asked.
+    if (!route && !merge && !request.thread)
         return;
     if (failure || job?.status !== 'completed')
         return;
@@ -1692,12 +1718,16 @@ async function writeOnDocs(session, job, failure, signal) {
             ? 'Labels, reviewers and auto-merge not set'
             : 'Labels and reviewers not set'
         : 'Auto-merge not enabled';
+    const asked = route || merge !== undefined;
     if (!job.prLink) {
-        log.info(`${what}: the job changed no files, so it has no docs pull request.`);
+        if (asked)
+            log.info(`${what}: the job changed no files, so it has no docs pull request.`);
         return;
     }
     const reach = session.docsReach(job.prLink);
     if ('none' in reach) {
+        if (!asked)
+            return;
         if (reach.why)
             warn(`${what}: the docs pull request is ${reach.why}; pass a token for it as docsToken.`);
         else {
@@ -1709,22 +1739,29 @@ async function writeOnDocs(session, job, failure, signal) {
     }
     const { pr, api, home } = reach;
     const where = `${pr.owner}/${pr.repo}#${pr.number}`;
+    const here = home && (0,pull_request/* samePullRequest */.h4)(pr, { ...run.repo, number: pr.number });
+    const mark = request.thread && here;
+    if (!asked && !mark)
+        return;
     if (home && eventHasThread(run.event)) {
         let own;
         try {
             own = (await session.runThread(signal)).thread;
         }
         catch (error) {
-            warn(`${what}: could not tell whether ${where} is the pull request this run is about (${(0,core_log/* describeThrown */.Y)(error)}).`);
+            warn(`${asked ? what : 'Docs pull request not labelled'}: could not tell whether ${where} is the pull request this run is about (${(0,core_log/* describeThrown */.Y)(error)}).`);
             return;
         }
         if (own && (0,pull_request/* samePullRequest */.h4)(own, pr)) {
-            warn(`${what}: the service named ${where}, the ${own.pull ? 'pull request' : 'issue'} this run is about, as its docs pull request; nothing is written on it.`);
+            warn(`${asked ? what : 'Docs pull request not labelled'}: the service named ${where}, the ${own.pull ? 'pull request' : 'issue'} this run is about, as its docs pull request; nothing is written on it.`);
             return;
         }
     }
-    if (route)
-        await routeDocsPullRequest(api, pr, request, warn, signal);
+    // In the run's own repository the workflow runs on the docs PR's events too: the label tells
+    // those runs that it is a docs PR, which starts no job (docs/design.md §3.9).
+    const labels = [...request.labels, ...(mark ? [pull_request/* DOCS_PR_LABEL */.EL] : [])];
+    if (labels.length + request.reviewers.length > 0)
+        await routeDocsPullRequest(api, pr, { labels, reviewers: request.reviewers }, warn, signal);
     if (merge)
         await enableAutoMerge(api, pr, merge, warn, signal);
 }
@@ -2878,6 +2915,7 @@ function ownComment(raw) {
 
 
 
+
 /** How long gathering the event's context (or its files) may hold up the create. */
 const CONTEXT_BUDGET_MS = 30_000;
 /** How long the actor's access may take. */
@@ -3072,6 +3110,11 @@ function recall(session, strict, cancellation) {
             const body = comment ? await session.retrying(() => comment.body(signal), signal) : undefined;
             memory.note = session.trusted(body ? readNote(body) : undefined, 'the kept comment');
         }
+        if (request.thread && eventHasThread(run.event)) {
+            const facts = await opened(session, memory, signal);
+            if (facts)
+                memory.opened = facts;
+        }
         if (status) {
             const { sha } = await session.runCommits(signal);
             if (run.runAttempt > 1 && sha) {
@@ -3096,6 +3139,21 @@ function recall(session, strict, cancellation) {
             : `Could not read what earlier runs left on GitHub: ${(0,core_log/* describeThrown */.Y)(error)}.`);
         return memory;
     });
+}
+/**
+ * How the run's pull request came to be (a thread's docs PR, a bot's), as far as GitHub tells:
+ * an event's payload has its labels as they were when it came, so a pull request that is no
+ * thread yet (no note) has them read afresh — its thread's report may have labelled it since.
+ */
+async function opened(session, memory, signal) {
+    const { thread } = await session.retrying(() => session.runThread(signal), signal);
+    const facts = thread?.opened;
+    if (!thread?.pull || facts?.docsLabel || memory.note || session.run.event.kind === 'push')
+        return facts;
+    const { owner, repo, number } = thread;
+    const pull = await session.retrying(() => session.forRepo().getPull({ owner, repo, pull_number: number }, signal), signal);
+    const docsLabel = pull.labels.some((name) => name.toLowerCase() === pull_request/* DOCS_PR_LABEL */.EL);
+    return docsLabel || facts ? { ...facts, docsLabel } : undefined;
 }
 /**
  * The branch's job: this step's own status on `before`, else on the newest commit up the branch

@@ -28744,6 +28744,7 @@ function parseJob(body) {
 /* harmony export */   $M: () => (/* binding */ requestLedger),
 /* harmony export */   Hl: () => (/* binding */ threadUses),
 /* harmony export */   JA: () => (/* binding */ standing),
+/* harmony export */   NC: () => (/* binding */ branchUses),
 /* harmony export */   Wr: () => (/* binding */ SUPERSEDED_KEPT),
 /* harmony export */   bL: () => (/* binding */ RECENT_RUNS),
 /* harmony export */   gu: () => (/* binding */ settled),
@@ -28767,6 +28768,21 @@ const SETTLED_IDS = 300;
 function threadUses(before, run) {
     const counted = before?.runs?.find((entry) => entry.run === run.run && entry.attempt === run.attempt)?.uses ?? 0;
     return Math.max(0, (before?.uses ?? 0) - counted) + run.uses;
+}
+/**
+ * A branch's count of its job's quota uses, which the branch's commit status keeps (a branch has
+ * no note): what this step's status on the run's commit counted (an earlier attempt of this run)
+ * first, else what the branch's last status counted, plus this run's `uses`. A new job starts
+ * again from this run's. A count not known before stays unknown on a run that spent nothing, and
+ * starts from this run's send otherwise.
+ */
+function branchUses(memory, job, uses) {
+    const earlier = memory.status?.job === job ? memory.status.uses : undefined;
+    const counted = memory.branch?.job === job ? memory.branch.uses : 0;
+    const before = earlier ?? counted;
+    if (before === undefined && uses === 0)
+        return undefined;
+    return (before ?? 0) + uses;
 }
 /**
  * The requests a note records. A note of this version has its own record. One written before
@@ -29012,6 +29028,7 @@ function unconfirmed(mode) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   EL: () => (/* binding */ DOCS_PR_LABEL),
 /* harmony export */   Mz: () => (/* binding */ outputLink),
 /* harmony export */   _P: () => (/* binding */ docsPullRequest),
 /* harmony export */   _n: () => (/* binding */ pullRequestOf),
@@ -29102,6 +29119,12 @@ function onServer(prLink, serverUrl) {
     const [, owner = '', repo = '', number = ''] = match;
     return { owner, repo, number: Number(number) };
 }
+/**
+ * The label a thread's run puts on its docs pull request when that opens in the run's own
+ * repository (a monorepo), where the workflow runs on the docs PR's own events too: a pull request
+ * carrying it starts no job, whoever opened it.
+ */
+const DOCS_PR_LABEL = 'docs-agent-pr';
 
 
 /***/ }),
@@ -29800,9 +29823,12 @@ const systemClock = {
     }),
 };
 
+// EXTERNAL MODULE: ./src/core/pull-request.ts
+var pull_request = __nccwpck_require__(6200);
 // EXTERNAL MODULE: ./src/core/untrusted.ts
 var untrusted = __nccwpck_require__(4994);
 ;// CONCATENATED MODULE: ./src/decide/gate.ts
+
 
 /**
  * The collaborator-permission API's `permission` values that mean write access. `permission` is
@@ -29857,6 +29883,28 @@ labelled = false) {
     if (!labelled && !anyoneCanCause(event))
         return { kind: 'open' };
     return gateActor(actorOf(event), event, allowedActors, fallbackActor);
+}
+/**
+ * A thread that is no change of someone's to document: a pull request that carries the label a
+ * thread's run put on its docs PR (whoever asks), or one a bot opened that `allowedActors` does
+ * not name, unless someone `asked` (a push's run, where the gate above saw no opener). Its notice
+ * and status, or `undefined`.
+ */
+function notAThread(opened, allowedActors, asked) {
+    if (opened?.docsLabel) {
+        return {
+            notice: `Skipped: this pull request carries the label ${pull_request/* DOCS_PR_LABEL */.EL}, put on the docs pull request of a thread of this workflow: a docs pull request starts no docs job of its own. Ask on the pull request it documents.`,
+            status: 'A docs PR starts no docs job',
+        };
+    }
+    const by = opened?.by;
+    if (!asked && by?.login && isBot(by) && !names(allowedActors, by.login)) {
+        return {
+            notice: refusal(by.login, 'a pull request a bot opened starts no job unless allowedActors names the bot'),
+            status: 'Opened by a bot: starts no docs job',
+        };
+    }
+    return undefined;
 }
 function isBot(who) {
     return (who.login ?? '').toLowerCase().endsWith('[bot]') || who.type === 'Bot';
@@ -30535,6 +30583,9 @@ async function mayAsk(queued, asker, inputs, deps) {
 
 
 
+
+/** A request on a thread's docs PR is answered where it was asked. */
+const DOCS_PR_ANSWER = 'This is a docs pull request that a thread of this workflow opened: it starts no docs job of its own. Ask on the pull request it documents, and its job takes the request.';
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
 async function decide(inputs, deps) {
     const { event, request, features, github, log, signal } = deps;
@@ -30548,6 +30599,18 @@ async function decide(inputs, deps) {
         throw new errors/* ActionFailure */.dR("The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.");
     }
     const recalled = features.recall && port ? await port.recall(features.thread, signal) : {};
+    // A thread's docs PR, or a bot's pull request only GitHub could name (a push's): no job.
+    const foreign = features.thread
+        ? notAThread(recalled.opened, inputs.allowedActors, features.asked)
+        : undefined;
+    if (foreign) {
+        return {
+            kind: 'skip',
+            notice: foreign.notice,
+            ...(port ? { held: { status: foreign.status, memory: recalled } } : {}),
+            ...(event.kind === 'comment' ? { answer: DOCS_PR_ANSWER } : {}),
+        };
+    }
     // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back,
     // and it gathers no requests.
     const resumes = features.thread && earlierAttemptJob(recalled, deps.run) !== undefined;
@@ -30684,8 +30747,6 @@ function withoutRunSecrets(prompt, log) {
     return clean;
 }
 
-// EXTERNAL MODULE: ./src/core/pull-request.ts
-var pull_request = __nccwpck_require__(6200);
 ;// CONCATENATED MODULE: ./src/report/outputs.ts
 
 

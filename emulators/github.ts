@@ -577,7 +577,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       requested_reviewers: thread.reviewers.map(user),
       // The published example's teams lack a field its own schema requires.
       requested_teams: [],
-      labels: [],
+      labels: thread.labels.map(labelJson),
       head: {
         ...head,
         label: `${headOwner}:${thread.headRef}`,

@@ -1,9 +1,9 @@
 // The thread's ledger: what a pull request's or issue's thread has spent and owes — its job and
 // the head the job last saw, the jobs of its recent runs, its quota uses, the docs pull requests
-// waiting to be closed, and the `/docs` requests asked and settled — as plain values and pure
-// functions. The GitHub side only encodes it (the kept comment's hidden note) and decodes it;
+// waiting to be closed, and the `/docs` requests asked and settled; for a branch pushed to
+// directly, its job's count of uses — as plain values and pure functions. The GitHub side only encodes it (the kept comment's hidden note) and decodes it;
 // every rule of what a run changes in it lives here, whatever run writes it.
-import type { Carried, RequestLedger, RunEntry, ThreadNote } from './ports.js';
+import type { Carried, Memory, RequestLedger, RunEntry, ThreadNote } from './ports.js';
 
 export type { RequestLedger, ThreadNote };
 
@@ -26,6 +26,25 @@ export function threadUses(
   const counted =
     before?.runs?.find((entry) => entry.run === run.run && entry.attempt === run.attempt)?.uses ?? 0;
   return Math.max(0, (before?.uses ?? 0) - counted) + run.uses;
+}
+
+/**
+ * A branch's count of its job's quota uses, which the branch's commit status keeps (a branch has
+ * no note): what this step's status on the run's commit counted (an earlier attempt of this run)
+ * first, else what the branch's last status counted, plus this run's `uses`. A new job starts
+ * again from this run's. A count not known before stays unknown on a run that spent nothing, and
+ * starts from this run's send otherwise.
+ */
+export function branchUses(
+  memory: Pick<Memory, 'status' | 'branch'>,
+  job: string,
+  uses: number,
+): number | undefined {
+  const earlier = memory.status?.job === job ? memory.status.uses : undefined;
+  const counted = memory.branch?.job === job ? memory.branch.uses : 0;
+  const before = earlier ?? counted;
+  if (before === undefined && uses === 0) return undefined;
+  return (before ?? 0) + uses;
 }
 
 /**

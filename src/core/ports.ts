@@ -4,6 +4,7 @@
 // side (src/github/, its own chunk of dist/) implements them over one session; the core never
 // imports it, only these types, so the plain path never loads Octokit.
 import type { AgentJob } from './job.js';
+import type { Actor } from './event.js';
 
 /** What GitHub says an actor may do in the repository (the collaborator-permission API). */
 export interface Access {
@@ -146,6 +147,11 @@ export interface Memory {
    * has spent, when the status holds a count.
    */
   branch?: { job: string; run: number; since: string; uses?: number };
+  /**
+   * How the thread's pull request came to be: `docsLabel` when it carries the label a thread's run
+   * puts on its docs PR (so it is one), and who opened it. Read on a thread only.
+   */
+  opened?: { docsLabel: boolean; by?: Actor };
   /**
    * The `/docs` requests this run sends (a request on a thread), oldest first: once the service
    * accepts the send, the note records them as delivered, each gets the 👀, and the comment names

@@ -94,3 +94,10 @@ function onServer(prLink: string, serverUrl: string): PullRequestRef | undefined
   const [, owner = '', repo = '', number = ''] = match;
   return { owner, repo, number: Number(number) };
 }
+
+/**
+ * The label a thread's run puts on its docs pull request when that opens in the run's own
+ * repository (a monorepo), where the workflow runs on the docs PR's own events too: a pull request
+ * carrying it starts no job, whoever opened it.
+ */
+export const DOCS_PR_LABEL = 'docs-agent-pr';

@@ -2,6 +2,7 @@
 // step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
 // job, and the whole prompt. The result is one value; execute and report take it from here.
 import { admit, type Skip } from './admission.js';
+import { notAThread } from './gate.js';
 import type { AgentClient } from '../service/client.js';
 import type { Clock } from '../core/clock.js';
 import { budgetSpent } from './budget.js';
@@ -19,6 +20,10 @@ import { label } from '../core/untrusted.js';
 import { redact } from '../core/secrets.js';
 import type { Request } from './trigger.js';
 import type { PathFilter } from './paths.js';
+
+/** A request on a thread's docs PR is answered where it was asked. */
+const DOCS_PR_ANSWER =
+  'This is a docs pull request that a thread of this workflow opened: it starts no docs job of its own. Ask on the pull request it documents, and its job takes the request.';
 
 export type Decision =
   | Skip
@@ -79,6 +84,18 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     );
   }
   const recalled = features.recall && port ? await port.recall(features.thread, signal) : {};
+  // A thread's docs PR, or a bot's pull request only GitHub could name (a push's): no job.
+  const foreign = features.thread
+    ? notAThread(recalled.opened, inputs.allowedActors, features.asked)
+    : undefined;
+  if (foreign) {
+    return {
+      kind: 'skip',
+      notice: foreign.notice,
+      ...(port ? { held: { status: foreign.status, memory: recalled } } : {}),
+      ...(event.kind === 'comment' ? { answer: DOCS_PR_ANSWER } : {}),
+    };
+  }
   // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back,
   // and it gathers no requests.
   const resumes = features.thread && earlierAttemptJob(recalled, deps.run) !== undefined;

@@ -1,5 +1,6 @@
 import type { Actor, EventKind, RunEvent } from '../core/event.js';
 import type { Access } from '../core/ports.js';
+import { DOCS_PR_LABEL } from '../core/pull-request.js';
 import { label } from '../core/untrusted.js';
 
 /**
@@ -73,6 +74,36 @@ export function gate(
   }
   if (!labelled && !anyoneCanCause(event)) return { kind: 'open' };
   return gateActor(actorOf(event), event, allowedActors, fallbackActor);
+}
+
+/**
+ * A thread that is no change of someone's to document: a pull request that carries the label a
+ * thread's run put on its docs PR (whoever asks), or one a bot opened that `allowedActors` does
+ * not name, unless someone `asked` (a push's run, where the gate above saw no opener). Its notice
+ * and status, or `undefined`.
+ */
+export function notAThread(
+  opened: { docsLabel: boolean; by?: Actor } | undefined,
+  allowedActors: string[],
+  asked: boolean,
+): { notice: string; status: string } | undefined {
+  if (opened?.docsLabel) {
+    return {
+      notice: `Skipped: this pull request carries the label ${DOCS_PR_LABEL}, put on the docs pull request of a thread of this workflow: a docs pull request starts no docs job of its own. Ask on the pull request it documents.`,
+      status: 'A docs PR starts no docs job',
+    };
+  }
+  const by = opened?.by;
+  if (!asked && by?.login && isBot(by) && !names(allowedActors, by.login)) {
+    return {
+      notice: refusal(
+        by.login,
+        'a pull request a bot opened starts no job unless allowedActors names the bot',
+      ),
+      status: 'Opened by a bot: starts no docs job',
+    };
+  }
+  return undefined;
 }
 
 function isBot(who: Actor): boolean {

@@ -23,7 +23,15 @@ export interface GitHubApi {
   pullsOfCommit(
     at: { owner: string; repo: string; commit_sha: string },
     signal: AbortSignal,
-  ): Promise<{ number: number; merge_commit_sha?: string | null; head?: { sha: string; ref?: string } }[]>;
+  ): Promise<
+    {
+      number: number;
+      merge_commit_sha?: string | null;
+      head?: { sha: string; ref?: string };
+      user?: { login: string; type?: string } | null;
+      labels?: { name?: string }[];
+    }[]
+  >;
   /**
    * The newest pull requests closed into `base` (a page of 100, most recently updated first):
    * `merged` when GitHub says it was merged (`merge_commit_sha` alone is also set on an open one).
@@ -78,11 +86,19 @@ export interface GitHubApi {
     at: { owner: string; repo: string; pull_number: number },
     signal: AbortSignal,
   ): AsyncIterable<ChangedFile[]>;
-  /** A pull request's state, head commit, GraphQL node id and opener (none for a deleted account). */
+  /** A pull request's state, head commit, GraphQL node id, opener (none for a deleted account) and labels. */
   getPull(
     at: { owner: string; repo: string; pull_number: number },
     signal: AbortSignal,
-  ): Promise<{ state: string; merged: boolean; headSha: string; nodeId: string; opener?: string }>;
+  ): Promise<{
+    state: string;
+    merged: boolean;
+    headSha: string;
+    nodeId: string;
+    opener?: string;
+    /** Its labels' names, as they are now (an event's payload has them as they were). */
+    labels: string[];
+  }>;
   /**
    * A pull request's commits (GitHub lists at most 250), a page (100) at a time: the logins of
    * each one's author and committer, absent when GitHub links no account to the commit's email.
@@ -159,6 +175,8 @@ const pullsReply = z.array(
     number: z.number(),
     merge_commit_sha: z.nullish(z.string()),
     head: z.optional(z.object({ sha: z.string(), ref: z.optional(z.string()) })),
+    user: z.nullish(z.object({ login: z.string(), type: z.optional(z.string()) })),
+    labels: z.optional(z.array(z.object({ name: z.optional(z.string()) }))),
   }),
 );
 const closedReply = z.array(
@@ -243,13 +261,11 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         per_page: PAGE_SIZE,
         ...bounded(signal),
       });
-      return closedReply
-        .parse(data)
-        .map(({ number, merge_commit_sha, merged_at }) => ({
-          number,
-          merge_commit_sha,
-          merged: Boolean(merged_at),
-        }));
+      return closedReply.parse(data).map(({ number, merge_commit_sha, merged_at }) => ({
+        number,
+        merge_commit_sha,
+        merged: Boolean(merged_at),
+      }));
     },
     async *comments(at, signal) {
       const pages = octokit().paginate.iterator(withSignal(octokit().rest.issues.listComments, signal), {
@@ -316,6 +332,7 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
           head: z.object({ sha: z.string() }),
           node_id: z.string(),
           user: z.nullish(z.object({ login: z.string() })),
+          labels: z.optional(z.array(z.object({ name: z.optional(z.string()) }))),
         })
         .parse(data);
       return {
@@ -323,6 +340,7 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         merged: pull.merged === true,
         headSha: pull.head.sha,
         nodeId: pull.node_id,
+        labels: (pull.labels ?? []).flatMap((l) => (l.name ? [l.name] : [])),
         ...(pull.user ? { opener: pull.user.login } : {}),
       };
     },

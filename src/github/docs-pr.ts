@@ -1,6 +1,6 @@
 import type { AgentJob } from '../core/job.js';
 import { describeThrown, type Warn } from '../core/log.js';
-import { samePullRequest, type PullRequestRef } from '../core/pull-request.js';
+import { DOCS_PR_LABEL, samePullRequest, type PullRequestRef } from '../core/pull-request.js';
 import { printableUrl } from '../core/untrusted.js';
 import type { GitHubApi } from './client.js';
 import { enableAutoMerge } from './auto-merge.js';
@@ -23,19 +23,22 @@ export async function writeOnDocs(
   const { request, run, log, warn } = session;
   const route = request.labels.length + request.reviewers.length > 0;
   const merge = request.autoMerge;
-  if (!route && !merge) return;
+  // A thread's docs PR in the run's own repository is marked, whatever else was asked.
+  if (!route && !merge && !request.thread) return;
   if (failure || job?.status !== 'completed') return;
   const what = route
     ? merge
       ? 'Labels, reviewers and auto-merge not set'
       : 'Labels and reviewers not set'
     : 'Auto-merge not enabled';
+  const asked = route || merge !== undefined;
   if (!job.prLink) {
-    log.info(`${what}: the job changed no files, so it has no docs pull request.`);
+    if (asked) log.info(`${what}: the job changed no files, so it has no docs pull request.`);
     return;
   }
   const reach = session.docsReach(job.prLink);
   if ('none' in reach) {
+    if (!asked) return;
     if (reach.why) warn(`${what}: the docs pull request is ${reach.why}; pass a token for it as docsToken.`);
     else {
       const { gitHubCom } = session;
@@ -47,24 +50,31 @@ export async function writeOnDocs(
   }
   const { pr, api, home } = reach;
   const where = `${pr.owner}/${pr.repo}#${pr.number}`;
+  const here = home && samePullRequest(pr, { ...run.repo, number: pr.number });
+  const mark = request.thread && here;
+  if (!asked && !mark) return;
   if (home && eventHasThread(run.event)) {
     let own: Thread | undefined;
     try {
       own = (await session.runThread(signal)).thread;
     } catch (error) {
       warn(
-        `${what}: could not tell whether ${where} is the pull request this run is about (${describeThrown(error)}).`,
+        `${asked ? what : 'Docs pull request not labelled'}: could not tell whether ${where} is the pull request this run is about (${describeThrown(error)}).`,
       );
       return;
     }
     if (own && samePullRequest(own, pr)) {
       warn(
-        `${what}: the service named ${where}, the ${own.pull ? 'pull request' : 'issue'} this run is about, as its docs pull request; nothing is written on it.`,
+        `${asked ? what : 'Docs pull request not labelled'}: the service named ${where}, the ${own.pull ? 'pull request' : 'issue'} this run is about, as its docs pull request; nothing is written on it.`,
       );
       return;
     }
   }
-  if (route) await routeDocsPullRequest(api, pr, request, warn, signal);
+  // In the run's own repository the workflow runs on the docs PR's events too: the label tells
+  // those runs that it is a docs PR, which starts no job (docs/design.md §3.9).
+  const labels = [...request.labels, ...(mark ? [DOCS_PR_LABEL] : [])];
+  if (labels.length + request.reviewers.length > 0)
+    await routeDocsPullRequest(api, pr, { labels, reviewers: request.reviewers }, warn, signal);
   if (merge) await enableAutoMerge(api, pr, merge, warn, signal);
 }
 

@@ -9,6 +9,7 @@ import { describeThrown } from '../core/log.js';
 import type { Changed, DecideReads, DocsPull, Memory, Moment } from '../core/ports.js';
 import { pullRequestStep } from '../core/event.js';
 import { pushedOnto } from './commits.js';
+import { DOCS_PR_LABEL } from '../core/pull-request.js';
 import { renderContext } from './context.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { changedFiles, eventHasContext, gatherContext, gatherSince } from './gather.js';
@@ -263,6 +264,10 @@ function recall(session: GitHubSession, strict: boolean, cancellation: AbortSign
         const body = comment ? await session.retrying(() => comment.body(signal), signal) : undefined;
         memory.note = session.trusted(body ? readNote(body) : undefined, 'the kept comment');
       }
+      if (request.thread && eventHasThread(run.event)) {
+        const facts = await opened(session, memory, signal);
+        if (facts) memory.opened = facts;
+      }
       if (status) {
         const { sha } = await session.runCommits(signal);
         if (run.runAttempt > 1 && sha) {
@@ -290,6 +295,28 @@ function recall(session: GitHubSession, strict: boolean, cancellation: AbortSign
       return memory;
     },
   );
+}
+
+/**
+ * How the run's pull request came to be (a thread's docs PR, a bot's), as far as GitHub tells:
+ * an event's payload has its labels as they were when it came, so a pull request that is no
+ * thread yet (no note) has them read afresh — its thread's report may have labelled it since.
+ */
+async function opened(
+  session: GitHubSession,
+  memory: Memory,
+  signal: AbortSignal,
+): Promise<Memory['opened']> {
+  const { thread } = await session.retrying(() => session.runThread(signal), signal);
+  const facts = thread?.opened;
+  if (!thread?.pull || facts?.docsLabel || memory.note || session.run.event.kind === 'push') return facts;
+  const { owner, repo, number } = thread;
+  const pull = await session.retrying(
+    () => session.forRepo().getPull({ owner, repo, pull_number: number }, signal),
+    signal,
+  );
+  const docsLabel = pull.labels.some((name) => name.toLowerCase() === DOCS_PR_LABEL);
+  return docsLabel || facts ? { ...facts, docsLabel } : undefined;
 }
 
 /**

@@ -1,4 +1,6 @@
-import { refWords, secretlessFork, type FollowedRun, type RunEvent } from '../core/event.js';
+import { refWords, secretlessFork, type Actor, type FollowedRun, type RunEvent } from '../core/event.js';
+import type { Payload } from '../core/event.js';
+import { DOCS_PR_LABEL } from '../core/pull-request.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { branchOf } from './context.js';
 
@@ -19,6 +21,28 @@ export interface Thread {
    * overtakes.
    */
   pushed?: { head?: string; merge: boolean };
+  /**
+   * How the pull request came to be, as far as GitHub said: `docsLabel` when it carries
+   * DOCS_PR_LABEL (a thread's run put it on its docs PR), and who opened it.
+   */
+  opened?: { docsLabel: boolean; by?: Actor };
+}
+
+/** The label and opener of a pull request or issue as GitHub gives them (a payload's, a list's). */
+export function openedFacts(item: unknown): Thread['opened'] {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const { labels, user } = item as { labels?: unknown; user?: unknown };
+  const names: unknown[] = Array.isArray(labels)
+    ? (labels as unknown[]).map((l) =>
+        typeof l === 'object' && l !== null ? (l as { name?: unknown }).name : l,
+      )
+    : [];
+  const docsLabel = names.some((n) => typeof n === 'string' && n.toLowerCase() === DOCS_PR_LABEL);
+  const account = typeof user === 'object' && user !== null ? (user as Record<string, unknown>) : {};
+  const login = typeof account.login === 'string' ? account.login : undefined;
+  const type = typeof account.type === 'string' ? account.type : undefined;
+  if (!docsLabel && !login) return undefined;
+  return { docsLabel, ...(login ? { by: { login, ...(type ? { type } : {}) } } : {}) };
 }
 
 /** Whether the event can lead to a thread at all; if not, no request is made. */
@@ -60,6 +84,11 @@ function workflowRunPull(
   return undefined;
 }
 
+/** The pull request or issue a payload names itself: a review's or a pull request event's, else a comment's issue. */
+function payloadItem(payload: Payload): unknown {
+  return payload.pull_request ?? payload.issue;
+}
+
 /**
  * The thread of the event, read from its payload; for a push, the pull request the pushed
  * commit came from, asked of GitHub. `undefined` with the reason when there is none.
@@ -76,6 +105,8 @@ export async function findThread(
     const issue = 'issue' in event ? event.issue : undefined;
     const number = pull?.number ?? issue?.number;
     if (number === undefined) return { none: `the ${event.name} event names no pull request or issue` };
+    const named = payloadItem(run.payload);
+    const opened = named ? openedFacts(named) : undefined;
     return {
       thread: {
         owner,
@@ -83,6 +114,7 @@ export async function findThread(
         number,
         pull: Boolean(pull) || Boolean(issue?.pull),
         fork: secretlessFork(event) !== undefined,
+        ...(opened ? { opened } : {}),
       },
     };
   }
@@ -113,6 +145,7 @@ export async function findThread(
   }
   const merge = pr.merge_commit_sha === sha;
   const head = merge || own(pr) ? pr.head?.sha : undefined;
+  const opened = openedFacts(pr);
   return {
     thread: {
       owner,
@@ -121,6 +154,7 @@ export async function findThread(
       pull: true,
       fork: false,
       pushed: { merge, ...(head ? { head } : {}) },
+      ...(opened ? { opened } : {}),
     },
   };
 }

@@ -7,7 +7,7 @@ import type { KeptComment } from './comment.js';
 import { commentBody } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
-import { nextLedger, settled } from '../core/ledger.js';
+import { branchUses, nextLedger, settled } from '../core/ledger.js';
 import type { GitHubSession } from './session.js';
 import { runOnlyDescription, statusDescription, type StatusState } from './status.js';
 
@@ -54,10 +54,7 @@ export async function writeStatus(
 
 /**
  * The job a status names, and, with `budget` on a branch pushed to directly (where no comment
- * keeps a total), the quota uses that job has spent: what the branch's status counted (an earlier
- * attempt's on this commit first), plus this run's. A new job starts again from this run's. A count
- * not known before stays unknown on a run that spent nothing, and starts from this run's send
- * otherwise (budget counts from there, and said so).
+ * keeps a total), the quota uses that job has spent, as the ledger counts them (`branchUses`).
  */
 export async function namedJob(
   session: GitHubSession,
@@ -71,11 +68,8 @@ export async function namedJob(
   // A pull request's or issue's total is in its note; a fault finding the comment counts nothing.
   const kept = await session.keptComment(signal).catch(() => undefined);
   if (!kept || !('none' in kept)) return { id: jobId };
-  const earlier = memory.status?.job === jobId ? memory.status.uses : undefined;
-  const counted = memory.branch?.job === jobId ? memory.branch.uses : 0;
-  const before = earlier ?? counted;
-  if (before === undefined && uses === 0) return { id: jobId };
-  return { id: jobId, uses: (before ?? 0) + uses };
+  const count = branchUses(memory, jobId, uses);
+  return count === undefined ? { id: jobId } : { id: jobId, uses: count };
 }
 
 /**
