@@ -4,6 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startGitHubEmulator, type GitHubEmulator, type GitHubEmulatorOptions } from '../emulators/github.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../emulators/server.js';
 import type { RunDeps } from '../src/main.js';
+import { systemClock } from '../src/core/clock.js';
+import { startGitHub } from '../src/github/index.js';
+import { VirtualClock } from './clock.js';
 import { DOCS_TOKEN, gitHubEnv, pullRequestEvent, world } from './github-world.js';
 import {
   killLeftoverRuns,
@@ -94,6 +97,17 @@ export function inputsFor(
     pollInterval: '1s',
     timeout: '40s',
     ...overrides,
+  };
+}
+
+/**
+ * A run whose waits for the service pass at once (a virtual clock), while GitHub's side keeps the
+ * real clock: its budgets bound real requests, which a virtual clock would cut at once.
+ */
+export function serviceTimeOnly(): RunDeps {
+  return {
+    clock: new VirtualClock(),
+    github: (request, context, log) => Promise.resolve(startGitHub(request, context, log, systemClock)),
   };
 }
 

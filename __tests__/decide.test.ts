@@ -239,6 +239,44 @@ describe("the thread's memory", () => {
     expect(service).toEqual([]);
   });
 
+  it('skips a pull request that a job at work on another thread opened, after one read of that job', async () => {
+    const atWork = { jobs: ['job-8', 'job-9'], self: 'https://github.com/acme/app/pull/3' };
+    const { decided, service } = decider({
+      inputs: thread,
+      reads: { memory: { atWork }, context },
+      service: {
+        get: [
+          { id: 'job-8', status: 'active' },
+          { id: 'job-9', status: 'completed', prLink: 'https://github.com/acme/app/pull/3/' },
+        ],
+      },
+    });
+    expect(await decided()).toMatchObject({
+      kind: 'skip',
+      notice: expect.stringContaining(
+        'agent job job-9 of a thread of this workflow opened this pull request',
+      ),
+      held: { status: 'A docs PR starts no docs job' },
+    });
+    expect(service).toEqual([
+      ['get', 'job-8'],
+      ['get', 'job-9'],
+    ]);
+  });
+
+  it('a job at work that cannot be read is a warning, and the pull request is a thread of its own', async () => {
+    const atWork = { jobs: ['job-8'], self: 'https://github.com/acme/app/pull/3' };
+    const { decided, log } = decider({
+      inputs: thread,
+      reads: { memory: { atWork }, context },
+      service: { get: [{ fault: { kind: 'no-answer', code: 'ECONNRESET' } }] },
+    });
+    expect(await decided()).toMatchObject({ kind: 'go', mode: { kind: 'create' } });
+    expect(log).toEqual([
+      expect.stringMatching(/^warning: Could not read agent job job-8, at work on another thread/),
+    ]);
+  });
+
   it("creates a job when the thread's job failed", async () => {
     const { decided, service } = decider({
       inputs: thread,

@@ -19,8 +19,7 @@ import * as fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { startGitHubEmulator, type GitHubEmulator, type StoredComment } from '../emulators/github.js';
 import { startEmulator, type Emulator } from '../emulators/server.js';
-import { VirtualClock } from '../__fixtures__/clock.js';
-import { inputsFor, KEY } from '../__fixtures__/e2e.js';
+import { inputsFor, KEY, serviceTimeOnly } from '../__fixtures__/e2e.js';
 import {
   APP,
   changedFile,
@@ -30,8 +29,6 @@ import {
   world,
 } from '../__fixtures__/github-world.js';
 import { runInProcess, type RunOptions } from '../__fixtures__/runner.js';
-import { systemClock } from '../src/core/clock.js';
-import { startGitHub } from '../src/github/index.js';
 import { readNote } from '../src/github/note.js';
 import type { RunDeps } from '../src/main.js';
 
@@ -241,11 +238,7 @@ async function model(
       if (service_.service === 'github-403')
         gh.fail('listComments', { status: 403, message: 'Resource not accessible by integration' });
     }
-    const deps: RunDeps = {
-      clock: new VirtualClock(),
-      // GitHub's side keeps the real clock: its budgets bound real requests.
-      github: (request, context, log) => Promise.resolve(startGitHub(request, context, log, systemClock)),
-    };
+    const deps: RunDeps = serviceTimeOnly();
     const running = runInProcess(options(run), deps);
     if (service_.t === 'overlap') {
       // A request comes while the run works: once the service has its send, or the run is over.

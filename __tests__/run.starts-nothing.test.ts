@@ -9,6 +9,7 @@ import {
   gitHubEmulators,
   notices,
   runHere as play,
+  serviceTimeOnly,
   threadStep,
 } from '../__fixtures__/e2e.js';
 import type { Emulator } from '../emulators/server.js';
@@ -118,7 +119,8 @@ describe("a bot's pull request", () => {
 /** The thread's step where the docs live in acme/app: githubToken alone, no docsToken. */
 function monorepoStep(service: Emulator, gh: GitHubEmulator) {
   const step = threadStep(service, gh);
-  return (event: Parameters<typeof step>[0]) => step(event, { docsToken: '' });
+  return (event: Parameters<typeof step>[0], inputs: Record<string, string> = {}) =>
+    step(event, { docsToken: '', ...inputs });
 }
 
 describe('a monorepo: the thread’s own docs PR, opened by a person’s account', () => {
@@ -127,7 +129,10 @@ describe('a monorepo: the thread’s own docs PR, opened by a person’s account
     const { gh, pr } = await threadWorld();
     const docsPr = gh.thread(APP, { opener: 'octocat', headSha: sha(6), mergeCommitSha: sha(9) });
     const docsLink = `${gh.serverUrl}/${APP}/pull/${docsPr.number}`;
-    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    const service = await emulator({
+      final: { status: 'completed', prLink: docsLink },
+      docsRepoUrl: `${gh.serverUrl}/${APP}`,
+    });
     const here = monorepoStep(service, gh);
     const opened = await play(here(pushTo(pr, sha(2), 'opened')));
     expect(notices(opened)).toEqual([]);
@@ -136,8 +141,16 @@ describe('a monorepo: the thread’s own docs PR, opened by a person’s account
   }
 
   it('the report labels it; its own opening (a payload without the label) starts no job, and its check passes', async () => {
-    const { gh, docsPr, service, here } = await monorepo();
+    const { gh, pr, docsPr, service, here } = await monorepo();
     expect(docsPr.labels).toEqual(['docs-agent-pr']);
+    // The thread carried the label of a job at work until the report labelled its docs PR.
+    const labelled = gh.requests.filter((r) => r.route === 'addLabels' || r.route === 'removeLabel');
+    expect(labelled.map((r) => [r.route, r.path.split('/')[5]])).toEqual([
+      ['addLabels', String(pr.number)],
+      ['addLabels', String(docsPr.number)],
+      ['removeLabel', String(pr.number)],
+    ]);
+    expect(pr.labels).toEqual([]);
     const result = await play(here(pushTo(docsPr, sha(6), 'opened')));
     expect(result.code).toBe(0);
     expect(result.outputs).toMatchObject({ status: 'skipped', mode: 'skipped' });
@@ -164,6 +177,47 @@ describe('a monorepo: the thread’s own docs PR, opened by a person’s account
     expect(result.outputs).toMatchObject({ status: 'skipped', mode: 'skipped' });
     expect(service.count('create')).toBe(1);
     expect(docsPr.comments.at(-1)?.body).toContain('Ask on the pull request it documents');
+  });
+});
+
+describe('a monorepo: a docs PR opened while its thread’s job is at work, before any report', () => {
+  it('its own opening reads the jobs of the threads at work, and starts no job when one opened it', async () => {
+    const { gh, pr } = await threadWorld();
+    const docsPr = gh.thread(APP, { opener: 'octocat', headSha: sha(6) });
+    const docsLink = `${gh.serverUrl}/${APP}/pull/${docsPr.number}`;
+    const service = await emulator({ activePolls: 1000, docsRepoUrl: `${gh.serverUrl}/${APP}` });
+    const here = monorepoStep(service, gh);
+    // The thread's run ends while the job works (here its timeout): the thread stays at work.
+    const working = await play(here(pushTo(pr, sha(2), 'opened'), { timeout: '30s' }), serviceTimeOnly());
+    expect(working.outputs).toMatchObject({ mode: 'created', status: 'active' });
+    expect(pr.labels).toEqual(['docs-agent-working']);
+    expect(docsPr.labels).toEqual([]);
+
+    // The agent opens its docs PR; the docs PR's run comes before any run reports the job.
+    service.script('get', { job: { status: 'completed', prLink: docsLink } });
+    const result = await play(here(pushTo(docsPr, sha(6), 'opened')));
+    expect(result.code).toBe(0);
+    expect(result.outputs).toMatchObject({ status: 'skipped', mode: 'skipped' });
+    expect(notices(result)).toEqual([
+      expect.stringContaining(
+        `agent job ${working.outputs.jobId} of a thread of this workflow opened this pull request`,
+      ),
+    ]);
+    expect(service.count('create')).toBe(1);
+  });
+
+  it('a pull request no job opened is a thread of its own, after one read of each job at work', async () => {
+    const { gh, pr } = await threadWorld();
+    const other = gh.thread(APP, { opener: 'octocat', headSha: sha(7) });
+    const service = await emulator({ activePolls: 1000, docsRepoUrl: `${gh.serverUrl}/${APP}` });
+    const here = monorepoStep(service, gh);
+    await play(here(pushTo(pr, sha(2), 'opened'), { timeout: '30s' }), serviceTimeOnly());
+    const reads = service.count('get');
+    service.script('get', { job: { status: 'active' } });
+    const result = await play(here(pushTo(other, sha(7), 'opened')), serviceTimeOnly());
+    expect(result.outputs.mode).toBe('created');
+    expect(service.count('create')).toBe(2);
+    expect(service.count('get')).toBeGreaterThan(reads);
   });
 });
 

@@ -29030,6 +29030,7 @@ function unconfirmed(mode) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   EL: () => (/* binding */ DOCS_PR_LABEL),
 /* harmony export */   Mz: () => (/* binding */ outputLink),
+/* harmony export */   Th: () => (/* binding */ WORKING_LABEL),
 /* harmony export */   _P: () => (/* binding */ docsPullRequest),
 /* harmony export */   _n: () => (/* binding */ pullRequestOf),
 /* harmony export */   h4: () => (/* binding */ samePullRequest),
@@ -29125,6 +29126,12 @@ function onServer(prLink, serverUrl) {
  * carrying it starts no job, whoever opened it.
  */
 const DOCS_PR_LABEL = 'docs-agent-pr';
+/**
+ * The label a thread carries while its job works and may still open a docs pull request in the
+ * run's own repository: a run on a pull request opened there in the meantime reads these threads'
+ * jobs to tell whether it is one's docs PR, before the report labels it DOCS_PR_LABEL.
+ */
+const WORKING_LABEL = 'docs-agent-working';
 
 
 /***/ }),
@@ -30584,6 +30591,7 @@ async function mayAsk(queued, asker, inputs, deps) {
 
 
 
+
 /** A request on a thread's docs PR is answered where it was asked. */
 const DOCS_PR_ANSWER = 'This is a docs pull request that a thread of this workflow opened: it starts no docs job of its own. Ask on the pull request it documents, and its job takes the request.';
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
@@ -30601,7 +30609,8 @@ async function decide(inputs, deps) {
     const recalled = features.recall && port ? await port.recall(features.thread, signal) : {};
     // A thread's docs PR, or a bot's pull request only GitHub could name (a push's): no job.
     const foreign = features.thread
-        ? notAThread(recalled.opened, inputs.allowedActors, features.asked)
+        ? (notAThread(recalled.opened, inputs.allowedActors, features.asked) ??
+            (recalled.atWork ? await openedByJobAtWork(recalled.atWork, deps) : undefined))
         : undefined;
     if (foreign) {
         return {
@@ -30701,6 +30710,31 @@ async function decide(inputs, deps) {
         memory,
         ...(plan.thread ? { replacement: { ...plan.thread, prompt: () => whole() } } : {}),
     };
+}
+/**
+ * Whether a thread's job at work opened this pull request (its `prLink` names it): then it is that
+ * thread's docs PR, not yet labelled. Each job is read once (a GET spends no quota); one that
+ * cannot be read is a warning, and the run goes on as a thread of its own.
+ */
+async function openedByJobAtWork(atWork, deps) {
+    const same = (link) => link.replace(/\/+$/, '').toLowerCase() === atWork.self.toLowerCase();
+    for (const id of atWork.jobs) {
+        try {
+            const job = await deps.client.getJob(id, { signal: deps.signal });
+            if (job.prLink && same(job.prLink)) {
+                return {
+                    notice: `Skipped: agent job ${(0,untrusted/* label */.Pf)(id)} of a thread of this workflow opened this pull request as its docs pull request: a docs pull request starts no docs job of its own. Ask on the pull request it documents.`,
+                    status: 'A docs PR starts no docs job',
+                };
+            }
+        }
+        catch (error) {
+            if (deps.signal.aborted)
+                throw error;
+            deps.log.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, at work on another thread, to tell whether it opened this pull request (${(0,log/* describeThrown */.Y)(error)}); the run goes on as a thread of its own.`);
+        }
+    }
+    return undefined;
 }
 /**
  * Whether the change touched nothing `paths` names: the skip's notice, or `undefined` to go on. A
@@ -32226,7 +32260,7 @@ function readSetup(read, context, workspace) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(250)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8250))).startGitHub(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(702)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1702))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then

@@ -16,6 +16,7 @@ export type GitHubGraphQLRoute = 'graphql' | 'enableAutoMerge';
 export type GitHubRoute =
   | GitHubGraphQLRoute
   | 'pullsOfCommit'
+  | 'listIssues'
   | 'listComments'
   | 'createComment'
   | 'updateComment'
@@ -48,6 +49,8 @@ export const ROUTES: {
     template: '/repos/{owner}/{repo}/commits/{commit_sha}/pulls',
     write: false,
   },
+  // Templates match whole paths, segment by segment: `…/issues` is not `…/issues/{issue_number}/…`.
+  { route: 'listIssues', method: 'GET', template: '/repos/{owner}/{repo}/issues', write: false },
   {
     route: 'listComments',
     method: 'GET',
@@ -600,6 +603,41 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     };
   };
 
+  // An issue (or a pull request) as the repository's list of issues carries it (`issue`).
+  const issueJson = (repoName: string, thread: StoredThread) => {
+    const closed = thread.merged || thread.state === 'closed';
+    const api = `${serverUrl}${prefix}/repos/${repoName}`;
+    const issue = example('issue');
+    // The example is a pull request's: an issue's has no such field.
+    delete issue.pull_request;
+    return {
+      ...issue,
+      id: thread.number + 9000,
+      node_id: `I_${thread.number}`,
+      number: thread.number,
+      url: `${api}/issues/${thread.number}`,
+      repository_url: api,
+      labels_url: `${api}/issues/${thread.number}/labels{/name}`,
+      comments_url: `${api}/issues/${thread.number}/comments`,
+      events_url: `${api}/issues/${thread.number}/events`,
+      html_url: `${serverUrl}/${repoName}/${thread.pull ? 'pull' : 'issues'}/${thread.number}`,
+      user: user(thread.opener),
+      state: closed ? 'closed' : 'open',
+      labels: thread.labels.map(labelJson),
+      comments: thread.comments.length,
+      ...(thread.pull
+        ? {
+            pull_request: {
+              url: `${api}/pulls/${thread.number}`,
+              html_url: `${serverUrl}/${repoName}/pull/${thread.number}`,
+              diff_url: `${serverUrl}/${repoName}/pull/${thread.number}.diff`,
+              patch_url: `${serverUrl}/${repoName}/pull/${thread.number}.patch`,
+            },
+          }
+        : {}),
+    };
+  };
+
   // The full pull request, as `GET …/pulls/{pull_number}` answers it.
   const pullRequestJson = (repoName: string, thread: StoredThread) => {
     const pr = example('pull-request');
@@ -894,6 +932,17 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
           status: 200,
           json: numbers.map((n) => pullJson(repoName, repo.threads.get(n) as StoredThread)),
         };
+      }
+      case 'listIssues': {
+        // Newest first, as GitHub's default order (`created`, `desc`) has them.
+        const state = req.query.get('state') ?? 'open';
+        const wanted = (req.query.get('labels') ?? '').split(',').filter(Boolean);
+        const listed = [...repo.threads.values()]
+          .filter((t) => state === 'all' || (state === 'closed') === (t.merged || t.state === 'closed'))
+          .filter((t) => wanted.every((w) => t.labels.some((l) => l.toLowerCase() === w.toLowerCase())))
+          .sort((a, b) => b.number - a.number);
+        const { slice, headers } = paged(listed, req.query, `/repos/${repoName}/issues`);
+        return { status: 200, json: slice.map((t) => issueJson(repoName, t)), headers };
       }
       case 'listComments':
       case 'createComment': {

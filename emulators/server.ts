@@ -53,7 +53,7 @@ export interface EmulatorOptions {
   followUpLag?: number;
   /** The status a job ends in; without `prLink`, a `completed` job gets a pull request link. */
   final?: { status: string; prLink?: string | null };
-  /** The docs repository those links point into (default `https://github.com/acme/docs`). */
+  /** The docs repository: jobs' `source.repository`, and where those links point (default `https://github.com/acme/docs`). */
   docsRepoUrl?: string;
   /** Known project ids; when given, create on any other answers 404. */
   projects?: string[];
@@ -199,7 +199,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     return {
       id,
       status: 'active',
-      source: { repository: 'https://github.com/acme/docs', ref: 'main' },
+      source: { repository: options.docsRepoUrl ?? 'https://github.com/acme/docs', ref: 'main' },
       model: 'claude-sonnet-4',
       prLink: null,
       createdAt: new Date().toISOString(),

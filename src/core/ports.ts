@@ -153,6 +153,11 @@ export interface Memory {
    */
   opened?: { docsLabel: boolean; by?: Actor };
   /**
+   * On a pull request that is no thread yet: the jobs of the repository's threads at work (their
+   * docs PR may be this one, not yet labelled), and this pull request's URL to tell it by.
+   */
+  atWork?: { jobs: string[]; self: string };
+  /**
    * The `/docs` requests this run sends (a request on a thread), oldest first: once the service
    * accepts the send, the note records them as delivered, each gets the 👀, and the comment names
    * them.

@@ -101,3 +101,10 @@ function onServer(prLink: string, serverUrl: string): PullRequestRef | undefined
  * carrying it starts no job, whoever opened it.
  */
 export const DOCS_PR_LABEL = 'docs-agent-pr';
+
+/**
+ * The label a thread carries while its job works and may still open a docs pull request in the
+ * run's own repository: a run on a pull request opened there in the meantime reads these threads'
+ * jobs to tell whether it is one's docs PR, before the report labels it DOCS_PR_LABEL.
+ */
+export const WORKING_LABEL = 'docs-agent-working';

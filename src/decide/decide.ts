@@ -13,7 +13,7 @@ import { ActionFailure, type FaultContext } from '../service/errors.js';
 import type { RunEvent } from '../core/event.js';
 import type { Features } from './features.js';
 import type { Inputs } from './inputs.js';
-import type { Log } from '../core/log.js';
+import { describeThrown, type Log } from '../core/log.js';
 import { onlyWaits, type Mode } from '../core/mode.js';
 import type { Changed, DecideReads, Memory } from '../core/ports.js';
 import { label } from '../core/untrusted.js';
@@ -86,7 +86,8 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   const recalled = features.recall && port ? await port.recall(features.thread, signal) : {};
   // A thread's docs PR, or a bot's pull request only GitHub could name (a push's): no job.
   const foreign = features.thread
-    ? notAThread(recalled.opened, inputs.allowedActors, features.asked)
+    ? (notAThread(recalled.opened, inputs.allowedActors, features.asked) ??
+      (recalled.atWork ? await openedByJobAtWork(recalled.atWork, deps) : undefined))
     : undefined;
   if (foreign) {
     return {
@@ -184,6 +185,35 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     memory,
     ...(plan.thread ? { replacement: { ...plan.thread, prompt: () => whole() } } : {}),
   };
+}
+
+/**
+ * Whether a thread's job at work opened this pull request (its `prLink` names it): then it is that
+ * thread's docs PR, not yet labelled. Each job is read once (a GET spends no quota); one that
+ * cannot be read is a warning, and the run goes on as a thread of its own.
+ */
+async function openedByJobAtWork(
+  atWork: { jobs: string[]; self: string },
+  deps: Pick<DecideDeps, 'client' | 'log' | 'signal'>,
+): Promise<{ notice: string; status: string } | undefined> {
+  const same = (link: string) => link.replace(/\/+$/, '').toLowerCase() === atWork.self.toLowerCase();
+  for (const id of atWork.jobs) {
+    try {
+      const job = await deps.client.getJob(id, { signal: deps.signal });
+      if (job.prLink && same(job.prLink)) {
+        return {
+          notice: `Skipped: agent job ${label(id)} of a thread of this workflow opened this pull request as its docs pull request: a docs pull request starts no docs job of its own. Ask on the pull request it documents.`,
+          status: 'A docs PR starts no docs job',
+        };
+      }
+    } catch (error) {
+      if (deps.signal.aborted) throw error;
+      deps.log.warning(
+        `Could not read agent job ${label(id)}, at work on another thread, to tell whether it opened this pull request (${describeThrown(error)}); the run goes on as a thread of its own.`,
+      );
+    }
+  }
+  return undefined;
 }
 
 /**

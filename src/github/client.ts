@@ -40,6 +40,11 @@ export interface GitHubApi {
     at: { owner: string; repo: string; base: string },
     signal: AbortSignal,
   ): Promise<{ number: number; merge_commit_sha?: string | null; merged: boolean }[]>;
+  /** The newest open pull requests and issues that carry `label` (at most `max`, one page). */
+  labelled(
+    at: { owner: string; repo: string; label: string; max: number },
+    signal: AbortSignal,
+  ): Promise<{ number: number; pull: boolean }[]>;
   /** A thread's comments, oldest first, a page (100) at a time, as GitHub's links lead. */
   comments(
     at: { owner: string; repo: string; issue_number: number },
@@ -182,6 +187,7 @@ const pullsReply = z.array(
 const closedReply = z.array(
   z.object({ number: z.number(), merge_commit_sha: z.nullish(z.string()), merged_at: z.nullish(z.string()) }),
 );
+const labelledReply = z.array(z.object({ number: z.number(), pull_request: z.nullish(z.object({})) }));
 const viewerReply = z.object({ viewer: z.object({ login: z.string() }) });
 const fileReply = z.object({
   filename: z.string(),
@@ -266,6 +272,22 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         merge_commit_sha,
         merged: Boolean(merged_at),
       }));
+    },
+    async labelled({ owner, repo, label, max }, signal) {
+      const { data } = await octokit().rest.issues.listForRepo({
+        owner,
+        repo,
+        labels: label,
+        state: 'open',
+        per_page: max,
+        ...bounded(signal),
+      });
+      return labelledReply
+        .parse(data)
+        .map(({ number, pull_request }) => ({
+          number,
+          pull: pull_request !== undefined && pull_request !== null,
+        }));
     },
     async *comments(at, signal) {
       const pages = octokit().paginate.iterator(withSignal(octokit().rest.issues.listComments, signal), {

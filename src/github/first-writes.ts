@@ -1,9 +1,11 @@
 // What execute writes on GitHub while the job works: once the job exists, the reaction on the
 // request, the kept comment's first post (or, on a re-run, its update) with the note that names
-// the job, and the pending status. Started without waiting; what they leave is a value the core
+// the job, the pending status, and, when the docs PR may open in this same repository, the label
+// that says the thread's job is at work. Started without waiting; what they leave is a value the core
 // hands to the report, whose last writes wait for it.
 import { describeThrown } from '../core/log.js';
 import type { ExecuteWrites, FirstPost, GitHubStarted } from '../core/ports.js';
+import { markAtWork } from './in-flight.js';
 import type { GitHubSession } from './session.js';
 import { JOB_WORDS } from './status.js';
 import {
@@ -25,6 +27,9 @@ export function executeWrites(session: GitHubSession): ExecuteWrites {
       const { request, status, runUrl } = session;
       if (!request.comment && !status) return { reaction };
       const { signal, done } = session.budget(STARTED_BUDGET_MS);
+      // Its faults are its own warnings. The last writes wait for it, as for the rest: the label
+      // must be on before the report may take it off.
+      const atWork = markAtWork(session, job, signal);
       const posting = Promise.all([
         (async (): Promise<Pick<FirstPost, 'comment' | 'noneSaid'>> => {
           if (!request.comment) return {};
@@ -58,6 +63,10 @@ export function executeWrites(session: GitHubSession): ExecuteWrites {
         .catch((error: unknown): FirstPost => {
           session.warn(`Could not post the comment: ${describeThrown(error)}.`);
           return {};
+        })
+        .then(async (first) => {
+          await atWork;
+          return first;
         })
         .finally(done);
       return { reaction, posting };

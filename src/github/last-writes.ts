@@ -7,6 +7,7 @@ import type { FirstPost, GitHubStarted, Outcome, ReportWrites } from '../core/po
 import { isPullRequestUrl, quote } from '../core/untrusted.js';
 import { answerBody, latestRunBody } from './comment.js';
 import { writeOnDocs } from './docs-pr.js';
+import { unmarkAtWork } from './in-flight.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
 import { within, type GitHubSession } from './session.js';
@@ -59,6 +60,8 @@ export function reportWrites(session: GitHubSession): ReportWrites {
           await finalStatus(session, outcome, cancelled, first, signal);
         }
         await writeOnDocs(session, outcome.job, outcome.failure, signal);
+        // After the docs PR's own label: a run on it always finds one of the two.
+        await unmarkAtWork(session, outcome.job, signal);
       } catch (error) {
         session.warn(`Could not report the job on GitHub: ${describeThrown(error)}.`);
       } finally {

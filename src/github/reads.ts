@@ -9,6 +9,7 @@ import { describeThrown } from '../core/log.js';
 import type { Changed, DecideReads, DocsPull, Memory, Moment } from '../core/ports.js';
 import { pullRequestStep } from '../core/event.js';
 import { pushedOnto } from './commits.js';
+import { jobsAtWork } from './in-flight.js';
 import { DOCS_PR_LABEL } from '../core/pull-request.js';
 import { renderContext } from './context.js';
 import { describeGitHubFault, faultOf } from './errors.js';
@@ -267,6 +268,8 @@ function recall(session: GitHubSession, strict: boolean, cancellation: AbortSign
       if (request.thread && eventHasThread(run.event)) {
         const facts = await opened(session, memory, signal);
         if (facts) memory.opened = facts;
+        const atWork = facts?.docsLabel ? undefined : await threadsAtWork(session, memory, signal);
+        if (atWork) memory.atWork = atWork;
       }
       if (status) {
         const { sha } = await session.runCommits(signal);
@@ -317,6 +320,42 @@ async function opened(
   );
   const docsLabel = pull.labels.some((name) => name.toLowerCase() === DOCS_PR_LABEL);
   return docsLabel || facts ? { ...facts, docsLabel } : undefined;
+}
+
+/**
+ * On a pull request of this repository that is no thread yet (its first run, on its own event):
+ * the jobs of the threads at work, one of which may have opened it. A fault reads as none: a
+ * permission GitHub refuses (listing issues needs `issues: read`) is said once as information,
+ * any other fault as a warning.
+ */
+async function threadsAtWork(
+  session: GitHubSession,
+  memory: Memory,
+  signal: AbortSignal,
+): Promise<Memory['atWork']> {
+  const { run } = session;
+  if (memory.note || run.event.kind !== 'pull-request' || run.event.pull?.fork !== undefined)
+    return undefined;
+  const { thread } = await session.retrying(() => session.runThread(signal), signal);
+  if (!thread?.pull) return undefined;
+  try {
+    const jobs = await jobsAtWork(session, thread, signal);
+    const self = `${run.serverUrl}/${thread.owner}/${thread.repo}/pull/${thread.number}`;
+    return jobs.length > 0 ? { jobs, self } : undefined;
+  } catch (error) {
+    const fault = faultOf(error);
+    const said = describeGitHubFault(error, {
+      what: 'list the threads whose job works',
+      token: 'githubToken',
+      permission: 'issues: read',
+      repo: `${thread.owner}/${thread.repo}`,
+    });
+    const then =
+      'Whether this pull request is the docs pull request of one of them is told by its label only.';
+    if (fault.status === 403 || fault.notFound) session.log.info(`${said} ${then}`);
+    else session.warn(`${said} ${then}`);
+    return undefined;
+  }
 }
 
 /**
