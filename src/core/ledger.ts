@@ -1,8 +1,9 @@
 // The thread's ledger: what a pull request's or issue's thread has spent and owes — its job and
 // the head the job last saw, the jobs of its recent runs, its quota uses, the docs pull requests
 // waiting to be closed, and the `/docs` requests asked and settled; for a branch pushed to
-// directly, its job's count of uses — as plain values and pure functions. The GitHub side only encodes it (the kept comment's hidden note) and decodes it;
-// every rule of what a run changes in it lives here, whatever run writes it.
+// directly, its job's count of uses — as plain values and pure functions. The GitHub side only
+// encodes it (the kept comment's hidden note, a branch's commit status) and decodes it; every rule
+// of what a run changes in it lives here, whatever run writes it.
 import type { Carried, Memory, RequestLedger, RunEntry, ThreadNote } from './ports.js';
 
 export type { RequestLedger, ThreadNote };

@@ -1,5 +1,11 @@
-import { refWords, secretlessFork, type Actor, type FollowedRun, type RunEvent } from '../core/event.js';
-import type { Payload } from '../core/event.js';
+import {
+  refWords,
+  secretlessFork,
+  type Actor,
+  type FollowedRun,
+  type Payload,
+  type RunEvent,
+} from '../core/event.js';
 import { DOCS_PR_LABEL } from '../core/pull-request.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { branchOf } from './context.js';
