@@ -25,6 +25,8 @@ const request: ReportRequest = {
   prompt: 'Document the CLI',
   thread: false,
   status: false,
+  wait: true,
+  timeout: 600_000,
 };
 const completed: Outcome = {
   jobId: 'job_1',

@@ -34,6 +34,8 @@ const request: ReportRequest = {
   prompt: 'Document the change',
   thread: true,
   status: true,
+  wait: true,
+  timeout: 600_000,
 };
 
 function sideOf(run: RunContext, asked: Partial<ReportRequest> = {}, clock: Clock = new ManualClock()) {

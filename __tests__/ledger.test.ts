@@ -131,6 +131,21 @@ describe('settle and settled', () => {
 });
 
 describe('nextLedger', () => {
+  it('keeps a job waiting to be reported until a run reports its end, and only while it is the thread’s job', () => {
+    const waiting = { run: 101, at: 1_700_000_000_000, timeout: 3_600_000, labels: ['docs'] };
+    const left = nextLedger(note(), { job: 'job-1', run: 101, attempt: 1, uses: 1, waiting });
+    expect(left.waiting).toEqual(waiting);
+    // A run that writes the note without a word on it (a request read, a re-run) keeps it.
+    expect(nextLedger(left, { job: 'job-1', run: 102, attempt: 1 }).waiting).toEqual(waiting);
+    // The run that saw the end clears it; a new job of the thread is no one's wait.
+    expect(nextLedger(left, { job: 'job-1', run: 102, attempt: 1, waiting: null }).waiting).toBeUndefined();
+    expect(nextLedger(left, { job: 'job-2', run: 102, attempt: 1 }).waiting).toBeUndefined();
+    // A re-run of an older run leaves the newer run's record as it was.
+    expect(nextLedger(left, { job: 'job-1', run: 99, attempt: 2, waiting: null }).waiting).toEqual(waiting);
+    // And it survives the note's own encoding.
+    expect(readNote(noteLine(left))?.waiting).toEqual(waiting);
+  });
+
   it('counts a run’s uses once however often it writes, and keeps the requests a run settled', () => {
     const before = nextLedger(undefined, { job: 'job-1', run: 41, attempt: 1, uses: 1 });
     expect(before.requests).toEqual({ floor: 0, settled: [] });

@@ -133,9 +133,7 @@ function gitHubApi(token, userAgent, baseUrl) {
                 per_page: max,
                 ...bounded(signal),
             });
-            return labelledReply
-                .parse(data)
-                .map(({ number, pull_request }) => ({
+            return labelledReply.parse(data).map(({ number, pull_request }) => ({
                 number,
                 pull: pull_request !== undefined && pull_request !== null,
             }));
@@ -463,6 +461,10 @@ var ledger = __webpack_require__(2558);
 
 
 
+/** A status context, as GitHub takes it. */
+const MAX_CONTEXT = 255;
+/** A label's or a reviewer's (`org/team`) name, with room to spare. */
+const MAX_NAME = 201;
 /** Earlier versions kept up to 20 runs' deliveries as ranges. */
 const RECENT_DELIVERIES = 20;
 const PREFIX = '<!-- agent-job-action:note ';
@@ -491,6 +493,18 @@ const noteSchema = schemas/* object */.Ikc({
     uses: schemas/* optional */.lqM(schemas/* int */.Whr().check(api/* _nonnegative */.UI())),
     superseded: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(ledger/* MAX_LINK */.yb))).check(api/* _maxLength */.Eb(ledger/* SUPERSEDED_KEPT */.Wr))),
     delivered: schemas/* optional */.lqM(schemas/* array */.YOg(deliverySchema).check(api/* _maxLength */.Eb(RECENT_DELIVERIES))),
+    waiting: schemas/* optional */.lqM(schemas/* object */.Ikc({
+        run: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
+        at: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
+        timeout: schemas/* int */.Whr().check(api/* _positive */.NC()),
+        status: schemas/* optional */.lqM(schemas/* object */.Ikc({
+            sha: schemas/* string */.YjP().check(api/* _regex */.Fk(/^[0-9a-f]{40}$/)),
+            context: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(MAX_CONTEXT)),
+        })),
+        labels: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* string */.YjP().check(api/* _maxLength */.Eb(MAX_NAME))).check(api/* _maxLength */.Eb(ledger/* WAITING_NAMES */.dh))),
+        reviewers: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* string */.YjP().check(api/* _maxLength */.Eb(MAX_NAME))).check(api/* _maxLength */.Eb(ledger/* WAITING_NAMES */.dh))),
+        autoMerge: schemas/* optional */.lqM(schemas/* enum */.k5n(['merge', 'squash', 'rebase'])),
+    })),
     requests: schemas/* optional */.lqM(schemas/* object */.Ikc({
         floor: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
         settled: schemas/* array */.YOg(schemas/* object */.Ikc({
@@ -845,10 +859,14 @@ function docsHere(session, job) {
 }
 /**
  * While the job works: the run's thread carries WORKING_LABEL, when the job's docs repository is
- * the run's own. A fault is a warning: a docs PR opened meanwhile is then told only by its label.
+ * the run's own (execute, once the service confirmed the job) or when the run ends without waiting
+ * for it (the report). A fault is a warning.
  */
 async function markAtWork(session, job, signal) {
-    if (!session.request.thread || !docsHere(session, job))
+    const { request } = session;
+    if (!request.thread || !job || (0,core_job/* isTerminal */.Hd)(job.status))
+        return;
+    if (!docsHere(session, job) && request.wait)
         return;
     const thread = await ownThread(session, signal);
     if (!thread)
@@ -863,15 +881,21 @@ async function markAtWork(session, job, signal) {
             token: 'githubToken',
             permission: 'pull-requests: write (issues: write on an issue)',
             repo: `${owner}/${repo}`,
-        })} A docs pull request opened here before the job's end is told from its own label only.`);
+        })} ${request.wait ? 'A docs pull request opened here before the job ends is told from its own label only.' : 'Report runs do not find this thread: its next run reports the job.'}`);
     }
 }
 /**
- * Once the job has ended (its docs PR, if any, labelled by then): the label comes off. One the
- * thread no longer carries is no fault; another is a warning.
+ * Once the job has ended and this run wrote its end (its docs PR labelled by then): the label
+ * comes off the thread, where it may be (a docs repository here, a thread that was waiting, or a
+ * run that did not wait). One the thread no longer carries is no fault; another is a warning.
  */
-async function unmarkAtWork(session, job, signal) {
-    if (!session.request.thread || !job || !(0,core_job/* isTerminal */.Hd)(job.status) || !docsHere(session, job))
+async function unmarkAtWork(session, outcome, signal) {
+    const { request } = session;
+    const { job } = outcome;
+    if (!request.thread || !job || !(0,core_job/* isTerminal */.Hd)(job.status))
+        return;
+    const waited = outcome.memory.note?.waiting !== undefined;
+    if (!docsHere(session, job) && !waited && request.wait)
         return;
     const thread = await ownThread(session, signal);
     if (!thread)
@@ -928,7 +952,7 @@ async function ownThread(session, signal) {
 
 /** GitHub refuses a description over 140 characters (422). */
 const MAX_DESCRIPTION = 140;
-const MAX_CONTEXT = 100;
+const status_MAX_CONTEXT = 100;
 /**
  * GitHub keeps up to 1,000 statuses a context and commit, and any number of contexts: every page
  * is read (anyone with `statuses: write` can bury this step's status under newer ones), within a
@@ -958,7 +982,7 @@ function statusContext(run, key) {
         !run.workflow.includes(' / ') &&
         !run.workflow.endsWith(' /') &&
         STEP_ID.test(run.job);
-    if (exact && readable.length <= MAX_CONTEXT)
+    if (exact && readable.length <= status_MAX_CONTEXT)
         return readable;
     // What the readable part leaves out is in the hash; a readable part that is exact keeps the
     // hash it always had, so a long name's context does not change.
@@ -967,9 +991,9 @@ function statusContext(run, key) {
 ${key.baseUrl}`
         : JSON.stringify([run.workflow, run.job, run.action, key.projectId, key.baseUrl]);
     const hash = (0,external_node_crypto_.createHash)('sha256').update(parts).digest('hex').slice(0, 8);
-    if (readable.length + 1 + hash.length <= MAX_CONTEXT)
+    if (readable.length + 1 + hash.length <= status_MAX_CONTEXT)
         return `${readable} ${hash}`;
-    return `${cutAt(readable, MAX_CONTEXT - hash.length - 2)}… ${hash}`;
+    return `${cutAt(readable, status_MAX_CONTEXT - hash.length - 2)}… ${hash}`;
 }
 /** A job id or a step id as a workflow may write one; GitHub keeps ids starting with `__` for itself. */
 const STEP_ID = /^(?!__)[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -1101,7 +1125,9 @@ class CommitStatus {
     /** Made on first use: a status never written builds no client. */
     api, 
     /** The login the token acts as: the only creator whose statuses count. */
-    identity, run, context, 
+    identity, run, 
+    /** This step's context: a waiting job's record keeps it, so that its end resolves this status. */
+    context, 
     /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
     runUrl) {
         this.api = api;
@@ -1166,6 +1192,7 @@ class CommitStatus {
 }
 
 ;// CONCATENATED MODULE: ./src/github/writes.ts
+
 
 
 
@@ -1254,7 +1281,7 @@ function body(session, state) {
  * from the comment as it stands), so every writer of the kept comment keeps it. `superseded`: the
  * docs pull requests still waiting to be closed, when the run dealt with them.
  */
-function note(session, jobId, head, memory, previous, uses = 0, superseded) {
+function note(session, jobId, head, memory, previous, uses = 0, superseded, waiting) {
     const { run } = session;
     const before = memory.note ?? readNote(previous ?? '');
     return (0,ledger/* nextLedger */.nD)(before, {
@@ -1265,7 +1292,34 @@ function note(session, jobId, head, memory, previous, uses = 0, superseded) {
         uses,
         ...(superseded ? { superseded } : {}),
         ...(memory.carried ? { requests: (0,ledger/* settled */.gu)(memory.carried, run.runId, uses > 0) } : {}),
+        ...(waiting !== undefined ? { waiting } : {}),
     });
+}
+/**
+ * What the thread records of its job once this run ends: left at work by a run that did not wait
+ * (`wait: false`, the job not ended, nothing failed), with what reporting its end needs; `null`
+ * when this run saw the job end (its end is reported here); else nothing new (`undefined`).
+ */
+async function waitingRecord(session, outcome, signal) {
+    const { request, status, run } = session;
+    const { job, failure } = outcome;
+    if (!request.thread || !job)
+        return undefined;
+    if ((0,core_job/* isTerminal */.Hd)(job.status))
+        return null;
+    if (request.wait || failure)
+        return undefined;
+    const sha = status ? (await session.runCommits(signal)).sha : undefined;
+    const names = (list) => list.slice(0, ledger/* WAITING_NAMES */.dh);
+    return {
+        run: run.runId,
+        at: session.clock.now(),
+        timeout: request.timeout,
+        ...(status && sha ? { status: { sha, context: status.context } } : {}),
+        ...(request.labels.length > 0 ? { labels: names(request.labels) } : {}),
+        ...(request.reviewers.length > 0 ? { reviewers: names(request.reviewers) } : {}),
+        ...(request.autoMerge ? { autoMerge: request.autoMerge } : {}),
+    };
 }
 /**
  * The `/docs` requests this run carried besides its own, once the service accepted its send (a
@@ -2494,8 +2548,11 @@ function reportWrites(session) {
                     await finalStatus(session, outcome, cancelled, first, signal);
                 }
                 await writeOnDocs(session, outcome.job, outcome.failure, signal);
-                // After the docs PR's own label: a run on it always finds one of the two.
-                await unmarkAtWork(session, outcome.job, signal);
+                // After the docs PR's own label: a run on it always finds one of the two. A job left at
+                // work without waiting is labelled for report runs to find.
+                await unmarkAtWork(session, outcome, signal);
+                if (!session.request.wait && !outcome.failure)
+                    await markAtWork(session, outcome.job, signal);
             }
             catch (error) {
                 session.warn(`Could not report the job on GitHub: ${(0,core_log/* describeThrown */.Y)(error)}.`);
@@ -2581,13 +2638,14 @@ async function lastComment(session, outcome, cancelled, first, superseded, signa
     const { jobId, confirmed, failure } = outcome;
     if (jobId && confirmed) {
         const head = await session.jobHead(signal);
+        const waiting = await waitingRecord(session, outcome, signal);
         const written = await comment.write((previous) => body(session, {
             ...outcome,
             jobId,
             cancelled,
             ended: true,
             superseded: superseded.fates,
-            note: note(session, jobId, head, outcome.memory, previous, outcome.uses, superseded.waiting),
+            note: note(session, jobId, head, outcome.memory, previous, outcome.uses, superseded.waiting, waiting),
             carried: carried(outcome.memory, outcome.uses),
         }), signal, first.comment);
         return written.url;

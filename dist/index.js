@@ -28747,6 +28747,7 @@ function parseJob(body) {
 /* harmony export */   NC: () => (/* binding */ branchUses),
 /* harmony export */   Wr: () => (/* binding */ SUPERSEDED_KEPT),
 /* harmony export */   bL: () => (/* binding */ RECENT_RUNS),
+/* harmony export */   dh: () => (/* binding */ WAITING_NAMES),
 /* harmony export */   gu: () => (/* binding */ settled),
 /* harmony export */   nD: () => (/* binding */ nextLedger),
 /* harmony export */   xQ: () => (/* binding */ SETTLED_RUNS),
@@ -28764,6 +28765,8 @@ const MAX_LINK = 500;
 const SETTLED_RUNS = 20;
 /** The most request ids kept above the floor: past it the floor rises, oldest first. */
 const SETTLED_IDS = 300;
+/** The most labels, and the most reviewers, a waiting job's record keeps (GitHub takes 100 labels). */
+const WAITING_NAMES = 100;
 /** The thread's total once this run's uses are in: what earlier runs recorded, this run's counted once. */
 function threadUses(before, run) {
     const counted = before?.runs?.find((entry) => entry.run === run.run && entry.attempt === run.attempt)?.uses ?? 0;
@@ -28873,7 +28876,10 @@ function settled(carried, run, accepted) {
  * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often the
  * run writes the note: its entry keeps what it added. The docs pull requests waiting to be closed
  * are `superseded` when given (none: the run dealt with them), else the previous note's. The
- * requests are `requests` when given (the run settled some), else the previous note's record.
+ * requests are `requests` when given (the run settled some), else the previous note's record. The
+ * job left at work for another run to report is `waiting` when given (`null`: reported), else the
+ * previous note's, while the thread's job is still the one it waits for; an older run's re-run
+ * leaves it as the newer run wrote it.
  */
 function nextLedger(previous, run) {
     const spent = run.uses ?? 0;
@@ -28892,11 +28898,15 @@ function nextLedger(previous, run) {
     const superseded = waiting.length > 0 ? { superseded: waiting } : {};
     // Every note of this version keeps its record of requests, even when none is settled yet.
     const requests = { requests: run.requests ?? requestLedger(previous) };
+    const left = run.waiting === undefined ? previous?.waiting : (run.waiting ?? undefined);
+    // Only a wait for the thread's own job: one for a job the thread has left is no one's to report.
+    const parked = left && (run.waiting !== undefined || previous?.job === run.job) ? { waiting: left } : {};
     if (previous && previous.run > run.run) {
         const older = { ...previous, runs, ...uses, ...requests };
         delete older.superseded;
         delete older.delivered;
-        return { ...older, ...superseded };
+        delete older.waiting;
+        return { ...older, ...superseded, ...(previous.waiting ? { waiting: previous.waiting } : {}) };
     }
     const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
     return {
@@ -28908,6 +28918,7 @@ function nextLedger(previous, run) {
         ...uses,
         ...superseded,
         ...requests,
+        ...parked,
     };
 }
 
@@ -38138,14 +38149,16 @@ function prettifyError(error) {
 /* harmony export */   o8: () => (/* binding */ clone),
 /* harmony export */   ol: () => (/* binding */ members),
 /* harmony export */   p6: () => (/* binding */ cleanRegex),
+/* harmony export */   qQ: () => (/* binding */ propertyKeyTypes),
 /* harmony export */   qh: () => (/* binding */ own),
 /* harmony export */   rL: () => (/* binding */ explicitlyAborted),
 /* harmony export */   sD: () => (/* binding */ escapeRegex),
 /* harmony export */   sn: () => (/* binding */ issue),
 /* harmony export */   v5: () => (/* binding */ defineLazyInternal),
+/* harmony export */   w5: () => (/* binding */ getEnumValues),
 /* harmony export */   zH: () => (/* binding */ NUMBER_FORMAT_RANGES)
 /* harmony export */ });
-/* unused harmony exports assertEqual, assertNotEqual, toZod, assertIs, assertNever, assert, getEnumValues, joinValues, floatSafeRemainder, defineLazy, objectClone, rawShape, mergeDefs, cloneDef, getElementAtPath, promiseAllObject, randomString, esc, slugify, allowsEval, isPlainObject, shallowClone, numKeys, getParsedType, propertyKeyTypes, primitiveTypes, createTransparentProxy, stringifyPrimitive, BIGINT_FORMAT_RANGES, pick, omit, safeExtend, merge, partial, required, unwrapMessage, getSizableOrigin, parsedType, cleanEnum, base64ToUint8Array, uint8ArrayToBase64, base64urlToUint8Array, uint8ArrayToBase64url, hexToUint8Array, uint8ArrayToHex, Class, derived, CONSTANT_CATCH, constantCatch */
+/* unused harmony exports assertEqual, assertNotEqual, toZod, assertIs, assertNever, assert, joinValues, floatSafeRemainder, defineLazy, objectClone, rawShape, mergeDefs, cloneDef, getElementAtPath, promiseAllObject, randomString, esc, slugify, allowsEval, isPlainObject, shallowClone, numKeys, getParsedType, primitiveTypes, createTransparentProxy, stringifyPrimitive, BIGINT_FORMAT_RANGES, pick, omit, safeExtend, merge, partial, required, unwrapMessage, getSizableOrigin, parsedType, cleanEnum, base64ToUint8Array, uint8ArrayToBase64, base64urlToUint8Array, uint8ArrayToBase64url, hexToUint8Array, uint8ArrayToHex, Class, derived, CONSTANT_CATCH, constantCatch */
 
 // functions
 function assertEqual(val) {
@@ -39031,6 +39044,7 @@ function constantCatch(value) {
 __nccwpck_require__.d(__webpack_exports__, {
   YOg: () => (/* binding */ array),
   zMY: () => (/* binding */ schemas_boolean),
+  k5n: () => (/* binding */ _enum),
   X$i: () => (/* binding */ extend),
   Whr: () => (/* binding */ schemas_int),
   euz: () => (/* binding */ literal),
@@ -39047,7 +39061,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _default, _function, any, base64, base64url, bigint, catch, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, enum, exactOptional, exactPartial, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, omit, partial, partialRecord, pick, prefault, promise, readonly, record, required, safeExtend, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _default, _function, any, base64, base64url, bigint, catch, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, exactPartial, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, omit, partial, partialRecord, pick, prefault, promise, readonly, record, required, safeExtend, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
@@ -41227,15 +41241,15 @@ function handleSetResult(result, final) {
     }
     final.value.add(result.value);
 }
-const $ZodEnum = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodEnum", (inst, def) => {
+const $ZodEnum = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodEnum", (inst, def) => {
     $ZodType.init(inst, def);
-    const values = util.getEnumValues(def.entries);
+    const values = core_util/* getEnumValues */.w5(def.entries);
     const valuesSet = new Set(values);
     inst._zod.values = valuesSet;
-    util.defineLazyInternal(inst, "pattern", (zod) => {
-        const patternValues = util.getEnumValues(zod.def.entries).filter((k) => util.propertyKeyTypes.has(typeof k));
+    core_util/* defineLazyInternal */.v5(inst, "pattern", (zod) => {
+        const patternValues = core_util/* getEnumValues */.w5(zod.def.entries).filter((k) => core_util/* propertyKeyTypes */.qQ.has(typeof k));
         // unmatchable fallback, RE2-safe: an empty alternation would compile to /^()$/, which matches ""
-        return new RegExp(patternValues.length ? `^(${patternValues.map((o) => util.escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
+        return new RegExp(patternValues.length ? `^(${patternValues.map((o) => core_util/* escapeRegex */.sD(o.toString())).join("|")})$` : "^[^\\s\\S]$");
     });
     inst._zod.parse = (payload, _ctx) => {
         const input = payload.value;
@@ -41250,7 +41264,7 @@ const $ZodEnum = /*@__PURE__*/ (/* unused pure expression or super */ null && (c
         });
         return payload;
     };
-})));
+});
 const $ZodLiteral = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodLiteral", (inst, def) => {
     $ZodType.init(inst, def);
     const values = new Set(def.values);
@@ -42703,19 +42717,19 @@ function set(valueType, params) {
         ...util.normalizeParams(params),
     });
 }
-const ZodMiniEnum = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniEnum", (inst, def) => {
-    core.$ZodEnum.init(inst, def);
+const ZodMiniEnum = /*@__PURE__*/ core_core/* $constructor */.xI("ZodMiniEnum", (inst, def) => {
+    $ZodEnum.init(inst, def);
     ZodMiniType.init(inst, def);
     // reuse the parsed value set so a numeric TS enum's reverse-mapping keys stay out
     inst.options = [...inst._zod.values];
-})));
+});
 // @__NO_SIDE_EFFECTS__
 function _enum(values, params) {
     const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
     return new ZodMiniEnum({
         type: "enum",
         entries,
-        ...util.normalizeParams(params),
+        ...core_util/* normalizeParams */.A2(params),
     });
 }
 

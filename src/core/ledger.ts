@@ -4,7 +4,7 @@
 // directly, its job's count of uses — as plain values and pure functions. The GitHub side only
 // encodes it (the kept comment's hidden note, a branch's commit status) and decodes it; every rule
 // of what a run changes in it lives here, whatever run writes it.
-import type { Carried, Memory, RequestLedger, RunEntry, ThreadNote } from './ports.js';
+import type { Carried, Memory, RequestLedger, RunEntry, ThreadNote, Waiting } from './ports.js';
 
 export type { RequestLedger, ThreadNote };
 
@@ -18,6 +18,8 @@ export const MAX_LINK = 500;
 export const SETTLED_RUNS = 20;
 /** The most request ids kept above the floor: past it the floor rises, oldest first. */
 export const SETTLED_IDS = 300;
+/** The most labels, and the most reviewers, a waiting job's record keeps (GitHub takes 100 labels). */
+export const WAITING_NAMES = 100;
 
 /** The thread's total once this run's uses are in: what earlier runs recorded, this run's counted once. */
 export function threadUses(
@@ -143,7 +145,10 @@ export function settled(carried: Carried, run: number, accepted: boolean): Reque
  * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often the
  * run writes the note: its entry keeps what it added. The docs pull requests waiting to be closed
  * are `superseded` when given (none: the run dealt with them), else the previous note's. The
- * requests are `requests` when given (the run settled some), else the previous note's record.
+ * requests are `requests` when given (the run settled some), else the previous note's record. The
+ * job left at work for another run to report is `waiting` when given (`null`: reported), else the
+ * previous note's, while the thread's job is still the one it waits for; an older run's re-run
+ * leaves it as the newer run wrote it.
  */
 export function nextLedger(
   previous: ThreadNote | undefined,
@@ -155,6 +160,8 @@ export function nextLedger(
     uses?: number;
     superseded?: string[];
     requests?: RequestLedger;
+    /** The job left at work for another run to report (`null`: its end was reported). */
+    waiting?: Waiting | null;
   },
 ): ThreadNote {
   const spent = run.uses ?? 0;
@@ -174,11 +181,15 @@ export function nextLedger(
   const superseded = waiting.length > 0 ? { superseded: waiting } : {};
   // Every note of this version keeps its record of requests, even when none is settled yet.
   const requests = { requests: run.requests ?? requestLedger(previous) };
+  const left = run.waiting === undefined ? previous?.waiting : (run.waiting ?? undefined);
+  // Only a wait for the thread's own job: one for a job the thread has left is no one's to report.
+  const parked = left && (run.waiting !== undefined || previous?.job === run.job) ? { waiting: left } : {};
   if (previous && previous.run > run.run) {
     const older: ThreadNote = { ...previous, runs, ...uses, ...requests };
     delete older.superseded;
     delete older.delivered;
-    return { ...older, ...superseded };
+    delete older.waiting;
+    return { ...older, ...superseded, ...(previous.waiting ? { waiting: previous.waiting } : {}) };
   }
   const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
   return {
@@ -190,5 +201,6 @@ export function nextLedger(
     ...uses,
     ...superseded,
     ...requests,
+    ...parked,
   };
 }

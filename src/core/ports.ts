@@ -48,6 +48,10 @@ export interface ReportRequest {
   autoMerge?: MergeMethod;
   /** `budget`: with it, a branch's statuses carry the count of its job's quota uses. */
   budget?: number;
+  /** `false`: the run ends once the job exists, and the thread records it as waiting to be reported. */
+  wait: boolean;
+  /** `timeout` (ms): a job still at work this long after its run ended is reported as an error. */
+  timeout: number;
 }
 
 /** The files a change touched, as `paths` matches them. */
@@ -88,11 +92,31 @@ export interface ThreadNote {
   superseded?: string[];
   /** The thread's `/docs` requests: which are settled (sent, or refused), by which run. */
   requests?: RequestLedger;
+  /** The thread's job, left at work by a run that did not wait: what reporting its end needs. */
+  waiting?: Waiting;
   /**
    * Written by earlier versions, read only to start `requests` from: each run's requests' comment
    * ids lay in `(after, upTo]`, every request at or below the highest `upTo` delivered.
    */
   delivered?: Delivery[];
+}
+
+/**
+ * A thread's job left at work by a run that did not wait (`wait: false`): whichever run comes
+ * first — the thread's next run, or a report run — writes its end as the starting run asked.
+ */
+export interface Waiting {
+  /** The run that sent and ended, and when it ended (ms since the epoch). */
+  run: number;
+  at: number;
+  /** Past `at` by this much (the starting run's `timeout`, ms), a job still at work is an error. */
+  timeout: number;
+  /** The commit status left `pending`: its commit and context, where its end goes. */
+  status?: { sha: string; context: string };
+  /** What the starting run asked of the docs pull request. */
+  labels?: string[];
+  reviewers?: string[];
+  autoMerge?: MergeMethod;
 }
 
 /** The requests one run delivered, as earlier versions recorded them: comment ids above `after`, up to `upTo`. */

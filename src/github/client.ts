@@ -282,12 +282,10 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         per_page: max,
         ...bounded(signal),
       });
-      return labelledReply
-        .parse(data)
-        .map(({ number, pull_request }) => ({
-          number,
-          pull: pull_request !== undefined && pull_request !== null,
-        }));
+      return labelledReply.parse(data).map(({ number, pull_request }) => ({
+        number,
+        pull: pull_request !== undefined && pull_request !== null,
+      }));
     },
     async *comments(at, signal) {
       const pages = octokit().paginate.iterator(withSignal(octokit().rest.issues.listComments, signal), {

@@ -1,10 +1,12 @@
-// A thread whose job works and may still open its docs pull request in the run's own repository (a
-// monorepo, where the workflow runs on that docs PR's events too) carries WORKING_LABEL until a run
-// reports the job's end. A run on a pull request that is no thread yet finds those threads in one
-// request, and the core tells from their jobs whether this pull request is one's docs PR — in the
-// moments between its opening and the report that labels it DOCS_PR_LABEL.
+// A thread whose job is at work carries WORKING_LABEL while no run has reported the job's end and
+// either the job may open its docs pull request in the run's own repository (a monorepo, where the
+// workflow runs on that docs PR's events too) or no run waits for it (`wait: false`). The label is
+// the repository's index of those threads, read in one request: by a run on a pull request that is
+// no thread yet (is it one's docs PR, before the report labels it DOCS_PR_LABEL?), and by a report
+// run, which writes the end of each waiting job.
 import type { AgentJob } from '../core/job.js';
 import { isTerminal } from '../core/job.js';
+import type { Outcome } from '../core/ports.js';
 import { WORKING_LABEL } from '../core/pull-request.js';
 import { KeptComment } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
@@ -31,10 +33,17 @@ export function docsHere(session: GitHubSession, job: AgentJob | undefined): boo
 
 /**
  * While the job works: the run's thread carries WORKING_LABEL, when the job's docs repository is
- * the run's own. A fault is a warning: a docs PR opened meanwhile is then told only by its label.
+ * the run's own (execute, once the service confirmed the job) or when the run ends without waiting
+ * for it (the report). A fault is a warning.
  */
-export async function markAtWork(session: GitHubSession, job: AgentJob | undefined, signal: AbortSignal) {
-  if (!session.request.thread || !docsHere(session, job)) return;
+export async function markAtWork(
+  session: GitHubSession,
+  job: AgentJob | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const { request } = session;
+  if (!request.thread || !job || isTerminal(job.status)) return;
+  if (!docsHere(session, job) && request.wait) return;
   const thread = await ownThread(session, signal);
   if (!thread) return;
   const { owner, repo, number } = thread;
@@ -47,17 +56,26 @@ export async function markAtWork(session: GitHubSession, job: AgentJob | undefin
         token: 'githubToken',
         permission: 'pull-requests: write (issues: write on an issue)',
         repo: `${owner}/${repo}`,
-      })} A docs pull request opened here before the job's end is told from its own label only.`,
+      })} ${request.wait ? 'A docs pull request opened here before the job ends is told from its own label only.' : 'Report runs do not find this thread: its next run reports the job.'}`,
     );
   }
 }
 
 /**
- * Once the job has ended (its docs PR, if any, labelled by then): the label comes off. One the
- * thread no longer carries is no fault; another is a warning.
+ * Once the job has ended and this run wrote its end (its docs PR labelled by then): the label
+ * comes off the thread, where it may be (a docs repository here, a thread that was waiting, or a
+ * run that did not wait). One the thread no longer carries is no fault; another is a warning.
  */
-export async function unmarkAtWork(session: GitHubSession, job: AgentJob | undefined, signal: AbortSignal) {
-  if (!session.request.thread || !job || !isTerminal(job.status) || !docsHere(session, job)) return;
+export async function unmarkAtWork(
+  session: GitHubSession,
+  outcome: Outcome,
+  signal: AbortSignal,
+): Promise<void> {
+  const { request } = session;
+  const { job } = outcome;
+  if (!request.thread || !job || !isTerminal(job.status)) return;
+  const waited = outcome.memory.note?.waiting !== undefined;
+  if (!docsHere(session, job) && !waited && request.wait) return;
   const thread = await ownThread(session, signal);
   if (!thread) return;
   const { owner, repo, number } = thread;

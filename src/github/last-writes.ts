@@ -7,7 +7,7 @@ import type { FirstPost, GitHubStarted, Outcome, ReportWrites } from '../core/po
 import { isPullRequestUrl, quote } from '../core/untrusted.js';
 import { answerBody, latestRunBody } from './comment.js';
 import { writeOnDocs } from './docs-pr.js';
-import { unmarkAtWork } from './in-flight.js';
+import { markAtWork, unmarkAtWork } from './in-flight.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
 import { within, type GitHubSession } from './session.js';
@@ -22,6 +22,7 @@ import {
   keptForWriting,
   namedJob,
   note,
+  waitingRecord,
   writeStatus,
 } from './writes.js';
 
@@ -60,8 +61,10 @@ export function reportWrites(session: GitHubSession): ReportWrites {
           await finalStatus(session, outcome, cancelled, first, signal);
         }
         await writeOnDocs(session, outcome.job, outcome.failure, signal);
-        // After the docs PR's own label: a run on it always finds one of the two.
-        await unmarkAtWork(session, outcome.job, signal);
+        // After the docs PR's own label: a run on it always finds one of the two. A job left at
+        // work without waiting is labelled for report runs to find.
+        await unmarkAtWork(session, outcome, signal);
+        if (!session.request.wait && !outcome.failure) await markAtWork(session, outcome.job, signal);
       } catch (error) {
         session.warn(`Could not report the job on GitHub: ${describeThrown(error)}.`);
       } finally {
@@ -159,6 +162,7 @@ async function lastComment(
   const { jobId, confirmed, failure } = outcome;
   if (jobId && confirmed) {
     const head = await session.jobHead(signal);
+    const waiting = await waitingRecord(session, outcome, signal);
     const written = await comment.write(
       (previous) =>
         body(session, {
@@ -167,7 +171,16 @@ async function lastComment(
           cancelled,
           ended: true,
           superseded: superseded.fates,
-          note: note(session, jobId, head, outcome.memory, previous, outcome.uses, superseded.waiting),
+          note: note(
+            session,
+            jobId,
+            head,
+            outcome.memory,
+            previous,
+            outcome.uses,
+            superseded.waiting,
+            waiting,
+          ),
           carried: carried(outcome.memory, outcome.uses),
         }),
       signal,

@@ -2,10 +2,22 @@
 // and decoded here, checked against its schema when read. What a run changes in it is the ledger's.
 import * as z from 'zod/mini';
 import { isJobId } from '../core/job.js';
-import { MAX_LINK, RECENT_RUNS, SETTLED_IDS, SETTLED_RUNS, SUPERSEDED_KEPT } from '../core/ledger.js';
+import {
+  MAX_LINK,
+  RECENT_RUNS,
+  SETTLED_IDS,
+  SETTLED_RUNS,
+  SUPERSEDED_KEPT,
+  WAITING_NAMES,
+} from '../core/ledger.js';
 import type { ThreadNote } from '../core/ports.js';
 
 export type { ThreadNote };
+
+/** A status context, as GitHub takes it. */
+const MAX_CONTEXT = 255;
+/** A label's or a reviewer's (`org/team`) name, with room to spare. */
+const MAX_NAME = 201;
 
 /** Earlier versions kept up to 20 runs' deliveries as ranges. */
 const RECENT_DELIVERIES = 20;
@@ -38,6 +50,24 @@ const noteSchema = z.object({
     z.array(z.string().check(z.minLength(1), z.maxLength(MAX_LINK))).check(z.maxLength(SUPERSEDED_KEPT)),
   ),
   delivered: z.optional(z.array(deliverySchema).check(z.maxLength(RECENT_DELIVERIES))),
+  waiting: z.optional(
+    z.object({
+      run: z.int().check(z.nonnegative()),
+      at: z.int().check(z.nonnegative()),
+      timeout: z.int().check(z.positive()),
+      status: z.optional(
+        z.object({
+          sha: z.string().check(z.regex(/^[0-9a-f]{40}$/)),
+          context: z.string().check(z.minLength(1), z.maxLength(MAX_CONTEXT)),
+        }),
+      ),
+      labels: z.optional(z.array(z.string().check(z.maxLength(MAX_NAME))).check(z.maxLength(WAITING_NAMES))),
+      reviewers: z.optional(
+        z.array(z.string().check(z.maxLength(MAX_NAME))).check(z.maxLength(WAITING_NAMES)),
+      ),
+      autoMerge: z.optional(z.enum(['merge', 'squash', 'rebase'])),
+    }),
+  ),
   requests: z.optional(
     z.object({
       floor: z.int().check(z.nonnegative()),

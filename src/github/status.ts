@@ -190,7 +190,8 @@ export class CommitStatus {
     /** The login the token acts as: the only creator whose statuses count. */
     private readonly identity: (signal: AbortSignal) => Promise<string>,
     private readonly run: RunContext,
-    private readonly context: string,
+    /** This step's context: a waiting job's record keeps it, so that its end resolves this status. */
+    readonly context: string,
     /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
     private readonly runUrl: string,
   ) {}

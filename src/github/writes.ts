@@ -2,12 +2,13 @@
 // writing, the body and the note a write puts in it, and the reaction on the request. Each is a
 // function of the session and of what the caller hands it; what was said once a run is handed
 // back as a value.
-import type { Carried, Memory, ThreadNote } from '../core/ports.js';
+import type { Carried, Memory, Outcome, ThreadNote, Waiting } from '../core/ports.js';
 import type { KeptComment } from './comment.js';
 import { commentBody } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
-import { branchUses, nextLedger, settled } from '../core/ledger.js';
+import { isTerminal } from '../core/job.js';
+import { branchUses, nextLedger, settled, WAITING_NAMES } from '../core/ledger.js';
 import type { GitHubSession } from './session.js';
 import { runOnlyDescription, statusDescription, type StatusState } from './status.js';
 
@@ -125,6 +126,7 @@ export function note(
   previous: string | undefined,
   uses = 0,
   superseded?: string[],
+  waiting?: Waiting | null,
 ): ThreadNote {
   const { run } = session;
   const before = memory.note ?? readNote(previous ?? '');
@@ -136,7 +138,36 @@ export function note(
     uses,
     ...(superseded ? { superseded } : {}),
     ...(memory.carried ? { requests: settled(memory.carried, run.runId, uses > 0) } : {}),
+    ...(waiting !== undefined ? { waiting } : {}),
   });
+}
+
+/**
+ * What the thread records of its job once this run ends: left at work by a run that did not wait
+ * (`wait: false`, the job not ended, nothing failed), with what reporting its end needs; `null`
+ * when this run saw the job end (its end is reported here); else nothing new (`undefined`).
+ */
+export async function waitingRecord(
+  session: GitHubSession,
+  outcome: Outcome,
+  signal: AbortSignal,
+): Promise<Waiting | null | undefined> {
+  const { request, status, run } = session;
+  const { job, failure } = outcome;
+  if (!request.thread || !job) return undefined;
+  if (isTerminal(job.status)) return null;
+  if (request.wait || failure) return undefined;
+  const sha = status ? (await session.runCommits(signal)).sha : undefined;
+  const names = (list: string[]) => list.slice(0, WAITING_NAMES);
+  return {
+    run: run.runId,
+    at: session.clock.now(),
+    timeout: request.timeout,
+    ...(status && sha ? { status: { sha, context: status.context } } : {}),
+    ...(request.labels.length > 0 ? { labels: names(request.labels) } : {}),
+    ...(request.reviewers.length > 0 ? { reviewers: names(request.reviewers) } : {}),
+    ...(request.autoMerge ? { autoMerge: request.autoMerge } : {}),
+  };
 }
 
 /**
