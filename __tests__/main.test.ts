@@ -358,7 +358,13 @@ describe('a step that does nothing', () => {
               throw new Error('not asked in this test');
             },
           },
-          report: { finish: unasked, answer: unasked, removeLabel: unasked, skipped: unasked },
+          report: {
+            finish: unasked,
+            answer: unasked,
+            removeLabel: unasked,
+            skipped: unasked,
+            waitingEnd: unasked,
+          },
           // Closed at the end of the run, whatever it did; a fault there changes nothing.
           close: () => {
             asked.closed = true;

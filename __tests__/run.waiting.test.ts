@@ -3,7 +3,16 @@
 // reported — with the pending status's commit and context and what the run asked of the docs PR —
 // and carries the label that report runs find it by. The run that sees the job's end clears both.
 import { describe, expect, it } from '@jest/globals';
-import { docsThread, emulators, gitHubEmulators, runHere as play, warnings } from '../__fixtures__/e2e.js';
+import { VirtualClock } from '../__fixtures__/clock.js';
+import {
+  docsThread,
+  emulators,
+  gitHubEmulators,
+  runHere as play,
+  serviceTimeOnly,
+  warnings,
+} from '../__fixtures__/e2e.js';
+import type { RunDeps } from '../src/main.js';
 import { APP, pushTo, sha } from '../__fixtures__/github-world.js';
 import { readNote } from '../src/github/note.js';
 
@@ -49,6 +58,79 @@ describe('wait: false on a thread', () => {
     expect(next.outputs).toMatchObject({ mode: 'followed-up', status: 'completed' });
     const kept = pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
     expect(readNote(kept)?.waiting).toBeUndefined();
+    expect(pr.labels).toEqual([]);
+  });
+
+  describe("the thread's next run reports the waiting job's end before it decides", () => {
+    /** A thread under at-merge whose opening did not wait; its job then ends as `end` says. */
+    async function waited(end: Parameters<Awaited<ReturnType<typeof emulator>>['script']>[1]) {
+      const world = await docsThread(github, emulator);
+      const { pr, step, service } = world;
+      const asked = { followUp: 'at-merge', labels: 'docs' };
+      service.script('get', { job: { status: 'active' } });
+      const opening = step(pushTo(pr, sha(2), 'opened'), { ...asked, wait: 'false' });
+      const first = await play(opening, serviceTimeOnly());
+      service.unscript('get');
+      service.script('get', end);
+      const push = await play(step(pushTo(pr, sha(3)), asked));
+      const kept = () => pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
+      return { ...world, first, push, kept };
+    }
+
+    it('completed: the comment, the pending status on its own commit, the docs PR labelled, the thread unlabelled — then held by followUp', async () => {
+      const { gh, pr, docsPr, docsLink, service, first, push, kept } = await waited({});
+      expect(push.code).toBe(0);
+      expect(warnings(push)).toEqual([]);
+      expect(push.stdout).toContain(
+        `Agent job ${first.outputs.jobId}, which run ${readNote(kept())?.run ?? ''} left at work, is completed: its end is reported on the thread first.`,
+      );
+      expect(push.outputs).toMatchObject({ mode: 'skipped', status: 'skipped' });
+      expect(service.count('create')).toBe(1);
+      expect(service.count('message')).toBe(0);
+      const [opening, held] = [gh.statuses(APP, sha(2)), gh.statuses(APP, sha(3))];
+      expect(opening.map((s) => s.state)).toEqual(['success', 'pending']);
+      expect(opening[0]).toMatchObject({ target_url: docsLink, context: opening[1]?.context });
+      expect(held[0]).toMatchObject({ state: 'success', context: opening[1]?.context });
+      expect(docsPr.labels).toEqual(['docs']);
+      expect(pr.labels).toEqual([]);
+      expect(kept()).toContain('✅ **Completed**');
+      expect(readNote(kept())?.waiting).toBeUndefined();
+    });
+
+    it('unknown to the service: reported as an error, never left pending', async () => {
+      const { gh, pr, push, kept } = await waited({ status: 404, json: { error: 'Job not found' } });
+      expect(push.code).toBe(0);
+      expect(gh.statuses(APP, sha(2))[0]).toMatchObject({
+        state: 'error',
+        description: expect.stringContaining('No longer known to the service'),
+      });
+      expect(kept()).toContain('no longer knows agent job');
+      expect(readNote(kept())?.waiting).toBeUndefined();
+      expect(pr.labels).toEqual([]);
+    });
+
+    it('still at work within its timeout: nothing written, still waiting', async () => {
+      const { gh, pr, push, kept } = await waited({ job: { status: 'active' } });
+      expect(push.stdout).toContain('is still at work.');
+      expect(gh.statuses(APP, sha(2))[0]).toMatchObject({ state: 'pending' });
+      expect(readNote(kept())?.waiting).toBeDefined();
+      expect(pr.labels).toEqual(['docs-agent-working']);
+    });
+  });
+
+  it('at work past its timeout: reported as timed out, and the thread waits no more', async () => {
+    const { gh, pr, step, service } = await docsThread(github, emulator);
+    service.script('get', { job: { status: 'active' } });
+    await play(step(pushTo(pr, sha(2), 'opened'), { wait: 'false', timeout: '1h' }));
+    service.unscript('get');
+    service.script('get', { job: { status: 'active' } }, { job: { status: 'active' } });
+    // The next run comes two hours on (the service's waits on a virtual clock; GitHub's side real).
+    const later: RunDeps = { ...serviceTimeOnly(), clock: new VirtualClock(Date.now() + 2 * 60 * 60 * 1000) };
+    await play(step(pushTo(pr, sha(3)), { followUp: 'at-merge' }), later);
+    expect(gh.statuses(APP, sha(2))[0]).toMatchObject({
+      state: 'error',
+      description: expect.stringContaining('Timed out'),
+    });
     expect(pr.labels).toEqual([]);
   });
 });

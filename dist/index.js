@@ -10711,7 +10711,7 @@ const { matchValue, buildMockOptions } = __nccwpck_require__(3397)
 const { InvalidArgumentError, UndiciError } = __nccwpck_require__(8707)
 const Dispatcher = __nccwpck_require__(883)
 const Pluralizer = __nccwpck_require__(1529)
-const PendingInterceptorsFormatter = __nccwpck_require__(6142)
+const PendingInterceptorsFormatter = __nccwpck_require__(3761)
 
 class MockAgent extends Dispatcher {
   constructor (opts) {
@@ -11639,7 +11639,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6142:
+/***/ 3761:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -29490,11 +29490,45 @@ function usesLine(total) {
 
 /***/ }),
 
+/***/ 8876:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   X: () => (/* binding */ waitingEnd),
+/* harmony export */   Y: () => (/* binding */ reported)
+/* harmony export */ });
+/* harmony import */ var _job_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1576);
+// A thread's job left at work by a run that did not wait (`wait: false`): how it stands when a
+// later run reads it, and the thread's record once its end is reported. Plain values: the runs
+// that report (the thread's next run, a report run) only read the job and write what this says.
+
+/**
+ * How the waiting job stands at `now`, from what the service answered (`undefined`: it no longer
+ * knows the job). A job still at work past its run's `timeout` is reported as an error, never left
+ * pending for ever.
+ */
+function waitingEnd(waiting, job, now) {
+    if (!job)
+        return { kind: 'lost' };
+    if ((0,_job_js__WEBPACK_IMPORTED_MODULE_0__/* .isTerminal */ .Hd)(job.status))
+        return { kind: 'ended', job };
+    return now > waiting.at + waiting.timeout ? { kind: 'overdue', job } : { kind: 'at-work' };
+}
+/** The thread's record once the waiting job's end is reported: the same, waiting for nothing. */
+function reported(note) {
+    const rest = { ...note };
+    delete rest.waiting;
+    return rest;
+}
+
+
+/***/ }),
+
 /***/ 9407:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5521);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6142);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29503,7 +29537,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5521:
+/***/ 6142:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -30200,6 +30234,8 @@ function jobOfRun(note, runId) {
  */
 async function readThreadJob(id, where, deps) {
     const { client, log, clock, deadline, signal } = deps;
+    if (deps.known?.id === id)
+        return deps.known;
     const context = { ...deps.context, operation: 'get', jobId: id };
     for (let tries = 0;; tries++) {
         let fault;
@@ -30617,7 +30653,12 @@ async function decide(inputs, deps) {
     if (features.thread && !port) {
         throw new errors/* ActionFailure */.dR("The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.");
     }
-    const recalled = features.recall && port ? await port.recall(features.thread, signal) : {};
+    const read = deps.recalled;
+    // Thrown here, where the decision would have read it: the step ends with nothing sent.
+    if (read && 'error' in read)
+        throw read.error;
+    const first = read;
+    const recalled = features.recall && port ? (first?.memory ?? (await port.recall(features.thread, signal))) : {};
     // A thread's docs PR, or a bot's pull request only GitHub could name (a push's): no job.
     const foreign = features.thread
         ? (notAThread(recalled.opened, inputs.allowedActors, features.asked) ??
@@ -30696,6 +30737,7 @@ async function decide(inputs, deps) {
         deadline: deps.deadline,
         context: deps.context,
         signal,
+        ...(first?.job ? { known: first.job } : {}),
     });
     // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
     if (plan.kind === 'skip')
@@ -32166,6 +32208,63 @@ async function endDryRun(decision, outputs) {
     }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
 }
 
+// EXTERNAL MODULE: ./src/core/waiting.ts
+var core_waiting = __nccwpck_require__(8876);
+;// CONCATENATED MODULE: ./src/report-waiting.ts
+// Before a thread's run decides what to send, the end of the job its thread was waiting for — left
+// at work by a run with `wait: false` — is written first, as that run asked, whatever this run then
+// does (a push held back by `followUp` included). A job still at work stays waiting; a fault
+// reading it leaves it to a later run.
+
+
+
+
+/**
+ * On a thread: what earlier runs left, read once for the whole run, and the end of the job it was
+ * waiting for written first. `undefined` where the decision reads for itself; a fault reading the
+ * thread rejects, and the decision ends the step with it (nothing sent).
+ */
+async function reportWaiting(accepted, client, github, step) {
+    const { features } = accepted;
+    if (!features.thread || !features.load || !features.recall || features.dryRun)
+        return undefined;
+    const steps = await github.load();
+    if (!steps)
+        return undefined;
+    const { signal } = step;
+    const memory = await steps.decide.recall(true, signal);
+    const note = memory.note;
+    const waiting = note?.waiting;
+    if (!note || !waiting)
+        return { memory };
+    const id = (0,untrusted/* label */.Pf)(note.job);
+    let job;
+    try {
+        job = await client.getJob(note.job, { signal });
+    }
+    catch (error) {
+        const gone = error instanceof ServiceError && error.fault.kind === 'http' && error.fault.status === 404;
+        if (!gone) {
+            if (!signal.aborted)
+                log/* coreLog */.u.warning(`Could not read agent job ${id}, which run ${waiting.run} left at work (${(0,log/* describeThrown */.Y)(error)}); a later run reports its end.`);
+            return { memory };
+        }
+    }
+    const end = (0,core_waiting/* waitingEnd */.X)(waiting, job, step.clock.now());
+    if (end.kind === 'at-work') {
+        log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, is still at work.`);
+        return { memory, ...(job ? { job } : {}) };
+    }
+    const how = end.kind === 'lost'
+        ? 'is no longer known to the service'
+        : end.kind === 'overdue'
+            ? 'is still at work past its timeout'
+            : `is ${(0,untrusted/* label */.Pf)(end.job.status)}`;
+    log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, ${how}: its end is reported on the thread first.`);
+    await steps.report.waitingEnd(note, end, signal);
+    return { memory: { ...memory, note: (0,core_waiting/* reported */.Y)(note) }, ...(job ? { job } : {}) };
+}
+
 ;// CONCATENATED MODULE: ./src/core/run-context.ts
 
 function readRunContext(env = process.env) {
@@ -32271,7 +32370,8 @@ function readSetup(read, context, workspace) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(702)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1702))).startGitHub(request, run, log, clock);
+
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(101)]).then(__nccwpck_require__.bind(__nccwpck_require__, 7101))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then
@@ -32325,12 +32425,17 @@ async function run(deps = {}) {
         await (await side.asked)?.close().catch(() => undefined);
 }
 /**
- * One thread's pass: decide, execute, report. `alongside`: the number of another pull request
+ * One thread's pass: the end of a job it was waiting for, then decide, execute, report. `alongside`: the number of another pull request
  * this push merged, whose thread the run tells besides its own (not the outputs').
  */
 async function main_carry(step, { accepted, service, github, startedAt }, alongside) {
+    // Done before the decision starts: nothing of it may outlive the run. A fault reading the thread
+    // is the decision's to take up (it ends the step); a run skipped before that leaves it.
+    const recalled = accepted && github && service
+        ? await reportWaiting(accepted, service.client, github, step).catch((error) => ({ error }))
+        : undefined;
     const decision = accepted && github && service
-        ? await attempt(step, () => decideFor(accepted, service, github, step, startedAt))
+        ? await attempt(step, () => decideFor(accepted, service, github, step, startedAt, recalled))
         : undefined;
     const executed = accepted && service && decision?.kind === 'go' && !accepted.features.dryRun
         ? await execute(decision, accepted.inputs, step, {
@@ -32360,7 +32465,7 @@ async function accept(step, pathsWork) {
     return { ...setup, ...(paths ? { paths } : {}) };
 }
 /** The first step, over the service's client and the GitHub side's reads. */
-function decideFor(accepted, service, github, step, startedAt) {
+function decideFor(accepted, service, github, step, startedAt, recalled) {
     const { inputs, context, request, features } = accepted;
     if (inputs.promptFile) {
         log/* coreLog */.u.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
@@ -32378,6 +32483,7 @@ function decideFor(accepted, service, github, step, startedAt) {
         context: service.faults,
         signal: step.signal,
         run: { runId: context.runId, attempt: context.runAttempt, actor: context.actor },
+        ...(recalled ? { recalled } : {}),
     });
 }
 /** The service's client, through the proxy its URL's rules name. */

@@ -10,6 +10,7 @@ import { givenToken, InputError, type Inputs } from './decide/inputs.js';
 import { JobRun } from './execute/job-run.js';
 import { coreLog, describeThrown, type Log } from './core/log.js';
 import { report } from './report-step.js';
+import { reportWaiting, type Recalled } from './report-waiting.js';
 import { label } from './core/untrusted.js';
 import type { GitHubSteps, ReportRequest } from './core/ports.js';
 import { readRunContext, type RunContext } from './core/run-context.js';
@@ -113,7 +114,7 @@ interface Carrying {
 }
 
 /**
- * One thread's pass: decide, execute, report. `alongside`: the number of another pull request
+ * One thread's pass: the end of a job it was waiting for, then decide, execute, report. `alongside`: the number of another pull request
  * this push merged, whose thread the run tells besides its own (not the outputs').
  */
 async function carry(
@@ -121,9 +122,15 @@ async function carry(
   { accepted, service, github, startedAt }: Carrying,
   alongside?: number,
 ): Promise<void> {
+  // Done before the decision starts: nothing of it may outlive the run. A fault reading the thread
+  // is the decision's to take up (it ends the step); a run skipped before that leaves it.
+  const recalled =
+    accepted && github && service
+      ? await reportWaiting(accepted, service.client, github, step).catch((error: unknown) => ({ error }))
+      : undefined;
   const decision =
     accepted && github && service
-      ? await attempt(step, () => decideFor(accepted, service, github, step, startedAt))
+      ? await attempt(step, () => decideFor(accepted, service, github, step, startedAt, recalled))
       : undefined;
   const executed =
     accepted && service && decision?.kind === 'go' && !accepted.features.dryRun
@@ -168,6 +175,7 @@ function decideFor(
   github: LazyGitHub,
   step: JobRun,
   startedAt: number,
+  recalled?: Recalled | { error: unknown },
 ): Promise<Decision> {
   const { inputs, context, request, features } = accepted;
   if (inputs.promptFile) {
@@ -188,6 +196,7 @@ function decideFor(
     context: service.faults,
     signal: step.signal,
     run: { runId: context.runId, attempt: context.runAttempt, actor: context.actor },
+    ...(recalled ? { recalled } : {}),
   });
 }
 

@@ -5,6 +5,7 @@
 // imports it, only these types, so the plain path never loads Octokit.
 import type { AgentJob } from './job.js';
 import type { Actor } from './event.js';
+import type { WaitingEnd } from './waiting.js';
 
 /** What GitHub says an actor may do in the repository (the collaborator-permission API). */
 export interface Access {
@@ -355,6 +356,16 @@ export interface ReportWrites {
    * holds when a branch keeps one. Nothing else is written; faults are warnings.
    */
   skipped(why: string, jobId: string | undefined, signal: AbortSignal, memory?: Memory): Promise<void>;
+  /**
+   * The end of the thread's job that no run waited for (`note.waiting`), as the run that left it
+   * asked: the comment with the result and the record cleared, its pending status's last word,
+   * the docs PR's labels, reviewers and auto-merge, the label off the thread. Faults are warnings.
+   */
+  waitingEnd(
+    note: ThreadNote,
+    end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+    signal: AbortSignal,
+  ): Promise<void>;
 }
 
 /** The GitHub side of one run: one port a step, over one session. */

@@ -47,6 +47,8 @@ export interface PlanDeps {
   deadline: number;
   context: FaultContext;
   signal: AbortSignal;
+  /** The thread's job as this run already read it (to report a waiting job's end): not read again. */
+  known?: AgentJob;
 }
 
 /** Waits between reads of the thread's job after a passing fault, as a poll would wait them out. */
@@ -199,6 +201,7 @@ function jobOfRun(note: ThreadNote | undefined, runId: number): string | undefin
  */
 async function readThreadJob(id: string, where: string, deps: PlanDeps): Promise<AgentJob | undefined> {
   const { client, log, clock, deadline, signal } = deps;
+  if (deps.known?.id === id) return deps.known;
   const context: FaultContext = { ...deps.context, operation: 'get', jobId: id };
   for (let tries = 0; ; tries++) {
     let fault: Fault;

@@ -16,6 +16,7 @@ import type { Inputs } from './inputs.js';
 import { describeThrown, type Log } from '../core/log.js';
 import { onlyWaits, type Mode } from '../core/mode.js';
 import type { Changed, DecideReads, Memory } from '../core/ports.js';
+import type { AgentJob } from '../core/job.js';
 import { label } from '../core/untrusted.js';
 import { redact } from '../core/secrets.js';
 import type { Request } from './trigger.js';
@@ -61,6 +62,11 @@ export interface DecideDeps {
   context: FaultContext;
   signal: AbortSignal;
   run: { runId: number; attempt: number; actor: string };
+  /**
+   * What earlier runs left, when the run read it first (to report a waiting job's end): the
+   * memory, and the thread's job as read then; or the fault that reading it met.
+   */
+  recalled?: { memory: Memory; job?: AgentJob } | { error: unknown };
 }
 
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
@@ -83,7 +89,12 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       "The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.",
     );
   }
-  const recalled = features.recall && port ? await port.recall(features.thread, signal) : {};
+  const read = deps.recalled;
+  // Thrown here, where the decision would have read it: the step ends with nothing sent.
+  if (read && 'error' in read) throw read.error;
+  const first = read;
+  const recalled =
+    features.recall && port ? (first?.memory ?? (await port.recall(features.thread, signal))) : {};
   // A thread's docs PR, or a bot's pull request only GitHub could name (a push's): no job.
   const foreign = features.thread
     ? (notAThread(recalled.opened, inputs.allowedActors, features.asked) ??
@@ -161,6 +172,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       deadline: deps.deadline,
       context: deps.context,
       signal,
+      ...(first?.job ? { known: first.job } : {}),
     },
   );
   // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.

@@ -325,6 +325,9 @@ export class KeptComment {
         }
       }
       written ??= await this.api.createComment({ owner, repo, issue_number: number, body: text }, signal);
+      // What a later read of this run finds is what it wrote (a waiting job's end, then the decision).
+      const own = written;
+      this.found = Promise.resolve({ ...own, body: text });
       return { id: written.id, url: written.url, body: text };
     } catch (error) {
       this.warn(describeGitHubFault(error, this.op));

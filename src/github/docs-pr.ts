@@ -1,4 +1,5 @@
 import type { AgentJob } from '../core/job.js';
+import type { ReportRequest } from '../core/ports.js';
 import { describeThrown, type Warn } from '../core/log.js';
 import { DOCS_PR_LABEL, samePullRequest, type PullRequestRef } from '../core/pull-request.js';
 import { printableUrl } from '../core/untrusted.js';
@@ -19,8 +20,10 @@ export async function writeOnDocs(
   job: AgentJob | undefined,
   failure: string | undefined,
   signal: AbortSignal,
+  /** What the run that sent asked for, when not this one (a waiting job's end). */
+  request: Pick<ReportRequest, 'labels' | 'reviewers' | 'autoMerge' | 'thread'> = session.request,
 ): Promise<void> {
-  const { request, run, log, warn } = session;
+  const { run, log, warn } = session;
   const route = request.labels.length + request.reviewers.length > 0;
   const merge = request.autoMerge;
   // A thread's docs PR in the run's own repository is marked, whatever else was asked.

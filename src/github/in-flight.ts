@@ -76,6 +76,11 @@ export async function unmarkAtWork(
   if (!request.thread || !job || !isTerminal(job.status)) return;
   const waited = outcome.memory.note?.waiting !== undefined;
   if (!docsHere(session, job) && !waited && request.wait) return;
+  await takeOff(session, signal);
+}
+
+/** The label off the run's thread: one it no longer carries is no fault; another is a warning. */
+export async function takeOff(session: GitHubSession, signal: AbortSignal): Promise<void> {
   const thread = await ownThread(session, signal);
   if (!thread) return;
   const { owner, repo, number } = thread;

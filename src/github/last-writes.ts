@@ -14,6 +14,7 @@ import { within, type GitHubSession } from './session.js';
 import { supersede, type SupersededReport } from './supersede.js';
 import { JOB_WORDS } from './status.js';
 import { findThread } from './target.js';
+import { writeWaitingEnd } from './waiting-end.js';
 import {
   acknowledge,
   body,
@@ -105,6 +106,20 @@ export function reportWrites(session: GitHubSession): ReportWrites {
         }
         const job = jobId ? await namedJob(session, jobId, memory, 0, signal) : undefined;
         await writeStatus(session, 'success', why, job, session.runUrl, signal);
+      } finally {
+        done();
+      }
+    },
+
+    /** A waiting job's end, within the last writes' time. */
+    async waitingEnd(note, end, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      try {
+        await writeWaitingEnd(session, note, end, signal);
+      } catch (error) {
+        session.warn(
+          `Could not report the end of the job the thread was waiting for: ${describeThrown(error)}.`,
+        );
       } finally {
         done();
       }

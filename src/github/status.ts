@@ -144,6 +144,7 @@ export const JOB_WORDS = {
   cancelled: 'Cancelled',
   timedOut: 'Timed out',
   stopped: 'Stopped',
+  lost: 'No longer known to the service',
 } as const;
 const JOB_WORD_SET: ReadonlySet<string> = new Set(Object.values(JOB_WORDS));
 

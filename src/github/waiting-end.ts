@@ -1,0 +1,93 @@
+// The end of a thread's job that no run waited for (`wait: false`), written by the first run that
+// reads it: the kept comment with the result and the record cleared, the commit status the
+// starting run left `pending` — on its commit and in its context, so a required check resolves —
+// what that run asked of the docs PR (labels, reviewers, auto-merge), and the label off the thread.
+import { formatDuration } from '../core/duration.js';
+import type { ThreadNote, Waiting } from '../core/ports.js';
+import { isPullRequestUrl, label } from '../core/untrusted.js';
+import { reported, type WaitingEnd } from '../core/waiting.js';
+import { writeOnDocs } from './docs-pr.js';
+import { takeOff } from './in-flight.js';
+import type { GitHubSession } from './session.js';
+import { CommitStatus, JOB_WORDS, statusDescription, type StatusState } from './status.js';
+import { body, keptForWriting } from './writes.js';
+
+export async function writeWaitingEnd(
+  session: GitHubSession,
+  note: ThreadNote,
+  end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+  signal: AbortSignal,
+): Promise<void> {
+  const { waiting } = note;
+  if (!waiting) return;
+  const job = end.kind === 'lost' ? undefined : end.job;
+  const failure = failureOf(note.job, waiting, end);
+  const { comment } = await keptForWriting(session, signal);
+  await comment?.write(
+    body(session, {
+      jobId: note.job,
+      ...(job ? { job } : {}),
+      ended: true,
+      ...(failure ? { failure } : {}),
+      timedOut: end.kind === 'overdue',
+      note: reported(note),
+    }),
+    signal,
+  );
+  if (waiting.status) await endStatus(session, note.job, waiting, end, signal);
+  if (!failure) {
+    await writeOnDocs(session, job, undefined, signal, {
+      labels: waiting.labels ?? [],
+      reviewers: waiting.reviewers ?? [],
+      ...(waiting.autoMerge ? { autoMerge: waiting.autoMerge } : {}),
+      thread: true,
+    });
+  }
+  await takeOff(session, signal);
+}
+
+/** What went wrong with the waiting job, in the words a waiting run would have used; none when it completed. */
+function failureOf(jobId: string, waiting: Waiting, end: Exclude<WaitingEnd, { kind: 'at-work' }>) {
+  const id = label(jobId);
+  switch (end.kind) {
+    case 'lost':
+      return `The service no longer knows agent job ${id}, which run ${waiting.run} left at work: whether it finished is unknown. Ask again to start a new one.`;
+    case 'overdue':
+      return `Agent job ${id} is still at work ${formatDuration(waiting.timeout)} after run ${waiting.run} ended (its timeout): it goes on in the service, and this thread no longer waits for it.`;
+    case 'ended':
+      if (end.job.status === 'failed') return `Agent job ${id} failed.`;
+      if (end.job.status === 'archived') return `Agent job ${id} was archived before it completed.`;
+      return undefined;
+  }
+}
+
+/** The pending status's last word, on its own commit and in its own context, naming the starting run. */
+async function endStatus(
+  session: GitHubSession,
+  jobId: string,
+  waiting: Waiting,
+  end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+  signal: AbortSignal,
+): Promise<void> {
+  const at = waiting.status;
+  if (!at) return;
+  const status = new CommitStatus(
+    () => session.forRepo(),
+    (s) => session.ownLogin(s),
+    session.run,
+    at.context,
+    session.runUrl,
+  );
+  const link = end.kind === 'ended' ? (end.job.prLink ?? '') : '';
+  const [state, word]: [StatusState, string] =
+    end.kind === 'lost'
+      ? ['error', JOB_WORDS.lost]
+      : end.kind === 'overdue'
+        ? ['error', JOB_WORDS.timedOut]
+        : end.job.status === 'completed'
+          ? ['success', link ? JOB_WORDS.completed : JOB_WORDS.noChanges]
+          : ['failure', end.job.status === 'failed' ? JOB_WORDS.failed : JOB_WORDS.archived];
+  const target = isPullRequestUrl(link) ? link : session.runUrl;
+  const { text } = statusDescription(word, jobId, waiting.run);
+  await status.write(at.sha, state, text, target, signal, session.warn);
+}
