@@ -124,12 +124,12 @@ function gitHubApi(token, userAgent, baseUrl) {
                 merged: Boolean(merged_at),
             }));
         },
-        async labelled({ owner, repo, label, max }, signal) {
+        async labelled({ owner, repo, label, max, state = 'open' }, signal) {
             const { data } = await octokit().rest.issues.listForRepo({
                 owner,
                 repo,
                 labels: label,
-                state: 'open',
+                state,
                 per_page: max,
                 ...bounded(signal),
             });
@@ -523,7 +523,7 @@ function noteLine(note) {
     return `${PREFIX}${Buffer.from(JSON.stringify(note)).toString('base64url')} -->`;
 }
 /** The note in a comment's body (the action's own comment, found by its marker); else `undefined`. */
-function readNote(body) {
+function note_readNote(body) {
     const start = body.indexOf(PREFIX);
     if (start < 0)
         return undefined;
@@ -561,7 +561,7 @@ function readNote(body) {
  * in the page source.
  */
 /** How every line of this action's own in a comment begins: its marker, its note, the latest run's. */
-const MARKER_PREFIX = '<!-- agent-job-action:';
+const comment_MARKER_PREFIX = '<!-- agent-job-action:';
 function commentMarker(run, key) {
     // A thread's comment is named without the prompt: a push, a /docs request and the merge send
     // different prompts to one job, and must find one comment. Without a thread, each /docs request
@@ -581,7 +581,7 @@ function commentMarker(run, key) {
                 ...(key.asked ? [`request ${key.asked.id}`] : []),
             ]),
     ]);
-    return `${MARKER_PREFIX}${(0,external_node_crypto_.createHash)('sha256').update(named).digest('hex').slice(0, 24)} -->`;
+    return `${comment_MARKER_PREFIX}${(0,external_node_crypto_.createHash)('sha256').update(named).digest('hex').slice(0, 24)} -->`;
 }
 function headline(state) {
     const { job, failure } = state;
@@ -705,7 +705,7 @@ function earlierResult(previous, heading) {
     const earlier = previous
         ?.split(LATEST)[0]
         ?.split('\n')
-        .filter((line) => !line.startsWith(MARKER_PREFIX))
+        .filter((line) => !line.startsWith(comment_MARKER_PREFIX))
         .join('\n')
         .trim();
     return earlier ? [earlier, ''] : [heading, ''];
@@ -937,7 +937,7 @@ async function jobsAtWork(session, own, signal) {
         const thread = { owner, repo, number, pull, fork: false };
         const kept = new KeptComment(api, thread, session.marker, session.warn, (s) => session.ownLogin(s));
         const body = await session.retrying(() => kept.body(signal), signal);
-        const job = session.trusted(body ? readNote(body) : undefined, `the kept comment on #${number}`)?.job;
+        const job = session.trusted(body ? note_readNote(body) : undefined, `the kept comment on #${number}`)?.job;
         if (job && !jobs.includes(job))
             jobs.push(job);
     }
@@ -951,6 +951,39 @@ async function ownThread(session, signal) {
         // Finding the thread failed: the comment's own writers say so.
         return undefined;
     }
+}
+/** The most threads one report run reads (GitHub's page), and the most comment pages it reads on each. */
+const MAX_WAITING = 100;
+const MAX_COMMENT_PAGES = 10;
+/**
+ * Every thread of the repository whose job no run has reported: the threads that carry
+ * WORKING_LABEL (one request for up to a hundred, closed ones included — a merge's job may end
+ * after its pull request closed), and on each the action's own comments whose record waits (any
+ * step's: a report run is a step of its own). Faults throw.
+ */
+async function findWaiting(session, signal) {
+    const { owner, repo } = session.run.repo;
+    const api = session.forRepo();
+    const login = await session.ownLogin(signal);
+    const listed = await session.retrying(() => api.labelled({ owner, repo, label: WORKING_LABEL, max: MAX_WAITING, state: 'all' }, signal), signal);
+    const found = [];
+    for (const { number, pull } of listed) {
+        const thread = { owner, repo, number, pull, fork: false };
+        let pages = 0;
+        for await (const comments of api.comments({ owner, repo, issue_number: number }, signal)) {
+            for (const comment of comments) {
+                if (comment.login !== login || !comment.body.startsWith(MARKER_PREFIX))
+                    continue;
+                const note = session.trusted(readNote(comment.body), `the kept comment on #${number}`);
+                const marker = comment.body.split('\n', 1)[0] ?? '';
+                if (note?.waiting)
+                    found.push({ thread, marker, note });
+            }
+            if (++pages >= MAX_COMMENT_PAGES)
+                break;
+        }
+    }
+    return found;
 }
 
 ;// CONCATENATED MODULE: ./src/github/status.ts
@@ -1291,7 +1324,7 @@ function body(session, state) {
  */
 function note(session, jobId, head, memory, previous, uses = 0, superseded, waiting) {
     const { run } = session;
-    const before = memory.note ?? readNote(previous ?? '');
+    const before = memory.note ?? note_readNote(previous ?? '');
     return (0,ledger/* nextLedger */.nD)(before, {
         job: jobId,
         head,
@@ -2102,7 +2135,7 @@ class GitHubSession {
         this.log = deps.log;
         this.clock = deps.clock;
         this.gitHubCom = deps.gitHubCom ?? pull_request/* GITHUB_COM */.yQ;
-        this.marker = commentMarker(run, request);
+        this.marker = deps.pinned?.marker ?? commentMarker(run, request);
         this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
         if (request.status) {
             this.status = new CommitStatus(() => this.forRepo(), (signal) => this.ownLogin(signal), run, statusContext(run, request), this.runUrl);
@@ -2116,6 +2149,17 @@ class GitHubSession {
         if (!api)
             this.apis.set(key, (api = this.deps.api(token, apiUrl)));
         return api;
+    }
+    /**
+     * A session for another thread of this repository (`pinned`), asking as this run's `request`
+     * says but for `asked` (what the run that left the thread's job at work asked); it shares this
+     * session's clients and identity, which this one closes.
+     */
+    pinnedTo(pinned, asked) {
+        const session = new GitHubSession({ ...this.request, ...asked, thread: true, comment: true, status: false }, { ...this.deps, pinned });
+        session.apis = this.apis;
+        session.identity = this.identity;
+        return session;
     }
     /** The run's repository, with githubToken. */
     forRepo() {
@@ -2162,6 +2206,8 @@ class GitHubSession {
      * with neither has no thread to ask about.
      */
     runThread(signal) {
+        if (this.deps.pinned)
+            return Promise.resolve({ thread: this.deps.pinned.thread });
         if (!this.ownThread) {
             const { githubToken, docsToken, docsTokenGiven } = this.request;
             const token = githubToken || (docsTokenGiven ? '' : docsToken);
@@ -2192,7 +2238,7 @@ class GitHubSession {
     }
     async findKeptComment(signal) {
         const { run } = this;
-        if (!eventHasThread(run.event)) {
+        if (!this.deps.pinned && !eventHasThread(run.event)) {
             return { none: `a ${run.event.name || 'local'} run has no pull request or issue` };
         }
         const found = await this.runThread(signal);
@@ -2469,7 +2515,7 @@ async function closeOne(session, link, successor, signal) {
 /** Whether the pull request's first page of comments holds this action's kept comment. */
 async function keepsAThread(api, at, signal) {
     const { comments } = await api.commentsPage({ owner: at.owner, repo: at.repo, issue_number: at.pull_number, page: 1 }, signal);
-    return comments.some((c) => c.body.startsWith(MARKER_PREFIX));
+    return comments.some((c) => c.body.startsWith(comment_MARKER_PREFIX));
 }
 /**
  * Whether anyone but the opener committed to the pull request, as each commit's author and
@@ -2584,6 +2630,14 @@ async function endStatus(session, jobId, waiting, end, signal) {
     const { text } = statusDescription(word, jobId, waiting.run);
     await status.write(at.sha, state, text, target, signal, session.warn);
 }
+/**
+ * A report run's write of one waiting thread's end: over a session pinned to that thread and its
+ * kept comment, as the run that left the job at work asked.
+ */
+function reportWaitingThread(session, found, end, signal) {
+    const pinned = session.pinnedTo({ thread: found.thread, marker: found.marker }, {});
+    return writeWaitingEnd(pinned, found.note, end, signal);
+}
 
 ;// CONCATENATED MODULE: ./src/github/last-writes.ts
 // What report writes on GitHub at the end: the kept comment's last update, the final status, the
@@ -2654,7 +2708,7 @@ function reportWrites(session) {
             const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
             try {
                 const { comment } = await keptForWriting(session, signal);
-                const written = await comment?.write((previous) => answerBody(session.marker, text, session.runUrl, readNote(previous ?? ''), previous), signal);
+                const written = await comment?.write((previous) => answerBody(session.marker, text, session.runUrl, note_readNote(previous ?? ''), previous), signal);
                 return written?.url;
             }
             finally {
@@ -2755,7 +2809,7 @@ async function lastComment(session, outcome, cancelled, first, superseded, signa
         failure: failure ?? 'The run ended before the service confirmed a job.',
         runUrl: session.runUrl,
         previous,
-        note: outcome.memory.note ?? readNote(previous ?? ''),
+        note: outcome.memory.note ?? note_readNote(previous ?? ''),
     }), signal, first.comment);
     return written.url;
 }
@@ -3395,7 +3449,7 @@ function recall(session, strict, cancellation) {
             const found = await session.retrying(() => session.keptComment(signal), signal);
             const comment = 'comment' in found ? found.comment : undefined;
             const body = comment ? await session.retrying(() => comment.body(signal), signal) : undefined;
-            memory.note = session.trusted(body ? readNote(body) : undefined, 'the kept comment');
+            memory.note = session.trusted(body ? note_readNote(body) : undefined, 'the kept comment');
         }
         if (request.thread && eventHasThread(run.event)) {
             const facts = await opened(session, memory, signal);

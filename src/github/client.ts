@@ -40,9 +40,9 @@ export interface GitHubApi {
     at: { owner: string; repo: string; base: string },
     signal: AbortSignal,
   ): Promise<{ number: number; merge_commit_sha?: string | null; merged: boolean }[]>;
-  /** The newest open pull requests and issues that carry `label` (at most `max`, one page). */
+  /** The newest pull requests and issues (open, or `all`) that carry `label` (at most `max`, one page). */
   labelled(
-    at: { owner: string; repo: string; label: string; max: number },
+    at: { owner: string; repo: string; label: string; max: number; state?: 'open' | 'all' },
     signal: AbortSignal,
   ): Promise<{ number: number; pull: boolean }[]>;
   /** A thread's comments, oldest first, a page (100) at a time, as GitHub's links lead. */
@@ -273,12 +273,12 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         merged: Boolean(merged_at),
       }));
     },
-    async labelled({ owner, repo, label, max }, signal) {
+    async labelled({ owner, repo, label, max, state = 'open' }, signal) {
       const { data } = await octokit().rest.issues.listForRepo({
         owner,
         repo,
         labels: label,
-        state: 'open',
+        state,
         per_page: max,
         ...bounded(signal),
       });

@@ -6,9 +6,9 @@
 // run, which writes the end of each waiting job.
 import type { AgentJob } from '../core/job.js';
 import { isTerminal } from '../core/job.js';
-import type { Outcome } from '../core/ports.js';
+import type { Outcome, ThreadNote } from '../core/ports.js';
 import { WORKING_LABEL } from '../core/pull-request.js';
-import { KeptComment } from './comment.js';
+import { KeptComment, MARKER_PREFIX } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
 import type { GitHubSession } from './session.js';
@@ -133,4 +133,46 @@ async function ownThread(session: GitHubSession, signal: AbortSignal): Promise<T
     // Finding the thread failed: the comment's own writers say so.
     return undefined;
   }
+}
+
+/** A thread whose job a run left at work and no run has reported: its kept comment's marker and record. */
+export interface WaitingThread {
+  thread: Thread;
+  marker: string;
+  note: ThreadNote;
+}
+
+/** The most threads one report run reads (GitHub's page), and the most comment pages it reads on each. */
+const MAX_WAITING = 100;
+const MAX_COMMENT_PAGES = 10;
+
+/**
+ * Every thread of the repository whose job no run has reported: the threads that carry
+ * WORKING_LABEL (one request for up to a hundred, closed ones included — a merge's job may end
+ * after its pull request closed), and on each the action's own comments whose record waits (any
+ * step's: a report run is a step of its own). Faults throw.
+ */
+export async function findWaiting(session: GitHubSession, signal: AbortSignal): Promise<WaitingThread[]> {
+  const { owner, repo } = session.run.repo;
+  const api = session.forRepo();
+  const login = await session.ownLogin(signal);
+  const listed = await session.retrying(
+    () => api.labelled({ owner, repo, label: WORKING_LABEL, max: MAX_WAITING, state: 'all' }, signal),
+    signal,
+  );
+  const found: WaitingThread[] = [];
+  for (const { number, pull } of listed) {
+    const thread: Thread = { owner, repo, number, pull, fork: false };
+    let pages = 0;
+    for await (const comments of api.comments({ owner, repo, issue_number: number }, signal)) {
+      for (const comment of comments) {
+        if (comment.login !== login || !comment.body.startsWith(MARKER_PREFIX)) continue;
+        const note = session.trusted(readNote(comment.body), `the kept comment on #${number}`);
+        const marker = comment.body.split('\n', 1)[0] ?? '';
+        if (note?.waiting) found.push({ thread, marker, note });
+      }
+      if (++pages >= MAX_COMMENT_PAGES) break;
+    }
+  }
+  return found;
 }

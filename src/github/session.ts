@@ -30,6 +30,11 @@ export interface SessionDeps {
   log: Log;
   /** Bounds every piece of GitHub work, and spaces the retries of a read. */
   clock: Clock;
+  /**
+   * Another thread than the event's, whose kept comment `marker` names (a report run writing the
+   * end of a job that thread was waiting for): the session's thread and comment are these.
+   */
+  pinned?: { thread: Thread; marker: string };
 }
 
 /** After a cancellation the runner kills the process 7.5 s on; the action exits within 2 s. */
@@ -55,7 +60,7 @@ export class GitHubSession {
   readonly runUrl: string;
   /** This step's commit status, when `status` asked for one. */
   readonly status?: CommitStatus;
-  private readonly apis = new Map<string, GitHubApi>();
+  private apis = new Map<string, GitHubApi>();
   /** The login the token acts as, once asked: only what it wrote is the action's own. */
   private identity?: Promise<string>;
   private commits?: Promise<RunCommits>;
@@ -71,7 +76,7 @@ export class GitHubSession {
     this.log = deps.log;
     this.clock = deps.clock;
     this.gitHubCom = deps.gitHubCom ?? GITHUB_COM;
-    this.marker = commentMarker(run, request);
+    this.marker = deps.pinned?.marker ?? commentMarker(run, request);
     this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
     if (request.status) {
       this.status = new CommitStatus(
@@ -92,6 +97,21 @@ export class GitHubSession {
     let api = this.apis.get(key);
     if (!api) this.apis.set(key, (api = this.deps.api(token, apiUrl)));
     return api;
+  }
+
+  /**
+   * A session for another thread of this repository (`pinned`), asking as this run's `request`
+   * says but for `asked` (what the run that left the thread's job at work asked); it shares this
+   * session's clients and identity, which this one closes.
+   */
+  pinnedTo(pinned: { thread: Thread; marker: string }, asked: Partial<ReportRequest>): GitHubSession {
+    const session = new GitHubSession(
+      { ...this.request, ...asked, thread: true, comment: true, status: false },
+      { ...this.deps, pinned },
+    );
+    session.apis = this.apis;
+    session.identity = this.identity;
+    return session;
   }
 
   /** The run's repository, with githubToken. */
@@ -141,6 +161,7 @@ export class GitHubSession {
    * with neither has no thread to ask about.
    */
   runThread(signal: AbortSignal): Promise<{ thread?: Thread; none?: string }> {
+    if (this.deps.pinned) return Promise.resolve({ thread: this.deps.pinned.thread });
     if (!this.ownThread) {
       const { githubToken, docsToken, docsTokenGiven } = this.request;
       const token = githubToken || (docsTokenGiven ? '' : docsToken);
@@ -172,7 +193,7 @@ export class GitHubSession {
 
   private async findKeptComment(signal: AbortSignal): Promise<KeptLookUp> {
     const { run } = this;
-    if (!eventHasThread(run.event)) {
+    if (!this.deps.pinned && !eventHasThread(run.event)) {
       return { none: `a ${run.event.name || 'local'} run has no pull request or issue` };
     }
     const found = await this.runThread(signal);

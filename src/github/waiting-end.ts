@@ -7,7 +7,7 @@ import type { ThreadNote, Waiting } from '../core/ports.js';
 import { isPullRequestUrl, label } from '../core/untrusted.js';
 import { reported, type WaitingEnd } from '../core/waiting.js';
 import { writeOnDocs } from './docs-pr.js';
-import { takeOff } from './in-flight.js';
+import { takeOff, type WaitingThread } from './in-flight.js';
 import type { GitHubSession } from './session.js';
 import { CommitStatus, JOB_WORDS, statusDescription, type StatusState } from './status.js';
 import { body, keptForWriting } from './writes.js';
@@ -90,4 +90,18 @@ async function endStatus(
   const target = isPullRequestUrl(link) ? link : session.runUrl;
   const { text } = statusDescription(word, jobId, waiting.run);
   await status.write(at.sha, state, text, target, signal, session.warn);
+}
+
+/**
+ * A report run's write of one waiting thread's end: over a session pinned to that thread and its
+ * kept comment, as the run that left the job at work asked.
+ */
+export function reportWaitingThread(
+  session: GitHubSession,
+  found: WaitingThread,
+  end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+  signal: AbortSignal,
+): Promise<void> {
+  const pinned = session.pinnedTo({ thread: found.thread, marker: found.marker }, {});
+  return writeWaitingEnd(pinned, found.note, end, signal);
 }
