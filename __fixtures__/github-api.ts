@@ -2,6 +2,9 @@ import { afterAll, afterEach, beforeAll, expect } from '@jest/globals';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import { startGitHubEmulator, type GitHubEmulator } from '../emulators/github.js';
+import type { ReportRequest } from '../src/core/ports.js';
+import { DOCS_TOKEN } from './github-world.js';
+import { WORKFLOW_TOKEN } from './runner.js';
 
 type Client = typeof import('../src/github/client.js');
 type Steps = typeof import('../src/github/index.js');
@@ -70,4 +73,26 @@ export async function connectedDuring(
     unsubscribe('undici:client:connected', connected);
   }
   return sockets;
+}
+
+/**
+ * What a thread's step asks of the GitHub side, as the unit tests of that side give it: the kept
+ * comment, the workflow's token, a docs token the workflow set; `more` changes it.
+ */
+export function reportRequest(more: Partial<ReportRequest> = {}): ReportRequest {
+  return {
+    comment: true,
+    labels: [],
+    reviewers: [],
+    githubToken: WORKFLOW_TOKEN,
+    docsToken: DOCS_TOKEN,
+    docsTokenGiven: true,
+    baseUrl: 'https://api.example.com',
+    projectId: 'proj',
+    thread: true,
+    status: true,
+    wait: true,
+    timeout: 600_000,
+    ...more,
+  };
 }

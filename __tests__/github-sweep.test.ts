@@ -4,11 +4,10 @@
 // its comment, its pending status on its own commit and context, the label off.
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ManualClock } from '../__fixtures__/clock.js';
-import { gitHubForFile } from '../__fixtures__/github-api.js';
-import { APP, BOT, DOCS_TOKEN, runContext, sha, world } from '../__fixtures__/github-world.js';
+import { gitHubForFile, reportRequest } from '../__fixtures__/github-api.js';
+import { APP, BOT, runContext, sha, world } from '../__fixtures__/github-world.js';
 import { recorder } from '../__fixtures__/log.js';
-import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
-import type { ReportRequest, ThreadNote } from '../src/core/ports.js';
+import type { ThreadNote } from '../src/core/ports.js';
 
 const github = gitHubForFile();
 type InFlight = typeof import('../src/github/in-flight.js');
@@ -27,20 +26,8 @@ beforeAll(async () => {
 });
 
 const never = () => new AbortController().signal;
-const request: ReportRequest = {
-  comment: true,
-  labels: [],
-  reviewers: [],
-  githubToken: WORKFLOW_TOKEN,
-  docsToken: DOCS_TOKEN,
-  docsTokenGiven: true,
-  baseUrl: 'https://api.example.com',
-  projectId: 'proj',
-  thread: false,
-  status: false,
-  wait: true,
-  timeout: 600_000,
-};
+/** A report run's own step: no thread, no status of its own. */
+const request = reportRequest({ thread: false, status: false });
 const CONTEXT = 'docs agent: Docs / docs (proj)';
 const MARKER = '<!-- agent-job-action:thread-step -->';
 

@@ -3,12 +3,11 @@
 // commit status that follows the job and what a re-run or the branch's next push reads from it,
 // the docs pull request's state, and a follow-up's context since the last head.
 import { describe, expect, it } from '@jest/globals';
-import { gitHubForFile } from '../__fixtures__/github-api.js';
+import { gitHubForFile, reportRequest } from '../__fixtures__/github-api.js';
 import { ManualClock } from '../__fixtures__/clock.js';
 import type { Clock } from '../src/core/clock.js';
 import { recorder } from '../__fixtures__/log.js';
 import { APP, BOT, DOCS, DOCS_TOKEN, runContext, world } from '../__fixtures__/github-world.js';
-import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 import type { RunContext } from '../src/core/run-context.js';
 import { nextLedger as nextNote, SUPERSEDED_KEPT } from '../src/core/ledger.js';
 import { noteLine, readNote } from '../src/github/note.js';
@@ -22,21 +21,7 @@ const HEAD_2 = '2'.repeat(40);
 const never = () => new AbortController().signal;
 /** When the comments a test puts straight into the emulator were written: GitHub's times are RFC 3339. */
 const AT = '2026-01-01T00:00:00Z';
-const request: ReportRequest = {
-  comment: true,
-  labels: [],
-  reviewers: [],
-  githubToken: WORKFLOW_TOKEN,
-  docsToken: DOCS_TOKEN,
-  docsTokenGiven: true,
-  baseUrl: 'https://api.example.com',
-  projectId: 'proj',
-  prompt: 'Document the change',
-  thread: true,
-  status: true,
-  wait: true,
-  timeout: 600_000,
-};
+const request: ReportRequest = reportRequest({ prompt: 'Document the change' });
 
 function sideOf(run: RunContext, asked: Partial<ReportRequest> = {}, clock: Clock = new ManualClock()) {
   const log = recorder();
