@@ -118,6 +118,20 @@ describe('wait: false on a thread', () => {
     });
   });
 
+  it('a later run that follows the job up while it works and sees it end resolves the earlier pending status too', async () => {
+    const { gh, pr, step, service, docsLink } = await docsThread(github, emulator);
+    service.script('get', { job: { status: 'active' } });
+    await play(step(pushTo(pr, sha(2), 'opened'), { wait: 'false' }));
+    service.unscript('get');
+    // Still at work when the next push's run reads it; then the follow-up ends with the docs PR.
+    service.script('get', { job: { status: 'active' } });
+    const next = await play(step(pushTo(pr, sha(3))));
+    expect(next.outputs).toMatchObject({ mode: 'followed-up', status: 'completed' });
+    for (const commit of [sha(2), sha(3)])
+      expect(gh.statuses(APP, commit)[0]).toMatchObject({ state: 'success', target_url: docsLink });
+    expect(pr.labels).toEqual([]);
+  });
+
   it('at work past its timeout: reported as timed out, and the thread waits no more', async () => {
     const { gh, pr, step, service } = await docsThread(github, emulator);
     service.script('get', { job: { status: 'active' } });

@@ -2657,6 +2657,7 @@ function reportWaitingThread(session, found, end, signal) {
 
 
 
+
 function reportWrites(session) {
     return {
         /**
@@ -2687,6 +2688,7 @@ function reportWrites(session) {
                     if (comment)
                         url = await lastComment(session, outcome, cancelled, first, superseded, signal);
                     await finalStatus(session, outcome, cancelled, first, signal);
+                    await earlierPending(session, outcome, signal);
                 }
                 await writeOnDocs(session, outcome.job, outcome.failure, signal);
                 // After the docs PR's own label: a run on it always finds one of the two. A job left at
@@ -2841,6 +2843,20 @@ async function finalStatus(session, outcome, cancelled, first, signal) {
         await status('pending', JOB_WORDS.goesOn);
     else
         await status('error', cancelled ? JOB_WORDS.cancelled : timedOut ? JOB_WORDS.timedOut : JOB_WORDS.stopped);
+}
+/**
+ * A job an earlier run left at work without waiting, which this run followed up and saw end: that
+ * run's pending status, on its own commit and in its own context, gets the same last word.
+ */
+async function earlierPending(session, outcome, signal) {
+    const left = outcome.memory.note?.waiting;
+    const { job, jobId } = outcome;
+    if (!left?.status || !job || !(0,core_job/* isTerminal */.Hd)(job.status) || outcome.memory.note?.job !== jobId || !jobId)
+        return;
+    const own = session.status ? (await session.runCommits(signal)).sha : undefined;
+    if (left.status.sha === own && left.status.context === session.status?.context)
+        return;
+    await endStatus(session, jobId, left, { kind: 'ended', job }, signal);
 }
 /** What the thread's superseded docs pull requests may take of the last writes' time. */
 const SUPERSEDE_BUDGET_MS = 10_000;

@@ -3,6 +3,7 @@
 // auto-merge, the label taken off, and the answer on a skip. What execute started is handed in as
 // a value: the last writes wait for it, so that they neither race it nor make a second comment.
 import { describeThrown } from '../core/log.js';
+import { isTerminal } from '../core/job.js';
 import type { FirstPost, GitHubStarted, Outcome, ReportWrites } from '../core/ports.js';
 import { isPullRequestUrl, quote } from '../core/untrusted.js';
 import { answerBody, latestRunBody } from './comment.js';
@@ -14,7 +15,7 @@ import { within, type GitHubSession } from './session.js';
 import { supersede, type SupersededReport } from './supersede.js';
 import { JOB_WORDS } from './status.js';
 import { findThread } from './target.js';
-import { writeWaitingEnd } from './waiting-end.js';
+import { endStatus, writeWaitingEnd } from './waiting-end.js';
 import {
   acknowledge,
   body,
@@ -60,6 +61,7 @@ export function reportWrites(session: GitHubSession): ReportWrites {
         } else {
           if (comment) url = await lastComment(session, outcome, cancelled, first, superseded, signal);
           await finalStatus(session, outcome, cancelled, first, signal);
+          await earlierPending(session, outcome, signal);
         }
         await writeOnDocs(session, outcome.job, outcome.failure, signal);
         // After the docs PR's own label: a run on it always finds one of the two. A job left at
@@ -265,6 +267,20 @@ async function finalStatus(
       'error',
       cancelled ? JOB_WORDS.cancelled : timedOut ? JOB_WORDS.timedOut : JOB_WORDS.stopped,
     );
+}
+
+/**
+ * A job an earlier run left at work without waiting, which this run followed up and saw end: that
+ * run's pending status, on its own commit and in its own context, gets the same last word.
+ */
+async function earlierPending(session: GitHubSession, outcome: Outcome, signal: AbortSignal): Promise<void> {
+  const left = outcome.memory.note?.waiting;
+  const { job, jobId } = outcome;
+  if (!left?.status || !job || !isTerminal(job.status) || outcome.memory.note?.job !== jobId || !jobId)
+    return;
+  const own = session.status ? (await session.runCommits(signal)).sha : undefined;
+  if (left.status.sha === own && left.status.context === session.status?.context) return;
+  await endStatus(session, jobId, left, { kind: 'ended', job }, signal);
 }
 
 /** What the thread's superseded docs pull requests may take of the last writes' time. */

@@ -62,7 +62,7 @@ function failureOf(jobId: string, waiting: Waiting, end: Exclude<WaitingEnd, { k
 }
 
 /** The pending status's last word, on its own commit and in its own context, naming the starting run. */
-async function endStatus(
+export async function endStatus(
   session: GitHubSession,
   jobId: string,
   waiting: Waiting,
