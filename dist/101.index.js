@@ -3468,11 +3468,14 @@ function recall(session, strict, cancellation) {
             memory.note = session.trusted(body ? note_readNote(body) : undefined, 'the kept comment');
         }
         if (request.thread && eventHasThread(run.event)) {
+            // The threads at work first, the labels afresh after: the report labels the docs PR before
+            // it takes its thread's label off, so no moment between the two escapes both reads.
+            const { thread } = await session.retrying(() => session.runThread(signal), signal);
+            const atWork = thread?.opened?.docsLabel ? undefined : await threadsAtWork(session, memory, signal);
             const facts = await opened(session, memory, signal);
             if (facts)
                 memory.opened = facts;
-            const atWork = facts?.docsLabel ? undefined : await threadsAtWork(session, memory, signal);
-            if (atWork)
+            if (atWork && !facts?.docsLabel)
                 memory.atWork = atWork;
         }
         if (status) {

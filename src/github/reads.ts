@@ -266,10 +266,13 @@ function recall(session: GitHubSession, strict: boolean, cancellation: AbortSign
         memory.note = session.trusted(body ? readNote(body) : undefined, 'the kept comment');
       }
       if (request.thread && eventHasThread(run.event)) {
+        // The threads at work first, the labels afresh after: the report labels the docs PR before
+        // it takes its thread's label off, so no moment between the two escapes both reads.
+        const { thread } = await session.retrying(() => session.runThread(signal), signal);
+        const atWork = thread?.opened?.docsLabel ? undefined : await threadsAtWork(session, memory, signal);
         const facts = await opened(session, memory, signal);
         if (facts) memory.opened = facts;
-        const atWork = facts?.docsLabel ? undefined : await threadsAtWork(session, memory, signal);
-        if (atWork) memory.atWork = atWork;
+        if (atWork && !facts?.docsLabel) memory.atWork = atWork;
       }
       if (status) {
         const { sha } = await session.runCommits(signal);
