@@ -47,6 +47,8 @@ describe('JobRun', () => {
       waitedMs: 65_000,
       memory: {},
       uses: 1,
+      // When the clock stopped, not when the outcome was asked for.
+      endedAt: clock.time - 1500,
     });
   });
 

@@ -17,6 +17,12 @@ import { APP, pushTo, sha } from '../__fixtures__/github-world.js';
 import { readNote } from '../src/github/note.js';
 
 const emulator = emulators({ activePolls: 0 });
+
+/**
+ * A run at `ms` past a fixed moment: the service's waits, and the moments a waiting job is left
+ * and read, on the run's virtual clock; GitHub's side keeps the real one for its budgets.
+ */
+const at = (ms = 0): RunDeps => ({ ...serviceTimeOnly(), clock: new VirtualClock(1_700_000_000_000 + ms) });
 const github = gitHubEmulators();
 
 describe('wait: false on a thread', () => {
@@ -24,11 +30,14 @@ describe('wait: false on a thread', () => {
     const { gh, pr, step } = await docsThread(github, emulator);
     const service = await emulator({ activePolls: 1000 });
     const { inputs, env } = step(pushTo(pr, sha(2), 'opened'));
-    const result = await play({
-      inputs: { ...inputs, baseUrl: service.url, wait: 'false', labels: 'docs', timeout: '2h' },
-      env,
-      event: pushTo(pr, sha(2), 'opened'),
-    });
+    const result = await play(
+      {
+        inputs: { ...inputs, baseUrl: service.url, wait: 'false', labels: 'docs', timeout: '2h' },
+        env,
+        event: pushTo(pr, sha(2), 'opened'),
+      },
+      at(),
+    );
     expect(result.code).toBe(0);
     expect(warnings(result)).toEqual([]);
     expect(result.outputs).toMatchObject({ mode: 'created', status: 'active', uses: '1' });
@@ -51,10 +60,10 @@ describe('wait: false on a thread', () => {
     const { pr, step, service } = await docsThread(github, emulator);
     const opening = step(pushTo(pr, sha(2), 'opened'));
     service.script('get', { job: { status: 'active' } });
-    await play({ ...opening, inputs: { ...opening.inputs, wait: 'false' } });
+    await play({ ...opening, inputs: { ...opening.inputs, wait: 'false' } }, at());
     expect(pr.labels).toEqual(['docs-agent-working']);
 
-    const next = await play(step(pushTo(pr, sha(3))));
+    const next = await play(step(pushTo(pr, sha(3))), at());
     expect(next.outputs).toMatchObject({ mode: 'followed-up', status: 'completed' });
     const kept = pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
     expect(readNote(kept)?.waiting).toBeUndefined();
@@ -69,10 +78,10 @@ describe('wait: false on a thread', () => {
       const asked = { followUp: 'at-merge', labels: 'docs' };
       service.script('get', { job: { status: 'active' } });
       const opening = step(pushTo(pr, sha(2), 'opened'), { ...asked, wait: 'false' });
-      const first = await play(opening, serviceTimeOnly());
+      const first = await play(opening, at());
       service.unscript('get');
       service.script('get', end);
-      const push = await play(step(pushTo(pr, sha(3)), asked));
+      const push = await play(step(pushTo(pr, sha(3)), asked), at());
       const kept = () => pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
       return { ...world, first, push, kept };
     }
@@ -121,11 +130,11 @@ describe('wait: false on a thread', () => {
   it('a later run that follows the job up while it works and sees it end resolves the earlier pending status too', async () => {
     const { gh, pr, step, service, docsLink } = await docsThread(github, emulator);
     service.script('get', { job: { status: 'active' } });
-    await play(step(pushTo(pr, sha(2), 'opened'), { wait: 'false' }));
+    await play(step(pushTo(pr, sha(2), 'opened'), { wait: 'false' }), at());
     service.unscript('get');
     // Still at work when the next push's run reads it; then the follow-up ends with the docs PR.
     service.script('get', { job: { status: 'active' } });
-    const next = await play(step(pushTo(pr, sha(3))));
+    const next = await play(step(pushTo(pr, sha(3))), at());
     expect(next.outputs).toMatchObject({ mode: 'followed-up', status: 'completed' });
     for (const commit of [sha(2), sha(3)])
       expect(gh.statuses(APP, commit)[0]).toMatchObject({ state: 'success', target_url: docsLink });
@@ -135,12 +144,11 @@ describe('wait: false on a thread', () => {
   it('at work past its timeout: reported as timed out, and the thread waits no more', async () => {
     const { gh, pr, step, service } = await docsThread(github, emulator);
     service.script('get', { job: { status: 'active' } });
-    await play(step(pushTo(pr, sha(2), 'opened'), { wait: 'false', timeout: '1h' }));
+    await play(step(pushTo(pr, sha(2), 'opened'), { wait: 'false', timeout: '1h' }), at());
     service.unscript('get');
     service.script('get', { job: { status: 'active' } }, { job: { status: 'active' } });
-    // The next run comes two hours on (the service's waits on a virtual clock; GitHub's side real).
-    const later: RunDeps = { ...serviceTimeOnly(), clock: new VirtualClock(Date.now() + 2 * 60 * 60 * 1000) };
-    await play(step(pushTo(pr, sha(3)), { followUp: 'at-merge' }), later);
+    // The next run comes two hours on.
+    await play(step(pushTo(pr, sha(3)), { followUp: 'at-merge' }), at(2 * 60 * 60 * 1000));
     expect(gh.statuses(APP, sha(2))[0]).toMatchObject({
       state: 'error',
       description: expect.stringContaining('Timed out'),

@@ -1354,7 +1354,7 @@ async function waitingRecord(session, outcome, signal) {
     const names = (list) => list.slice(0, ledger/* WAITING_NAMES */.dh);
     return {
         run: run.runId,
-        at: session.clock.now(),
+        at: outcome.endedAt ?? session.clock.now(),
         timeout: request.timeout,
         ...(status && sha ? { status: { sha, context: status.context } } : {}),
         ...(request.labels.length > 0 ? { labels: names(request.labels) } : {}),
@@ -1775,7 +1775,7 @@ function openedFacts(item) {
     const names = Array.isArray(labels)
         ? labels.map((l) => typeof l === 'object' && l !== null ? l.name : l)
         : [];
-    const docsLabel = names.some((n) => typeof n === 'string' && n.toLowerCase() === pull_request/* DOCS_PR_LABEL */.EL);
+    const docsLabel = (0,pull_request/* carriesDocsLabel */.Jj)(names);
     const account = typeof user === 'object' && user !== null ? user : {};
     const login = typeof account.login === 'string' ? account.login : undefined;
     const type = typeof account.type === 'string' ? account.type : undefined;
@@ -2151,12 +2151,12 @@ class GitHubSession {
         return api;
     }
     /**
-     * A session for another thread of this repository (`pinned`), asking as this run's `request`
-     * says but for `asked` (what the run that left the thread's job at work asked); it shares this
+     * A session for another thread of this repository (`pinned`) and its kept comment, on a thread
+     * with no status of its own (a waiting job's record names the status to end); it shares this
      * session's clients and identity, which this one closes.
      */
-    pinnedTo(pinned, asked) {
-        const session = new GitHubSession({ ...this.request, ...asked, thread: true, comment: true, status: false }, { ...this.deps, pinned });
+    pinnedTo(pinned) {
+        const session = new GitHubSession({ ...this.request, thread: true, comment: true, status: false }, { ...this.deps, pinned });
         session.apis = this.apis;
         session.identity = this.identity;
         return session;
@@ -2635,7 +2635,7 @@ async function endStatus(session, jobId, waiting, end, signal) {
  * kept comment, as the run that left the job at work asked.
  */
 function reportWaitingThread(session, found, end, signal) {
-    const pinned = session.pinnedTo({ thread: found.thread, marker: found.marker }, {});
+    const pinned = session.pinnedTo({ thread: found.thread, marker: found.marker });
     return writeWaitingEnd(pinned, found.note, end, signal);
 }
 
@@ -3515,7 +3515,7 @@ async function opened(session, memory, signal) {
         return facts;
     const { owner, repo, number } = thread;
     const pull = await session.retrying(() => session.forRepo().getPull({ owner, repo, pull_number: number }, signal), signal);
-    const docsLabel = pull.labels.some((name) => name.toLowerCase() === pull_request/* DOCS_PR_LABEL */.EL);
+    const docsLabel = (0,pull_request/* carriesDocsLabel */.Jj)(pull.labels);
     return docsLabel || facts ? { ...facts, docsLabel } : undefined;
 }
 /**

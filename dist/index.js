@@ -29040,6 +29040,7 @@ function unconfirmed(mode) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   EL: () => (/* binding */ DOCS_PR_LABEL),
+/* harmony export */   Jj: () => (/* binding */ carriesDocsLabel),
 /* harmony export */   Mz: () => (/* binding */ outputLink),
 /* harmony export */   Th: () => (/* binding */ WORKING_LABEL),
 /* harmony export */   _P: () => (/* binding */ docsPullRequest),
@@ -29137,6 +29138,10 @@ function onServer(prLink, serverUrl) {
  * carrying it starts no job, whoever opened it.
  */
 const DOCS_PR_LABEL = 'docs-agent-pr';
+/** Whether label names (as GitHub gives them) hold DOCS_PR_LABEL: GitHub's names ignore case. */
+function carriesDocsLabel(names) {
+    return names.some((name) => typeof name === 'string' && name.toLowerCase() === DOCS_PR_LABEL);
+}
 /**
  * The label a thread carries while its job works and may still open a docs pull request in the
  * run's own repository: a run on a pull request opened there in the meantime reads these threads'
@@ -31949,6 +31954,7 @@ class JobRun {
             memory,
             ...(this.#replaced ? { replaced: this.#replaced } : {}),
             uses: this.#uses,
+            endedAt: this.#stoppedAt ?? this.clock.now(),
         };
     }
     /**

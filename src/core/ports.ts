@@ -246,6 +246,8 @@ export interface Outcome {
   replaced?: { jobId: string; prLink?: string | null };
   /** The quota uses this run spent: 1 when the service accepted its create or follow-up, else 0. */
   uses?: number;
+  /** When the run's work ended, by the run's clock: a job it leaves at work is waited for from then. */
+  endedAt?: number;
 }
 
 /** The kept comment as this run last wrote it: the next write edits it and builds on its body. */

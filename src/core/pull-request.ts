@@ -102,6 +102,11 @@ function onServer(prLink: string, serverUrl: string): PullRequestRef | undefined
  */
 export const DOCS_PR_LABEL = 'docs-agent-pr';
 
+/** Whether label names (as GitHub gives them) hold DOCS_PR_LABEL: GitHub's names ignore case. */
+export function carriesDocsLabel(names: readonly unknown[]): boolean {
+  return names.some((name) => typeof name === 'string' && name.toLowerCase() === DOCS_PR_LABEL);
+}
+
 /**
  * The label a thread carries while its job works and may still open a docs pull request in the
  * run's own repository: a run on a pull request opened there in the meantime reads these threads'

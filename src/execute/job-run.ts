@@ -145,6 +145,7 @@ export class JobRun {
       memory,
       ...(this.#replaced ? { replaced: this.#replaced } : {}),
       uses: this.#uses,
+      endedAt: this.#stoppedAt ?? this.clock.now(),
     };
   }
 

@@ -10,7 +10,7 @@ import type { Changed, DecideReads, DocsPull, Memory, Moment } from '../core/por
 import { pullRequestStep } from '../core/event.js';
 import { pushedOnto } from './commits.js';
 import { jobsAtWork } from './in-flight.js';
-import { DOCS_PR_LABEL } from '../core/pull-request.js';
+import { carriesDocsLabel } from '../core/pull-request.js';
 import { renderContext } from './context.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { changedFiles, eventHasContext, gatherContext, gatherSince } from './gather.js';
@@ -321,7 +321,7 @@ async function opened(
     () => session.forRepo().getPull({ owner, repo, pull_number: number }, signal),
     signal,
   );
-  const docsLabel = pull.labels.some((name) => name.toLowerCase() === DOCS_PR_LABEL);
+  const docsLabel = carriesDocsLabel(pull.labels);
   return docsLabel || facts ? { ...facts, docsLabel } : undefined;
 }
 

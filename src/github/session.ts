@@ -100,13 +100,13 @@ export class GitHubSession {
   }
 
   /**
-   * A session for another thread of this repository (`pinned`), asking as this run's `request`
-   * says but for `asked` (what the run that left the thread's job at work asked); it shares this
+   * A session for another thread of this repository (`pinned`) and its kept comment, on a thread
+   * with no status of its own (a waiting job's record names the status to end); it shares this
    * session's clients and identity, which this one closes.
    */
-  pinnedTo(pinned: { thread: Thread; marker: string }, asked: Partial<ReportRequest>): GitHubSession {
+  pinnedTo(pinned: { thread: Thread; marker: string }): GitHubSession {
     const session = new GitHubSession(
-      { ...this.request, ...asked, thread: true, comment: true, status: false },
+      { ...this.request, thread: true, comment: true, status: false },
       { ...this.deps, pinned },
     );
     session.apis = this.apis;

@@ -6,7 +6,7 @@ import {
   type Payload,
   type RunEvent,
 } from '../core/event.js';
-import { DOCS_PR_LABEL } from '../core/pull-request.js';
+import { carriesDocsLabel } from '../core/pull-request.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { branchOf } from './context.js';
 
@@ -43,7 +43,7 @@ export function openedFacts(item: unknown): Thread['opened'] {
         typeof l === 'object' && l !== null ? (l as { name?: unknown }).name : l,
       )
     : [];
-  const docsLabel = names.some((n) => typeof n === 'string' && n.toLowerCase() === DOCS_PR_LABEL);
+  const docsLabel = carriesDocsLabel(names);
   const account = typeof user === 'object' && user !== null ? (user as Record<string, unknown>) : {};
   const login = typeof account.login === 'string' ? account.login : undefined;
   const type = typeof account.type === 'string' ? account.type : undefined;

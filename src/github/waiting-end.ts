@@ -102,6 +102,6 @@ export function reportWaitingThread(
   end: Exclude<WaitingEnd, { kind: 'at-work' }>,
   signal: AbortSignal,
 ): Promise<void> {
-  const pinned = session.pinnedTo({ thread: found.thread, marker: found.marker }, {});
+  const pinned = session.pinnedTo({ thread: found.thread, marker: found.marker });
   return writeWaitingEnd(pinned, found.note, end, signal);
 }

@@ -161,7 +161,7 @@ export async function waitingRecord(
   const names = (list: string[]) => list.slice(0, WAITING_NAMES);
   return {
     run: run.runId,
-    at: session.clock.now(),
+    at: outcome.endedAt ?? session.clock.now(),
     timeout: request.timeout,
     ...(status && sha ? { status: { sha, context: status.context } } : {}),
     ...(request.labels.length > 0 ? { labels: names(request.labels) } : {}),
