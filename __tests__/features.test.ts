@@ -28,6 +28,7 @@ const NONE: Features = {
   paths: false,
   moment: false,
   dryRun: false,
+  sweep: false,
 };
 
 type Named = { name: string; payload: unknown };

@@ -113,3 +113,26 @@ describe('reportWaitingThread', () => {
     await session.close();
   });
 });
+
+describe('a thread another run reported meanwhile', () => {
+  it('is not written again: the comment is read afresh before the end is written', async () => {
+    const { docsLink } = world(github.gh);
+    const { pr, note } = waitingThread('job-raced', sha(5));
+    const { session } = sweepSession();
+    const [found] = await inFlight.findWaiting(session, never());
+    if (!found) throw new Error('the waiting thread was not found');
+    // The thread's own next run reported the job between the sweep's list and its write.
+    const kept = pr.comments[0];
+    if (!kept) throw new Error('no kept comment');
+    const done: ThreadNote = { ...note };
+    delete done.waiting;
+    kept.body = `${MARKER}\n${notes.noteLine(done)}\n✅ **Completed**`;
+    const before = github.gh.requests.length;
+    const job = { id: 'job-raced', status: 'completed', prLink: docsLink };
+    const wrote = await waitingEnd.reportWaitingThread(session, found, { kind: 'ended', job }, never());
+    expect(wrote).toBe(false);
+    expect(github.gh.requests.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(github.gh.statuses(APP, sha(5))).toEqual([]);
+    await session.close();
+  });
+});

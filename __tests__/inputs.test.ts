@@ -64,6 +64,7 @@ describe('readInputs', () => {
       allowedActors: [],
       thread: false,
       status: false,
+      sweep: false,
       paths: [],
       dryRun: false,
       followUp: 'every-push',
@@ -193,7 +194,7 @@ describe('readInputs', () => {
     [{ contextLimit: '2e4' }, 'Input "contextLimit" must be a whole number'],
     [
       { context: 'auto', githubToken: '' },
-      'Input "githubToken" is empty, but comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set',
+      'Input "githubToken" is empty, but comment, thread, status or sweep is true, context is auto, or trigger, triggerLabel or paths is set',
     ],
     [{ prompt: 'x', promptFile: 'p.md' }, 'Input "promptFile" and input "prompt" are both set'],
     [
@@ -224,11 +225,11 @@ describe('readInputs', () => {
     [{ labels: 'x', docsToken: 'ghs_a\nX: y' }, 'Input "docsToken" may only hold printable ASCII characters'],
     [
       { comment: 'true', githubToken: '${{ github.token }}' },
-      'Input "githubToken" is "${{ github.token }}", an expression nothing evaluated (a local run has no github.token), but comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set: pass a token as githubToken.',
+      'Input "githubToken" is "${{ github.token }}", an expression nothing evaluated (a local run has no github.token), but comment, thread, status or sweep is true, context is auto, or trigger, triggerLabel or paths is set: pass a token as githubToken.',
     ],
     [
       { comment: 'true', githubToken: '' },
-      'Input "githubToken" is empty, but comment, thread or status is true',
+      'Input "githubToken" is empty, but comment, thread, status or sweep is true',
     ],
     [{ reviewers: 'octocat', githubToken: '', docsToken: '' }, 'Input "docsToken" is empty'],
     [

@@ -523,7 +523,7 @@ function noteLine(note) {
     return `${PREFIX}${Buffer.from(JSON.stringify(note)).toString('base64url')} -->`;
 }
 /** The note in a comment's body (the action's own comment, found by its marker); else `undefined`. */
-function note_readNote(body) {
+function readNote(body) {
     const start = body.indexOf(PREFIX);
     if (start < 0)
         return undefined;
@@ -561,7 +561,7 @@ function note_readNote(body) {
  * in the page source.
  */
 /** How every line of this action's own in a comment begins: its marker, its note, the latest run's. */
-const comment_MARKER_PREFIX = '<!-- agent-job-action:';
+const MARKER_PREFIX = '<!-- agent-job-action:';
 function commentMarker(run, key) {
     // A thread's comment is named without the prompt: a push, a /docs request and the merge send
     // different prompts to one job, and must find one comment. Without a thread, each /docs request
@@ -581,7 +581,7 @@ function commentMarker(run, key) {
                 ...(key.asked ? [`request ${key.asked.id}`] : []),
             ]),
     ]);
-    return `${comment_MARKER_PREFIX}${(0,external_node_crypto_.createHash)('sha256').update(named).digest('hex').slice(0, 24)} -->`;
+    return `${MARKER_PREFIX}${(0,external_node_crypto_.createHash)('sha256').update(named).digest('hex').slice(0, 24)} -->`;
 }
 function headline(state) {
     const { job, failure } = state;
@@ -705,7 +705,7 @@ function earlierResult(previous, heading) {
     const earlier = previous
         ?.split(LATEST)[0]
         ?.split('\n')
-        .filter((line) => !line.startsWith(comment_MARKER_PREFIX))
+        .filter((line) => !line.startsWith(MARKER_PREFIX))
         .join('\n')
         .trim();
     return earlier ? [earlier, ''] : [heading, ''];
@@ -937,7 +937,7 @@ async function jobsAtWork(session, own, signal) {
         const thread = { owner, repo, number, pull, fork: false };
         const kept = new KeptComment(api, thread, session.marker, session.warn, (s) => session.ownLogin(s));
         const body = await session.retrying(() => kept.body(signal), signal);
-        const job = session.trusted(body ? note_readNote(body) : undefined, `the kept comment on #${number}`)?.job;
+        const job = session.trusted(body ? readNote(body) : undefined, `the kept comment on #${number}`)?.job;
         if (job && !jobs.includes(job))
             jobs.push(job);
     }
@@ -964,8 +964,10 @@ const MAX_COMMENT_PAGES = 10;
 async function findWaiting(session, signal) {
     const { owner, repo } = session.run.repo;
     const api = session.forRepo();
+    const listed = await session.retrying(() => api.labelled({ owner, repo, label: pull_request/* WORKING_LABEL */.Th, max: MAX_WAITING, state: 'all' }, signal), signal);
+    if (listed.length === 0)
+        return [];
     const login = await session.ownLogin(signal);
-    const listed = await session.retrying(() => api.labelled({ owner, repo, label: WORKING_LABEL, max: MAX_WAITING, state: 'all' }, signal), signal);
     const found = [];
     for (const { number, pull } of listed) {
         const thread = { owner, repo, number, pull, fork: false };
@@ -1324,7 +1326,7 @@ function body(session, state) {
  */
 function note(session, jobId, head, memory, previous, uses = 0, superseded, waiting) {
     const { run } = session;
-    const before = memory.note ?? note_readNote(previous ?? '');
+    const before = memory.note ?? readNote(previous ?? '');
     return (0,ledger/* nextLedger */.nD)(before, {
         job: jobId,
         head,
@@ -2515,7 +2517,7 @@ async function closeOne(session, link, successor, signal) {
 /** Whether the pull request's first page of comments holds this action's kept comment. */
 async function keepsAThread(api, at, signal) {
     const { comments } = await api.commentsPage({ owner: at.owner, repo: at.repo, issue_number: at.pull_number, page: 1 }, signal);
-    return comments.some((c) => c.body.startsWith(comment_MARKER_PREFIX));
+    return comments.some((c) => c.body.startsWith(MARKER_PREFIX));
 }
 /**
  * Whether anyone but the opener committed to the pull request, as each commit's author and
@@ -2569,6 +2571,10 @@ var core_waiting = __webpack_require__(8876);
 
 
 
+
+
+
+
 async function writeWaitingEnd(session, note, end, signal) {
     const { waiting } = note;
     if (!waiting)
@@ -2582,7 +2588,7 @@ async function writeWaitingEnd(session, note, end, signal) {
         ended: true,
         ...(failure ? { failure } : {}),
         timedOut: end.kind === 'overdue',
-        note: (0,core_waiting/* reported */.Y)(note),
+        note: (0,core_waiting/* reported */.Y6)(note),
     }), signal);
     if (waiting.status)
         await endStatus(session, note.job, waiting, end, signal);
@@ -2632,11 +2638,55 @@ async function endStatus(session, jobId, waiting, end, signal) {
 }
 /**
  * A report run's write of one waiting thread's end: over a session pinned to that thread and its
- * kept comment, as the run that left the job at work asked.
+ * kept comment, as the run that left the job at work asked. `false`, with nothing written, when
+ * the comment no longer waits for that job (another run reported it since it was found).
  */
-function reportWaitingThread(session, found, end, signal) {
+async function reportWaitingThread(session, found, end, signal) {
     const pinned = session.pinnedTo({ thread: found.thread, marker: found.marker });
-    return writeWaitingEnd(pinned, found.note, end, signal);
+    const { comment } = await keptForWriting(pinned, signal);
+    const now = comment
+        ? session.trusted(readNote((await comment.body(signal)) ?? ''), 'the kept comment')
+        : undefined;
+    if (!now?.waiting || now.job !== found.note.job || now.waiting.run !== found.note.waiting?.run)
+        return false;
+    await writeWaitingEnd(pinned, now, end, signal);
+    return true;
+}
+/** The sweep's GitHub side: the repository's waiting threads, and each one's end, within the last writes' time. */
+function sweepSide(session) {
+    const { owner, repo } = session.run.repo;
+    return {
+        async waiting(signal) {
+            const found = await findWaiting(session, signal).catch((error) => {
+                throw new Error(describeGitHubFault(error, {
+                    what: `list the threads labelled ${pull_request/* WORKING_LABEL */.Th} and their comments`,
+                    token: 'githubToken',
+                    permission: 'issues: read and pull-requests: read',
+                    repo: `${owner}/${repo}`,
+                }));
+            });
+            return found.map(({ thread, marker, note }) => ({
+                number: thread.number,
+                pull: thread.pull,
+                marker,
+                note,
+            }));
+        },
+        async reportEnd(found, end, cancellation) {
+            const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+            const thread = { owner, repo, number: found.number, pull: found.pull, fork: false };
+            try {
+                return await reportWaitingThread(session, { thread, marker: found.marker, note: found.note }, end, signal);
+            }
+            catch (error) {
+                session.warn(`Could not report the end of the job of #${found.number}: ${(0,core_log/* describeThrown */.Y)(error)}.`);
+                return false;
+            }
+            finally {
+                done();
+            }
+        },
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/github/last-writes.ts
@@ -2710,7 +2760,7 @@ function reportWrites(session) {
             const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
             try {
                 const { comment } = await keptForWriting(session, signal);
-                const written = await comment?.write((previous) => answerBody(session.marker, text, session.runUrl, note_readNote(previous ?? ''), previous), signal);
+                const written = await comment?.write((previous) => answerBody(session.marker, text, session.runUrl, readNote(previous ?? ''), previous), signal);
                 return written?.url;
             }
             finally {
@@ -2811,7 +2861,7 @@ async function lastComment(session, outcome, cancelled, first, superseded, signa
         failure: failure ?? 'The run ended before the service confirmed a job.',
         runUrl: session.runUrl,
         previous,
-        note: outcome.memory.note ?? note_readNote(previous ?? ''),
+        note: outcome.memory.note ?? readNote(previous ?? ''),
     }), signal, first.comment);
     return written.url;
 }
@@ -3465,7 +3515,7 @@ function recall(session, strict, cancellation) {
             const found = await session.retrying(() => session.keptComment(signal), signal);
             const comment = 'comment' in found ? found.comment : undefined;
             const body = comment ? await session.retrying(() => comment.body(signal), signal) : undefined;
-            memory.note = session.trusted(body ? note_readNote(body) : undefined, 'the kept comment');
+            memory.note = session.trusted(body ? readNote(body) : undefined, 'the kept comment');
         }
         if (request.thread && eventHasThread(run.event)) {
             // The threads at work first, the labels afresh after: the report labels the docs PR before
@@ -3617,6 +3667,7 @@ function unreadable(session, error) {
 
 
 
+
 /** The three steps' objects over one session made from `deps` (tests give their own API and clock). */
 function gitHubSteps(request, deps) {
     const session = new GitHubSession(request, deps);
@@ -3624,6 +3675,7 @@ function gitHubSteps(request, deps) {
         decide: decideReads(session),
         execute: executeWrites(session),
         report: reportWrites(session),
+        sweep: sweepSide(session),
         close: () => session.close(),
     };
 }

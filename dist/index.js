@@ -10711,7 +10711,7 @@ const { matchValue, buildMockOptions } = __nccwpck_require__(3397)
 const { InvalidArgumentError, UndiciError } = __nccwpck_require__(8707)
 const Dispatcher = __nccwpck_require__(883)
 const Pluralizer = __nccwpck_require__(1529)
-const PendingInterceptorsFormatter = __nccwpck_require__(3761)
+const PendingInterceptorsFormatter = __nccwpck_require__(6142)
 
 class MockAgent extends Dispatcher {
   constructor (opts) {
@@ -11639,7 +11639,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3761:
+/***/ 6142:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -29499,13 +29499,16 @@ function usesLine(total) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   X: () => (/* binding */ waitingEnd),
-/* harmony export */   Y: () => (/* binding */ reported)
+/* harmony export */   Xr: () => (/* binding */ waitingEnd),
+/* harmony export */   Y6: () => (/* binding */ reported),
+/* harmony export */   f2: () => (/* binding */ howEnded)
 /* harmony export */ });
-/* harmony import */ var _job_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1576);
+/* harmony import */ var _job_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1576);
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4994);
 // A thread's job left at work by a run that did not wait (`wait: false`): how it stands when a
 // later run reads it, and the thread's record once its end is reported. Plain values: the runs
 // that report (the thread's next run, a report run) only read the job and write what this says.
+
 
 /**
  * How the waiting job stands at `now`, from what the service answered (`undefined`: it no longer
@@ -29515,7 +29518,7 @@ function usesLine(total) {
 function waitingEnd(waiting, job, now) {
     if (!job)
         return { kind: 'lost' };
-    if ((0,_job_js__WEBPACK_IMPORTED_MODULE_0__/* .isTerminal */ .Hd)(job.status))
+    if ((0,_job_js__WEBPACK_IMPORTED_MODULE_1__/* .isTerminal */ .Hd)(job.status))
         return { kind: 'ended', job };
     return now > waiting.at + waiting.timeout ? { kind: 'overdue', job } : { kind: 'at-work' };
 }
@@ -29525,6 +29528,14 @@ function reported(note) {
     delete rest.waiting;
     return rest;
 }
+/** How a waiting job that no longer waits stands, in the log's words: `Agent job X ${howEnded(end)}`. */
+function howEnded(end) {
+    if (end.kind === 'lost')
+        return 'is no longer known to the service';
+    if (end.kind === 'overdue')
+        return 'is still at work past its timeout';
+    return `is ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(end.job.status)}`;
+}
 
 
 /***/ }),
@@ -29533,7 +29544,7 @@ function reported(note) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6142);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9530);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29542,7 +29553,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6142:
+/***/ 9530:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31263,12 +31274,17 @@ function tokenNeeds(asked) {
     return {
         github: asked.comment ||
             asked.thread ||
+            asked.sweep ||
             asked.status ||
             asked.context === 'auto' ||
             asked.trigger !== undefined ||
             asked.triggerLabel !== undefined ||
             asked.paths.length > 0,
-        docs: asked.labels.length > 0 || asked.reviewers.length > 0 || asked.thread || asked.autoMerge !== undefined,
+        docs: asked.labels.length > 0 ||
+            asked.reviewers.length > 0 ||
+            asked.thread ||
+            asked.sweep ||
+            asked.autoMerge !== undefined,
     };
 }
 
@@ -31669,6 +31685,7 @@ const OPTIONAL_DEFAULTS = {
     status: 'false',
     dryRun: 'false',
     followUp: 'every-push',
+    sweep: 'false',
 };
 // The inputs action.yml declares, by their names there, each with its rule; checked in this order,
 // and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
@@ -31717,19 +31734,22 @@ const schema = schemas/* object */.Ikc({
     budget: rule(budget),
     /** With `thread`: which later events send to the thread's job. */
     followUp: rule(followUp),
+    /** A report run: the end of every job a thread's run left at work, written; no prompt, nothing sent. */
+    sweep: rule(bool('sweep')),
 });
 function forkMessage(fork) {
     const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
     return `Input "apiKey" is empty: this run is for a pull request from ${from}, and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository on the step or its job.`;
 }
 /** The words for what needs githubToken, in the messages that ask for it. */
-const GITHUB_TOKEN_NEED = 'comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set';
+const GITHUB_TOKEN_NEED = 'comment, thread, status or sweep is true, context is auto, or trigger, triggerLabel or paths is set';
 function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cwd(), event = {}) {
     // Checked first, as `prompt` comes first: its rule depends on other inputs. On a comment event
     // with a trigger, the comment itself may be the whole prompt.
     const promptFile = read('promptFile');
     const requestMayCome = read('trigger') !== '' && event.commentAsks === true;
-    if (read('prompt') === '' && read('jobId') === '' && promptFile === '' && !requestMayCome) {
+    const sweeps = read('sweep').toLowerCase() === 'true';
+    if (read('prompt') === '' && read('jobId') === '' && promptFile === '' && !requestMayCome && !sweeps) {
         throw new InputError('Input "prompt" is required (unless promptFile names a file that holds it, or jobId names a job to wait for): the instruction for the agent.');
     }
     if (promptFile !== '' && read('prompt') !== '') {
@@ -31764,7 +31784,7 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
     const githubToken = token(read, 'githubToken', needs.github ? GITHUB_TOKEN_NEED : undefined) ||
         // On an event anyone can cause, an actor the payload does not vouch for is looked up with it.
         (event.accessLookUp ? usableToken(read('githubToken')) : '');
-    const docsNeed = needs.docs ? 'labels, reviewers, thread or autoMerge are set' : undefined;
+    const docsNeed = needs.docs ? 'labels, reviewers, thread, sweep or autoMerge are set' : undefined;
     // Without a docsToken, the docs repository is reached with githubToken (on this GitHub only).
     const givenDocsToken = token(read, 'docsToken', docsNeed);
     const docsToken = givenDocsToken || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
@@ -31781,6 +31801,9 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
         ...(merge ? { autoMerge: merge } : {}),
         ...(limit !== undefined ? { budget: limit } : {}),
     };
+    if (inputs.sweep && inputs.jobId) {
+        throw new InputError('Input "jobId" and input "sweep" are both set: a report run finds the jobs threads left at work; give one of them.');
+    }
     if (inputs.thread && inputs.jobId) {
         throw new InputError('Input "jobId" and input "thread" are both set: a thread finds its own job; give one of them.');
     }
@@ -32069,6 +32092,33 @@ async function writeDryRunSummary(facts) {
     }
     await core/* summary */.z.write();
 }
+/** A report run's summary: each thread it reported, and how many jobs it left at work. */
+async function writeSweepSummary(facts) {
+    if (!process.env.GITHUB_STEP_SUMMARY) {
+        core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
+        return;
+    }
+    const { reported, atWork, serverUrl } = facts;
+    core/* summary */.z.addHeading('Documentation agent: report run', 3);
+    if (reported.length > 0) {
+        const header = ['Thread', 'Job', 'Status', 'Pull request'].map((data) => ({ data, header: true }));
+        core/* summary */.z.addTable([
+            header,
+            ...reported.map((r) => [
+                `#${r.thread}`,
+                `<code>${(0,untrusted/* cell */.Hn)(r.jobId)}</code>`,
+                (0,untrusted/* cell */.Hn)(r.status),
+                pullRequestCell(r.prLink, serverUrl) || 'none',
+            ]),
+        ]);
+    }
+    const still = atWork === 0 ? '' : ` ${atWork} still at work, left waiting.`;
+    const told = reported.length === 0
+        ? 'No waiting job had ended: nothing was written.'
+        : `The end of ${reported.length} job${reported.length === 1 ? '' : 's'} was written on ${reported.length === 1 ? 'its thread' : 'their threads'}.`;
+    core/* summary */.z.addRaw(`<p>${told}${still}</p>`, true);
+    await core/* summary */.z.write();
+}
 
 ;// CONCATENATED MODULE: ./src/report-step.ts
 // The third step, report: the outputs (on every path, `mode` and `status` included), the summary,
@@ -32244,31 +32294,169 @@ async function reportWaiting(accepted, client, github, step) {
     if (!note || !waiting)
         return { memory };
     const id = (0,untrusted/* label */.Pf)(note.job);
-    let job;
-    try {
-        job = await client.getJob(note.job, { signal });
-    }
-    catch (error) {
-        const gone = error instanceof ServiceError && error.fault.kind === 'http' && error.fault.status === 404;
-        if (!gone) {
-            if (!signal.aborted)
-                log/* coreLog */.u.warning(`Could not read agent job ${id}, which run ${waiting.run} left at work (${(0,log/* describeThrown */.Y)(error)}); a later run reports its end.`);
-            return { memory };
-        }
-    }
-    const end = (0,core_waiting/* waitingEnd */.X)(waiting, job, step.clock.now());
+    const job = await readWaitingJob(client, note.job, waiting, signal);
+    if (job === 'unread')
+        return { memory };
+    const end = (0,core_waiting/* waitingEnd */.Xr)(waiting, job, step.clock.now());
     if (end.kind === 'at-work') {
         log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, is still at work.`);
         return { memory, ...(job ? { job } : {}) };
     }
-    const how = end.kind === 'lost'
-        ? 'is no longer known to the service'
-        : end.kind === 'overdue'
-            ? 'is still at work past its timeout'
-            : `is ${(0,untrusted/* label */.Pf)(end.job.status)}`;
-    log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, ${how}: its end is reported on the thread first.`);
+    log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, ${(0,core_waiting/* howEnded */.f2)(end)}: its end is reported on the thread first.`);
     await steps.report.waitingEnd(note, end, signal);
-    return { memory: { ...memory, note: (0,core_waiting/* reported */.Y)(note) }, ...(job ? { job } : {}) };
+    return { memory: { ...memory, note: (0,core_waiting/* reported */.Y6)(note) }, ...(job ? { job } : {}) };
+}
+/**
+ * The waiting job as the service answers: `undefined` when it no longer knows it (404); `unread`,
+ * with a warning, on any other fault, for a later run to report.
+ */
+async function readWaitingJob(client, id, waiting, signal) {
+    try {
+        return await client.getJob(id, { signal });
+    }
+    catch (error) {
+        const gone = error instanceof ServiceError && error.fault.kind === 'http' && error.fault.status === 404;
+        if (gone)
+            return undefined;
+        if (!signal.aborted)
+            log/* coreLog */.u.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, which run ${waiting.run} left at work (${(0,log/* describeThrown */.Y)(error)}); a later run reports its end.`);
+        return 'unread';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/sweep.ts
+// A report run (`sweep: true`): no prompt and nothing sent. It finds every thread of the repository
+// whose job a run left at work without waiting (`wait: false`), reads each job once (a read costs
+// no quota use), and writes the end of each one that ended as its starting run asked; a job still
+// at work stays waiting, and a thread nothing changed on gets no write. On the docs pull request's
+// own event it waits for the job that opened that pull request, so its result shows within the run.
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The report run. Its outputs: `mode` and `status` `swept`, `uses` `0`, and `reported`, the
+ * threads whose end it wrote (JSON). It fails only when it could not look: no GitHub side, or the
+ * waiting threads could not be listed; a thread's own fault is a warning, and a later run reports it.
+ */
+async function sweep({ accepted, client, faults, github, step }) {
+    const { signal, clock } = step;
+    const { features } = accepted;
+    const reported = [];
+    let atWork = 0;
+    try {
+        const steps = await github.load();
+        if (!steps)
+            throw new errors/* ActionFailure */.dR('A report run (sweep: true) needs the GitHub side, which did not load.');
+        const found = await listWaiting(steps, signal);
+        log/* coreLog */.u.info(found.length === 0
+            ? 'No thread of this repository is waiting for its agent job to be reported.'
+            : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`);
+        const docsPr = ownPullRequest(accepted);
+        for (const thread of found) {
+            if (signal.aborted)
+                break;
+            const { note } = thread;
+            const waiting = note.waiting;
+            if (!waiting)
+                continue;
+            const id = (0,untrusted/* label */.Pf)(note.job);
+            const read = await readWaitingJob(client, note.job, waiting, signal);
+            if (read === 'unread')
+                continue;
+            let job = read;
+            // The docs pull request's own run: the job that opened it is near its end; its result
+            // shows within this run rather than at the next sweep.
+            if (job && !(0,core_job/* isTerminal */.Hd)(job.status) && docsPr && sameLink(job.prLink, docsPr)) {
+                log/* coreLog */.u.info(`Agent job ${id} of #${thread.number} opened this pull request: waiting for it to end.`);
+                job = (await waitForEnd(client, note.job, job, { accepted, step, faults })) ?? job;
+            }
+            const end = (0,core_waiting/* waitingEnd */.Xr)(waiting, job, clock.now());
+            if (end.kind === 'at-work') {
+                atWork++;
+                log/* coreLog */.u.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
+                continue;
+            }
+            if (features.dryRun) {
+                log/* coreLog */.u.notice(`Dry run: the end of agent job ${id} of #${thread.number} (${(0,core_waiting/* howEnded */.f2)(end)}) is not written.`);
+                continue;
+            }
+            if (await steps.sweep.reportEnd(thread, end, signal)) {
+                log/* coreLog */.u.info(`#${thread.number}: agent job ${id} ${(0,core_waiting/* howEnded */.f2)(end)}; its end is written on the thread.`);
+                reported.push(sweptOf(thread, end));
+            }
+            else {
+                log/* coreLog */.u.info(`#${thread.number}: another run reported agent job ${id} meanwhile.`);
+            }
+        }
+    }
+    catch (error) {
+        step.fail(error);
+    }
+    try {
+        setOutput('mode', 'swept');
+        setOutput('status', features.dryRun ? 'dry-run' : 'swept');
+        setOutput('uses', '0');
+        setOutput('reported', JSON.stringify(reported));
+    }
+    catch (error) {
+        step.fail(error);
+    }
+    await writeSweepSummary({ reported, atWork, serverUrl: accepted.context.serverUrl }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+    if (step.failure)
+        core/* setFailed */.C1(step.failure);
+}
+/** The waiting threads, or the step's error saying why they could not be listed. */
+async function listWaiting(steps, signal) {
+    try {
+        return await steps.sweep.waiting(signal);
+    }
+    catch (error) {
+        throw new errors/* ActionFailure */.dR(`Could not list the threads waiting for their agent job: ${(0,log/* describeThrown */.Y)(error)}`);
+    }
+}
+/** The pull request this run is on (its page's URL), when it is one's event: perhaps a docs pull request's. */
+function ownPullRequest({ context }) {
+    const { event, serverUrl, repo } = context;
+    const number = event.kind === 'pull-request' ? event.pull?.number : undefined;
+    return number === undefined ? undefined : `${serverUrl}/${repo.owner}/${repo.repo}/pull/${number}`;
+}
+function sameLink(link, page) {
+    return Boolean(link) && (link ?? '').replace(/\/+$/, '').toLowerCase() === page.toLowerCase();
+}
+/** The job polled as a waiting run would, until it ends or the run's `timeout` is up; a fault is a warning. */
+async function waitForEnd(client, id, first, { accepted, step, faults }) {
+    const { inputs } = accepted;
+    try {
+        const { job } = await waitForJob((call) => client.getJob(id, call), id, first, {
+            clock: step.clock,
+            deadline: step.startedAt + inputs.timeout,
+            pollIntervalMs: inputs.pollInterval,
+            createdAt: -Infinity,
+            log: log/* coreLog */.u,
+            context: { ...faults, operation: 'get', jobId: id },
+            signal: step.signal,
+        });
+        return job;
+    }
+    catch (error) {
+        if (!step.signal.aborted)
+            log/* coreLog */.u.warning(`Could not wait for agent job ${(0,untrusted/* label */.Pf)(id)}: ${(0,log/* describeThrown */.Y)(error)}; a later run reports its end.`);
+        return undefined;
+    }
+}
+/** One reported thread, as the `reported` output and the summary list it. */
+function sweptOf(thread, end) {
+    const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
+    const prLink = end.kind === 'ended' ? (0,pull_request/* outputLink */.Mz)(end.job.prLink) : '';
+    return { thread: thread.number, jobId: thread.note.job, status, prLink };
 }
 
 ;// CONCATENATED MODULE: ./src/core/run-context.ts
@@ -32310,6 +32498,8 @@ function eventNeeds(event) {
 /** The features of this run: its inputs on its event, with the request the event makes. */
 function featuresOf(inputs, context, request) {
     const { event } = context;
+    if (inputs.sweep)
+        return sweepFeatures(inputs.dryRun);
     const requested = request.kind === 'request' || request.kind === 'label';
     const asked = requested || event.kind === 'dispatch';
     // A request is a conversation: it is answered where it was asked, whatever `comment` says.
@@ -32342,6 +32532,22 @@ function featuresOf(inputs, context, request) {
         ...(request.kind === 'request' && writes ? { reaction: request.comment } : {}),
         ...(request.kind === 'label' && writes ? { removeLabel: request.label } : {}),
         dryRun: !writes,
+        sweep: false,
+    };
+}
+/** A report run's: the GitHub side and nothing else; with `dryRun`, it reads and writes nothing. */
+function sweepFeatures(dryRun) {
+    return {
+        load: true,
+        asked: false,
+        comment: false,
+        thread: false,
+        recall: false,
+        context: false,
+        paths: false,
+        moment: false,
+        dryRun,
+        sweep: true,
     };
 }
 
@@ -32361,6 +32567,7 @@ function readSetup(read, context, workspace) {
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -32399,7 +32606,12 @@ async function run(deps = {}) {
     if (accepted?.features.load)
         void github?.load();
     const service = accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
-    await main_carry(step, { accepted, service, github, startedAt });
+    if (accepted?.features.sweep && service && github) {
+        await sweep({ accepted, client: service.client, faults: service.faults, github, step });
+    }
+    else {
+        await main_carry(step, { accepted, service, github, startedAt });
+    }
     // A push that landed several merges (a merge queue's group): the pushed commit's thread is the
     // outputs'; each other merged pull request's thread is told in turn, as its own merge's push
     // would have told it.

@@ -11,6 +11,7 @@ import { JobRun } from './execute/job-run.js';
 import { coreLog, describeThrown, type Log } from './core/log.js';
 import { report } from './report-step.js';
 import { reportWaiting, type Recalled } from './report-waiting.js';
+import { sweep } from './sweep.js';
 import { label } from './core/untrusted.js';
 import type { GitHubSteps, ReportRequest } from './core/ports.js';
 import { readRunContext, type RunContext } from './core/run-context.js';
@@ -73,7 +74,11 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   if (accepted?.features.load) void github?.load();
   const service =
     accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
-  await carry(step, { accepted, service, github, startedAt });
+  if (accepted?.features.sweep && service && github) {
+    await sweep({ accepted, client: service.client, faults: service.faults, github, step });
+  } else {
+    await carry(step, { accepted, service, github, startedAt });
+  }
 
   // A push that landed several merges (a merge queue's group): the pushed commit's thread is the
   // outputs'; each other merged pull request's thread is told in turn, as its own merge's push

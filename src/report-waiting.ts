@@ -6,8 +6,8 @@ import { ServiceError } from './service/client.js';
 import type { AgentJob } from './core/job.js';
 import { coreLog, describeThrown } from './core/log.js';
 import { label } from './core/untrusted.js';
-import { reported, waitingEnd } from './core/waiting.js';
-import type { Memory } from './core/ports.js';
+import { howEnded, reported, waitingEnd } from './core/waiting.js';
+import type { Memory, Waiting } from './core/ports.js';
 import type { JobRun } from './execute/job-run.js';
 import type { AgentClient } from './service/client.js';
 import type { Accepted, LazyGitHub } from './main.js';
@@ -39,33 +39,39 @@ export async function reportWaiting(
   const waiting = note?.waiting;
   if (!note || !waiting) return { memory };
   const id = label(note.job);
-  let job: AgentJob | undefined;
-  try {
-    job = await client.getJob(note.job, { signal });
-  } catch (error) {
-    const gone = error instanceof ServiceError && error.fault.kind === 'http' && error.fault.status === 404;
-    if (!gone) {
-      if (!signal.aborted)
-        coreLog.warning(
-          `Could not read agent job ${id}, which run ${waiting.run} left at work (${describeThrown(error)}); a later run reports its end.`,
-        );
-      return { memory };
-    }
-  }
+  const job = await readWaitingJob(client, note.job, waiting, signal);
+  if (job === 'unread') return { memory };
   const end = waitingEnd(waiting, job, step.clock.now());
   if (end.kind === 'at-work') {
     coreLog.info(`Agent job ${id}, which run ${waiting.run} left at work, is still at work.`);
     return { memory, ...(job ? { job } : {}) };
   }
-  const how =
-    end.kind === 'lost'
-      ? 'is no longer known to the service'
-      : end.kind === 'overdue'
-        ? 'is still at work past its timeout'
-        : `is ${label(end.job.status)}`;
   coreLog.info(
-    `Agent job ${id}, which run ${waiting.run} left at work, ${how}: its end is reported on the thread first.`,
+    `Agent job ${id}, which run ${waiting.run} left at work, ${howEnded(end)}: its end is reported on the thread first.`,
   );
   await steps.report.waitingEnd(note, end, signal);
   return { memory: { ...memory, note: reported(note) }, ...(job ? { job } : {}) };
+}
+
+/**
+ * The waiting job as the service answers: `undefined` when it no longer knows it (404); `unread`,
+ * with a warning, on any other fault, for a later run to report.
+ */
+export async function readWaitingJob(
+  client: Pick<AgentClient, 'getJob'>,
+  id: string,
+  waiting: Waiting,
+  signal: AbortSignal,
+): Promise<AgentJob | undefined | 'unread'> {
+  try {
+    return await client.getJob(id, { signal });
+  } catch (error) {
+    const gone = error instanceof ServiceError && error.fault.kind === 'http' && error.fault.status === 404;
+    if (gone) return undefined;
+    if (!signal.aborted)
+      coreLog.warning(
+        `Could not read agent job ${label(id)}, which run ${waiting.run} left at work (${describeThrown(error)}); a later run reports its end.`,
+      );
+    return 'unread';
+  }
 }

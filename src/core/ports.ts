@@ -370,11 +370,36 @@ export interface ReportWrites {
   ): Promise<void>;
 }
 
+/** A thread whose job a run left at work and no run has reported, as a report run finds it. */
+export interface FoundWaiting {
+  number: number;
+  pull: boolean;
+  note: ThreadNote;
+  /** The first line of the kept comment that holds the record: which step's it is. */
+  marker: string;
+}
+
+/** A report run's (`sweep`) GitHub side. */
+export interface SweepSide {
+  /** Every thread of the repository whose job no run has reported. Faults throw. */
+  waiting(signal: AbortSignal): Promise<FoundWaiting[]>;
+  /**
+   * One thread's end, as the run that left its job at work asked (see `ReportWrites.waitingEnd`),
+   * unless another run reported it meanwhile (`false`). Faults are warnings.
+   */
+  reportEnd(
+    found: FoundWaiting,
+    end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+    signal: AbortSignal,
+  ): Promise<boolean>;
+}
+
 /** The GitHub side of one run: one port a step, over one session. */
 export interface GitHubSteps {
   decide: DecideReads;
   execute: ExecuteWrites;
   report: ReportWrites;
+  sweep: SweepSide;
   /** The run writes nothing more on GitHub: every connection the session opened is closed. */
   close(): Promise<void>;
 }

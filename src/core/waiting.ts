@@ -3,6 +3,7 @@
 // that report (the thread's next run, a report run) only read the job and write what this says.
 import { isTerminal, type AgentJob } from './job.js';
 import type { ThreadNote, Waiting } from './ports.js';
+import { label } from './untrusted.js';
 
 /** How a waiting job stands: still at work, ended, at work past its run's `timeout`, or unknown to the service. */
 export type WaitingEnd =
@@ -27,4 +28,11 @@ export function reported(note: ThreadNote): ThreadNote {
   const rest = { ...note };
   delete rest.waiting;
   return rest;
+}
+
+/** How a waiting job that no longer waits stands, in the log's words: `Agent job X ${howEnded(end)}`. */
+export function howEnded(end: Exclude<WaitingEnd, { kind: 'at-work' }>): string {
+  if (end.kind === 'lost') return 'is no longer known to the service';
+  if (end.kind === 'overdue') return 'is still at work past its timeout';
+  return `is ${label(end.job.status)}`;
 }

@@ -40,6 +40,11 @@ export interface Features {
    * message and writes nothing on GitHub at the end.
    */
   dryRun: boolean;
+  /**
+   * `sweep`: a report run. It writes the end of every job a thread's run left at work and sends
+   * nothing; no other feature is on.
+   */
+  sweep: boolean;
 }
 
 /** What the event means for the inputs' rules. */
@@ -59,6 +64,7 @@ export function featuresOf(
   request: Request,
 ): Features {
   const { event } = context;
+  if (inputs.sweep) return sweepFeatures(inputs.dryRun);
   const requested = request.kind === 'request' || request.kind === 'label';
   const asked = requested || event.kind === 'dispatch';
   // A request is a conversation: it is answered where it was asked, whatever `comment` says.
@@ -92,5 +98,22 @@ export function featuresOf(
     ...(request.kind === 'request' && writes ? { reaction: request.comment } : {}),
     ...(request.kind === 'label' && writes ? { removeLabel: request.label } : {}),
     dryRun: !writes,
+    sweep: false,
+  };
+}
+
+/** A report run's: the GitHub side and nothing else; with `dryRun`, it reads and writes nothing. */
+function sweepFeatures(dryRun: boolean): Features {
+  return {
+    load: true,
+    asked: false,
+    comment: false,
+    thread: false,
+    recall: false,
+    context: false,
+    paths: false,
+    moment: false,
+    dryRun,
+    sweep: true,
   };
 }

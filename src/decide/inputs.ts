@@ -73,6 +73,7 @@ export const OPTIONAL_DEFAULTS = {
   status: 'false',
   dryRun: 'false',
   followUp: 'every-push',
+  sweep: 'false',
 } as const;
 
 // The inputs action.yml declares, by their names there, each with its rule; checked in this order,
@@ -122,6 +123,8 @@ const schema = z.object({
   budget: rule(budget),
   /** With `thread`: which later events send to the thread's job. */
   followUp: rule(followUp),
+  /** A report run: the end of every job a thread's run left at work, written; no prompt, nothing sent. */
+  sweep: rule(bool('sweep')),
 });
 
 /** Everything the action acts on, validated before the first request: the schema's output. */
@@ -169,7 +172,7 @@ function forkMessage(fork: { repo?: string }): string {
 
 /** The words for what needs githubToken, in the messages that ask for it. */
 const GITHUB_TOKEN_NEED =
-  'comment, thread or status is true, context is auto, or trigger, triggerLabel or paths is set';
+  'comment, thread, status or sweep is true, context is auto, or trigger, triggerLabel or paths is set';
 
 export function readInputs(
   read: ReadInput,
@@ -180,7 +183,8 @@ export function readInputs(
   // with a trigger, the comment itself may be the whole prompt.
   const promptFile = read('promptFile');
   const requestMayCome = read('trigger') !== '' && event.commentAsks === true;
-  if (read('prompt') === '' && read('jobId') === '' && promptFile === '' && !requestMayCome) {
+  const sweeps = read('sweep').toLowerCase() === 'true';
+  if (read('prompt') === '' && read('jobId') === '' && promptFile === '' && !requestMayCome && !sweeps) {
     throw new InputError(
       'Input "prompt" is required (unless promptFile names a file that holds it, or jobId names a job to wait for): the instruction for the agent.',
     );
@@ -228,7 +232,7 @@ export function readInputs(
     token(read, 'githubToken', needs.github ? GITHUB_TOKEN_NEED : undefined) ||
     // On an event anyone can cause, an actor the payload does not vouch for is looked up with it.
     (event.accessLookUp ? usableToken(read('githubToken')) : '');
-  const docsNeed = needs.docs ? 'labels, reviewers, thread or autoMerge are set' : undefined;
+  const docsNeed = needs.docs ? 'labels, reviewers, thread, sweep or autoMerge are set' : undefined;
   // Without a docsToken, the docs repository is reached with githubToken (on this GitHub only).
   const givenDocsToken = token(read, 'docsToken', docsNeed);
   const docsToken = givenDocsToken || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
@@ -245,6 +249,11 @@ export function readInputs(
     ...(merge ? { autoMerge: merge } : {}),
     ...(limit !== undefined ? { budget: limit } : {}),
   };
+  if (inputs.sweep && inputs.jobId) {
+    throw new InputError(
+      'Input "jobId" and input "sweep" are both set: a report run finds the jobs threads left at work; give one of them.',
+    );
+  }
   if (inputs.thread && inputs.jobId) {
     throw new InputError(
       'Input "jobId" and input "thread" are both set: a thread finds its own job; give one of them.',

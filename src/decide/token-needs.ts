@@ -14,6 +14,7 @@ export interface Asking {
   trigger?: string;
   triggerLabel?: string;
   autoMerge?: string;
+  sweep: boolean;
 }
 
 /** Which tokens the GitHub work asked for needs, whatever the event: a token nothing needs is never read. */
@@ -22,12 +23,17 @@ export function tokenNeeds(asked: Asking): { github: boolean; docs: boolean } {
     github:
       asked.comment ||
       asked.thread ||
+      asked.sweep ||
       asked.status ||
       asked.context === 'auto' ||
       asked.trigger !== undefined ||
       asked.triggerLabel !== undefined ||
       asked.paths.length > 0,
     docs:
-      asked.labels.length > 0 || asked.reviewers.length > 0 || asked.thread || asked.autoMerge !== undefined,
+      asked.labels.length > 0 ||
+      asked.reviewers.length > 0 ||
+      asked.thread ||
+      asked.sweep ||
+      asked.autoMerge !== undefined,
   };
 }

@@ -155,11 +155,12 @@ const MAX_COMMENT_PAGES = 10;
 export async function findWaiting(session: GitHubSession, signal: AbortSignal): Promise<WaitingThread[]> {
   const { owner, repo } = session.run.repo;
   const api = session.forRepo();
-  const login = await session.ownLogin(signal);
   const listed = await session.retrying(
     () => api.labelled({ owner, repo, label: WORKING_LABEL, max: MAX_WAITING, state: 'all' }, signal),
     signal,
   );
+  if (listed.length === 0) return [];
+  const login = await session.ownLogin(signal);
   const found: WaitingThread[] = [];
   for (const { number, pull } of listed) {
     const thread: Thread = { owner, repo, number, pull, fork: false };

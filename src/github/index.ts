@@ -11,6 +11,7 @@ import { executeWrites } from './first-writes.js';
 import { reportWrites } from './last-writes.js';
 import { decideReads } from './reads.js';
 import { GitHubSession, type SessionDeps } from './session.js';
+import { sweepSide } from './waiting-end.js';
 
 /** The three steps' objects over one session made from `deps` (tests give their own API and clock). */
 export function gitHubSteps(request: ReportRequest, deps: SessionDeps): GitHubSteps {
@@ -19,6 +20,7 @@ export function gitHubSteps(request: ReportRequest, deps: SessionDeps): GitHubSt
     decide: decideReads(session),
     execute: executeWrites(session),
     report: reportWrites(session),
+    sweep: sweepSide(session),
     close: () => session.close(),
   };
 }

@@ -7,10 +7,15 @@ import type { ThreadNote, Waiting } from '../core/ports.js';
 import { isPullRequestUrl, label } from '../core/untrusted.js';
 import { reported, type WaitingEnd } from '../core/waiting.js';
 import { writeOnDocs } from './docs-pr.js';
-import { takeOff, type WaitingThread } from './in-flight.js';
+import { describeThrown } from '../core/log.js';
+import type { SweepSide } from '../core/ports.js';
+import { findWaiting, takeOff, type WaitingThread } from './in-flight.js';
+import { readNote } from './note.js';
+import { describeGitHubFault } from './errors.js';
+import { WORKING_LABEL } from '../core/pull-request.js';
 import type { GitHubSession } from './session.js';
 import { CommitStatus, JOB_WORDS, statusDescription, type StatusState } from './status.js';
-import { body, keptForWriting } from './writes.js';
+import { body, FINISH_BUDGET_MS, keptForWriting } from './writes.js';
 
 export async function writeWaitingEnd(
   session: GitHubSession,
@@ -94,14 +99,64 @@ export async function endStatus(
 
 /**
  * A report run's write of one waiting thread's end: over a session pinned to that thread and its
- * kept comment, as the run that left the job at work asked.
+ * kept comment, as the run that left the job at work asked. `false`, with nothing written, when
+ * the comment no longer waits for that job (another run reported it since it was found).
  */
-export function reportWaitingThread(
+export async function reportWaitingThread(
   session: GitHubSession,
   found: WaitingThread,
   end: Exclude<WaitingEnd, { kind: 'at-work' }>,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<boolean> {
   const pinned = session.pinnedTo({ thread: found.thread, marker: found.marker });
-  return writeWaitingEnd(pinned, found.note, end, signal);
+  const { comment } = await keptForWriting(pinned, signal);
+  const now = comment
+    ? session.trusted(readNote((await comment.body(signal)) ?? ''), 'the kept comment')
+    : undefined;
+  if (!now?.waiting || now.job !== found.note.job || now.waiting.run !== found.note.waiting?.run)
+    return false;
+  await writeWaitingEnd(pinned, now, end, signal);
+  return true;
+}
+
+/** The sweep's GitHub side: the repository's waiting threads, and each one's end, within the last writes' time. */
+export function sweepSide(session: GitHubSession): SweepSide {
+  const { owner, repo } = session.run.repo;
+  return {
+    async waiting(signal) {
+      const found = await findWaiting(session, signal).catch((error: unknown) => {
+        throw new Error(
+          describeGitHubFault(error, {
+            what: `list the threads labelled ${WORKING_LABEL} and their comments`,
+            token: 'githubToken',
+            permission: 'issues: read and pull-requests: read',
+            repo: `${owner}/${repo}`,
+          }),
+        );
+      });
+      return found.map(({ thread, marker, note }) => ({
+        number: thread.number,
+        pull: thread.pull,
+        marker,
+        note,
+      }));
+    },
+    async reportEnd(found, end, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      const thread = { owner, repo, number: found.number, pull: found.pull, fork: false };
+      try {
+        return await reportWaitingThread(
+          session,
+          { thread, marker: found.marker, note: found.note },
+          end,
+          signal,
+        );
+      } catch (error) {
+        session.warn(`Could not report the end of the job of #${found.number}: ${describeThrown(error)}.`);
+        return false;
+      } finally {
+        done();
+      }
+    },
+  };
 }

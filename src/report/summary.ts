@@ -92,3 +92,46 @@ export async function writeDryRunSummary(facts: DryRunFacts): Promise<void> {
   }
   await core.summary.write();
 }
+
+/** A thread whose job's end a report run wrote, as the `reported` output lists it. */
+export interface SweptThread {
+  thread: number;
+  jobId: string;
+  /** The job's status, or `lost` (the service no longer knows it) or `timed-out` (past its timeout). */
+  status: string;
+  /** The docs pull request, as the `prLink` output would carry it; empty when none. */
+  prLink: string;
+}
+
+/** A report run's summary: each thread it reported, and how many jobs it left at work. */
+export async function writeSweepSummary(facts: {
+  reported: SweptThread[];
+  atWork: number;
+  serverUrl: string;
+}): Promise<void> {
+  if (!process.env.GITHUB_STEP_SUMMARY) {
+    core.debug('GITHUB_STEP_SUMMARY is not set; no step summary written.');
+    return;
+  }
+  const { reported, atWork, serverUrl } = facts;
+  core.summary.addHeading('Documentation agent: report run', 3);
+  if (reported.length > 0) {
+    const header = ['Thread', 'Job', 'Status', 'Pull request'].map((data) => ({ data, header: true }));
+    core.summary.addTable([
+      header,
+      ...reported.map((r) => [
+        `#${r.thread}`,
+        `<code>${cell(r.jobId)}</code>`,
+        cell(r.status),
+        pullRequestCell(r.prLink, serverUrl) || 'none',
+      ]),
+    ]);
+  }
+  const still = atWork === 0 ? '' : ` ${atWork} still at work, left waiting.`;
+  const told =
+    reported.length === 0
+      ? 'No waiting job had ended: nothing was written.'
+      : `The end of ${reported.length} job${reported.length === 1 ? '' : 's'} was written on ${reported.length === 1 ? 'its thread' : 'their threads'}.`;
+  core.summary.addRaw(`<p>${told}${still}</p>`, true);
+  await core.summary.write();
+}

@@ -1,0 +1,160 @@
+// A report run (`sweep: true`): no prompt and nothing sent. It finds every thread of the repository
+// whose job a run left at work without waiting (`wait: false`), reads each job once (a read costs
+// no quota use), and writes the end of each one that ended as its starting run asked; a job still
+// at work stays waiting, and a thread nothing changed on gets no write. On the docs pull request's
+// own event it waits for the job that opened that pull request, so its result shows within the run.
+import * as core from '@actions/core';
+import { isTerminal, type AgentJob } from './core/job.js';
+import { outputLink } from './core/pull-request.js';
+import { coreLog, describeThrown } from './core/log.js';
+import type { FoundWaiting, GitHubSteps } from './core/ports.js';
+import { label } from './core/untrusted.js';
+import { howEnded, waitingEnd, type WaitingEnd } from './core/waiting.js';
+import { readWaitingJob } from './report-waiting.js';
+import { waitForJob } from './execute/wait.js';
+import type { JobRun } from './execute/job-run.js';
+import type { Accepted, LazyGitHub } from './main.js';
+import { setOutput } from './report/outputs.js';
+import { writeSweepSummary, type SweptThread } from './report/summary.js';
+import type { AgentClient } from './service/client.js';
+import { ActionFailure, type FaultContext } from './service/errors.js';
+
+/** What a report run needs of the run: its setup, the service, its GitHub side, its step. */
+export interface SweepDeps {
+  accepted: Accepted;
+  client: Pick<AgentClient, 'getJob'>;
+  faults: FaultContext;
+  github: LazyGitHub;
+  step: JobRun;
+}
+
+/**
+ * The report run. Its outputs: `mode` and `status` `swept`, `uses` `0`, and `reported`, the
+ * threads whose end it wrote (JSON). It fails only when it could not look: no GitHub side, or the
+ * waiting threads could not be listed; a thread's own fault is a warning, and a later run reports it.
+ */
+export async function sweep({ accepted, client, faults, github, step }: SweepDeps): Promise<void> {
+  const { signal, clock } = step;
+  const { features } = accepted;
+  const reported: SweptThread[] = [];
+  let atWork = 0;
+  try {
+    const steps = await github.load();
+    if (!steps)
+      throw new ActionFailure('A report run (sweep: true) needs the GitHub side, which did not load.');
+    const found = await listWaiting(steps, signal);
+    coreLog.info(
+      found.length === 0
+        ? 'No thread of this repository is waiting for its agent job to be reported.'
+        : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`,
+    );
+    const docsPr = ownPullRequest(accepted);
+    for (const thread of found) {
+      if (signal.aborted) break;
+      const { note } = thread;
+      const waiting = note.waiting;
+      if (!waiting) continue;
+      const id = label(note.job);
+      const read = await readWaitingJob(client, note.job, waiting, signal);
+      if (read === 'unread') continue;
+      let job = read;
+      // The docs pull request's own run: the job that opened it is near its end; its result
+      // shows within this run rather than at the next sweep.
+      if (job && !isTerminal(job.status) && docsPr && sameLink(job.prLink, docsPr)) {
+        coreLog.info(`Agent job ${id} of #${thread.number} opened this pull request: waiting for it to end.`);
+        job = (await waitForEnd(client, note.job, job, { accepted, step, faults })) ?? job;
+      }
+      const end = waitingEnd(waiting, job, clock.now());
+      if (end.kind === 'at-work') {
+        atWork++;
+        coreLog.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
+        continue;
+      }
+      if (features.dryRun) {
+        coreLog.notice(
+          `Dry run: the end of agent job ${id} of #${thread.number} (${howEnded(end)}) is not written.`,
+        );
+        continue;
+      }
+      if (await steps.sweep.reportEnd(thread, end, signal)) {
+        coreLog.info(
+          `#${thread.number}: agent job ${id} ${howEnded(end)}; its end is written on the thread.`,
+        );
+        reported.push(sweptOf(thread, end));
+      } else {
+        coreLog.info(`#${thread.number}: another run reported agent job ${id} meanwhile.`);
+      }
+    }
+  } catch (error) {
+    step.fail(error);
+  }
+  try {
+    setOutput('mode', 'swept');
+    setOutput('status', features.dryRun ? 'dry-run' : 'swept');
+    setOutput('uses', '0');
+    setOutput('reported', JSON.stringify(reported));
+  } catch (error) {
+    step.fail(error);
+  }
+  await writeSweepSummary({ reported, atWork, serverUrl: accepted.context.serverUrl }).catch(
+    (error: unknown) => coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
+  );
+  if (step.failure) core.setFailed(step.failure);
+}
+
+/** The waiting threads, or the step's error saying why they could not be listed. */
+async function listWaiting(steps: GitHubSteps, signal: AbortSignal): Promise<FoundWaiting[]> {
+  try {
+    return await steps.sweep.waiting(signal);
+  } catch (error) {
+    throw new ActionFailure(
+      `Could not list the threads waiting for their agent job: ${describeThrown(error)}`,
+    );
+  }
+}
+
+/** The pull request this run is on (its page's URL), when it is one's event: perhaps a docs pull request's. */
+function ownPullRequest({ context }: Accepted): string | undefined {
+  const { event, serverUrl, repo } = context;
+  const number = event.kind === 'pull-request' ? event.pull?.number : undefined;
+  return number === undefined ? undefined : `${serverUrl}/${repo.owner}/${repo.repo}/pull/${number}`;
+}
+
+function sameLink(link: string | null | undefined, page: string): boolean {
+  return Boolean(link) && (link ?? '').replace(/\/+$/, '').toLowerCase() === page.toLowerCase();
+}
+
+/** The job polled as a waiting run would, until it ends or the run's `timeout` is up; a fault is a warning. */
+async function waitForEnd(
+  client: Pick<AgentClient, 'getJob'>,
+  id: string,
+  first: AgentJob,
+  { accepted, step, faults }: Pick<SweepDeps, 'accepted' | 'step' | 'faults'>,
+): Promise<AgentJob | undefined> {
+  const { inputs } = accepted;
+  try {
+    const { job } = await waitForJob((call) => client.getJob(id, call), id, first, {
+      clock: step.clock,
+      deadline: step.startedAt + inputs.timeout,
+      pollIntervalMs: inputs.pollInterval,
+      createdAt: -Infinity,
+      log: coreLog,
+      context: { ...faults, operation: 'get', jobId: id },
+      signal: step.signal,
+    });
+    return job;
+  } catch (error) {
+    if (!step.signal.aborted)
+      coreLog.warning(
+        `Could not wait for agent job ${label(id)}: ${describeThrown(error)}; a later run reports its end.`,
+      );
+    return undefined;
+  }
+}
+
+/** One reported thread, as the `reported` output and the summary list it. */
+function sweptOf(thread: FoundWaiting, end: Exclude<WaitingEnd, { kind: 'at-work' }>): SweptThread {
+  const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
+  const prLink = end.kind === 'ended' ? outputLink(end.job.prLink) : '';
+  return { thread: thread.number, jobId: thread.note.job, status, prLink };
+}
