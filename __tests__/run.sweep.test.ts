@@ -16,7 +16,7 @@ import {
   warnings,
 } from '../__fixtures__/e2e.js';
 import type { RunDeps } from '../src/main.js';
-import { APP, DOCS_TOKEN, gitHubEnv, pushTo, sha } from '../__fixtures__/github-world.js';
+import { APP, commentEvent, DOCS_TOKEN, gitHubEnv, pushTo, sha } from '../__fixtures__/github-world.js';
 import { readNote } from '../src/github/note.js';
 import type { Emulator } from '../emulators/server.js';
 import type { GitHubEmulator } from '../emulators/github.js';
@@ -160,6 +160,93 @@ describe('sweep: true', () => {
     expectFailure(result, 'Input "jobId" and input "sweep" are both set');
     expect(service.requests).toEqual([]);
     expect(gh.requests).toEqual([]);
+  });
+});
+
+describe('requests while the job works (wait: false)', () => {
+  /** A thread left at work, and five `/docs` requests on it while the job works, each its own run. */
+  async function burst() {
+    const world = await leftAtWork({ timeout: '1h' });
+    const { gh, pr, service, step } = world;
+    gh.collaborator(APP, 'mona', 'write');
+    const asked = ['the FAQ', 'the changelog', 'the README table', 'the upgrade guide', 'the CLI page'].map(
+      (text, i) =>
+        gh.addComment(APP, pr.number, { login: i % 2 ? 'mona' : 'octocat', body: `/docs ${text}` }),
+    );
+    const runs = [];
+    for (const [i, comment] of asked.entries()) {
+      service.script('get', { job: { status: 'active' } });
+      const event = commentEvent(pr.number, comment.body, { id: comment.id, login: comment.login });
+      runs.push(await play(step(event, { wait: 'false' }, { GITHUB_RUN_ID: String(300 + i) }), at(60_000)));
+      service.unscript('get');
+    }
+    return { ...world, asked, runs };
+  }
+
+  it('each is queued, not sent: it ends skipped and is answered on the thread, with no 👀 yet', async () => {
+    const { pr, service, asked, runs, kept } = await burst();
+    for (const run of runs) {
+      expect(run.code).toBe(0);
+      expect(warnings(run)).toEqual([]);
+      expect(run.outputs).toMatchObject({ status: 'skipped', uses: '0' });
+      expect(run.stdout).toContain('this request is sent when it is done');
+    }
+    expect(service.count('message')).toBe(0);
+    expect(kept()).toContain('Queued: the agent is still at work on job');
+    expect(readNote(kept())?.waiting?.queued).toEqual(asked.map((c) => c.id));
+    expect(asked.flatMap((c) => c.reactions)).toEqual([]);
+    expect(pr.labels).toEqual(['docs-agent-working']);
+  });
+
+  it("the thread's next run reports the end and sends all five in one follow-up, each with its 👀", async () => {
+    const { pr, service, asked, step, kept } = await burst();
+    const next = await play(step(pushTo(pr, sha(3)), { wait: 'false' }), at(120_000));
+    expect(next.code).toBe(0);
+    expect(warnings(next)).toEqual([]);
+    expect(next.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(service.count('message')).toBe(1);
+    const prompt = (service.requests.find((r) => r.route === 'message')?.json as { prompt: string }).prompt;
+    expect(prompt).toContain('5 requests were made on this thread');
+    expect(asked.map((c) => c.reactions)).toEqual(asked.map(() => ['eyes']));
+    expect(readNote(kept())?.waiting?.queued).toBeUndefined();
+  });
+
+  it("a report run with the thread step's inputs reports the end and sends all five in one follow-up, in the thread's own comment and status", async () => {
+    const { gh, pr, service, asked, step, kept } = await burst();
+    const [pending] = gh.statuses(APP, sha(2)).slice(-1);
+    // The recipe's report job: the thread step's inputs, with sweep: true.
+    const thread = step(SCHEDULE, { sweep: 'true', wait: 'false' });
+    const swept = await play(thread, at(120_000));
+    expect(swept.code).toBe(0);
+    expect(warnings(swept)).toEqual([]);
+    expect(swept.outputs).toMatchObject({ mode: 'swept', status: 'swept', uses: '1' });
+    expect(JSON.parse(swept.outputs.reported ?? '')).toMatchObject([
+      { thread: pr.number, status: 'completed' },
+    ]);
+    expect(service.count('message')).toBe(1);
+    const prompt = (service.requests.find((r) => r.route === 'message')?.json as { prompt: string }).prompt;
+    expect(prompt).toContain('5 requests were made on this thread');
+    expect(asked.map((c) => c.reactions)).toEqual(asked.map(() => ['eyes']));
+    // One kept comment, the thread step's: the follow-up waits in it, with the thread's label.
+    expect(pr.comments.filter((c) => c.body.startsWith('<!-- agent-job-action:'))).toHaveLength(1);
+    expect(readNote(kept())?.waiting).toMatchObject({ status: { context: pending?.context } });
+    expect(readNote(kept())?.waiting?.queued).toBeUndefined();
+    expect(pr.labels).toEqual(['docs-agent-working']);
+    const statuses = gh.statuses(APP, sha(2));
+    expect(new Set(statuses.map((s) => s.context))).toEqual(new Set([pending?.context]));
+    expect(statuses[0]).toMatchObject({ state: 'pending' });
+  });
+
+  it("a report run without the thread step's inputs reports the end and leaves the requests to the next run, saying so", async () => {
+    const { gh, pr, service, kept } = await burst();
+    const swept = await play(sweepStep(service, gh), at(120_000));
+    expect(swept.code).toBe(0);
+    expect(warnings(swept)).toEqual([
+      expect.stringContaining('5 requests queued while its job worked, which this report run cannot send'),
+    ]);
+    expect(service.count('message')).toBe(0);
+    expect(readNote(kept())?.waiting).toBeUndefined();
+    expect(pr.labels).toEqual([]);
   });
 });
 

@@ -504,6 +504,7 @@ const noteSchema = schemas/* object */.Ikc({
         labels: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* string */.YjP().check(api/* _maxLength */.Eb(MAX_NAME))).check(api/* _maxLength */.Eb(ledger/* WAITING_NAMES */.dh))),
         reviewers: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* string */.YjP().check(api/* _maxLength */.Eb(MAX_NAME))).check(api/* _maxLength */.Eb(ledger/* WAITING_NAMES */.dh))),
         autoMerge: schemas/* optional */.lqM(schemas/* enum */.k5n(['merge', 'squash', 'rebase'])),
+        queued: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* int */.Whr().check(api/* _positive */.NC())).check(api/* _maxLength */.Eb(ledger/* WAITING_NAMES */.dh))),
     })),
     requests: schemas/* optional */.lqM(schemas/* object */.Ikc({
         floor: schemas/* int */.Whr().check(api/* _nonnegative */.UI()),
@@ -971,18 +972,34 @@ async function findWaiting(session, signal) {
     const found = [];
     for (const { number, pull } of listed) {
         const thread = { owner, repo, number, pull, fork: false };
+        const here = [];
+        const others = new Map();
         let pages = 0;
         for await (const comments of api.comments({ owner, repo, issue_number: number }, signal)) {
             for (const comment of comments) {
-                if (comment.login !== login || !comment.body.startsWith(MARKER_PREFIX))
+                if (comment.login !== login || !comment.body.startsWith(MARKER_PREFIX)) {
+                    others.set(comment.id, comment);
                     continue;
+                }
                 const note = session.trusted(readNote(comment.body), `the kept comment on #${number}`);
                 const marker = comment.body.split('\n', 1)[0] ?? '';
                 if (note?.waiting)
-                    found.push({ thread, marker, note });
+                    here.push({ thread, marker, note });
             }
             if (++pages >= MAX_COMMENT_PAGES)
                 break;
+        }
+        for (const waiting of here) {
+            const last = waiting.note.waiting?.queued?.at(-1);
+            const comment = last === undefined ? undefined : others.get(last);
+            if (comment?.login)
+                waiting.lastQueued = {
+                    id: comment.id,
+                    body: comment.body,
+                    login: comment.login,
+                    bot: comment.type === 'Bot',
+                };
+            found.push(waiting);
         }
     }
     return found;
@@ -2137,10 +2154,10 @@ class GitHubSession {
         this.log = deps.log;
         this.clock = deps.clock;
         this.gitHubCom = deps.gitHubCom ?? pull_request/* GITHUB_COM */.yQ;
-        this.marker = deps.pinned?.marker ?? commentMarker(run, request);
+        this.marker = deps.pinned?.marker ?? request.standIn?.marker ?? commentMarker(run, request);
         this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
         if (request.status) {
-            this.status = new CommitStatus(() => this.forRepo(), (signal) => this.ownLogin(signal), run, statusContext(run, request), this.runUrl);
+            this.status = new CommitStatus(() => this.forRepo(), (signal) => this.ownLogin(signal), run, request.standIn?.statusContext ?? statusContext(run, request), this.runUrl);
         }
     }
     warn = (message) => this.log.warning(message);
@@ -2665,11 +2682,12 @@ function sweepSide(session) {
                     repo: `${owner}/${repo}`,
                 }));
             });
-            return found.map(({ thread, marker, note }) => ({
+            return found.map(({ thread, marker, note, lastQueued }) => ({
                 number: thread.number,
                 pull: thread.pull,
                 marker,
                 note,
+                ...(lastQueued ? { lastQueued } : {}),
             }));
         },
         async reportEnd(found, end, cancellation) {
@@ -2694,6 +2712,7 @@ function sweepSide(session) {
 // reaction (when no first write made it), the docs pull request's labels, reviewers and
 // auto-merge, the label taken off, and the answer on a skip. What execute started is handed in as
 // a value: the last writes wait for it, so that they neither race it nor make a second comment.
+
 
 
 
@@ -2756,11 +2775,11 @@ function reportWrites(session) {
             return url;
         },
         /** A bare `/docs`: the kept comment says what a request looks like, its note kept; its URL. */
-        async answer(text, cancellation) {
+        async answer(text, cancellation, queue) {
             const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
             try {
                 const { comment } = await keptForWriting(session, signal);
-                const written = await comment?.write((previous) => answerBody(session.marker, text, session.runUrl, readNote(previous ?? ''), previous), signal);
+                const written = await comment?.write((previous) => answerBody(session.marker, text, session.runUrl, queued(readNote(previous ?? ''), queue), previous), signal);
                 return written?.url;
             }
             finally {
@@ -2922,6 +2941,14 @@ async function boundedSupersede(session, outcome, signal) {
     finally {
         done();
     }
+}
+/** The note with `queue` added to its waiting job's queued requests (at most WAITING_NAMES, the newest). */
+function queued(note, queue) {
+    const waiting = note?.waiting;
+    if (!note || !waiting || queue === undefined)
+        return note;
+    const ids = [...(waiting.queued ?? []).filter((id) => id !== queue), queue].slice(-ledger/* WAITING_NAMES */.dh);
+    return { ...note, waiting: { ...waiting, queued: ids } };
 }
 
 ;// CONCATENATED MODULE: ./src/github/gather.ts

@@ -30698,6 +30698,18 @@ async function decide(inputs, deps) {
     if (queued.kind === 'skip')
         return queued;
     const { memory } = queued;
+    // With `wait: false`, a request on a thread whose job is still at work waits for the job's end:
+    // the run that reports that end sends it, with every other one queued, in one follow-up.
+    const atWork = memory.note?.waiting;
+    if (atWork && !inputs.wait && request.kind === 'request' && !resumes) {
+        const id = (0,untrusted/* label */.Pf)(memory.note?.job ?? '');
+        return {
+            kind: 'skip',
+            notice: `Queued: agent job ${id} is still at work (run ${atWork.run} left it so); this request is sent when it is done, by the run that reports its end.`,
+            answer: `Queued: the agent is still at work on job ${id}. This request is sent when it is done, with any other request made meanwhile.`,
+            queue: request.comment.id,
+        };
+    }
     // Requests waiting to be sent are never held back: not by followUp, nor by a push that has
     // nothing new, was overtaken or touched nothing under paths. Only the budget stops them.
     const owed = queued.waiting === true;
@@ -32210,7 +32222,7 @@ function setOutputs(step, { accepted, decision, executed }, serverUrl) {
  * back, the success status decide chose; on a bare `/docs` or at the budget a word on the thread.
  * No summary, no error, no comment about a job.
  */
-async function endSkipped({ notice, answer, held }, github, cancellation, outputs) {
+async function endSkipped({ notice, answer, held, queue }, github, cancellation, outputs) {
     log/* coreLog */.u.notice(notice);
     try {
         if (outputs) {
@@ -32228,7 +32240,7 @@ async function endSkipped({ notice, answer, held }, github, cancellation, output
         await steps?.report.skipped(held.status, held.job, cancellation, held.memory);
     if (!steps || !answer)
         return;
-    const url = await steps.report.answer(answer, cancellation).catch((error) => {
+    const url = await steps.report.answer(answer, cancellation, queue).catch((error) => {
         log/* coreLog */.u.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
         return undefined;
     });
@@ -32324,163 +32336,6 @@ async function readWaitingJob(client, id, waiting, signal) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/sweep.ts
-// A report run (`sweep: true`): no prompt and nothing sent. It finds every thread of the repository
-// whose job a run left at work without waiting (`wait: false`), reads each job once (a read costs
-// no quota use), and writes the end of each one that ended as its starting run asked; a job still
-// at work stays waiting, and a thread nothing changed on gets no write. On the docs pull request's
-// own event it waits for the job that opened that pull request, so its result shows within the run.
-
-
-
-
-
-
-
-
-
-
-
-/**
- * The report run. Its outputs: `mode` and `status` `swept`, `uses` `0`, and `reported`, the
- * threads whose end it wrote (JSON). It fails only when it could not look: no GitHub side, or the
- * waiting threads could not be listed; a thread's own fault is a warning, and a later run reports it.
- */
-async function sweep({ accepted, client, faults, github, step }) {
-    const { signal, clock } = step;
-    const { features } = accepted;
-    const reported = [];
-    let atWork = 0;
-    try {
-        const steps = await github.load();
-        if (!steps)
-            throw new errors/* ActionFailure */.dR('A report run (sweep: true) needs the GitHub side, which did not load.');
-        const found = await listWaiting(steps, signal);
-        log/* coreLog */.u.info(found.length === 0
-            ? 'No thread of this repository is waiting for its agent job to be reported.'
-            : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`);
-        const docsPr = ownPullRequest(accepted);
-        for (const thread of found) {
-            if (signal.aborted)
-                break;
-            const { note } = thread;
-            const waiting = note.waiting;
-            if (!waiting)
-                continue;
-            const id = (0,untrusted/* label */.Pf)(note.job);
-            const read = await readWaitingJob(client, note.job, waiting, signal);
-            if (read === 'unread')
-                continue;
-            let job = read;
-            // The docs pull request's own run: the job that opened it is near its end; its result
-            // shows within this run rather than at the next sweep.
-            if (job && !(0,core_job/* isTerminal */.Hd)(job.status) && docsPr && sameLink(job.prLink, docsPr)) {
-                log/* coreLog */.u.info(`Agent job ${id} of #${thread.number} opened this pull request: waiting for it to end.`);
-                job = (await waitForEnd(client, note.job, job, { accepted, step, faults })) ?? job;
-            }
-            const end = (0,core_waiting/* waitingEnd */.Xr)(waiting, job, clock.now());
-            if (end.kind === 'at-work') {
-                atWork++;
-                log/* coreLog */.u.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
-                continue;
-            }
-            if (features.dryRun) {
-                log/* coreLog */.u.notice(`Dry run: the end of agent job ${id} of #${thread.number} (${(0,core_waiting/* howEnded */.f2)(end)}) is not written.`);
-                continue;
-            }
-            if (await steps.sweep.reportEnd(thread, end, signal)) {
-                log/* coreLog */.u.info(`#${thread.number}: agent job ${id} ${(0,core_waiting/* howEnded */.f2)(end)}; its end is written on the thread.`);
-                reported.push(sweptOf(thread, end));
-            }
-            else {
-                log/* coreLog */.u.info(`#${thread.number}: another run reported agent job ${id} meanwhile.`);
-            }
-        }
-    }
-    catch (error) {
-        step.fail(error);
-    }
-    try {
-        setOutput('mode', 'swept');
-        setOutput('status', features.dryRun ? 'dry-run' : 'swept');
-        setOutput('uses', '0');
-        setOutput('reported', JSON.stringify(reported));
-    }
-    catch (error) {
-        step.fail(error);
-    }
-    await writeSweepSummary({ reported, atWork, serverUrl: accepted.context.serverUrl }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
-    if (step.failure)
-        core/* setFailed */.C1(step.failure);
-}
-/** The waiting threads, or the step's error saying why they could not be listed. */
-async function listWaiting(steps, signal) {
-    try {
-        return await steps.sweep.waiting(signal);
-    }
-    catch (error) {
-        throw new errors/* ActionFailure */.dR(`Could not list the threads waiting for their agent job: ${(0,log/* describeThrown */.Y)(error)}`);
-    }
-}
-/** The pull request this run is on (its page's URL), when it is one's event: perhaps a docs pull request's. */
-function ownPullRequest({ context }) {
-    const { event, serverUrl, repo } = context;
-    const number = event.kind === 'pull-request' ? event.pull?.number : undefined;
-    return number === undefined ? undefined : `${serverUrl}/${repo.owner}/${repo.repo}/pull/${number}`;
-}
-function sameLink(link, page) {
-    return Boolean(link) && (link ?? '').replace(/\/+$/, '').toLowerCase() === page.toLowerCase();
-}
-/** The job polled as a waiting run would, until it ends or the run's `timeout` is up; a fault is a warning. */
-async function waitForEnd(client, id, first, { accepted, step, faults }) {
-    const { inputs } = accepted;
-    try {
-        const { job } = await waitForJob((call) => client.getJob(id, call), id, first, {
-            clock: step.clock,
-            deadline: step.startedAt + inputs.timeout,
-            pollIntervalMs: inputs.pollInterval,
-            createdAt: -Infinity,
-            log: log/* coreLog */.u,
-            context: { ...faults, operation: 'get', jobId: id },
-            signal: step.signal,
-        });
-        return job;
-    }
-    catch (error) {
-        if (!step.signal.aborted)
-            log/* coreLog */.u.warning(`Could not wait for agent job ${(0,untrusted/* label */.Pf)(id)}: ${(0,log/* describeThrown */.Y)(error)}; a later run reports its end.`);
-        return undefined;
-    }
-}
-/** One reported thread, as the `reported` output and the summary list it. */
-function sweptOf(thread, end) {
-    const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
-    const prLink = end.kind === 'ended' ? (0,pull_request/* outputLink */.Mz)(end.job.prLink) : '';
-    return { thread: thread.number, jobId: thread.note.job, status, prLink };
-}
-
-;// CONCATENATED MODULE: ./src/core/run-context.ts
-
-function readRunContext(env = process.env) {
-    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    const event = (0,core_event/* readEvent */.j_)(env);
-    return {
-        event: (0,core_event/* parseEvent */.wj)(event.name, event.payload),
-        payload: event.payload,
-        repo: owner && repo ? { owner, repo } : { owner: '', repo: '' },
-        sha: env.GITHUB_SHA ?? '',
-        serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
-        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-        runId: Number(env.GITHUB_RUN_ID) || 0,
-        runAttempt: Number(env.GITHUB_RUN_ATTEMPT) || 1,
-        workflow: env.GITHUB_WORKFLOW ?? '',
-        job: env.GITHUB_JOB ?? '',
-        action: env.GITHUB_ACTION ?? '',
-        actionRepository: env.GITHUB_ACTION_REPOSITORY ?? '',
-        actor: env.GITHUB_ACTOR ?? '',
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/decide/features.ts
 // Which GitHub work this run does, decided once from the inputs and the event: every step reads
 // the `Features` value instead of deciding again from the inputs or the event's name.
@@ -32559,11 +32414,211 @@ function sweepFeatures(dryRun) {
 
 /** Reads the inputs for this run's event and decides, once, what the run does on GitHub. */
 function readSetup(read, context, workspace) {
-    const given = readInputs(read, workspace, eventNeeds(context.event));
+    return setupFor(readInputs(read, workspace, eventNeeds(context.event)), context);
+}
+/** The setup of valid inputs on an event: a report run's stands in for a thread's run with it. */
+function setupFor(given, context) {
     const request = readRequest(given.trigger, context.event, given.triggerLabel);
     const features = featuresOf(given, context, request);
     const inputs = features.comment === given.comment ? given : { ...given, comment: features.comment };
     return { inputs, context, request, features };
+}
+
+;// CONCATENATED MODULE: ./src/sweep.ts
+// A report run (`sweep: true`): no prompt and nothing sent. It finds every thread of the repository
+// whose job a run left at work without waiting (`wait: false`), reads each job once (a read costs
+// no quota use), and writes the end of each one that ended as its starting run asked; a job still
+// at work stays waiting, and a thread nothing changed on gets no write. On the docs pull request's
+// own event it waits for the job that opened that pull request, so its result shows within the run.
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The report run. Its outputs: `mode` and `status` `swept`, `uses` `0`, and `reported`, the
+ * threads whose end it wrote (JSON). It fails only when it could not look: no GitHub side, or the
+ * waiting threads could not be listed; a thread's own fault is a warning, and a later run reports it.
+ */
+async function sweep(deps) {
+    const { accepted, client, faults, github, step } = deps;
+    const { signal, clock } = step;
+    const { features } = accepted;
+    const reported = [];
+    let atWork = 0;
+    let uses = 0;
+    try {
+        const steps = await github.load();
+        if (!steps)
+            throw new errors/* ActionFailure */.dR('A report run (sweep: true) needs the GitHub side, which did not load.');
+        const found = await listWaiting(steps, signal);
+        log/* coreLog */.u.info(found.length === 0
+            ? 'No thread of this repository is waiting for its agent job to be reported.'
+            : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`);
+        const docsPr = ownPullRequest(accepted);
+        for (const thread of found) {
+            if (signal.aborted)
+                break;
+            const { note } = thread;
+            const waiting = note.waiting;
+            if (!waiting)
+                continue;
+            const id = (0,untrusted/* label */.Pf)(note.job);
+            const read = await readWaitingJob(client, note.job, waiting, signal);
+            if (read === 'unread')
+                continue;
+            let job = read;
+            // The docs pull request's own run: the job that opened it is near its end; its result
+            // shows within this run rather than at the next sweep.
+            if (job && !(0,core_job/* isTerminal */.Hd)(job.status) && docsPr && sameLink(job.prLink, docsPr)) {
+                log/* coreLog */.u.info(`Agent job ${id} of #${thread.number} opened this pull request: waiting for it to end.`);
+                job = (await waitForEnd(client, note.job, job, { accepted, step, faults })) ?? job;
+            }
+            const end = (0,core_waiting/* waitingEnd */.Xr)(waiting, job, clock.now());
+            if (end.kind === 'at-work') {
+                atWork++;
+                log/* coreLog */.u.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
+                continue;
+            }
+            if (features.dryRun) {
+                log/* coreLog */.u.notice(`Dry run: the end of agent job ${id} of #${thread.number} (${(0,core_waiting/* howEnded */.f2)(end)}) is not written.`);
+                continue;
+            }
+            if (await steps.sweep.reportEnd(thread, end, signal)) {
+                log/* coreLog */.u.info(`#${thread.number}: agent job ${id} ${(0,core_waiting/* howEnded */.f2)(end)}; its end is written on the thread.`);
+                reported.push(sweptOf(thread, end));
+                uses += await sendQueued(thread, deps);
+            }
+            else {
+                log/* coreLog */.u.info(`#${thread.number}: another run reported agent job ${id} meanwhile.`);
+            }
+        }
+    }
+    catch (error) {
+        step.fail(error);
+    }
+    try {
+        setOutput('mode', 'swept');
+        setOutput('status', features.dryRun ? 'dry-run' : 'swept');
+        setOutput('uses', String(uses));
+        setOutput('reported', JSON.stringify(reported));
+    }
+    catch (error) {
+        step.fail(error);
+    }
+    await writeSweepSummary({ reported, atWork, serverUrl: accepted.context.serverUrl }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+    if (step.failure)
+        core/* setFailed */.C1(step.failure);
+}
+/** The waiting threads, or the step's error saying why they could not be listed. */
+async function listWaiting(steps, signal) {
+    try {
+        return await steps.sweep.waiting(signal);
+    }
+    catch (error) {
+        throw new errors/* ActionFailure */.dR(`Could not list the threads waiting for their agent job: ${(0,log/* describeThrown */.Y)(error)}`);
+    }
+}
+/** The pull request this run is on (its page's URL), when it is one's event: perhaps a docs pull request's. */
+function ownPullRequest({ context }) {
+    const { event, serverUrl, repo } = context;
+    const number = event.kind === 'pull-request' ? event.pull?.number : undefined;
+    return number === undefined ? undefined : `${serverUrl}/${repo.owner}/${repo.repo}/pull/${number}`;
+}
+function sameLink(link, page) {
+    return Boolean(link) && (link ?? '').replace(/\/+$/, '').toLowerCase() === page.toLowerCase();
+}
+/** The job polled as a waiting run would, until it ends or the run's `timeout` is up; a fault is a warning. */
+async function waitForEnd(client, id, first, { accepted, step, faults }) {
+    const { inputs } = accepted;
+    try {
+        const { job } = await waitForJob((call) => client.getJob(id, call), id, first, {
+            clock: step.clock,
+            deadline: step.startedAt + inputs.timeout,
+            pollIntervalMs: inputs.pollInterval,
+            createdAt: -Infinity,
+            log: log/* coreLog */.u,
+            context: { ...faults, operation: 'get', jobId: id },
+            signal: step.signal,
+        });
+        return job;
+    }
+    catch (error) {
+        if (!step.signal.aborted)
+            log/* coreLog */.u.warning(`Could not wait for agent job ${(0,untrusted/* label */.Pf)(id)}: ${(0,log/* describeThrown */.Y)(error)}; a later run reports its end.`);
+        return undefined;
+    }
+}
+/** One reported thread, as the `reported` output and the summary list it. */
+function sweptOf(thread, end) {
+    const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
+    const prLink = end.kind === 'ended' ? (0,pull_request/* outputLink */.Mz)(end.job.prLink) : '';
+    return { thread: thread.number, jobId: thread.note.job, status, prLink };
+}
+/**
+ * The requests queued on a thread while its job worked, sent now that its end is written: the
+ * run of the newest one, as its own run would have gone (who asked is checked, the others go with
+ * it in one follow-up, each gets its 👀), in the thread step's own comment and status context. A
+ * report run without the thread step's inputs cannot: its next run sends them.
+ */
+async function sendQueued(thread, deps) {
+    const queued = thread.note.waiting?.queued ?? [];
+    if (queued.length === 0)
+        return 0;
+    const { accepted } = deps;
+    const { inputs, context } = accepted;
+    const asked = thread.lastQueued;
+    const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
+    if (!inputs.thread || inputs.trigger === undefined) {
+        log/* coreLog */.u.warning(`#${thread.number} has ${many} queued while its job worked, which this report run cannot send: give it the thread step's inputs (thread, trigger, prompt) besides sweep: true. The thread's next run sends them.`);
+        return 0;
+    }
+    if (!asked) {
+        log/* coreLog */.u.warning(`#${thread.number}: the newest request queued while its job worked was not found; the thread's next run sends what is queued.`);
+        return 0;
+    }
+    log/* coreLog */.u.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
+    const sender = { login: asked.login, type: asked.bot ? 'Bot' : 'User' };
+    const payload = {
+        action: 'created',
+        issue: { number: thread.number, ...(thread.pull ? { pull_request: {} } : {}) },
+        comment: { id: asked.id, body: asked.body, user: sender },
+        sender,
+    };
+    const theirs = { ...context, event: (0,core_event/* parseEvent */.wj)('issue_comment', payload), payload, actor: asked.login };
+    const status = thread.note.waiting?.status;
+    const setup = setupFor({ ...inputs, sweep: false, status: status !== undefined }, theirs);
+    return deps.carry({ ...setup, standIn: { marker: thread.marker, ...(status ? { statusContext: status.context } : {}) } }, thread.number);
+}
+
+;// CONCATENATED MODULE: ./src/core/run-context.ts
+
+function readRunContext(env = process.env) {
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    const event = (0,core_event/* readEvent */.j_)(env);
+    return {
+        event: (0,core_event/* parseEvent */.wj)(event.name, event.payload),
+        payload: event.payload,
+        repo: owner && repo ? { owner, repo } : { owner: '', repo: '' },
+        sha: env.GITHUB_SHA ?? '',
+        serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
+        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+        runId: Number(env.GITHUB_RUN_ID) || 0,
+        runAttempt: Number(env.GITHUB_RUN_ATTEMPT) || 1,
+        workflow: env.GITHUB_WORKFLOW ?? '',
+        job: env.GITHUB_JOB ?? '',
+        action: env.GITHUB_ACTION ?? '',
+        actionRepository: env.GITHUB_ACTION_REPOSITORY ?? '',
+        actor: env.GITHUB_ACTOR ?? '',
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
@@ -32606,8 +32661,19 @@ async function run(deps = {}) {
     if (accepted?.features.load)
         void github?.load();
     const service = accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
+    const sides = github ? [github] : [];
+    // A thread's pass besides the run's own, over a GitHub side of its own; the quota uses it spent.
+    const carryAlso = async (theirs, thread) => {
+        const side = lazyGitHub(theirs, clock, make);
+        sides.push(side);
+        const their = new JobRun(clock, signal, clock.now());
+        their.accepted(theirs.inputs);
+        await main_carry(their, { accepted: theirs, service, github: side, startedAt: clock.now() }, thread);
+        return their.uses;
+    };
     if (accepted?.features.sweep && service && github) {
-        await sweep({ accepted, client: service.client, faults: service.faults, github, step });
+        const { client, faults } = service;
+        await sweep({ accepted, client, faults, github, step, carry: carryAlso });
     }
     else {
         await main_carry(step, { accepted, service, github, startedAt });
@@ -32615,7 +32681,6 @@ async function run(deps = {}) {
     // A push that landed several merges (a merge queue's group): the pushed commit's thread is the
     // outputs'; each other merged pull request's thread is told in turn, as its own merge's push
     // would have told it.
-    const sides = github ? [github] : [];
     const alongside = accepted?.features.thread && accepted.context.event.kind === 'push' && service && !signal.aborted
         ? await (await github?.asked)?.decide.mergedAlongside(signal)
         : undefined;
@@ -32623,12 +32688,7 @@ async function run(deps = {}) {
         if (signal.aborted || !accepted)
             break;
         log/* coreLog */.u.info(`This push also merged pull request #${merge.number}: its thread is told too.`);
-        const theirs = { ...accepted, context: atMergeOf(accepted.context, merge.sha) };
-        const side = lazyGitHub(theirs, clock, make);
-        sides.push(side);
-        const their = new JobRun(clock, signal, clock.now());
-        their.accepted(accepted.inputs);
-        await main_carry(their, { accepted: theirs, service, github: side, startedAt: clock.now() }, merge.number);
+        await carryAlso({ ...accepted, context: atMergeOf(accepted.context, merge.sha) }, merge.number);
     }
     await service?.connection.dispatcher.destroy().catch(() => undefined);
     const applied = accepted?.features.removeLabel;
@@ -32774,11 +32834,11 @@ function maskRunSecrets() {
         (0,secrets/* redactAlso */.LG)(process.env[name]);
 }
 function lazyGitHub(accepted, clock, make) {
-    const { inputs, features, context } = accepted;
+    const { inputs, features, context, standIn } = accepted;
     const asked = features.reaction;
     let loading;
     return {
-        load: () => (loading ??= makeGitHub(inputs, asked, context, clock, make)),
+        load: () => (loading ??= makeGitHub({ inputs, asked, standIn }, context, clock, make)),
         get asked() {
             return loading;
         },
@@ -32789,9 +32849,14 @@ function lazyGitHub(accepted, clock, make) {
  * Octokit. A chunk that cannot load is a warning, like any other GitHub fault (on a thread, the
  * decision then ends the step before anything is sent).
  */
-async function makeGitHub(inputs, asked, context, clock, make) {
+async function makeGitHub({ inputs, asked, standIn }, context, clock, make) {
     try {
-        return await make({ ...inputs, ...(asked ? { asked } : {}), userAgent: userAgent(context) }, context, log/* coreLog */.u, clock);
+        return await make({
+            ...inputs,
+            ...(asked ? { asked } : {}),
+            ...(standIn ? { standIn } : {}),
+            userAgent: userAgent(context),
+        }, context, log/* coreLog */.u, clock);
     }
     catch (error) {
         log/* coreLog */.u.warning(`Could not load the GitHub side of the action: ${(0,log/* describeThrown */.Y)(error)}. The job goes on without it.`);

@@ -44,6 +44,8 @@ export interface RunDeps {
  */
 export interface Accepted extends Setup {
   paths?: PathFilter;
+  /** A report run's pass on a thread whose requests it sends: the thread step's comment and status context. */
+  standIn?: ReportRequest['standIn'];
 }
 
 /** The service, reached through the proxy the runner's variables name for it. */
@@ -74,8 +76,19 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   if (accepted?.features.load) void github?.load();
   const service =
     accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
+  const sides = github ? [github] : [];
+  // A thread's pass besides the run's own, over a GitHub side of its own; the quota uses it spent.
+  const carryAlso = async (theirs: Accepted, thread: number): Promise<number> => {
+    const side = lazyGitHub(theirs, clock, make);
+    sides.push(side);
+    const their = new JobRun(clock, signal, clock.now());
+    their.accepted(theirs.inputs);
+    await carry(their, { accepted: theirs, service, github: side, startedAt: clock.now() }, thread);
+    return their.uses;
+  };
   if (accepted?.features.sweep && service && github) {
-    await sweep({ accepted, client: service.client, faults: service.faults, github, step });
+    const { client, faults } = service;
+    await sweep({ accepted, client, faults, github, step, carry: carryAlso });
   } else {
     await carry(step, { accepted, service, github, startedAt });
   }
@@ -83,7 +96,6 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   // A push that landed several merges (a merge queue's group): the pushed commit's thread is the
   // outputs'; each other merged pull request's thread is told in turn, as its own merge's push
   // would have told it.
-  const sides = github ? [github] : [];
   const alongside =
     accepted?.features.thread && accepted.context.event.kind === 'push' && service && !signal.aborted
       ? await (await github?.asked)?.decide.mergedAlongside(signal)
@@ -91,12 +103,7 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   for (const merge of alongside ?? []) {
     if (signal.aborted || !accepted) break;
     coreLog.info(`This push also merged pull request #${merge.number}: its thread is told too.`);
-    const theirs: Accepted = { ...accepted, context: atMergeOf(accepted.context, merge.sha) };
-    const side = lazyGitHub(theirs, clock, make);
-    sides.push(side);
-    const their = new JobRun(clock, signal, clock.now());
-    their.accepted(accepted.inputs);
-    await carry(their, { accepted: theirs, service, github: side, startedAt: clock.now() }, merge.number);
+    await carryAlso({ ...accepted, context: atMergeOf(accepted.context, merge.sha) }, merge.number);
   }
   await service?.connection.dispatcher.destroy().catch(() => undefined);
 
@@ -278,11 +285,11 @@ export interface LazyGitHub {
 }
 
 function lazyGitHub(accepted: Accepted, clock: Clock, make: MakeGitHub): LazyGitHub {
-  const { inputs, features, context } = accepted;
+  const { inputs, features, context, standIn } = accepted;
   const asked = features.reaction;
   let loading: Promise<GitHubSteps | undefined> | undefined;
   return {
-    load: () => (loading ??= makeGitHub(inputs, asked, context, clock, make)),
+    load: () => (loading ??= makeGitHub({ inputs, asked, standIn }, context, clock, make)),
     get asked() {
       return loading;
     },
@@ -295,15 +302,19 @@ function lazyGitHub(accepted: Accepted, clock: Clock, make: MakeGitHub): LazyGit
  * decision then ends the step before anything is sent).
  */
 async function makeGitHub(
-  inputs: Inputs,
-  asked: RequestComment | undefined,
+  { inputs, asked, standIn }: { inputs: Inputs; asked?: RequestComment; standIn?: ReportRequest['standIn'] },
   context: RunContext,
   clock: Clock,
   make: MakeGitHub,
 ): Promise<GitHubSteps | undefined> {
   try {
     return await make(
-      { ...inputs, ...(asked ? { asked } : {}), userAgent: userAgent(context) },
+      {
+        ...inputs,
+        ...(asked ? { asked } : {}),
+        ...(standIn ? { standIn } : {}),
+        userAgent: userAgent(context),
+      },
       context,
       coreLog,
       clock,

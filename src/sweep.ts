@@ -14,6 +14,8 @@ import { readWaitingJob } from './report-waiting.js';
 import { waitForJob } from './execute/wait.js';
 import type { JobRun } from './execute/job-run.js';
 import type { Accepted, LazyGitHub } from './main.js';
+import { parseEvent } from './core/event.js';
+import { setupFor } from './decide/setup.js';
 import { setOutput } from './report/outputs.js';
 import { writeSweepSummary, type SweptThread } from './report/summary.js';
 import type { AgentClient } from './service/client.js';
@@ -26,6 +28,8 @@ export interface SweepDeps {
   faults: FaultContext;
   github: LazyGitHub;
   step: JobRun;
+  /** Carries one thread's pass besides the run's (decide, execute, report); the quota uses it spent. */
+  carry: (theirs: Accepted, thread: number) => Promise<number>;
 }
 
 /**
@@ -33,11 +37,13 @@ export interface SweepDeps {
  * threads whose end it wrote (JSON). It fails only when it could not look: no GitHub side, or the
  * waiting threads could not be listed; a thread's own fault is a warning, and a later run reports it.
  */
-export async function sweep({ accepted, client, faults, github, step }: SweepDeps): Promise<void> {
+export async function sweep(deps: SweepDeps): Promise<void> {
+  const { accepted, client, faults, github, step } = deps;
   const { signal, clock } = step;
   const { features } = accepted;
   const reported: SweptThread[] = [];
   let atWork = 0;
+  let uses = 0;
   try {
     const steps = await github.load();
     if (!steps)
@@ -81,6 +87,7 @@ export async function sweep({ accepted, client, faults, github, step }: SweepDep
           `#${thread.number}: agent job ${id} ${howEnded(end)}; its end is written on the thread.`,
         );
         reported.push(sweptOf(thread, end));
+        uses += await sendQueued(thread, deps);
       } else {
         coreLog.info(`#${thread.number}: another run reported agent job ${id} meanwhile.`);
       }
@@ -91,7 +98,7 @@ export async function sweep({ accepted, client, faults, github, step }: SweepDep
   try {
     setOutput('mode', 'swept');
     setOutput('status', features.dryRun ? 'dry-run' : 'swept');
-    setOutput('uses', '0');
+    setOutput('uses', String(uses));
     setOutput('reported', JSON.stringify(reported));
   } catch (error) {
     step.fail(error);
@@ -157,4 +164,46 @@ function sweptOf(thread: FoundWaiting, end: Exclude<WaitingEnd, { kind: 'at-work
   const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
   const prLink = end.kind === 'ended' ? outputLink(end.job.prLink) : '';
   return { thread: thread.number, jobId: thread.note.job, status, prLink };
+}
+
+/**
+ * The requests queued on a thread while its job worked, sent now that its end is written: the
+ * run of the newest one, as its own run would have gone (who asked is checked, the others go with
+ * it in one follow-up, each gets its 👀), in the thread step's own comment and status context. A
+ * report run without the thread step's inputs cannot: its next run sends them.
+ */
+async function sendQueued(thread: FoundWaiting, deps: SweepDeps): Promise<number> {
+  const queued = thread.note.waiting?.queued ?? [];
+  if (queued.length === 0) return 0;
+  const { accepted } = deps;
+  const { inputs, context } = accepted;
+  const asked = thread.lastQueued;
+  const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
+  if (!inputs.thread || inputs.trigger === undefined) {
+    coreLog.warning(
+      `#${thread.number} has ${many} queued while its job worked, which this report run cannot send: give it the thread step's inputs (thread, trigger, prompt) besides sweep: true. The thread's next run sends them.`,
+    );
+    return 0;
+  }
+  if (!asked) {
+    coreLog.warning(
+      `#${thread.number}: the newest request queued while its job worked was not found; the thread's next run sends what is queued.`,
+    );
+    return 0;
+  }
+  coreLog.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
+  const sender = { login: asked.login, type: asked.bot ? 'Bot' : 'User' };
+  const payload = {
+    action: 'created',
+    issue: { number: thread.number, ...(thread.pull ? { pull_request: {} } : {}) },
+    comment: { id: asked.id, body: asked.body, user: sender },
+    sender,
+  };
+  const theirs = { ...context, event: parseEvent('issue_comment', payload), payload, actor: asked.login };
+  const status = thread.note.waiting?.status;
+  const setup = setupFor({ ...inputs, sweep: false, status: status !== undefined }, theirs);
+  return deps.carry(
+    { ...setup, standIn: { marker: thread.marker, ...(status ? { statusContext: status.context } : {}) } },
+    thread.number,
+  );
 }

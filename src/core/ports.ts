@@ -51,6 +51,11 @@ export interface ReportRequest {
   budget?: number;
   /** `false`: the run ends once the job exists, and the thread records it as waiting to be reported. */
   wait: boolean;
+  /**
+   * The thread step a report run stands in for, to send the requests queued on its thread: that
+   * step's kept comment (its marker line) and the context of its commit statuses.
+   */
+  standIn?: { marker: string; statusContext?: string };
   /** `timeout` (ms): a job still at work this long after its run ended is reported as an error. */
   timeout: number;
 }
@@ -118,6 +123,8 @@ export interface Waiting {
   labels?: string[];
   reviewers?: string[];
   autoMerge?: MergeMethod;
+  /** The `/docs` requests queued while the job works (their comments' ids), for the run that reports its end to send. */
+  queued?: number[];
 }
 
 /** The requests one run delivered, as earlier versions recorded them: comment ids above `after`, up to `upTo`. */
@@ -346,8 +353,11 @@ export interface ReportWrites {
     started: GitHubStarted | undefined,
     signal: AbortSignal,
   ): Promise<string | undefined>;
-  /** A word on the thread instead of a job (a bare `/docs`), keeping the thread's note. */
-  answer(text: string, signal: AbortSignal): Promise<string | undefined>;
+  /**
+   * A word on the thread instead of a job (a bare `/docs`), keeping the thread's note; `queue`: a
+   * request's comment the record of the waiting job keeps, for the run that reports its end.
+   */
+  answer(text: string, signal: AbortSignal, queue?: number): Promise<string | undefined>;
   /** Takes `triggerLabel` off the pull request or issue, so it can be applied again; faults are warnings. */
   removeLabel(name: string, signal: AbortSignal): Promise<void>;
   /**
@@ -377,6 +387,8 @@ export interface FoundWaiting {
   note: ThreadNote;
   /** The first line of the kept comment that holds the record: which step's it is. */
   marker: string;
+  /** The newest of the requests queued while the job worked (`note.waiting.queued`), as GitHub has it. */
+  lastQueued?: { id: number; body: string; login: string; bot: boolean };
 }
 
 /** A report run's (`sweep`) GitHub side. */

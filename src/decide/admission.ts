@@ -18,6 +18,11 @@ export interface Skip {
    * earlier runs left (the branch's count). Decide writes nothing; the report writes this.
    */
   held?: { status: string; job?: string; memory: Memory };
+  /**
+   * A `/docs` request queued while the thread's job works (`wait: false`): its comment's id, kept
+   * in the thread's record with the answer, so that the run that reports the job's end sends it.
+   */
+  queue?: number;
 }
 
 /** Whether the step acts on this event at all, decided before anything is sent anywhere. */

@@ -117,6 +117,18 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     : await gatherQueued(inputs, recalled, { ...deps, port });
   if (queued.kind === 'skip') return queued;
   const { memory } = queued;
+  // With `wait: false`, a request on a thread whose job is still at work waits for the job's end:
+  // the run that reports that end sends it, with every other one queued, in one follow-up.
+  const atWork = memory.note?.waiting;
+  if (atWork && !inputs.wait && request.kind === 'request' && !resumes) {
+    const id = label(memory.note?.job ?? '');
+    return {
+      kind: 'skip',
+      notice: `Queued: agent job ${id} is still at work (run ${atWork.run} left it so); this request is sent when it is done, by the run that reports its end.`,
+      answer: `Queued: the agent is still at work on job ${id}. This request is sent when it is done, with any other request made meanwhile.`,
+      queue: request.comment.id,
+    };
+  }
   // Requests waiting to be sent are never held back: not by followUp, nor by a push that has
   // nothing new, was overtaken or touched nothing under paths. Only the budget stops them.
   const owed = queued.waiting === true;

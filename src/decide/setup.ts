@@ -16,7 +16,11 @@ export interface Setup {
 
 /** Reads the inputs for this run's event and decides, once, what the run does on GitHub. */
 export function readSetup(read: ReadInput, context: RunContext, workspace?: string): Setup {
-  const given = readInputs(read, workspace, eventNeeds(context.event));
+  return setupFor(readInputs(read, workspace, eventNeeds(context.event)), context);
+}
+
+/** The setup of valid inputs on an event: a report run's stands in for a thread's run with it. */
+export function setupFor(given: Inputs, context: RunContext): Setup {
   const request = readRequest(given.trigger, context.event, given.triggerLabel);
   const features = featuresOf(given, context, request);
   const inputs = features.comment === given.comment ? given : { ...given, comment: features.comment };

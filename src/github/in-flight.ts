@@ -11,6 +11,7 @@ import { WORKING_LABEL } from '../core/pull-request.js';
 import { KeptComment, MARKER_PREFIX } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
+import type { Comment } from './api.js';
 import type { GitHubSession } from './session.js';
 import type { Thread } from './target.js';
 
@@ -140,6 +141,8 @@ export interface WaitingThread {
   thread: Thread;
   marker: string;
   note: ThreadNote;
+  /** The newest request queued while the job worked, as GitHub has it (the report run sends it, and the others with it). */
+  lastQueued?: { id: number; body: string; login: string; bot: boolean };
 }
 
 /** The most threads one report run reads (GitHub's page), and the most comment pages it reads on each. */
@@ -164,15 +167,32 @@ export async function findWaiting(session: GitHubSession, signal: AbortSignal): 
   const found: WaitingThread[] = [];
   for (const { number, pull } of listed) {
     const thread: Thread = { owner, repo, number, pull, fork: false };
+    const here: WaitingThread[] = [];
+    const others = new Map<number, Comment>();
     let pages = 0;
     for await (const comments of api.comments({ owner, repo, issue_number: number }, signal)) {
       for (const comment of comments) {
-        if (comment.login !== login || !comment.body.startsWith(MARKER_PREFIX)) continue;
+        if (comment.login !== login || !comment.body.startsWith(MARKER_PREFIX)) {
+          others.set(comment.id, comment);
+          continue;
+        }
         const note = session.trusted(readNote(comment.body), `the kept comment on #${number}`);
         const marker = comment.body.split('\n', 1)[0] ?? '';
-        if (note?.waiting) found.push({ thread, marker, note });
+        if (note?.waiting) here.push({ thread, marker, note });
       }
       if (++pages >= MAX_COMMENT_PAGES) break;
+    }
+    for (const waiting of here) {
+      const last = waiting.note.waiting?.queued?.at(-1);
+      const comment = last === undefined ? undefined : others.get(last);
+      if (comment?.login)
+        waiting.lastQueued = {
+          id: comment.id,
+          body: comment.body,
+          login: comment.login,
+          bot: comment.type === 'Bot',
+        };
+      found.push(waiting);
     }
   }
   return found;

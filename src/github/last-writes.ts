@@ -4,7 +4,8 @@
 // a value: the last writes wait for it, so that they neither race it nor make a second comment.
 import { describeThrown } from '../core/log.js';
 import { isTerminal } from '../core/job.js';
-import type { FirstPost, GitHubStarted, Outcome, ReportWrites } from '../core/ports.js';
+import type { FirstPost, GitHubStarted, Outcome, ReportWrites, ThreadNote } from '../core/ports.js';
+import { WAITING_NAMES } from '../core/ledger.js';
 import { isPullRequestUrl, quote } from '../core/untrusted.js';
 import { answerBody, latestRunBody } from './comment.js';
 import { writeOnDocs } from './docs-pr.js';
@@ -77,12 +78,19 @@ export function reportWrites(session: GitHubSession): ReportWrites {
     },
 
     /** A bare `/docs`: the kept comment says what a request looks like, its note kept; its URL. */
-    async answer(text, cancellation) {
+    async answer(text, cancellation, queue) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
       try {
         const { comment } = await keptForWriting(session, signal);
         const written = await comment?.write(
-          (previous) => answerBody(session.marker, text, session.runUrl, readNote(previous ?? ''), previous),
+          (previous) =>
+            answerBody(
+              session.marker,
+              text,
+              session.runUrl,
+              queued(readNote(previous ?? ''), queue),
+              previous,
+            ),
           signal,
         );
         return written?.url;
@@ -297,4 +305,12 @@ async function boundedSupersede(session: GitHubSession, outcome: Outcome, signal
   } finally {
     done();
   }
+}
+
+/** The note with `queue` added to its waiting job's queued requests (at most WAITING_NAMES, the newest). */
+function queued(note: ThreadNote | undefined, queue: number | undefined): ThreadNote | undefined {
+  const waiting = note?.waiting;
+  if (!note || !waiting || queue === undefined) return note;
+  const ids = [...(waiting.queued ?? []).filter((id) => id !== queue), queue].slice(-WAITING_NAMES);
+  return { ...note, waiting: { ...waiting, queued: ids } };
 }

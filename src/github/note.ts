@@ -66,6 +66,7 @@ const noteSchema = z.object({
         z.array(z.string().check(z.maxLength(MAX_NAME))).check(z.maxLength(WAITING_NAMES)),
       ),
       autoMerge: z.optional(z.enum(['merge', 'squash', 'rebase'])),
+      queued: z.optional(z.array(z.int().check(z.positive())).check(z.maxLength(WAITING_NAMES))),
     }),
   ),
   requests: z.optional(

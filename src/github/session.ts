@@ -76,14 +76,14 @@ export class GitHubSession {
     this.log = deps.log;
     this.clock = deps.clock;
     this.gitHubCom = deps.gitHubCom ?? GITHUB_COM;
-    this.marker = deps.pinned?.marker ?? commentMarker(run, request);
+    this.marker = deps.pinned?.marker ?? request.standIn?.marker ?? commentMarker(run, request);
     this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
     if (request.status) {
       this.status = new CommitStatus(
         () => this.forRepo(),
         (signal) => this.ownLogin(signal),
         run,
-        statusContext(run, request),
+        request.standIn?.statusContext ?? statusContext(run, request),
         this.runUrl,
       );
     }

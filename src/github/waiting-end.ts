@@ -134,11 +134,12 @@ export function sweepSide(session: GitHubSession): SweepSide {
           }),
         );
       });
-      return found.map(({ thread, marker, note }) => ({
+      return found.map(({ thread, marker, note, lastQueued }) => ({
         number: thread.number,
         pull: thread.pull,
         marker,
         note,
+        ...(lastQueued ? { lastQueued } : {}),
       }));
     },
     async reportEnd(found, end, cancellation) {
