@@ -29544,7 +29544,7 @@ function howEnded(end) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9530);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9560);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29553,7 +29553,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9530:
+/***/ 9560:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32336,6 +32336,22 @@ async function readWaitingJob(client, id, waiting, signal) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/core/request-event.ts
+// The event a `/docs` comment's run has, rebuilt: a report run that sends the requests queued on a
+// thread while its job worked plays the run the newest of them would have had.
+
+/** The `created` comment event GitHub would have sent for `comment` on thread `number`. */
+function commentRequestEvent(number, pull, comment) {
+    const user = { login: comment.login, type: comment.bot ? 'Bot' : 'User' };
+    const payload = {
+        action: 'created',
+        issue: { number, ...(pull ? { pull_request: {} } : {}) },
+        comment: { id: comment.id, body: comment.body, user },
+        sender: user,
+    };
+    return { event: (0,core_event/* parseEvent */.wj)('issue_comment', payload), payload };
+}
+
 ;// CONCATENATED MODULE: ./src/decide/features.ts
 // Which GitHub work this run does, decided once from the inputs and the event: every step reads
 // the `Features` value instead of deciding again from the inputs or the event's name.
@@ -32586,14 +32602,8 @@ async function sendQueued(thread, deps) {
         return 0;
     }
     log/* coreLog */.u.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
-    const sender = { login: asked.login, type: asked.bot ? 'Bot' : 'User' };
-    const payload = {
-        action: 'created',
-        issue: { number: thread.number, ...(thread.pull ? { pull_request: {} } : {}) },
-        comment: { id: asked.id, body: asked.body, user: sender },
-        sender,
-    };
-    const theirs = { ...context, event: (0,core_event/* parseEvent */.wj)('issue_comment', payload), payload, actor: asked.login };
+    const { event, payload } = commentRequestEvent(thread.number, thread.pull, asked);
+    const theirs = { ...context, event, payload, actor: asked.login };
     const status = thread.note.waiting?.status;
     const setup = setupFor({ ...inputs, sweep: false, status: status !== undefined }, theirs);
     return deps.carry({ ...setup, standIn: { marker: thread.marker, ...(status ? { statusContext: status.context } : {}) } }, thread.number);

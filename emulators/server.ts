@@ -47,6 +47,11 @@ export interface EmulatorOptions {
   /** How many GETs of a job answer `active` before it takes `final`. */
   activePolls?: number;
   /**
+   * Instead of `activePolls`: a job works this long (`ms`, on the `now` clock) after its create or
+   * an accepted follow-up, then takes `final` — for a model of whole workflows on a virtual clock.
+   */
+  pass?: { ms: number; now: () => number };
+  /**
    * How many reads after a follow-up (its own reply included) still show the job as it was, as a
    * service that takes messages asynchronously may; then it plays `active` again. Default 0.
    */
@@ -169,6 +174,8 @@ interface JobState {
   prNumber: number;
   /** A follow-up not yet visible: reads left that show the job as it was. */
   lagging?: number;
+  /** With `pass`: when its current pass began. */
+  since?: number;
 }
 
 interface Exchange {
@@ -215,7 +222,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   function store(job: AgentJobLike, projectId: string, key = job.id): void {
     jobs.set(key, job);
-    if (!states.has(key)) states.set(key, { projectId, polls: 0, prNumber: ++prCount });
+    if (!states.has(key))
+      states.set(key, { projectId, polls: 0, prNumber: ++prCount, since: options.pass?.now() });
   }
 
   /** The stored job, only if it belongs to the project in the path (as on the service). */
@@ -242,6 +250,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     job.archivedAt = null;
     state.polls = 0;
     state.lagging = undefined;
+    state.since = options.pass?.now();
   }
 
   // Only an `active` job moves on, so a status a script set sticks until a follow-up.
@@ -255,7 +264,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     if (job.status !== 'active') return;
     state.polls += 1;
-    if (state.polls <= activePolls) return;
+    const { pass } = options;
+    if (pass ? pass.now() < (state.since ?? 0) + pass.ms : state.polls <= activePolls) return;
     job.status = final.status;
     if (final.prLink !== undefined) job.prLink = final.prLink;
     else if (final.status === 'completed') {

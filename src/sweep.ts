@@ -14,7 +14,7 @@ import { readWaitingJob } from './report-waiting.js';
 import { waitForJob } from './execute/wait.js';
 import type { JobRun } from './execute/job-run.js';
 import type { Accepted, LazyGitHub } from './main.js';
-import { parseEvent } from './core/event.js';
+import { commentRequestEvent } from './core/request-event.js';
 import { setupFor } from './decide/setup.js';
 import { setOutput } from './report/outputs.js';
 import { writeSweepSummary, type SweptThread } from './report/summary.js';
@@ -192,14 +192,8 @@ async function sendQueued(thread: FoundWaiting, deps: SweepDeps): Promise<number
     return 0;
   }
   coreLog.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
-  const sender = { login: asked.login, type: asked.bot ? 'Bot' : 'User' };
-  const payload = {
-    action: 'created',
-    issue: { number: thread.number, ...(thread.pull ? { pull_request: {} } : {}) },
-    comment: { id: asked.id, body: asked.body, user: sender },
-    sender,
-  };
-  const theirs = { ...context, event: parseEvent('issue_comment', payload), payload, actor: asked.login };
+  const { event, payload } = commentRequestEvent(thread.number, thread.pull, asked);
+  const theirs = { ...context, event, payload, actor: asked.login };
   const status = thread.note.waiting?.status;
   const setup = setupFor({ ...inputs, sweep: false, status: status !== undefined }, theirs);
   return deps.carry(
