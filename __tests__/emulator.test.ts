@@ -87,6 +87,26 @@ describe('default play', () => {
     expect([...failed.violations, ...archived.violations]).toEqual([]);
   });
 
+  it('with `pass`, a job works that long on the given clock after its create and after each follow-up', async () => {
+    let now = 1_000;
+    const emulator = await start({ pass: { ms: 8 * 60_000, now: () => now } });
+    const { id } = await job(await create(emulator));
+    now += 8 * 60_000 - 1;
+    expect((await job(await get(emulator, id))).status).toBe('active');
+    now += 1;
+    expect((await job(await get(emulator, id))).status).toBe('completed');
+    await fetch(`${emulator.url}/v2/agent/acme/job/${id}/message`, {
+      method: 'POST',
+      headers: jsonAuth,
+      body: JSON.stringify({ prompt: 'Also update the changelog' }),
+    });
+    now += 60_000;
+    expect((await job(await get(emulator, id))).status).toBe('active');
+    now += 7 * 60_000;
+    expect((await job(await get(emulator, id))).status).toBe('completed');
+    expect(emulator.violations).toEqual([]);
+  });
+
   it('takes a follow-up message: the job is active again, then completes with the same link', async () => {
     const emulator = await start({ activePolls: 0 });
     const { id } = await job(await create(emulator));

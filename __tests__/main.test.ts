@@ -365,7 +365,7 @@ describe('a step that does nothing', () => {
             skipped: unasked,
             waitingEnd: unasked,
           },
-          sweep: { waiting: unasked, reportEnd: unasked },
+          sweep: { waiting: unasked, reportEnd: unasked, pull: unasked },
           // Closed at the end of the run, whatever it did; a fault there changes nothing.
           close: () => {
             asked.closed = true;

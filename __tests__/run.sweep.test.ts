@@ -16,7 +16,15 @@ import {
   warnings,
 } from '../__fixtures__/e2e.js';
 import type { RunDeps } from '../src/main.js';
-import { APP, commentEvent, DOCS_TOKEN, gitHubEnv, pushTo, sha } from '../__fixtures__/github-world.js';
+import {
+  APP,
+  changedFile,
+  commentEvent,
+  DOCS_TOKEN,
+  gitHubEnv,
+  pushTo,
+  sha,
+} from '../__fixtures__/github-world.js';
 import { readNote } from '../src/github/note.js';
 import type { Emulator } from '../emulators/server.js';
 import type { GitHubEmulator } from '../emulators/github.js';
@@ -247,6 +255,68 @@ describe('requests while the job works (wait: false)', () => {
     expect(service.count('message')).toBe(0);
     expect(readNote(kept())?.waiting).toBeUndefined();
     expect(pr.labels).toEqual([]);
+  });
+});
+
+describe('pushes while the job works (wait: false, every-push)', () => {
+  it('a push is held while the job works; the report run sends what changed, once, as its run would have', async () => {
+    const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
+    gh.comparison(APP, `${sha(2)}...${sha(4)}`, { commits: [], files: [changedFile('src/late.ts')] });
+    for (const head of [3, 4]) {
+      service.script('get', { job: { status: 'active' } });
+      const push = await play(step(pushTo(pr, sha(head)), { wait: 'false' }), at(60_000));
+      service.unscript('get');
+      expect(push.outputs).toMatchObject({ status: 'skipped', uses: '0' });
+      expect(push.stdout).toContain('is still at work; what this push changed is sent when it is done');
+      expect(gh.statuses(APP, sha(head))[0]).toMatchObject({
+        state: 'success',
+        description: expect.stringContaining('Sent when the agent is done'),
+      });
+    }
+    expect(service.count('message')).toBe(0);
+
+    const swept = await play(step(SCHEDULE, { sweep: 'true', wait: 'false' }), at(10 * 60_000));
+    expect(swept.code).toBe(0);
+    expect(warnings(swept)).toEqual([]);
+    expect(swept.outputs).toMatchObject({ mode: 'swept', uses: '1' });
+    expect(service.count('message')).toBe(1);
+    const prompt = (service.requests.find((r) => r.route === 'message')?.json as { prompt: string }).prompt;
+    expect(prompt).toContain('src/late.ts');
+    // The change waits in the thread step's own comment, with a pending status on the new head.
+    expect(readNote(kept())).toMatchObject({ head: sha(4), waiting: { status: { sha: sha(4) } } });
+    expect(gh.statuses(APP, sha(4))[0]).toMatchObject({ state: 'pending' });
+    expect(pr.comments.filter((c) => c.body.startsWith('<!-- agent-job-action:'))).toHaveLength(1);
+  });
+
+  it('under at-merge the replayed push is held as it was: nothing sent, nothing written', async () => {
+    const { gh, pr, service, step } = await leftAtWork({ timeout: '1h' });
+    const atMerge = { followUp: 'at-merge', wait: 'false' };
+    service.script('get', { job: { status: 'active' } });
+    await play(step(pushTo(pr, sha(3)), atMerge), at(60_000));
+    service.unscript('get');
+    const before = writes(gh).length;
+    const swept = await play(step(SCHEDULE, { ...atMerge, sweep: 'true' }), at(10 * 60_000));
+    expect(swept.code).toBe(0);
+    expect(swept.stdout).toContain('its head moved while its job worked');
+    expect(swept.outputs).toMatchObject({ uses: '0' });
+    expect(service.count('message')).toBe(0);
+    // The end's writes only: the comment, the status on the opening's commit, the labels.
+    expect(
+      writes(gh)
+        .slice(before)
+        .filter((r) => r.path.includes(`/statuses/${sha(3)}`)),
+    ).toEqual([]);
+  });
+
+  it('a report run whose thread has nothing new sends nothing and writes nothing more', async () => {
+    const { gh, service, step } = await leftAtWork({ timeout: '1h' });
+    const swept = await play(step(SCHEDULE, { sweep: 'true', wait: 'false' }), at(10 * 60_000));
+    expect(swept.outputs).toMatchObject({ uses: '0' });
+    expect(service.count('message')).toBe(0);
+    const before = writes(gh).length;
+    const again = await play(step(SCHEDULE, { sweep: 'true', wait: 'false' }), at(20 * 60_000));
+    expect(again.outputs).toMatchObject({ uses: '0' });
+    expect(writes(gh).slice(before)).toEqual([]);
   });
 });
 

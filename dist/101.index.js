@@ -2690,6 +2690,11 @@ function sweepSide(session) {
                 ...(lastQueued ? { lastQueued } : {}),
             }));
         },
+        async pull(number, signal) {
+            const api = session.forRepo();
+            const got = await session.retrying(() => api.getPull({ owner, repo, pull_number: number }, signal), signal);
+            return { open: got.state === 'open', head: got.headSha };
+        },
         async reportEnd(found, end, cancellation) {
             const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
             const thread = { owner, repo, number: found.number, pull: found.pull, fork: false };

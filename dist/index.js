@@ -30733,7 +30733,8 @@ async function decide(inputs, deps) {
         const held = 
         // Only a push's step comes from GitHub's word; an event's own payload names the others.
         heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
-            (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined);
+            (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined) ??
+            (step === 'change' && atWork && !inputs.wait ? whileAtWork(job) : undefined);
         if (held)
             return hold(held, job);
     }
@@ -30797,6 +30798,17 @@ async function decide(inputs, deps) {
  * thread's docs PR, not yet labelled. Each job is read once (a GET spends no quota); one that
  * cannot be read is a warning, and the run goes on as a thread of its own.
  */
+/**
+ * With `wait: false`, a change while the thread's job is still at work waits for its end, as a
+ * waiting run's pending successor would: the run that reports that end sends what changed since
+ * the job last looked, once, however many pushes came meanwhile.
+ */
+function whileAtWork(job) {
+    return {
+        notice: `Held: agent job ${(0,untrusted/* label */.Pf)(job ?? '')} is still at work; what this push changed is sent when it is done, by the run that reports its end.`,
+        status: 'Sent when the agent is done',
+    };
+}
 async function openedByJobAtWork(atWork, deps) {
     const same = (link) => link.replace(/\/+$/, '').toLowerCase() === atWork.self.toLowerCase();
     for (const id of atWork.jobs) {
@@ -32157,7 +32169,10 @@ async function report(step, { accepted, decision, executed }, github, cancellati
         return;
     }
     if (decision?.kind === 'skip') {
-        await endSkipped(decision, github, cancellation, outputs);
+        if (alongside?.quiet)
+            log/* coreLog */.u.info(`#${alongside.thread}: ${decision.notice}`);
+        else
+            await endSkipped(decision, github, cancellation, outputs);
         return;
     }
     const serverUrl = accepted?.context.serverUrl ?? 'https://github.com';
@@ -32337,8 +32352,9 @@ async function readWaitingJob(client, id, waiting, signal) {
 }
 
 ;// CONCATENATED MODULE: ./src/core/request-event.ts
-// The event a `/docs` comment's run has, rebuilt: a report run that sends the requests queued on a
-// thread while its job worked plays the run the newest of them would have had.
+// The events of a thread's runs, rebuilt: a report run that has written the end of a job a thread
+// was waiting for sends what the thread asked for meanwhile by playing the run that would have:
+// the newest request's, or a push's to the pull request's head.
 
 /** The `created` comment event GitHub would have sent for `comment` on thread `number`. */
 function commentRequestEvent(number, pull, comment) {
@@ -32350,6 +32366,11 @@ function commentRequestEvent(number, pull, comment) {
         sender: user,
     };
     return { event: (0,core_event/* parseEvent */.wj)('issue_comment', payload), payload };
+}
+/** The `synchronize` event GitHub sends when pull request `number`'s head moves to `head`. */
+function pullHeadEvent(number, head) {
+    const payload = { action: 'synchronize', number, pull_request: { number, head: { sha: head } } };
+    return { event: (0,core_event/* parseEvent */.wj)('pull_request', payload), payload };
 }
 
 ;// CONCATENATED MODULE: ./src/decide/features.ts
@@ -32441,11 +32462,12 @@ function setupFor(given, context) {
 }
 
 ;// CONCATENATED MODULE: ./src/sweep.ts
-// A report run (`sweep: true`): no prompt and nothing sent. It finds every thread of the repository
+// A report run (`sweep: true`), with no prompt of its own. It finds every thread of the repository
 // whose job a run left at work without waiting (`wait: false`), reads each job once (a read costs
 // no quota use), and writes the end of each one that ended as its starting run asked; a job still
 // at work stays waiting, and a thread nothing changed on gets no write. On the docs pull request's
 // own event it waits for the job that opened that pull request, so its result shows within the run.
+// Given the thread step's inputs, it then sends what each reported thread asked for meanwhile.
 
 
 
@@ -32460,8 +32482,8 @@ function setupFor(given, context) {
 
 
 /**
- * The report run. Its outputs: `mode` and `status` `swept`, `uses` `0`, and `reported`, the
- * threads whose end it wrote (JSON). It fails only when it could not look: no GitHub side, or the
+ * The report run. Its outputs: `mode` and `status` `swept`, `uses` (the follow-ups it sent for
+ * what was queued), and `reported`, the threads whose end it wrote (JSON). It fails only when it could not look: no GitHub side, or the
  * waiting threads could not be listed; a thread's own fault is a warning, and a later run reports it.
  */
 async function sweep(deps) {
@@ -32511,7 +32533,7 @@ async function sweep(deps) {
             if (await steps.sweep.reportEnd(thread, end, signal)) {
                 log/* coreLog */.u.info(`#${thread.number}: agent job ${id} ${(0,core_waiting/* howEnded */.f2)(end)}; its end is written on the thread.`);
                 reported.push(sweptOf(thread, end));
-                uses += await sendQueued(thread, deps);
+                uses += await sendOwed(thread, steps, deps);
             }
             else {
                 log/* coreLog */.u.info(`#${thread.number}: another run reported agent job ${id} meanwhile.`);
@@ -32580,33 +32602,53 @@ function sweptOf(thread, end) {
     return { thread: thread.number, jobId: thread.note.job, status, prLink };
 }
 /**
- * The requests queued on a thread while its job worked, sent now that its end is written: the
- * run of the newest one, as its own run would have gone (who asked is checked, the others go with
- * it in one follow-up, each gets its 👀), in the thread step's own comment and status context. A
- * report run without the thread step's inputs cannot: its next run sends them.
+ * What the thread asked for while its job worked, sent now that its end is written, by playing the
+ * run that would have sent it, in the thread step's own comment and status context: the newest
+ * request's (who asked is checked; the other requests go with it in one follow-up, each gets its
+ * 👀), else, on an open pull request whose head moved since the job last looked, a push's (which
+ * `followUp` may hold: then nothing is written). A report run without the thread step's inputs
+ * cannot: the thread's next run sends what is owed. The quota uses it spent.
  */
-async function sendQueued(thread, deps) {
+async function sendOwed(thread, steps, deps) {
     const queued = thread.note.waiting?.queued ?? [];
-    if (queued.length === 0)
-        return 0;
-    const { accepted } = deps;
+    const { accepted, step } = deps;
     const { inputs, context } = accepted;
+    const standsIn = inputs.thread && inputs.trigger !== undefined;
     const asked = thread.lastQueued;
     const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
-    if (!inputs.thread || inputs.trigger === undefined) {
-        log/* coreLog */.u.warning(`#${thread.number} has ${many} queued while its job worked, which this report run cannot send: give it the thread step's inputs (thread, trigger, prompt) besides sweep: true. The thread's next run sends them.`);
-        return 0;
+    let replay;
+    if (queued.length > 0) {
+        if (!standsIn || !asked) {
+            log/* coreLog */.u.warning(!standsIn
+                ? `#${thread.number} has ${many} queued while its job worked, which this report run cannot send: give it the thread step's inputs (thread, trigger, prompt) besides sweep: true. The thread's next run sends them.`
+                : `#${thread.number}: the newest request queued while its job worked was not found; the thread's next run sends what is queued.`);
+            return 0;
+        }
+        log/* coreLog */.u.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
+        replay = { ...commentRequestEvent(thread.number, thread.pull, asked), actor: asked.login };
     }
-    if (!asked) {
-        log/* coreLog */.u.warning(`#${thread.number}: the newest request queued while its job worked was not found; the thread's next run sends what is queued.`);
-        return 0;
+    else if (standsIn && thread.pull) {
+        const pull = await steps.sweep.pull(thread.number, step.signal).catch((error) => {
+            log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,log/* describeThrown */.Y)(error)}; its next run sends what changed.`);
+            return undefined;
+        });
+        if (!pull?.open || pull.head === thread.note.head)
+            return 0;
+        log/* coreLog */.u.info(`#${thread.number}: its head moved while its job worked; that change is sent as its push's run would.`);
+        replay = {
+            ...pullHeadEvent(thread.number, pull.head),
+            actor: context.actor,
+            sha: pull.head,
+            quiet: true,
+        };
     }
-    log/* coreLog */.u.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
-    const { event, payload } = commentRequestEvent(thread.number, thread.pull, asked);
-    const theirs = { ...context, event, payload, actor: asked.login };
+    if (!replay)
+        return 0;
+    const { event, payload, actor, sha, quiet } = replay;
     const status = thread.note.waiting?.status;
-    const setup = setupFor({ ...inputs, sweep: false, status: status !== undefined }, theirs);
-    return deps.carry({ ...setup, standIn: { marker: thread.marker, ...(status ? { statusContext: status.context } : {}) } }, thread.number);
+    const setup = setupFor({ ...inputs, sweep: false, status: status !== undefined }, { ...context, event, payload, actor, sha: sha ?? context.sha });
+    const standIn = { marker: thread.marker, ...(status ? { statusContext: status.context } : {}) };
+    return deps.carry({ ...setup, standIn, ...(quiet ? { quiet } : {}) }, thread.number);
 }
 
 ;// CONCATENATED MODULE: ./src/core/run-context.ts
@@ -32736,7 +32778,7 @@ async function main_carry(step, { accepted, service, github, startedAt }, alongs
         : undefined;
     if (executed?.failed)
         fail(step, executed.failed.error);
-    await report(step, { accepted, decision, executed }, github, step.signal, ...(alongside === undefined ? [] : [{ thread: alongside }]));
+    await report(step, { accepted, decision, executed }, github, step.signal, ...(alongside === undefined ? [] : [{ thread: alongside, ...(accepted?.quiet ? { quiet: true } : {}) }]));
 }
 /** The run as the push of another pull request's merge commit `sha` would have been. */
 function atMergeOf(context, sha) {

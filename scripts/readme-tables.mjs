@@ -18,6 +18,7 @@ export function paths(overrides = {}) {
     action: join(ROOT, 'action.yml'),
     development: join(ROOT, 'docs', 'development.md'),
     bench: join(ROOT, 'docs', 'bench.json'),
+    lives: join(ROOT, 'docs', 'bench-life.json'),
     dist: join(ROOT, 'dist'),
     ...overrides,
   };
@@ -104,6 +105,27 @@ export function benchTable(bench, dist) {
   ].join('\n');
 }
 
+/** The README's price table: what each pull request's life cost as `npm run bench` played it. */
+export function livesTable(measured) {
+  const header = ['pull request', '`wait`', 'uses', 'runner min', 'billed', 'result lag (min)'];
+  const rows = measured.lives.map((l) => [
+    l.life,
+    l.wait,
+    l.uses,
+    l.held,
+    l.billed,
+    l.lag.replace(/ \(.*/, ''),
+  ]);
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [
+    `From \`npm run bench\` (${measured.setup}; lag: from the agent's end to the result on GitHub):`,
+    '',
+    line(header),
+    line(header.map(() => '---')),
+    ...rows.map(line),
+  ].join('\n');
+}
+
 const blockPattern = (name, source) =>
   new RegExp(`<!-- ${name}: generated from ${source} by npm run docs -->[\\s\\S]*?<!-- end of ${name} -->`);
 function replaceBlock(path, text, name, source, table) {
@@ -125,18 +147,17 @@ export function generate(overrides = {}, only = ['readme', 'development']) {
     readme: () => {
       const readme = readFileSync(at.readme, 'utf8');
       const tables = actionTables(readFileSync(at.action, 'utf8'));
+      const lives = livesTable(JSON.parse(readFileSync(at.lives, 'utf8')));
+      let updated = replaceBlock(at.readme, readme, 'inputs', 'action.yml', tables.inputs);
+      updated = replaceBlock(at.readme, updated, 'outputs', 'action.yml', tables.outputs);
+      updated = replaceBlock(at.readme, updated, 'lives', 'docs/bench-life.json', lives);
       return {
         path: at.readme,
         text: readme,
-        updated: replaceBlock(
-          at.readme,
-          replaceBlock(at.readme, readme, 'inputs', 'action.yml', tables.inputs),
-          'outputs',
-          'action.yml',
-          tables.outputs,
-        ),
-        drift: 'The README tables differ from action.yml: run `npm run docs` and commit README.md.',
-        said: 'README.md: input and output tables updated from action.yml.',
+        updated,
+        drift:
+          'The README tables differ from action.yml and docs/bench-life.json: run `npm run docs` and commit README.md.',
+        said: 'README.md: input, output and price tables updated from action.yml and docs/bench-life.json.',
       };
     },
     development: () => {

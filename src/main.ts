@@ -46,6 +46,8 @@ export interface Accepted extends Setup {
   paths?: PathFilter;
   /** A report run's pass on a thread whose requests it sends: the thread step's comment and status context. */
   standIn?: ReportRequest['standIn'];
+  /** A report run's pass that sends nothing writes nothing either (a push's, which `followUp` held at the time). */
+  quiet?: true;
 }
 
 /** The service, reached through the proxy the runner's variables name for it. */
@@ -160,7 +162,7 @@ async function carry(
     { accepted, decision, executed },
     github,
     step.signal,
-    ...(alongside === undefined ? [] : [{ thread: alongside }]),
+    ...(alongside === undefined ? [] : [{ thread: alongside, ...(accepted?.quiet ? { quiet: true } : {}) }]),
   );
 }
 

@@ -34,7 +34,7 @@ export async function report(
   { accepted, decision, executed }: Ended,
   github: LazyGitHub | undefined,
   cancellation: AbortSignal,
-  alongside?: { thread: number },
+  alongside?: { thread: number; quiet?: boolean },
 ): Promise<void> {
   const outputs = alongside === undefined;
   if (accepted?.features.dryRun && decision) {
@@ -42,7 +42,8 @@ export async function report(
     return;
   }
   if (decision?.kind === 'skip') {
-    await endSkipped(decision, github, cancellation, outputs);
+    if (alongside?.quiet) coreLog.info(`#${alongside.thread}: ${decision.notice}`);
+    else await endSkipped(decision, github, cancellation, outputs);
     return;
   }
   const serverUrl = accepted?.context.serverUrl ?? 'https://github.com';

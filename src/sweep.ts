@@ -1,8 +1,9 @@
-// A report run (`sweep: true`): no prompt and nothing sent. It finds every thread of the repository
+// A report run (`sweep: true`), with no prompt of its own. It finds every thread of the repository
 // whose job a run left at work without waiting (`wait: false`), reads each job once (a read costs
 // no quota use), and writes the end of each one that ended as its starting run asked; a job still
 // at work stays waiting, and a thread nothing changed on gets no write. On the docs pull request's
 // own event it waits for the job that opened that pull request, so its result shows within the run.
+// Given the thread step's inputs, it then sends what each reported thread asked for meanwhile.
 import * as core from '@actions/core';
 import { isTerminal, type AgentJob } from './core/job.js';
 import { outputLink } from './core/pull-request.js';
@@ -14,7 +15,8 @@ import { readWaitingJob } from './report-waiting.js';
 import { waitForJob } from './execute/wait.js';
 import type { JobRun } from './execute/job-run.js';
 import type { Accepted, LazyGitHub } from './main.js';
-import { commentRequestEvent } from './core/request-event.js';
+import type { Payload, RunEvent } from './core/event.js';
+import { commentRequestEvent, pullHeadEvent } from './core/request-event.js';
 import { setupFor } from './decide/setup.js';
 import { setOutput } from './report/outputs.js';
 import { writeSweepSummary, type SweptThread } from './report/summary.js';
@@ -33,8 +35,8 @@ export interface SweepDeps {
 }
 
 /**
- * The report run. Its outputs: `mode` and `status` `swept`, `uses` `0`, and `reported`, the
- * threads whose end it wrote (JSON). It fails only when it could not look: no GitHub side, or the
+ * The report run. Its outputs: `mode` and `status` `swept`, `uses` (the follow-ups it sent for
+ * what was queued), and `reported`, the threads whose end it wrote (JSON). It fails only when it could not look: no GitHub side, or the
  * waiting threads could not be listed; a thread's own fault is a warning, and a later run reports it.
  */
 export async function sweep(deps: SweepDeps): Promise<void> {
@@ -87,7 +89,7 @@ export async function sweep(deps: SweepDeps): Promise<void> {
           `#${thread.number}: agent job ${id} ${howEnded(end)}; its end is written on the thread.`,
         );
         reported.push(sweptOf(thread, end));
-        uses += await sendQueued(thread, deps);
+        uses += await sendOwed(thread, steps, deps);
       } else {
         coreLog.info(`#${thread.number}: another run reported agent job ${id} meanwhile.`);
       }
@@ -167,37 +169,57 @@ function sweptOf(thread: FoundWaiting, end: Exclude<WaitingEnd, { kind: 'at-work
 }
 
 /**
- * The requests queued on a thread while its job worked, sent now that its end is written: the
- * run of the newest one, as its own run would have gone (who asked is checked, the others go with
- * it in one follow-up, each gets its 👀), in the thread step's own comment and status context. A
- * report run without the thread step's inputs cannot: its next run sends them.
+ * What the thread asked for while its job worked, sent now that its end is written, by playing the
+ * run that would have sent it, in the thread step's own comment and status context: the newest
+ * request's (who asked is checked; the other requests go with it in one follow-up, each gets its
+ * 👀), else, on an open pull request whose head moved since the job last looked, a push's (which
+ * `followUp` may hold: then nothing is written). A report run without the thread step's inputs
+ * cannot: the thread's next run sends what is owed. The quota uses it spent.
  */
-async function sendQueued(thread: FoundWaiting, deps: SweepDeps): Promise<number> {
+async function sendOwed(thread: FoundWaiting, steps: GitHubSteps, deps: SweepDeps): Promise<number> {
   const queued = thread.note.waiting?.queued ?? [];
-  if (queued.length === 0) return 0;
-  const { accepted } = deps;
+  const { accepted, step } = deps;
   const { inputs, context } = accepted;
+  const standsIn = inputs.thread && inputs.trigger !== undefined;
   const asked = thread.lastQueued;
   const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
-  if (!inputs.thread || inputs.trigger === undefined) {
-    coreLog.warning(
-      `#${thread.number} has ${many} queued while its job worked, which this report run cannot send: give it the thread step's inputs (thread, trigger, prompt) besides sweep: true. The thread's next run sends them.`,
+  let replay: { event: RunEvent; payload: Payload; actor: string; sha?: string; quiet?: true } | undefined;
+  if (queued.length > 0) {
+    if (!standsIn || !asked) {
+      coreLog.warning(
+        !standsIn
+          ? `#${thread.number} has ${many} queued while its job worked, which this report run cannot send: give it the thread step's inputs (thread, trigger, prompt) besides sweep: true. The thread's next run sends them.`
+          : `#${thread.number}: the newest request queued while its job worked was not found; the thread's next run sends what is queued.`,
+      );
+      return 0;
+    }
+    coreLog.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
+    replay = { ...commentRequestEvent(thread.number, thread.pull, asked), actor: asked.login };
+  } else if (standsIn && thread.pull) {
+    const pull = await steps.sweep.pull(thread.number, step.signal).catch((error: unknown) => {
+      coreLog.warning(
+        `Could not read pull request #${thread.number}: ${describeThrown(error)}; its next run sends what changed.`,
+      );
+      return undefined;
+    });
+    if (!pull?.open || pull.head === thread.note.head) return 0;
+    coreLog.info(
+      `#${thread.number}: its head moved while its job worked; that change is sent as its push's run would.`,
     );
-    return 0;
+    replay = {
+      ...pullHeadEvent(thread.number, pull.head),
+      actor: context.actor,
+      sha: pull.head,
+      quiet: true,
+    };
   }
-  if (!asked) {
-    coreLog.warning(
-      `#${thread.number}: the newest request queued while its job worked was not found; the thread's next run sends what is queued.`,
-    );
-    return 0;
-  }
-  coreLog.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
-  const { event, payload } = commentRequestEvent(thread.number, thread.pull, asked);
-  const theirs = { ...context, event, payload, actor: asked.login };
+  if (!replay) return 0;
+  const { event, payload, actor, sha, quiet } = replay;
   const status = thread.note.waiting?.status;
-  const setup = setupFor({ ...inputs, sweep: false, status: status !== undefined }, theirs);
-  return deps.carry(
-    { ...setup, standIn: { marker: thread.marker, ...(status ? { statusContext: status.context } : {}) } },
-    thread.number,
+  const setup = setupFor(
+    { ...inputs, sweep: false, status: status !== undefined },
+    { ...context, event, payload, actor, sha: sha ?? context.sha },
   );
+  const standIn = { marker: thread.marker, ...(status ? { statusContext: status.context } : {}) };
+  return deps.carry({ ...setup, standIn, ...(quiet ? { quiet } : {}) }, thread.number);
 }

@@ -404,6 +404,8 @@ export interface SweepSide {
     end: Exclude<WaitingEnd, { kind: 'at-work' }>,
     signal: AbortSignal,
   ): Promise<boolean>;
+  /** A pull request of this repository, as it is now: open or not, and its head. Faults throw. */
+  pull(number: number, signal: AbortSignal): Promise<{ open: boolean; head: string }>;
 }
 
 /** The GitHub side of one run: one port a step, over one session. */

@@ -1,5 +1,6 @@
-// The event a `/docs` comment's run has, rebuilt: a report run that sends the requests queued on a
-// thread while its job worked plays the run the newest of them would have had.
+// The events of a thread's runs, rebuilt: a report run that has written the end of a job a thread
+// was waiting for sends what the thread asked for meanwhile by playing the run that would have:
+// the newest request's, or a push's to the pull request's head.
 import { parseEvent, type Payload, type RunEvent } from './event.js';
 
 /** The `created` comment event GitHub would have sent for `comment` on thread `number`. */
@@ -16,4 +17,10 @@ export function commentRequestEvent(
     sender: user,
   };
   return { event: parseEvent('issue_comment', payload), payload };
+}
+
+/** The `synchronize` event GitHub sends when pull request `number`'s head moves to `head`. */
+export function pullHeadEvent(number: number, head: string): { event: RunEvent; payload: Payload } {
+  const payload = { action: 'synchronize', number, pull_request: { number, head: { sha: head } } };
+  return { event: parseEvent('pull_request', payload), payload };
 }

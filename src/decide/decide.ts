@@ -152,7 +152,8 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     const held =
       // Only a push's step comes from GitHub's word; an event's own payload names the others.
       heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
-      (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined);
+      (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined) ??
+      (step === 'change' && atWork && !inputs.wait ? whileAtWork(job) : undefined);
     if (held) return hold(held, job);
   }
   // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
@@ -216,6 +217,18 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
  * thread's docs PR, not yet labelled. Each job is read once (a GET spends no quota); one that
  * cannot be read is a warning, and the run goes on as a thread of its own.
  */
+/**
+ * With `wait: false`, a change while the thread's job is still at work waits for its end, as a
+ * waiting run's pending successor would: the run that reports that end sends what changed since
+ * the job last looked, once, however many pushes came meanwhile.
+ */
+function whileAtWork(job: string | undefined): Held {
+  return {
+    notice: `Held: agent job ${label(job ?? '')} is still at work; what this push changed is sent when it is done, by the run that reports its end.`,
+    status: 'Sent when the agent is done',
+  };
+}
+
 async function openedByJobAtWork(
   atWork: { jobs: string[]; self: string },
   deps: Pick<DecideDeps, 'client' | 'log' | 'signal'>,

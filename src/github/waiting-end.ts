@@ -142,6 +142,14 @@ export function sweepSide(session: GitHubSession): SweepSide {
         ...(lastQueued ? { lastQueued } : {}),
       }));
     },
+    async pull(number, signal) {
+      const api = session.forRepo();
+      const got = await session.retrying(
+        () => api.getPull({ owner, repo, pull_number: number }, signal),
+        signal,
+      );
+      return { open: got.state === 'open', head: got.headSha };
+    },
     async reportEnd(found, end, cancellation) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
       const thread = { owner, repo, number: found.number, pull: found.pull, fork: false };
