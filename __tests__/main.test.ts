@@ -365,7 +365,13 @@ describe('a step that does nothing', () => {
             skipped: unasked,
             waitingEnd: unasked,
           },
-          sweep: { waiting: unasked, reportEnd: unasked, pull: unasked },
+          sweep: {
+            waiting: unasked,
+            reportEnd: unasked,
+            pull: unasked,
+            branchWaiting: unasked,
+            reportBranchEnd: unasked,
+          },
           // Closed at the end of the run, whatever it did; a fault there changes nothing.
           close: () => {
             asked.closed = true;

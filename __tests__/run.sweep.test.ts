@@ -20,10 +20,13 @@ import {
   APP,
   changedFile,
   commentEvent,
+  DOCS,
   DOCS_TOKEN,
   gitHubEnv,
+  pushEvent,
   pushTo,
   sha,
+  world,
 } from '../__fixtures__/github-world.js';
 import { readNote } from '../src/github/note.js';
 import type { Emulator } from '../emulators/server.js';
@@ -317,6 +320,130 @@ describe('pushes while the job works (wait: false, every-push)', () => {
     const again = await play(step(SCHEDULE, { sweep: 'true', wait: 'false' }), at(20 * 60_000));
     expect(again.outputs).toMatchObject({ uses: '0' });
     expect(writes(gh).slice(before)).toEqual([]);
+  });
+});
+
+describe('a branch pushed to directly (its job kept in commit statuses)', () => {
+  it("a report run finds the default branch's pending statuses, and writes the job's end on each, once", async () => {
+    const gh = await github();
+    const { docsPr } = world(gh);
+    const service = await emulator({
+      docsRepoUrl: `${gh.serverUrl}/${DOCS}`,
+      final: { status: 'completed' },
+    });
+    const push = (n: number) =>
+      play(
+        {
+          inputs: inputsFor(service, {
+            thread: 'true',
+            status: 'true',
+            docsToken: DOCS_TOKEN,
+            wait: 'false',
+            labels: 'docs',
+          }),
+          env: { ...gitHubEnv(gh), GITHUB_RUN_ID: String(200 + n) },
+          event: pushEvent(sha(n), { before: n === 1 ? '0'.repeat(40) : sha(n - 1) }),
+        },
+        at(),
+      );
+    service.script('get', { job: { status: 'active' } });
+    const first = await push(1);
+    service.unscript('get');
+    expect(first.outputs).toMatchObject({ mode: 'created', status: 'active', uses: '1' });
+    const [pending] = gh.statuses(APP, sha(1));
+    expect(pending).toMatchObject({
+      state: 'pending',
+      description: expect.stringContaining('Goes on in the service'),
+    });
+    gh.history(APP, [sha(1)]);
+
+    const swept = await play(sweepStep(service, gh), at(10 * 60_000));
+    expect(swept.code).toBe(0);
+    expect(warnings(swept)).toEqual([]);
+    expect(JSON.parse(swept.outputs.reported ?? '')).toMatchObject([
+      { commit: sha(1), jobId: first.outputs.jobId, status: 'completed' },
+    ]);
+    expect(gh.statuses(APP, sha(1))[0]).toMatchObject({ state: 'success', context: pending?.context });
+    expect(docsPr.labels).toEqual([]);
+
+    const before = writes(gh).length;
+    const again = await play(sweepStep(service, gh), at(20 * 60_000));
+    expect(JSON.parse(again.outputs.reported ?? '')).toEqual([]);
+    expect(writes(gh).slice(before)).toEqual([]);
+  });
+
+  it("a push while the branch's job works is held; the report run writes the end, then sends that change, once", async () => {
+    const gh = await github();
+    world(gh);
+    const service = await emulator({ docsRepoUrl: `${gh.serverUrl}/${DOCS}` });
+    const branchInputs = { thread: 'true', status: 'true', docsToken: DOCS_TOKEN, wait: 'false' };
+    const push = (n: number) =>
+      play(
+        {
+          inputs: inputsFor(service, branchInputs),
+          env: { ...gitHubEnv(gh), GITHUB_RUN_ID: String(200 + n) },
+          event: pushEvent(sha(n), { before: n === 1 ? '0'.repeat(40) : sha(n - 1) }),
+        },
+        at(),
+      );
+    service.script('get', { job: { status: 'active' } }, { job: { status: 'active' } });
+    const first = await push(1);
+    gh.history(APP, [sha(2), sha(1)]);
+    gh.comparison(APP, `${sha(1)}...${sha(2)}`, { commits: [], files: [changedFile('src/late.ts')] });
+    const held = await push(2);
+    service.unscript('get');
+    expect(held.outputs).toMatchObject({ status: 'skipped', uses: '0' });
+    expect(gh.statuses(APP, sha(2))[0]).toMatchObject({
+      state: 'success',
+      description: `Sent when the agent is done: job ${first.outputs.jobId ?? ''} · run 202`,
+    });
+    expect(service.count('message')).toBe(0);
+
+    // The report job with the branch step's inputs (its prompt among them).
+    const swept = await play(
+      { ...sweepStep(service, gh), inputs: inputsFor(service, { ...branchInputs, sweep: 'true' }) },
+      at(10 * 60_000),
+    );
+    expect(swept.code).toBe(0);
+    expect(warnings(swept)).toEqual([]);
+    expect(swept.outputs).toMatchObject({ uses: '1' });
+    expect(JSON.parse(swept.outputs.reported ?? '')).toMatchObject([{ commit: sha(1), status: 'completed' }]);
+    expect(gh.statuses(APP, sha(1))[0]).toMatchObject({ state: 'success' });
+    expect(service.count('message')).toBe(1);
+    expect(service.requests.find((r) => r.route === 'message')?.jobId).toBe(first.outputs.jobId);
+    expect(gh.requests.filter((r) => r.route === 'compare').at(-1)?.path).toBe(
+      `/repos/${APP}/compare/${sha(1)}...${sha(2)}`,
+    );
+    const [now] = gh.statuses(APP, sha(2));
+    expect(now).toMatchObject({ state: 'pending', context: gh.statuses(APP, sha(1))[0]?.context });
+  });
+
+  it('leaves a job still at work pending, and one the service no longer knows is an error', async () => {
+    const gh = await github();
+    world(gh);
+    const service = await emulator({ docsRepoUrl: `${gh.serverUrl}/${DOCS}` });
+    service.script('get', { job: { status: 'active' } });
+    await play(
+      {
+        inputs: inputsFor(service, { thread: 'true', status: 'true', docsToken: DOCS_TOKEN, wait: 'false' }),
+        env: { ...gitHubEnv(gh), GITHUB_RUN_ID: '201' },
+        event: pushEvent(sha(1), { before: '0'.repeat(40) }),
+      },
+      at(),
+    );
+    service.unscript('get');
+    gh.history(APP, [sha(1)]);
+    service.script('get', { job: { status: 'active' } });
+    const still = await play(sweepStep(service, gh), at(60_000));
+    expect(still.stdout).toContain("The default branch's agent job");
+    expect(gh.statuses(APP, sha(1))[0]).toMatchObject({ state: 'pending' });
+    service.unscript('get');
+    service.script('get', { status: 404, json: { error: 'Job not found' } });
+    await play(sweepStep(service, gh), at(2 * 60_000));
+    expect(gh.statuses(APP, sha(1))[0]).toMatchObject({
+      state: 'error',
+      description: expect.stringContaining('No longer known to the service'),
+    });
   });
 });
 

@@ -30655,6 +30655,7 @@ async function mayAsk(queued, asker, inputs, deps) {
 
 
 
+
 /** A request on a thread's docs PR is answered where it was asked. */
 const DOCS_PR_ANSWER = 'This is a docs pull request that a thread of this workflow opened: it starts no docs job of its own. Ask on the pull request it documents, and its job takes the request.';
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
@@ -30727,6 +30728,8 @@ async function decide(inputs, deps) {
     });
     const { asked } = features;
     let step;
+    // The thread's job as read before the plan (a waiting job's, or a branch's left at work).
+    let known = first?.job;
     if (features.thread && port && !resumes && !owed) {
         const moment = features.moment ? await port.moment(signal) : {};
         step = threadStep(event, asked, moment);
@@ -30737,6 +30740,12 @@ async function decide(inputs, deps) {
             (step === 'change' && atWork && !inputs.wait ? whileAtWork(job) : undefined);
         if (held)
             return hold(held, job);
+        // A branch keeps its job in commit statuses: one a run left at work holds the push as above.
+        if (!inputs.wait && moment.branch && memory.branch?.waiting && job) {
+            known = await deps.client.getJob(job, { signal }).catch(() => undefined);
+            if (known && !(0,core_job/* isTerminal */.Hd)(known.status))
+                return hold(whileAtWork(job), job);
+        }
     }
     // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
     const fresh = features.moment && since !== undefined && !resumes;
@@ -30766,7 +30775,7 @@ async function decide(inputs, deps) {
         deadline: deps.deadline,
         context: deps.context,
         signal,
-        ...(first?.job ? { known: first.job } : {}),
+        ...(known ? { known } : {}),
     });
     // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
     if (plan.kind === 'skip')
@@ -30794,11 +30803,6 @@ async function decide(inputs, deps) {
     };
 }
 /**
- * Whether a thread's job at work opened this pull request (its `prLink` names it): then it is that
- * thread's docs PR, not yet labelled. Each job is read once (a GET spends no quota); one that
- * cannot be read is a warning, and the run goes on as a thread of its own.
- */
-/**
  * With `wait: false`, a change while the thread's job is still at work waits for its end, as a
  * waiting run's pending successor would: the run that reports that end sends what changed since
  * the job last looked, once, however many pushes came meanwhile.
@@ -30809,6 +30813,11 @@ function whileAtWork(job) {
         status: 'Sent when the agent is done',
     };
 }
+/**
+ * Whether a thread's job at work opened this pull request (its `prLink` names it): then it is that
+ * thread's docs PR, not yet labelled. Each job is read once (a GET spends no quota); one that
+ * cannot be read is a warning, and the run goes on as a thread of its own.
+ */
 async function openedByJobAtWork(atWork, deps) {
     const same = (link) => link.replace(/\/+$/, '').toLowerCase() === atWork.self.toLowerCase();
     for (const id of atWork.jobs) {
@@ -32087,7 +32096,11 @@ async function writeSummary(facts) {
         core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
         return;
     }
-    const heading = facts.thread === undefined ? '' : ` for pull request #${facts.thread}`;
+    const heading = facts.thread === undefined
+        ? ''
+        : facts.thread === 0
+            ? ' for the default branch'
+            : ` for pull request #${facts.thread}`;
     core/* summary */.z.addHeading(`Documentation agent job${heading}`, 3);
     core/* summary */.z.addTable(summaryRows(facts).map(([name, value]) => [{ data: name, header: true }, value]));
     if (facts.threadUses !== undefined)
@@ -32129,7 +32142,7 @@ async function writeSweepSummary(facts) {
         core/* summary */.z.addTable([
             header,
             ...reported.map((r) => [
-                `#${r.thread}`,
+                'thread' in r ? `#${r.thread}` : `<code>${(0,untrusted/* cell */.Hn)(r.commit.slice(0, 12))}</code>`,
                 `<code>${(0,untrusted/* cell */.Hn)(r.jobId)}</code>`,
                 (0,untrusted/* cell */.Hn)(r.status),
                 pullRequestCell(r.prLink, serverUrl) || 'none',
@@ -32170,7 +32183,7 @@ async function report(step, { accepted, decision, executed }, github, cancellati
     }
     if (decision?.kind === 'skip') {
         if (alongside?.quiet)
-            log/* coreLog */.u.info(`#${alongside.thread}: ${decision.notice}`);
+            log/* coreLog */.u.info(`${alongside.thread ? `#${alongside.thread}` : 'The default branch'}: ${decision.notice}`);
         else
             await endSkipped(decision, github, cancellation, outputs);
         return;
@@ -32372,6 +32385,11 @@ function pullHeadEvent(number, head) {
     const payload = { action: 'synchronize', number, pull_request: { number, head: { sha: head } } };
     return { event: (0,core_event/* parseEvent */.wj)('pull_request', payload), payload };
 }
+/** The `push` event GitHub sends when the default branch (`branch`, when known) moves from `before` to `after`. */
+function branchPushEvent(before, after, branch) {
+    const payload = { ...(branch ? { ref: `refs/heads/${branch}` } : {}), before, after };
+    return { event: (0,core_event/* parseEvent */.wj)('push', payload), payload };
+}
 
 ;// CONCATENATED MODULE: ./src/decide/features.ts
 // Which GitHub work this run does, decided once from the inputs and the event: every step reads
@@ -32532,12 +32550,19 @@ async function sweep(deps) {
             }
             if (await steps.sweep.reportEnd(thread, end, signal)) {
                 log/* coreLog */.u.info(`#${thread.number}: agent job ${id} ${(0,core_waiting/* howEnded */.f2)(end)}; its end is written on the thread.`);
-                reported.push(sweptOf(thread, end));
+                reported.push(sweptOf({ thread: thread.number }, note.job, end));
                 uses += await sendOwed(thread, steps, deps);
             }
             else {
                 log/* coreLog */.u.info(`#${thread.number}: another run reported agent job ${id} meanwhile.`);
             }
+        }
+        if (!signal.aborted) {
+            const told = new Set(found.map((f) => f.note.job));
+            const branch = await reportBranches(steps, told, deps);
+            reported.push(...branch.reported);
+            atWork += branch.atWork;
+            uses += branch.uses;
         }
     }
     catch (error) {
@@ -32555,6 +32580,69 @@ async function sweep(deps) {
     await writeSweepSummary({ reported, atWork, serverUrl: accepted.context.serverUrl }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
     if (step.failure)
         core/* setFailed */.C1(step.failure);
+}
+/**
+ * The default branch's jobs left at work (a branch's thread keeps its job in commit statuses):
+ * each read once; an ended one's end written on every status still pending for it. Jobs a pull
+ * request's thread waits for are that thread's to report.
+ */
+async function reportBranches(steps, told, deps) {
+    const { accepted, client, step } = deps;
+    const { signal, clock } = step;
+    let uses = 0;
+    const { head, jobs: found } = await steps.sweep.branchWaiting(signal).catch((error) => {
+        throw new errors/* ActionFailure */.dR(`Could not look for jobs left at work on the default branch: ${(0,log/* describeThrown */.Y)(error)}`);
+    });
+    const reported = [];
+    let atWork = 0;
+    for (const branch of found) {
+        if (signal.aborted || told.has(branch.job))
+            continue;
+        const id = (0,untrusted/* label */.Pf)(branch.job);
+        const newest = Math.max(...branch.pending.map((p) => p.at ?? clock.now()));
+        const waiting = { run: branch.run, at: newest, timeout: accepted.inputs.timeout };
+        const job = await readWaitingJob(client, branch.job, waiting, signal);
+        if (job === 'unread')
+            continue;
+        const end = (0,core_waiting/* waitingEnd */.Xr)(waiting, job, clock.now());
+        const commits = branch.pending.map((p) => p.sha.slice(0, 12)).join(', ');
+        if (end.kind === 'at-work') {
+            atWork++;
+            log/* coreLog */.u.info(`The default branch's agent job ${id} (${commits}) is still at work; it stays waiting.`);
+            continue;
+        }
+        if (accepted.features.dryRun) {
+            log/* coreLog */.u.notice(`Dry run: the end of the default branch's agent job ${id} (${(0,core_waiting/* howEnded */.f2)(end)}) is not written.`);
+            continue;
+        }
+        await steps.sweep.reportBranchEnd(branch, end, signal);
+        log/* coreLog */.u.info(`The default branch's agent job ${id} ${(0,core_waiting/* howEnded */.f2)(end)}; its end is written on ${commits}.`);
+        reported.push(sweptOf({ commit: branch.pending[0]?.sha ?? '' }, branch.job, end));
+        uses += await sendBranchOwed(branch, head, deps);
+    }
+    return { reported, atWork, uses };
+}
+/**
+ * A branch whose head moved while its job worked (its pushes were held): that change, sent as a
+ * push of the head would have, on top of the newest commit the job was told of. Held by `followUp`
+ * or with nothing new, it writes nothing. Only with the thread step's inputs.
+ */
+async function sendBranchOwed(branch, head, deps) {
+    const { accepted } = deps;
+    const { inputs, context } = accepted;
+    const told = branch.pending[0];
+    if (!head || !told || head === told.sha)
+        return 0;
+    if (!inputs.thread || inputs.prompt === undefined) {
+        log/* coreLog */.u.info(`The default branch moved on while agent job ${(0,untrusted/* label */.Pf)(branch.job)} worked: its next push sends that change (this report run has no thread step's inputs to send it with).`);
+        return 0;
+    }
+    log/* coreLog */.u.info(`The default branch moved on while agent job ${(0,untrusted/* label */.Pf)(branch.job)} worked; that change is sent as its push's run would.`);
+    const { repository } = context.payload;
+    const name = typeof repository?.default_branch === 'string' ? repository.default_branch : undefined;
+    const { event, payload } = branchPushEvent(told.sha, head, name);
+    const setup = setupFor({ ...inputs, sweep: false, status: true }, { ...context, event, payload, sha: head });
+    return deps.carry({ ...setup, standIn: { statusContext: told.context }, quiet: true }, 0);
 }
 /** The waiting threads, or the step's error saying why they could not be listed. */
 async function listWaiting(steps, signal) {
@@ -32595,11 +32683,11 @@ async function waitForEnd(client, id, first, { accepted, step, faults }) {
         return undefined;
     }
 }
-/** One reported thread, as the `reported` output and the summary list it. */
-function sweptOf(thread, end) {
+/** One reported thread (a pull request's or issue's number, or a branch's newest commit), as the `reported` output and the summary list it. */
+function sweptOf(where, jobId, end) {
     const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
     const prLink = end.kind === 'ended' ? (0,pull_request/* outputLink */.Mz)(end.job.prLink) : '';
-    return { thread: thread.number, jobId: thread.note.job, status, prLink };
+    return { ...where, jobId, status, prLink };
 }
 /**
  * What the thread asked for while its job worked, sent now that its end is written, by playing the
@@ -32627,7 +32715,7 @@ async function sendOwed(thread, steps, deps) {
         log/* coreLog */.u.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
         replay = { ...commentRequestEvent(thread.number, thread.pull, asked), actor: asked.login };
     }
-    else if (standsIn && thread.pull) {
+    else if (standsIn && thread.pull && inputs.prompt !== undefined) {
         const pull = await steps.sweep.pull(thread.number, step.signal).catch((error) => {
             log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,log/* describeThrown */.Y)(error)}; its next run sends what changed.`);
             return undefined;
@@ -32691,7 +32779,7 @@ function readRunContext(env = process.env) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(101)]).then(__nccwpck_require__.bind(__nccwpck_require__, 7101))).startGitHub(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(338)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6338))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then

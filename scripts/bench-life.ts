@@ -41,6 +41,8 @@ type Happening =
   | { kind: 'report'; at: number };
 
 interface Life {
+  /** Pushes straight to `main` (a branch's thread, its job kept in commit statuses), not a pull request. */
+  branch?: true;
   name: string;
   /** As the README's price table names it. */
   short: string;
@@ -81,6 +83,13 @@ const LIVES: Life[] = [
       ...[3, 6, 9, 12, 15, 18].map((m) => ({ kind: 'push' as const, at: min(m) })),
       { kind: 'merge', at: min(60) },
     ],
+  },
+  {
+    branch: true,
+    name: 'a busy branch: six pushes straight to main, 3 minutes apart',
+    short: 'a busy `main`: 6 pushes 3 min apart',
+    followUp: 'every-push',
+    happenings: [3, 6, 9, 12, 15, 18].map((m) => ({ kind: 'push' as const, at: min(m) })),
   },
 ];
 
@@ -191,7 +200,7 @@ async function live(life: Life, wait: boolean): Promise<Figures> {
   });
   const inputs: Record<string, string> = {
     prompt: 'Keep the docs in step with this change.',
-    trigger: '/docs',
+    ...(life.branch ? {} : { trigger: '/docs' }),
     thread: 'true',
     status: 'true',
     context: 'auto',
@@ -217,7 +226,7 @@ async function live(life: Life, wait: boolean): Promise<Figures> {
     lags: [],
   };
   const reportedUpTo = { count: 0 };
-  let head = 1;
+  let head = life.branch ? 0 : 1;
   let runId = 1000;
   // Arrivals, in the order they reach GitHub's queue; each concurrency group runs one at a time
   // and keeps one pending.
@@ -247,6 +256,22 @@ async function live(life: Life, wait: boolean): Promise<Figures> {
         },
       },
     });
+    if (life.branch && h.kind === 'push') {
+      head++;
+      gh.history(
+        APP,
+        Array.from({ length: head }, (_, i) => sha(head - i)),
+      );
+      return {
+        name: 'push',
+        payload: {
+          ...base,
+          ref: 'refs/heads/main',
+          before: head === 1 ? '0'.repeat(40) : sha(head - 1),
+          after: sha(head),
+        },
+      };
+    }
     switch (h.kind) {
       case 'open':
         return pull('opened');
@@ -291,8 +316,15 @@ async function live(life: Life, wait: boolean): Promise<Figures> {
     figures.heldMs += end - at;
     figures.billed += Math.max(1, Math.ceil((end - at) / MINUTE));
     groups.get(report ? 'report' : 'thread')!.busyUntil = end;
-    // A pass's end is on GitHub once a run writes a completed comment after it.
-    const wrote = gh.requests.slice(before).some((r) => JSON.stringify(r.json ?? '').includes('Completed**'));
+    // A pass's end is on GitHub once a run writes a completed status after it.
+    const wrote = gh.requests.slice(before).some((r) => {
+      const status = r.json as { state?: string; description?: string } | undefined;
+      return (
+        r.route === 'createStatus' &&
+        status?.state === 'success' &&
+        /^Completed/.test(status.description ?? '')
+      );
+    });
     if (wrote) {
       for (const ended of passEnds.slice(reportedUpTo.count)) {
         if (ended > end) break;
@@ -361,7 +393,7 @@ for (const life of LIVES) {
 }
 rmSync(summaryDir, { recursive: true, force: true });
 const setup =
-  '8-minute agent passes; 20 s of set-up a job, billed; events reach their run 15 s after they happen; each job billed rounded up to the minute';
+  '8-minute agent passes, 20 s of set-up a job, events 15 s late, each job billed by the started minute';
 writeFileSync(join(ROOT, 'docs', 'bench-life.json'), `${JSON.stringify({ setup, lives }, null, 2)}\n`);
 console.log(`Pull request lives (${setup}):`);
 for (const row of lives) console.log(Object.values(row).join(' | '));

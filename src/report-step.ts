@@ -42,7 +42,8 @@ export async function report(
     return;
   }
   if (decision?.kind === 'skip') {
-    if (alongside?.quiet) coreLog.info(`#${alongside.thread}: ${decision.notice}`);
+    if (alongside?.quiet)
+      coreLog.info(`${alongside.thread ? `#${alongside.thread}` : 'The default branch'}: ${decision.notice}`);
     else await endSkipped(decision, github, cancellation, outputs);
     return;
   }

@@ -8,7 +8,7 @@ import * as core from '@actions/core';
 import { isTerminal, type AgentJob } from './core/job.js';
 import { outputLink } from './core/pull-request.js';
 import { coreLog, describeThrown } from './core/log.js';
-import type { FoundWaiting, GitHubSteps } from './core/ports.js';
+import type { BranchWaiting, FoundWaiting, GitHubSteps } from './core/ports.js';
 import { label } from './core/untrusted.js';
 import { howEnded, waitingEnd, type WaitingEnd } from './core/waiting.js';
 import { readWaitingJob } from './report-waiting.js';
@@ -16,7 +16,7 @@ import { waitForJob } from './execute/wait.js';
 import type { JobRun } from './execute/job-run.js';
 import type { Accepted, LazyGitHub } from './main.js';
 import type { Payload, RunEvent } from './core/event.js';
-import { commentRequestEvent, pullHeadEvent } from './core/request-event.js';
+import { branchPushEvent, commentRequestEvent, pullHeadEvent } from './core/request-event.js';
 import { setupFor } from './decide/setup.js';
 import { setOutput } from './report/outputs.js';
 import { writeSweepSummary, type SweptThread } from './report/summary.js';
@@ -30,7 +30,10 @@ export interface SweepDeps {
   faults: FaultContext;
   github: LazyGitHub;
   step: JobRun;
-  /** Carries one thread's pass besides the run's (decide, execute, report); the quota uses it spent. */
+  /**
+   * Carries one thread's pass besides the run's (decide, execute, report), told apart in the log and
+   * summary by its number (`0`: the default branch's); the quota uses it spent.
+   */
   carry: (theirs: Accepted, thread: number) => Promise<number>;
 }
 
@@ -88,11 +91,18 @@ export async function sweep(deps: SweepDeps): Promise<void> {
         coreLog.info(
           `#${thread.number}: agent job ${id} ${howEnded(end)}; its end is written on the thread.`,
         );
-        reported.push(sweptOf(thread, end));
+        reported.push(sweptOf({ thread: thread.number }, note.job, end));
         uses += await sendOwed(thread, steps, deps);
       } else {
         coreLog.info(`#${thread.number}: another run reported agent job ${id} meanwhile.`);
       }
+    }
+    if (!signal.aborted) {
+      const told = new Set(found.map((f) => f.note.job));
+      const branch = await reportBranches(steps, told, deps);
+      reported.push(...branch.reported);
+      atWork += branch.atWork;
+      uses += branch.uses;
     }
   } catch (error) {
     step.fail(error);
@@ -109,6 +119,87 @@ export async function sweep(deps: SweepDeps): Promise<void> {
     (error: unknown) => coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
   );
   if (step.failure) core.setFailed(step.failure);
+}
+
+/**
+ * The default branch's jobs left at work (a branch's thread keeps its job in commit statuses):
+ * each read once; an ended one's end written on every status still pending for it. Jobs a pull
+ * request's thread waits for are that thread's to report.
+ */
+async function reportBranches(
+  steps: GitHubSteps,
+  told: ReadonlySet<string>,
+  deps: SweepDeps,
+): Promise<{ reported: SweptThread[]; atWork: number; uses: number }> {
+  const { accepted, client, step } = deps;
+  const { signal, clock } = step;
+  let uses = 0;
+  const { head, jobs: found } = await steps.sweep.branchWaiting(signal).catch((error: unknown) => {
+    throw new ActionFailure(
+      `Could not look for jobs left at work on the default branch: ${describeThrown(error)}`,
+    );
+  });
+  const reported: SweptThread[] = [];
+  let atWork = 0;
+  for (const branch of found) {
+    if (signal.aborted || told.has(branch.job)) continue;
+    const id = label(branch.job);
+    const newest = Math.max(...branch.pending.map((p) => p.at ?? clock.now()));
+    const waiting = { run: branch.run, at: newest, timeout: accepted.inputs.timeout };
+    const job = await readWaitingJob(client, branch.job, waiting, signal);
+    if (job === 'unread') continue;
+    const end = waitingEnd(waiting, job, clock.now());
+    const commits = branch.pending.map((p) => p.sha.slice(0, 12)).join(', ');
+    if (end.kind === 'at-work') {
+      atWork++;
+      coreLog.info(`The default branch's agent job ${id} (${commits}) is still at work; it stays waiting.`);
+      continue;
+    }
+    if (accepted.features.dryRun) {
+      coreLog.notice(
+        `Dry run: the end of the default branch's agent job ${id} (${howEnded(end)}) is not written.`,
+      );
+      continue;
+    }
+    await steps.sweep.reportBranchEnd(branch, end, signal);
+    coreLog.info(`The default branch's agent job ${id} ${howEnded(end)}; its end is written on ${commits}.`);
+    reported.push(sweptOf({ commit: branch.pending[0]?.sha ?? '' }, branch.job, end));
+    uses += await sendBranchOwed(branch, head, deps);
+  }
+  return { reported, atWork, uses };
+}
+
+/**
+ * A branch whose head moved while its job worked (its pushes were held): that change, sent as a
+ * push of the head would have, on top of the newest commit the job was told of. Held by `followUp`
+ * or with nothing new, it writes nothing. Only with the thread step's inputs.
+ */
+async function sendBranchOwed(
+  branch: BranchWaiting,
+  head: string | undefined,
+  deps: SweepDeps,
+): Promise<number> {
+  const { accepted } = deps;
+  const { inputs, context } = accepted;
+  const told = branch.pending[0];
+  if (!head || !told || head === told.sha) return 0;
+  if (!inputs.thread || inputs.prompt === undefined) {
+    coreLog.info(
+      `The default branch moved on while agent job ${label(branch.job)} worked: its next push sends that change (this report run has no thread step's inputs to send it with).`,
+    );
+    return 0;
+  }
+  coreLog.info(
+    `The default branch moved on while agent job ${label(branch.job)} worked; that change is sent as its push's run would.`,
+  );
+  const { repository } = context.payload as { repository?: { default_branch?: unknown } };
+  const name = typeof repository?.default_branch === 'string' ? repository.default_branch : undefined;
+  const { event, payload } = branchPushEvent(told.sha, head, name);
+  const setup = setupFor(
+    { ...inputs, sweep: false, status: true },
+    { ...context, event, payload, sha: head },
+  );
+  return deps.carry({ ...setup, standIn: { statusContext: told.context }, quiet: true }, 0);
 }
 
 /** The waiting threads, or the step's error saying why they could not be listed. */
@@ -161,11 +252,15 @@ async function waitForEnd(
   }
 }
 
-/** One reported thread, as the `reported` output and the summary list it. */
-function sweptOf(thread: FoundWaiting, end: Exclude<WaitingEnd, { kind: 'at-work' }>): SweptThread {
+/** One reported thread (a pull request's or issue's number, or a branch's newest commit), as the `reported` output and the summary list it. */
+function sweptOf(
+  where: { thread: number } | { commit: string },
+  jobId: string,
+  end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+): SweptThread {
   const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
   const prLink = end.kind === 'ended' ? outputLink(end.job.prLink) : '';
-  return { thread: thread.number, jobId: thread.note.job, status, prLink };
+  return { ...where, jobId, status, prLink };
 }
 
 /**
@@ -195,7 +290,7 @@ async function sendOwed(thread: FoundWaiting, steps: GitHubSteps, deps: SweepDep
     }
     coreLog.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
     replay = { ...commentRequestEvent(thread.number, thread.pull, asked), actor: asked.login };
-  } else if (standsIn && thread.pull) {
+  } else if (standsIn && thread.pull && inputs.prompt !== undefined) {
     const pull = await steps.sweep.pull(thread.number, step.signal).catch((error: unknown) => {
       coreLog.warning(
         `Could not read pull request #${thread.number}: ${describeThrown(error)}; its next run sends what changed.`,

@@ -55,7 +55,7 @@ export interface ReportRequest {
    * The thread step a report run stands in for, to send the requests queued on its thread: that
    * step's kept comment (its marker line) and the context of its commit statuses.
    */
-  standIn?: { marker: string; statusContext?: string };
+  standIn?: { marker?: string; statusContext?: string };
   /** `timeout` (ms): a job still at work this long after its run ended is reported as an error. */
   timeout: number;
 }
@@ -156,6 +156,8 @@ export interface StatusNote {
   held?: true;
   /** The status is a completed job's, linking its docs pull request: a skip never replaces it. */
   linked?: true;
+  /** A run that did not wait left the job at work (`wait: false`): its end is still to be written here. */
+  waiting?: true;
   /**
    * On a branch pushed to directly, with `budget`: the quota uses the named job has spent, this
    * run's included. Absent where the status holds no count (written without `budget`, or before
@@ -178,7 +180,7 @@ export interface Memory {
    * that names one, and that commit (the head the job last saw); `uses`, the quota uses that job
    * has spent, when the status holds a count.
    */
-  branch?: { job: string; run: number; since: string; uses?: number };
+  branch?: { job: string; run: number; since: string; uses?: number; waiting?: true };
   /**
    * How the thread's pull request came to be: `docsLabel` when it carries the label a thread's run
    * puts on its docs PR (so it is one), and who opened it. Read on a thread only.
@@ -391,6 +393,15 @@ export interface FoundWaiting {
   lastQueued?: { id: number; body: string; login: string; bot: boolean };
 }
 
+/** A branch's job left at work: the commits whose status in this action's name still waits for its end. */
+export interface BranchWaiting {
+  job: string;
+  /** The run that left it (the newest status's). */
+  run: number;
+  /** Each commit and context whose status is pending; `at`: when GitHub says it was written (ms). */
+  pending: { sha: string; context: string; at?: number }[];
+}
+
 /** A report run's (`sweep`) GitHub side. */
 export interface SweepSide {
   /** Every thread of the repository whose job no run has reported. Faults throw. */
@@ -404,6 +415,14 @@ export interface SweepSide {
     end: Exclude<WaitingEnd, { kind: 'at-work' }>,
     signal: AbortSignal,
   ): Promise<boolean>;
+  /** The default branch's head, and its jobs left at work, as its newest commits' statuses say. Faults throw. */
+  branchWaiting(signal: AbortSignal): Promise<{ head?: string; jobs: BranchWaiting[] }>;
+  /** A branch's job's end on each of its pending statuses, and its docs pull request routed; faults are warnings. */
+  reportBranchEnd(
+    found: BranchWaiting,
+    end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+    signal: AbortSignal,
+  ): Promise<void>;
   /** A pull request of this repository, as it is now: open or not, and its head. Faults throw. */
   pull(number: number, signal: AbortSignal): Promise<{ open: boolean; head: string }>;
 }

@@ -24,3 +24,13 @@ export function pullHeadEvent(number: number, head: string): { event: RunEvent; 
   const payload = { action: 'synchronize', number, pull_request: { number, head: { sha: head } } };
   return { event: parseEvent('pull_request', payload), payload };
 }
+
+/** The `push` event GitHub sends when the default branch (`branch`, when known) moves from `before` to `after`. */
+export function branchPushEvent(
+  before: string,
+  after: string,
+  branch?: string,
+): { event: RunEvent; payload: Payload } {
+  const payload = { ...(branch ? { ref: `refs/heads/${branch}` } : {}), before, after };
+  return { event: parseEvent('push', payload), payload };
+}

@@ -16,7 +16,7 @@ import type { Inputs } from './inputs.js';
 import { describeThrown, type Log } from '../core/log.js';
 import { onlyWaits, type Mode } from '../core/mode.js';
 import type { Changed, DecideReads, Memory } from '../core/ports.js';
-import type { AgentJob } from '../core/job.js';
+import { isTerminal, type AgentJob } from '../core/job.js';
 import { label } from '../core/untrusted.js';
 import { redact } from '../core/secrets.js';
 import type { Request } from './trigger.js';
@@ -146,6 +146,8 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   });
   const { asked } = features;
   let step: ThreadStep | undefined;
+  // The thread's job as read before the plan (a waiting job's, or a branch's left at work).
+  let known = first?.job;
   if (features.thread && port && !resumes && !owed) {
     const moment = features.moment ? await port.moment(signal) : {};
     step = threadStep(event, asked, moment);
@@ -155,6 +157,11 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined) ??
       (step === 'change' && atWork && !inputs.wait ? whileAtWork(job) : undefined);
     if (held) return hold(held, job);
+    // A branch keeps its job in commit statuses: one a run left at work holds the push as above.
+    if (!inputs.wait && moment.branch && memory.branch?.waiting && job) {
+      known = await deps.client.getJob(job, { signal }).catch(() => undefined);
+      if (known && !isTerminal(known.status)) return hold(whileAtWork(job), job);
+    }
   }
   // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
   const fresh = features.moment && since !== undefined && !resumes;
@@ -185,7 +192,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       deadline: deps.deadline,
       context: deps.context,
       signal,
-      ...(first?.job ? { known: first.job } : {}),
+      ...(known ? { known } : {}),
     },
   );
   // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
@@ -213,11 +220,6 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
 }
 
 /**
- * Whether a thread's job at work opened this pull request (its `prLink` names it): then it is that
- * thread's docs PR, not yet labelled. Each job is read once (a GET spends no quota); one that
- * cannot be read is a warning, and the run goes on as a thread of its own.
- */
-/**
  * With `wait: false`, a change while the thread's job is still at work waits for its end, as a
  * waiting run's pending successor would: the run that reports that end sends what changed since
  * the job last looked, once, however many pushes came meanwhile.
@@ -229,6 +231,11 @@ function whileAtWork(job: string | undefined): Held {
   };
 }
 
+/**
+ * Whether a thread's job at work opened this pull request (its `prLink` names it): then it is that
+ * thread's docs PR, not yet labelled. Each job is read once (a GET spends no quota); one that
+ * cannot be read is a warning, and the run goes on as a thread of its own.
+ */
 async function openedByJobAtWork(
   atWork: { jobs: string[]; self: string },
   deps: Pick<DecideDeps, 'client' | 'log' | 'signal'>,

@@ -133,16 +133,18 @@ export interface GitHubApi {
     },
     signal: AbortSignal,
   ): Promise<void>;
-  /** A commit and its ancestors, newest first: one page of at most `per_page`. */
+  /** A commit (without `sha`: the default branch's head) and its ancestors, newest first: one page of at most `per_page`. */
   listCommits(
-    at: { owner: string; repo: string; sha: string; per_page: number },
+    at: { owner: string; repo: string; sha?: string; per_page: number },
     signal: AbortSignal,
   ): Promise<string[]>;
   /** A commit's statuses, newest first, a page (100) at a time, as GitHub's links lead. */
   statuses(
     at: { owner: string; repo: string; ref: string },
     signal: AbortSignal,
-  ): AsyncIterable<{ context: string; description: string | null; state: string; creator?: string }[]>;
+  ): AsyncIterable<
+    { context: string; description: string | null; state: string; creator?: string; createdAt?: string }[]
+  >;
   /**
    * The login's access to the repository: `permission` (the base role: maintain and custom roles
    * based on write read `write`) and `role_name` (the role's own name).

@@ -259,12 +259,17 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         description: z.nullable(z.string()),
         state: z.string(),
         creator: z.nullish(z.object({ login: z.string() })),
+        created_at: z.optional(z.string()),
       });
       for await (const { data } of pages)
         yield z
           .array(status)
           .parse(data)
-          .map(({ creator, ...s }) => ({ ...s, creator: creator?.login }));
+          .map(({ creator, created_at, ...s }) => ({
+            ...s,
+            creator: creator?.login,
+            ...(created_at ? { createdAt: created_at } : {}),
+          }));
     },
     async collaboratorAccess(at, signal) {
       const { data } = await octokit().rest.repos.getCollaboratorPermissionLevel({

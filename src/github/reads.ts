@@ -384,10 +384,16 @@ async function branchJob(
       // Only the newest commit a run told the job about is what it last saw.
       if (own.job !== found.job) return true;
       if (own.held) return false;
-      found = { ...found, since: sha };
+      found = { ...found, since: sha, ...(own.waiting ? { waiting: true as const } : {}) };
       return true;
     }
-    found = { job: own.job, run: own.run, since: sha, ...(own.uses !== undefined ? { uses: own.uses } : {}) };
+    found = {
+      job: own.job,
+      run: own.run,
+      since: sha,
+      ...(own.uses !== undefined ? { uses: own.uses } : {}),
+      ...(own.waiting ? { waiting: true as const } : {}),
+    };
     // A skip names the job but told it nothing: what the job saw is further back.
     return !own.held;
   };

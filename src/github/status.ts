@@ -172,6 +172,7 @@ export function readStatusNote(description: string | null): StatusNote | undefin
       ...(uses !== undefined ? { uses: Number(uses) } : {}),
       ...(JOB_WORD_SET.has(word) ? {} : { held: true as const }),
       ...(word === JOB_WORDS.completed ? { linked: true as const } : {}),
+      ...(word === JOB_WORDS.goesOn ? { waiting: true as const } : {}),
     };
   }
   const unnamed = / · run (\d+)$/.exec(description ?? '');

@@ -11,6 +11,7 @@ import { describeThrown } from '../core/log.js';
 import type { SweepSide } from '../core/ports.js';
 import { findWaiting, takeOff, type WaitingThread } from './in-flight.js';
 import { readNote } from './note.js';
+import { findBranchWaiting, writeBranchEnd } from './branch-waiting.js';
 import { describeGitHubFault } from './errors.js';
 import { WORKING_LABEL } from '../core/pull-request.js';
 import type { GitHubSession } from './session.js';
@@ -141,6 +142,30 @@ export function sweepSide(session: GitHubSession): SweepSide {
         note,
         ...(lastQueued ? { lastQueued } : {}),
       }));
+    },
+    async branchWaiting(signal) {
+      return findBranchWaiting(session, signal).catch((error: unknown) => {
+        throw new Error(
+          describeGitHubFault(error, {
+            what: "read the default branch's newest commits and their statuses",
+            token: 'githubToken',
+            permission: 'contents: read and statuses: read',
+            repo: `${owner}/${repo}`,
+          }),
+        );
+      });
+    },
+    async reportBranchEnd(found, end, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      try {
+        await writeBranchEnd(session, found, end, signal);
+      } catch (error) {
+        session.warn(
+          `Could not report the end of agent job ${label(found.job)} on the branch: ${describeThrown(error)}.`,
+        );
+      } finally {
+        done();
+      }
     },
     async pull(number, signal) {
       const api = session.forRepo();

@@ -51,7 +51,12 @@ export async function writeSummary(facts: SummaryFacts): Promise<void> {
     core.debug('GITHUB_STEP_SUMMARY is not set; no step summary written.');
     return;
   }
-  const heading = facts.thread === undefined ? '' : ` for pull request #${facts.thread}`;
+  const heading =
+    facts.thread === undefined
+      ? ''
+      : facts.thread === 0
+        ? ' for the default branch'
+        : ` for pull request #${facts.thread}`;
   core.summary.addHeading(`Documentation agent job${heading}`, 3);
   core.summary.addTable(summaryRows(facts).map(([name, value]) => [{ data: name, header: true }, value]));
   if (facts.threadUses !== undefined) core.summary.addRaw(`<p>${usesLine(facts.threadUses)}.</p>`, true);
@@ -94,14 +99,13 @@ export async function writeDryRunSummary(facts: DryRunFacts): Promise<void> {
 }
 
 /** A thread whose job's end a report run wrote, as the `reported` output lists it. */
-export interface SweptThread {
-  thread: number;
+export type SweptThread = ({ thread: number } | { commit: string }) & {
   jobId: string;
   /** The job's status, or `lost` (the service no longer knows it) or `timed-out` (past its timeout). */
   status: string;
   /** The docs pull request, as the `prLink` output would carry it; empty when none. */
   prLink: string;
-}
+};
 
 /** A report run's summary: each thread it reported, and how many jobs it left at work. */
 export async function writeSweepSummary(facts: {
@@ -120,7 +124,7 @@ export async function writeSweepSummary(facts: {
     core.summary.addTable([
       header,
       ...reported.map((r) => [
-        `#${r.thread}`,
+        'thread' in r ? `#${r.thread}` : `<code>${cell(r.commit.slice(0, 12))}</code>`,
         `<code>${cell(r.jobId)}</code>`,
         cell(r.status),
         pullRequestCell(r.prLink, serverUrl) || 'none',
