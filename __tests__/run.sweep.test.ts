@@ -69,12 +69,13 @@ async function leftAtWork(options: { timeout?: string } = {}) {
 }
 
 describe('sweep: true', () => {
-  it("on a schedule writes an ended job's end on its thread, once; the next sweep writes nothing", async () => {
+  it("on a dispatch (the docs repository's) writes an ended job's end on its thread, once; the next, scheduled, writes nothing", async () => {
     const { gh, pr, docsPr, docsLink, service, opening, kept } = await leftAtWork();
     expect(pr.labels).toEqual(['docs-agent-working']);
     const [pending] = gh.statuses(APP, sha(2));
 
-    const swept = await play(sweepStep(service, gh), at(10 * 60_000));
+    const dispatched = { name: 'workflow_dispatch', payload: { inputs: {} } };
+    const swept = await play(sweepStep(service, gh, dispatched), at(10 * 60_000));
     expect(swept.code).toBe(0);
     expect(warnings(swept)).toEqual([]);
     expect(swept.outputs).toMatchObject({ mode: 'swept', status: 'swept', uses: '0' });
