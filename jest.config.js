@@ -7,8 +7,8 @@ import { availableParallelism } from 'node:os';
  * The test files that need the build or start processes: the bundle run as the runner runs it
  * (`e2e.*`), a source's case that needs a small tool (`*.process`), the demo, GitHub's local
  * runner, what ships in dist/, and the release script run on a project of its own. Every other
- * test file runs in process, from the sources: the `unit` project, which `npm run test:unit` runs
- * with no build (test-layout.test.ts holds files to it).
+ * test file runs in process, from the sources, with no build: the `unit` and `runs` projects
+ * (`npm run test:unit`, `npm run test:runs`; test-layout.test.ts holds files to them).
  */
 export const PROCESS_TESTS = [
   '/e2e\\.[^/]*\\.test\\.ts$',
@@ -19,7 +19,17 @@ export const PROCESS_TESTS = [
   '/release-check\\.test\\.ts$',
 ];
 
+/**
+ * The files that play whole runs: `run()` in this process, against the emulators (`run.*`). They
+ * are the `runs` project; `npm run test:unit` runs the rest of the in-process tests (each module's
+ * own), the fast loop, and `npm run test:runs` these.
+ */
+export const RUN_TESTS = ['/run\\.[^/]*\\.test\\.ts$'];
+
 const project = {
+  // jest's transform cache, kept with the install rather than in the temporary directory: a test
+  // run leaves nothing there.
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
   testEnvironment: '<rootDir>/__fixtures__/environment.js',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
@@ -35,8 +45,9 @@ export default {
       ...project,
       displayName: 'unit',
       testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
-      testPathIgnorePatterns: PROCESS_TESTS,
+      testPathIgnorePatterns: [...PROCESS_TESTS, ...RUN_TESTS],
     },
+    { ...project, displayName: 'runs', roots: ['<rootDir>/__tests__'], testRegex: RUN_TESTS },
     { ...project, displayName: 'process', roots: ['<rootDir>/__tests__'], testRegex: PROCESS_TESTS },
   ],
   testSequencer: '<rootDir>/jest.sequencer.js',

@@ -11,3 +11,12 @@ export function recorder(): Log & { lines: string[] } {
     debug: () => undefined,
   };
 }
+
+/** What the GitHub side says of each write (the comment, a status, labels, a reaction, reviewers, auto-merge). */
+const WRITES =
+  /^info: (Posted the comment|Updated the comment|Set the commit status|Labelled |Took the label|Reacted |Asked for reviews|Enabled auto-merge)/;
+
+/** The lines but those that say what was written: for a test about something else. */
+export function withoutWrites(lines: string[]): string[] {
+  return lines.filter((line) => !WRITES.test(line));
+}

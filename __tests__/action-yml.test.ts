@@ -230,7 +230,7 @@ describe('README', () => {
       }
     };
     const broken: string[] = [];
-    for (const file of files) {
+    for (const file of [...files, 'docs/security.md', 'docs/troubleshooting.md']) {
       const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : '';
       const prose = read(file).replace(/^(`{3,})[\s\S]*?^\1\s*$/gm, '');
       for (const [, target = ''] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
@@ -260,7 +260,7 @@ describe('README', () => {
       runsOn(parsed(block.text) as Node).includes('pull_request_target'),
     );
     expect(recipes.map((block) => block.name)).toEqual([]);
-    const forks = read('README.md').split('### Pull requests from forks')[1]?.split('\n## ')[0] ?? '';
+    const forks = read('docs/security.md').split('## Pull requests from forks')[1]?.split('\n## ')[0] ?? '';
     expect(forks).toContain('blocked by default in public repositories since 2026-11-02');
     expect(forks).toContain('/docs');
   });

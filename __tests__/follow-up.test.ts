@@ -49,6 +49,10 @@ describe('heldByPolicy', () => {
     expect(held('at-merge', 'job-1')).toEqual(['change', 'closed', 'inert']);
     expect(held('at-merge')).toEqual(['closed', 'inert']);
     expect(heldByPolicy('at-merge', 'change', 'job-1', false)?.status).toBe('Docs follow at the merge');
+    // The words the demo shows a newcomer (demo.test.ts pins them too, in the process tier).
+    expect(heldByPolicy('at-merge', 'change', 'job-1', false)?.notice).toBe(
+      'Skipped: followUp is at-merge, so this sends nothing; job job-1 gets everything since it last looked when the pull request merges (or when someone asks).',
+    );
   });
 
   it('on-request: only requests send, job or not', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { gitHubForFile } from '../__fixtures__/github-api.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock } from '../__fixtures__/clock.js';
-import { recorder } from '../__fixtures__/log.js';
+import { recorder, withoutWrites } from '../__fixtures__/log.js';
 import { APP, runContext, world } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 import type { Outcome, ReportRequest } from '../src/core/ports.js';
@@ -73,7 +73,11 @@ describe('the comment', () => {
     const started = side.execute.started('job_1', { id: 'job_1', status: 'active' }, {});
     // The job ends at once: the last update must wait for the first post, not make a second one.
     const url = await side.report.finish(completed, started, new AbortController().signal);
-    expect(lines).toEqual([]);
+    // The log says what was written, and where: the post, then the update, with its link.
+    expect(lines).toEqual([
+      `info: Posted the comment on ${APP}#${pr.number}: ${url ?? ''}`,
+      `info: Updated the comment on ${APP}#${pr.number}: ${url ?? ''}`,
+    ]);
     expect(pr.comments).toHaveLength(1);
     expect(pr.comments[0]?.body).toContain('✅ **Completed**');
     expect(url).toBe(`${github.gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${pr.comments[0]?.id}`);
@@ -87,7 +91,7 @@ describe('the comment', () => {
     await until(() => pr.comments.length === 1);
     pr.comments.splice(0);
     await side.report.finish(completed, started, new AbortController().signal);
-    expect(lines).toEqual([]);
+    expect(withoutWrites(lines)).toEqual([]);
     expect(pr.comments.map((c) => c.body.includes('✅ **Completed**'))).toEqual([true]);
     expect(github.gh.count('createComment') - before).toBe(2);
   });
@@ -120,10 +124,10 @@ describe('the comment', () => {
     expect(again.clock.sleeping).toBe(1);
     await again.clock.advance(1);
     expect(await pending).toBeUndefined();
-    expect(again.lines).toEqual([
+    expect(withoutWrites(again.lines)).toEqual([
       expect.stringMatching(/^warning: Could not post the comment on acme\/app#\d+: GitHub did not answer/),
     ]);
-    expect(lines).toEqual([]);
+    expect(withoutWrites(lines)).toEqual([]);
   });
 
   it('gets 30 s at the end of a step that was not cancelled, cut to 1.2 s if a cancellation comes', async () => {
@@ -141,7 +145,7 @@ describe('the comment', () => {
     expect(clock.sleeping).toBe(2);
     await clock.advance(1200);
     expect(await pending).toBeUndefined();
-    expect(lines).toHaveLength(1);
+    expect(withoutWrites(lines)).toHaveLength(1);
     expect(lines[0]).toMatch(/^warning: Could not post the comment/);
   });
 
@@ -156,7 +160,7 @@ describe('the comment', () => {
     expect(clock.sleeping).toBe(2);
     await clock.advance(30_000);
     expect(await pending).toBeUndefined();
-    expect(lines).toContain(
+    expect(withoutWrites(lines)).toContain(
       'warning: Could not update the comment with how the job ended: GitHub did not answer in time.',
     );
     expect(pr.comments).toEqual([]);
@@ -168,7 +172,9 @@ describe('the comment', () => {
     const started = side.execute.started('job_1', undefined, {});
     expect(await side.report.finish(completed, started, new AbortController().signal)).toBeUndefined();
     expect(github.gh.requests.length).toBe(before);
-    expect(lines).toEqual(['notice: No comment posted: a schedule run has no pull request or issue.']);
+    expect(withoutWrites(lines)).toEqual([
+      'notice: No comment posted: a schedule run has no pull request or issue.',
+    ]);
   });
 });
 
@@ -178,7 +184,7 @@ describe('the context', () => {
     const before = github.gh.requests.length;
     expect(await side.decide.context(undefined, 20_000, new AbortController().signal)).toBe('');
     expect(github.gh.requests.length).toBe(before);
-    expect(lines).toEqual([
+    expect(withoutWrites(lines)).toEqual([
       'info: No context appended: a workflow_dispatch run changes nothing to describe.',
     ]);
   });
@@ -226,7 +232,7 @@ describe('labels and reviewers', () => {
       undefined,
       new AbortController().signal,
     );
-    expect(lines).toEqual([
+    expect(withoutWrites(lines)).toEqual([
       `notice: Labels and reviewers not set: https://gitlab.com/a/b/-/merge_requests/1 is not a pull request on ${github.gh.serverUrl} or https://github.com.`,
       'info: Labels and reviewers not set: the job changed no files, so it has no docs pull request.',
     ]);
@@ -245,7 +251,7 @@ describe('a /docs request', () => {
     await withAsk.report.finish(completed, withAskStarted, new AbortController().signal);
     expect(asked.reactions).toEqual(['eyes']);
     expect(github.gh.count('createReviewCommentReaction')).toBe(1);
-    expect(lines).toEqual([]);
+    expect(withoutWrites(lines)).toEqual([]);
   });
 
   it("reads an actor's access, a custom role's too; a fault is a warning and no access", async () => {
@@ -262,7 +268,7 @@ describe('a /docs request', () => {
     expect(await side.decide.accessOf('keeper', signal)).toEqual({ permission: 'write', role: 'maintain' });
     github.gh.fail('getCollaboratorPermission', { status: 502, message: 'Server Error' });
     expect(await side.decide.accessOf('helper', signal)).toBeUndefined();
-    expect(lines).toEqual([
+    expect(withoutWrites(lines)).toEqual([
       expect.stringMatching(/^warning: Could not read the role of helper on acme\/app: GitHub answered 502/),
     ]);
   });
@@ -284,6 +290,8 @@ describe("the chunk's entry", () => {
       new ManualClock(),
     );
     expect(await side.decide.context(undefined, 20_000, new AbortController().signal)).toBe('');
-    expect(lines).toEqual(['No context appended: a schedule run changes nothing to describe.']);
+    expect(withoutWrites(lines)).toEqual([
+      'No context appended: a schedule run changes nothing to describe.',
+    ]);
   });
 });

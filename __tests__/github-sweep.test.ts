@@ -97,7 +97,14 @@ describe('reportWaitingThread', () => {
     if (!found) throw new Error('the waiting thread was not found');
     const job = { id: 'job-done', status: 'completed', prLink: docsLink };
     await waitingEnd.reportWaitingThread(session, found, { kind: 'ended', job }, never());
-    expect(lines).toEqual([]);
+    const kept0 = pr.comments.find((c) => c.body.startsWith(MARKER));
+    // Each write said in the log: the comment (with its link), the status, the labels.
+    expect(lines).toEqual([
+      `info: Updated the comment on ${APP}#${pr.number}: ${github.gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${kept0?.id ?? ''}`,
+      `info: Set the commit status "${CONTEXT}" on ${sha(4).slice(0, 12)}: success, "Completed: job job-done · run 77".`,
+      `info: Labelled ${docsPr.number ? `acme/docs#${docsPr.number}` : ''}: docs.`,
+      `info: Took the label docs-agent-working off ${APP}#${pr.number}.`,
+    ]);
     const kept = pr.comments.find((c) => c.body.startsWith(MARKER));
     expect(pr.comments).toHaveLength(1);
     expect(kept?.body).toContain('✅ **Completed**');

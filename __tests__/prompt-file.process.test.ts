@@ -1,5 +1,5 @@
 // The one promptFile case that needs a tool: Node has no call that makes a FIFO, so `mkfifo` runs
-// as a child process, and the file lives in the process project (`npm run test:unit` starts none).
+// as a child process, and the file lives in the process project (`npm run test:unit` and `npm run test:runs` start none).
 import { afterAll, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

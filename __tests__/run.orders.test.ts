@@ -10,7 +10,7 @@
 // - the thread's count of uses equals its accepted sends;
 // - no status is left pending by a finished run;
 // - a thread never has two jobs after a fault.
-// 500 sequences run in the unit tier, in five tests of 100 (about 25 s on two idle cores). On a failure fast-check
+// 500 sequences run in the `runs` project, in five tests of 100 (about 25 s on two idle cores). On a failure fast-check
 // prints the seed and the path: `FC_SEED=… FC_PATH=… npm run test:orders` replays it (add
 // `FC_TRACE=1` for each run's log), and `FC_RUNS=10000 npm run test:orders` is the nightly-sized
 // run (about 12 minutes). A sequence found once is kept below as an example.

@@ -129,9 +129,9 @@ describe('proxyPasswords', () => {
 
 describe('the printers redact before they shorten or escape', () => {
   it('quote and cell, with a key registered for the run', async () => {
-    const { maskSecret } = await import('../src/core/secrets.js');
+    const { redactAlso } = await import('../src/core/secrets.js');
     const key = `mint_<a href='x'>&"Zq8WvR2nLp5Tx>`;
-    maskSecret(key);
+    redactAlso(key);
     expect(quote(`Key ${key} refused`)).toBe('"Key *** refused"');
     expect(cell(`Key ${key} refused`)).toBe('Key *** refused');
     // Cut first, a 10-character cell would have kept a piece the mask cannot match.

@@ -20,7 +20,19 @@ describe('summary cells', () => {
     expect(link(null)).toBe('');
   });
 
-  it('list job, status, pull request, model, source and time waited', () => {
+  it('say what the run did with the job: created, followed up, resumed, waited for or only read', () => {
+    const job = { id: 'job_1', status: 'active' };
+    const did = (facts: { mode?: string; onlyRead?: boolean }) =>
+      summaryRows({ job, waitedMs: 0, ...facts }).find(([name]) => name === 'This run')?.[1];
+    expect(did({ mode: 'created' })).toBe('created it');
+    expect(did({ mode: 'followed-up' })).toBe('followed it up');
+    expect(did({ mode: 'resumed' })).toBe("resumed an earlier attempt's job");
+    expect(did({ mode: 'given' })).toBe('waited for the job given');
+    expect(did({ mode: 'given', onlyRead: true })).toBe('only read it');
+    expect(did({})).toBeUndefined();
+  });
+
+  it('list job, what the run did, status, pull request, model, source and time waited', () => {
     const rows = summaryRows({
       job: {
         id: 'job_1',
@@ -30,9 +42,11 @@ describe('summary cells', () => {
         source: { repository: 'https://g/r', ref: 'main' },
       },
       waitedMs: 95_000,
+      mode: 'followed-up',
     });
     expect(rows).toEqual([
       ['Job', '<code>job_1</code>'],
+      ['This run', 'followed it up'],
       ['Status', 'completed'],
       ['Pull request', 'none'],
       ['Model', 'm'],

@@ -1,7 +1,7 @@
 // How the tests are laid out, held to its rules: at most 20 test cases start dist/index.js (each
 // child process costs seconds of CPU; only what a process alone shows is played through the
 // bundle), every file that starts a process or needs the build is in jest's `process` project, and
-// the `unit` project (`npm run test:unit`) needs neither.
+// the `unit` and `runs` projects (`npm run test:unit`, `npm run test:runs`) need neither.
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -751,18 +751,22 @@ class KeptComment {
     marker;
     warn;
     identity;
+    say;
     login;
     /** The look-up, once it succeeded (found or not): a run looks for its comment once. */
     found;
     op;
     constructor(api, thread, marker, warn, 
     /** The login the token acts as: the only author whose comment is the kept one. */
-    identity = (signal) => api.viewerLogin(signal)) {
+    identity = (signal) => api.viewerLogin(signal), 
+    /** Where each write is said (the log's info): a run's log tells what it wrote on GitHub. */
+    say = () => undefined) {
         this.api = api;
         this.thread = thread;
         this.marker = marker;
         this.warn = warn;
         this.identity = identity;
+        this.say = say;
         const { owner, repo, number, pull, fork } = thread;
         this.op = {
             what: `post the comment on ${owner}/${repo}#${number}`,
@@ -805,7 +809,9 @@ class KeptComment {
                         throw error;
                 }
             }
+            const updated = written !== undefined;
             written ??= await this.api.createComment({ owner, repo, issue_number: number, body: text }, signal);
+            this.say(`${updated ? 'Updated' : 'Posted'} the comment on ${owner}/${repo}#${number}: ${(0,untrusted/* printableUrl */.Zq)(written.url)}`);
             // What a later read of this run finds is what it wrote (a waiting job's end, then the decision).
             const own = written;
             this.found = Promise.resolve({ ...own, body: text });
@@ -883,6 +889,7 @@ async function markAtWork(session, job, signal) {
     const { owner, repo, number } = thread;
     try {
         await session.forRepo().addLabels({ owner, repo, issue_number: number, labels: [pull_request/* WORKING_LABEL */.Th] }, signal);
+        session.say(`Labelled ${owner}/${repo}#${number} ${pull_request/* WORKING_LABEL */.Th} while its job works.`);
     }
     catch (error) {
         session.warn(`${describeGitHubFault(error, {
@@ -916,6 +923,7 @@ async function takeOff(session, signal) {
     const { owner, repo, number } = thread;
     try {
         await session.forRepo().removeLabel({ owner, repo, issue_number: number, name: pull_request/* WORKING_LABEL */.Th }, signal);
+        session.say(`Took the label ${pull_request/* WORKING_LABEL */.Th} off ${owner}/${repo}#${number}.`);
     }
     catch (error) {
         if (faultOf(error).notFound)
@@ -1187,6 +1195,7 @@ class CommitStatus {
     run;
     context;
     runUrl;
+    say;
     constructor(
     /** Made on first use: a status never written builds no client. */
     api, 
@@ -1195,12 +1204,15 @@ class CommitStatus {
     /** This step's context: a waiting job's record keeps it, so that its end resolves this status. */
     context, 
     /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
-    runUrl) {
+    runUrl, 
+    /** Where each status set is said (the log's info). */
+    say = () => undefined) {
         this.api = api;
         this.identity = identity;
         this.run = run;
         this.context = context;
         this.runUrl = runUrl;
+        this.say = say;
     }
     /** Writes the status; a fault is a warning. */
     async write(sha, state, description, target, signal, warn) {
@@ -1216,6 +1228,7 @@ class CommitStatus {
                 description,
                 context: this.context,
             }, signal);
+            this.say(`Set the commit status "${this.context}" on ${sha.slice(0, 12)}: ${state}, "${description}".`);
         }
         catch (error) {
             warn(describeGitHubFault(error, {
@@ -1411,6 +1424,7 @@ async function acknowledge(session, queued = []) {
             await session
                 .forRepo()
                 .react({ owner, repo, comment_id: comment.id, review: comment.review, content: 'eyes' }, signal)
+                .then(() => session.say(`Reacted 👀 to the request in comment ${comment.id}.`))
                 .catch((error) => (failed ??= { error }));
         }
     }
@@ -1492,12 +1506,13 @@ function executeWrites(session) {
  * and reviews pass. Every refusal is one warning that says which and what would fix it; it never
  * changes the job's result.
  */
-async function enableAutoMerge(api, pr, method, warn, signal) {
+async function enableAutoMerge(api, pr, method, warn, signal, say = () => undefined) {
     const where = `${pr.owner}/${pr.repo}#${pr.number}`;
     const repo = `${pr.owner}/${pr.repo}`;
     try {
         const pull = await api.getPull({ owner: pr.owner, repo: pr.repo, pull_number: pr.number }, signal);
         await api.enableAutoMerge({ pullRequestId: pull.nodeId, mergeMethod: method.toUpperCase() }, signal);
+        say(`Enabled auto-merge (${method}) on ${where}.`);
     }
     catch (error) {
         const refusal = graphQLError(error);
@@ -2008,21 +2023,22 @@ request = session.request) {
     // those runs that it is a docs PR, which starts no job (docs/design.md §3.9).
     const labels = [...request.labels, ...(mark ? [pull_request/* DOCS_PR_LABEL */.EL] : [])];
     if (labels.length + request.reviewers.length > 0)
-        await routeDocsPullRequest(api, pr, { labels, reviewers: request.reviewers }, warn, signal);
+        await routeDocsPullRequest(api, pr, { labels, reviewers: request.reviewers }, warn, signal, session.say);
     if (merge)
-        await enableAutoMerge(api, pr, merge, warn, signal);
+        await enableAutoMerge(api, pr, merge, warn, signal, session.say);
 }
 /**
  * Labels and reviewers on the docs pull request: one call each, and each fault one warning.
  * Teams are `org/team-slug` and must belong to the organisation that owns the docs repository.
  */
-async function routeDocsPullRequest(api, pr, asked, warn, signal) {
+async function routeDocsPullRequest(api, pr, asked, warn, signal, say = () => undefined) {
     const { owner, repo, number } = pr;
     const where = `${owner}/${repo}#${number}`;
     const fullRepo = `${owner}/${repo}`;
     if (asked.labels.length > 0) {
         try {
             await api.addLabels({ owner, repo, issue_number: number, labels: asked.labels }, signal);
+            say(`Labelled ${where}: ${asked.labels.join(', ')}.`);
         }
         catch (error) {
             warn(describeGitHubFault(error, {
@@ -2046,6 +2062,7 @@ async function routeDocsPullRequest(api, pr, asked, warn, signal) {
         return;
     try {
         await api.requestReviewers({ owner, repo, pull_number: number, reviewers, team_reviewers: teams }, signal);
+        say(`Asked for reviews on ${where}: ${[...reviewers, ...teams.map((t) => `${owner}/${t}`)].join(', ')}.`);
     }
     catch (error) {
         warn(describeGitHubFault(error, {
@@ -2163,10 +2180,12 @@ class GitHubSession {
         this.marker = deps.pinned?.marker ?? request.standIn?.marker ?? commentMarker(run, request);
         this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
         if (request.status) {
-            this.status = new CommitStatus(() => this.forRepo(), (signal) => this.ownLogin(signal), run, request.standIn?.statusContext ?? statusContext(run, request), this.runUrl);
+            this.status = new CommitStatus(() => this.forRepo(), (signal) => this.ownLogin(signal), run, request.standIn?.statusContext ?? statusContext(run, request), this.runUrl, this.say);
         }
     }
     warn = (message) => this.log.warning(message);
+    /** What the run wrote on GitHub, said in its log as it is written. */
+    say = (line) => this.log.info(line);
     /** A client for `token` at `apiUrl` (the run's GitHub unless told), made once. */
     api(token, apiUrl = this.run.apiUrl) {
         const key = `${apiUrl}\n${token}`;
@@ -2270,7 +2289,7 @@ class GitHubSession {
         if (!found.thread)
             return { none: found.none ?? 'the event names no pull request or issue' };
         return {
-            comment: new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (s) => this.ownLogin(s)),
+            comment: new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (s) => this.ownLogin(s), this.say),
         };
     }
     /**
@@ -2706,7 +2725,7 @@ async function endStatus(session, jobId, waiting, end, signal) {
     const at = waiting.status;
     if (!at)
         return;
-    const status = new CommitStatus(() => session.forRepo(), (s) => session.ownLogin(s), session.run, at.context, session.runUrl);
+    const status = new CommitStatus(() => session.forRepo(), (s) => session.ownLogin(s), session.run, at.context, session.runUrl, session.say);
     const link = end.kind === 'ended' ? (end.job.prLink ?? '') : '';
     const [state, word] = end.kind === 'lost'
         ? ['error', JOB_WORDS.lost]
@@ -2924,6 +2943,7 @@ function reportWrites(session) {
                 if (number === undefined)
                     return;
                 await session.forRepo().removeLabel({ owner, repo, issue_number: number, name }, signal);
+                session.say(`Took the label ${name} off ${owner}/${repo}#${number}, so it can be applied again.`);
             }
             catch (error) {
                 session.warn(faultOf(error).notFound

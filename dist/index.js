@@ -32065,14 +32065,23 @@ var uses = __nccwpck_require__(9303);
 
 
 
+/** What the run did with the job, in the summary's words. */
+const DID = {
+    created: 'created it',
+    'followed-up': 'followed it up',
+    resumed: "resumed an earlier attempt's job",
+    given: 'waited for the job given',
+};
 /** The rows of the summary table, as HTML cells. */
 function summaryRows(facts) {
     const { job } = facts;
     const source = job.source?.repository
         ? `${(0,untrusted/* link */.nf)(job.source.repository)}${job.source.ref ? ` (${(0,untrusted/* cell */.Hn)(job.source.ref)})` : ''}`
         : '';
+    const did = facts.onlyRead ? 'only read it' : facts.mode ? DID[facts.mode] : undefined;
     return [
         ['Job', `<code>${(0,untrusted/* cell */.Hn)(job.id)}</code>`],
+        ...(did ? [['This run', did]] : []),
         ['Status', (0,untrusted/* cell */.Hn)(job.status)],
         ['Pull request', pullRequestCell(job.prLink, facts.serverUrl) || 'none'],
         ['Model', (0,untrusted/* cell */.Hn)(job.model ?? '')],
@@ -32198,9 +32207,12 @@ async function report(step, { accepted, decision, executed }, github, cancellati
         const spent = context && features?.thread
             ? (0,core_ledger/* threadUses */.Hl)(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
             : undefined;
+        const mode = step.mode ? (0,core_mode/* modeOutput */.xd)(step.mode) : undefined;
         const facts = {
             job: step.job,
             waitedMs: step.waitedMs,
+            ...(mode ? { mode } : {}),
+            ...(mode === 'given' && accepted?.inputs.wait === false ? { onlyRead: true } : {}),
             failure: step.failure,
             serverUrl,
             ...(alongside ? { thread: alongside.thread } : {}),

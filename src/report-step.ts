@@ -57,9 +57,12 @@ export async function report(
       context && features?.thread
         ? threadUses(memory.note, { run: context.runId, attempt: context.runAttempt, uses: step.uses })
         : undefined;
+    const mode = step.mode ? modeOutput(step.mode) : undefined;
     const facts = {
       job: step.job,
       waitedMs: step.waitedMs,
+      ...(mode ? { mode } : {}),
+      ...(mode === 'given' && accepted?.inputs.wait === false ? { onlyRead: true } : {}),
       failure: step.failure,
       serverUrl,
       ...(alongside ? { thread: alongside.thread } : {}),

@@ -22,6 +22,7 @@ export async function enableAutoMerge(
   method: MergeMethod,
   warn: Warn,
   signal: AbortSignal,
+  say: (line: string) => void = () => undefined,
 ): Promise<void> {
   const where = `${pr.owner}/${pr.repo}#${pr.number}`;
   const repo = `${pr.owner}/${pr.repo}`;
@@ -31,6 +32,7 @@ export async function enableAutoMerge(
       { pullRequestId: pull.nodeId, mergeMethod: method.toUpperCase() as Uppercase<MergeMethod> },
       signal,
     );
+    say(`Enabled auto-merge (${method}) on ${where}.`);
   } catch (error) {
     const refusal = graphQLError(error);
     if (!refusal) {

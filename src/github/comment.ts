@@ -5,7 +5,7 @@ import type { KeptState } from '../core/ports.js';
 import type { Warn } from '../core/log.js';
 import { usesLine } from '../core/uses.js';
 import { redact } from '../core/secrets.js';
-import { cell, inert, isPlainHttpUrl, isPullRequestUrl } from '../core/untrusted.js';
+import { cell, inert, isPlainHttpUrl, isPullRequestUrl, printableUrl } from '../core/untrusted.js';
 import type { Comment, GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault, faultOf, type GitHubOperation } from './errors.js';
 import { noteLine, type ThreadNote } from './note.js';
@@ -277,6 +277,8 @@ export class KeptComment {
     private readonly warn: Warn,
     /** The login the token acts as: the only author whose comment is the kept one. */
     private readonly identity: (signal: AbortSignal) => Promise<string> = (signal) => api.viewerLogin(signal),
+    /** Where each write is said (the log's info): a run's log tells what it wrote on GitHub. */
+    private readonly say: (line: string) => void = () => undefined,
   ) {
     const { owner, repo, number, pull, fork } = thread;
     this.op = {
@@ -324,7 +326,11 @@ export class KeptComment {
           if (!faultOf(error).notFound) throw error;
         }
       }
+      const updated = written !== undefined;
       written ??= await this.api.createComment({ owner, repo, issue_number: number, body: text }, signal);
+      this.say(
+        `${updated ? 'Updated' : 'Posted'} the comment on ${owner}/${repo}#${number}: ${printableUrl(written.url)}`,
+      );
       // What a later read of this run finds is what it wrote (a waiting job's end, then the decision).
       const own = written;
       this.found = Promise.resolve({ ...own, body: text });

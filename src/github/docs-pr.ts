@@ -77,8 +77,8 @@ export async function writeOnDocs(
   // those runs that it is a docs PR, which starts no job (docs/design.md §3.9).
   const labels = [...request.labels, ...(mark ? [DOCS_PR_LABEL] : [])];
   if (labels.length + request.reviewers.length > 0)
-    await routeDocsPullRequest(api, pr, { labels, reviewers: request.reviewers }, warn, signal);
-  if (merge) await enableAutoMerge(api, pr, merge, warn, signal);
+    await routeDocsPullRequest(api, pr, { labels, reviewers: request.reviewers }, warn, signal, session.say);
+  if (merge) await enableAutoMerge(api, pr, merge, warn, signal, session.say);
 }
 
 /**
@@ -91,6 +91,7 @@ export async function routeDocsPullRequest(
   asked: { labels: string[]; reviewers: string[] },
   warn: Warn,
   signal: AbortSignal,
+  say: (line: string) => void = () => undefined,
 ): Promise<void> {
   const { owner, repo, number } = pr;
   const where = `${owner}/${repo}#${number}`;
@@ -98,6 +99,7 @@ export async function routeDocsPullRequest(
   if (asked.labels.length > 0) {
     try {
       await api.addLabels({ owner, repo, issue_number: number, labels: asked.labels }, signal);
+      say(`Labelled ${where}: ${asked.labels.join(', ')}.`);
     } catch (error) {
       warn(
         describeGitHubFault(error, {
@@ -126,6 +128,7 @@ export async function routeDocsPullRequest(
       { owner, repo, pull_number: number, reviewers, team_reviewers: teams },
       signal,
     );
+    say(`Asked for reviews on ${where}: ${[...reviewers, ...teams.map((t) => `${owner}/${t}`)].join(', ')}.`);
   } catch (error) {
     warn(
       describeGitHubFault(error, {

@@ -50,6 +50,7 @@ export async function markAtWork(
   const { owner, repo, number } = thread;
   try {
     await session.forRepo().addLabels({ owner, repo, issue_number: number, labels: [WORKING_LABEL] }, signal);
+    session.say(`Labelled ${owner}/${repo}#${number} ${WORKING_LABEL} while its job works.`);
   } catch (error) {
     session.warn(
       `${describeGitHubFault(error, {
@@ -87,6 +88,7 @@ export async function takeOff(session: GitHubSession, signal: AbortSignal): Prom
   const { owner, repo, number } = thread;
   try {
     await session.forRepo().removeLabel({ owner, repo, issue_number: number, name: WORKING_LABEL }, signal);
+    session.say(`Took the label ${WORKING_LABEL} off ${owner}/${repo}#${number}.`);
   } catch (error) {
     if (faultOf(error).notFound) return;
     session.warn(

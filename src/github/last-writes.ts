@@ -145,6 +145,7 @@ export function reportWrites(session: GitHubSession): ReportWrites {
         number = (await findThread(session.forRepo(), session.run, signal)).thread?.number;
         if (number === undefined) return;
         await session.forRepo().removeLabel({ owner, repo, issue_number: number, name }, signal);
+        session.say(`Took the label ${name} off ${owner}/${repo}#${number}, so it can be applied again.`);
       } catch (error) {
         session.warn(
           faultOf(error).notFound

@@ -85,11 +85,14 @@ export class GitHubSession {
         run,
         request.standIn?.statusContext ?? statusContext(run, request),
         this.runUrl,
+        this.say,
       );
     }
   }
 
   readonly warn = (message: string): void => this.log.warning(message);
+  /** What the run wrote on GitHub, said in its log as it is written. */
+  readonly say = (line: string): void => this.log.info(line);
 
   /** A client for `token` at `apiUrl` (the run's GitHub unless told), made once. */
   api(token: string, apiUrl = this.run.apiUrl): GitHubApi {
@@ -199,7 +202,14 @@ export class GitHubSession {
     const found = await this.runThread(signal);
     if (!found.thread) return { none: found.none ?? 'the event names no pull request or issue' };
     return {
-      comment: new KeptComment(this.forRepo(), found.thread, this.marker, this.warn, (s) => this.ownLogin(s)),
+      comment: new KeptComment(
+        this.forRepo(),
+        found.thread,
+        this.marker,
+        this.warn,
+        (s) => this.ownLogin(s),
+        this.say,
+      ),
     };
   }
 

@@ -196,6 +196,8 @@ export class CommitStatus {
     readonly context: string,
     /** Where a status links when its own target is not a plain http(s) URL: the workflow run. */
     private readonly runUrl: string,
+    /** Where each status set is said (the log's info). */
+    private readonly say: (line: string) => void = () => undefined,
   ) {}
 
   /** Writes the status; a fault is a warning. */
@@ -222,6 +224,7 @@ export class CommitStatus {
         },
         signal,
       );
+      this.say(`Set the commit status "${this.context}" on ${sha.slice(0, 12)}: ${state}, "${description}".`);
     } catch (error) {
       warn(
         describeGitHubFault(error, {

@@ -83,6 +83,7 @@ export async function endStatus(
     session.run,
     at.context,
     session.runUrl,
+    session.say,
   );
   const link = end.kind === 'ended' ? (end.job.prLink ?? '') : '';
   const [state, word]: [StatusState, string] =

@@ -194,6 +194,7 @@ export async function acknowledge(session: GitHubSession, queued: Carried['reque
       await session
         .forRepo()
         .react({ owner, repo, comment_id: comment.id, review: comment.review, content: 'eyes' }, signal)
+        .then(() => session.say(`Reacted 👀 to the request in comment ${comment.id}.`))
         .catch((error: unknown) => (failed ??= { error }));
     }
   } finally {

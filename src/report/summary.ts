@@ -17,7 +17,19 @@ export interface SummaryFacts {
   threadUses?: number;
   /** Which thread the job is for, when a run tells more than one (a push of several merges). */
   thread?: number;
+  /** What this run did with the job: the `mode` output (`created`, `followed-up`, `resumed`, `given`). */
+  mode?: string;
+  /** A `given` job that was only read, not waited for (`wait: false`). */
+  onlyRead?: boolean;
 }
+
+/** What the run did with the job, in the summary's words. */
+const DID: Readonly<Record<string, string>> = {
+  created: 'created it',
+  'followed-up': 'followed it up',
+  resumed: "resumed an earlier attempt's job",
+  given: 'waited for the job given',
+};
 
 /** The rows of the summary table, as HTML cells. */
 export function summaryRows(facts: SummaryFacts): [string, string][] {
@@ -25,8 +37,10 @@ export function summaryRows(facts: SummaryFacts): [string, string][] {
   const source = job.source?.repository
     ? `${link(job.source.repository)}${job.source.ref ? ` (${cell(job.source.ref)})` : ''}`
     : '';
+  const did = facts.onlyRead ? 'only read it' : facts.mode ? DID[facts.mode] : undefined;
   return [
     ['Job', `<code>${cell(job.id)}</code>`],
+    ...(did ? [['This run', did] as [string, string]] : []),
     ['Status', cell(job.status)],
     ['Pull request', pullRequestCell(job.prLink, facts.serverUrl) || 'none'],
     ['Model', cell(job.model ?? '')],
