@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ManualClock } from '../__fixtures__/clock.js';
 import { gitHubForFile, reportRequest } from '../__fixtures__/github-api.js';
-import { APP, BOT, runContext, sha, world } from '../__fixtures__/github-world.js';
+import { APP, BOT, DOCS, runContext, sha, world } from '../__fixtures__/github-world.js';
 import { recorder } from '../__fixtures__/log.js';
 import type { ThreadNote } from '../src/core/ports.js';
 
@@ -140,6 +140,42 @@ describe('a thread another run reported meanwhile', () => {
     expect(wrote).toBe(false);
     expect(github.gh.requests.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
     expect(github.gh.statuses(APP, sha(5))).toEqual([]);
+    await session.close();
+  });
+});
+
+describe('a waiting job that took the thread over from a refused one', () => {
+  it("closes the earlier docs pull request once the job's end brings its own, as the run that left it would have", async () => {
+    const { gh } = github;
+    world(gh);
+    const SERVICE = 'docs-writer[bot]';
+    const earlier = gh.thread(DOCS);
+    const successor = gh.thread(DOCS);
+    for (const docs of [earlier, successor]) {
+      docs.opener = SERVICE;
+      docs.pullCommits = [{ sha: docs.headSha, author: SERVICE, committer: 'web-flow' }];
+    }
+    const link = (n: number) => `${gh.serverUrl}/${DOCS}/pull/${n}`;
+    const pr = gh.thread(APP, { headSha: sha(6) });
+    const note: ThreadNote = {
+      job: 'job-new',
+      run: 77,
+      attempt: 1,
+      superseded: [link(earlier.number)],
+      waiting: { run: 77, at: 1, timeout: 3_600_000 },
+    };
+    gh.addComment(APP, pr.number, { login: BOT, body: `${MARKER}\n${notes.noteLine(note)}\n⏩ **Started**` });
+    pr.labels.push('docs-agent-working');
+    const { session } = sweepSession();
+    const [found] = await inFlight.findWaiting(session, never());
+    if (!found) throw new Error('the waiting thread was not found');
+    const job = { id: 'job-new', status: 'completed', prLink: link(successor.number) };
+    expect(await waitingEnd.reportWaitingThread(session, found, { kind: 'ended', job }, never())).toBe(true);
+    expect(earlier.state).toBe('closed');
+    expect(successor.state).toBe('open');
+    const kept = pr.comments.find((c) => c.body.startsWith(MARKER))?.body ?? '';
+    expect(notes.readNote(kept)?.superseded).toBeUndefined();
+    expect(notes.readNote(kept)?.waiting).toBeUndefined();
     await session.close();
   });
 });

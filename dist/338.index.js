@@ -2654,7 +2654,7 @@ async function findBranchWaiting(session, signal) {
 /** Each pending status's last word, then the docs pull request routed as this run's inputs ask. */
 async function writeBranchEnd(session, found, end, signal) {
     for (const { sha, context } of found.pending)
-        await endStatus(session, found.job, { run: found.run, at: 0, timeout: 1, status: { sha, context } }, end, signal);
+        await endStatus(session, found.job, { run: found.run, status: { sha, context } }, end, signal);
     // A branch's thread is a thread: its docs PR here is marked as one, whatever this step says.
     if (end.kind === 'ended' && end.job.status === 'completed')
         await writeOnDocs(session, end.job, undefined, signal, { ...session.request, thread: true });
@@ -2677,12 +2677,22 @@ async function writeBranchEnd(session, found, end, signal) {
 
 
 
+
 async function writeWaitingEnd(session, note, end, signal) {
     const { waiting } = note;
     if (!waiting)
         return;
     const job = end.kind === 'lost' ? undefined : end.job;
     const failure = failureOf(note.job, waiting, end);
+    // The docs pull requests an earlier job left, closed now that this one has its own, as the run
+    // that left it at work would have once it saw the end.
+    const superseded = job && note.superseded?.length
+        ? await supersede(session, { jobId: note.job, job, confirmed: true, timedOut: false, waitedMs: 0, memory: { note } }, signal)
+        : undefined;
+    const left = superseded?.waiting ?? note.superseded ?? [];
+    const after = { ...(0,core_waiting/* reported */.Y6)(note), ...(left.length > 0 ? { superseded: left } : {}) };
+    if (left.length === 0)
+        delete after.superseded;
     const { comment } = await keptForWriting(session, signal);
     await comment?.write(body(session, {
         jobId: note.job,
@@ -2690,7 +2700,8 @@ async function writeWaitingEnd(session, note, end, signal) {
         ended: true,
         ...(failure ? { failure } : {}),
         timedOut: end.kind === 'overdue',
-        note: (0,core_waiting/* reported */.Y6)(note),
+        note: after,
+        ...(superseded ? { superseded: superseded.fates } : {}),
     }), signal);
     if (waiting.status)
         await endStatus(session, note.job, waiting, end, signal);

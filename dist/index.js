@@ -29041,6 +29041,7 @@ function unconfirmed(mode) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   EL: () => (/* binding */ DOCS_PR_LABEL),
 /* harmony export */   Jj: () => (/* binding */ carriesDocsLabel),
+/* harmony export */   KQ: () => (/* binding */ samePage),
 /* harmony export */   Mz: () => (/* binding */ outputLink),
 /* harmony export */   Th: () => (/* binding */ WORKING_LABEL),
 /* harmony export */   _P: () => (/* binding */ docsPullRequest),
@@ -29148,6 +29149,10 @@ function carriesDocsLabel(names) {
  * jobs to tell whether it is one's docs PR, before the report labels it DOCS_PR_LABEL.
  */
 const WORKING_LABEL = 'docs-agent-working';
+/** Whether a link the service sent (a job's `prLink`) is the page `page`: a trailing slash and case aside. */
+function samePage(link, page) {
+    return Boolean(link) && (link ?? '').replace(/\/+$/, '').toLowerCase() === page.toLowerCase();
+}
 
 
 /***/ }),
@@ -30656,6 +30661,7 @@ async function mayAsk(queued, asker, inputs, deps) {
 
 
 
+
 /** A request on a thread's docs PR is answered where it was asked. */
 const DOCS_PR_ANSWER = 'This is a docs pull request that a thread of this workflow opened: it starts no docs job of its own. Ask on the pull request it documents, and its job takes the request.';
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
@@ -30819,11 +30825,10 @@ function whileAtWork(job) {
  * cannot be read is a warning, and the run goes on as a thread of its own.
  */
 async function openedByJobAtWork(atWork, deps) {
-    const same = (link) => link.replace(/\/+$/, '').toLowerCase() === atWork.self.toLowerCase();
     for (const id of atWork.jobs) {
         try {
             const job = await deps.client.getJob(id, { signal: deps.signal });
-            if (job.prLink && same(job.prLink)) {
+            if ((0,pull_request/* samePage */.KQ)(job.prLink, atWork.self)) {
                 return {
                     notice: `Skipped: agent job ${(0,untrusted/* label */.Pf)(id)} of a thread of this workflow opened this pull request as its docs pull request: a docs pull request starts no docs job of its own. Ask on the pull request it documents.`,
                     status: 'A docs PR starts no docs job',
@@ -32546,7 +32551,7 @@ async function sweep(deps) {
             let job = read;
             // The docs pull request's own run: the job that opened it is near its end; its result
             // shows within this run rather than at the next sweep.
-            if (job && !(0,core_job/* isTerminal */.Hd)(job.status) && docsPr && sameLink(job.prLink, docsPr)) {
+            if (job && !(0,core_job/* isTerminal */.Hd)(job.status) && docsPr && (0,pull_request/* samePage */.KQ)(job.prLink, docsPr)) {
                 log/* coreLog */.u.info(`Agent job ${id} of #${thread.number} opened this pull request: waiting for it to end.`);
                 job = (await waitForEnd(client, note.job, job, { accepted, step, faults })) ?? job;
             }
@@ -32670,9 +32675,6 @@ function ownPullRequest({ context }) {
     const { event, serverUrl, repo } = context;
     const number = event.kind === 'pull-request' ? event.pull?.number : undefined;
     return number === undefined ? undefined : `${serverUrl}/${repo.owner}/${repo.repo}/pull/${number}`;
-}
-function sameLink(link, page) {
-    return Boolean(link) && (link ?? '').replace(/\/+$/, '').toLowerCase() === page.toLowerCase();
 }
 /** The job polled as a waiting run would, until it ends or the run's `timeout` is up; a fault is a warning. */
 async function waitForEnd(client, id, first, { accepted, step, faults }) {

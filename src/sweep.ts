@@ -6,7 +6,7 @@
 // Given the thread step's inputs, it then sends what each reported thread asked for meanwhile.
 import * as core from '@actions/core';
 import { isTerminal, type AgentJob } from './core/job.js';
-import { outputLink } from './core/pull-request.js';
+import { outputLink, samePage } from './core/pull-request.js';
 import { coreLog, describeThrown } from './core/log.js';
 import type { BranchWaiting, FoundWaiting, GitHubSteps } from './core/ports.js';
 import { label } from './core/untrusted.js';
@@ -71,7 +71,7 @@ export async function sweep(deps: SweepDeps): Promise<void> {
       let job = read;
       // The docs pull request's own run: the job that opened it is near its end; its result
       // shows within this run rather than at the next sweep.
-      if (job && !isTerminal(job.status) && docsPr && sameLink(job.prLink, docsPr)) {
+      if (job && !isTerminal(job.status) && docsPr && samePage(job.prLink, docsPr)) {
         coreLog.info(`Agent job ${id} of #${thread.number} opened this pull request: waiting for it to end.`);
         job = (await waitForEnd(client, note.job, job, { accepted, step, faults })) ?? job;
       }
@@ -218,10 +218,6 @@ function ownPullRequest({ context }: Accepted): string | undefined {
   const { event, serverUrl, repo } = context;
   const number = event.kind === 'pull-request' ? event.pull?.number : undefined;
   return number === undefined ? undefined : `${serverUrl}/${repo.owner}/${repo.repo}/pull/${number}`;
-}
-
-function sameLink(link: string | null | undefined, page: string): boolean {
-  return Boolean(link) && (link ?? '').replace(/\/+$/, '').toLowerCase() === page.toLowerCase();
 }
 
 /** The job polled as a waiting run would, until it ends or the run's `timeout` is up; a fault is a warning. */

@@ -113,3 +113,8 @@ export function carriesDocsLabel(names: readonly unknown[]): boolean {
  * jobs to tell whether it is one's docs PR, before the report labels it DOCS_PR_LABEL.
  */
 export const WORKING_LABEL = 'docs-agent-working';
+
+/** Whether a link the service sent (a job's `prLink`) is the page `page`: a trailing slash and case aside. */
+export function samePage(link: string | null | undefined, page: string): boolean {
+  return Boolean(link) && (link ?? '').replace(/\/+$/, '').toLowerCase() === page.toLowerCase();
+}

@@ -17,6 +17,7 @@ import { describeThrown, type Log } from '../core/log.js';
 import { onlyWaits, type Mode } from '../core/mode.js';
 import type { Changed, DecideReads, Memory } from '../core/ports.js';
 import { isTerminal, type AgentJob } from '../core/job.js';
+import { samePage } from '../core/pull-request.js';
 import { label } from '../core/untrusted.js';
 import { redact } from '../core/secrets.js';
 import type { Request } from './trigger.js';
@@ -240,11 +241,10 @@ async function openedByJobAtWork(
   atWork: { jobs: string[]; self: string },
   deps: Pick<DecideDeps, 'client' | 'log' | 'signal'>,
 ): Promise<{ notice: string; status: string } | undefined> {
-  const same = (link: string) => link.replace(/\/+$/, '').toLowerCase() === atWork.self.toLowerCase();
   for (const id of atWork.jobs) {
     try {
       const job = await deps.client.getJob(id, { signal: deps.signal });
-      if (job.prLink && same(job.prLink)) {
+      if (samePage(job.prLink, atWork.self)) {
         return {
           notice: `Skipped: agent job ${label(id)} of a thread of this workflow opened this pull request as its docs pull request: a docs pull request starts no docs job of its own. Ask on the pull request it documents.`,
           status: 'A docs PR starts no docs job',

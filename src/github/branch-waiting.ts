@@ -64,13 +64,7 @@ export async function writeBranchEnd(
   signal: AbortSignal,
 ): Promise<void> {
   for (const { sha, context } of found.pending)
-    await endStatus(
-      session,
-      found.job,
-      { run: found.run, at: 0, timeout: 1, status: { sha, context } },
-      end,
-      signal,
-    );
+    await endStatus(session, found.job, { run: found.run, status: { sha, context } }, end, signal);
   // A branch's thread is a thread: its docs PR here is marked as one, whatever this step says.
   if (end.kind === 'ended' && end.job.status === 'completed')
     await writeOnDocs(session, end.job, undefined, signal, { ...session.request, thread: true });

@@ -16,6 +16,7 @@ import { describeGitHubFault } from './errors.js';
 import { WORKING_LABEL } from '../core/pull-request.js';
 import type { GitHubSession } from './session.js';
 import { CommitStatus, JOB_WORDS, statusDescription, type StatusState } from './status.js';
+import { supersede } from './supersede.js';
 import { body, FINISH_BUDGET_MS, keptForWriting } from './writes.js';
 
 export async function writeWaitingEnd(
@@ -28,6 +29,19 @@ export async function writeWaitingEnd(
   if (!waiting) return;
   const job = end.kind === 'lost' ? undefined : end.job;
   const failure = failureOf(note.job, waiting, end);
+  // The docs pull requests an earlier job left, closed now that this one has its own, as the run
+  // that left it at work would have once it saw the end.
+  const superseded =
+    job && note.superseded?.length
+      ? await supersede(
+          session,
+          { jobId: note.job, job, confirmed: true, timedOut: false, waitedMs: 0, memory: { note } },
+          signal,
+        )
+      : undefined;
+  const left = superseded?.waiting ?? note.superseded ?? [];
+  const after = { ...reported(note), ...(left.length > 0 ? { superseded: left } : {}) };
+  if (left.length === 0) delete after.superseded;
   const { comment } = await keptForWriting(session, signal);
   await comment?.write(
     body(session, {
@@ -36,7 +50,8 @@ export async function writeWaitingEnd(
       ended: true,
       ...(failure ? { failure } : {}),
       timedOut: end.kind === 'overdue',
-      note: reported(note),
+      note: after,
+      ...(superseded ? { superseded: superseded.fates } : {}),
     }),
     signal,
   );
@@ -71,7 +86,7 @@ function failureOf(jobId: string, waiting: Waiting, end: Exclude<WaitingEnd, { k
 export async function endStatus(
   session: GitHubSession,
   jobId: string,
-  waiting: Waiting,
+  waiting: Pick<Waiting, 'run' | 'status'>,
   end: Exclude<WaitingEnd, { kind: 'at-work' }>,
   signal: AbortSignal,
 ): Promise<void> {
