@@ -142,6 +142,7 @@ export function runContext({
     runId: 42,
     runAttempt: 1,
     workflow: 'docs',
+    workflowRef: 'acme/app/.github/workflows/docs.yml@refs/heads/main',
     job: 'refresh',
     action: 'docs',
     actionRepository: '',

@@ -137,6 +137,7 @@ function prepareRun(options: RunOptions): {
     GITHUB_ACTOR: 'octocat',
     GITHUB_EVENT_PATH: event,
     GITHUB_WORKFLOW: 'docs',
+    GITHUB_WORKFLOW_REF: 'acme/docs/.github/workflows/docs.yml@refs/heads/main',
     GITHUB_JOB: 'refresh',
     GITHUB_ACTION: 'docs',
     ...RUNNER_TOKENS,

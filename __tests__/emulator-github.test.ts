@@ -743,6 +743,122 @@ describe("GitHub emulator: a pull request's opener, its commits, and closing it"
   });
 });
 
+describe('GitHub emulator: workflow dispatches', () => {
+  const dispatch = (g: GitHubEmulator, workflow: string | number, body: unknown, token = 'ghs_ok') =>
+    call(g, 'POST', `/repos/acme/app/actions/workflows/${workflow}/dispatches`, body, token);
+
+  it.each(['', '/api/v3'] as const)(
+    'records an accepted dispatch, by file name or id, and answers 204 with no body (prefix %j)',
+    async (prefix) => {
+      const g = await world(prefix);
+      const docs = g.workflow('acme/app', 'docs.yml', { inputs: ['docs-thread', 'dry-run'] });
+      const first = await dispatch(g, 'docs.yml', { ref: 'main', inputs: { 'docs-thread': '7' } });
+      expect(first.status).toBe(204);
+      expect(first.headers.get('content-type')).toBeNull();
+      expect(await first.text()).toBe('');
+      const second = await dispatch(g, docs.id, { ref: 'topic-1', inputs: { 'dry-run': true } });
+      expect(second.status).toBe(204);
+      expect((await dispatch(g, 'docs.yml', { ref: 'main' })).status).toBe(204);
+      expect(g.dispatches('acme/app')).toEqual([
+        { workflowId: 'docs.yml', ref: 'main', inputs: { 'docs-thread': '7' } },
+        { workflowId: 'docs.yml', ref: 'topic-1', inputs: { 'dry-run': 'true' } },
+        { workflowId: 'docs.yml', ref: 'main', inputs: {} },
+      ]);
+      expect(g.count('createWorkflowDispatch')).toBe(3);
+      expect(g.violations).toEqual([]);
+    },
+  );
+
+  it("answers the run's id and links when asked, where the description lists that 200", async () => {
+    const g = await world();
+    g.workflow('acme/app', 'docs.yml');
+    const res = await dispatch(g, 'docs.yml', { ref: 'main', return_run_details: true });
+    expect(res.status).toBe(200);
+    const json = (await res.json()) as { workflow_run_id: number; run_url: string; html_url: string };
+    expect(json).toEqual({
+      workflow_run_id: expect.any(Number),
+      run_url: `${g.apiUrl}/repos/acme/app/actions/runs/${json.workflow_run_id}`,
+      html_url: `${g.serverUrl}/acme/app/actions/runs/${json.workflow_run_id}`,
+    });
+    // The reply the emulator gave is one github.com's description allows.
+    const template = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
+    expect(gitHubContract('api.github.com').checkResponse('POST', template, 200, json)).toEqual([]);
+    expect(gitHubContract('api.github.com').checkResponse('POST', template, 204, undefined)).toEqual([]);
+    expect(gitHubContract('api.github.com').checkResponse('POST', template, 204, json)).toEqual([
+      `POST ${template} 204 has no body in the description`,
+    ]);
+    // GHES 3.19's description lists only 204: the emulator answers that, whatever is asked.
+    expect(gitHubContract('ghes-3.19').checkResponse('POST', template, 200, json)).toEqual([
+      `POST ${template} 200 is not a status this operation answers`,
+    ]);
+    const ghesOne = await startGitHubEmulator({ prefix: '/api/v3' });
+    try {
+      ghesOne.grant('ghs_ok', { login: 'bot', read: ['acme/app'], write: ['acme/app'] });
+      ghesOne.workflow('acme/app', 'docs.yml');
+      expect((await dispatch(ghesOne, 'docs.yml', { ref: 'main', return_run_details: true })).status).toBe(
+        204,
+      );
+      expect(ghesOne.dispatches('acme/app')).toHaveLength(1);
+      expect(ghesOne.violations).toEqual([]);
+    } finally {
+      await ghesOne.close();
+    }
+    expect(g.dispatches('acme/app')).toEqual([{ workflowId: 'docs.yml', ref: 'main', inputs: {} }]);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('refuses as GitHub does: 404 for a workflow it does not know, 422 for an input or a ref', async () => {
+    const g = await world();
+    const docs = g.workflow('acme/app', 'docs.yml', { inputs: ['docs-thread'] });
+    const refusals = [];
+    for (const [workflow, body] of [
+      ['other.yml', { ref: 'main' }],
+      [docs.id + 1, { ref: 'main' }],
+      ['docs.yml', { ref: 'main', inputs: { name: 'x', 'docs-thread': '1', home: 'y' } }],
+      ['docs.yml', { ref: '' }],
+    ] as const) {
+      const res = await dispatch(g, workflow, body);
+      refusals.push([res.status, ((await res.json()) as { message: string }).message]);
+    }
+    expect(refusals).toEqual([
+      [404, 'Not Found'],
+      [404, 'Not Found'],
+      [422, 'Unexpected inputs provided: ["name", "home"]'],
+      [422, 'No ref found for: '],
+    ]);
+    expect(g.dispatches('acme/app')).toEqual([]);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('needs write access: 403 for a read-only token, 404 for one that cannot see the repository', async () => {
+    const g = await world();
+    g.workflow('acme/app', 'docs.yml');
+    g.grant('ghs_read', { login: 'reader', read: ['acme/app'] });
+    g.grant('ghs_other', { login: 'other', read: ['acme/docs'], write: ['acme/docs'] });
+    const refused = await dispatch(g, 'docs.yml', { ref: 'main' }, 'ghs_read');
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ message: 'Resource not accessible by integration' });
+    expect((await dispatch(g, 'docs.yml', { ref: 'main' }, 'ghs_other')).status).toBe(404);
+    expect(g.dispatches('acme/app')).toEqual([]);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('fails on demand, and records a body without a ref as a violation', async () => {
+    const g = await world();
+    g.workflow('acme/app', 'docs.yml');
+    g.fail('createWorkflowDispatch', { status: 500 }, { status: 502 });
+    expect((await dispatch(g, 'docs.yml', { ref: 'main' })).status).toBe(500);
+    g.unfail('createWorkflowDispatch');
+    expect((await dispatch(g, 'docs.yml', { ref: 'main' })).status).toBe(204);
+    expect(g.dispatches('acme/app')).toHaveLength(1);
+    expect(g.violations).toEqual([]);
+    await dispatch(g, 'docs.yml', { inputs: {} });
+    expect(g.violations).toEqual([
+      "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches body must have required property 'ref'",
+    ]);
+  });
+});
+
 describe("the emulator's contract, cut from GitHub's description", () => {
   it('holds every operation the emulator serves, in both descriptions', async () => {
     const { ROUTES } = await import('../emulators/github.js');

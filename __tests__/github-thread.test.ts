@@ -314,7 +314,7 @@ describe('the commit status', () => {
 
     const retry = sideOf(pushRun(before, '0'.repeat(40), 50, 2), { comment: false });
     expect(await retry.side.decide.recall(true, never())).toEqual({
-      status: { job: 'job_branch', run: 50 },
+      status: { job: 'job_branch', run: 50, ended: true },
     });
     const next = sideOf(pushRun(after, before, 51), { comment: false });
     expect(await next.side.decide.recall(true, never())).toEqual({
@@ -404,7 +404,9 @@ describe('the commit status', () => {
       description: 'Completed: job job_stranger · run 60',
     });
     const retry = sideOf(pushRun(before, '0'.repeat(40), 60, 2), { comment: false });
-    expect(await retry.side.decide.recall(true, never())).toEqual({ status: { job: 'job_own', run: 60 } });
+    expect(await retry.side.decide.recall(true, never())).toEqual({
+      status: { job: 'job_own', run: 60, ended: true },
+    });
     const next = sideOf(pushRun(after, before, 61), { comment: false });
     expect(await next.side.decide.recall(true, never())).toEqual({
       branch: { job: 'job_own', run: 60, since: before },
@@ -443,7 +445,7 @@ describe('the commit status', () => {
     }
     const retry = sideOf(pullRun(1, sha, { runId: 70, runAttempt: 2 }), { comment: false, thread: false });
     expect(await retry.side.decide.recall(true, never())).toEqual({
-      status: { job: 'job_buried', run: 70 },
+      status: { job: 'job_buried', run: 70, ended: true },
     });
     expect(github.gh.requests.filter((q) => q.route === 'listStatuses').length).toBeGreaterThanOrEqual(4);
   });
@@ -630,6 +632,7 @@ describe('the commit status', () => {
       job: 'job_1',
       run: 9,
       linked: true,
+      ended: true,
     });
     expect(readStatusNote('Stopped before any job · run 5')).toStrictEqual({ run: 5 });
     expect(readStatusNote('Working: job id too long to show · run 42')).toStrictEqual({ run: 42 });

@@ -370,6 +370,8 @@ describe('a step that does nothing', () => {
             reportEnd: unasked,
             pull: unasked,
             branchWaiting: unasked,
+            thread: unasked,
+            handOff: unasked,
             reportBranchEnd: unasked,
           },
           // Closed at the end of the run, whatever it did; a fault there changes nothing.

@@ -2,7 +2,8 @@
 // thread's run left its job at work without waiting, a run on a schedule, a dispatch or the docs
 // pull request's own event writes the job's end on that thread — its comment, its pending status
 // on its own commit and context, the docs PR's labels, the thread's label off — once, and nothing
-// while the job still works. It sends nothing to the service.
+// while the job still works. It sends nothing to the service: what a thread is owed is handed to
+// the thread's lane (a workflow_dispatch naming the thread), whose run sends it.
 import { describe, expect, it } from '@jest/globals';
 import { VirtualClock } from '../__fixtures__/clock.js';
 import {
@@ -54,10 +55,18 @@ function sweepStep(
 const writes = (gh: GitHubEmulator) =>
   gh.requests.filter((r) => r.method !== 'GET' && !JSON.stringify(r.json ?? '').includes('"query {'));
 
+/** The dispatch a report run starts for thread `number`: the thread's lane run. */
+const laneEvent = (number: number) => ({
+  name: 'workflow_dispatch',
+  payload: { inputs: { 'docs-agent-thread': String(number) } },
+});
+
 /** A thread whose opening run did not wait: its job read `active` once, then as the test scripts. */
 async function leftAtWork(options: { timeout?: string } = {}) {
   const world = await docsThread(github, emulator);
-  const { pr, step, service } = world;
+  const { pr, step, service, gh } = world;
+  // The recipe's workflow, which a report run dispatches for a thread's lane.
+  gh.workflow(APP, 'docs.yml', { inputs: ['docs-agent-thread'] });
   service.script('get', { job: { status: 'active' } });
   const opening = await play(
     step(pushTo(pr, sha(2), 'opened'), { wait: 'false', labels: 'docs', ...options }),
@@ -130,38 +139,46 @@ describe('sweep: true', () => {
     expect(lost.pr.labels).toEqual([]);
   });
 
-  it('past its timeout: timed out, the thread waits no more', async () => {
-    const { gh, pr, service } = await leftAtWork({ timeout: '1h' });
-    service.script('get', { job: { status: 'active' } });
+  it('past its timeout: the thread is told once, keeps waiting, and the real end replaces the mark', async () => {
+    const { gh, pr, service, kept, docsLink } = await leftAtWork({ timeout: '1h' });
+    service.script('get', { job: { status: 'active' } }, { job: { status: 'active' } });
     const swept = await play(sweepStep(service, gh), at(2 * 60 * 60_000));
     expect(JSON.parse(swept.outputs.reported ?? '')).toMatchObject([{ status: 'timed-out' }]);
     expect(gh.statuses(APP, sha(2))[0]).toMatchObject({
       state: 'error',
       description: expect.stringContaining('Timed out'),
     });
+    expect(readNote(kept())?.waiting).toMatchObject({ overdue: true });
+    expect(pr.labels).toEqual(['docs-agent-working']);
+    // Marked once: the next report run, the job still at work, writes nothing.
+    const before = writes(gh).length;
+    const again = await play(sweepStep(service, gh), at(3 * 60 * 60_000));
+    expect(JSON.parse(again.outputs.reported ?? '')).toEqual([]);
+    expect(writes(gh).slice(before)).toEqual([]);
+    // The job ends after all: its end replaces the mark.
+    service.unscript('get');
+    const ended = await play(sweepStep(service, gh), at(4 * 60 * 60_000));
+    expect(JSON.parse(ended.outputs.reported ?? '')).toMatchObject([{ status: 'completed' }]);
+    expect(gh.statuses(APP, sha(2))[0]).toMatchObject({ state: 'success', target_url: docsLink });
+    expect(readNote(kept())?.waiting).toBeUndefined();
     expect(pr.labels).toEqual([]);
   });
 
-  it("on the docs pull request's own event (a monorepo), waits for the job that opened it and reports it within the run", async () => {
-    const { gh, pr, service, kept } = await leftAtWork();
+  it("on the docs pull request's own event (a monorepo), reads the job once and never waits for a pass", async () => {
+    const { gh, pr, service, kept } = await leftAtWork({ timeout: '1h' });
     // The agent opened its docs pull request in the run's own repository, and is finishing.
     const docsHere = gh.thread(APP, { opener: 'docs-service[bot]' });
     const link = `${gh.serverUrl}/${APP}/pull/${docsHere.number}`;
-    service.script(
-      'get',
-      { job: { status: 'active', prLink: link } },
-      { job: { status: 'active', prLink: link } },
-    );
+    service.script('get', { job: { status: 'active', prLink: link } });
+    const reads = service.count('get');
     const opened = { name: 'pull_request', payload: pullRequestOpened(docsHere.number) };
     const swept = await play(sweepStep(service, gh, opened), at(60_000));
     expect(swept.code).toBe(0);
-    expect(swept.stdout).toContain('opened this pull request: waiting for it to end.');
-    expect(JSON.parse(swept.outputs.reported ?? '')).toMatchObject([
-      { thread: pr.number, status: 'completed' },
-    ]);
-    expect(kept()).toContain('✅ **Completed**');
-    expect(gh.statuses(APP, sha(2))[0]).toMatchObject({ state: 'success' });
-    expect(pr.labels).toEqual([]);
+    expect(service.count('get')).toBe(reads + 1);
+    expect(JSON.parse(swept.outputs.reported ?? '')).toEqual([]);
+    expect(readNote(kept())?.waiting).toBeDefined();
+    expect(gh.statuses(APP, sha(2))[0]).toMatchObject({ state: 'pending' });
+    expect(pr.labels).toEqual(['docs-agent-working']);
   });
 
   it('needs no prompt; with jobId it is a bad input, and nothing is sent', async () => {
@@ -223,47 +240,102 @@ describe('requests while the job works (wait: false)', () => {
     expect(readNote(kept())?.waiting?.queued).toBeUndefined();
   });
 
-  it("a report run with the thread step's inputs reports the end and sends all five in one follow-up, in the thread's own comment and status", async () => {
+  it("a report run writes the end, sends nothing, and hands the five to the thread's lane, whose run sends them in one follow-up", async () => {
     const { gh, pr, service, asked, step, kept } = await burst();
     const [pending] = gh.statuses(APP, sha(2)).slice(-1);
-    // The recipe's report job: the thread step's inputs, with sweep: true.
-    const thread = step(SCHEDULE, { sweep: 'true', wait: 'false' });
-    const swept = await play(thread, at(120_000));
+    // The recipe without waiting: the thread step itself, on the schedule.
+    const swept = await play(step(SCHEDULE, { wait: 'false' }), at(120_000));
     expect(swept.code).toBe(0);
     expect(warnings(swept)).toEqual([]);
-    expect(swept.outputs).toMatchObject({ mode: 'swept', status: 'swept', uses: '1' });
+    expect(swept.outputs).toMatchObject({ mode: 'swept', status: 'swept', uses: '0' });
     expect(JSON.parse(swept.outputs.reported ?? '')).toMatchObject([
       { thread: pr.number, status: 'completed' },
     ]);
+    expect(service.count('message')).toBe(0);
+    expect(gh.statuses(APP, sha(2))[0]).toMatchObject({ state: 'success', context: pending?.context });
+    // The record stays, its end written, until the lane has sent what is owed; so does the label.
+    expect(readNote(kept())?.waiting).toMatchObject({ ended: true, queued: asked.map((c) => c.id) });
+    expect(pr.labels).toEqual(['docs-agent-working']);
+    expect(gh.dispatches(APP)).toEqual([
+      { workflowId: 'docs.yml', ref: 'refs/heads/main', inputs: { 'docs-agent-thread': String(pr.number) } },
+    ]);
+
+    // The dispatched run: the thread's own, in its lane.
+    const lane = await play(step(laneEvent(pr.number), { wait: 'false' }), at(130_000));
+    expect(lane.code).toBe(0);
+    expect(warnings(lane)).toEqual([]);
+    expect(lane.outputs).toMatchObject({ uses: '1' });
     expect(service.count('message')).toBe(1);
     const prompt = (service.requests.find((r) => r.route === 'message')?.json as { prompt: string }).prompt;
     expect(prompt).toContain('5 requests were made on this thread');
     expect(asked.map((c) => c.reactions)).toEqual(asked.map(() => ['eyes']));
-    // One kept comment, the thread step's: the follow-up waits in it, with the thread's label.
+    // One kept comment: the follow-up waits in it, with the thread's label.
     expect(pr.comments.filter((c) => c.body.startsWith('<!-- agent-job-action:'))).toHaveLength(1);
     expect(readNote(kept())?.waiting).toMatchObject({ status: { context: pending?.context } });
     expect(readNote(kept())?.waiting?.queued).toBeUndefined();
+    expect(readNote(kept())?.waiting?.ended).toBeUndefined();
     expect(pr.labels).toEqual(['docs-agent-working']);
-    const statuses = gh.statuses(APP, sha(2));
-    expect(new Set(statuses.map((s) => s.context))).toEqual(new Set([pending?.context]));
-    expect(statuses[0]).toMatchObject({ state: 'pending' });
+
+    // A second dispatch (a re-run of the report run) finds nothing owed: nothing is sent twice.
+    service.script('get', { job: { status: 'active' } });
+    const twice = await play(step(laneEvent(pr.number), { wait: 'false' }), at(140_000));
+    expect(twice.outputs).toMatchObject({ uses: '0' });
+    expect(service.count('message')).toBe(1);
+    expect(service.jobs.size).toBe(1);
   });
 
-  it("a report run without the thread step's inputs reports the end and leaves the requests to the next run, saying so", async () => {
+  it("a separate report step (sweep: true, another step's comment) hands the requests to the thread's lane too", async () => {
     const { gh, pr, service, kept } = await burst();
     const swept = await play(sweepStep(service, gh), at(120_000));
     expect(swept.code).toBe(0);
-    expect(warnings(swept)).toEqual([
-      expect.stringContaining('5 requests queued while its job worked, which this report run cannot send'),
-    ]);
+    expect(warnings(swept)).toEqual([]);
     expect(service.count('message')).toBe(0);
-    expect(readNote(kept())?.waiting).toBeUndefined();
-    expect(pr.labels).toEqual([]);
+    expect(readNote(kept())?.waiting).toMatchObject({ ended: true });
+    expect(pr.labels).toEqual(['docs-agent-working']);
+    expect(gh.dispatches(APP)).toHaveLength(1);
+  });
+
+  it('a hand-off GitHub refuses (no actions: write) keeps what is owed, says so, and the next run sends it', async () => {
+    const { gh, pr, service, step, kept } = await burst();
+    gh.fail('createWorkflowDispatch', { status: 403, message: 'Resource not accessible by integration' });
+    const swept = await play(step(SCHEDULE, { wait: 'false' }), at(120_000));
+    expect(swept.code).toBe(0);
+    expect(warnings(swept)).toEqual([expect.stringContaining('actions: write')]);
+    expect(readNote(kept())?.waiting).toMatchObject({ ended: true });
+    expect(pr.labels).toEqual(['docs-agent-working']);
+    gh.unfail('createWorkflowDispatch');
+    const next = await play(step(pushTo(pr, sha(3)), { wait: 'false' }), at(130_000));
+    expect(next.outputs).toMatchObject({ uses: '1' });
+    expect(service.count('message')).toBe(1);
+  });
+
+  it('a lane run whose send is refused (429) keeps everything owed; a later lane run sends it, once', async () => {
+    const { gh, pr, service, step, kept, asked } = await burst();
+    await play(step(SCHEDULE, { wait: 'false' }), at(120_000));
+    service.script('message', {
+      status: 429,
+      headers: { 'retry-after': '7200' },
+      json: { error: 'Rate limit' },
+    });
+    const refused = await play(step(laneEvent(pr.number), { wait: 'false' }), at(130_000));
+    expect(refused.code).toBe(1);
+    expect(service.count('message')).toBe(1);
+    expect(readNote(kept())?.waiting).toMatchObject({ ended: true, queued: asked.map((c) => c.id) });
+    expect(pr.labels).toEqual(['docs-agent-working']);
+    // The end written before stays: no later write says otherwise.
+    expect(gh.statuses(APP, sha(2))[0]).toMatchObject({ state: 'success' });
+    service.unscript('message');
+    const again = await play(step(laneEvent(pr.number), { wait: 'false' }), at(140_000));
+    expect(again.outputs).toMatchObject({ uses: '1' });
+    expect(asked.map((c) => c.reactions)).toEqual(asked.map(() => ['eyes']));
+    expect(readNote(kept())?.requests?.settled.flatMap((e) => e.ids)).toEqual(
+      expect.arrayContaining(asked.map((c) => c.id)),
+    );
   });
 });
 
 describe('pushes while the job works (wait: false, every-push)', () => {
-  it('a push is held while the job works; the report run sends what changed, once, as its run would have', async () => {
+  it("a push is held while the job works; the report run hands it to the thread's lane, whose run sends what changed, once", async () => {
     const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
     gh.comparison(APP, `${sha(2)}...${sha(4)}`, { commits: [], files: [changedFile('src/late.ts')] });
     for (const head of [3, 4]) {
@@ -279,10 +351,17 @@ describe('pushes while the job works (wait: false, every-push)', () => {
     }
     expect(service.count('message')).toBe(0);
 
-    const swept = await play(step(SCHEDULE, { sweep: 'true', wait: 'false' }), at(10 * 60_000));
+    const swept = await play(step(SCHEDULE, { wait: 'false' }), at(10 * 60_000));
     expect(swept.code).toBe(0);
     expect(warnings(swept)).toEqual([]);
-    expect(swept.outputs).toMatchObject({ mode: 'swept', uses: '1' });
+    expect(swept.outputs).toMatchObject({ mode: 'swept', uses: '0' });
+    expect(service.count('message')).toBe(0);
+    expect(gh.dispatches(APP)).toHaveLength(1);
+
+    const lane = await play(step(laneEvent(pr.number), { wait: 'false' }), at(11 * 60_000));
+    expect(lane.code).toBe(0);
+    expect(warnings(lane)).toEqual([]);
+    expect(lane.outputs).toMatchObject({ uses: '1' });
     expect(service.count('message')).toBe(1);
     const prompt = (service.requests.find((r) => r.route === 'message')?.json as { prompt: string }).prompt;
     expect(prompt).toContain('src/late.ts');
@@ -292,31 +371,27 @@ describe('pushes while the job works (wait: false, every-push)', () => {
     expect(pr.comments.filter((c) => c.body.startsWith('<!-- agent-job-action:'))).toHaveLength(1);
   });
 
-  it('under at-merge the replayed push is held as it was: nothing sent, nothing written', async () => {
+  it("under at-merge the lane's replayed push is held as it was: nothing sent, nothing written", async () => {
     const { gh, pr, service, step } = await leftAtWork({ timeout: '1h' });
     const atMerge = { followUp: 'at-merge', wait: 'false' };
     service.script('get', { job: { status: 'active' } });
     await play(step(pushTo(pr, sha(3)), atMerge), at(60_000));
     service.unscript('get');
+    await play(step(SCHEDULE, atMerge), at(10 * 60_000));
     const before = writes(gh).length;
-    const swept = await play(step(SCHEDULE, { ...atMerge, sweep: 'true' }), at(10 * 60_000));
-    expect(swept.code).toBe(0);
-    expect(swept.stdout).toContain('its head moved while its job worked');
-    expect(swept.outputs).toMatchObject({ uses: '0' });
+    const lane = await play(step(laneEvent(pr.number), atMerge), at(11 * 60_000));
+    expect(lane.code).toBe(0);
+    expect(lane.outputs).toMatchObject({ uses: '0' });
     expect(service.count('message')).toBe(0);
-    // The end's writes only: the comment, the status on the opening's commit, the labels.
-    expect(
-      writes(gh)
-        .slice(before)
-        .filter((r) => r.path.includes(`/statuses/${sha(3)}`)),
-    ).toEqual([]);
+    expect(writes(gh).slice(before)).toEqual([]);
   });
 
-  it('a report run whose thread has nothing new sends nothing and writes nothing more', async () => {
+  it('a report run whose thread has nothing new sends nothing, hands nothing off and writes nothing more', async () => {
     const { gh, service, step } = await leftAtWork({ timeout: '1h' });
     const swept = await play(step(SCHEDULE, { sweep: 'true', wait: 'false' }), at(10 * 60_000));
     expect(swept.outputs).toMatchObject({ uses: '0' });
     expect(service.count('message')).toBe(0);
+    expect(gh.dispatches(APP)).toEqual([]);
     const before = writes(gh).length;
     const again = await play(step(SCHEDULE, { sweep: 'true', wait: 'false' }), at(20 * 60_000));
     expect(again.outputs).toMatchObject({ uses: '0' });
@@ -373,7 +448,7 @@ describe('a branch pushed to directly (its job kept in commit statuses)', () => 
     expect(writes(gh).slice(before)).toEqual([]);
   });
 
-  it("a push while the branch's job works is held; the report run writes the end, then sends that change, once", async () => {
+  it("a push while the branch's job works is held; the report run writes the end and sends nothing; the branch's next push sends that change", async () => {
     const gh = await github();
     world(gh);
     const service = await emulator({ docsRepoUrl: `${gh.serverUrl}/${DOCS}` });
@@ -398,25 +473,18 @@ describe('a branch pushed to directly (its job kept in commit statuses)', () => 
       state: 'success',
       description: `Sent when the agent is done: job ${first.outputs.jobId ?? ''} · run 202`,
     });
-    expect(service.count('message')).toBe(0);
 
-    // The report job with the branch step's inputs (its prompt among them).
     const swept = await play(
       { ...sweepStep(service, gh), inputs: inputsFor(service, { ...branchInputs, sweep: 'true' }) },
       at(10 * 60_000),
     );
     expect(swept.code).toBe(0);
     expect(warnings(swept)).toEqual([]);
-    expect(swept.outputs).toMatchObject({ uses: '1' });
+    expect(swept.outputs).toMatchObject({ uses: '0' });
+    expect(swept.stdout).toContain('its next push sends that change');
     expect(JSON.parse(swept.outputs.reported ?? '')).toMatchObject([{ commit: sha(1), status: 'completed' }]);
     expect(gh.statuses(APP, sha(1))[0]).toMatchObject({ state: 'success' });
-    expect(service.count('message')).toBe(1);
-    expect(service.requests.find((r) => r.route === 'message')?.jobId).toBe(first.outputs.jobId);
-    expect(gh.requests.filter((r) => r.route === 'compare').at(-1)?.path).toBe(
-      `/repos/${APP}/compare/${sha(1)}...${sha(2)}`,
-    );
-    const [now] = gh.statuses(APP, sha(2));
-    expect(now).toMatchObject({ state: 'pending', context: gh.statuses(APP, sha(1))[0]?.context });
+    expect(service.count('message')).toBe(0);
   });
 
   it('leaves a job still at work pending, and one the service no longer knows is an error', async () => {

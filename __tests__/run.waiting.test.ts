@@ -15,6 +15,7 @@ import {
 import type { RunDeps } from '../src/main.js';
 import { APP, pushTo, sha } from '../__fixtures__/github-world.js';
 import { readNote } from '../src/github/note.js';
+import { projectKey } from '../src/core/ledger.js';
 
 const emulator = emulators({ activePolls: 0 });
 
@@ -52,6 +53,7 @@ describe('wait: false on a thread', () => {
       timeout: 2 * 60 * 60 * 1000,
       status: { sha: sha(2), context: pending?.context },
       labels: ['docs'],
+      project: projectKey(service.url, 'proj_docs'),
     });
     expect(pr.labels).toEqual(['docs-agent-working']);
   });
@@ -141,7 +143,7 @@ describe('wait: false on a thread', () => {
     expect(pr.labels).toEqual([]);
   });
 
-  it('at work past its timeout: reported as timed out, and the thread waits no more', async () => {
+  it('at work past its timeout: the thread is told (its status fails), and it still waits for the real end', async () => {
     const { gh, pr, step, service } = await docsThread(github, emulator);
     service.script('get', { job: { status: 'active' } });
     await play(step(pushTo(pr, sha(2), 'opened'), { wait: 'false', timeout: '1h' }), at());
@@ -153,6 +155,8 @@ describe('wait: false on a thread', () => {
       state: 'error',
       description: expect.stringContaining('Timed out'),
     });
-    expect(pr.labels).toEqual([]);
+    expect(pr.labels).toEqual(['docs-agent-working']);
+    const kept = pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
+    expect(readNote(kept)?.waiting).toMatchObject({ overdue: true });
   });
 });

@@ -28420,10 +28420,12 @@ function formatDuration(ms) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Un: () => (/* binding */ LANE_INPUT),
 /* harmony export */   VL: () => (/* binding */ refWords),
 /* harmony export */   b7: () => (/* binding */ pullRequestStep),
 /* harmony export */   j_: () => (/* binding */ readEvent),
 /* harmony export */   ot: () => (/* binding */ secretlessFork),
+/* harmony export */   uG: () => (/* binding */ namesNoThread),
 /* harmony export */   wj: () => (/* binding */ parseEvent)
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
@@ -28521,6 +28523,15 @@ function runPull(entry) {
     const repo = record(record(raw?.base)?.repo);
     return { number: n, ...defined({ id: number(repo?.id), url: text(repo?.url) }) };
 }
+/** An event that names no pull request, issue or branch: a schedule, a run by hand, another repository's dispatch. */
+function namesNoThread(event) {
+    return event.kind === 'schedule' || event.kind === 'dispatch' || event.name === 'repository_dispatch';
+}
+/**
+ * The `workflow_dispatch` input that names the thread a dispatched run is the lane run of: the
+ * recipe declares it, and a report run fills it in.
+ */
+const LANE_INPUT = 'docs-agent-thread';
 /** Reads the payload into the event; never throws, whatever the payload holds. */
 function parseEvent(name, payload) {
     const f = fieldsOf(isObject(payload) ? payload : {});
@@ -28591,6 +28602,10 @@ function parseEvent(name, payload) {
                     }),
                 },
             };
+        }
+        case 'dispatch': {
+            const lane = text(record(record(payload)?.inputs)?.[LANE_INPUT]);
+            return { ...common, kind, ...(lane ? { lane } : {}) };
         }
         default:
             return { ...common, kind };
@@ -28742,19 +28757,39 @@ function parseJob(body) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   $M: () => (/* binding */ requestLedger),
+/* harmony export */   $N: () => (/* binding */ projectKey),
+/* harmony export */   D1: () => (/* binding */ settleWaiting),
+/* harmony export */   G2: () => (/* binding */ ownProject),
 /* harmony export */   Hl: () => (/* binding */ threadUses),
 /* harmony export */   JA: () => (/* binding */ standing),
 /* harmony export */   NC: () => (/* binding */ branchUses),
+/* harmony export */   Rz: () => (/* binding */ owes),
 /* harmony export */   Wr: () => (/* binding */ SUPERSEDED_KEPT),
+/* harmony export */   Xr: () => (/* binding */ waitingEnd),
 /* harmony export */   bL: () => (/* binding */ RECENT_RUNS),
 /* harmony export */   dh: () => (/* binding */ WAITING_NAMES),
+/* harmony export */   ep: () => (/* binding */ owe),
+/* harmony export */   f2: () => (/* binding */ howEnded),
 /* harmony export */   gu: () => (/* binding */ settled),
 /* harmony export */   nD: () => (/* binding */ nextLedger),
 /* harmony export */   xQ: () => (/* binding */ SETTLED_RUNS),
 /* harmony export */   yb: () => (/* binding */ MAX_LINK),
 /* harmony export */   z: () => (/* binding */ SETTLED_IDS)
 /* harmony export */ });
-/* unused harmony exports open, settle */
+/* unused harmony exports open, settle, tidy, clearWaiting */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _job_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1576);
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4994);
+// The thread's ledger: what a pull request's or issue's thread has spent and owes — its job and
+// the head the job last saw, the jobs of its recent runs, its quota uses, the docs pull requests
+// waiting to be closed, and the `/docs` requests asked and settled; for a branch pushed to
+// directly, its job's count of uses — as plain values and pure functions. The GitHub side only
+// encodes it (the kept comment's hidden note, a branch's commit status) and decodes it; every rule
+// of what a run changes in it lives here, whatever run writes it.
+
+
+
 /** Enough for a re-run after a busy day of other runs on the thread. */
 const RECENT_RUNS = 20;
 /** Docs pull requests waiting to be closed: a thread whose follow-ups are refused again and again keeps the newest. */
@@ -28898,7 +28933,8 @@ function nextLedger(previous, run) {
     const superseded = waiting.length > 0 ? { superseded: waiting } : {};
     // Every note of this version keeps its record of requests, even when none is settled yet.
     const requests = { requests: run.requests ?? requestLedger(previous) };
-    const left = run.waiting === undefined ? previous?.waiting : (run.waiting ?? undefined);
+    const kept = run.waiting === undefined ? previous?.waiting : (run.waiting ?? undefined);
+    const left = kept && tidy(kept, requests.requests);
     // Only a wait for the thread's own job: one for a job the thread has left is no one's to report.
     const parked = left && (run.waiting !== undefined || previous?.job === run.job) ? { waiting: left } : {};
     if (previous && previous.run > run.run) {
@@ -28906,7 +28942,8 @@ function nextLedger(previous, run) {
         delete older.superseded;
         delete older.delivered;
         delete older.waiting;
-        return { ...older, ...superseded, ...(previous.waiting ? { waiting: previous.waiting } : {}) };
+        const still = previous.waiting && tidy(previous.waiting, requests.requests);
+        return { ...older, ...superseded, ...(still ? { waiting: still } : {}) };
     }
     const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
     return {
@@ -28920,6 +28957,95 @@ function nextLedger(previous, run) {
         ...requests,
         ...parked,
     };
+}
+// The job a run left at work without waiting (`wait: false`), as the thread's record keeps it:
+// recorded by that run, owed requests added while it works, its end (or overdue mark) settled by
+// the first run that reads it, cleared once the end is written and nothing is owed.
+/**
+ * Whose job a record names: the service's URL and the project, hashed (the note is public, a
+ * gateway's URL need not be). Two projects in one repository never read each other's jobs.
+ */
+function projectKey(baseUrl, projectId) {
+    return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256')
+        .update(JSON.stringify([baseUrl.replace(/\/+$/, ''), projectId]))
+        .digest('hex')
+        .slice(0, 16);
+}
+/** Whether a record is this project's: one of an earlier version (no key) only where `ownStep` says so. */
+function ownProject(waiting, key, ownStep) {
+    return waiting.project === undefined ? ownStep : waiting.project === key;
+}
+/**
+ * How the waiting job stands at `now`, from what the service answered (`undefined`: it no longer
+ * knows the job). A job at work past its run's `timeout` is overdue once (the thread is told),
+ * then waited for on: its real end, when it comes, is written over the mark. An end another run
+ * wrote is not written again.
+ */
+function waitingEnd(waiting, job, now) {
+    if (waiting.ended)
+        return { kind: 'written' };
+    if (!job)
+        return { kind: 'lost' };
+    if ((0,_job_js__WEBPACK_IMPORTED_MODULE_2__/* .isTerminal */ .Hd)(job.status))
+        return { kind: 'ended', job };
+    if (!waiting.overdue && now > waiting.at + waiting.timeout)
+        return { kind: 'overdue', job };
+    return { kind: 'at-work' };
+}
+/**
+ * The record as the requests stand: a queued request some run has settled is no longer owed, and
+ * a record whose end is written with nothing left owed is done (`undefined`).
+ */
+function tidy(waiting, requests) {
+    const queued = open(requests, waiting.queued ?? []);
+    const rest = { ...waiting };
+    delete rest.queued;
+    if (queued.length > 0)
+        rest.queued = queued;
+    return rest.ended && queued.length === 0 ? undefined : rest;
+}
+/** Whether the thread asked for anything while its job worked (requests queued for its lane to send). */
+function owes(note) {
+    return open(requestLedger(note), note.waiting?.queued ?? []).length > 0;
+}
+/** The record with request `id` owed (queued while the job works; at most WAITING_NAMES, the newest). */
+function owe(note, id) {
+    const { waiting } = note;
+    if (!waiting)
+        return note;
+    const queued = [...(waiting.queued ?? []).filter((q) => q !== id), id].slice(-WAITING_NAMES);
+    return { ...note, waiting: { ...waiting, queued } };
+}
+/**
+ * The record once a run wrote `news` on the thread: an overdue mark keeps the wait (the job's real
+ * end is still to come); an end clears it, unless something is `owed`: then it stays, its end
+ * written, until the thread's lane has sent what is owed.
+ */
+function settleWaiting(note, news, owed) {
+    const { waiting } = note;
+    if (!waiting)
+        return note;
+    if (news.kind === 'overdue')
+        return { ...note, waiting: { ...waiting, overdue: true } };
+    if (!owed)
+        return clearWaiting(note);
+    const rest = { ...waiting, ended: true };
+    delete rest.overdue;
+    return { ...note, waiting: rest };
+}
+/** The thread's record waiting for nothing: the end is written and nothing is owed. */
+function clearWaiting(note) {
+    const rest = { ...note };
+    delete rest.waiting;
+    return rest;
+}
+/** How a waiting job stands, in the log's words: `Agent job X ${howEnded(news)}`. */
+function howEnded(news) {
+    if (news.kind === 'lost')
+        return 'is no longer known to the service';
+    if (news.kind === 'overdue')
+        return 'is still at work past its timeout';
+    return `is ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(news.job.status)}`;
 }
 
 
@@ -29500,51 +29626,6 @@ function usesLine(total) {
 
 /***/ }),
 
-/***/ 8876:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Xr: () => (/* binding */ waitingEnd),
-/* harmony export */   Y6: () => (/* binding */ reported),
-/* harmony export */   f2: () => (/* binding */ howEnded)
-/* harmony export */ });
-/* harmony import */ var _job_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1576);
-/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4994);
-// A thread's job left at work by a run that did not wait (`wait: false`): how it stands when a
-// later run reads it, and the thread's record once its end is reported. Plain values: the runs
-// that report (the thread's next run, a report run) only read the job and write what this says.
-
-
-/**
- * How the waiting job stands at `now`, from what the service answered (`undefined`: it no longer
- * knows the job). A job still at work past its run's `timeout` is reported as an error, never left
- * pending for ever.
- */
-function waitingEnd(waiting, job, now) {
-    if (!job)
-        return { kind: 'lost' };
-    if ((0,_job_js__WEBPACK_IMPORTED_MODULE_1__/* .isTerminal */ .Hd)(job.status))
-        return { kind: 'ended', job };
-    return now > waiting.at + waiting.timeout ? { kind: 'overdue', job } : { kind: 'at-work' };
-}
-/** The thread's record once the waiting job's end is reported: the same, waiting for nothing. */
-function reported(note) {
-    const rest = { ...note };
-    delete rest.waiting;
-    return rest;
-}
-/** How a waiting job that no longer waits stands, in the log's words: `Agent job X ${howEnded(end)}`. */
-function howEnded(end) {
-    if (end.kind === 'lost')
-        return 'is no longer known to the service';
-    if (end.kind === 'overdue')
-        return 'is still at work past its timeout';
-    return `is ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(end.job.status)}`;
-}
-
-
-/***/ }),
-
 /***/ 9407:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
@@ -29979,6 +30060,14 @@ function notAThread(opened, allowedActors, asked) {
     }
     return undefined;
 }
+/**
+ * A pull request event of a pull request a bot opened that `allowedActors` does not name (the docs
+ * service's own docs PR in a monorepo, a dependency bot's): it belongs to no thread.
+ */
+function botsPullRequest(event, allowedActors) {
+    const by = event.kind === 'pull-request' ? event.pull?.opener : undefined;
+    return Boolean(by?.login && isBot(by) && !names(allowedActors, by.login));
+}
 function isBot(who) {
     return (who.login ?? '').toLowerCase().endsWith('[bot]') || who.type === 'Bot';
 }
@@ -30253,7 +30342,7 @@ function jobOfRun(note, runId) {
  * says it no longer knows it (404). Passing faults are waited out like a poll's; a read that still
  * fails ends the step before anything is sent, never a second job.
  */
-async function readThreadJob(id, where, deps) {
+async function readThreadJob(id, where, deps, gone = 'a new job is started') {
     const { client, log, clock, deadline, signal } = deps;
     if (deps.known?.id === id)
         return deps.known;
@@ -30269,7 +30358,7 @@ async function readThreadJob(id, where, deps) {
             fault = error.fault;
         }
         if (fault.kind === 'http' && fault.status === 404) {
-            log.info(`Agent job ${(0,untrusted/* label */.Pf)(id)} of ${where} is no longer known to the service: a new job is started.`);
+            log.info(`Agent job ${(0,untrusted/* label */.Pf)(id)} of ${where} is no longer known to the service: ${gone}.`);
             return undefined;
         }
         // The thread's job is not new (a 404 was final above): any other fault reads as a poll's would.
@@ -30706,13 +30795,14 @@ async function decide(inputs, deps) {
         return queued;
     const { memory } = queued;
     // With `wait: false`, a request on a thread whose job is still at work waits for the job's end:
-    // the run that reports that end sends it, with every other one queued, in one follow-up.
-    const atWork = memory.note?.waiting;
+    // the thread's run that sees that end sends it, with every other one queued, in one follow-up.
+    // Only a read that said so parks anything (a job that could not be read ended the step above).
+    const atWork = first?.atWork ? memory.note?.waiting : undefined;
     if (atWork && !inputs.wait && request.kind === 'request' && !resumes) {
         const id = (0,untrusted/* label */.Pf)(memory.note?.job ?? '');
         return {
             kind: 'skip',
-            notice: `Queued: agent job ${id} is still at work (run ${atWork.run} left it so); this request is sent when it is done, by the run that reports its end.`,
+            notice: `Queued: agent job ${id} is still at work (run ${atWork.run} left it so); this request is sent when it is done, by the thread's next run.`,
             answer: `Queued: the agent is still at work on job ${id}. This request is sent when it is done, with any other request made meanwhile.`,
             queue: request.comment.id,
         };
@@ -30815,7 +30905,7 @@ async function decide(inputs, deps) {
  */
 function whileAtWork(job) {
     return {
-        notice: `Held: agent job ${(0,untrusted/* label */.Pf)(job ?? '')} is still at work; what this push changed is sent when it is done, by the run that reports its end.`,
+        notice: `Held: agent job ${(0,untrusted/* label */.Pf)(job ?? '')} is still at work; what this push changed is sent when it is done, by the thread's next run.`,
         status: 'Sent when the agent is done',
     };
 }
@@ -32321,13 +32411,7 @@ async function endDryRun(decision, outputs) {
     }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
 }
 
-// EXTERNAL MODULE: ./src/core/waiting.ts
-var core_waiting = __nccwpck_require__(8876);
 ;// CONCATENATED MODULE: ./src/report-waiting.ts
-// Before a thread's run decides what to send, the end of the job its thread was waiting for — left
-// at work by a run with `wait: false` — is written first, as that run asked, whatever this run then
-// does (a push held back by `followUp` included). A job still at work stays waiting; a fault
-// reading it leaves it to a later run.
 
 
 
@@ -32335,50 +32419,49 @@ var core_waiting = __nccwpck_require__(8876);
 /**
  * On a thread: what earlier runs left, read once for the whole run, and the end of the job it was
  * waiting for written first. `undefined` where the decision reads for itself; a fault reading the
- * thread rejects, and the decision ends the step with it (nothing sent).
+ * thread or its waiting job rejects, and the decision ends the step with it (nothing sent).
  */
-async function reportWaiting(accepted, client, github, step) {
-    const { features } = accepted;
+async function reportWaiting(accepted, service, github, step) {
+    const { features, inputs } = accepted;
     if (!features.thread || !features.load || !features.recall || features.dryRun)
         return undefined;
     const steps = await github.load();
     if (!steps)
         return undefined;
-    const { signal } = step;
+    const { signal, clock } = step;
     const memory = await steps.decide.recall(true, signal);
     const note = memory.note;
     const waiting = note?.waiting;
-    if (!note || !waiting)
+    // A record of another project's job is not this run's to read (its marker is this step's, so
+    // only a record of an earlier version, with no project, is taken as its own).
+    if (!note || !waiting || !(0,core_ledger/* ownProject */.G2)(waiting, (0,core_ledger/* projectKey */.$N)(inputs.baseUrl, inputs.projectId), true))
+        return { memory };
+    // Its end is written already: what the thread asked meanwhile goes with this run.
+    if (waiting.ended)
         return { memory };
     const id = (0,untrusted/* label */.Pf)(note.job);
-    const job = await readWaitingJob(client, note.job, waiting, signal);
-    if (job === 'unread')
-        return { memory };
-    const end = (0,core_waiting/* waitingEnd */.Xr)(waiting, job, step.clock.now());
-    if (end.kind === 'at-work') {
+    const job = await readThreadJob(note.job, 'the thread', {
+        client: service.client,
+        log: log/* coreLog */.u,
+        clock,
+        deadline: step.startedAt + inputs.timeout,
+        context: service.faults,
+        signal,
+    }, 'its end is written on the thread');
+    const end = (0,core_ledger/* waitingEnd */.Xr)(waiting, job, clock.now());
+    if (end.kind === 'at-work' || end.kind === 'written') {
         log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, is still at work.`);
-        return { memory, ...(job ? { job } : {}) };
+        return { memory, ...(job ? { job } : {}), atWork: true };
     }
-    log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, ${(0,core_waiting/* howEnded */.f2)(end)}: its end is reported on the thread first.`);
-    await steps.report.waitingEnd(note, end, signal);
-    return { memory: { ...memory, note: (0,core_waiting/* reported */.Y6)(note) }, ...(job ? { job } : {}) };
-}
-/**
- * The waiting job as the service answers: `undefined` when it no longer knows it (404); `unread`,
- * with a warning, on any other fault, for a later run to report.
- */
-async function readWaitingJob(client, id, waiting, signal) {
-    try {
-        return await client.getJob(id, { signal });
-    }
-    catch (error) {
-        const gone = error instanceof ServiceError && error.fault.kind === 'http' && error.fault.status === 404;
-        if (gone)
-            return undefined;
-        if (!signal.aborted)
-            log/* coreLog */.u.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, which run ${waiting.run} left at work (${(0,log/* describeThrown */.Y)(error)}); a later run reports its end.`);
-        return 'unread';
-    }
+    const owed = (0,core_ledger/* owes */.Rz)(note);
+    log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}: ${end.kind === 'overdue' ? 'the thread is told, and it is still waited for' : 'its end is reported on the thread first'}.`);
+    await steps.report.waitingEnd(note, end, owed, signal);
+    const after = { ...memory, note: (0,core_ledger/* settleWaiting */.D1)(note, end, owed) };
+    return {
+        memory: after,
+        ...(job ? { job } : {}),
+        ...(end.kind === 'overdue' ? { atWork: true } : {}),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/core/request-event.ts
@@ -32405,7 +32488,7 @@ function pullHeadEvent(number, head) {
 /** The `push` event GitHub sends when the default branch (`branch`, when known) moves from `before` to `after`. */
 function branchPushEvent(before, after, branch) {
     const payload = { ...(branch ? { ref: `refs/heads/${branch}` } : {}), before, after };
-    return { event: (0,core_event/* parseEvent */.wj)('push', payload), payload };
+    return { event: parseEvent('push', payload), payload };
 }
 
 ;// CONCATENATED MODULE: ./src/decide/features.ts
@@ -32425,7 +32508,12 @@ function eventNeeds(event) {
 /** The features of this run: its inputs on its event, with the request the event makes. */
 function featuresOf(inputs, context, request) {
     const { event } = context;
-    if (inputs.sweep)
+    const lane = inputs.thread ? laneOf(event) : undefined;
+    if (lane !== undefined)
+        return { ...sweepFeatures(inputs.dryRun), lane };
+    // A thread's step that does not wait reports on every event that belongs to no thread: the
+    // recipe without waiting is one job.
+    if (inputs.sweep || (inputs.thread && !inputs.wait && threadless(event, inputs.allowedActors)))
         return sweepFeatures(inputs.dryRun);
     const requested = request.kind === 'request' || request.kind === 'label';
     const asked = requested || event.kind === 'dispatch';
@@ -32462,6 +32550,17 @@ function featuresOf(inputs, context, request) {
         sweep: false,
     };
 }
+/** The thread a dispatched run is the lane run of: a checked number (see `checkLane`), else none. */
+function laneOf(event) {
+    return event.kind === 'dispatch' && event.lane !== undefined ? Number(event.lane) : undefined;
+}
+/**
+ * Events that belong to no thread: a schedule, a run by hand, another repository's dispatch, and
+ * the events of a pull request a bot opened (the docs service's own docs PR in a monorepo).
+ */
+function threadless(event, allowedActors) {
+    return (0,core_event/* namesNoThread */.uG)(event) || botsPullRequest(event, allowedActors);
+}
 /** A report run's: the GitHub side and nothing else; with `dryRun`, it reads and writes nothing. */
 function sweepFeatures(dryRun) {
     return {
@@ -32484,9 +32583,24 @@ function sweepFeatures(dryRun) {
 
 
 
+
+
 /** Reads the inputs for this run's event and decides, once, what the run does on GitHub. */
 function readSetup(read, context, workspace) {
-    return setupFor(readInputs(read, workspace, eventNeeds(context.event)), context);
+    const inputs = readInputs(read, workspace, eventNeeds(context.event));
+    if (inputs.thread)
+        checkLane(context.event);
+    return setupFor(inputs, context);
+}
+/**
+ * A dispatch that names a thread (`docs-agent-thread`, filled in by a report run) names it by
+ * number; anything else is a bad input, before any request.
+ */
+function checkLane(event) {
+    if (event.kind !== 'dispatch' || event.lane === undefined)
+        return;
+    if (!/^[1-9][0-9]{0,9}$/.test(event.lane))
+        throw new InputError(`The workflow_dispatch input "${core_event/* LANE_INPUT */.Un}" is ${(0,untrusted/* quote */.hD)(event.lane, 40)}: expected the number of the pull request or issue whose thread this run is (a report run fills it in).`);
 }
 /** The setup of valid inputs on an event: a report run's stands in for a thread's run with it. */
 function setupFor(given, context) {
@@ -32497,13 +32611,16 @@ function setupFor(given, context) {
 }
 
 ;// CONCATENATED MODULE: ./src/sweep.ts
-// A report run (`sweep: true`), with no prompt of its own. It finds every thread of the repository
-// whose job a run left at work without waiting (`wait: false`), reads each job once (a read costs
-// no quota use), and writes the end of each one that ended as its starting run asked; a job still
-// at work stays waiting, and a thread nothing changed on gets no write. On the docs pull request's
-// own event it waits for the job that opened that pull request, so its result shows within the run.
-// Given the thread step's inputs, it then sends what each reported thread asked for meanwhile.
-
+// A report run, with no prompt of its own: a `sweep: true` step, or a thread's step that does not
+// wait (`thread: true`, `wait: false`) on an event that belongs to no thread (a schedule, a run by
+// hand, a dispatch from the docs repository). It finds every thread of the repository whose job a
+// run left at work without waiting, reads each job once (a read costs no quota use; it never waits
+// for a pass), and writes the end of each one that ended as its starting run asked — once: a
+// thread another run reported meanwhile gets no write. It sends nothing: a report run is not in any
+// thread's lane (the runs GitHub serializes in the thread's concurrency group), so what a thread
+// asked while its job worked is handed to that lane, as a `workflow_dispatch` naming the thread.
+// On that dispatch (a lane run) the step is the thread's own run: it reports the thread's job, then
+// sends what is owed, as the thread's next event would.
 
 
 
@@ -32517,70 +32634,24 @@ function setupFor(given, context) {
 
 
 /**
- * The report run. Its outputs: `mode` and `status` `swept`, `uses` (the follow-ups it sent for
- * what was queued), and `reported`, the threads whose end it wrote (JSON). It fails only when it could not look: no GitHub side, or the
- * waiting threads could not be listed; a thread's own fault is a warning, and a later run reports it.
+ * The report run (or a lane run). Its outputs: `mode` and `status` `swept`, `uses` (a lane run's
+ * follow-up for what was owed), and `reported`, the threads whose end it wrote (JSON). A report
+ * run fails only when it could not look (no GitHub side, the waiting threads not listed); a
+ * thread's own fault is a warning, and a later run reports it. A lane run is its thread's run: a
+ * job it cannot read, or a send that fails, fails it.
  */
 async function sweep(deps) {
-    const { accepted, client, faults, github, step } = deps;
-    const { signal, clock } = step;
+    const { accepted, step } = deps;
     const { features } = accepted;
-    const reported = [];
-    let atWork = 0;
-    let uses = 0;
+    const done = { reported: [], atWork: 0, uses: 0 };
     try {
-        const steps = await github.load();
+        const steps = await deps.github.load();
         if (!steps)
             throw new errors/* ActionFailure */.dR('A report run (sweep: true) needs the GitHub side, which did not load.');
-        const found = await listWaiting(steps, signal);
-        log/* coreLog */.u.info(found.length === 0
-            ? 'No thread of this repository is waiting for its agent job to be reported.'
-            : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`);
-        const docsPr = ownPullRequest(accepted);
-        for (const thread of found) {
-            if (signal.aborted)
-                break;
-            const { note } = thread;
-            const waiting = note.waiting;
-            if (!waiting)
-                continue;
-            const id = (0,untrusted/* label */.Pf)(note.job);
-            const read = await readWaitingJob(client, note.job, waiting, signal);
-            if (read === 'unread')
-                continue;
-            let job = read;
-            // The docs pull request's own run: the job that opened it is near its end; its result
-            // shows within this run rather than at the next sweep.
-            if (job && !(0,core_job/* isTerminal */.Hd)(job.status) && docsPr && (0,pull_request/* samePage */.KQ)(job.prLink, docsPr)) {
-                log/* coreLog */.u.info(`Agent job ${id} of #${thread.number} opened this pull request: waiting for it to end.`);
-                job = (await waitForEnd(client, note.job, job, { accepted, step, faults })) ?? job;
-            }
-            const end = (0,core_waiting/* waitingEnd */.Xr)(waiting, job, clock.now());
-            if (end.kind === 'at-work') {
-                atWork++;
-                log/* coreLog */.u.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
-                continue;
-            }
-            if (features.dryRun) {
-                log/* coreLog */.u.notice(`Dry run: the end of agent job ${id} of #${thread.number} (${(0,core_waiting/* howEnded */.f2)(end)}) is not written.`);
-                continue;
-            }
-            if (await steps.sweep.reportEnd(thread, end, signal)) {
-                log/* coreLog */.u.info(`#${thread.number}: agent job ${id} ${(0,core_waiting/* howEnded */.f2)(end)}; its end is written on the thread.`);
-                reported.push(sweptOf({ thread: thread.number }, note.job, end));
-                uses += await sendOwed(thread, steps, deps);
-            }
-            else {
-                log/* coreLog */.u.info(`#${thread.number}: another run reported agent job ${id} meanwhile.`);
-            }
-        }
-        if (!signal.aborted) {
-            const told = new Set(found.map((f) => f.note.job));
-            const branch = await reportBranches(steps, told, deps);
-            reported.push(...branch.reported);
-            atWork += branch.atWork;
-            uses += branch.uses;
-        }
+        if (features.lane === undefined)
+            await sweep_report(steps, deps, done);
+        else
+            await laneRun(features.lane, steps, deps, done);
     }
     catch (error) {
         step.fail(error);
@@ -32588,25 +32659,168 @@ async function sweep(deps) {
     try {
         setOutput('mode', 'swept');
         setOutput('status', features.dryRun ? 'dry-run' : 'swept');
-        setOutput('uses', String(uses));
-        setOutput('reported', JSON.stringify(reported));
+        setOutput('uses', String(done.uses));
+        setOutput('reported', JSON.stringify(done.reported));
     }
     catch (error) {
         step.fail(error);
     }
-    await writeSweepSummary({ reported, atWork, serverUrl: accepted.context.serverUrl }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+    await writeSweepSummary({
+        reported: done.reported,
+        atWork: done.atWork,
+        serverUrl: accepted.context.serverUrl,
+    }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
     if (step.failure)
         core/* setFailed */.C1(step.failure);
+}
+/** The threads whose records are this project's: two projects in one repository never read each other's jobs. */
+function ownRecords(found, { inputs }) {
+    const key = (0,core_ledger/* projectKey */.$N)(inputs.baseUrl, inputs.projectId);
+    return found.filter((f) => f.note.waiting && (0,core_ledger/* ownProject */.G2)(f.note.waiting, key, f.own));
+}
+/** A report run: every waiting thread reported, what each is owed handed to its lane; then the default branch. */
+async function sweep_report(steps, deps, done) {
+    const { accepted, step } = deps;
+    const { signal } = step;
+    const found = ownRecords(await listWaiting(steps, signal), accepted);
+    log/* coreLog */.u.info(found.length === 0
+        ? 'No thread of this repository is waiting for its agent job to be reported.'
+        : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`);
+    for (const thread of found) {
+        if (signal.aborted)
+            return;
+        const stands = await reportThread(thread, steps, deps);
+        if (stands.kind === 'at-work')
+            done.atWork++;
+        if (stands.swept)
+            done.reported.push(stands.swept);
+        if (stands.kind === 'ended' && !accepted.features.dryRun)
+            await handOffOwed(thread, steps, deps);
+    }
+    if (signal.aborted)
+        return;
+    const branch = await reportBranches(steps, new Set(found.map((f) => f.note.job)), deps);
+    done.reported.push(...branch.reported);
+    done.atWork += branch.atWork;
+}
+/**
+ * A lane run (a dispatch naming thread `number`), the thread's own run: its job reported, then
+ * what the thread is owed sent — never to a job still at work, or one that could not be read.
+ */
+async function laneRun(number, steps, deps, done) {
+    const { accepted, step } = deps;
+    const { pull, found: listed } = await steps.sweep.thread(number, step.signal).catch((error) => {
+        throw new errors/* ActionFailure */.dR(`Could not read the thread of #${number}: ${(0,log/* describeThrown */.Y)(error)}`);
+    });
+    const found = ownRecords(listed, accepted);
+    const thread = found[0];
+    log/* coreLog */.u.info(`This run is #${number}'s thread's own (${core_event/* LANE_INPUT */.Un}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`);
+    if (thread) {
+        const stands = await reportThread(thread, steps, deps);
+        if (stands.swept)
+            done.reported.push(stands.swept);
+        if (stands.kind !== 'ended') {
+            if (stands.kind === 'at-work')
+                done.atWork++;
+            return;
+        }
+    }
+    if (accepted.features.dryRun || step.signal.aborted)
+        return;
+    done.uses += await sendOwed({ number, pull }, thread, steps, deps);
+}
+/**
+ * One waiting thread: its job read once, and what changed written once — the end (its record kept
+ * while something is owed), or the overdue mark. `ended`: the end is written (by this run or
+ * another), so what is owed may go; `at-work`: nothing may be sent; `unread`: nothing is known.
+ */
+async function reportThread(thread, steps, deps) {
+    const { accepted, step } = deps;
+    const { signal, clock } = step;
+    const waiting = thread.note.waiting;
+    const id = (0,untrusted/* label */.Pf)(thread.note.job);
+    if (waiting.ended)
+        return { kind: 'ended' };
+    const read = await readWaitingJob(deps, thread.note.job, waiting, signal);
+    if (read === 'unread')
+        return { kind: 'unread' };
+    const end = (0,core_ledger/* waitingEnd */.Xr)(waiting, read, clock.now());
+    if (end.kind === 'written')
+        return { kind: 'ended' };
+    if (end.kind === 'at-work') {
+        log/* coreLog */.u.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
+        return { kind: 'at-work' };
+    }
+    if (accepted.features.dryRun) {
+        log/* coreLog */.u.notice(`Dry run: the end of agent job ${id} of #${thread.number} (${(0,core_ledger/* howEnded */.f2)(end)}) is not written.`);
+        return { kind: end.kind === 'overdue' ? 'at-work' : 'ended' };
+    }
+    const wrote = await steps.sweep.reportEnd(thread, end, signal);
+    log/* coreLog */.u.info(wrote
+        ? `#${thread.number}: agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; ${end.kind === 'overdue' ? 'the thread is told, and it stays waiting' : 'its end is written on the thread'}.`
+        : `#${thread.number}: another run reported agent job ${id} meanwhile.`);
+    if (end.kind === 'overdue')
+        return {
+            kind: 'at-work',
+            ...(wrote ? { swept: sweptOf({ thread: thread.number }, thread.note.job, end) } : {}),
+        };
+    return {
+        kind: 'ended',
+        ...(wrote ? { swept: sweptOf({ thread: thread.number }, thread.note.job, end) } : {}),
+    };
+}
+/**
+ * The waiting job as the service answers: `undefined` when it no longer knows it (404); `unread`
+ * on any other fault: a warning on a report run (a later run reports it), the step's failure on a
+ * lane run (the thread's run: what is owed stays owed, and its re-run tries again).
+ */
+async function readWaitingJob({ client, accepted, step }, id, waiting, signal) {
+    try {
+        return await client.getJob(id, { signal });
+    }
+    catch (error) {
+        const gone = error instanceof ServiceError && error.fault.kind === 'http' && error.fault.status === 404;
+        if (gone)
+            return undefined;
+        if (signal.aborted)
+            return 'unread';
+        const said = `Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, which run ${waiting.run} left at work (${(0,log/* describeThrown */.Y)(error)})`;
+        if (accepted.features.lane !== undefined)
+            step.fail(new errors/* ActionFailure */.dR(`${said}: nothing was sent, and what the thread asked stays owed; re-run this run once the service answers.`));
+        else
+            log/* coreLog */.u.warning(`${said}; a later run reports its end.`);
+        return 'unread';
+    }
+}
+/**
+ * What a thread whose job's end is written is owed — requests queued while it worked, or a change
+ * pushed to its pull request meanwhile — handed to the thread's lane. A report run sends nothing.
+ */
+async function handOffOwed(thread, steps, deps) {
+    const { signal } = deps.step;
+    let owed = (0,core_ledger/* owes */.Rz)(thread.note) ? 'requests queued while its job worked' : undefined;
+    if (!owed && thread.pull) {
+        const pull = await steps.sweep.pull(thread.number, signal).catch((error) => {
+            log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,log/* describeThrown */.Y)(error)}; its next run sends what changed.`);
+            return undefined;
+        });
+        if (pull?.open && pull.head !== thread.note.head)
+            owed = 'a change pushed while its job worked';
+    }
+    if (!owed)
+        return;
+    if (await steps.sweep.handOff(thread.number, signal))
+        log/* coreLog */.u.info(`#${thread.number} is owed ${owed}: its thread's own run sends it.`);
 }
 /**
  * The default branch's jobs left at work (a branch's thread keeps its job in commit statuses):
  * each read once; an ended one's end written on every status still pending for it. Jobs a pull
- * request's thread waits for are that thread's to report.
+ * request's thread waits for are that thread's to report. A change the branch was pushed while
+ * its job worked is sent by the branch's next push (a report run sends nothing).
  */
 async function reportBranches(steps, told, deps) {
-    const { accepted, client, step } = deps;
+    const { accepted, step } = deps;
     const { signal, clock } = step;
-    let uses = 0;
     const { head, jobs: found } = await steps.sweep.branchWaiting(signal).catch((error) => {
         throw new errors/* ActionFailure */.dR(`Could not look for jobs left at work on the default branch: ${(0,log/* describeThrown */.Y)(error)}`);
     });
@@ -32618,48 +32832,27 @@ async function reportBranches(steps, told, deps) {
         const id = (0,untrusted/* label */.Pf)(branch.job);
         const newest = Math.max(...branch.pending.map((p) => p.at ?? clock.now()));
         const waiting = { run: branch.run, at: newest, timeout: accepted.inputs.timeout };
-        const job = await readWaitingJob(client, branch.job, waiting, signal);
+        const job = await readWaitingJob(deps, branch.job, waiting, signal);
         if (job === 'unread')
             continue;
-        const end = (0,core_waiting/* waitingEnd */.Xr)(waiting, job, clock.now());
+        const end = (0,core_ledger/* waitingEnd */.Xr)(waiting, job, clock.now());
         const commits = branch.pending.map((p) => p.sha.slice(0, 12)).join(', ');
-        if (end.kind === 'at-work') {
+        if (end.kind === 'at-work' || end.kind === 'written') {
             atWork++;
             log/* coreLog */.u.info(`The default branch's agent job ${id} (${commits}) is still at work; it stays waiting.`);
             continue;
         }
         if (accepted.features.dryRun) {
-            log/* coreLog */.u.notice(`Dry run: the end of the default branch's agent job ${id} (${(0,core_waiting/* howEnded */.f2)(end)}) is not written.`);
+            log/* coreLog */.u.notice(`Dry run: the end of the default branch's agent job ${id} (${(0,core_ledger/* howEnded */.f2)(end)}) is not written.`);
             continue;
         }
         await steps.sweep.reportBranchEnd(branch, end, signal);
-        log/* coreLog */.u.info(`The default branch's agent job ${id} ${(0,core_waiting/* howEnded */.f2)(end)}; its end is written on ${commits}.`);
+        log/* coreLog */.u.info(`The default branch's agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; its end is written on ${commits}.`);
         reported.push(sweptOf({ commit: branch.pending[0]?.sha ?? '' }, branch.job, end));
-        uses += await sendBranchOwed(branch, head, deps);
+        if (head && head !== branch.pending[0]?.sha)
+            log/* coreLog */.u.info(`The default branch moved on while agent job ${id} worked: its next push sends that change.`);
     }
-    return { reported, atWork, uses };
-}
-/**
- * A branch whose head moved while its job worked (its pushes were held): that change, sent as a
- * push of the head would have, on top of the newest commit the job was told of. Held by `followUp`
- * or with nothing new, it writes nothing. Only with the thread step's inputs.
- */
-async function sendBranchOwed(branch, head, deps) {
-    const { accepted } = deps;
-    const { inputs, context } = accepted;
-    const told = branch.pending[0];
-    if (!head || !told || head === told.sha)
-        return 0;
-    if (!inputs.thread || inputs.prompt === undefined) {
-        log/* coreLog */.u.info(`The default branch moved on while agent job ${(0,untrusted/* label */.Pf)(branch.job)} worked: its next push sends that change (this report run has no thread step's inputs to send it with).`);
-        return 0;
-    }
-    log/* coreLog */.u.info(`The default branch moved on while agent job ${(0,untrusted/* label */.Pf)(branch.job)} worked; that change is sent as its push's run would.`);
-    const { repository } = context.payload;
-    const name = typeof repository?.default_branch === 'string' ? repository.default_branch : undefined;
-    const { event, payload } = branchPushEvent(told.sha, head, name);
-    const setup = setupFor({ ...inputs, sweep: false, status: true }, { ...context, event, payload, sha: head });
-    return deps.carry({ ...setup, standIn: { statusContext: told.context }, quiet: true }, 0);
+    return { reported, atWork };
 }
 /** The waiting threads, or the step's error saying why they could not be listed. */
 async function listWaiting(steps, signal) {
@@ -32670,33 +32863,6 @@ async function listWaiting(steps, signal) {
         throw new errors/* ActionFailure */.dR(`Could not list the threads waiting for their agent job: ${(0,log/* describeThrown */.Y)(error)}`);
     }
 }
-/** The pull request this run is on (its page's URL), when it is one's event: perhaps a docs pull request's. */
-function ownPullRequest({ context }) {
-    const { event, serverUrl, repo } = context;
-    const number = event.kind === 'pull-request' ? event.pull?.number : undefined;
-    return number === undefined ? undefined : `${serverUrl}/${repo.owner}/${repo.repo}/pull/${number}`;
-}
-/** The job polled as a waiting run would, until it ends or the run's `timeout` is up; a fault is a warning. */
-async function waitForEnd(client, id, first, { accepted, step, faults }) {
-    const { inputs } = accepted;
-    try {
-        const { job } = await waitForJob((call) => client.getJob(id, call), id, first, {
-            clock: step.clock,
-            deadline: step.startedAt + inputs.timeout,
-            pollIntervalMs: inputs.pollInterval,
-            createdAt: -Infinity,
-            log: log/* coreLog */.u,
-            context: { ...faults, operation: 'get', jobId: id },
-            signal: step.signal,
-        });
-        return job;
-    }
-    catch (error) {
-        if (!step.signal.aborted)
-            log/* coreLog */.u.warning(`Could not wait for agent job ${(0,untrusted/* label */.Pf)(id)}: ${(0,log/* describeThrown */.Y)(error)}; a later run reports its end.`);
-        return undefined;
-    }
-}
 /** One reported thread (a pull request's or issue's number, or a branch's newest commit), as the `reported` output and the summary list it. */
 function sweptOf(where, jobId, end) {
     const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
@@ -32704,53 +32870,45 @@ function sweptOf(where, jobId, end) {
     return { ...where, jobId, status, prLink };
 }
 /**
- * What the thread asked for while its job worked, sent now that its end is written, by playing the
- * run that would have sent it, in the thread step's own comment and status context: the newest
- * request's (who asked is checked; the other requests go with it in one follow-up, each gets its
- * 👀), else, on an open pull request whose head moved since the job last looked, a push's (which
- * `followUp` may hold: then nothing is written). A report run without the thread step's inputs
- * cannot: the thread's next run sends what is owed. The quota uses it spent.
+ * A lane run's send: what its thread asked for while its job worked, now that the job's end is
+ * written, sent by playing the run that would have sent it: the newest queued request's (who asked
+ * is checked; the other requests go with it in one follow-up, each gets its 👀), else, on an open
+ * pull request, a push of its head (which `followUp`, or nothing new since the job last looked,
+ * may hold: then nothing is written). The quota uses it spent.
  */
-async function sendOwed(thread, steps, deps) {
-    const queued = thread.note.waiting?.queued ?? [];
+async function sendOwed(lane, thread, steps, deps) {
     const { accepted, step } = deps;
     const { inputs, context } = accepted;
-    const standsIn = inputs.thread && inputs.trigger !== undefined;
-    const asked = thread.lastQueued;
+    const queued = thread && (0,core_ledger/* owes */.Rz)(thread.note) ? (thread.note.waiting?.queued ?? []) : [];
+    const asked = thread?.lastQueued;
     const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
     let replay;
     if (queued.length > 0) {
-        if (!standsIn || !asked) {
-            log/* coreLog */.u.warning(!standsIn
-                ? `#${thread.number} has ${many} queued while its job worked, which this report run cannot send: give it the thread step's inputs (thread, trigger, prompt) besides sweep: true. The thread's next run sends them.`
-                : `#${thread.number}: the newest request queued while its job worked was not found; the thread's next run sends what is queued.`);
+        if (inputs.trigger === undefined || !asked) {
+            step.fail(new errors/* ActionFailure */.dR(inputs.trigger === undefined
+                ? `#${lane.number} has ${many} queued while its job worked, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`
+                : `#${lane.number}: the newest request queued while its job worked was not found. Nothing was sent; the thread's next run sends what is queued.`));
             return 0;
         }
-        log/* coreLog */.u.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
-        replay = { ...commentRequestEvent(thread.number, thread.pull, asked), actor: asked.login };
+        log/* coreLog */.u.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
+        replay = { ...commentRequestEvent(lane.number, lane.pull, asked), actor: asked.login };
     }
-    else if (standsIn && thread.pull && inputs.prompt !== undefined) {
-        const pull = await steps.sweep.pull(thread.number, step.signal).catch((error) => {
-            log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,log/* describeThrown */.Y)(error)}; its next run sends what changed.`);
+    else if (lane.pull && inputs.prompt !== undefined) {
+        const pull = await steps.sweep.pull(lane.number, step.signal).catch((error) => {
+            step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,log/* describeThrown */.Y)(error)}.`));
             return undefined;
         });
-        if (!pull?.open || pull.head === thread.note.head)
+        if (!pull?.open || (thread && pull.head === thread.note.head))
             return 0;
-        log/* coreLog */.u.info(`#${thread.number}: its head moved while its job worked; that change is sent as its push's run would.`);
-        replay = {
-            ...pullHeadEvent(thread.number, pull.head),
-            actor: context.actor,
-            sha: pull.head,
-            quiet: true,
-        };
+        log/* coreLog */.u.info(`#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`);
+        replay = { ...pullHeadEvent(lane.number, pull.head), actor: context.actor, sha: pull.head, quiet: true };
     }
     if (!replay)
         return 0;
     const { event, payload, actor, sha, quiet } = replay;
-    const status = thread.note.waiting?.status;
-    const setup = setupFor({ ...inputs, sweep: false, status: status !== undefined }, { ...context, event, payload, actor, sha: sha ?? context.sha });
-    const standIn = { marker: thread.marker, ...(status ? { statusContext: status.context } : {}) };
-    return deps.carry({ ...setup, standIn, ...(quiet ? { quiet } : {}) }, thread.number);
+    const setup = setupFor({ ...inputs, sweep: false }, { ...context, event, payload, actor, sha: sha ?? context.sha });
+    const standIn = thread ? { standIn: { marker: thread.marker } } : {};
+    return deps.carry({ ...setup, ...standIn, ...(quiet ? { quiet } : {}) }, lane.number);
 }
 
 ;// CONCATENATED MODULE: ./src/core/run-context.ts
@@ -32768,6 +32926,7 @@ function readRunContext(env = process.env) {
         runId: Number(env.GITHUB_RUN_ID) || 0,
         runAttempt: Number(env.GITHUB_RUN_ATTEMPT) || 1,
         workflow: env.GITHUB_WORKFLOW ?? '',
+        workflowRef: env.GITHUB_WORKFLOW_REF ?? '',
         job: env.GITHUB_JOB ?? '',
         action: env.GITHUB_ACTION ?? '',
         actionRepository: env.GITHUB_ACTION_REPOSITORY ?? '',
@@ -32793,7 +32952,7 @@ function readRunContext(env = process.env) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(338)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6338))).startGitHub(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(597)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8597))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then
@@ -32807,6 +32966,10 @@ async function run(deps = {}) {
     const cancellation = listenForCancellation();
     const { signal } = cancellation;
     const step = new JobRun(clock, signal, startedAt);
+    if (secretlessDependabot()) {
+        cancellation.dispose();
+        return;
+    }
     const accepted = await attempt(step, () => accept(step, deps.pathsWork));
     const make = deps.github ?? loadGitHubChunk;
     const github = accepted && lazyGitHub(accepted, clock, make);
@@ -32864,7 +33027,7 @@ async function main_carry(step, { accepted, service, github, startedAt }, alongs
     // Done before the decision starts: nothing of it may outlive the run. A fault reading the thread
     // is the decision's to take up (it ends the step); a run skipped before that leaves it.
     const recalled = accepted && github && service
-        ? await reportWaiting(accepted, service.client, github, step).catch((error) => ({ error }))
+        ? await reportWaiting(accepted, service, github, step).catch((error) => ({ error }))
         : undefined;
     const decision = accepted && github && service
         ? await attempt(step, () => decideFor(accepted, service, github, step, startedAt, recalled))
@@ -32886,6 +33049,19 @@ async function main_carry(step, { accepted, service, github, startedAt }, alongs
 function atMergeOf(context, sha) {
     const { event } = context;
     return event.kind === 'push' ? { ...context, sha, event: { ...event, after: sha } } : context;
+}
+/**
+ * A run GitHub starts for Dependabot gets no Actions secrets (only Dependabot's own): with the key
+ * empty there, the step ends skipped with a notice instead of failing every Dependabot event.
+ */
+function secretlessDependabot() {
+    if (process.env.GITHUB_ACTOR !== 'dependabot[bot]' || core/* getInput */.V4('apiKey') !== '')
+        return false;
+    log/* coreLog */.u.notice('Skipped: this run is for Dependabot, and GitHub gives runs for Dependabot no Actions secrets, so apiKey is empty. Nothing was sent. (Give the key as a Dependabot secret too to run for it.)');
+    core/* setOutput */.uH('status', 'skipped');
+    core/* setOutput */.uH('mode', 'skipped');
+    core/* setOutput */.uH('uses', '0');
+    return true;
 }
 /** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */
 async function accept(step, pathsWork) {

@@ -1,7 +1,7 @@
 // A loopback stand-in for GitHub's REST API (and the GraphQL query and mutation the action makes),
 // for the calls the action's GitHub side uses: repositories with issues and pull requests, comments
 // and their reactions, labels, review requests, collaborators' roles, commit statuses, auto-merge,
-// and tokens that each reach some repositories, some with write access.
+// workflow dispatches, and tokens that each reach some repositories, some with write access.
 // Every REST request and every REST reply is checked against GitHub's published OpenAPI description.
 import http from 'node:http';
 import https from 'node:https';
@@ -35,7 +35,8 @@ export type GitHubRoute =
   | 'createReviewCommentReaction'
   | 'getCollaboratorPermission'
   | 'createStatus'
-  | 'listStatuses';
+  | 'listStatuses'
+  | 'createWorkflowDispatch';
 
 export const ROUTES: {
   route: Exclude<GitHubRoute, GitHubGraphQLRoute>;
@@ -136,6 +137,12 @@ export const ROUTES: {
     template: '/repos/{owner}/{repo}/commits/{ref}/statuses',
     write: false,
   },
+  {
+    route: 'createWorkflowDispatch',
+    method: 'POST',
+    template: '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
+    write: true,
+  },
 ];
 
 /** The reactions GitHub offers. */
@@ -170,7 +177,7 @@ export interface TokenGrant {
   read?: string[] | '*';
   /**
    * Repositories it may write to (comments, reactions, labels, review requests, commit statuses,
-   * auto-merge).
+   * auto-merge, workflow dispatches).
    */
   write?: string[];
 }
@@ -204,6 +211,25 @@ export interface StoredStatus {
   /** The login of the token that wrote it. */
   creator: string;
   createdAt: string;
+}
+
+/** A workflow of a repository that `workflow_dispatch` triggers, as a test registers it (`workflow`). */
+export interface StoredWorkflow {
+  /** Its numeric id, which `…/workflows/{workflow_id}/…` takes as well as its file name. */
+  id: number;
+  /** Its file name in `.github/workflows/` (`docs.yml`). */
+  file: string;
+  /** The names of the inputs its `workflow_dispatch` trigger declares. */
+  inputs: string[];
+}
+
+/** A dispatch GitHub accepted (`POST …/actions/workflows/{workflow_id}/dispatches`). */
+export interface WorkflowDispatch {
+  /** The workflow's file name, whether the request named it by file name or by id. */
+  workflowId: string;
+  ref: string;
+  /** The inputs as the run gets them: strings (a number or a boolean sent is written as one). */
+  inputs: Record<string, string>;
 }
 
 /** A changed file as GitHub's diff entries describe it (the fields the action reads). */
@@ -367,6 +393,14 @@ export interface GitHubEmulator {
    * enabling it on a pull request of a repository that does not is refused.
    */
   allowAutoMerge(repo: string, allowed: boolean): void;
+  /**
+   * A workflow of `repo` that `workflow_dispatch` triggers, by its file name (`docs.yml`), declaring
+   * `inputs` (none unless told); registering a file again replaces it (its id stays). Dispatching a
+   * workflow not registered answers 404, and one with an input it does not declare 422.
+   */
+  workflow(repo: string, file: string, options?: { inputs?: string[] }): StoredWorkflow;
+  /** The dispatches of `repo`'s workflows GitHub accepted, oldest first. */
+  dispatches(repo: string): WorkflowDispatch[];
   /** The next request of `route` is answered (as usual) only after `ms`. */
   delay(route: GitHubRoute, ms: number): void;
   /**
@@ -396,6 +430,10 @@ interface Repo {
   unknown: Set<string>;
   /** Whether it allows auto-merge (`allowAutoMerge`). */
   autoMerge: boolean;
+  /** Workflows `workflow_dispatch` triggers, by file name (`workflow`). */
+  workflows: Map<string, StoredWorkflow>;
+  /** Accepted workflow dispatches, oldest first. */
+  dispatches: WorkflowDispatch[];
 }
 
 /** A reaction as GitHub keeps it: who reacted matters (one reaction of a content a user). */
@@ -410,6 +448,17 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   const prefix = options.prefix ?? '';
   const contract = gitHubContract(options.spec ?? (prefix === '/api/v3' ? 'ghes-3.19' : 'api.github.com'));
   const graphqlPath = prefix === '/api/v3' ? '/api/graphql' : '/graphql';
+  // github.com's description lists a 200 with the run's id and links for a workflow dispatch that
+  // asks `return_run_details: true` (its example is the reply's model); GHES 3.19's lists only 204.
+  const runDetails = (() => {
+    try {
+      const template = ROUTES.find((r) => r.route === 'createWorkflowDispatch')?.template ?? '';
+      const model = contract.example('workflow-dispatch-response');
+      return contract.checkResponse('POST', template, 200, model).length === 0 ? model : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
   const requests: GitHubRequest[] = [];
   const violations: string[] = [];
   const grants = new Map<string, Required<TokenGrant> & { id: number }>();
@@ -438,6 +487,8 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         statuses: new Map(),
         unknown: new Set(),
         autoMerge: true,
+        workflows: new Map(),
+        dispatches: [],
       };
       repos.set(name.toLowerCase(), repo);
     }
@@ -1183,6 +1234,47 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         );
         return { status: 200, json: slice.map((s) => statusJson(repoName, ref, s)), headers };
       }
+      case 'createWorkflowDispatch': {
+        // `workflow_id` is the workflow's id or its file name. None of these refusals is listed
+        // (204, and 200 on github.com, are): they are GitHub's answers, in the order it checks.
+        const given = params.workflow_id ?? '';
+        const workflow = /^\d+$/.test(given)
+          ? [...repo.workflows.values()].find((w) => String(w.id) === given)
+          : repo.workflows.get(given);
+        if (!workflow) return error(404, 'Not Found');
+        // The emulator keeps no branches or tags: any ref but an empty one is taken as one.
+        const ref = typeof body.ref === 'string' ? body.ref : '';
+        if (!ref) return error(422, `No ref found for: ${ref}`);
+        const inputs =
+          body.inputs !== null && typeof body.inputs === 'object' && !Array.isArray(body.inputs)
+            ? (body.inputs as Record<string, unknown>)
+            : {};
+        const unexpected = Object.keys(inputs).filter((name) => !workflow.inputs.includes(name));
+        if (unexpected.length > 0) {
+          return error(
+            422,
+            `Unexpected inputs provided: [${unexpected.map((n) => JSON.stringify(n)).join(', ')}]`,
+          );
+        }
+        repo.dispatches.push({
+          workflowId: workflow.file,
+          ref,
+          inputs: Object.fromEntries(
+            Object.entries(inputs).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+          ),
+        });
+        if (body.return_run_details !== true || !runDetails) return { status: 204 };
+        const id = nextId++;
+        return {
+          status: 200,
+          json: {
+            ...runDetails,
+            workflow_run_id: id,
+            run_url: `${serverUrl}${prefix}/repos/${repoName}/actions/runs/${id}`,
+            html_url: `${serverUrl}/${repoName}/actions/runs/${id}`,
+          },
+        };
+      }
     }
   }
 
@@ -1275,10 +1367,12 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         : error(404, 'Not Found');
     // Scripted faults too: a reply the real API could not send would prove nothing.
     if (template) violations.push(...contract.checkResponse(method, template, reply.status, reply.json));
-    const text = JSON.stringify(reply.json);
+    // A reply with no body (204) has no content type either.
+    const text = reply.json === undefined ? undefined : JSON.stringify(reply.json);
     res.writeHead(reply.status, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(text),
+      ...(text === undefined
+        ? {}
+        : { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }),
       'x-github-api-version-selected': '2022-11-28',
       ...reply.headers,
     });
@@ -1399,6 +1493,13 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     allowAutoMerge(repoName, allowed) {
       repoOf(repoName).autoMerge = allowed;
     },
+    workflow(repoName, file, { inputs = [] } = {}) {
+      const repo = repoOf(repoName);
+      const workflow = { id: repo.workflows.get(file)?.id ?? nextId++, file, inputs: [...inputs] };
+      repo.workflows.set(file, workflow);
+      return workflow;
+    },
+    dispatches: (repoName) => [...repoOf(repoName).dispatches],
     get(repoName, number) {
       const thread = repoOf(repoName).threads.get(number);
       if (!thread) throw new Error(`no thread ${repoName}#${number}`);

@@ -70,6 +70,10 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   const cancellation = listenForCancellation();
   const { signal } = cancellation;
   const step = new JobRun(clock, signal, startedAt);
+  if (secretlessDependabot()) {
+    cancellation.dispose();
+    return;
+  }
   const accepted = await attempt(step, () => accept(step, deps.pathsWork));
   const make = deps.github ?? loadGitHubChunk;
   const github = accepted && lazyGitHub(accepted, clock, make);
@@ -140,7 +144,7 @@ async function carry(
   // is the decision's to take up (it ends the step); a run skipped before that leaves it.
   const recalled =
     accepted && github && service
-      ? await reportWaiting(accepted, service.client, github, step).catch((error: unknown) => ({ error }))
+      ? await reportWaiting(accepted, service, github, step).catch((error: unknown) => ({ error }))
       : undefined;
   const decision =
     accepted && github && service
@@ -170,6 +174,21 @@ async function carry(
 function atMergeOf(context: RunContext, sha: string): RunContext {
   const { event } = context;
   return event.kind === 'push' ? { ...context, sha, event: { ...event, after: sha } } : context;
+}
+
+/**
+ * A run GitHub starts for Dependabot gets no Actions secrets (only Dependabot's own): with the key
+ * empty there, the step ends skipped with a notice instead of failing every Dependabot event.
+ */
+function secretlessDependabot(): boolean {
+  if (process.env.GITHUB_ACTOR !== 'dependabot[bot]' || core.getInput('apiKey') !== '') return false;
+  coreLog.notice(
+    'Skipped: this run is for Dependabot, and GitHub gives runs for Dependabot no Actions secrets, so apiKey is empty. Nothing was sent. (Give the key as a Dependabot secret too to run for it.)',
+  );
+  core.setOutput('status', 'skipped');
+  core.setOutput('mode', 'skipped');
+  core.setOutput('uses', '0');
+  return true;
 }
 
 /** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */

@@ -1,22 +1,26 @@
-// A report run (`sweep: true`), with no prompt of its own. It finds every thread of the repository
-// whose job a run left at work without waiting (`wait: false`), reads each job once (a read costs
-// no quota use), and writes the end of each one that ended as its starting run asked; a job still
-// at work stays waiting, and a thread nothing changed on gets no write. On the docs pull request's
-// own event it waits for the job that opened that pull request, so its result shows within the run.
-// Given the thread step's inputs, it then sends what each reported thread asked for meanwhile.
+// A report run, with no prompt of its own: a `sweep: true` step, or a thread's step that does not
+// wait (`thread: true`, `wait: false`) on an event that belongs to no thread (a schedule, a run by
+// hand, a dispatch from the docs repository). It finds every thread of the repository whose job a
+// run left at work without waiting, reads each job once (a read costs no quota use; it never waits
+// for a pass), and writes the end of each one that ended as its starting run asked — once: a
+// thread another run reported meanwhile gets no write. It sends nothing: a report run is not in any
+// thread's lane (the runs GitHub serializes in the thread's concurrency group), so what a thread
+// asked while its job worked is handed to that lane, as a `workflow_dispatch` naming the thread.
+// On that dispatch (a lane run) the step is the thread's own run: it reports the thread's job, then
+// sends what is owed, as the thread's next event would.
 import * as core from '@actions/core';
-import { isTerminal, type AgentJob } from './core/job.js';
-import { outputLink, samePage } from './core/pull-request.js';
+import type { AgentJob } from './core/job.js';
+import { outputLink } from './core/pull-request.js';
 import { coreLog, describeThrown } from './core/log.js';
-import type { BranchWaiting, FoundWaiting, GitHubSteps } from './core/ports.js';
+import type { FoundWaiting, GitHubSteps } from './core/ports.js';
 import { label } from './core/untrusted.js';
-import { howEnded, waitingEnd, type WaitingEnd } from './core/waiting.js';
-import { readWaitingJob } from './report-waiting.js';
-import { waitForJob } from './execute/wait.js';
+import { howEnded, ownProject, owes, projectKey, waitingEnd } from './core/ledger.js';
+import type { Waiting, WaitingNews } from './core/ports.js';
+import { ServiceError } from './service/client.js';
 import type { JobRun } from './execute/job-run.js';
 import type { Accepted, LazyGitHub } from './main.js';
-import type { Payload, RunEvent } from './core/event.js';
-import { branchPushEvent, commentRequestEvent, pullHeadEvent } from './core/request-event.js';
+import { LANE_INPUT, type Payload, type RunEvent } from './core/event.js';
+import { commentRequestEvent, pullHeadEvent } from './core/request-event.js';
 import { setupFor } from './decide/setup.js';
 import { setOutput } from './report/outputs.js';
 import { writeSweepSummary, type SweptThread } from './report/summary.js';
@@ -38,102 +42,214 @@ export interface SweepDeps {
 }
 
 /**
- * The report run. Its outputs: `mode` and `status` `swept`, `uses` (the follow-ups it sent for
- * what was queued), and `reported`, the threads whose end it wrote (JSON). It fails only when it could not look: no GitHub side, or the
- * waiting threads could not be listed; a thread's own fault is a warning, and a later run reports it.
+ * The report run (or a lane run). Its outputs: `mode` and `status` `swept`, `uses` (a lane run's
+ * follow-up for what was owed), and `reported`, the threads whose end it wrote (JSON). A report
+ * run fails only when it could not look (no GitHub side, the waiting threads not listed); a
+ * thread's own fault is a warning, and a later run reports it. A lane run is its thread's run: a
+ * job it cannot read, or a send that fails, fails it.
  */
 export async function sweep(deps: SweepDeps): Promise<void> {
-  const { accepted, client, faults, github, step } = deps;
-  const { signal, clock } = step;
+  const { accepted, step } = deps;
   const { features } = accepted;
-  const reported: SweptThread[] = [];
-  let atWork = 0;
-  let uses = 0;
+  const done: Swept = { reported: [], atWork: 0, uses: 0 };
   try {
-    const steps = await github.load();
+    const steps = await deps.github.load();
     if (!steps)
       throw new ActionFailure('A report run (sweep: true) needs the GitHub side, which did not load.');
-    const found = await listWaiting(steps, signal);
-    coreLog.info(
-      found.length === 0
-        ? 'No thread of this repository is waiting for its agent job to be reported.'
-        : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`,
-    );
-    const docsPr = ownPullRequest(accepted);
-    for (const thread of found) {
-      if (signal.aborted) break;
-      const { note } = thread;
-      const waiting = note.waiting;
-      if (!waiting) continue;
-      const id = label(note.job);
-      const read = await readWaitingJob(client, note.job, waiting, signal);
-      if (read === 'unread') continue;
-      let job = read;
-      // The docs pull request's own run: the job that opened it is near its end; its result
-      // shows within this run rather than at the next sweep.
-      if (job && !isTerminal(job.status) && docsPr && samePage(job.prLink, docsPr)) {
-        coreLog.info(`Agent job ${id} of #${thread.number} opened this pull request: waiting for it to end.`);
-        job = (await waitForEnd(client, note.job, job, { accepted, step, faults })) ?? job;
-      }
-      const end = waitingEnd(waiting, job, clock.now());
-      if (end.kind === 'at-work') {
-        atWork++;
-        coreLog.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
-        continue;
-      }
-      if (features.dryRun) {
-        coreLog.notice(
-          `Dry run: the end of agent job ${id} of #${thread.number} (${howEnded(end)}) is not written.`,
-        );
-        continue;
-      }
-      if (await steps.sweep.reportEnd(thread, end, signal)) {
-        coreLog.info(
-          `#${thread.number}: agent job ${id} ${howEnded(end)}; its end is written on the thread.`,
-        );
-        reported.push(sweptOf({ thread: thread.number }, note.job, end));
-        uses += await sendOwed(thread, steps, deps);
-      } else {
-        coreLog.info(`#${thread.number}: another run reported agent job ${id} meanwhile.`);
-      }
-    }
-    if (!signal.aborted) {
-      const told = new Set(found.map((f) => f.note.job));
-      const branch = await reportBranches(steps, told, deps);
-      reported.push(...branch.reported);
-      atWork += branch.atWork;
-      uses += branch.uses;
-    }
+    if (features.lane === undefined) await report(steps, deps, done);
+    else await laneRun(features.lane, steps, deps, done);
   } catch (error) {
     step.fail(error);
   }
   try {
     setOutput('mode', 'swept');
     setOutput('status', features.dryRun ? 'dry-run' : 'swept');
-    setOutput('uses', String(uses));
-    setOutput('reported', JSON.stringify(reported));
+    setOutput('uses', String(done.uses));
+    setOutput('reported', JSON.stringify(done.reported));
   } catch (error) {
     step.fail(error);
   }
-  await writeSweepSummary({ reported, atWork, serverUrl: accepted.context.serverUrl }).catch(
-    (error: unknown) => coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
+  await writeSweepSummary({
+    reported: done.reported,
+    atWork: done.atWork,
+    serverUrl: accepted.context.serverUrl,
+  }).catch((error: unknown) =>
+    coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
   );
   if (step.failure) core.setFailed(step.failure);
+}
+
+/** What a report or lane run did: the threads whose end it wrote, the jobs still at work, its quota uses. */
+interface Swept {
+  reported: SweptThread[];
+  atWork: number;
+  uses: number;
+}
+
+/** The threads whose records are this project's: two projects in one repository never read each other's jobs. */
+function ownRecords(found: FoundWaiting[], { inputs }: Accepted): FoundWaiting[] {
+  const key = projectKey(inputs.baseUrl, inputs.projectId);
+  return found.filter((f) => f.note.waiting && ownProject(f.note.waiting, key, f.own));
+}
+
+/** A report run: every waiting thread reported, what each is owed handed to its lane; then the default branch. */
+async function report(steps: GitHubSteps, deps: SweepDeps, done: Swept): Promise<void> {
+  const { accepted, step } = deps;
+  const { signal } = step;
+  const found = ownRecords(await listWaiting(steps, signal), accepted);
+  coreLog.info(
+    found.length === 0
+      ? 'No thread of this repository is waiting for its agent job to be reported.'
+      : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`,
+  );
+  for (const thread of found) {
+    if (signal.aborted) return;
+    const stands = await reportThread(thread, steps, deps);
+    if (stands.kind === 'at-work') done.atWork++;
+    if (stands.swept) done.reported.push(stands.swept);
+    if (stands.kind === 'ended' && !accepted.features.dryRun) await handOffOwed(thread, steps, deps);
+  }
+  if (signal.aborted) return;
+  const branch = await reportBranches(steps, new Set(found.map((f) => f.note.job)), deps);
+  done.reported.push(...branch.reported);
+  done.atWork += branch.atWork;
+}
+
+/**
+ * A lane run (a dispatch naming thread `number`), the thread's own run: its job reported, then
+ * what the thread is owed sent — never to a job still at work, or one that could not be read.
+ */
+async function laneRun(number: number, steps: GitHubSteps, deps: SweepDeps, done: Swept): Promise<void> {
+  const { accepted, step } = deps;
+  const { pull, found: listed } = await steps.sweep.thread(number, step.signal).catch((error: unknown) => {
+    throw new ActionFailure(`Could not read the thread of #${number}: ${describeThrown(error)}`);
+  });
+  const found = ownRecords(listed, accepted);
+  const thread = found[0];
+  coreLog.info(
+    `This run is #${number}'s thread's own (${LANE_INPUT}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`,
+  );
+  if (thread) {
+    const stands = await reportThread(thread, steps, deps);
+    if (stands.swept) done.reported.push(stands.swept);
+    if (stands.kind !== 'ended') {
+      if (stands.kind === 'at-work') done.atWork++;
+      return;
+    }
+  }
+  if (accepted.features.dryRun || step.signal.aborted) return;
+  done.uses += await sendOwed({ number, pull }, thread, steps, deps);
+}
+
+/**
+ * One waiting thread: its job read once, and what changed written once — the end (its record kept
+ * while something is owed), or the overdue mark. `ended`: the end is written (by this run or
+ * another), so what is owed may go; `at-work`: nothing may be sent; `unread`: nothing is known.
+ */
+async function reportThread(
+  thread: FoundWaiting,
+  steps: GitHubSteps,
+  deps: SweepDeps,
+): Promise<{ kind: 'ended' | 'at-work' | 'unread'; swept?: SweptThread }> {
+  const { accepted, step } = deps;
+  const { signal, clock } = step;
+  const waiting = thread.note.waiting as Waiting;
+  const id = label(thread.note.job);
+  if (waiting.ended) return { kind: 'ended' };
+  const read = await readWaitingJob(deps, thread.note.job, waiting, signal);
+  if (read === 'unread') return { kind: 'unread' };
+  const end = waitingEnd(waiting, read, clock.now());
+  if (end.kind === 'written') return { kind: 'ended' };
+  if (end.kind === 'at-work') {
+    coreLog.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
+    return { kind: 'at-work' };
+  }
+  if (accepted.features.dryRun) {
+    coreLog.notice(
+      `Dry run: the end of agent job ${id} of #${thread.number} (${howEnded(end)}) is not written.`,
+    );
+    return { kind: end.kind === 'overdue' ? 'at-work' : 'ended' };
+  }
+  const wrote = await steps.sweep.reportEnd(thread, end, signal);
+  coreLog.info(
+    wrote
+      ? `#${thread.number}: agent job ${id} ${howEnded(end)}; ${end.kind === 'overdue' ? 'the thread is told, and it stays waiting' : 'its end is written on the thread'}.`
+      : `#${thread.number}: another run reported agent job ${id} meanwhile.`,
+  );
+  if (end.kind === 'overdue')
+    return {
+      kind: 'at-work',
+      ...(wrote ? { swept: sweptOf({ thread: thread.number }, thread.note.job, end) } : {}),
+    };
+  return {
+    kind: 'ended',
+    ...(wrote ? { swept: sweptOf({ thread: thread.number }, thread.note.job, end) } : {}),
+  };
+}
+
+/**
+ * The waiting job as the service answers: `undefined` when it no longer knows it (404); `unread`
+ * on any other fault: a warning on a report run (a later run reports it), the step's failure on a
+ * lane run (the thread's run: what is owed stays owed, and its re-run tries again).
+ */
+async function readWaitingJob(
+  { client, accepted, step }: SweepDeps,
+  id: string,
+  waiting: Waiting,
+  signal: AbortSignal,
+): Promise<AgentJob | undefined | 'unread'> {
+  try {
+    return await client.getJob(id, { signal });
+  } catch (error) {
+    const gone = error instanceof ServiceError && error.fault.kind === 'http' && error.fault.status === 404;
+    if (gone) return undefined;
+    if (signal.aborted) return 'unread';
+    const said = `Could not read agent job ${label(id)}, which run ${waiting.run} left at work (${describeThrown(error)})`;
+    if (accepted.features.lane !== undefined)
+      step.fail(
+        new ActionFailure(
+          `${said}: nothing was sent, and what the thread asked stays owed; re-run this run once the service answers.`,
+        ),
+      );
+    else coreLog.warning(`${said}; a later run reports its end.`);
+    return 'unread';
+  }
+}
+
+/**
+ * What a thread whose job's end is written is owed — requests queued while it worked, or a change
+ * pushed to its pull request meanwhile — handed to the thread's lane. A report run sends nothing.
+ */
+async function handOffOwed(thread: FoundWaiting, steps: GitHubSteps, deps: SweepDeps): Promise<void> {
+  const { signal } = deps.step;
+  let owed = owes(thread.note) ? 'requests queued while its job worked' : undefined;
+  if (!owed && thread.pull) {
+    const pull = await steps.sweep.pull(thread.number, signal).catch((error: unknown) => {
+      coreLog.warning(
+        `Could not read pull request #${thread.number}: ${describeThrown(error)}; its next run sends what changed.`,
+      );
+      return undefined;
+    });
+    if (pull?.open && pull.head !== thread.note.head) owed = 'a change pushed while its job worked';
+  }
+  if (!owed) return;
+  if (await steps.sweep.handOff(thread.number, signal))
+    coreLog.info(`#${thread.number} is owed ${owed}: its thread's own run sends it.`);
 }
 
 /**
  * The default branch's jobs left at work (a branch's thread keeps its job in commit statuses):
  * each read once; an ended one's end written on every status still pending for it. Jobs a pull
- * request's thread waits for are that thread's to report.
+ * request's thread waits for are that thread's to report. A change the branch was pushed while
+ * its job worked is sent by the branch's next push (a report run sends nothing).
  */
 async function reportBranches(
   steps: GitHubSteps,
   told: ReadonlySet<string>,
   deps: SweepDeps,
-): Promise<{ reported: SweptThread[]; atWork: number; uses: number }> {
-  const { accepted, client, step } = deps;
+): Promise<{ reported: SweptThread[]; atWork: number }> {
+  const { accepted, step } = deps;
   const { signal, clock } = step;
-  let uses = 0;
   const { head, jobs: found } = await steps.sweep.branchWaiting(signal).catch((error: unknown) => {
     throw new ActionFailure(
       `Could not look for jobs left at work on the default branch: ${describeThrown(error)}`,
@@ -146,11 +262,11 @@ async function reportBranches(
     const id = label(branch.job);
     const newest = Math.max(...branch.pending.map((p) => p.at ?? clock.now()));
     const waiting = { run: branch.run, at: newest, timeout: accepted.inputs.timeout };
-    const job = await readWaitingJob(client, branch.job, waiting, signal);
+    const job = await readWaitingJob(deps, branch.job, waiting, signal);
     if (job === 'unread') continue;
     const end = waitingEnd(waiting, job, clock.now());
     const commits = branch.pending.map((p) => p.sha.slice(0, 12)).join(', ');
-    if (end.kind === 'at-work') {
+    if (end.kind === 'at-work' || end.kind === 'written') {
       atWork++;
       coreLog.info(`The default branch's agent job ${id} (${commits}) is still at work; it stays waiting.`);
       continue;
@@ -164,42 +280,12 @@ async function reportBranches(
     await steps.sweep.reportBranchEnd(branch, end, signal);
     coreLog.info(`The default branch's agent job ${id} ${howEnded(end)}; its end is written on ${commits}.`);
     reported.push(sweptOf({ commit: branch.pending[0]?.sha ?? '' }, branch.job, end));
-    uses += await sendBranchOwed(branch, head, deps);
+    if (head && head !== branch.pending[0]?.sha)
+      coreLog.info(
+        `The default branch moved on while agent job ${id} worked: its next push sends that change.`,
+      );
   }
-  return { reported, atWork, uses };
-}
-
-/**
- * A branch whose head moved while its job worked (its pushes were held): that change, sent as a
- * push of the head would have, on top of the newest commit the job was told of. Held by `followUp`
- * or with nothing new, it writes nothing. Only with the thread step's inputs.
- */
-async function sendBranchOwed(
-  branch: BranchWaiting,
-  head: string | undefined,
-  deps: SweepDeps,
-): Promise<number> {
-  const { accepted } = deps;
-  const { inputs, context } = accepted;
-  const told = branch.pending[0];
-  if (!head || !told || head === told.sha) return 0;
-  if (!inputs.thread || inputs.prompt === undefined) {
-    coreLog.info(
-      `The default branch moved on while agent job ${label(branch.job)} worked: its next push sends that change (this report run has no thread step's inputs to send it with).`,
-    );
-    return 0;
-  }
-  coreLog.info(
-    `The default branch moved on while agent job ${label(branch.job)} worked; that change is sent as its push's run would.`,
-  );
-  const { repository } = context.payload as { repository?: { default_branch?: unknown } };
-  const name = typeof repository?.default_branch === 'string' ? repository.default_branch : undefined;
-  const { event, payload } = branchPushEvent(told.sha, head, name);
-  const setup = setupFor(
-    { ...inputs, sweep: false, status: true },
-    { ...context, event, payload, sha: head },
-  );
-  return deps.carry({ ...setup, standIn: { statusContext: told.context }, quiet: true }, 0);
+  return { reported, atWork };
 }
 
 /** The waiting threads, or the step's error saying why they could not be listed. */
@@ -213,46 +299,11 @@ async function listWaiting(steps: GitHubSteps, signal: AbortSignal): Promise<Fou
   }
 }
 
-/** The pull request this run is on (its page's URL), when it is one's event: perhaps a docs pull request's. */
-function ownPullRequest({ context }: Accepted): string | undefined {
-  const { event, serverUrl, repo } = context;
-  const number = event.kind === 'pull-request' ? event.pull?.number : undefined;
-  return number === undefined ? undefined : `${serverUrl}/${repo.owner}/${repo.repo}/pull/${number}`;
-}
-
-/** The job polled as a waiting run would, until it ends or the run's `timeout` is up; a fault is a warning. */
-async function waitForEnd(
-  client: Pick<AgentClient, 'getJob'>,
-  id: string,
-  first: AgentJob,
-  { accepted, step, faults }: Pick<SweepDeps, 'accepted' | 'step' | 'faults'>,
-): Promise<AgentJob | undefined> {
-  const { inputs } = accepted;
-  try {
-    const { job } = await waitForJob((call) => client.getJob(id, call), id, first, {
-      clock: step.clock,
-      deadline: step.startedAt + inputs.timeout,
-      pollIntervalMs: inputs.pollInterval,
-      createdAt: -Infinity,
-      log: coreLog,
-      context: { ...faults, operation: 'get', jobId: id },
-      signal: step.signal,
-    });
-    return job;
-  } catch (error) {
-    if (!step.signal.aborted)
-      coreLog.warning(
-        `Could not wait for agent job ${label(id)}: ${describeThrown(error)}; a later run reports its end.`,
-      );
-    return undefined;
-  }
-}
-
 /** One reported thread (a pull request's or issue's number, or a branch's newest commit), as the `reported` output and the summary list it. */
 function sweptOf(
   where: { thread: number } | { commit: string },
   jobId: string,
-  end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+  end: WaitingNews,
 ): SweptThread {
   const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
   const prLink = end.kind === 'ended' ? outputLink(end.job.prLink) : '';
@@ -260,57 +311,54 @@ function sweptOf(
 }
 
 /**
- * What the thread asked for while its job worked, sent now that its end is written, by playing the
- * run that would have sent it, in the thread step's own comment and status context: the newest
- * request's (who asked is checked; the other requests go with it in one follow-up, each gets its
- * 👀), else, on an open pull request whose head moved since the job last looked, a push's (which
- * `followUp` may hold: then nothing is written). A report run without the thread step's inputs
- * cannot: the thread's next run sends what is owed. The quota uses it spent.
+ * A lane run's send: what its thread asked for while its job worked, now that the job's end is
+ * written, sent by playing the run that would have sent it: the newest queued request's (who asked
+ * is checked; the other requests go with it in one follow-up, each gets its 👀), else, on an open
+ * pull request, a push of its head (which `followUp`, or nothing new since the job last looked,
+ * may hold: then nothing is written). The quota uses it spent.
  */
-async function sendOwed(thread: FoundWaiting, steps: GitHubSteps, deps: SweepDeps): Promise<number> {
-  const queued = thread.note.waiting?.queued ?? [];
+async function sendOwed(
+  lane: { number: number; pull: boolean },
+  thread: FoundWaiting | undefined,
+  steps: GitHubSteps,
+  deps: SweepDeps,
+): Promise<number> {
   const { accepted, step } = deps;
   const { inputs, context } = accepted;
-  const standsIn = inputs.thread && inputs.trigger !== undefined;
-  const asked = thread.lastQueued;
+  const queued = thread && owes(thread.note) ? (thread.note.waiting?.queued ?? []) : [];
+  const asked = thread?.lastQueued;
   const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
   let replay: { event: RunEvent; payload: Payload; actor: string; sha?: string; quiet?: true } | undefined;
   if (queued.length > 0) {
-    if (!standsIn || !asked) {
-      coreLog.warning(
-        !standsIn
-          ? `#${thread.number} has ${many} queued while its job worked, which this report run cannot send: give it the thread step's inputs (thread, trigger, prompt) besides sweep: true. The thread's next run sends them.`
-          : `#${thread.number}: the newest request queued while its job worked was not found; the thread's next run sends what is queued.`,
+    if (inputs.trigger === undefined || !asked) {
+      step.fail(
+        new ActionFailure(
+          inputs.trigger === undefined
+            ? `#${lane.number} has ${many} queued while its job worked, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`
+            : `#${lane.number}: the newest request queued while its job worked was not found. Nothing was sent; the thread's next run sends what is queued.`,
+        ),
       );
       return 0;
     }
-    coreLog.info(`#${thread.number}: sending the ${many} queued while its job worked.`);
-    replay = { ...commentRequestEvent(thread.number, thread.pull, asked), actor: asked.login };
-  } else if (standsIn && thread.pull && inputs.prompt !== undefined) {
-    const pull = await steps.sweep.pull(thread.number, step.signal).catch((error: unknown) => {
-      coreLog.warning(
-        `Could not read pull request #${thread.number}: ${describeThrown(error)}; its next run sends what changed.`,
-      );
+    coreLog.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
+    replay = { ...commentRequestEvent(lane.number, lane.pull, asked), actor: asked.login };
+  } else if (lane.pull && inputs.prompt !== undefined) {
+    const pull = await steps.sweep.pull(lane.number, step.signal).catch((error: unknown) => {
+      step.fail(new ActionFailure(`Could not read pull request #${lane.number}: ${describeThrown(error)}.`));
       return undefined;
     });
-    if (!pull?.open || pull.head === thread.note.head) return 0;
+    if (!pull?.open || (thread && pull.head === thread.note.head)) return 0;
     coreLog.info(
-      `#${thread.number}: its head moved while its job worked; that change is sent as its push's run would.`,
+      `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`,
     );
-    replay = {
-      ...pullHeadEvent(thread.number, pull.head),
-      actor: context.actor,
-      sha: pull.head,
-      quiet: true,
-    };
+    replay = { ...pullHeadEvent(lane.number, pull.head), actor: context.actor, sha: pull.head, quiet: true };
   }
   if (!replay) return 0;
   const { event, payload, actor, sha, quiet } = replay;
-  const status = thread.note.waiting?.status;
   const setup = setupFor(
-    { ...inputs, sweep: false, status: status !== undefined },
+    { ...inputs, sweep: false },
     { ...context, event, payload, actor, sha: sha ?? context.sha },
   );
-  const standIn = { marker: thread.marker, ...(status ? { statusContext: status.context } : {}) };
-  return deps.carry({ ...setup, standIn, ...(quiet ? { quiet } : {}) }, thread.number);
+  const standIn = thread ? { standIn: { marker: thread.marker } } : {};
+  return deps.carry({ ...setup, ...standIn, ...(quiet ? { quiet } : {}) }, lane.number);
 }

@@ -139,8 +139,11 @@ export type RunEvent = Common &
     | { kind: 'issue'; issue?: IssueFacts; label?: string }
     | { kind: 'workflow-run'; run: FollowedRun }
     | { kind: 'release' }
-    /** `workflow_dispatch`: someone ran the workflow by hand. */
-    | { kind: 'dispatch' }
+    /**
+     * `workflow_dispatch`: someone ran the workflow by hand, or a report run handed a thread's
+     * owed work to its lane (`lane`: the dispatch's LANE_INPUT, as given: a thread's number).
+     */
+    | { kind: 'dispatch'; lane?: string }
     | { kind: 'schedule' }
     /** `discussion`, and `discussion_comment` (`comment`). */
     | { kind: 'discussion'; comment: boolean }
@@ -284,6 +287,17 @@ function runPull(entry: unknown): { number: number; id?: number; url?: string } 
   return { number: n, ...defined({ id: number(repo?.id), url: text(repo?.url) }) };
 }
 
+/** An event that names no pull request, issue or branch: a schedule, a run by hand, another repository's dispatch. */
+export function namesNoThread(event: RunEvent): boolean {
+  return event.kind === 'schedule' || event.kind === 'dispatch' || event.name === 'repository_dispatch';
+}
+
+/**
+ * The `workflow_dispatch` input that names the thread a dispatched run is the lane run of: the
+ * recipe declares it, and a report run fills it in.
+ */
+export const LANE_INPUT = 'docs-agent-thread';
+
 /** Reads the payload into the event; never throws, whatever the payload holds. */
 export function parseEvent(name: string, payload: unknown): RunEvent {
   const f = fieldsOf(isObject(payload) ? payload : {});
@@ -354,6 +368,10 @@ export function parseEvent(name: string, payload: unknown): RunEvent {
           }),
         },
       };
+    }
+    case 'dispatch': {
+      const lane = text(record(record(payload)?.inputs)?.[LANE_INPUT]);
+      return { ...common, kind, ...(lane ? { lane } : {}) };
     }
     default:
       return { ...common, kind };

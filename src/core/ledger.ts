@@ -4,7 +4,19 @@
 // directly, its job's count of uses — as plain values and pure functions. The GitHub side only
 // encodes it (the kept comment's hidden note, a branch's commit status) and decodes it; every rule
 // of what a run changes in it lives here, whatever run writes it.
-import type { Carried, Memory, RequestLedger, RunEntry, ThreadNote, Waiting } from './ports.js';
+import { createHash } from 'node:crypto';
+import { isTerminal, type AgentJob } from './job.js';
+import type {
+  Carried,
+  Memory,
+  RequestLedger,
+  RunEntry,
+  ThreadNote,
+  Waiting,
+  WaitingEnd,
+  WaitingNews,
+} from './ports.js';
+import { label } from './untrusted.js';
 
 export type { RequestLedger, ThreadNote };
 
@@ -181,7 +193,8 @@ export function nextLedger(
   const superseded = waiting.length > 0 ? { superseded: waiting } : {};
   // Every note of this version keeps its record of requests, even when none is settled yet.
   const requests = { requests: run.requests ?? requestLedger(previous) };
-  const left = run.waiting === undefined ? previous?.waiting : (run.waiting ?? undefined);
+  const kept = run.waiting === undefined ? previous?.waiting : (run.waiting ?? undefined);
+  const left = kept && tidy(kept, requests.requests);
   // Only a wait for the thread's own job: one for a job the thread has left is no one's to report.
   const parked = left && (run.waiting !== undefined || previous?.job === run.job) ? { waiting: left } : {};
   if (previous && previous.run > run.run) {
@@ -189,7 +202,8 @@ export function nextLedger(
     delete older.superseded;
     delete older.delivered;
     delete older.waiting;
-    return { ...older, ...superseded, ...(previous.waiting ? { waiting: previous.waiting } : {}) };
+    const still = previous.waiting && tidy(previous.waiting, requests.requests);
+    return { ...older, ...superseded, ...(still ? { waiting: still } : {}) };
   }
   const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
   return {
@@ -203,4 +217,92 @@ export function nextLedger(
     ...requests,
     ...parked,
   };
+}
+
+// The job a run left at work without waiting (`wait: false`), as the thread's record keeps it:
+// recorded by that run, owed requests added while it works, its end (or overdue mark) settled by
+// the first run that reads it, cleared once the end is written and nothing is owed.
+
+/**
+ * Whose job a record names: the service's URL and the project, hashed (the note is public, a
+ * gateway's URL need not be). Two projects in one repository never read each other's jobs.
+ */
+export function projectKey(baseUrl: string, projectId: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([baseUrl.replace(/\/+$/, ''), projectId]))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** Whether a record is this project's: one of an earlier version (no key) only where `ownStep` says so. */
+export function ownProject(waiting: Waiting, key: string, ownStep: boolean): boolean {
+  return waiting.project === undefined ? ownStep : waiting.project === key;
+}
+
+/**
+ * How the waiting job stands at `now`, from what the service answered (`undefined`: it no longer
+ * knows the job). A job at work past its run's `timeout` is overdue once (the thread is told),
+ * then waited for on: its real end, when it comes, is written over the mark. An end another run
+ * wrote is not written again.
+ */
+export function waitingEnd(waiting: Waiting, job: AgentJob | undefined, now: number): WaitingEnd {
+  if (waiting.ended) return { kind: 'written' };
+  if (!job) return { kind: 'lost' };
+  if (isTerminal(job.status)) return { kind: 'ended', job };
+  if (!waiting.overdue && now > waiting.at + waiting.timeout) return { kind: 'overdue', job };
+  return { kind: 'at-work' };
+}
+
+/**
+ * The record as the requests stand: a queued request some run has settled is no longer owed, and
+ * a record whose end is written with nothing left owed is done (`undefined`).
+ */
+export function tidy(waiting: Waiting, requests: RequestLedger): Waiting | undefined {
+  const queued = open(requests, waiting.queued ?? []);
+  const rest = { ...waiting };
+  delete rest.queued;
+  if (queued.length > 0) rest.queued = queued;
+  return rest.ended && queued.length === 0 ? undefined : rest;
+}
+
+/** Whether the thread asked for anything while its job worked (requests queued for its lane to send). */
+export function owes(note: ThreadNote): boolean {
+  return open(requestLedger(note), note.waiting?.queued ?? []).length > 0;
+}
+
+/** The record with request `id` owed (queued while the job works; at most WAITING_NAMES, the newest). */
+export function owe(note: ThreadNote, id: number): ThreadNote {
+  const { waiting } = note;
+  if (!waiting) return note;
+  const queued = [...(waiting.queued ?? []).filter((q) => q !== id), id].slice(-WAITING_NAMES);
+  return { ...note, waiting: { ...waiting, queued } };
+}
+
+/**
+ * The record once a run wrote `news` on the thread: an overdue mark keeps the wait (the job's real
+ * end is still to come); an end clears it, unless something is `owed`: then it stays, its end
+ * written, until the thread's lane has sent what is owed.
+ */
+export function settleWaiting(note: ThreadNote, news: WaitingNews, owed: boolean): ThreadNote {
+  const { waiting } = note;
+  if (!waiting) return note;
+  if (news.kind === 'overdue') return { ...note, waiting: { ...waiting, overdue: true } };
+  if (!owed) return clearWaiting(note);
+  const rest = { ...waiting, ended: true as const };
+  delete rest.overdue;
+  return { ...note, waiting: rest };
+}
+
+/** The thread's record waiting for nothing: the end is written and nothing is owed. */
+export function clearWaiting(note: ThreadNote): ThreadNote {
+  const rest = { ...note };
+  delete rest.waiting;
+  return rest;
+}
+
+/** How a waiting job stands, in the log's words: `Agent job X ${howEnded(news)}`. */
+export function howEnded(news: WaitingNews): string {
+  if (news.kind === 'lost') return 'is no longer known to the service';
+  if (news.kind === 'overdue') return 'is still at work past its timeout';
+  return `is ${label(news.job.status)}`;
 }

@@ -5,7 +5,6 @@
 // imports it, only these types, so the plain path never loads Octokit.
 import type { AgentJob } from './job.js';
 import type { Actor } from './event.js';
-import type { WaitingEnd } from './waiting.js';
 
 /** What GitHub says an actor may do in the repository (the collaborator-permission API). */
 export interface Access {
@@ -115,8 +114,17 @@ export interface Waiting {
   /** The run that sent and ended, and when it ended (ms since the epoch). */
   run: number;
   at: number;
-  /** Past `at` by this much (the starting run's `timeout`, ms), a job still at work is an error. */
+  /** Past `at` by this much (the starting run's `timeout`, ms), a job still at work is overdue. */
   timeout: number;
+  /**
+   * Whose job it is (`projectKey` of the service's URL and the project): a run of another project
+   * never reads it. Records of earlier versions have none.
+   */
+  project?: string;
+  /** The thread says the job is overdue (its status failed); the job's real end replaces that. */
+  overdue?: true;
+  /** The job's end is written; what the thread asked meanwhile is still owed, for its lane to send. */
+  ended?: true;
   /** The commit status left `pending`: its commit and context, where its end goes. */
   status?: { sha: string; context: string };
   /** What the starting run asked of the docs pull request. */
@@ -126,6 +134,21 @@ export interface Waiting {
   /** The `/docs` requests queued while the job works (their comments' ids), for the run that reports its end to send. */
   queued?: number[];
 }
+
+/**
+ * How a waiting job stands when a run reads it: still at work; at work past its run's `timeout`
+ * (`overdue`: the thread is told once, and waits on); `ended`; unknown to the service (`lost`); or
+ * its end already `written` by another run (only what was owed is left).
+ */
+export type WaitingEnd =
+  | { kind: 'at-work' }
+  | { kind: 'ended'; job: AgentJob }
+  | { kind: 'overdue'; job: AgentJob }
+  | { kind: 'lost' }
+  | { kind: 'written' };
+
+/** A waiting job's end, or its overdue mark: what a run writes on the thread. */
+export type WaitingNews = Exclude<WaitingEnd, { kind: 'at-work' } | { kind: 'written' }>;
 
 /** The requests one run delivered, as earlier versions recorded them: comment ids above `after`, up to `upTo`. */
 export interface Delivery {
@@ -158,6 +181,8 @@ export interface StatusNote {
   linked?: true;
   /** A run that did not wait left the job at work (`wait: false`): its end is still to be written here. */
   waiting?: true;
+  /** The named job's end (completed, failed, archived, lost): no run writes over it. */
+  ended?: true;
   /**
    * On a branch pushed to directly, with `budget`: the quota uses the named job has spent, this
    * run's included. Absent where the status holds no count (written without `budget`, or before
@@ -375,11 +400,7 @@ export interface ReportWrites {
    * asked: the comment with the result and the record cleared, its pending status's last word,
    * the docs PR's labels, reviewers and auto-merge, the label off the thread. Faults are warnings.
    */
-  waitingEnd(
-    note: ThreadNote,
-    end: Exclude<WaitingEnd, { kind: 'at-work' }>,
-    signal: AbortSignal,
-  ): Promise<void>;
+  waitingEnd(note: ThreadNote, end: WaitingNews, owed: boolean, signal: AbortSignal): Promise<void>;
 }
 
 /** A thread whose job a run left at work and no run has reported, as a report run finds it. */
@@ -389,6 +410,8 @@ export interface FoundWaiting {
   note: ThreadNote;
   /** The first line of the kept comment that holds the record: which step's it is. */
   marker: string;
+  /** The record is this step's own (its marker is the step's thread marker). */
+  own: boolean;
   /** The newest of the requests queued while the job worked (`note.waiting.queued`), as GitHub has it. */
   lastQueued?: { id: number; body: string; login: string; bot: boolean };
 }
@@ -406,23 +429,22 @@ export interface BranchWaiting {
 export interface SweepSide {
   /** Every thread of the repository whose job no run has reported. Faults throw. */
   waiting(signal: AbortSignal): Promise<FoundWaiting[]>;
+  /** One thread's records whose job no run has reported (a lane run's thread). Faults throw. */
+  thread(number: number, signal: AbortSignal): Promise<{ pull: boolean; found: FoundWaiting[] }>;
+  /**
+   * Starts the thread's lane run (a `workflow_dispatch` naming it), to send what it is owed;
+   * `false`, with a warning, when GitHub refused.
+   */
+  handOff(number: number, signal: AbortSignal): Promise<boolean>;
   /**
    * One thread's end, as the run that left its job at work asked (see `ReportWrites.waitingEnd`),
    * unless another run reported it meanwhile (`false`). Faults are warnings.
    */
-  reportEnd(
-    found: FoundWaiting,
-    end: Exclude<WaitingEnd, { kind: 'at-work' }>,
-    signal: AbortSignal,
-  ): Promise<boolean>;
+  reportEnd(found: FoundWaiting, end: WaitingNews, signal: AbortSignal): Promise<boolean>;
   /** The default branch's head, and its jobs left at work, as its newest commits' statuses say. Faults throw. */
   branchWaiting(signal: AbortSignal): Promise<{ head?: string; jobs: BranchWaiting[] }>;
   /** A branch's job's end on each of its pending statuses, and its docs pull request routed; faults are warnings. */
-  reportBranchEnd(
-    found: BranchWaiting,
-    end: Exclude<WaitingEnd, { kind: 'at-work' }>,
-    signal: AbortSignal,
-  ): Promise<void>;
+  reportBranchEnd(found: BranchWaiting, end: WaitingNews, signal: AbortSignal): Promise<void>;
   /** A pull request of this repository, as it is now: open or not, and its head. Faults throw. */
   pull(number: number, signal: AbortSignal): Promise<{ open: boolean; head: string }>;
 }

@@ -18,6 +18,8 @@ export interface RunContext {
   runId: number;
   runAttempt: number;
   workflow: string;
+  /** `GITHUB_WORKFLOW_REF`: the workflow's file and ref (`owner/repo/.github/workflows/docs.yml@refs/heads/main`); empty on a local run. */
+  workflowRef: string;
   job: string;
   action: string;
   /** `GITHUB_ACTION_REPOSITORY`: the repository of the action this step runs (`owner/repo`); empty for a local one. */
@@ -41,6 +43,7 @@ export function readRunContext(env: Env = process.env): RunContext {
     runId: Number(env.GITHUB_RUN_ID) || 0,
     runAttempt: Number(env.GITHUB_RUN_ATTEMPT) || 1,
     workflow: env.GITHUB_WORKFLOW ?? '',
+    workflowRef: env.GITHUB_WORKFLOW_REF ?? '',
     job: env.GITHUB_JOB ?? '',
     action: env.GITHUB_ACTION ?? '',
     actionRepository: env.GITHUB_ACTION_REPOSITORY ?? '',

@@ -199,7 +199,12 @@ function jobOfRun(note: ThreadNote | undefined, runId: number): string | undefin
  * says it no longer knows it (404). Passing faults are waited out like a poll's; a read that still
  * fails ends the step before anything is sent, never a second job.
  */
-async function readThreadJob(id: string, where: string, deps: PlanDeps): Promise<AgentJob | undefined> {
+export async function readThreadJob(
+  id: string,
+  where: string,
+  deps: Omit<PlanDeps, 'docsPull'>,
+  gone = 'a new job is started',
+): Promise<AgentJob | undefined> {
   const { client, log, clock, deadline, signal } = deps;
   if (deps.known?.id === id) return deps.known;
   const context: FaultContext = { ...deps.context, operation: 'get', jobId: id };
@@ -212,7 +217,7 @@ async function readThreadJob(id: string, where: string, deps: PlanDeps): Promise
       fault = error.fault;
     }
     if (fault.kind === 'http' && fault.status === 404) {
-      log.info(`Agent job ${label(id)} of ${where} is no longer known to the service: a new job is started.`);
+      log.info(`Agent job ${label(id)} of ${where} is no longer known to the service: ${gone}.`);
       return undefined;
     }
     // The thread's job is not new (a 404 was final above): any other fault reads as a poll's would.

@@ -67,7 +67,7 @@ export interface DecideDeps {
    * What earlier runs left, when the run read it first (to report a waiting job's end): the
    * memory, and the thread's job as read then; or the fault that reading it met.
    */
-  recalled?: { memory: Memory; job?: AgentJob } | { error: unknown };
+  recalled?: { memory: Memory; job?: AgentJob; atWork?: true } | { error: unknown };
 }
 
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
@@ -119,13 +119,14 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   if (queued.kind === 'skip') return queued;
   const { memory } = queued;
   // With `wait: false`, a request on a thread whose job is still at work waits for the job's end:
-  // the run that reports that end sends it, with every other one queued, in one follow-up.
-  const atWork = memory.note?.waiting;
+  // the thread's run that sees that end sends it, with every other one queued, in one follow-up.
+  // Only a read that said so parks anything (a job that could not be read ended the step above).
+  const atWork = first?.atWork ? memory.note?.waiting : undefined;
   if (atWork && !inputs.wait && request.kind === 'request' && !resumes) {
     const id = label(memory.note?.job ?? '');
     return {
       kind: 'skip',
-      notice: `Queued: agent job ${id} is still at work (run ${atWork.run} left it so); this request is sent when it is done, by the run that reports its end.`,
+      notice: `Queued: agent job ${id} is still at work (run ${atWork.run} left it so); this request is sent when it is done, by the thread's next run.`,
       answer: `Queued: the agent is still at work on job ${id}. This request is sent when it is done, with any other request made meanwhile.`,
       queue: request.comment.id,
     };
@@ -227,7 +228,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
  */
 function whileAtWork(job: string | undefined): Held {
   return {
-    notice: `Held: agent job ${label(job ?? '')} is still at work; what this push changed is sent when it is done, by the run that reports its end.`,
+    notice: `Held: agent job ${label(job ?? '')} is still at work; what this push changed is sent when it is done, by the thread's next run.`,
     status: 'Sent when the agent is done',
   };
 }

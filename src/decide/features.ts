@@ -1,7 +1,7 @@
 // Which GitHub work this run does, decided once from the inputs and the event: every step reads
 // the `Features` value instead of deciding again from the inputs or the event's name.
-import { secretlessFork, type RunEvent } from '../core/event.js';
-import { mayBeOpen } from './gate.js';
+import { namesNoThread, secretlessFork, type RunEvent } from '../core/event.js';
+import { botsPullRequest, mayBeOpen } from './gate.js';
 import type { EventNeeds, Inputs } from './inputs.js';
 import type { RunContext } from '../core/run-context.js';
 import type { Request, RequestComment } from './trigger.js';
@@ -45,6 +45,12 @@ export interface Features {
    * nothing; no other feature is on.
    */
   sweep: boolean;
+  /**
+   * A report run that is a thread's own run (a `workflow_dispatch` a report run started, naming
+   * the thread): it reports that thread's job and sends what the thread is owed, in the thread's
+   * lane.
+   */
+  lane?: number;
 }
 
 /** What the event means for the inputs' rules. */
@@ -64,7 +70,12 @@ export function featuresOf(
   request: Request,
 ): Features {
   const { event } = context;
-  if (inputs.sweep) return sweepFeatures(inputs.dryRun);
+  const lane = inputs.thread ? laneOf(event) : undefined;
+  if (lane !== undefined) return { ...sweepFeatures(inputs.dryRun), lane };
+  // A thread's step that does not wait reports on every event that belongs to no thread: the
+  // recipe without waiting is one job.
+  if (inputs.sweep || (inputs.thread && !inputs.wait && threadless(event, inputs.allowedActors)))
+    return sweepFeatures(inputs.dryRun);
   const requested = request.kind === 'request' || request.kind === 'label';
   const asked = requested || event.kind === 'dispatch';
   // A request is a conversation: it is answered where it was asked, whatever `comment` says.
@@ -100,6 +111,19 @@ export function featuresOf(
     dryRun: !writes,
     sweep: false,
   };
+}
+
+/** The thread a dispatched run is the lane run of: a checked number (see `checkLane`), else none. */
+function laneOf(event: RunEvent): number | undefined {
+  return event.kind === 'dispatch' && event.lane !== undefined ? Number(event.lane) : undefined;
+}
+
+/**
+ * Events that belong to no thread: a schedule, a run by hand, another repository's dispatch, and
+ * the events of a pull request a bot opened (the docs service's own docs PR in a monorepo).
+ */
+function threadless(event: RunEvent, allowedActors: string[]): boolean {
+  return namesNoThread(event) || botsPullRequest(event, allowedActors);
 }
 
 /** A report run's: the GitHub side and nothing else; with `dryRun`, it reads and writes nothing. */

@@ -106,6 +106,15 @@ export function notAThread(
   return undefined;
 }
 
+/**
+ * A pull request event of a pull request a bot opened that `allowedActors` does not name (the docs
+ * service's own docs PR in a monorepo, a dependency bot's): it belongs to no thread.
+ */
+export function botsPullRequest(event: RunEvent, allowedActors: string[]): boolean {
+  const by = event.kind === 'pull-request' ? event.pull?.opener : undefined;
+  return Boolean(by?.login && isBot(by) && !names(allowedActors, by.login));
+}
+
 function isBot(who: Actor): boolean {
   return (who.login ?? '').toLowerCase().endsWith('[bot]') || who.type === 'Bot';
 }

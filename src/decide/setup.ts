@@ -1,7 +1,9 @@
 // What a run starts from, read once before anything is sent: the inputs for this run's event, the
 // request the event makes, and the features (which GitHub work the run does).
 import { eventNeeds, featuresOf, type Features } from './features.js';
-import { readInputs, type Inputs, type ReadInput } from './inputs.js';
+import { InputError, readInputs, type Inputs, type ReadInput } from './inputs.js';
+import { LANE_INPUT, type RunEvent } from '../core/event.js';
+import { quote } from '../core/untrusted.js';
 import type { RunContext } from '../core/run-context.js';
 import { readRequest, type Request } from './trigger.js';
 
@@ -16,7 +18,21 @@ export interface Setup {
 
 /** Reads the inputs for this run's event and decides, once, what the run does on GitHub. */
 export function readSetup(read: ReadInput, context: RunContext, workspace?: string): Setup {
-  return setupFor(readInputs(read, workspace, eventNeeds(context.event)), context);
+  const inputs = readInputs(read, workspace, eventNeeds(context.event));
+  if (inputs.thread) checkLane(context.event);
+  return setupFor(inputs, context);
+}
+
+/**
+ * A dispatch that names a thread (`docs-agent-thread`, filled in by a report run) names it by
+ * number; anything else is a bad input, before any request.
+ */
+function checkLane(event: RunEvent): void {
+  if (event.kind !== 'dispatch' || event.lane === undefined) return;
+  if (!/^[1-9][0-9]{0,9}$/.test(event.lane))
+    throw new InputError(
+      `The workflow_dispatch input "${LANE_INPUT}" is ${quote(event.lane, 40)}: expected the number of the pull request or issue whose thread this run is (a report run fills it in).`,
+    );
 }
 
 /** The setup of valid inputs on an event: a report run's stands in for a thread's run with it. */

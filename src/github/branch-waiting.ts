@@ -4,7 +4,7 @@
 // a commit for its statuses — and, once the job has ended, gives each the last word in its own
 // context, and routes the docs pull request as the report run's own inputs ask.
 import type { BranchWaiting } from '../core/ports.js';
-import type { WaitingEnd } from '../core/waiting.js';
+import type { WaitingNews } from '../core/ports.js';
 import { writeOnDocs } from './docs-pr.js';
 import { faultOf } from './errors.js';
 import type { GitHubSession } from './session.js';
@@ -60,7 +60,7 @@ export async function findBranchWaiting(
 export async function writeBranchEnd(
   session: GitHubSession,
   found: BranchWaiting,
-  end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+  end: WaitingNews,
   signal: AbortSignal,
 ): Promise<void> {
   for (const { sha, context } of found.pending)

@@ -185,6 +185,9 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
       const reply = z.extend(commitReply, { files: z.unknown() }).parse(data);
       return { commit: toCommit(reply), files: toFiles(reply.files), url: reply.html_url };
     },
+    async dispatchWorkflow(at, signal) {
+      await octokit().rest.actions.createWorkflowDispatch({ ...at, ...bounded(signal) });
+    },
     async getPull(at, signal) {
       const { data } = await octokit().rest.pulls.get({ ...at, ...bounded(signal) });
       const pull = z

@@ -78,6 +78,9 @@ export async function unmarkAtWork(
   if (!request.thread || !job || !isTerminal(job.status)) return;
   const waited = outcome.memory.note?.waiting !== undefined;
   if (!docsHere(session, job) && !waited && request.wait) return;
+  // A record still owed (a send that failed, or was never made) keeps the label: report runs find
+  // the thread, and its lane sends what is owed.
+  if (waited && (outcome.failure !== undefined || !outcome.confirmed)) return;
   await takeOff(session, signal);
 }
 
@@ -155,7 +158,7 @@ const MAX_COMMENT_PAGES = 10;
  * Every thread of the repository whose job no run has reported: the threads that carry
  * WORKING_LABEL (one request for up to a hundred, closed ones included — a merge's job may end
  * after its pull request closed), and on each the action's own comments whose record waits (any
- * step's: a report run is a step of its own). Faults throw.
+ * step's: a report run may be a step of its own). Faults throw.
  */
 export async function findWaiting(session: GitHubSession, signal: AbortSignal): Promise<WaitingThread[]> {
   const { owner, repo } = session.run.repo;
@@ -164,38 +167,50 @@ export async function findWaiting(session: GitHubSession, signal: AbortSignal): 
     () => api.labelled({ owner, repo, label: WORKING_LABEL, max: MAX_WAITING, state: 'all' }, signal),
     signal,
   );
-  if (listed.length === 0) return [];
-  const login = await session.ownLogin(signal);
   const found: WaitingThread[] = [];
-  for (const { number, pull } of listed) {
-    const thread: Thread = { owner, repo, number, pull, fork: false };
-    const here: WaitingThread[] = [];
-    const others = new Map<number, Comment>();
-    let pages = 0;
-    for await (const comments of api.comments({ owner, repo, issue_number: number }, signal)) {
-      for (const comment of comments) {
-        if (comment.login !== login || !comment.body.startsWith(MARKER_PREFIX)) {
-          others.set(comment.id, comment);
-          continue;
-        }
-        const note = session.trusted(readNote(comment.body), `the kept comment on #${number}`);
-        const marker = comment.body.split('\n', 1)[0] ?? '';
-        if (note?.waiting) here.push({ thread, marker, note });
-      }
-      if (++pages >= MAX_COMMENT_PAGES) break;
-    }
-    for (const waiting of here) {
-      const last = waiting.note.waiting?.queued?.at(-1);
-      const comment = last === undefined ? undefined : others.get(last);
-      if (comment?.login)
-        waiting.lastQueued = {
-          id: comment.id,
-          body: comment.body,
-          login: comment.login,
-          bot: comment.type === 'Bot',
-        };
-      found.push(waiting);
-    }
-  }
+  for (const { number, pull } of listed)
+    found.push(...(await waitingOn(session, { owner, repo, number, pull, fork: false }, signal)));
   return found;
+}
+
+/**
+ * The records on one thread whose job no run has reported: the action's own comments (its
+ * identity's, the marker at their start) whose note waits, each with the newest request queued
+ * behind it as GitHub has it. Faults throw.
+ */
+export async function waitingOn(
+  session: GitHubSession,
+  thread: Thread,
+  signal: AbortSignal,
+): Promise<WaitingThread[]> {
+  const { owner, repo, number } = thread;
+  const api = session.forRepo();
+  const login = await session.ownLogin(signal);
+  const here: WaitingThread[] = [];
+  const others = new Map<number, Comment>();
+  let pages = 0;
+  for await (const comments of api.comments({ owner, repo, issue_number: number }, signal)) {
+    for (const comment of comments) {
+      if (comment.login !== login || !comment.body.startsWith(MARKER_PREFIX)) {
+        others.set(comment.id, comment);
+        continue;
+      }
+      const note = session.trusted(readNote(comment.body), `the kept comment on #${number}`);
+      const marker = comment.body.split('\n', 1)[0] ?? '';
+      if (note?.waiting) here.push({ thread, marker, note });
+    }
+    if (++pages >= MAX_COMMENT_PAGES) break;
+  }
+  for (const waiting of here) {
+    const last = waiting.note.waiting?.queued?.at(-1);
+    const comment = last === undefined ? undefined : others.get(last);
+    if (comment?.login)
+      waiting.lastQueued = {
+        id: comment.id,
+        body: comment.body,
+        login: comment.login,
+        bot: comment.type === 'Bot',
+      };
+  }
+  return here;
 }

@@ -5,7 +5,7 @@
 import { describeThrown } from '../core/log.js';
 import { isTerminal } from '../core/job.js';
 import type { FirstPost, GitHubStarted, Outcome, ReportWrites, ThreadNote } from '../core/ports.js';
-import { WAITING_NAMES } from '../core/ledger.js';
+import { owe } from '../core/ledger.js';
 import { isPullRequestUrl, quote } from '../core/untrusted.js';
 import { answerBody, latestRunBody } from './comment.js';
 import { writeOnDocs } from './docs-pr.js';
@@ -84,13 +84,7 @@ export function reportWrites(session: GitHubSession): ReportWrites {
         const { comment } = await keptForWriting(session, signal);
         const written = await comment?.write(
           (previous) =>
-            answerBody(
-              session.marker,
-              text,
-              session.runUrl,
-              queued(readNote(previous ?? ''), queue),
-              previous,
-            ),
+            answerBody(session.marker, text, session.runUrl, owed(readNote(previous ?? ''), queue), previous),
           signal,
         );
         return written?.url;
@@ -122,10 +116,10 @@ export function reportWrites(session: GitHubSession): ReportWrites {
     },
 
     /** A waiting job's end, within the last writes' time. */
-    async waitingEnd(note, end, cancellation) {
+    async waitingEnd(note, end, owed, cancellation) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
       try {
-        await writeWaitingEnd(session, note, end, signal);
+        await writeWaitingEnd(session, note, end, owed, signal);
       } catch (error) {
         session.warn(
           `Could not report the end of the job the thread was waiting for: ${describeThrown(error)}.`,
@@ -242,6 +236,16 @@ async function finalStatus(
   // A job the service did not confirm to this run is not named: a re-run must send it again.
   const jobId = confirmed ? outcome.jobId : undefined;
   if (!jobId) {
+    // A failed send is its own run's failure: the end of a job a run wrote on this commit, in
+    // this context, stays (a required check that turned green is not turned red by a 429).
+    const { sha } = session.status ? await session.runCommits(signal) : { sha: undefined };
+    const own = sha ? await session.status?.read(sha, signal).catch(() => undefined) : undefined;
+    if (session.trusted(own, 'the commit status')?.ended) {
+      session.say(
+        `The commit status on ${sha?.slice(0, 12)} holds the end of job ${own?.job ?? ''}; it is left as it is.`,
+      );
+      return;
+    }
     await writeStatus(
       session,
       'error',
@@ -308,10 +312,7 @@ async function boundedSupersede(session: GitHubSession, outcome: Outcome, signal
   }
 }
 
-/** The note with `queue` added to its waiting job's queued requests (at most WAITING_NAMES, the newest). */
-function queued(note: ThreadNote | undefined, queue: number | undefined): ThreadNote | undefined {
-  const waiting = note?.waiting;
-  if (!note || !waiting || queue === undefined) return note;
-  const ids = [...(waiting.queued ?? []).filter((id) => id !== queue), queue].slice(-WAITING_NAMES);
-  return { ...note, waiting: { ...waiting, queued: ids } };
+/** The note with request `queue` owed to its waiting job, when there is one. */
+function owed(note: ThreadNote | undefined, queue: number | undefined): ThreadNote | undefined {
+  return note && queue !== undefined ? owe(note, queue) : note;
 }

@@ -147,6 +147,14 @@ export const JOB_WORDS = {
   lost: 'No longer known to the service',
 } as const;
 const JOB_WORD_SET: ReadonlySet<string> = new Set(Object.values(JOB_WORDS));
+/** The words of a job's end: what the service said of it, never the run's own stop. */
+const END_WORDS: ReadonlySet<string> = new Set([
+  JOB_WORDS.completed,
+  JOB_WORDS.noChanges,
+  JOB_WORDS.failed,
+  JOB_WORDS.archived,
+  JOB_WORDS.lost,
+]);
 
 /**
  * A status for a run that has no job the service confirmed (it failed before, or a follow-up was
@@ -173,6 +181,7 @@ export function readStatusNote(description: string | null): StatusNote | undefin
       ...(JOB_WORD_SET.has(word) ? {} : { held: true as const }),
       ...(word === JOB_WORDS.completed ? { linked: true as const } : {}),
       ...(word === JOB_WORDS.goesOn ? { waiting: true as const } : {}),
+      ...(END_WORDS.has(word) ? { ended: true as const } : {}),
     };
   }
   const unnamed = / · run (\d+)$/.exec(description ?? '');

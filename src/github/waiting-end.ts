@@ -3,31 +3,39 @@
 // starting run left `pending` — on its commit and in its context, so a required check resolves —
 // what that run asked of the docs PR (labels, reviewers, auto-merge), and the label off the thread.
 import { formatDuration } from '../core/duration.js';
-import type { ThreadNote, Waiting } from '../core/ports.js';
+import type { ThreadNote, Waiting, WaitingNews } from '../core/ports.js';
 import { isPullRequestUrl, label } from '../core/untrusted.js';
-import { reported, type WaitingEnd } from '../core/waiting.js';
+import { owes, settleWaiting } from '../core/ledger.js';
 import { writeOnDocs } from './docs-pr.js';
 import { describeThrown } from '../core/log.js';
-import type { SweepSide } from '../core/ports.js';
-import { findWaiting, takeOff, type WaitingThread } from './in-flight.js';
+import type { FoundWaiting, SweepSide } from '../core/ports.js';
+import { findWaiting, takeOff, waitingOn, type WaitingThread } from './in-flight.js';
+import { handOff } from './hand-off.js';
 import { readNote } from './note.js';
 import { findBranchWaiting, writeBranchEnd } from './branch-waiting.js';
-import { describeGitHubFault } from './errors.js';
+import { describeGitHubFault, faultOf } from './errors.js';
 import { WORKING_LABEL } from '../core/pull-request.js';
 import type { GitHubSession } from './session.js';
 import { CommitStatus, JOB_WORDS, statusDescription, type StatusState } from './status.js';
 import { supersede } from './supersede.js';
 import { body, FINISH_BUDGET_MS, keptForWriting } from './writes.js';
 
+/**
+ * The waiting job's end (or its overdue mark) on the thread: the comment, with the record settled
+ * (cleared, or kept while something is `owed` for the thread's lane to send, or marked overdue),
+ * the pending status's word, the docs PR routed as the starting run asked, and the label off once
+ * the record is gone.
+ */
 export async function writeWaitingEnd(
   session: GitHubSession,
   note: ThreadNote,
-  end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+  end: WaitingNews,
+  owed: boolean,
   signal: AbortSignal,
 ): Promise<void> {
   const { waiting } = note;
   if (!waiting) return;
-  const job = end.kind === 'lost' ? undefined : end.job;
+  const job = end.kind === 'ended' ? end.job : undefined;
   const failure = failureOf(note.job, waiting, end);
   // The docs pull requests an earlier job left, closed now that this one has its own, as the run
   // that left it at work would have once it saw the end.
@@ -40,13 +48,13 @@ export async function writeWaitingEnd(
         )
       : undefined;
   const left = superseded?.waiting ?? note.superseded ?? [];
-  const after = { ...reported(note), ...(left.length > 0 ? { superseded: left } : {}) };
+  const after = { ...settleWaiting(note, end, owed), ...(left.length > 0 ? { superseded: left } : {}) };
   if (left.length === 0) delete after.superseded;
   const { comment } = await keptForWriting(session, signal);
   await comment?.write(
     body(session, {
       jobId: note.job,
-      ...(job ? { job } : {}),
+      ...(end.kind === 'lost' ? {} : { job: end.job }),
       ended: true,
       ...(failure ? { failure } : {}),
       timedOut: end.kind === 'overdue',
@@ -64,17 +72,17 @@ export async function writeWaitingEnd(
       thread: true,
     });
   }
-  await takeOff(session, signal);
+  if (!after.waiting) await takeOff(session, signal);
 }
 
 /** What went wrong with the waiting job, in the words a waiting run would have used; none when it completed. */
-function failureOf(jobId: string, waiting: Waiting, end: Exclude<WaitingEnd, { kind: 'at-work' }>) {
+function failureOf(jobId: string, waiting: Waiting, end: WaitingNews) {
   const id = label(jobId);
   switch (end.kind) {
     case 'lost':
       return `The service no longer knows agent job ${id}, which run ${waiting.run} left at work: whether it finished is unknown. Ask again to start a new one.`;
     case 'overdue':
-      return `Agent job ${id} is still at work ${formatDuration(waiting.timeout)} after run ${waiting.run} ended (its timeout): it goes on in the service, and this thread no longer waits for it.`;
+      return `Agent job ${id} is still at work ${formatDuration(waiting.timeout)} after run ${waiting.run} ended (its timeout): it goes on in the service, and its end is written here when it comes.`;
     case 'ended':
       if (end.job.status === 'failed') return `Agent job ${id} failed.`;
       if (end.job.status === 'archived') return `Agent job ${id} was archived before it completed.`;
@@ -87,7 +95,7 @@ export async function endStatus(
   session: GitHubSession,
   jobId: string,
   waiting: Pick<Waiting, 'run' | 'status'>,
-  end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+  end: WaitingNews,
   signal: AbortSignal,
 ): Promise<void> {
   const at = waiting.status;
@@ -122,7 +130,7 @@ export async function endStatus(
 export async function reportWaitingThread(
   session: GitHubSession,
   found: WaitingThread,
-  end: Exclude<WaitingEnd, { kind: 'at-work' }>,
+  end: WaitingNews,
   signal: AbortSignal,
 ): Promise<boolean> {
   const pinned = session.pinnedTo({ thread: found.thread, marker: found.marker });
@@ -130,15 +138,25 @@ export async function reportWaitingThread(
   const now = comment
     ? session.trusted(readNote((await comment.body(signal)) ?? ''), 'the kept comment')
     : undefined;
-  if (!now?.waiting || now.job !== found.note.job || now.waiting.run !== found.note.waiting?.run)
-    return false;
-  await writeWaitingEnd(pinned, now, end, signal);
+  const fresh = now?.waiting;
+  if (!fresh || now.job !== found.note.job || fresh.run !== found.note.waiting?.run) return false;
+  // Written once: an end another run wrote meanwhile, or the same overdue mark, is not written again.
+  if (fresh.ended || (end.kind === 'overdue' && fresh.overdue)) return false;
+  await writeWaitingEnd(pinned, now, end, owes(now), signal);
   return true;
 }
 
 /** The sweep's GitHub side: the repository's waiting threads, and each one's end, within the last writes' time. */
 export function sweepSide(session: GitHubSession): SweepSide {
   const { owner, repo } = session.run.repo;
+  const foundOf = ({ thread, marker, note, lastQueued }: WaitingThread): FoundWaiting => ({
+    number: thread.number,
+    pull: thread.pull,
+    marker,
+    own: marker === session.marker,
+    note,
+    ...(lastQueued ? { lastQueued } : {}),
+  });
   return {
     async waiting(signal) {
       const found = await findWaiting(session, signal).catch((error: unknown) => {
@@ -151,13 +169,41 @@ export function sweepSide(session: GitHubSession): SweepSide {
           }),
         );
       });
-      return found.map(({ thread, marker, note, lastQueued }) => ({
-        number: thread.number,
-        pull: thread.pull,
-        marker,
-        note,
-        ...(lastQueued ? { lastQueued } : {}),
-      }));
+      return found.map(foundOf);
+    },
+    async thread(number, signal) {
+      const api = session.forRepo();
+      // A pull request's number, or an issue's (GitHub's 404 for a number that is no pull request).
+      const pull = await session
+        .retrying(() => api.getPull({ owner, repo, pull_number: number }, signal), signal)
+        .then(
+          () => true,
+          (error: unknown) => {
+            if (faultOf(error).notFound) return false;
+            throw error;
+          },
+        );
+      const found = await waitingOn(session, { owner, repo, number, pull, fork: false }, signal).catch(
+        (error: unknown) => {
+          throw new Error(
+            describeGitHubFault(error, {
+              what: `read the comments of #${number}`,
+              token: 'githubToken',
+              permission: 'issues: read and pull-requests: read',
+              repo: `${owner}/${repo}`,
+            }),
+          );
+        },
+      );
+      return { pull, found: found.map(foundOf) };
+    },
+    async handOff(number, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      try {
+        return await handOff(session, number, signal);
+      } finally {
+        done();
+      }
     },
     async branchWaiting(signal) {
       return findBranchWaiting(session, signal).catch((error: unknown) => {

@@ -8,7 +8,7 @@ import { commentBody } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
 import { isTerminal } from '../core/job.js';
-import { branchUses, nextLedger, settled, WAITING_NAMES } from '../core/ledger.js';
+import { branchUses, nextLedger, projectKey, settled, WAITING_NAMES } from '../core/ledger.js';
 import type { GitHubSession } from './session.js';
 import { runOnlyDescription, statusDescription, type StatusState } from './status.js';
 
@@ -163,6 +163,7 @@ export async function waitingRecord(
     run: run.runId,
     at: outcome.endedAt ?? session.clock.now(),
     timeout: request.timeout,
+    project: projectKey(request.baseUrl, request.projectId),
     ...(status && sha ? { status: { sha, context: status.context } } : {}),
     ...(request.labels.length > 0 ? { labels: names(request.labels) } : {}),
     ...(request.reviewers.length > 0 ? { reviewers: names(request.reviewers) } : {}),

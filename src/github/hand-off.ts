@@ -1,0 +1,60 @@
+// A report run runs beside a thread's lane (the runs GitHub serializes in the thread's concurrency
+// group), never in it, so it sends nothing to a thread's job: what the thread is owed once its
+// job's end is written goes to the lane, as a `workflow_dispatch` of the same workflow that names
+// the thread. The recipe's group puts that run in the thread's lane, and GitHub's queue keeps it
+// from running beside any other run of the thread.
+import { LANE_INPUT } from '../core/event.js';
+import { describeGitHubFault } from './errors.js';
+import type { GitHubSession } from './session.js';
+
+/**
+ * The workflow's file and the branch to dispatch it on, from `GITHUB_WORKFLOW_REF`: a branch's
+ * ref as it is, anything else (a pull request's merge ref, a tag) the default branch, where
+ * `workflow_dispatch` reads its workflows. `undefined` when the run cannot tell.
+ */
+export function dispatchTarget(
+  workflowRef: string,
+  defaultBranch: string | undefined,
+): { workflow: string; ref: string } | undefined {
+  const match = /\/\.github\/workflows\/([^/@]+\.ya?ml)@(.+)$/.exec(workflowRef);
+  if (!match?.[1] || !match[2]) return undefined;
+  const ref = match[2].startsWith('refs/heads/') ? match[2] : defaultBranch;
+  return ref ? { workflow: match[1], ref } : undefined;
+}
+
+/**
+ * Starts thread `number`'s lane run; `false`, with a warning that says what to give, when GitHub
+ * refused or the run cannot tell its workflow. What is owed stays in the thread's record either way.
+ */
+export async function handOff(session: GitHubSession, number: number, signal: AbortSignal): Promise<boolean> {
+  const { repo, workflowRef, event } = session.run;
+  const target = dispatchTarget(workflowRef, event.repository?.defaultBranch);
+  if (!target) {
+    session.warn(
+      `Could not hand #${number}'s owed requests to its thread's runs: this run cannot tell its workflow's file and branch (GITHUB_WORKFLOW_REF). The thread's next run sends them.`,
+    );
+    return false;
+  }
+  try {
+    await session
+      .forRepo()
+      .dispatchWorkflow(
+        { ...repo, workflow_id: target.workflow, ref: target.ref, inputs: { [LANE_INPUT]: String(number) } },
+        signal,
+      );
+    session.say(
+      `Started a run of ${target.workflow} on ${target.ref} for #${number}'s thread (${LANE_INPUT}: ${number}).`,
+    );
+    return true;
+  } catch (error) {
+    session.warn(
+      `${describeGitHubFault(error, {
+        what: `start a run of ${target.workflow} for #${number}'s thread`,
+        token: 'githubToken',
+        permission: `actions: write, and a workflow_dispatch trigger with the input ${LANE_INPUT}`,
+        repo: `${repo.owner}/${repo.repo}`,
+      })} The thread's next run sends what it is owed.`,
+    );
+    return false;
+  }
+}
