@@ -160,3 +160,36 @@ describe('features', () => {
     expect(eventNeeds(parseEvent('push', {}))).toEqual({ commentAsks: false, accessLookUp: false });
   });
 });
+
+describe('a thread that does not wait, on an event of no thread', () => {
+  const SWEEP: Features = { ...NONE, load: true, sweep: true };
+  const botsPull = (): Named => {
+    const e = pullRequestEvent(9);
+    const pull = (e.payload as { pull_request: Record<string, unknown> }).pull_request;
+    return {
+      ...e,
+      payload: { ...e.payload, pull_request: { ...pull, user: { login: 'docs[bot]', type: 'Bot' } } },
+    };
+  };
+  const threadNoWait = { thread: 'true', wait: 'false' };
+
+  it.each<[string, Record<string, string>, Named]>([
+    ['a schedule', threadNoWait, schedule],
+    ['a run by hand that names no thread', threadNoWait, { name: 'workflow_dispatch', payload: {} }],
+    ["another repository's dispatch", threadNoWait, { name: 'repository_dispatch', payload: {} }],
+    ["a bot's pull request (the docs service's docs PR)", threadNoWait, botsPull()],
+  ])('is a report run: %s', (_name, given, event) => {
+    expect(setupOf(given, event).features).toEqual(SWEEP);
+  });
+
+  it("a dispatch naming a thread is that thread's lane run", () => {
+    const lane = { name: 'workflow_dispatch', payload: { inputs: { 'docs-agent-thread': '12' } } };
+    expect(setupOf(threadNoWait, lane).features).toEqual({ ...SWEEP, lane: 12 });
+  });
+
+  it('is a thread run on its own events, and when waiting, or when allowedActors names the bot', () => {
+    expect(setupOf(threadNoWait, pullRequestEvent(9)).features.sweep).toBe(false);
+    expect(setupOf({ thread: 'true' }, schedule).features.sweep).toBe(false);
+    expect(setupOf({ ...threadNoWait, allowedActors: 'docs[bot]' }, botsPull()).features.sweep).toBe(false);
+  });
+});

@@ -59,3 +59,35 @@ describe('src/ imports only downward', () => {
     expect(upward.map(([from, to]) => `${from} -> ${relative('.', to)}`)).toEqual([]);
   });
 });
+
+describe('src/ has no import circle', () => {
+  it('lets no file reach itself through its imports (type-only ones included)', () => {
+    const next = new Map<string, string[]>();
+    for (const [from, to] of imports()) next.set(from, [...(next.get(from) ?? []), to]);
+    // Tarjan's strongly connected components: a component of more than one file is a circle.
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const circles: string[][] = [];
+    const visit = (file: string) => {
+      index.set(file, index.size);
+      low.set(file, index.get(file) ?? 0);
+      stack.push(file);
+      for (const to of next.get(file) ?? []) {
+        if (!index.has(to)) {
+          visit(to);
+          low.set(file, Math.min(low.get(file) ?? 0, low.get(to) ?? 0));
+        } else if (stack.includes(to)) low.set(file, Math.min(low.get(file) ?? 0, index.get(to) ?? 0));
+      }
+      if (low.get(file) !== index.get(file)) return;
+      const component: string[] = [];
+      for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+        component.push(top);
+        if (top === file) break;
+      }
+      if (component.length > 1) circles.push(component.sort());
+    };
+    for (const file of next.keys()) if (!index.has(file)) visit(file);
+    expect(circles).toEqual([]);
+  });
+});

@@ -58,3 +58,40 @@ describe('bad input', () => {
     expect(service.requests.length).toBe(before);
   });
 });
+
+describe('a run GitHub starts for Dependabot', () => {
+  it('with the key empty (Dependabot gets no Actions secrets) ends skipped with a notice, and sends nothing', async () => {
+    const before = service.requests.length;
+    const result = await run({
+      inputs: inputsFor(service, { apiKey: '', thread: 'true', wait: 'false' }),
+      env: { GITHUB_ACTOR: 'dependabot[bot]' },
+      event: pullRequestEvent(7, 'acme/app'),
+    });
+    expect(result.code).toBe(0);
+    expect(result.outputs).toMatchObject({ status: 'skipped', mode: 'skipped', uses: '0' });
+    expect(result.commands).toContainEqual(
+      expect.objectContaining({
+        name: 'notice',
+        data: expect.stringContaining('this run is for Dependabot'),
+      }),
+    );
+    expect(service.requests.length).toBe(before);
+  });
+
+  it('for anyone else, an empty key fails as before', async () => {
+    const empty = await run({ inputs: inputsFor(service, { apiKey: '' }) });
+    expectFailure(empty, 'Input "apiKey"');
+  });
+});
+
+describe("a dispatch that names a thread's lane", () => {
+  it('names it by number; anything else is a bad input, before any request', async () => {
+    const before = service.requests.length;
+    const result = await run({
+      inputs: inputsFor(service, { thread: 'true', wait: 'false' }),
+      event: { name: 'workflow_dispatch', payload: { inputs: { 'docs-agent-thread': '12; rm -rf' } } },
+    });
+    expectFailure(result, 'The workflow_dispatch input "docs-agent-thread" is');
+    expect(service.requests.length).toBe(before);
+  });
+});

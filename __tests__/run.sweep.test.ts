@@ -181,6 +181,21 @@ describe('sweep: true', () => {
     expect(pr.labels).toEqual(['docs-agent-working']);
   });
 
+  it("a report step of another project (two docs projects in one repository) reads, ends and hands off nothing of this one's", async () => {
+    const { gh, pr, service, kept } = await leftAtWork();
+    service.script('get', { status: 404, json: { error: 'Job not found' } });
+    const reads = service.count('get');
+    const before = writes(gh).length;
+    const step = sweepStep(service, gh);
+    const other = await play({ ...step, inputs: { ...step.inputs, projectId: 'proj_other' } }, at(60_000));
+    expect(other.code).toBe(0);
+    expect(other.stdout).toContain('No thread of this repository is waiting');
+    expect(service.count('get')).toBe(reads);
+    expect(writes(gh).slice(before)).toEqual([]);
+    expect(readNote(kept())?.waiting).toBeDefined();
+    expect(pr.labels).toEqual(['docs-agent-working']);
+  });
+
   it('needs no prompt; with jobId it is a bad input, and nothing is sent', async () => {
     const gh = await github();
     const service = await emulator();

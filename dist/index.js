@@ -28416,15 +28416,47 @@ function formatDuration(ms) {
 
 /***/ }),
 
+/***/ 8811:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   b: () => (/* binding */ pullRequestStep),
+/* harmony export */   o: () => (/* binding */ secretlessFork)
+/* harmony export */ });
+/**
+ * The pull request from another repository on an event whose run gets a read-only token and no
+ * secrets (`pull_request`, a review, a review comment; `pull_request_target` runs with the base
+ * repository's), with that repository's name while GitHub still has it.
+ */
+function secretlessFork(event) {
+    const secretless = (event.kind === 'pull-request' && !event.target) ||
+        event.kind === 'review' ||
+        (event.kind === 'comment' && event.review);
+    return secretless ? event.pull?.fork : undefined;
+}
+/**
+ * What a pull request event is to its thread: `merge` (closed as merged), `closed` (closed
+ * unmerged), else `change` (opened, a push, reopened, ready for review, edited, …). Any other
+ * event is `undefined`.
+ */
+function pullRequestStep(event) {
+    if (event.kind !== 'pull-request')
+        return undefined;
+    if (event.action !== 'closed')
+        return 'change';
+    return event.pull?.merged === true ? 'merge' : 'closed';
+}
+
+
+/***/ }),
+
 /***/ 7667:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Un: () => (/* binding */ LANE_INPUT),
 /* harmony export */   VL: () => (/* binding */ refWords),
-/* harmony export */   b7: () => (/* binding */ pullRequestStep),
 /* harmony export */   j_: () => (/* binding */ readEvent),
-/* harmony export */   ot: () => (/* binding */ secretlessFork),
 /* harmony export */   uG: () => (/* binding */ namesNoThread),
 /* harmony export */   wj: () => (/* binding */ parseEvent)
 /* harmony export */ });
@@ -28658,17 +28690,6 @@ function readEvent(env = process.env) {
 function isObject(value) {
     return typeof value === 'object' && value !== null;
 }
-/**
- * The pull request from another repository on an event whose run gets a read-only token and no
- * secrets (`pull_request`, a review, a review comment; `pull_request_target` runs with the base
- * repository's), with that repository's name while GitHub still has it.
- */
-function secretlessFork(event) {
-    const secretless = (event.kind === 'pull-request' && !event.target) ||
-        event.kind === 'review' ||
-        (event.kind === 'comment' && event.review);
-    return secretless ? event.pull?.fork : undefined;
-}
 /** A ref as a person reads it: `the branch main`, `the tag v1.2.0`, else the ref itself. */
 function refWords(ref) {
     const name = typeof ref === 'string' ? ref : '';
@@ -28679,18 +28700,6 @@ function refWords(ref) {
     if (tag)
         return `the tag ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(tag[1] ?? '')}`;
     return name ? `the ref ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(name)}` : 'its ref';
-}
-/**
- * What a pull request event is to its thread: `merge` (closed as merged), `closed` (closed
- * unmerged), else `change` (opened, a push, reopened, ready for review, edited, …). Any other
- * event is `undefined`.
- */
-function pullRequestStep(event) {
-    if (event.kind !== 'pull-request')
-        return undefined;
-    if (event.action !== 'closed')
-        return 'change';
-    return event.pull?.merged === true ? 'merge' : 'closed';
 }
 
 
@@ -30379,12 +30388,9 @@ async function readThreadJob(id, where, deps, gone = 'a new job is started') {
     }
 }
 
-// EXTERNAL MODULE: ./src/core/event.ts
-var core_event = __nccwpck_require__(7667);
+// EXTERNAL MODULE: ./src/core/event-questions.ts
+var event_questions = __nccwpck_require__(8811);
 ;// CONCATENATED MODULE: ./src/decide/follow-up.ts
-// What a thread's later runs send (`followUp`), and the two ways a push-like run finds it has
-// nothing to send: a newer push's run carries its changes, or nothing changed since the job last
-// looked. Each quota use is an agent pass: a thread sends when the docs have something new to see.
 
 
 /** `followUp`: which later events of a thread send to its job. */
@@ -30395,7 +30401,7 @@ const ISSUE_CHANGES = new Set(['opened', 'edited', 'reopened']);
 function threadStep(event, asked, moment) {
     if (asked)
         return 'request';
-    const step = (0,core_event/* pullRequestStep */.b7)(event);
+    const step = (0,event_questions/* pullRequestStep */.b)(event);
     if (step === 'change' && !PULL_CHANGES.has(event.action ?? ''))
         return 'inert';
     if (step)
@@ -30469,6 +30475,8 @@ function nothingNew(changed, since, job) {
 
 // EXTERNAL MODULE: ./src/core/ledger.ts
 var core_ledger = __nccwpck_require__(2558);
+// EXTERNAL MODULE: ./src/core/event.ts
+var core_event = __nccwpck_require__(7667);
 ;// CONCATENATED MODULE: ./src/decide/trigger.ts
 
 
@@ -32496,9 +32504,10 @@ function branchPushEvent(before, after, branch) {
 // the `Features` value instead of deciding again from the inputs or the event's name.
 
 
+
 /** What the event means for the inputs' rules. */
 function eventNeeds(event) {
-    const fork = (0,core_event/* secretlessFork */.ot)(event);
+    const fork = (0,event_questions/* secretlessFork */.o)(event);
     return {
         commentAsks: event.kind === 'comment',
         accessLookUp: mayBeOpen(event),
@@ -32739,6 +32748,7 @@ async function reportThread(thread, steps, deps) {
     const { signal, clock } = step;
     const waiting = thread.note.waiting;
     const id = (0,untrusted/* label */.Pf)(thread.note.job);
+    // Its end is written already (only what is owed is left): nothing to read.
     if (waiting.ended)
         return { kind: 'ended' };
     const read = await readWaitingJob(deps, thread.note.job, waiting, signal);
@@ -32759,13 +32769,9 @@ async function reportThread(thread, steps, deps) {
     log/* coreLog */.u.info(wrote
         ? `#${thread.number}: agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; ${end.kind === 'overdue' ? 'the thread is told, and it stays waiting' : 'its end is written on the thread'}.`
         : `#${thread.number}: another run reported agent job ${id} meanwhile.`);
-    if (end.kind === 'overdue')
-        return {
-            kind: 'at-work',
-            ...(wrote ? { swept: sweptOf({ thread: thread.number }, thread.note.job, end) } : {}),
-        };
+    // An overdue mark is not an end: the job is still at work, and nothing may be sent to it.
     return {
-        kind: 'ended',
+        kind: end.kind === 'overdue' ? 'at-work' : 'ended',
         ...(wrote ? { swept: sweptOf({ thread: thread.number }, thread.note.job, end) } : {}),
     };
 }
@@ -32952,7 +32958,8 @@ function readRunContext(env = process.env) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(597)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8597))).startGitHub(request, run, log, clock);
+
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(582)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4582))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then
@@ -32966,11 +32973,12 @@ async function run(deps = {}) {
     const cancellation = listenForCancellation();
     const { signal } = cancellation;
     const step = new JobRun(clock, signal, startedAt);
-    if (secretlessDependabot()) {
+    const context = readRunContext();
+    if (secretlessDependabot(context)) {
         cancellation.dispose();
         return;
     }
-    const accepted = await attempt(step, () => accept(step, deps.pathsWork));
+    const accepted = await attempt(step, () => accept(step, context, deps.pathsWork));
     const make = deps.github ?? loadGitHubChunk;
     const github = accepted && lazyGitHub(accepted, clock, make);
     // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
@@ -33054,18 +33062,23 @@ function atMergeOf(context, sha) {
  * A run GitHub starts for Dependabot gets no Actions secrets (only Dependabot's own): with the key
  * empty there, the step ends skipped with a notice instead of failing every Dependabot event.
  */
-function secretlessDependabot() {
-    if (process.env.GITHUB_ACTOR !== 'dependabot[bot]' || core/* getInput */.V4('apiKey') !== '')
+function secretlessDependabot(context) {
+    if (context.actor !== 'dependabot[bot]' || core/* getInput */.V4('apiKey') !== '')
         return false;
     log/* coreLog */.u.notice('Skipped: this run is for Dependabot, and GitHub gives runs for Dependabot no Actions secrets, so apiKey is empty. Nothing was sent. (Give the key as a Dependabot secret too to run for it.)');
-    core/* setOutput */.uH('status', 'skipped');
-    core/* setOutput */.uH('mode', 'skipped');
-    core/* setOutput */.uH('uses', '0');
+    try {
+        setOutput('status', 'skipped');
+        setOutput('mode', 'skipped');
+        setOutput('uses', '0');
+    }
+    catch (error) {
+        core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
+    }
     return true;
 }
 /** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */
-async function accept(step, pathsWork) {
-    const setup = readSetup((name) => core/* getInput */.V4(name), readRunContext());
+async function accept(step, context, pathsWork) {
+    const setup = readSetup((name) => core/* getInput */.V4(name), context);
     const { inputs } = setup;
     // Checked before anything is sent; the matcher loads only when `paths` is set.
     const paths = inputs.paths.length > 0 ? await compilePaths(inputs.paths, pathsWork) : undefined;

@@ -2,7 +2,7 @@ import * as core from '@actions/core';
 import { listenForCancellation } from './execute/cancel.js';
 import { AgentClient } from './service/client.js';
 import { systemClock, type Clock } from './core/clock.js';
-import { decide, type Decision, type PathFilter } from './decide/decide.js';
+import { decide, type Decision } from './decide/decide.js';
 import { connect, proxyPasswords, type Connection } from './service/dispatcher.js';
 import type { FaultContext } from './service/errors.js';
 import { execute } from './execute/execute.js';
@@ -12,11 +12,13 @@ import { coreLog, describeThrown, type Log } from './core/log.js';
 import { report } from './report-step.js';
 import { reportWaiting, type Recalled } from './report-waiting.js';
 import { sweep } from './sweep.js';
+import { setOutput } from './report/outputs.js';
+import type { Accepted, LazyGitHub } from './accepted.js';
 import { label } from './core/untrusted.js';
 import type { GitHubSteps, ReportRequest } from './core/ports.js';
 import { readRunContext, type RunContext } from './core/run-context.js';
 import { maskSecret, MIN_SECRET, redact, redactAlso, RUNNER_TOKENS } from './core/secrets.js';
-import { readSetup, type Setup } from './decide/setup.js';
+import { readSetup } from './decide/setup.js';
 import type { RequestComment } from './decide/trigger.js';
 
 /** The GitHub side, made for one run from what it asked for; its chunk of dist/ loads only when called. */
@@ -36,18 +38,6 @@ export interface RunDeps {
   github?: MakeGitHub;
   /** The bound of `paths` matching's work, when a test reaches it in less time than the action's own. */
   pathsWork?: number;
-}
-
-/**
- * What the run acts on once its inputs are valid (from then on the outputs say how it went): the
- * setup read once (inputs, context, request, features) and the compiled `paths`.
- */
-export interface Accepted extends Setup {
-  paths?: PathFilter;
-  /** A report run's pass on a thread whose requests it sends: the thread step's comment and status context. */
-  standIn?: ReportRequest['standIn'];
-  /** A report run's pass that sends nothing writes nothing either (a push's, which `followUp` held at the time). */
-  quiet?: true;
 }
 
 /** The service, reached through the proxy the runner's variables name for it. */
@@ -70,11 +60,12 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   const cancellation = listenForCancellation();
   const { signal } = cancellation;
   const step = new JobRun(clock, signal, startedAt);
-  if (secretlessDependabot()) {
+  const context = readRunContext();
+  if (secretlessDependabot(context)) {
     cancellation.dispose();
     return;
   }
-  const accepted = await attempt(step, () => accept(step, deps.pathsWork));
+  const accepted = await attempt(step, () => accept(step, context, deps.pathsWork));
   const make = deps.github ?? loadGitHubChunk;
   const github = accepted && lazyGitHub(accepted, clock, make);
   // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
@@ -180,20 +171,24 @@ function atMergeOf(context: RunContext, sha: string): RunContext {
  * A run GitHub starts for Dependabot gets no Actions secrets (only Dependabot's own): with the key
  * empty there, the step ends skipped with a notice instead of failing every Dependabot event.
  */
-function secretlessDependabot(): boolean {
-  if (process.env.GITHUB_ACTOR !== 'dependabot[bot]' || core.getInput('apiKey') !== '') return false;
+function secretlessDependabot(context: RunContext): boolean {
+  if (context.actor !== 'dependabot[bot]' || core.getInput('apiKey') !== '') return false;
   coreLog.notice(
     'Skipped: this run is for Dependabot, and GitHub gives runs for Dependabot no Actions secrets, so apiKey is empty. Nothing was sent. (Give the key as a Dependabot secret too to run for it.)',
   );
-  core.setOutput('status', 'skipped');
-  core.setOutput('mode', 'skipped');
-  core.setOutput('uses', '0');
+  try {
+    setOutput('status', 'skipped');
+    setOutput('mode', 'skipped');
+    setOutput('uses', '0');
+  } catch (error) {
+    core.setFailed(describeThrown(error));
+  }
   return true;
 }
 
 /** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */
-async function accept(step: JobRun, pathsWork?: number): Promise<Accepted> {
-  const setup = readSetup((name) => core.getInput(name), readRunContext());
+async function accept(step: JobRun, context: RunContext, pathsWork?: number): Promise<Accepted> {
+  const setup = readSetup((name) => core.getInput(name), context);
   const { inputs } = setup;
   // Checked before anything is sent; the matcher loads only when `paths` is set.
   const paths = inputs.paths.length > 0 ? await compilePaths(inputs.paths, pathsWork) : undefined;
@@ -297,12 +292,6 @@ function maskRunSecrets(): void {
   }
   for (const password of proxyPasswords(process.env)) if (password.length >= MIN_SECRET) maskSecret(password);
   for (const name of RUNNER_TOKENS) redactAlso(process.env[name]);
-}
-
-/** The GitHub side, loaded on first ask; `asked` is its load once something asked for it. */
-export interface LazyGitHub {
-  load(): Promise<GitHubSteps | undefined>;
-  readonly asked?: Promise<GitHubSteps | undefined>;
 }
 
 function lazyGitHub(accepted: Accepted, clock: Clock, make: MakeGitHub): LazyGitHub {

@@ -13,7 +13,7 @@ import { coreLog, describeThrown } from './core/log.js';
 import { modeOutput } from './core/mode.js';
 import type { Memory } from './core/ports.js';
 import { label } from './core/untrusted.js';
-import type { Accepted, LazyGitHub } from './main.js';
+import type { Accepted, LazyGitHub } from './accepted.js';
 import { setCommentUrl, setJobOutputs, setOutput } from './report/outputs.js';
 import { writeDryRunSummary, writeSummary } from './report/summary.js';
 

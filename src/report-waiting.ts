@@ -12,7 +12,7 @@ import { readThreadJob } from './decide/continuity.js';
 import type { JobRun } from './execute/job-run.js';
 import type { AgentClient } from './service/client.js';
 import type { FaultContext } from './service/errors.js';
-import type { Accepted, LazyGitHub } from './main.js';
+import type { Accepted, LazyGitHub } from './accepted.js';
 
 /**
  * What was read first: the thread's memory (its record as the waiting job's end left it), that job

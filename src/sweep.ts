@@ -18,7 +18,7 @@ import { howEnded, ownProject, owes, projectKey, waitingEnd } from './core/ledge
 import type { Waiting, WaitingNews } from './core/ports.js';
 import { ServiceError } from './service/client.js';
 import type { JobRun } from './execute/job-run.js';
-import type { Accepted, LazyGitHub } from './main.js';
+import type { Accepted, LazyGitHub } from './accepted.js';
 import { LANE_INPUT, type Payload, type RunEvent } from './core/event.js';
 import { commentRequestEvent, pullHeadEvent } from './core/request-event.js';
 import { setupFor } from './decide/setup.js';
@@ -35,8 +35,8 @@ export interface SweepDeps {
   github: LazyGitHub;
   step: JobRun;
   /**
-   * Carries one thread's pass besides the run's (decide, execute, report), told apart in the log and
-   * summary by its number (`0`: the default branch's); the quota uses it spent.
+   * Carries a lane run's replayed pass on its thread (decide, execute, report), told apart in the
+   * log and summary by the thread's number; the quota uses it spent.
    */
   carry: (theirs: Accepted, thread: number) => Promise<number>;
 }
@@ -155,6 +155,7 @@ async function reportThread(
   const { signal, clock } = step;
   const waiting = thread.note.waiting as Waiting;
   const id = label(thread.note.job);
+  // Its end is written already (only what is owed is left): nothing to read.
   if (waiting.ended) return { kind: 'ended' };
   const read = await readWaitingJob(deps, thread.note.job, waiting, signal);
   if (read === 'unread') return { kind: 'unread' };
@@ -176,13 +177,9 @@ async function reportThread(
       ? `#${thread.number}: agent job ${id} ${howEnded(end)}; ${end.kind === 'overdue' ? 'the thread is told, and it stays waiting' : 'its end is written on the thread'}.`
       : `#${thread.number}: another run reported agent job ${id} meanwhile.`,
   );
-  if (end.kind === 'overdue')
-    return {
-      kind: 'at-work',
-      ...(wrote ? { swept: sweptOf({ thread: thread.number }, thread.note.job, end) } : {}),
-    };
+  // An overdue mark is not an end: the job is still at work, and nothing may be sent to it.
   return {
-    kind: 'ended',
+    kind: end.kind === 'overdue' ? 'at-work' : 'ended',
     ...(wrote ? { swept: sweptOf({ thread: thread.number }, thread.note.job, end) } : {}),
   };
 }

@@ -429,19 +429,6 @@ function isObject(value: unknown): value is Payload {
   return typeof value === 'object' && value !== null;
 }
 
-/**
- * The pull request from another repository on an event whose run gets a read-only token and no
- * secrets (`pull_request`, a review, a review comment; `pull_request_target` runs with the base
- * repository's), with that repository's name while GitHub still has it.
- */
-export function secretlessFork(event: RunEvent): { repo?: string } | undefined {
-  const secretless =
-    (event.kind === 'pull-request' && !event.target) ||
-    event.kind === 'review' ||
-    (event.kind === 'comment' && event.review);
-  return secretless ? event.pull?.fork : undefined;
-}
-
 /** A ref as a person reads it: `the branch main`, `the tag v1.2.0`, else the ref itself. */
 export function refWords(ref: unknown): string {
   const name = typeof ref === 'string' ? ref : '';
@@ -450,15 +437,4 @@ export function refWords(ref: unknown): string {
   const tag = /^refs\/tags\/(.+)$/.exec(name);
   if (tag) return `the tag ${word(tag[1] ?? '')}`;
   return name ? `the ref ${word(name)}` : 'its ref';
-}
-
-/**
- * What a pull request event is to its thread: `merge` (closed as merged), `closed` (closed
- * unmerged), else `change` (opened, a push, reopened, ready for review, edited, …). Any other
- * event is `undefined`.
- */
-export function pullRequestStep(event: RunEvent): 'merge' | 'closed' | 'change' | undefined {
-  if (event.kind !== 'pull-request') return undefined;
-  if (event.action !== 'closed') return 'change';
-  return event.pull?.merged === true ? 'merge' : 'closed';
 }

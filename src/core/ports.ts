@@ -5,6 +5,9 @@
 // imports it, only these types, so the plain path never loads Octokit.
 import type { AgentJob } from './job.js';
 import type { Actor } from './event.js';
+import type { MergeMethod, Waiting, WaitingEnd, WaitingNews } from './waiting-record.js';
+
+export type { MergeMethod, Waiting, WaitingEnd, WaitingNews };
 
 /** What GitHub says an actor may do in the repository (the collaborator-permission API). */
 export interface Access {
@@ -20,9 +23,6 @@ export interface RequestComment {
   /** A pull request review comment (reactions go to another endpoint than an issue comment's). */
   review: boolean;
 }
-
-/** How `autoMerge` merges the docs pull request. */
-export type MergeMethod = 'merge' | 'squash' | 'rebase';
 
 /** What the run asks of the GitHub side, from its inputs. */
 export interface ReportRequest {
@@ -105,50 +105,6 @@ export interface ThreadNote {
    */
   delivered?: Delivery[];
 }
-
-/**
- * A thread's job left at work by a run that did not wait (`wait: false`): whichever run comes
- * first — the thread's next run, or a report run — writes its end as the starting run asked.
- */
-export interface Waiting {
-  /** The run that sent and ended, and when it ended (ms since the epoch). */
-  run: number;
-  at: number;
-  /** Past `at` by this much (the starting run's `timeout`, ms), a job still at work is overdue. */
-  timeout: number;
-  /**
-   * Whose job it is (`projectKey` of the service's URL and the project): a run of another project
-   * never reads it. Records of earlier versions have none.
-   */
-  project?: string;
-  /** The thread says the job is overdue (its status failed); the job's real end replaces that. */
-  overdue?: true;
-  /** The job's end is written; what the thread asked meanwhile is still owed, for its lane to send. */
-  ended?: true;
-  /** The commit status left `pending`: its commit and context, where its end goes. */
-  status?: { sha: string; context: string };
-  /** What the starting run asked of the docs pull request. */
-  labels?: string[];
-  reviewers?: string[];
-  autoMerge?: MergeMethod;
-  /** The `/docs` requests queued while the job works (their comments' ids), for the run that reports its end to send. */
-  queued?: number[];
-}
-
-/**
- * How a waiting job stands when a run reads it: still at work; at work past its run's `timeout`
- * (`overdue`: the thread is told once, and waits on); `ended`; unknown to the service (`lost`); or
- * its end already `written` by another run (only what was owed is left).
- */
-export type WaitingEnd =
-  | { kind: 'at-work' }
-  | { kind: 'ended'; job: AgentJob }
-  | { kind: 'overdue'; job: AgentJob }
-  | { kind: 'lost' }
-  | { kind: 'written' };
-
-/** A waiting job's end, or its overdue mark: what a run writes on the thread. */
-export type WaitingNews = Exclude<WaitingEnd, { kind: 'at-work' } | { kind: 'written' }>;
 
 /** The requests one run delivered, as earlier versions recorded them: comment ids above `after`, up to `upTo`. */
 export interface Delivery {

@@ -1,6 +1,7 @@
 // Which GitHub work this run does, decided once from the inputs and the event: every step reads
 // the `Features` value instead of deciding again from the inputs or the event's name.
-import { namesNoThread, secretlessFork, type RunEvent } from '../core/event.js';
+import { namesNoThread, type RunEvent } from '../core/event.js';
+import { secretlessFork } from '../core/event-questions.js';
 import { botsPullRequest, mayBeOpen } from './gate.js';
 import type { EventNeeds, Inputs } from './inputs.js';
 import type { RunContext } from '../core/run-context.js';

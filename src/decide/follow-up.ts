@@ -1,7 +1,8 @@
 // What a thread's later runs send (`followUp`), and the two ways a push-like run finds it has
 // nothing to send: a newer push's run carries its changes, or nothing changed since the job last
 // looked. Each quota use is an agent pass: a thread sends when the docs have something new to see.
-import { pullRequestStep, type RunEvent } from '../core/event.js';
+import type { RunEvent } from '../core/event.js';
+import { pullRequestStep } from '../core/event-questions.js';
 import type { Changed, Moment } from '../core/ports.js';
 import { label } from '../core/untrusted.js';
 

@@ -11,7 +11,7 @@ import { executeWrites } from './first-writes.js';
 import { reportWrites } from './last-writes.js';
 import { decideReads } from './reads.js';
 import { GitHubSession, type SessionDeps } from './session.js';
-import { sweepSide } from './waiting-end.js';
+import { sweepSide } from './sweep-side.js';
 
 /** The three steps' objects over one session made from `deps` (tests give their own API and clock). */
 export function gitHubSteps(request: ReportRequest, deps: SessionDeps): GitHubSteps {

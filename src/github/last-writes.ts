@@ -4,7 +4,14 @@
 // a value: the last writes wait for it, so that they neither race it nor make a second comment.
 import { describeThrown } from '../core/log.js';
 import { isTerminal } from '../core/job.js';
-import type { FirstPost, GitHubStarted, Outcome, ReportWrites, ThreadNote } from '../core/ports.js';
+import type {
+  FirstPost,
+  GitHubStarted,
+  Outcome,
+  ReportWrites,
+  StatusNote,
+  ThreadNote,
+} from '../core/ports.js';
 import { owe } from '../core/ledger.js';
 import { isPullRequestUrl, quote } from '../core/untrusted.js';
 import { answerBody, latestRunBody } from './comment.js';
@@ -100,9 +107,8 @@ export function reportWrites(session: GitHubSession): ReportWrites {
       try {
         // A commit whose status links a completed job's docs pull request (a merge with nothing
         // new, on the head the last push's run reported) keeps that link.
-        const { sha } = await session.runCommits(signal);
-        const own = sha ? await session.status.read(sha, signal).catch(() => undefined) : undefined;
-        if (session.trusted(own, 'the commit status')?.linked) {
+        const { sha, own } = await ownStatus(session, signal);
+        if (own?.linked) {
           session.log.info(
             `The commit status on ${sha?.slice(0, 12)} links the docs pull request of job ${own?.job ?? ''}; it is left as it is.`,
           );
@@ -238,9 +244,8 @@ async function finalStatus(
   if (!jobId) {
     // A failed send is its own run's failure: the end of a job a run wrote on this commit, in
     // this context, stays (a required check that turned green is not turned red by a 429).
-    const { sha } = session.status ? await session.runCommits(signal) : { sha: undefined };
-    const own = sha ? await session.status?.read(sha, signal).catch(() => undefined) : undefined;
-    if (session.trusted(own, 'the commit status')?.ended) {
+    const { sha, own } = await ownStatus(session, signal);
+    if (own?.ended) {
       session.say(
         `The commit status on ${sha?.slice(0, 12)} holds the end of job ${own?.job ?? ''}; it is left as it is.`,
       );
@@ -315,4 +320,19 @@ async function boundedSupersede(session: GitHubSession, outcome: Outcome, signal
 /** The note with request `queue` owed to its waiting job, when there is one. */
 function owed(note: ThreadNote | undefined, queue: number | undefined): ThreadNote | undefined {
   return note && queue !== undefined ? owe(note, queue) : note;
+}
+
+/**
+ * This step's own status on the run's commit, as a record read back (its job id checked); none
+ * without `status`, and none when it cannot be read (a write then goes ahead as it would have).
+ */
+async function ownStatus(
+  session: GitHubSession,
+  signal: AbortSignal,
+): Promise<{ sha?: string; own?: StatusNote }> {
+  if (!session.status) return {};
+  const { sha } = await session.runCommits(signal);
+  const read = sha ? await session.status.read(sha, signal).catch(() => undefined) : undefined;
+  const own = session.trusted(read, 'the commit status');
+  return { ...(sha ? { sha } : {}), ...(own ? { own } : {}) };
 }

@@ -7,7 +7,7 @@ import { ActionFailure } from '../service/errors.js';
 import type { Access } from '../core/ports.js';
 import { describeThrown } from '../core/log.js';
 import type { Changed, DecideReads, DocsPull, Memory, Moment } from '../core/ports.js';
-import { pullRequestStep } from '../core/event.js';
+import { pullRequestStep } from '../core/event-questions.js';
 import { pushedOnto } from './commits.js';
 import { jobsAtWork } from './in-flight.js';
 import { carriesDocsLabel } from '../core/pull-request.js';

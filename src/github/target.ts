@@ -1,11 +1,5 @@
-import {
-  refWords,
-  secretlessFork,
-  type Actor,
-  type FollowedRun,
-  type Payload,
-  type RunEvent,
-} from '../core/event.js';
+import { secretlessFork } from '../core/event-questions.js';
+import { refWords, type Actor, type FollowedRun, type Payload, type RunEvent } from '../core/event.js';
 import { carriesDocsLabel } from '../core/pull-request.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { branchOf } from './context.js';

@@ -7,18 +7,12 @@ import type { ThreadNote, Waiting, WaitingNews } from '../core/ports.js';
 import { isPullRequestUrl, label } from '../core/untrusted.js';
 import { owes, settleWaiting } from '../core/ledger.js';
 import { writeOnDocs } from './docs-pr.js';
-import { describeThrown } from '../core/log.js';
-import type { FoundWaiting, SweepSide } from '../core/ports.js';
-import { findWaiting, takeOff, waitingOn, type WaitingThread } from './in-flight.js';
-import { handOff } from './hand-off.js';
+import { takeOff, type WaitingThread } from './in-flight.js';
 import { readNote } from './note.js';
-import { findBranchWaiting, writeBranchEnd } from './branch-waiting.js';
-import { describeGitHubFault, faultOf } from './errors.js';
-import { WORKING_LABEL } from '../core/pull-request.js';
 import type { GitHubSession } from './session.js';
 import { CommitStatus, JOB_WORDS, statusDescription, type StatusState } from './status.js';
 import { supersede } from './supersede.js';
-import { body, FINISH_BUDGET_MS, keptForWriting } from './writes.js';
+import { body, keptForWriting } from './writes.js';
 
 /**
  * The waiting job's end (or its overdue mark) on the thread: the comment, with the record settled
@@ -144,115 +138,4 @@ export async function reportWaitingThread(
   if (fresh.ended || (end.kind === 'overdue' && fresh.overdue)) return false;
   await writeWaitingEnd(pinned, now, end, owes(now), signal);
   return true;
-}
-
-/** The sweep's GitHub side: the repository's waiting threads, and each one's end, within the last writes' time. */
-export function sweepSide(session: GitHubSession): SweepSide {
-  const { owner, repo } = session.run.repo;
-  const foundOf = ({ thread, marker, note, lastQueued }: WaitingThread): FoundWaiting => ({
-    number: thread.number,
-    pull: thread.pull,
-    marker,
-    own: marker === session.marker,
-    note,
-    ...(lastQueued ? { lastQueued } : {}),
-  });
-  return {
-    async waiting(signal) {
-      const found = await findWaiting(session, signal).catch((error: unknown) => {
-        throw new Error(
-          describeGitHubFault(error, {
-            what: `list the threads labelled ${WORKING_LABEL} and their comments`,
-            token: 'githubToken',
-            permission: 'issues: read and pull-requests: read',
-            repo: `${owner}/${repo}`,
-          }),
-        );
-      });
-      return found.map(foundOf);
-    },
-    async thread(number, signal) {
-      const api = session.forRepo();
-      // A pull request's number, or an issue's (GitHub's 404 for a number that is no pull request).
-      const pull = await session
-        .retrying(() => api.getPull({ owner, repo, pull_number: number }, signal), signal)
-        .then(
-          () => true,
-          (error: unknown) => {
-            if (faultOf(error).notFound) return false;
-            throw error;
-          },
-        );
-      const found = await waitingOn(session, { owner, repo, number, pull, fork: false }, signal).catch(
-        (error: unknown) => {
-          throw new Error(
-            describeGitHubFault(error, {
-              what: `read the comments of #${number}`,
-              token: 'githubToken',
-              permission: 'issues: read and pull-requests: read',
-              repo: `${owner}/${repo}`,
-            }),
-          );
-        },
-      );
-      return { pull, found: found.map(foundOf) };
-    },
-    async handOff(number, cancellation) {
-      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
-      try {
-        return await handOff(session, number, signal);
-      } finally {
-        done();
-      }
-    },
-    async branchWaiting(signal) {
-      return findBranchWaiting(session, signal).catch((error: unknown) => {
-        throw new Error(
-          describeGitHubFault(error, {
-            what: "read the default branch's newest commits and their statuses",
-            token: 'githubToken',
-            permission: 'contents: read and statuses: read',
-            repo: `${owner}/${repo}`,
-          }),
-        );
-      });
-    },
-    async reportBranchEnd(found, end, cancellation) {
-      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
-      try {
-        await writeBranchEnd(session, found, end, signal);
-      } catch (error) {
-        session.warn(
-          `Could not report the end of agent job ${label(found.job)} on the branch: ${describeThrown(error)}.`,
-        );
-      } finally {
-        done();
-      }
-    },
-    async pull(number, signal) {
-      const api = session.forRepo();
-      const got = await session.retrying(
-        () => api.getPull({ owner, repo, pull_number: number }, signal),
-        signal,
-      );
-      return { open: got.state === 'open', head: got.headSha };
-    },
-    async reportEnd(found, end, cancellation) {
-      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
-      const thread = { owner, repo, number: found.number, pull: found.pull, fork: false };
-      try {
-        return await reportWaitingThread(
-          session,
-          { thread, marker: found.marker, note: found.note },
-          end,
-          signal,
-        );
-      } catch (error) {
-        session.warn(`Could not report the end of the job of #${found.number}: ${describeThrown(error)}.`);
-        return false;
-      } finally {
-        done();
-      }
-    },
-  };
 }

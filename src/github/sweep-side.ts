@@ -1,0 +1,126 @@
+// A report run's GitHub side (`sweep`): the repository's waiting threads, one thread's records
+// (a lane run's), each one's end or overdue mark written once, the hand-off of what a thread is
+// owed to its lane, and the default branch's jobs left at work; each write within the last
+// writes' time.
+import { describeThrown } from '../core/log.js';
+import type { FoundWaiting, SweepSide } from '../core/ports.js';
+import { WORKING_LABEL } from '../core/pull-request.js';
+import { label } from '../core/untrusted.js';
+import { findBranchWaiting, writeBranchEnd } from './branch-waiting.js';
+import { describeGitHubFault, faultOf } from './errors.js';
+import { handOff } from './hand-off.js';
+import { findWaiting, waitingOn, type WaitingThread } from './in-flight.js';
+import type { GitHubSession } from './session.js';
+import { reportWaitingThread } from './waiting-end.js';
+import { FINISH_BUDGET_MS } from './writes.js';
+
+/** The sweep's GitHub side: the repository's waiting threads, and each one's end, within the last writes' time. */
+export function sweepSide(session: GitHubSession): SweepSide {
+  const { owner, repo } = session.run.repo;
+  const foundOf = ({ thread, marker, note, lastQueued }: WaitingThread): FoundWaiting => ({
+    number: thread.number,
+    pull: thread.pull,
+    marker,
+    own: marker === session.marker,
+    note,
+    ...(lastQueued ? { lastQueued } : {}),
+  });
+  return {
+    async waiting(signal) {
+      const found = await findWaiting(session, signal).catch((error: unknown) => {
+        throw new Error(
+          describeGitHubFault(error, {
+            what: `list the threads labelled ${WORKING_LABEL} and their comments`,
+            token: 'githubToken',
+            permission: 'issues: read and pull-requests: read',
+            repo: `${owner}/${repo}`,
+          }),
+        );
+      });
+      return found.map(foundOf);
+    },
+    async thread(number, signal) {
+      const api = session.forRepo();
+      // A pull request's number, or an issue's (GitHub's 404 for a number that is no pull request).
+      const pull = await session
+        .retrying(() => api.getPull({ owner, repo, pull_number: number }, signal), signal)
+        .then(
+          () => true,
+          (error: unknown) => {
+            if (faultOf(error).notFound) return false;
+            throw error;
+          },
+        );
+      const found = await waitingOn(session, { owner, repo, number, pull, fork: false }, signal).catch(
+        (error: unknown) => {
+          throw new Error(
+            describeGitHubFault(error, {
+              what: `read the comments of #${number}`,
+              token: 'githubToken',
+              permission: 'issues: read and pull-requests: read',
+              repo: `${owner}/${repo}`,
+            }),
+          );
+        },
+      );
+      return { pull, found: found.map(foundOf) };
+    },
+    async handOff(number, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      try {
+        return await handOff(session, number, signal);
+      } finally {
+        done();
+      }
+    },
+    async branchWaiting(signal) {
+      return findBranchWaiting(session, signal).catch((error: unknown) => {
+        throw new Error(
+          describeGitHubFault(error, {
+            what: "read the default branch's newest commits and their statuses",
+            token: 'githubToken',
+            permission: 'contents: read and statuses: read',
+            repo: `${owner}/${repo}`,
+          }),
+        );
+      });
+    },
+    async reportBranchEnd(found, end, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      try {
+        await writeBranchEnd(session, found, end, signal);
+      } catch (error) {
+        session.warn(
+          `Could not report the end of agent job ${label(found.job)} on the branch: ${describeThrown(error)}.`,
+        );
+      } finally {
+        done();
+      }
+    },
+    async pull(number, signal) {
+      const api = session.forRepo();
+      const got = await session.retrying(
+        () => api.getPull({ owner, repo, pull_number: number }, signal),
+        signal,
+      );
+      return { open: got.state === 'open', head: got.headSha };
+    },
+    async reportEnd(found, end, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      const thread = { owner, repo, number: found.number, pull: found.pull, fork: false };
+      try {
+        return await reportWaitingThread(
+          session,
+          { thread, marker: found.marker, note: found.note },
+          end,
+          signal,
+        );
+      } catch (error) {
+        session.warn(`Could not report the end of the job of #${found.number}: ${describeThrown(error)}.`);
+        return false;
+      } finally {
+        done();
+      }
+    },
+  };
+}
