@@ -89,7 +89,7 @@ export function inputEnv(name: string): string {
 }
 
 /** What the runner prepares for a step: a workspace, the file-command files and the environment. */
-function prepareRun(options: RunOptions): {
+export function prepareRun(options: RunOptions): {
   dir: string;
   files: Record<string, string>;
   env: Record<string, string>;
@@ -184,7 +184,7 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
   return readResult({ code, signal, stdout, stderr }, files);
 }
 
-function readResult(
+export function readResult(
   ended: Pick<RunResult, 'code' | 'signal' | 'stdout' | 'stderr'>,
   files: Record<string, string>,
 ): RunResult {
@@ -202,7 +202,7 @@ function readResult(
  * The summary file of every in-process run of this jest worker: `@actions/core` keeps the path it
  * first read for the life of the process, so each run writes to the same one, emptied first.
  */
-const IN_PROCESS_SUMMARY = join(mkdtempSync(join(tmpdir(), 'action-summary-')), 'summary');
+export const IN_PROCESS_SUMMARY = join(mkdtempSync(join(tmpdir(), 'action-summary-')), 'summary');
 
 /**
  * Runs `run()` from the sources in this process, with the environment the runner gives a step (as

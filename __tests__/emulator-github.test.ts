@@ -859,6 +859,171 @@ describe('GitHub emulator: workflow dispatches', () => {
   });
 });
 
+describe('GitHub emulator: git refs', () => {
+  const SHA = 'c'.repeat(40);
+  /** A token that may write acme/app's statuses and the rest, and its contents (git refs) too. */
+  async function refsWorld(prefix: '' | '/api/v3' = '') {
+    const g = await world(prefix);
+    g.grant('ghs_contents', {
+      login: 'bot',
+      read: ['acme/app'],
+      write: ['acme/app'],
+      contents: ['acme/app'],
+    });
+    return g;
+  }
+  const create = (g: GitHubEmulator, ref: string, sha = SHA, token = 'ghs_contents') =>
+    call(g, 'POST', '/repos/acme/app/git/refs', { ref, sha }, token);
+  const message = async (res: Response) => ((await res.json()) as { message: string }).message;
+
+  it.each(['', '/api/v3'] as const)(
+    'creates a ref, lists every one whose name starts with the prefix at once, and deletes it (prefix %j)',
+    async (prefix) => {
+      const g = await refsWorld(prefix);
+      const created = await create(g, 'refs/agent-job-action/waiting/k1/aa');
+      expect(created.status).toBe(201);
+      const ref = (await created.json()) as Record<string, unknown>;
+      expect(ref).toMatchObject({
+        ref: 'refs/agent-job-action/waiting/k1/aa',
+        url: `${g.apiUrl}/repos/acme/app/git/refs/agent-job-action/waiting/k1/aa`,
+        object: { type: 'commit', sha: SHA, url: `${g.apiUrl}/repos/acme/app/git/commits/${SHA}` },
+      });
+      expect(created.headers.get('location')).toBe(ref.url);
+      for (let i = 0; i < 120; i++)
+        expect(
+          (await create(g, `refs/agent-job-action/waiting/k2/${String(i).padStart(3, '0')}`)).status,
+        ).toBe(201);
+      g.addRef('acme/app', 'refs/heads/main', 'd'.repeat(40));
+      // Past 100, in one reply; the name as Octokit escapes it (`%2F`), or with its slashes.
+      const listed = await call(
+        g,
+        'GET',
+        '/repos/acme/app/git/matching-refs/agent-job-action%2Fwaiting%2Fk2',
+      );
+      expect(listed.status).toBe(200);
+      expect(listed.headers.get('link')).toBeNull();
+      const names = ((await listed.json()) as { ref: string }[]).map((r) => r.ref);
+      expect(names).toHaveLength(120);
+      expect(names[0]).toBe('refs/agent-job-action/waiting/k2/000');
+      const all = await call(g, 'GET', '/repos/acme/app/git/matching-refs/agent-job-action/waiting');
+      expect(((await all.json()) as unknown[]).length).toBe(121);
+      const none = await call(g, 'GET', '/repos/acme/app/git/matching-refs/agent-job-action/waiting/k3');
+      expect(await none.json()).toEqual([]);
+      const deleted = await call(
+        g,
+        'DELETE',
+        '/repos/acme/app/git/refs/agent-job-action%2Fwaiting%2Fk1%2Faa',
+        undefined,
+        'ghs_contents',
+      );
+      expect(deleted.status).toBe(204);
+      expect(await deleted.text()).toBe('');
+      expect(g.refs('acme/app').map((r) => r.ref)).not.toContain('refs/agent-job-action/waiting/k1/aa');
+      expect(g.refs('acme/app')).toContainEqual({ ref: 'refs/heads/main', sha: 'd'.repeat(40) });
+      expect(g.count('createRef')).toBe(121);
+      expect(g.count('listMatchingRefs')).toBe(3);
+      expect(g.count('deleteRef')).toBe(1);
+      expect(g.violations).toEqual([]);
+    },
+  );
+
+  it('refuses as GitHub does: 422 for a ref that exists, a commit it does not know, a name git refuses, a ref to delete that is not there', async () => {
+    const g = await refsWorld();
+    g.forget('acme/app', 'e'.repeat(40));
+    expect((await create(g, 'refs/agent-job-action/x/1')).status).toBe(201);
+    const refusals = [];
+    for (const [ref, sha] of [
+      ['refs/agent-job-action/x/1', SHA],
+      ['refs/agent-job-action/x/2', 'e'.repeat(40)],
+      ['refs/x', SHA],
+      ['heads/x/y', SHA],
+      ['refs/agent-job-action/../y', SHA],
+      ['refs/agent-job-action/x y', SHA],
+    ] as const) {
+      const res = await create(g, ref, sha);
+      refusals.push([res.status, await message(res)]);
+    }
+    const gone = await call(
+      g,
+      'DELETE',
+      '/repos/acme/app/git/refs/agent-job-action/x/2',
+      undefined,
+      'ghs_contents',
+    );
+    refusals.push([gone.status, await message(gone)]);
+    expect(refusals).toEqual([
+      [422, 'Reference already exists'],
+      [422, 'Object does not exist'],
+      [422, 'Reference name must contain at least three slash-separated components.'],
+      [422, 'Reference name must contain at least three slash-separated components.'],
+      [422, 'refs/agent-job-action/../y is not a valid ref name.'],
+      [422, 'refs/agent-job-action/x y is not a valid ref name.'],
+      [422, 'Reference does not exist'],
+    ]);
+    expect(g.refs('acme/app')).toEqual([{ ref: 'refs/agent-job-action/x/1', sha: SHA }]);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('writes refs only with contents write: 403 for a token with other write access alone; listing needs read', async () => {
+    const g = await refsWorld();
+    g.grant('ghs_read', { login: 'reader', read: ['acme/app'] });
+    g.grant('ghs_other', {
+      login: 'other',
+      read: ['acme/docs'],
+      write: ['acme/docs'],
+      contents: ['acme/docs'],
+    });
+    g.addRef('acme/app', 'refs/agent-job-action/x/1', SHA);
+    // `ghs_ok` may write statuses, comments and the rest: as `contents: read` beside them.
+    const statuses = await call(g, 'POST', `/repos/acme/app/statuses/${SHA}`, {
+      state: 'pending',
+      context: 'ci',
+    });
+    expect(statuses.status).toBe(201);
+    const answers = [];
+    for (const token of ['ghs_ok', 'ghs_read', 'ghs_other']) {
+      const made = await create(g, 'refs/agent-job-action/x/2', SHA, token);
+      const dropped = await call(
+        g,
+        'DELETE',
+        '/repos/acme/app/git/refs/agent-job-action/x/1',
+        undefined,
+        token,
+      );
+      const listed = await call(
+        g,
+        'GET',
+        '/repos/acme/app/git/matching-refs/agent-job-action',
+        undefined,
+        token,
+      );
+      answers.push([token, made.status, await message(made), dropped.status, listed.status]);
+    }
+    expect(answers).toEqual([
+      ['ghs_ok', 403, 'Resource not accessible by integration', 403, 200],
+      ['ghs_read', 403, 'Resource not accessible by integration', 403, 200],
+      ['ghs_other', 404, 'Not Found', 404, 404],
+    ]);
+    expect(g.refs('acme/app')).toEqual([{ ref: 'refs/agent-job-action/x/1', sha: SHA }]);
+    expect(g.violations).toEqual([]);
+  });
+
+  it('fails on demand, and records a body without a sha as a violation', async () => {
+    const g = await refsWorld();
+    g.fail('createRef', { status: 502 });
+    g.fail('listMatchingRefs', { status: 500 });
+    expect((await create(g, 'refs/agent-job-action/x/1')).status).toBe(502);
+    expect((await call(g, 'GET', '/repos/acme/app/git/matching-refs/agent-job-action')).status).toBe(500);
+    expect(g.refs('acme/app')).toEqual([]);
+    expect((await create(g, 'refs/agent-job-action/x/1')).status).toBe(201);
+    expect(g.violations).toEqual([]);
+    await call(g, 'POST', '/repos/acme/app/git/refs', { ref: 'refs/agent-job-action/x/2' }, 'ghs_contents');
+    expect(g.violations).toEqual([
+      "POST /repos/{owner}/{repo}/git/refs body must have required property 'sha'",
+    ]);
+  });
+});
+
 describe("the emulator's contract, cut from GitHub's description", () => {
   it('holds every operation the emulator serves, in both descriptions', async () => {
     const { ROUTES } = await import('../emulators/github.js');

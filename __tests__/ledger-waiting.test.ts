@@ -1,16 +1,20 @@
 // The record of a job a run left at work without waiting (src/core/ledger.ts): how the job stands
 // when a later run reads it; the record once a run wrote its end or its overdue mark (kept while
-// requests are owed); requests owed; a record settled by the request ledger; whose project it is.
+// requests are owed); requests owed; a record settled by the request ledger; whose project it is;
+// what of a record read back is done: only what the step itself would have done.
 import { describe, expect, it } from '@jest/globals';
 import type { AgentJob } from '../src/core/job.js';
 import type { ThreadNote } from '../src/core/ports.js';
+import { parseCommands } from '../__fixtures__/runner.js';
 import {
+  checkWaiting,
   clearWaiting,
   nextLedger,
   owe,
   owes,
   ownProject,
   projectKey,
+  refusedWarning,
   settleWaiting,
   tidy,
   waitingEnd,
@@ -119,5 +123,120 @@ describe('projects', () => {
     // A record of an earlier version names no project: only the step's own comment is taken as its own.
     expect(ownProject(waiting, key, true)).toBe(true);
     expect(ownProject(waiting, key, false)).toBe(false);
+  });
+});
+
+describe('a record read back (checkWaiting)', () => {
+  const OWN = 'docs agent: Docs / docs (proj_docs)';
+  const HEAD = 'a'.repeat(40);
+  const bounds = { context: OWN, commits: [HEAD] };
+  const statusless = {
+    ...waiting,
+    labels: ['docs', 'needs review'],
+    reviewers: ['octocat', 'acme/docs-team'],
+    autoMerge: 'squash' as const,
+  };
+  const sound = { ...statusless, status: { sha: HEAD, context: OWN } };
+
+  it('keeps a record that asks only what the step would do, and refuses nothing', () => {
+    expect(checkWaiting(sound, bounds)).toEqual({ waiting: sound });
+    expect(checkWaiting(waiting, { context: OWN, commits: [] })).toEqual({ waiting });
+  });
+
+  it("refuses a status in another context (a required check's name), whatever its commit", () => {
+    const { waiting: kept, refused } = checkWaiting(
+      { ...sound, status: { sha: HEAD, context: 'ci/required' } },
+      bounds,
+    );
+    expect(kept).toEqual(statusless);
+    expect(refused).toEqual({
+      status: { sha: HEAD, context: 'ci/required', why: 'context' },
+      labels: [],
+      reviewers: [],
+    });
+    // Compared exactly: one space more is another context.
+    const spaced = checkWaiting({ ...sound, status: { sha: HEAD, context: `${OWN} ` } }, bounds);
+    expect(spaced.refused?.status?.why).toBe('context');
+  });
+
+  it("refuses a status on a commit GitHub does not say carries the step's status for the job", () => {
+    const other = 'b'.repeat(40);
+    const { waiting: kept, refused } = checkWaiting(
+      { ...sound, status: { sha: other, context: OWN } },
+      bounds,
+    );
+    expect(kept).toEqual(statusless);
+    expect(refused?.status).toEqual({ sha: other, context: OWN, why: 'commit' });
+    // Nothing vouched for: no commit is the thread's.
+    expect(checkWaiting(sound, { context: OWN, commits: [] }).refused?.status?.why).toBe('commit');
+  });
+
+  it('drops the labels and reviewers the inputs would refuse, and keeps the rest', () => {
+    const labels = [
+      'docs',
+      '\n::set-output name=prLink::https://evil.example',
+      '::add-mask::x\r',
+      'a/b',
+      '..',
+      'x'.repeat(51),
+      ' docs',
+      'one,two',
+      '',
+      'ok\u202e',
+    ];
+    const reviewers = [
+      'octocat',
+      'acme/team/../../orgs',
+      '../octocat',
+      'acme/',
+      'x'.repeat(101),
+      'a b',
+      '::error::x',
+      'acme/docs',
+    ];
+    const { waiting: kept, refused } = checkWaiting({ ...waiting, labels, reviewers }, bounds);
+    expect(kept).toEqual({ ...waiting, labels: ['docs'], reviewers: ['octocat', 'acme/docs'] });
+    expect(refused).toEqual({ labels: labels.slice(1), reviewers: reviewers.slice(1, -1) });
+  });
+
+  it('a label the labels input takes is kept, `::` and all: it cannot start a line of the log', () => {
+    expect(checkWaiting({ ...waiting, labels: ['::error::x'] }, bounds)).toEqual({
+      waiting: { ...waiting, labels: ['::error::x'] },
+    });
+  });
+
+  it('leaves no labels or reviewers where none passes', () => {
+    expect(checkWaiting({ ...waiting, labels: ['a/b'], reviewers: ['a/b/c'] }, bounds).waiting).toEqual(
+      waiting,
+    );
+  });
+
+  it("says what was refused on one line, every piece of the record's text quoted: none makes a workflow command", () => {
+    const line = refusedWarning(
+      'job-1',
+      7,
+      {
+        status: { sha: 'c'.repeat(40), context: '\n::error::forged context', why: 'context' },
+        labels: ['\n::add-mask::secret', '::set-output name=a::b'],
+        reviewers: ['acme/team/\n::stop-commands::x'],
+      },
+      OWN,
+    );
+    expect(line).not.toMatch(/[\r\n]/);
+    expect(line).toMatch(/^The record of agent job job-1, which run 7 left at work/);
+    expect(line).toContain(
+      `the context "\\u000a::error::forged context", which is not this step's ("${OWN}")`,
+    );
+    expect(line).toContain('the labels "\\u000a::add-mask::secret", "::set-output name=a::b"');
+    expect(line).toContain('the reviewers "acme/team/\\u000a::stop-commands::x"');
+    // Printed as an info line would be, it makes no workflow command.
+    expect(parseCommands(line)).toEqual([]);
+    const commit = refusedWarning(
+      'job-1',
+      7,
+      { status: { sha: 'c'.repeat(40), context: OWN, why: 'commit' }, labels: [], reviewers: [] },
+      OWN,
+    );
+    expect(commit).toContain(`its commit status on ${'c'.repeat(12)}, a commit that carries no status`);
   });
 });

@@ -28768,6 +28768,7 @@ function parseJob(body) {
 /* harmony export */   $M: () => (/* binding */ requestLedger),
 /* harmony export */   $N: () => (/* binding */ projectKey),
 /* harmony export */   D1: () => (/* binding */ settleWaiting),
+/* harmony export */   F4: () => (/* binding */ refusedWarning),
 /* harmony export */   G2: () => (/* binding */ ownProject),
 /* harmony export */   Hl: () => (/* binding */ threadUses),
 /* harmony export */   JA: () => (/* binding */ standing),
@@ -28781,6 +28782,7 @@ function parseJob(body) {
 /* harmony export */   f2: () => (/* binding */ howEnded),
 /* harmony export */   gu: () => (/* binding */ settled),
 /* harmony export */   nD: () => (/* binding */ nextLedger),
+/* harmony export */   w4: () => (/* binding */ checkWaiting),
 /* harmony export */   xQ: () => (/* binding */ SETTLED_RUNS),
 /* harmony export */   yb: () => (/* binding */ MAX_LINK),
 /* harmony export */   z: () => (/* binding */ SETTLED_IDS)
@@ -28788,14 +28790,16 @@ function parseJob(body) {
 /* unused harmony exports open, settle, tidy, clearWaiting */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _job_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1576);
-/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4994);
+/* harmony import */ var _job_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1576);
+/* harmony import */ var _names_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2483);
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4994);
 // The thread's ledger: what a pull request's or issue's thread has spent and owes — its job and
 // the head the job last saw, the jobs of its recent runs, its quota uses, the docs pull requests
 // waiting to be closed, and the `/docs` requests asked and settled; for a branch pushed to
 // directly, its job's count of uses — as plain values and pure functions. The GitHub side only
 // encodes it (the kept comment's hidden note, a branch's commit status) and decodes it; every rule
 // of what a run changes in it lives here, whatever run writes it.
+
 
 
 
@@ -28951,7 +28955,10 @@ function nextLedger(previous, run) {
         delete older.superseded;
         delete older.delivered;
         delete older.waiting;
-        const still = previous.waiting && tidy(previous.waiting, requests.requests);
+        // A re-run of an older run that left the job at work again (its send was the newest) is
+        // what the thread waits for now.
+        const newest = run.waiting ?? previous.waiting;
+        const still = newest && tidy(newest, requests.requests);
         return { ...older, ...superseded, ...(still ? { waiting: still } : {}) };
     }
     const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
@@ -28995,7 +29002,7 @@ function waitingEnd(waiting, job, now) {
         return { kind: 'written' };
     if (!job)
         return { kind: 'lost' };
-    if ((0,_job_js__WEBPACK_IMPORTED_MODULE_2__/* .isTerminal */ .Hd)(job.status))
+    if ((0,_job_js__WEBPACK_IMPORTED_MODULE_3__/* .isTerminal */ .Hd)(job.status))
         return { kind: 'ended', job };
     if (!waiting.overdue && now > waiting.at + waiting.timeout)
         return { kind: 'overdue', job };
@@ -29054,7 +29061,64 @@ function howEnded(news) {
         return 'is no longer known to the service';
     if (news.kind === 'overdue')
         return 'is still at work past its timeout';
-    return `is ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(news.job.status)}`;
+    return `is ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_2__/* .label */ .Pf)(news.job.status)}`;
+}
+/**
+ * The record with only what passes: its status in this step's own context on a commit that carries
+ * this step's status for the job, and the labels and reviewers the inputs would take (one name an
+ * entry, trimmed, as an input's list gives it); `refused` names what was left out. `autoMerge` is
+ * one of the methods already (the note's schema).
+ */
+function checkWaiting(waiting, bounds) {
+    const sound = { ...waiting };
+    const refused = { labels: [], reviewers: [] };
+    const { status } = waiting;
+    if (status) {
+        const why = status.context !== bounds.context
+            ? 'context'
+            : bounds.commits.includes(status.sha)
+                ? undefined
+                : 'commit';
+        if (why) {
+            refused.status = { ...status, why };
+            delete sound.status;
+        }
+    }
+    const asInput = (name) => name !== '' && name === name.trim() && !name.includes(',');
+    const names = (key, passes) => {
+        const given = waiting[key];
+        if (!given)
+            return;
+        const kept = given.filter((name) => asInput(name) && passes(name));
+        refused[key] = given.filter((name) => !kept.includes(name));
+        if (kept.length > 0)
+            sound[key] = kept;
+        else
+            delete sound[key];
+    };
+    names('labels', (name) => (0,_names_js__WEBPACK_IMPORTED_MODULE_1__/* .badLabel */ .YO)(name) === undefined);
+    names('reviewers', _names_js__WEBPACK_IMPORTED_MODULE_1__/* .isReviewer */ .qn);
+    const any = refused.status || refused.labels.length + refused.reviewers.length > 0;
+    return any ? { waiting: sound, refused } : { waiting: sound };
+}
+/**
+ * The warning for what a record of job `jobId` (left at work by run `run`) asked and was refused:
+ * every piece of the record's text quoted, so none of it can start a workflow command or read as
+ * the log's own words.
+ */
+function refusedWarning(jobId, run, refused, context) {
+    const parts = [];
+    const { status } = refused;
+    if (status?.why === 'context')
+        parts.push(`its commit status in the context ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_2__/* .quote */ .hD)(status.context, 100)}, which is not this step's (${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_2__/* .quote */ .hD)(context, 100)})`);
+    if (status?.why === 'commit')
+        parts.push(`its commit status on ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_2__/* .label */ .Pf)(status.sha.slice(0, 12))}, a commit that carries no status of this step for that job`);
+    const listed = (names) => names.map((name) => (0,_untrusted_js__WEBPACK_IMPORTED_MODULE_2__/* .quote */ .hD)(name, 60)).join(', ');
+    if (refused.labels.length > 0)
+        parts.push(`the labels ${listed(refused.labels)}, which the labels input would refuse`);
+    if (refused.reviewers.length > 0)
+        parts.push(`the reviewers ${listed(refused.reviewers)}, which the reviewers input would refuse`);
+    return `The record of agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_2__/* .label */ .Pf)(jobId)}, which run ${run} left at work, asks for what this step would not do; left out: ${parts.join('; ')}.`;
 }
 
 
@@ -29165,6 +29229,52 @@ function unconfirmed(mode) {
     return mode.kind === 'create'
         ? `before the service confirmed the job; a job may have been created in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)}: look for it before you re-run.`
         : `before the service confirmed the follow-up message; agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)} may have taken it.`;
+}
+
+
+/***/ }),
+
+/***/ 2483:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   EF: () => (/* binding */ MAX_LABEL),
+/* harmony export */   YO: () => (/* binding */ badLabel),
+/* harmony export */   qn: () => (/* binding */ isReviewer)
+/* harmony export */ });
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4994);
+// The names a run puts on the docs pull request — labels, and reviewers (logins and teams) — and
+// the one rule each must pass, wherever it comes from: the workflow's inputs (src/decide/
+// input-rules.ts) or a record a run reads back (a waiting job's, src/core/ledger.ts). A record is
+// written where others may write too, so it may ask only what an input could have asked.
+
+/** GitHub's label names are at most 50 characters. */
+const MAX_LABEL = 50;
+// A login: letters, digits, hyphens, and the underscore of managed users on GHE.com
+// (handle_shortcode); a team: org/slug.
+const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/**
+ * Why a label name cannot be used, or `undefined`. A name goes into a URL's path when it is taken
+ * off again, where `.` and `..` are dot segments that change which resource is asked for and a `/`
+ * is one that servers and proxies may decode; controls and invisible characters would show one
+ * name and be another.
+ */
+function badLabel(name) {
+    if (name.length > MAX_LABEL)
+        return `is longer than ${MAX_LABEL} characters`;
+    if (name === '.' || name === '..')
+        return 'is a dot segment of a URL path';
+    if (name.includes('/'))
+        return 'holds a /';
+    if ((0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .hasUnsafe */ .B0)(name))
+        return 'holds a control, invisible or bidirectional character';
+    return undefined;
+}
+/** Whether a reviewer is a GitHub login (`octocat`) or a team (`org/team-slug`), and nothing more. */
+function isReviewer(name) {
+    const [owner = '', team, ...rest] = name.split('/');
+    return LOGIN.test(owner) && rest.length === 0 && (team === undefined || TEAM_SLUG.test(team));
 }
 
 
@@ -30830,6 +30940,12 @@ async function decide(inputs, deps) {
         notice: held.notice,
         ...(port ? { held: { status: held.status, ...(named ? { job: named } : {}), memory } } : {}),
     });
+    // Nothing is sent to a job at work, from any run: requests owed stay queued in its record, and
+    // a push's change or a merge waits, for the run that sees the job's end (the thread's lane).
+    if (atWork && !inputs.wait && !resumes) {
+        const merged = event.kind === 'pull-request' && event.pull?.merged === true;
+        return hold(whileAtWork(job, merged ? 'this merge' : 'what this push changed'), job);
+    }
     const { asked } = features;
     let step;
     // The thread's job as read before the plan (a waiting job's, or a branch's left at work).
@@ -30840,15 +30956,14 @@ async function decide(inputs, deps) {
         const held = 
         // Only a push's step comes from GitHub's word; an event's own payload names the others.
         heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
-            (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined) ??
-            (step === 'change' && atWork && !inputs.wait ? whileAtWork(job) : undefined);
+            (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined);
         if (held)
             return hold(held, job);
         // A branch keeps its job in commit statuses: one a run left at work holds the push as above.
         if (!inputs.wait && moment.branch && memory.branch?.waiting && job) {
             known = await deps.client.getJob(job, { signal }).catch(() => undefined);
             if (known && !(0,core_job/* isTerminal */.Hd)(known.status))
-                return hold(whileAtWork(job), job);
+                return hold(whileAtWork(job, 'what this push changed'), job);
         }
     }
     // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
@@ -30911,9 +31026,9 @@ async function decide(inputs, deps) {
  * waiting run's pending successor would: the run that reports that end sends what changed since
  * the job last looked, once, however many pushes came meanwhile.
  */
-function whileAtWork(job) {
+function whileAtWork(job, what) {
     return {
-        notice: `Held: agent job ${(0,untrusted/* label */.Pf)(job ?? '')} is still at work; what this push changed is sent when it is done, by the thread's next run.`,
+        notice: `Held: agent job ${(0,untrusted/* label */.Pf)(job ?? '')} is still at work; ${what} is sent when it is done, by the thread's next run.`,
         status: 'Sent when the agent is done',
     };
 }
@@ -31424,9 +31539,12 @@ function tokenNeeds(asked) {
     };
 }
 
+// EXTERNAL MODULE: ./src/core/names.ts
+var core_names = __nccwpck_require__(2483);
 ;// CONCATENATED MODULE: ./src/decide/input-rules.ts
 // Each input's rule: its text in, its value out, or the one sentence the step fails with. Pure,
 // and known to no event: `inputs.ts` applies them in action.yml's order.
+
 
 
 
@@ -31491,39 +31609,17 @@ const budget = (text, problem) => {
         return value;
     return problem(`Input "budget" must be a whole number of quota uses of at least 1 (or empty for no limit), got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
 };
-/** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
-const MAX_LABEL = 50;
+/** An issue takes at most 100 labels. */
 const MAX_LABELS = 100;
-// A login: letters, digits, hyphens, and the underscore of managed users on GHE.com
-// (handle_shortcode); a team: org/slug.
-const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 /** Comma- or newline-separated, each entry trimmed; empty entries and repeats dropped. */
 function list(text) {
     return [...new Set(text.split(/[,\n]/).map((entry) => entry.trim()))].filter(Boolean);
 }
-/**
- * Why a label name cannot be used, or `undefined`. A name goes into a URL's path when it is taken
- * off again, where `.` and `..` are dot segments that change which resource is asked for and a `/`
- * is one that servers and proxies may decode; controls and invisible characters would show one
- * name and be another.
- */
-function badLabel(name) {
-    if (name.length > MAX_LABEL)
-        return `is longer than ${MAX_LABEL} characters`;
-    if (name === '.' || name === '..')
-        return 'is a dot segment of a URL path';
-    if (name.includes('/'))
-        return 'holds a /';
-    if ((0,untrusted/* hasUnsafe */.B0)(name))
-        return 'holds a control, invisible or bidirectional character';
-    return undefined;
-}
 const labels = (text, problem) => {
     const names = list(text);
-    const bad = names.find((name) => badLabel(name) !== undefined);
+    const bad = names.find((name) => (0,core_names/* badLabel */.YO)(name) !== undefined);
     if (bad !== undefined) {
-        problem(`Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}, which ${badLabel(bad)}: give label names of at most ${MAX_LABEL} characters, not . or .., without a / or control characters.`);
+        problem(`Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}, which ${(0,core_names/* badLabel */.YO)(bad)}: give label names of at most ${core_names/* MAX_LABEL */.EF} characters, not . or .., without a / or control characters.`);
     }
     if (names.length > MAX_LABELS) {
         problem(`Input "labels" names ${names.length} labels; GitHub takes at most ${MAX_LABELS}.`);
@@ -31546,9 +31642,9 @@ const trigger = (phrase, problem) => {
     return phrase;
 };
 const triggerLabel = (name, problem) => {
-    const why = name.includes(',') ? 'holds a comma' : badLabel(name);
+    const why = name.includes(',') ? 'holds a comma' : (0,core_names/* badLabel */.YO)(name);
     if (why)
-        problem(`Input "triggerLabel" is ${(0,untrusted/* quote */.hD)(name, 60)}, which ${why}: give one label of at most ${MAX_LABEL} characters, not . or .., without commas, a / or control characters, e.g. docs.`);
+        problem(`Input "triggerLabel" is ${(0,untrusted/* quote */.hD)(name, 60)}, which ${why}: give one label of at most ${core_names/* MAX_LABEL */.EF} characters, not . or .., without commas, a / or control characters, e.g. docs.`);
     return name;
 };
 /** One pattern a line; whether GitHub's filters read each is checked with the matcher, before any request. */
@@ -31565,10 +31661,7 @@ const autoMerge = (text, problem) => {
 };
 const reviewers = (text, problem) => {
     const names = list(text);
-    const bad = names.find((name) => {
-        const [owner = '', team, ...rest] = name.split('/');
-        return !LOGIN.test(owner) || rest.length > 0 || (team !== undefined && !TEAM_SLUG.test(team));
-    });
+    const bad = names.find((name) => !(0,core_names/* isReviewer */.qn)(name));
     if (bad !== undefined) {
         problem(`Input "reviewers" has ${(0,untrusted/* quote */.hD)(bad, 60)}: expected GitHub logins (octocat) and teams as org/team-slug, separated by commas or lines.`);
     }
@@ -32493,6 +32586,11 @@ function pullHeadEvent(number, head) {
     const payload = { action: 'synchronize', number, pull_request: { number, head: { sha: head } } };
     return { event: (0,core_event/* parseEvent */.wj)('pull_request', payload), payload };
 }
+/** The `pull_request` event GitHub sends when pull request `number` merges with `head` as its head. */
+function pullMergeEvent(number, head) {
+    const payload = { action: 'closed', number, pull_request: { number, merged: true, head: { sha: head } } };
+    return { event: (0,core_event/* parseEvent */.wj)('pull_request', payload), payload };
+}
 /** The `push` event GitHub sends when the default branch (`branch`, when known) moves from `before` to `after`. */
 function branchPushEvent(before, after, branch) {
     const payload = { ...(branch ? { ref: `refs/heads/${branch}` } : {}), before, after };
@@ -32698,13 +32796,23 @@ async function sweep_report(steps, deps, done) {
     for (const thread of found) {
         if (signal.aborted)
             return;
-        const stands = await reportThread(thread, steps, deps);
-        if (stands.kind === 'at-work')
-            done.atWork++;
-        if (stands.swept)
-            done.reported.push(stands.swept);
-        if (stands.kind === 'ended' && !accepted.features.dryRun)
-            await handOffOwed(thread, steps, deps);
+        // Several threads' lines, each folded under its own heading in the run's log.
+        const several = found.length > 1;
+        if (several)
+            core/* startGroup */.Oh(`#${thread.number}: agent job ${(0,untrusted/* label */.Pf)(thread.note.job)}`);
+        try {
+            const stands = await reportThread(thread, steps, deps);
+            if (stands.kind === 'at-work')
+                done.atWork++;
+            if (stands.swept)
+                done.reported.push(stands.swept);
+            if (stands.kind === 'ended' && !accepted.features.dryRun)
+                await handOffOwed(thread, steps, deps);
+        }
+        finally {
+            if (several)
+                core/* endGroup */.N4();
+        }
     }
     if (signal.aborted)
         return;
@@ -32810,8 +32918,9 @@ async function handOffOwed(thread, steps, deps) {
             log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,log/* describeThrown */.Y)(error)}; its next run sends what changed.`);
             return undefined;
         });
-        if (pull?.open && pull.head !== thread.note.head)
-            owed = 'a change pushed while its job worked';
+        // A merge while the job worked is held as a push is: its run sent nothing to the job.
+        if ((pull?.open || pull?.merged) && pull.head !== thread.note.head)
+            owed = pull.open ? 'a change pushed while its job worked' : 'its merge, while its job worked';
     }
     if (!owed)
         return;
@@ -32819,24 +32928,29 @@ async function handOffOwed(thread, steps, deps) {
         log/* coreLog */.u.info(`#${thread.number} is owed ${owed}: its thread's own run sends it.`);
 }
 /**
- * The default branch's jobs left at work (a branch's thread keeps its job in commit statuses):
- * each read once; an ended one's end written on every status still pending for it. Jobs a pull
- * request's thread waits for are that thread's to report. A change the branch was pushed while
- * its job worked is sent by the branch's next push (a report run sends nothing).
+ * The branches' jobs left at work (a branch's thread keeps its job in commit statuses, recorded
+ * where a report run lists them): each read once; an ended one's end written on every status
+ * still pending for it, and its records deleted. A job whose statuses no longer wait (another run
+ * wrote its end) only has its records deleted, once it ended. Jobs a pull request's thread waits
+ * for are that thread's to report. A change the branch was pushed while its job worked is sent by
+ * the branch's next push (a report run sends nothing).
  */
 async function reportBranches(steps, told, deps) {
     const { accepted, step } = deps;
     const { signal, clock } = step;
     const { head, jobs: found } = await steps.sweep.branchWaiting(signal).catch((error) => {
-        throw new errors/* ActionFailure */.dR(`Could not look for jobs left at work on the default branch: ${(0,log/* describeThrown */.Y)(error)}`);
+        throw new errors/* ActionFailure */.dR(`Could not look for the jobs branches left at work: ${(0,log/* describeThrown */.Y)(error)}`);
     });
+    // Without a head the records were read, on whatever branch each job is.
+    const whose = head === undefined ? "A branch's" : "The default branch's";
     const reported = [];
     let atWork = 0;
     for (const branch of found) {
         if (signal.aborted || told.has(branch.job))
             continue;
         const id = (0,untrusted/* label */.Pf)(branch.job);
-        const newest = Math.max(...branch.pending.map((p) => p.at ?? clock.now()));
+        const waits = branch.pending.length > 0;
+        const newest = waits ? Math.max(...branch.pending.map((p) => p.at ?? clock.now())) : clock.now();
         const waiting = { run: branch.run, at: newest, timeout: accepted.inputs.timeout };
         const job = await readWaitingJob(deps, branch.job, waiting, signal);
         if (job === 'unread')
@@ -32844,16 +32958,24 @@ async function reportBranches(steps, told, deps) {
         const end = (0,core_ledger/* waitingEnd */.Xr)(waiting, job, clock.now());
         const commits = branch.pending.map((p) => p.sha.slice(0, 12)).join(', ');
         if (end.kind === 'at-work' || end.kind === 'written') {
+            if (!waits)
+                continue;
             atWork++;
-            log/* coreLog */.u.info(`The default branch's agent job ${id} (${commits}) is still at work; it stays waiting.`);
+            log/* coreLog */.u.info(`${whose} agent job ${id} (${commits}) is still at work; it stays waiting.`);
             continue;
         }
         if (accepted.features.dryRun) {
-            log/* coreLog */.u.notice(`Dry run: the end of the default branch's agent job ${id} (${(0,core_ledger/* howEnded */.f2)(end)}) is not written.`);
+            log/* coreLog */.u.notice(waits
+                ? `Dry run: the end of ${whose.toLowerCase()} agent job ${id} (${(0,core_ledger/* howEnded */.f2)(end)}) is not written.`
+                : `Dry run: the records of agent job ${id}, whose end another run wrote, are not deleted.`);
             continue;
         }
         await steps.sweep.reportBranchEnd(branch, end, signal);
-        log/* coreLog */.u.info(`The default branch's agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; its end is written on ${commits}.`);
+        if (!waits) {
+            log/* coreLog */.u.info(`Agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; another run wrote its end, and its records go.`);
+            continue;
+        }
+        log/* coreLog */.u.info(`${whose} agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; its end is written on ${commits}.`);
         reported.push(sweptOf({ commit: branch.pending[0]?.sha ?? '' }, branch.job, end));
         if (head && head !== branch.pending[0]?.sha)
             log/* coreLog */.u.info(`The default branch moved on while agent job ${id} worked: its next push sends that change.`);
@@ -32904,10 +33026,13 @@ async function sendOwed(lane, thread, steps, deps) {
             step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,log/* describeThrown */.Y)(error)}.`));
             return undefined;
         });
-        if (!pull?.open || (thread && pull.head === thread.note.head))
+        if (!(pull?.open || pull?.merged) || (thread && pull.head === thread.note.head))
             return 0;
-        log/* coreLog */.u.info(`#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`);
-        replay = { ...pullHeadEvent(lane.number, pull.head), actor: context.actor, sha: pull.head, quiet: true };
+        log/* coreLog */.u.info(pull.open
+            ? `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`
+            : `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`);
+        const played = pull.open ? pullHeadEvent(lane.number, pull.head) : pullMergeEvent(lane.number, pull.head);
+        replay = { ...played, actor: context.actor, sha: pull.head, quiet: true };
     }
     if (!replay)
         return 0;
@@ -32959,7 +33084,7 @@ function readRunContext(env = process.env) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(582)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4582))).startGitHub(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(386)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6386))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then
@@ -33013,7 +33138,14 @@ async function run(deps = {}) {
         if (signal.aborted || !accepted)
             break;
         log/* coreLog */.u.info(`This push also merged pull request #${merge.number}: its thread is told too.`);
-        await carryAlso({ ...accepted, context: atMergeOf(accepted.context, merge.sha) }, merge.number);
+        // Each other thread's lines folded under its own heading in the run's log.
+        core/* startGroup */.Oh(`#${merge.number}: its thread`);
+        try {
+            await carryAlso({ ...accepted, context: atMergeOf(accepted.context, merge.sha) }, merge.number);
+        }
+        finally {
+            core/* endGroup */.N4();
+        }
     }
     await service?.connection.dispatcher.destroy().catch(() => undefined);
     const applied = accepted?.features.removeLabel;
@@ -33715,6 +33847,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   Yz: () => (/* binding */ core_debug),
+  N4: () => (/* binding */ endGroup),
   V4: () => (/* binding */ getInput),
   pq: () => (/* binding */ info),
   _o: () => (/* binding */ isDebug),
@@ -33722,11 +33855,12 @@ __nccwpck_require__.d(__webpack_exports__, {
   C1: () => (/* binding */ setFailed),
   uH: () => (/* binding */ setOutput),
   Pq: () => (/* binding */ core_setSecret),
+  Oh: () => (/* binding */ startGroup),
   z: () => (/* reexport */ summary),
   $e: () => (/* binding */ warning)
 });
 
-// UNUSED EXPORTS: ExitCode, addPath, endGroup, error, exportVariable, getBooleanInput, getIDToken, getMultilineInput, getState, group, markdownSummary, platform, saveState, setCommandEcho, startGroup, toPlatformPath, toPosixPath, toWin32Path
+// UNUSED EXPORTS: ExitCode, addPath, error, exportVariable, getBooleanInput, getIDToken, getMultilineInput, getState, group, markdownSummary, platform, saveState, setCommandEcho, toPlatformPath, toPosixPath, toWin32Path
 
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(857);
@@ -35802,13 +35936,13 @@ function info(message) {
  * @param name The name of the output group
  */
 function startGroup(name) {
-    issue('group', name);
+    command_issue('group', name);
 }
 /**
  * End an output group.
  */
 function endGroup() {
-    issue('endgroup');
+    command_issue('endgroup');
 }
 /**
  * Wrap an asynchronous function call in a group.

@@ -1,7 +1,8 @@
 // A loopback stand-in for GitHub's REST API (and the GraphQL query and mutation the action makes),
 // for the calls the action's GitHub side uses: repositories with issues and pull requests, comments
 // and their reactions, labels, review requests, collaborators' roles, commit statuses, auto-merge,
-// workflow dispatches, and tokens that each reach some repositories, some with write access.
+// workflow dispatches, git refs, and tokens that each reach some repositories, some with write
+// access (and, apart, with write access to their contents).
 // Every REST request and every REST reply is checked against GitHub's published OpenAPI description.
 import http from 'node:http';
 import https from 'node:https';
@@ -36,13 +37,20 @@ export type GitHubRoute =
   | 'getCollaboratorPermission'
   | 'createStatus'
   | 'listStatuses'
-  | 'createWorkflowDispatch';
+  | 'createWorkflowDispatch'
+  | 'createRef'
+  | 'listMatchingRefs'
+  | 'deleteRef';
 
 export const ROUTES: {
   route: Exclude<GitHubRoute, GitHubGraphQLRoute>;
   method: string;
   template: string;
   write: boolean;
+  /** A write of the repository's contents (`contents: write`), which a token may lack beside others. */
+  contents?: true;
+  /** Its last parameter may hold slashes (the description's `x-multi-segment`), escaped or not. */
+  rest?: true;
 }[] = [
   {
     route: 'pullsOfCommit',
@@ -143,6 +151,28 @@ export const ROUTES: {
     template: '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
     write: true,
   },
+  {
+    route: 'createRef',
+    method: 'POST',
+    template: '/repos/{owner}/{repo}/git/refs',
+    write: true,
+    contents: true,
+  },
+  {
+    route: 'listMatchingRefs',
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/git/matching-refs/{ref}',
+    write: false,
+    rest: true,
+  },
+  {
+    route: 'deleteRef',
+    method: 'DELETE',
+    template: '/repos/{owner}/{repo}/git/refs/{ref}',
+    write: true,
+    contents: true,
+    rest: true,
+  },
 ];
 
 /** The reactions GitHub offers. */
@@ -180,6 +210,11 @@ export interface TokenGrant {
    * auto-merge, workflow dispatches).
    */
   write?: string[];
+  /**
+   * Of those, the repositories whose contents (git refs) it may write too, as a workflow's token
+   * with `contents: write` may: none unless told, as the recipes' `contents: read` gives.
+   */
+  contents?: string[];
 }
 
 export interface StoredComment {
@@ -230,6 +265,12 @@ export interface WorkflowDispatch {
   ref: string;
   /** The inputs as the run gets them: strings (a number or a boolean sent is written as one). */
   inputs: Record<string, string>;
+}
+
+/** A git ref as GitHub lists it: its full name (`refs/…`) and the commit it points at. */
+export interface StoredRef {
+  ref: string;
+  sha: string;
 }
 
 /** A changed file as GitHub's diff entries describe it (the fields the action reads). */
@@ -401,6 +442,10 @@ export interface GitHubEmulator {
   workflow(repo: string, file: string, options?: { inputs?: string[] }): StoredWorkflow;
   /** The dispatches of `repo`'s workflows GitHub accepted, oldest first. */
   dispatches(repo: string): WorkflowDispatch[];
+  /** `repo`'s git refs that were created through the API or `addRef`, by name. */
+  refs(repo: string): StoredRef[];
+  /** A git ref of `repo` someone else made (`refs/…`), pointing at `sha`; one of that name is replaced. */
+  addRef(repo: string, ref: string, sha: string): void;
   /** The next request of `route` is answered (as usual) only after `ms`. */
   delay(route: GitHubRoute, ms: number): void;
   /**
@@ -434,6 +479,8 @@ interface Repo {
   workflows: Map<string, StoredWorkflow>;
   /** Accepted workflow dispatches, oldest first. */
   dispatches: WorkflowDispatch[];
+  /** Git refs by full name (`refs/…`): the commit each points at. */
+  refs: Map<string, string>;
 }
 
 /** A reaction as GitHub keeps it: who reacted matters (one reaction of a content a user). */
@@ -489,6 +536,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         autoMerge: true,
         workflows: new Map(),
         dispatches: [],
+        refs: new Map(),
       };
       repos.set(name.toLowerCase(), repo);
     }
@@ -839,9 +887,11 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
 
   const access = (grant: Required<TokenGrant>, repoName: string) => {
     const name = repoName.toLowerCase();
+    const canWrite = grant.write.some((r) => r.toLowerCase() === name);
     return {
       canRead: grant.read === '*' || grant.read.some((r) => r.toLowerCase() === name),
-      canWrite: grant.write.some((r) => r.toLowerCase() === name),
+      canWrite,
+      canWriteContents: canWrite && grant.contents.some((r) => r.toLowerCase() === name),
     };
   };
 
@@ -967,12 +1017,13 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     const spec = ROUTES.find((r) => r.route === route);
     const params = req.params;
     const repoName = `${params.owner}/${params.repo}`;
-    const { canRead, canWrite } = access(grant, repoName);
+    const { canRead, canWrite, canWriteContents } = access(grant, repoName);
     const repo = repos.get(repoName.toLowerCase());
     // A repository the token cannot see is 404, not 403, on GitHub (it does not say the repository
     // exists), whether or not the operation lists 404; a read-only token's write is 403 the same way.
     if (!spec || !repo || !canRead) return error(404, 'Not Found');
     if (spec.write && !canWrite) return error(403, 'Resource not accessible by integration');
+    if (spec.contents && !canWriteContents) return error(403, 'Resource not accessible by integration');
     const body = (req.json ?? {}) as Record<string, unknown>;
     const now = new Date().toISOString();
 
@@ -1234,6 +1285,35 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         );
         return { status: 200, json: slice.map((s) => statusJson(repoName, ref, s)), headers };
       }
+      case 'createRef': {
+        // None of these refusals is listed (201 is, with 409 and 422 of no particular message):
+        // they are GitHub's answers, as it words them.
+        const ref = typeof body.ref === 'string' ? body.ref : '';
+        const sha = typeof body.sha === 'string' ? body.sha : '';
+        if (!ref.startsWith('refs/') || ref.split('/').length < 3)
+          return error(422, 'Reference name must contain at least three slash-separated components.');
+        if (!validRefName(ref)) return error(422, `${ref} is not a valid ref name.`);
+        if (!/^[0-9a-f]{40}$/.test(sha) || repo.unknown.has(sha)) return error(422, 'Object does not exist');
+        if (repo.refs.has(ref)) return error(422, 'Reference already exists');
+        repo.refs.set(ref, sha);
+        const json = refJson(repoName, ref, sha);
+        return { status: 201, json, headers: { location: json.url } };
+      }
+      case 'listMatchingRefs': {
+        // Every ref whose full name starts with `refs/{ref}`, in one reply: GitHub has been seen
+        // to ignore `per_page` here and send them all (github/docs#3863, go-github#1567).
+        const start = `refs/${params.ref ?? ''}`;
+        const json = [...repo.refs]
+          .filter(([ref]) => ref.startsWith(start))
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([ref, sha]) => refJson(repoName, ref, sha));
+        return { status: 200, json };
+      }
+      case 'deleteRef': {
+        const ref = `refs/${params.ref ?? ''}`;
+        if (!repo.refs.delete(ref)) return error(422, 'Reference does not exist');
+        return { status: 204 };
+      }
       case 'createWorkflowDispatch': {
         // `workflow_id` is the workflow's id or its file name. None of these refusals is listed
         // (204, and 200 on github.com, are): they are GitHub's answers, in the order it checks.
@@ -1278,6 +1358,17 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     }
   }
 
+  // A git ref as GitHub sends one (`git-ref`): its own link keeps the slashes of its name.
+  const refJson = (repoName: string, ref: string, sha: string) => {
+    const api = `${serverUrl}${prefix}/repos/${repoName}/git`;
+    return {
+      ref,
+      node_id: `REF_${Buffer.from(`${repoName}:${ref}`).toString('base64url')}`,
+      url: `${api}/${segments(ref)}`,
+      object: { type: 'commit', sha, url: `${api}/commits/${sha}` },
+    };
+  };
+
   function store(list: StoredComment[], c: { login: string; body: string }): StoredComment {
     const now = new Date().toISOString();
     const comment = {
@@ -1305,7 +1396,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     else if (url.pathname.startsWith(`${prefix}/`)) {
       const path = url.pathname.slice(prefix.length);
       for (const r of ROUTES) {
-        const matched = match(r.template, path);
+        const matched = match(r.template, path, r.rest);
         if (matched && r.method === method) {
           route = r.route;
           template = r.template;
@@ -1404,7 +1495,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     requests,
     violations,
     grant(token, grant) {
-      grants.set(token, { type: 'User', read: [], write: [], ...grant, id: nextId++ });
+      grants.set(token, { type: 'User', read: [], write: [], contents: [], ...grant, id: nextId++ });
     },
     thread(repoName, threadOptions = {}) {
       const repo = repoOf(repoName);
@@ -1500,6 +1591,11 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       return workflow;
     },
     dispatches: (repoName) => [...repoOf(repoName).dispatches],
+    refs: (repoName) =>
+      [...repoOf(repoName).refs].map(([ref, sha]) => ({ ref, sha })).sort((a, b) => (a.ref < b.ref ? -1 : 1)),
+    addRef(repoName, ref, sha) {
+      repoOf(repoName).refs.set(ref, sha);
+    },
     get(repoName, number) {
       const thread = repoOf(repoName).threads.get(number);
       if (!thread) throw new Error(`no thread ${repoName}#${number}`);
@@ -1579,15 +1675,25 @@ function locate(document: string, word: string): { line: number; column: number 
   return [{ line: lines.length, column: (lines.at(-1)?.length ?? 0) + 1 }];
 }
 
-function match(template: string, path: string): Record<string, string> | undefined {
+function match(template: string, path: string, rest = false): Record<string, string> | undefined {
   const names: string[] = [];
-  const pattern = template.replace(/\{(\w+)\}/g, (_, name: string) => {
+  const pattern = template.replace(/\{(\w+)\}/g, (whole: string, name: string, at: number) => {
     names.push(name);
-    return '([^/]+)';
+    return rest && at + whole.length === template.length ? '(.+)' : '([^/]+)';
   });
   const found = new RegExp(`^${pattern}$`).exec(path);
   if (!found) return undefined;
   return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(found[i + 1] ?? '')]));
+}
+
+/**
+ * A full ref name git takes (`git check-ref-format`): no part starting with `.` or ending in
+ * `.lock`, no `..`, `@{`, control character, space, `~^:?*[\`, no `//`, and no `.` or `/` at
+ * the end.
+ */
+function validRefName(ref: string): boolean {
+  if (/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|[./]$/.test(ref)) return false;
+  return ref.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
 }
 
 /** A path's segments, each escaped as a URI's path segment. */

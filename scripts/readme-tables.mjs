@@ -2,8 +2,10 @@
 // The README's input and output tables come from action.yml (the contract workflows are written
 // against); docs/development.md's benchmark table comes from the figures the last `npm run bench`
 // measured (docs/bench.json) and the files the build put in dist/ (their sizes read here, so the
-// table lists exactly the chunks the build makes). `--check` only compares, and exits 1 with the
-// command to run when they differ; tests call `check` in process.
+// table lists exactly the chunks the build makes); the README's price table and docs/examples.md's
+// price sentence come from the lives `npm run bench:life` played (docs/bench-life.json). The
+// benches only measure: this script alone rewrites the docs. `--check` only compares, and exits 1
+// with the command to run when they differ; tests call `check` in process.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -17,6 +19,7 @@ export function paths(overrides = {}) {
     readme: join(ROOT, 'README.md'),
     action: join(ROOT, 'action.yml'),
     development: join(ROOT, 'docs', 'development.md'),
+    examples: join(ROOT, 'docs', 'examples.md'),
     bench: join(ROOT, 'docs', 'bench.json'),
     lives: join(ROOT, 'docs', 'bench-life.json'),
     dist: join(ROOT, 'dist'),
@@ -105,25 +108,69 @@ export function benchTable(bench, dist) {
   ].join('\n');
 }
 
-/** The README's price table: what each pull request's life cost as `npm run bench` played it. */
+/** One life's measured figures, from docs/bench-life.json. */
+const livesOf = (measured) => (life, docs, wait) =>
+  measured.lives.find((l) => l.life === life && l.docs === docs && l.wait === wait);
+const billedCell = (l) =>
+  `${l.billed}${l.billedInDocsRepository > 0 ? ` + ${l.billedInDocsRepository}` : ''}`;
+const paysFrom = (b) => (b.paysFrom === null ? 'never' : b.paysFrom.toFixed(1));
+
+/**
+ * The README's price table: what each life cost as `npm run bench:life` played it, waiting and
+ * not, with the docs in the code repository and apart, and from how many pull requests a day not
+ * waiting pays for its schedule (the bench's break-even, from the measured minutes).
+ */
 export function livesTable(measured) {
-  const header = ['pull request', '`wait`', 'uses', 'runner min', 'billed', 'result lag (min)'];
-  const rows = measured.lives.map((l) => [
-    l.life,
-    l.wait,
-    l.uses,
-    l.held,
-    l.billed,
-    l.lag.replace(/ \(.*/, ''),
-  ]);
+  const figures = livesOf(measured);
+  const { schedule } = measured;
+  const header = ['pull request', 'docs', 'uses', '`wait: true`', '`false`', 'lag', 'pays from'];
+  const rows = measured.breakEven.map((b, i) => {
+    const waiting = figures(b.life, b.docs, true);
+    const not = figures(b.life, b.docs, false);
+    return [
+      measured.breakEven[i - 1]?.life === b.life ? '' : b.life,
+      b.docs === 'monorepo' ? 'here' : 'apart',
+      waiting.uses === not.uses ? waiting.uses : `${waiting.uses} / ${not.uses}`,
+      billedCell(waiting),
+      billedCell(not),
+      not.lag,
+      paysFrom(b),
+    ];
+  });
+  // Waiting, a result shows as soon as the waiting run's next poll sees the end: said once.
+  const waitingLag = Math.max(...measured.lives.filter((l) => l.wait).map((l) => l.worstLag));
   const line = (cells) => `| ${cells.join(' | ')} |`;
   return [
-    `From \`npm run bench\` (${measured.setup}; lag: from the agent's end to the result on GitHub):`,
+    `From \`npm run bench\` (${measured.setup}). Billed minutes; docs \`apart\`: \`+ n\` in their repository's dispatch jobs. Lag: minutes from the agent's end to the result on GitHub (waiting: ${waitingLag} at most). Not waiting adds the schedule (\`${schedule.cron}\`): ${schedule.billedPerDay} billed minutes a day whatever happens, paid for from the pull requests a day in the last column.`,
     '',
     line(header),
-    line(header.map(() => '---')),
+    `|${header.map(() => '---').join('|')}|`,
     ...rows.map(line),
   ].join('\n');
+}
+
+/** docs/examples.md's price sentence: the recipe's pull request, waiting and not, from the same figures. */
+export function priceSentence(measured) {
+  const figures = livesOf(measured);
+  const { schedule } = measured;
+  const here = {
+    waiting: figures(measured.recipe, 'monorepo', true),
+    not: figures(measured.recipe, 'monorepo', false),
+  };
+  const apart = {
+    waiting: figures(measured.recipe, 'docs repository', true),
+    not: figures(measured.recipe, 'docs repository', false),
+  };
+  const pays = (docs) =>
+    paysFrom(measured.breakEven.find((b) => b.life === measured.recipe && b.docs === docs));
+  const uses =
+    here.waiting.uses === here.not.uses && apart.waiting.uses === apart.not.uses
+      ? 'the same quota uses'
+      : `${here.not.uses} quota uses instead of ${here.waiting.uses}`;
+  return (
+    `What it costs is in the README's [price table](../README.md#not-holding-a-runner). For the recipe's pull request, in a monorepo: ${here.not.billed} billed minutes instead of ${here.waiting.billed}, ${uses}, each result on GitHub ${here.not.lag} minutes after the agent's end. With the docs in another repository: ${apart.not.billed} instead of ${apart.waiting.billed}, and ${apart.not.billedInDocsRepository} there for its dispatch jobs; a result ${apart.not.lag} minutes after the end. ` +
+    `The schedule (\`${schedule.cron}\`) adds ${schedule.billedPerDay} billed minutes a day whatever happens: not waiting pays from ${pays('monorepo')} such pull requests a day in a monorepo, ${pays('docs repository')} with the docs apart.`
+  );
 }
 
 const blockPattern = (name, source) =>
@@ -138,10 +185,10 @@ function replaceBlock(path, text, name, source, table) {
 }
 
 /**
- * Each generated file (`readme`, `development`, or those named in `only`) as it is and as it
- * should be, with what to run when they differ.
+ * Each generated file (`readme`, `development`, `examples`, or those named in `only`) as it is and
+ * as it should be, with what to run when they differ.
  */
-export function generate(overrides = {}, only = ['readme', 'development']) {
+export function generate(overrides = {}, only = ['readme', 'development', 'examples']) {
   const at = paths(overrides);
   const files = {
     readme: () => {
@@ -178,8 +225,30 @@ export function generate(overrides = {}, only = ['readme', 'development']) {
         said: 'docs/development.md: benchmark table updated from docs/bench.json and dist/.',
       };
     },
+    examples: () => {
+      const examples = readFileSync(at.examples, 'utf8');
+      const measured = JSON.parse(readFileSync(at.lives, 'utf8'));
+      return {
+        path: at.examples,
+        text: examples,
+        updated: replaceBlock(
+          at.examples,
+          examples,
+          'price',
+          'docs/bench-life.json',
+          priceSentence(measured),
+        ),
+        drift:
+          'The price sentence in docs/examples.md differs from docs/bench-life.json: run `npm run docs` and commit docs/examples.md.',
+        said: 'docs/examples.md: price sentence updated from docs/bench-life.json.',
+      };
+    },
   };
-  return only.map((name) => files[name]());
+  return only.map((name) => {
+    if (!(name in files))
+      throw new Error(`No generated file "${name}": name ${Object.keys(files).join(', ')}.`);
+    return files[name]();
+  });
 }
 
 /** What differs, one line each: empty when every generated table is as its sources say. */
@@ -191,12 +260,16 @@ export function check(overrides = {}, only = undefined) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const args = process.argv.slice(2);
+  // Files named (`development`, `readme`, `examples`) limit it to them: a bench that measured one
+  // table's figures rewrites that table, and leaves the rest to `npm run docs`.
+  const named = args.filter((arg) => !arg.startsWith('--'));
+  const only = named.length > 0 ? named : undefined;
   if (args.includes('--check')) {
-    const problems = check();
+    const problems = check({}, only);
     for (const problem of problems) console.error(problem);
     if (problems.length > 0) process.exit(1);
   } else {
-    for (const file of generate()) {
+    for (const file of generate({}, only)) {
       if (file.updated === file.text) continue;
       writeFileSync(file.path, file.updated);
       console.log(file.said);

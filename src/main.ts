@@ -100,7 +100,13 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   for (const merge of alongside ?? []) {
     if (signal.aborted || !accepted) break;
     coreLog.info(`This push also merged pull request #${merge.number}: its thread is told too.`);
-    await carryAlso({ ...accepted, context: atMergeOf(accepted.context, merge.sha) }, merge.number);
+    // Each other thread's lines folded under its own heading in the run's log.
+    core.startGroup(`#${merge.number}: its thread`);
+    try {
+      await carryAlso({ ...accepted, context: atMergeOf(accepted.context, merge.sha) }, merge.number);
+    } finally {
+      core.endGroup();
+    }
   }
   await service?.connection.dispatcher.destroy().catch(() => undefined);
 

@@ -20,7 +20,7 @@ import { ServiceError } from './service/client.js';
 import type { JobRun } from './execute/job-run.js';
 import type { Accepted, LazyGitHub } from './accepted.js';
 import { LANE_INPUT, type Payload, type RunEvent } from './core/event.js';
-import { commentRequestEvent, pullHeadEvent } from './core/request-event.js';
+import { commentRequestEvent, pullHeadEvent, pullMergeEvent } from './core/request-event.js';
 import { setupFor } from './decide/setup.js';
 import { setOutput } from './report/outputs.js';
 import { writeSweepSummary, type SweptThread } from './report/summary.js';
@@ -104,10 +104,17 @@ async function report(steps: GitHubSteps, deps: SweepDeps, done: Swept): Promise
   );
   for (const thread of found) {
     if (signal.aborted) return;
-    const stands = await reportThread(thread, steps, deps);
-    if (stands.kind === 'at-work') done.atWork++;
-    if (stands.swept) done.reported.push(stands.swept);
-    if (stands.kind === 'ended' && !accepted.features.dryRun) await handOffOwed(thread, steps, deps);
+    // Several threads' lines, each folded under its own heading in the run's log.
+    const several = found.length > 1;
+    if (several) core.startGroup(`#${thread.number}: agent job ${label(thread.note.job)}`);
+    try {
+      const stands = await reportThread(thread, steps, deps);
+      if (stands.kind === 'at-work') done.atWork++;
+      if (stands.swept) done.reported.push(stands.swept);
+      if (stands.kind === 'ended' && !accepted.features.dryRun) await handOffOwed(thread, steps, deps);
+    } finally {
+      if (several) core.endGroup();
+    }
   }
   if (signal.aborted) return;
   const branch = await reportBranches(steps, new Set(found.map((f) => f.note.job)), deps);
@@ -227,7 +234,9 @@ async function handOffOwed(thread: FoundWaiting, steps: GitHubSteps, deps: Sweep
       );
       return undefined;
     });
-    if (pull?.open && pull.head !== thread.note.head) owed = 'a change pushed while its job worked';
+    // A merge while the job worked is held as a push is: its run sent nothing to the job.
+    if ((pull?.open || pull?.merged) && pull.head !== thread.note.head)
+      owed = pull.open ? 'a change pushed while its job worked' : 'its merge, while its job worked';
   }
   if (!owed) return;
   if (await steps.sweep.handOff(thread.number, signal))
@@ -235,10 +244,12 @@ async function handOffOwed(thread: FoundWaiting, steps: GitHubSteps, deps: Sweep
 }
 
 /**
- * The default branch's jobs left at work (a branch's thread keeps its job in commit statuses):
- * each read once; an ended one's end written on every status still pending for it. Jobs a pull
- * request's thread waits for are that thread's to report. A change the branch was pushed while
- * its job worked is sent by the branch's next push (a report run sends nothing).
+ * The branches' jobs left at work (a branch's thread keeps its job in commit statuses, recorded
+ * where a report run lists them): each read once; an ended one's end written on every status
+ * still pending for it, and its records deleted. A job whose statuses no longer wait (another run
+ * wrote its end) only has its records deleted, once it ended. Jobs a pull request's thread waits
+ * for are that thread's to report. A change the branch was pushed while its job worked is sent by
+ * the branch's next push (a report run sends nothing).
  */
 async function reportBranches(
   steps: GitHubSteps,
@@ -248,34 +259,42 @@ async function reportBranches(
   const { accepted, step } = deps;
   const { signal, clock } = step;
   const { head, jobs: found } = await steps.sweep.branchWaiting(signal).catch((error: unknown) => {
-    throw new ActionFailure(
-      `Could not look for jobs left at work on the default branch: ${describeThrown(error)}`,
-    );
+    throw new ActionFailure(`Could not look for the jobs branches left at work: ${describeThrown(error)}`);
   });
+  // Without a head the records were read, on whatever branch each job is.
+  const whose = head === undefined ? "A branch's" : "The default branch's";
   const reported: SweptThread[] = [];
   let atWork = 0;
   for (const branch of found) {
     if (signal.aborted || told.has(branch.job)) continue;
     const id = label(branch.job);
-    const newest = Math.max(...branch.pending.map((p) => p.at ?? clock.now()));
+    const waits = branch.pending.length > 0;
+    const newest = waits ? Math.max(...branch.pending.map((p) => p.at ?? clock.now())) : clock.now();
     const waiting = { run: branch.run, at: newest, timeout: accepted.inputs.timeout };
     const job = await readWaitingJob(deps, branch.job, waiting, signal);
     if (job === 'unread') continue;
     const end = waitingEnd(waiting, job, clock.now());
     const commits = branch.pending.map((p) => p.sha.slice(0, 12)).join(', ');
     if (end.kind === 'at-work' || end.kind === 'written') {
+      if (!waits) continue;
       atWork++;
-      coreLog.info(`The default branch's agent job ${id} (${commits}) is still at work; it stays waiting.`);
+      coreLog.info(`${whose} agent job ${id} (${commits}) is still at work; it stays waiting.`);
       continue;
     }
     if (accepted.features.dryRun) {
       coreLog.notice(
-        `Dry run: the end of the default branch's agent job ${id} (${howEnded(end)}) is not written.`,
+        waits
+          ? `Dry run: the end of ${whose.toLowerCase()} agent job ${id} (${howEnded(end)}) is not written.`
+          : `Dry run: the records of agent job ${id}, whose end another run wrote, are not deleted.`,
       );
       continue;
     }
     await steps.sweep.reportBranchEnd(branch, end, signal);
-    coreLog.info(`The default branch's agent job ${id} ${howEnded(end)}; its end is written on ${commits}.`);
+    if (!waits) {
+      coreLog.info(`Agent job ${id} ${howEnded(end)}; another run wrote its end, and its records go.`);
+      continue;
+    }
+    coreLog.info(`${whose} agent job ${id} ${howEnded(end)}; its end is written on ${commits}.`);
     reported.push(sweptOf({ commit: branch.pending[0]?.sha ?? '' }, branch.job, end));
     if (head && head !== branch.pending[0]?.sha)
       coreLog.info(
@@ -344,11 +363,14 @@ async function sendOwed(
       step.fail(new ActionFailure(`Could not read pull request #${lane.number}: ${describeThrown(error)}.`));
       return undefined;
     });
-    if (!pull?.open || (thread && pull.head === thread.note.head)) return 0;
+    if (!(pull?.open || pull?.merged) || (thread && pull.head === thread.note.head)) return 0;
     coreLog.info(
-      `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`,
+      pull.open
+        ? `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`
+        : `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`,
     );
-    replay = { ...pullHeadEvent(lane.number, pull.head), actor: context.actor, sha: pull.head, quiet: true };
+    const played = pull.open ? pullHeadEvent(lane.number, pull.head) : pullMergeEvent(lane.number, pull.head);
+    replay = { ...played, actor: context.actor, sha: pull.head, quiet: true };
   }
   if (!replay) return 0;
   const { event, payload, actor, sha, quiet } = replay;

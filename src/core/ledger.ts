@@ -16,7 +16,8 @@ import type {
   WaitingEnd,
   WaitingNews,
 } from './ports.js';
-import { label } from './untrusted.js';
+import { badLabel, isReviewer } from './names.js';
+import { label, quote } from './untrusted.js';
 
 export type { RequestLedger, ThreadNote };
 
@@ -202,7 +203,10 @@ export function nextLedger(
     delete older.superseded;
     delete older.delivered;
     delete older.waiting;
-    const still = previous.waiting && tidy(previous.waiting, requests.requests);
+    // A re-run of an older run that left the job at work again (its send was the newest) is
+    // what the thread waits for now.
+    const newest = run.waiting ?? previous.waiting;
+    const still = newest && tidy(newest, requests.requests);
     return { ...older, ...superseded, ...(still ? { waiting: still } : {}) };
   }
   const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
@@ -305,4 +309,87 @@ export function howEnded(news: WaitingNews): string {
   if (news.kind === 'lost') return 'is no longer known to the service';
   if (news.kind === 'overdue') return 'is still at work past its timeout';
   return `is ${label(news.job.status)}`;
+}
+
+// A record is read back from a comment anyone who writes as the action's identity can edit, and
+// that identity may be shared (GITHUB_TOKEN is every workflow's of the repository): what the
+// record asks is done only where this step would have done it itself (docs/design.md §3.10).
+
+/** What a run knows to check a waiting record against, from what it did not read in the record. */
+export interface RecordBounds {
+  /** The step's own status context: the only one a record's status may name. */
+  context: string;
+  /** The commits GitHub says carry this step's status for the record's job. */
+  commits: readonly string[];
+}
+
+/** What a record asked that did not pass, for the one warning that says so. */
+export interface Refused {
+  status?: { sha: string; context: string; why: 'context' | 'commit' };
+  labels: string[];
+  reviewers: string[];
+}
+
+/**
+ * The record with only what passes: its status in this step's own context on a commit that carries
+ * this step's status for the job, and the labels and reviewers the inputs would take (one name an
+ * entry, trimmed, as an input's list gives it); `refused` names what was left out. `autoMerge` is
+ * one of the methods already (the note's schema).
+ */
+export function checkWaiting<T extends Pick<Waiting, 'run' | 'status' | 'labels' | 'reviewers'>>(
+  waiting: T,
+  bounds: RecordBounds,
+): { waiting: T; refused?: Refused } {
+  const sound = { ...waiting };
+  const refused: Refused = { labels: [], reviewers: [] };
+  const { status } = waiting;
+  if (status) {
+    const why =
+      status.context !== bounds.context
+        ? 'context'
+        : bounds.commits.includes(status.sha)
+          ? undefined
+          : 'commit';
+    if (why) {
+      refused.status = { ...status, why };
+      delete sound.status;
+    }
+  }
+  const asInput = (name: string) => name !== '' && name === name.trim() && !name.includes(',');
+  const names = (key: 'labels' | 'reviewers', passes: (name: string) => boolean) => {
+    const given = waiting[key];
+    if (!given) return;
+    const kept = given.filter((name) => asInput(name) && passes(name));
+    refused[key] = given.filter((name) => !kept.includes(name));
+    if (kept.length > 0) sound[key] = kept;
+    else delete sound[key];
+  };
+  names('labels', (name) => badLabel(name) === undefined);
+  names('reviewers', isReviewer);
+  const any = refused.status || refused.labels.length + refused.reviewers.length > 0;
+  return any ? { waiting: sound, refused } : { waiting: sound };
+}
+
+/**
+ * The warning for what a record of job `jobId` (left at work by run `run`) asked and was refused:
+ * every piece of the record's text quoted, so none of it can start a workflow command or read as
+ * the log's own words.
+ */
+export function refusedWarning(jobId: string, run: number, refused: Refused, context: string): string {
+  const parts: string[] = [];
+  const { status } = refused;
+  if (status?.why === 'context')
+    parts.push(
+      `its commit status in the context ${quote(status.context, 100)}, which is not this step's (${quote(context, 100)})`,
+    );
+  if (status?.why === 'commit')
+    parts.push(
+      `its commit status on ${label(status.sha.slice(0, 12))}, a commit that carries no status of this step for that job`,
+    );
+  const listed = (names: string[]) => names.map((name) => quote(name, 60)).join(', ');
+  if (refused.labels.length > 0)
+    parts.push(`the labels ${listed(refused.labels)}, which the labels input would refuse`);
+  if (refused.reviewers.length > 0)
+    parts.push(`the reviewers ${listed(refused.reviewers)}, which the reviewers input would refuse`);
+  return `The record of agent job ${label(jobId)}, which run ${run} left at work, asks for what this step would not do; left out: ${parts.join('; ')}.`;
 }

@@ -402,7 +402,7 @@ export interface SweepSide {
   /** A branch's job's end on each of its pending statuses, and its docs pull request routed; faults are warnings. */
   reportBranchEnd(found: BranchWaiting, end: WaitingNews, signal: AbortSignal): Promise<void>;
   /** A pull request of this repository, as it is now: open or not, and its head. Faults throw. */
-  pull(number: number, signal: AbortSignal): Promise<{ open: boolean; head: string }>;
+  pull(number: number, signal: AbortSignal): Promise<{ open: boolean; merged: boolean; head: string }>;
 }
 
 /** The GitHub side of one run: one port a step, over one session. */

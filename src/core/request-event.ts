@@ -25,6 +25,12 @@ export function pullHeadEvent(number: number, head: string): { event: RunEvent; 
   return { event: parseEvent('pull_request', payload), payload };
 }
 
+/** The `pull_request` event GitHub sends when pull request `number` merges with `head` as its head. */
+export function pullMergeEvent(number: number, head: string): { event: RunEvent; payload: Payload } {
+  const payload = { action: 'closed', number, pull_request: { number, merged: true, head: { sha: head } } };
+  return { event: parseEvent('pull_request', payload), payload };
+}
+
 /** The `push` event GitHub sends when the default branch (`branch`, when known) moves from `before` to `after`. */
 export function branchPushEvent(
   before: string,

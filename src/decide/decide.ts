@@ -146,6 +146,12 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     notice: held.notice,
     ...(port ? { held: { status: held.status, ...(named ? { job: named } : {}), memory } } : {}),
   });
+  // Nothing is sent to a job at work, from any run: requests owed stay queued in its record, and
+  // a push's change or a merge waits, for the run that sees the job's end (the thread's lane).
+  if (atWork && !inputs.wait && !resumes) {
+    const merged = event.kind === 'pull-request' && event.pull?.merged === true;
+    return hold(whileAtWork(job, merged ? 'this merge' : 'what this push changed'), job);
+  }
   const { asked } = features;
   let step: ThreadStep | undefined;
   // The thread's job as read before the plan (a waiting job's, or a branch's left at work).
@@ -156,13 +162,12 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     const held =
       // Only a push's step comes from GitHub's word; an event's own payload names the others.
       heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
-      (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined) ??
-      (step === 'change' && atWork && !inputs.wait ? whileAtWork(job) : undefined);
+      (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined);
     if (held) return hold(held, job);
     // A branch keeps its job in commit statuses: one a run left at work holds the push as above.
     if (!inputs.wait && moment.branch && memory.branch?.waiting && job) {
       known = await deps.client.getJob(job, { signal }).catch(() => undefined);
-      if (known && !isTerminal(known.status)) return hold(whileAtWork(job), job);
+      if (known && !isTerminal(known.status)) return hold(whileAtWork(job, 'what this push changed'), job);
     }
   }
   // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
@@ -226,9 +231,9 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
  * waiting run's pending successor would: the run that reports that end sends what changed since
  * the job last looked, once, however many pushes came meanwhile.
  */
-function whileAtWork(job: string | undefined): Held {
+function whileAtWork(job: string | undefined, what: string): Held {
   return {
-    notice: `Held: agent job ${label(job ?? '')} is still at work; what this push changed is sent when it is done, by the thread's next run.`,
+    notice: `Held: agent job ${label(job ?? '')} is still at work; ${what} is sent when it is done, by the thread's next run.`,
     status: 'Sent when the agent is done',
   };
 }

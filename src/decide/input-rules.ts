@@ -2,7 +2,8 @@
 // and known to no event: `inputs.ts` applies them in action.yml's order.
 import { DURATION_FORMS, parseDuration } from '../core/duration.js';
 import type { MergeMethod } from '../core/ports.js';
-import { hasUnsafe, quote } from '../core/untrusted.js';
+import { badLabel, isReviewer, MAX_LABEL } from '../core/names.js';
+import { quote } from '../core/untrusted.js';
 import { FOLLOW_UP_POLICIES, type FollowUpPolicy } from './follow-up.js';
 
 export const MIN_POLL_INTERVAL_MS = 1000;
@@ -89,31 +90,12 @@ export const budget: Check<number | undefined> = (text, problem) => {
   );
 };
 
-/** GitHub's label names are at most 50 characters; an issue takes at most 100 labels. */
-const MAX_LABEL = 50;
+/** An issue takes at most 100 labels. */
 const MAX_LABELS = 100;
-// A login: letters, digits, hyphens, and the underscore of managed users on GHE.com
-// (handle_shortcode); a team: org/slug.
-const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 /** Comma- or newline-separated, each entry trimmed; empty entries and repeats dropped. */
 function list(text: string): string[] {
   return [...new Set(text.split(/[,\n]/).map((entry) => entry.trim()))].filter(Boolean);
-}
-
-/**
- * Why a label name cannot be used, or `undefined`. A name goes into a URL's path when it is taken
- * off again, where `.` and `..` are dot segments that change which resource is asked for and a `/`
- * is one that servers and proxies may decode; controls and invisible characters would show one
- * name and be another.
- */
-function badLabel(name: string): string | undefined {
-  if (name.length > MAX_LABEL) return `is longer than ${MAX_LABEL} characters`;
-  if (name === '.' || name === '..') return 'is a dot segment of a URL path';
-  if (name.includes('/')) return 'holds a /';
-  if (hasUnsafe(name)) return 'holds a control, invisible or bidirectional character';
-  return undefined;
 }
 
 export const labels: Check<string[]> = (text, problem) => {
@@ -179,10 +161,7 @@ export const autoMerge: Check<MergeMethod | ''> = (text, problem) => {
 
 export const reviewers: Check<string[]> = (text, problem) => {
   const names = list(text);
-  const bad = names.find((name) => {
-    const [owner = '', team, ...rest] = name.split('/');
-    return !LOGIN.test(owner) || rest.length > 0 || (team !== undefined && !TEAM_SLUG.test(team));
-  });
+  const bad = names.find((name) => !isReviewer(name));
   if (bad !== undefined) {
     problem(
       `Input "reviewers" has ${quote(bad, 60)}: expected GitHub logins (octocat) and teams as org/team-slug, separated by commas or lines.`,

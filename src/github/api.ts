@@ -151,6 +151,25 @@ export interface GitHubApi {
     { context: string; description: string | null; state: string; creator?: string; createdAt?: string }[]
   >;
   /**
+   * Creates the git ref `ref` (`refs/…`, at least three parts) at commit `sha`. GitHub answers
+   * 422 `Reference already exists` when it does, and 403 to a token without `contents: write`.
+   */
+  createRef(
+    at: { owner: string; repo: string; ref: string; sha: string },
+    signal: AbortSignal,
+  ): Promise<void>;
+  /**
+   * The git refs whose full names start with `refs/{prefix}`, each with the object it points at,
+   * a page at a time as GitHub's links lead (it has been seen to answer all at once, ignoring
+   * `per_page`: github/docs#3863).
+   */
+  matchingRefs(
+    at: { owner: string; repo: string; prefix: string },
+    signal: AbortSignal,
+  ): AsyncIterable<{ ref: string; sha: string; type: string }[]>;
+  /** Deletes the git ref `refs/{ref}`; GitHub answers 422 `Reference does not exist` when there is none. */
+  deleteRef(at: { owner: string; repo: string; ref: string }, signal: AbortSignal): Promise<void>;
+  /**
    * The login's access to the repository: `permission` (the base role: maintain and custom roles
    * based on write read `write`) and `role_name` (the role's own name).
    */

@@ -274,6 +274,24 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
             ...(created_at ? { createdAt: created_at } : {}),
           }));
     },
+    async createRef(at, signal) {
+      await octokit().rest.git.createRef({ ...at, ...bounded(signal) });
+    },
+    async *matchingRefs({ prefix, ...at }, signal) {
+      const pages = octokit().paginate.iterator(withSignal(octokit().rest.git.listMatchingRefs, signal), {
+        ...at,
+        ref: prefix,
+      });
+      const ref = z.object({ ref: z.string(), object: z.object({ sha: z.string(), type: z.string() }) });
+      for await (const { data } of pages)
+        yield z
+          .array(ref)
+          .parse(data)
+          .map((r) => ({ ref: r.ref, sha: r.object.sha, type: r.object.type }));
+    },
+    async deleteRef(at, signal) {
+      await octokit().rest.git.deleteRef({ ...at, ...bounded(signal) });
+    },
     async collaboratorAccess(at, signal) {
       const { data } = await octokit().rest.repos.getCollaboratorPermissionLevel({
         ...at,

@@ -256,7 +256,8 @@ export function latestRunBody(
 }
 
 /** GitHub shows at most 2,500 comments on a thread; a server that ignores `page` must not loop. */
-const MAX_PAGES = 30;
+/** The most pages of a thread's comments a run reads looking for the action's own. */
+export const MAX_PAGES = 30;
 
 /**
  * One comment on a thread, written by the token's own identity and carrying the marker. Only
@@ -293,6 +294,12 @@ export class KeptComment {
   /** The comment's id, once it exists: comment ids grow, so it tells which comments came after it. */
   async id(signal: AbortSignal): Promise<number | undefined> {
     return (await this.lookUp(signal))?.id;
+  }
+
+  /** The comment's body as GitHub has it now, read again (another run may have written since). */
+  async bodyNow(signal: AbortSignal): Promise<string | undefined> {
+    this.found = undefined;
+    return this.body(signal);
   }
 
   /** The comment's body as it stands; a fault is thrown (a thread must not read it as none). */

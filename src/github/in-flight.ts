@@ -8,8 +8,9 @@ import type { AgentJob } from '../core/job.js';
 import { isTerminal } from '../core/job.js';
 import type { Outcome, ThreadNote } from '../core/ports.js';
 import { WORKING_LABEL } from '../core/pull-request.js';
-import { KeptComment, MARKER_PREFIX } from './comment.js';
+import { KeptComment, MARKER_PREFIX, MAX_PAGES } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
+import { describeThrown } from '../core/log.js';
 import { readNote } from './note.js';
 import type { Comment } from './api.js';
 import type { GitHubSession } from './session.js';
@@ -89,6 +90,18 @@ export async function takeOff(session: GitHubSession, signal: AbortSignal): Prom
   const thread = await ownThread(session, signal);
   if (!thread) return;
   const { owner, repo, number } = thread;
+  // The label is the thread's, not one step's: a record of another step (another project's)
+  // that still waits keeps it, or no report run would find that job. Unread, it stays too.
+  const others = await othersWait(session, thread, signal).catch((error: unknown) => {
+    session.warn(`Left the label ${WORKING_LABEL} on ${owner}/${repo}#${number}: ${describeThrown(error)}.`);
+    return true;
+  });
+  if (others) {
+    session.say(
+      `Left the label ${WORKING_LABEL} on ${owner}/${repo}#${number}: another step's job there still waits.`,
+    );
+    return;
+  }
   try {
     await session.forRepo().removeLabel({ owner, repo, issue_number: number, name: WORKING_LABEL }, signal);
     session.say(`Took the label ${WORKING_LABEL} off ${owner}/${repo}#${number}.`);
@@ -103,6 +116,22 @@ export async function takeOff(session: GitHubSession, signal: AbortSignal): Prom
       }),
     );
   }
+}
+
+/** Whether a kept comment of another step of this action on the thread records a job still waiting. */
+async function othersWait(session: GitHubSession, thread: Thread, signal: AbortSignal): Promise<boolean> {
+  const login = await session.ownLogin(signal);
+  const { owner, repo, number } = thread;
+  let pages = 0;
+  for await (const comments of session.forRepo().comments({ owner, repo, issue_number: number }, signal)) {
+    for (const c of comments) {
+      if (c.login !== login || !c.body.startsWith(MARKER_PREFIX) || c.body.startsWith(session.marker))
+        continue;
+      if (session.trusted(readNote(c.body), 'a kept comment')?.waiting) return true;
+    }
+    if (++pages >= MAX_PAGES) break;
+  }
+  return false;
 }
 
 /**

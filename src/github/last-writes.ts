@@ -105,12 +105,12 @@ export function reportWrites(session: GitHubSession): ReportWrites {
       if (!session.status) return;
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
       try {
-        // A commit whose status links a completed job's docs pull request (a merge with nothing
-        // new, on the head the last push's run reported) keeps that link.
+        // A commit whose status holds a job's end (a merge with nothing new, on the head the last
+        // push's run reported, links its docs pull request) keeps it: a skip is no end.
         const { sha, own } = await ownStatus(session, signal);
-        if (own?.linked) {
+        if (own?.ended) {
           session.log.info(
-            `The commit status on ${sha?.slice(0, 12)} links the docs pull request of job ${own?.job ?? ''}; it is left as it is.`,
+            `The commit status on ${sha?.slice(0, 12)} holds the end of job ${own?.job ?? ''}; it is left as it is.`,
           );
           return;
         }
@@ -243,11 +243,12 @@ async function finalStatus(
   const jobId = confirmed ? outcome.jobId : undefined;
   if (!jobId) {
     // A failed send is its own run's failure: the end of a job a run wrote on this commit, in
-    // this context, stays (a required check that turned green is not turned red by a 429).
+    // this context, or a skip that named the job, stays (a required check that turned green is
+    // not turned red by a 429).
     const { sha, own } = await ownStatus(session, signal);
-    if (own?.ended) {
+    if (own?.ended || own?.held) {
       session.say(
-        `The commit status on ${sha?.slice(0, 12)} holds the end of job ${own?.job ?? ''}; it is left as it is.`,
+        `The commit status on ${sha?.slice(0, 12)} holds the word of job ${own?.job ?? ''}; it is left as it is.`,
       );
       return;
     }

@@ -78,17 +78,24 @@ export class GitHubSession {
     this.gitHubCom = deps.gitHubCom ?? GITHUB_COM;
     this.marker = deps.pinned?.marker ?? request.standIn?.marker ?? commentMarker(run, request);
     this.runUrl = `${run.serverUrl}/${run.repo.owner}/${run.repo.repo}/actions/runs/${run.runId}`;
+    this.statusContext = request.standIn?.statusContext ?? statusContext(run, request);
     if (request.status) {
       this.status = new CommitStatus(
         () => this.forRepo(),
         (signal) => this.ownLogin(signal),
         run,
-        request.standIn?.statusContext ?? statusContext(run, request),
+        this.statusContext,
         this.runUrl,
         this.say,
       );
     }
   }
+
+  /**
+   * This step's own status context, whether or not this run writes a status: a report run of the
+   * step ends the statuses the step's runs left, and those are named alike.
+   */
+  readonly statusContext: string;
 
   readonly warn = (message: string): void => this.log.warning(message);
   /** What the run wrote on GitHub, said in its log as it is written. */

@@ -77,7 +77,7 @@ export function sweepSide(session: GitHubSession): SweepSide {
       return findBranchWaiting(session, signal).catch((error: unknown) => {
         throw new Error(
           describeGitHubFault(error, {
-            what: "read the default branch's newest commits and their statuses",
+            what: "list the branches' jobs left at work (refs/agent-job-action/waiting/…) or the default branch's newest commits, and their statuses",
             token: 'githubToken',
             permission: 'contents: read and statuses: read',
             repo: `${owner}/${repo}`,
@@ -103,7 +103,7 @@ export function sweepSide(session: GitHubSession): SweepSide {
         () => api.getPull({ owner, repo, pull_number: number }, signal),
         signal,
       );
-      return { open: got.state === 'open', head: got.headSha };
+      return { open: got.state === 'open', merged: got.merged, head: got.headSha };
     },
     async reportEnd(found, end, cancellation) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);

@@ -2,15 +2,19 @@
 // reads it: the kept comment with the result and the record cleared, the commit status the
 // starting run left `pending` — on its commit and in its context, so a required check resolves —
 // what that run asked of the docs PR (labels, reviewers, auto-merge), and the label off the thread.
+// The record is read back from a comment others may edit: only what this step would have done
+// itself is done (checkWaiting, docs/design.md §3.10).
 import { formatDuration } from '../core/duration.js';
+import { describeThrown } from '../core/log.js';
 import type { ThreadNote, Waiting, WaitingNews } from '../core/ports.js';
 import { isPullRequestUrl, label } from '../core/untrusted.js';
-import { owes, settleWaiting } from '../core/ledger.js';
+import { checkWaiting, owes, refusedWarning, settleWaiting } from '../core/ledger.js';
 import { writeOnDocs } from './docs-pr.js';
 import { takeOff, type WaitingThread } from './in-flight.js';
 import { readNote } from './note.js';
 import type { GitHubSession } from './session.js';
-import { CommitStatus, JOB_WORDS, statusDescription, type StatusState } from './status.js';
+import { CommitStatus, JOB_WORDS, readStatusNote, statusDescription, type StatusState } from './status.js';
+import { faultOf } from './errors.js';
 import { supersede } from './supersede.js';
 import { body, keptForWriting } from './writes.js';
 
@@ -26,9 +30,14 @@ export async function writeWaitingEnd(
   end: WaitingNews,
   owed: boolean,
   signal: AbortSignal,
-): Promise<void> {
-  const { waiting } = note;
-  if (!waiting) return;
+): Promise<boolean> {
+  const read = note.waiting;
+  if (!read) return false;
+  // Checked before anything is written, and written back checked: what was refused is not asked
+  // of a later run again. A status whose commit could not be read stays in a record kept (an
+  // overdue mark): the job's real end tries it again.
+  const { waiting, unread } = await soundRecord(session, note.job, read, signal);
+  const kept = unread && read.status ? { ...waiting, status: read.status } : waiting;
   const job = end.kind === 'ended' ? end.job : undefined;
   const failure = failureOf(note.job, waiting, end);
   // The docs pull requests an earlier job left, closed now that this one has its own, as the run
@@ -42,9 +51,21 @@ export async function writeWaitingEnd(
         )
       : undefined;
   const left = superseded?.waiting ?? note.superseded ?? [];
-  const after = { ...settleWaiting(note, end, owed), ...(left.length > 0 ? { superseded: left } : {}) };
+  const after = {
+    ...settleWaiting({ ...note, waiting: kept }, end, owed),
+    ...(left.length > 0 ? { superseded: left } : {}),
+  };
   if (left.length === 0) delete after.superseded;
   const { comment } = await keptForWriting(session, signal);
+  // Read again just before writing: a run of the thread may have reported this end and gone on (a
+  // new pass, its own record) since this run read the note; that is not written over.
+  const now = comment && readNote((await comment.bodyNow(signal)) ?? '');
+  if (comment && !sameWait(now, note)) {
+    session.say(
+      `The thread's record of agent job ${label(note.job)} changed meanwhile: its end is left to the run that changed it.`,
+    );
+    return false;
+  }
   await comment?.write(
     body(session, {
       jobId: note.job,
@@ -57,7 +78,7 @@ export async function writeWaitingEnd(
     }),
     signal,
   );
-  if (waiting.status) await endStatus(session, note.job, waiting, end, signal);
+  if (waiting.status) await writeEnd(session, note.job, waiting.run, waiting.status, end, signal);
   if (!failure) {
     await writeOnDocs(session, job, undefined, signal, {
       labels: waiting.labels ?? [],
@@ -67,6 +88,13 @@ export async function writeWaitingEnd(
     });
   }
   if (!after.waiting) await takeOff(session, signal);
+  return true;
+}
+
+/** Whether the note read now still waits for the same pass of the same job, its end not written. */
+function sameWait(now: ThreadNote | undefined, read: ThreadNote): boolean {
+  const [was, is] = [read.waiting, now?.waiting];
+  return Boolean(was && is && now?.job === read.job && is.run === was.run && !is.ended);
 }
 
 /** What went wrong with the waiting job, in the words a waiting run would have used; none when it completed. */
@@ -84,7 +112,10 @@ function failureOf(jobId: string, waiting: Waiting, end: WaitingNews) {
   }
 }
 
-/** The pending status's last word, on its own commit and in its own context, naming the starting run. */
+/**
+ * The pending status's last word, on its own commit and in its own context, naming the starting
+ * run — for a record read back: only where the record passes the checks (checkWaiting).
+ */
 export async function endStatus(
   session: GitHubSession,
   jobId: string,
@@ -92,16 +123,19 @@ export async function endStatus(
   end: WaitingNews,
   signal: AbortSignal,
 ): Promise<void> {
-  const at = waiting.status;
-  if (!at) return;
-  const status = new CommitStatus(
-    () => session.forRepo(),
-    (s) => session.ownLogin(s),
-    session.run,
-    at.context,
-    session.runUrl,
-    session.say,
-  );
+  const { status } = (await soundRecord(session, jobId, waiting, signal)).waiting;
+  if (status) await writeEnd(session, jobId, waiting.run, status, end, signal);
+}
+
+/** The status's last word, on a commit and in a context the record's check let through. */
+async function writeEnd(
+  session: GitHubSession,
+  jobId: string,
+  run: number,
+  at: { sha: string; context: string },
+  end: WaitingNews,
+  signal: AbortSignal,
+): Promise<void> {
   const link = end.kind === 'ended' ? (end.job.prLink ?? '') : '';
   const [state, word]: [StatusState, string] =
     end.kind === 'lost'
@@ -112,8 +146,119 @@ export async function endStatus(
           ? ['success', link ? JOB_WORDS.completed : JOB_WORDS.noChanges]
           : ['failure', end.job.status === 'failed' ? JOB_WORDS.failed : JOB_WORDS.archived];
   const target = isPullRequestUrl(link) ? link : session.runUrl;
-  const { text } = statusDescription(word, jobId, waiting.run);
+  const { text } = statusDescription(word, jobId, run);
+  const status = statusIn(session, at.context);
+  // Only over the pass's own word, or a run's stop that names no job: a newer pass's status on the
+  // same commit (a run of the thread that went on meanwhile) is not written over. Unread, it is
+  // written as before.
+  const own = await status.read(at.sha, signal).catch(() => undefined);
+  if (own?.job !== undefined && (own.run !== run || own.ended)) return;
   await status.write(at.sha, state, text, target, signal, session.warn);
+}
+
+/**
+ * The record of job `jobId` as this step may act on it: its status only in this step's own
+ * context and on a commit GitHub says carries this step's status for the job, its labels and
+ * reviewers only names the inputs would take. What is left out is one warning; `unread`: the
+ * commit could not be read, so its status is left out unjudged.
+ */
+async function soundRecord<T extends Pick<Waiting, 'run' | 'status' | 'labels' | 'reviewers'>>(
+  session: GitHubSession,
+  jobId: string,
+  waiting: T,
+  signal: AbortSignal,
+): Promise<{ waiting: T; unread?: true }> {
+  const own = session.statusContext;
+  const commits = await vouched(session, jobId, waiting, signal);
+  const unread = commits === 'unread';
+  // The step's own context, or the record's where this identity's status there names the job: a
+  // separate report step (`sweep: true`, its own context) ends the thread step's status, and a
+  // record cannot reach a context the action never wrote for the job (a required check's).
+  const context = !unread && commits.length > 0 && waiting.status ? waiting.status.context : own;
+  const { waiting: sound, refused } = checkWaiting(waiting, { context, commits: unread ? [] : commits });
+  // A commit that could not be read was said already, in its own words.
+  if (refused && unread) delete refused.status;
+  if (refused && (refused.status || refused.labels.length + refused.reviewers.length > 0))
+    session.warn(refusedWarning(jobId, waiting.run, refused, context));
+  return unread ? { waiting: sound, unread } : { waiting: sound };
+}
+
+/**
+ * The record's commit, when GitHub says it carries the action's status for the job: a status
+ * this step's identity wrote there in the record's context names the job (or, for an id too long or odd for
+ * a status to show, names only the run that left it at work) — any of them, not only the newest: a
+ * later run on the same commit may have written over it. Nothing cheaper vouches for the commit:
+ * the note's `head` is written by the same hand as the record, and the head a run reads is usually
+ * newer (the push that brings the thread's next run moved it). A read that fails vouches for
+ * nothing (`unread`, said in a warning): the status is left as it is.
+ */
+async function vouched(
+  session: GitHubSession,
+  jobId: string,
+  waiting: Pick<Waiting, 'run' | 'status'>,
+  signal: AbortSignal,
+): Promise<string[] | 'unread'> {
+  const at = waiting.status;
+  if (!at) return [];
+  try {
+    const named = await session.retrying(
+      () => carriesJob(session, at.sha, at.context, { jobId, run: waiting.run }, signal),
+      signal,
+    );
+    return named ? [at.sha] : [];
+  } catch (error) {
+    session.warn(
+      `Could not read the commit statuses on ${label(at.sha.slice(0, 12))} that the record of agent job ${label(jobId)} names (${describeThrown(error)}): its status is left as it is.`,
+    );
+    return 'unread';
+  }
+}
+
+/**
+ * The pages of a commit's statuses read for the job (every context's, 100 a page), as a re-run
+ * reads its own: anyone with `statuses: write` can push the step's under newer ones.
+ */
+const STATUS_PAGES = 100;
+
+/** Whether a status this step's identity wrote on `sha` in `context` names the job. */
+async function carriesJob(
+  session: GitHubSession,
+  sha: string,
+  context: string,
+  { jobId, run }: { jobId: string; run: number },
+  signal: AbortSignal,
+): Promise<boolean> {
+  const { owner, repo } = session.run.repo;
+  const login = await session.ownLogin(signal);
+  const unshown = !statusDescription(JOB_WORDS.goesOn, jobId, run).fits;
+  try {
+    let pages = 0;
+    for await (const statuses of session.forRepo().statuses({ owner, repo, ref: sha }, signal)) {
+      for (const status of statuses) {
+        if (status.creator !== login || status.context !== context) continue;
+        const said = readStatusNote(status.description);
+        if (said?.job === jobId || (unshown && said && !said.job && said.run === run)) return true;
+      }
+      if (++pages >= STATUS_PAGES) break;
+    }
+    return false;
+  } catch (error) {
+    // A commit GitHub no longer has carries nothing.
+    if (faultOf(error).gone) return false;
+    throw error;
+  }
+}
+
+/** This step's commit status in `context`, over the session's client and identity. */
+function statusIn(session: GitHubSession, context: string): CommitStatus {
+  return new CommitStatus(
+    () => session.forRepo(),
+    (s) => session.ownLogin(s),
+    session.run,
+    context,
+    session.runUrl,
+    session.say,
+  );
 }
 
 /**
@@ -136,6 +281,5 @@ export async function reportWaitingThread(
   if (!fresh || now.job !== found.note.job || fresh.run !== found.note.waiting?.run) return false;
   // Written once: an end another run wrote meanwhile, or the same overdue mark, is not written again.
   if (fresh.ended || (end.kind === 'overdue' && fresh.overdue)) return false;
-  await writeWaitingEnd(pinned, now, end, owes(now), signal);
-  return true;
+  return writeWaitingEnd(pinned, now, end, owes(now), signal);
 }

@@ -10,7 +10,8 @@ import { readNote } from './note.js';
 import { isTerminal } from '../core/job.js';
 import { branchUses, nextLedger, projectKey, settled, WAITING_NAMES } from '../core/ledger.js';
 import type { GitHubSession } from './session.js';
-import { runOnlyDescription, statusDescription, type StatusState } from './status.js';
+import { JOB_WORDS, runOnlyDescription, statusDescription, type StatusState } from './status.js';
+import { recordBranchWaiting } from './branch-record.js';
 
 /** How long GitHub gets for the first comment (and the reaction), and for everything at the end. */
 export const STARTED_BUDGET_MS = 30_000;
@@ -39,6 +40,7 @@ export async function writeStatus(
   }
   let text = runOnlyDescription(word, run.runId);
   let said = idLeftOutSaid;
+  let named = false;
   if (job) {
     const description = statusDescription(word, job.id, run.runId, job.uses);
     if (!description.fits && !said) {
@@ -48,8 +50,19 @@ export async function writeStatus(
       );
     }
     text = description.text;
+    named = description.fits;
   }
-  await status.write(sha, state, text, target, signal, session.warn);
+  // CommitStatus.write tells a fault only through the warning it gives.
+  let written = true;
+  const warn = (message: string) => {
+    written = false;
+    session.warn(message);
+  };
+  await status.write(sha, state, text, target, signal, warn);
+  // A branch's job left at work is recorded for report runs once its status is there to vouch for
+  // it: the record names no job a status does not.
+  if (written && named && job && state === 'pending' && word === JOB_WORDS.goesOn)
+    await recordBranchWaiting(session, sha, job.id, signal);
   return said;
 }
 
