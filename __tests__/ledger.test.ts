@@ -79,7 +79,7 @@ describe('settle and settled', () => {
     ledger: { floor: 10, settled: [] },
     sent: [12, 15],
     refused: [13],
-    waiting: [14],
+    owed: [14],
     readUpTo: 16,
     requests: [],
     ...more,
@@ -108,7 +108,7 @@ describe('settle and settled', () => {
   });
 
   it('never raises the floor past comments the run did not read', () => {
-    const unread = carried({ waiting: [] });
+    const unread = carried({ owed: [] });
     delete unread.readUpTo;
     const after = settled(unread, 200, true);
     expect(after.floor).toBe(10);
@@ -116,13 +116,13 @@ describe('settle and settled', () => {
   });
 
   it('keeps one entry a run however often it writes, and stays within its bounds', () => {
-    let ledger = settle({ floor: 0, settled: [] }, 5, { sent: [3], refused: [], waiting: [1] });
-    ledger = settle(ledger, 5, { sent: [4], refused: [], waiting: [1] });
+    let ledger = settle({ floor: 0, settled: [] }, 5, { sent: [3], refused: [], owed: [1] });
+    ledger = settle(ledger, 5, { sent: [4], refused: [], owed: [1] });
     expect(ledger.settled).toEqual([{ run: 5, ids: [3, 4] }]);
     // A request owed forever (its author never told about) holds the floor: past the bound of
     // ids kept above it, the oldest runs' requests fold into the floor.
     for (let run = 10; run < 400; run++)
-      ledger = settle(ledger, run, { sent: [run], refused: [], waiting: [1], readUpTo: run });
+      ledger = settle(ledger, run, { sent: [run], refused: [], owed: [1], readUpTo: run });
     expect(ledger.settled.reduce((n, e) => n + e.ids.length, 0)).toBeLessThanOrEqual(SETTLED_IDS);
     expect(open(ledger, [399, 398])).toEqual([]);
     const line = noteLine(nextLedger(undefined, { job: 'job-1', run: 400, attempt: 1, requests: ledger }));

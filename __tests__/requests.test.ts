@@ -34,7 +34,7 @@ const options = (over: Partial<Parameters<typeof readQueue>[2]> = {}) => ({
   runId: 200,
   ...over,
 });
-const read = { ledger: ledger(10), refused: [], waiting: [] };
+const read = { ledger: ledger(10), refused: [], owed: [] };
 
 describe('readQueue', () => {
   const thread = [
@@ -51,7 +51,7 @@ describe('readQueue', () => {
     const queue = readQueue({ id: 16, review: false }, [...thread].reverse(), options());
     expect(queue).toEqual({
       kind: 'open',
-      waiting: [
+      owed: [
         expect.objectContaining({ id: 12, text: 'the FAQ' }),
         expect.objectContaining({ id: 15, author: 'mona' }),
       ],
@@ -60,7 +60,7 @@ describe('readQueue', () => {
 
   it('counts a bare phrase only with a standing prompt', () => {
     const queue = readQueue({ id: 16, review: false }, thread, options({ standing: true }));
-    expect(queue.kind === 'open' && queue.waiting.map((r) => [r.id, r.text])).toEqual([
+    expect(queue.kind === 'open' && queue.owed.map((r) => [r.id, r.text])).toEqual([
       [12, 'the FAQ'],
       [14, ''],
       [15, 'the README'],
@@ -70,12 +70,12 @@ describe('readQueue', () => {
   it('tells requests apart by id, not by age: one older than a settled one is still owed', () => {
     // Run 150 sent 15 alone (12 was posted while it worked, and its prompt did not hold it).
     const queue = readQueue(undefined, thread, options({ ledger: ledger(10, [{ run: 150, ids: [15] }]) }));
-    expect(queue.kind === 'open' && queue.waiting.map((r) => r.id)).toEqual([12, 16]);
+    expect(queue.kind === 'open' && queue.owed.map((r) => r.id)).toEqual([12, 16]);
   });
 
   it('gathers for a run no request started (a push, the merge): every request owed', () => {
     const queue = readQueue(undefined, thread, options({ ledger: ledger(0) }));
-    expect(queue.kind === 'open' && queue.waiting.map((r) => r.id)).toEqual([10, 12, 15, 16]);
+    expect(queue.kind === 'open' && queue.owed.map((r) => r.id)).toEqual([10, 12, 15, 16]);
   });
 
   it('says which run sent the run’s own request, or an earlier run when the ledger no longer says', () => {
@@ -102,7 +102,7 @@ describe('readQueue', () => {
       thread,
       options({ ledger: ledger(14, [{ run: 200, ids: [15] }]) }),
     );
-    expect(queue).toEqual({ kind: 'open', waiting: [expect.objectContaining({ id: 16 })] });
+    expect(queue).toEqual({ kind: 'open', owed: [expect.objectContaining({ id: 16 })] });
     const refused = readQueue(
       { id: 15, review: false },
       thread,
@@ -114,7 +114,7 @@ describe('readQueue', () => {
   it('gathers no review comment; a review comment of its own gathers the issue comments owed', () => {
     const withReview = [...thread, comment(17, '/docs a review comment', 'octocat', { review: true })];
     const queue = readQueue({ id: 3, review: true }, withReview, options());
-    expect(queue.kind === 'open' && queue.waiting.map((r) => r.id)).toEqual([12, 15, 16]);
+    expect(queue.kind === 'open' && queue.owed.map((r) => r.id)).toEqual([12, 15, 16]);
   });
 });
 
@@ -135,10 +135,10 @@ describe('carry', () => {
     const { carried, prompt } = carry(
       own,
       [request(12, 'the FAQ', 'mona'), request(15, 'the README')],
-      { ...read, refused: [13], waiting: [11], readUpTo: 15 },
+      { ...read, refused: [13], owed: [11], readUpTo: 15 },
       'Keep it short',
     );
-    expect(carried).toMatchObject({ sent: [12, 14, 15], refused: [13], waiting: [11], readUpTo: 15 });
+    expect(carried).toMatchObject({ sent: [12, 14, 15], refused: [13], owed: [11], readUpTo: 15 });
     expect(carried.requests.map((r) => r.id)).toEqual([12, 14, 15]);
     expect(prompt).toBe(
       [

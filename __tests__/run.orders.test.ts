@@ -37,6 +37,7 @@ import {
   DOCS,
   DOCS_TOKEN,
   pullRequestAt,
+  pushEvent,
   runContext,
 } from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN, type RunOptions, type RunResult } from '../__fixtures__/runner.js';
@@ -98,6 +99,11 @@ interface Sequence {
   monorepo: boolean;
   /** A second step of the same job, for another docs project. */
   projects: 1 | 2;
+  /**
+   * The thread: a pull request's, or a branch pushed to directly (`main`: its job kept in commit
+   * statuses and, without waiting, recorded as a git ref; its pushes in the schedule's group).
+   */
+  thread?: 'pull' | 'branch';
   steps: Step[];
   /** Whose request goes next while two runs are in flight, turn by turn (then the first run's). */
   turns: number[];
@@ -108,6 +114,7 @@ const sequence: fc.Arbitrary<Sequence> = fc.record({
   followUp: fc.constantFrom('every-push' as const, 'at-merge' as const),
   monorepo: fc.boolean(),
   projects: fc.constantFrom(1 as const, 1 as const, 2 as const),
+  thread: fc.constantFrom('pull' as const, 'pull' as const, 'pull' as const, 'branch' as const),
   steps: fc.array(step, { minLength: 1, maxLength: 12 }),
   // In streaks: one run getting well ahead of the other is where a lane's promises are tested.
   turns: fc
@@ -124,8 +131,10 @@ type Group = (typeof GROUPS)[number];
 
 /** A run GitHub queued: what started it, its group, and the run id and attempt it runs as. */
 interface QueuedRun {
-  kind: 'push' | 'request' | 'merge' | 'schedule' | 'dispatch' | 'lane' | 'docs';
+  kind: 'push' | 'request' | 'merge' | 'schedule' | 'dispatch' | 'lane' | 'docs' | 'branch-push';
   group: Group;
+  /** A branch's push: the head it moved from. */
+  before?: number;
   runId: number;
   attempt: number;
   head: number;
@@ -207,7 +216,8 @@ async function playSequence(sequence: Sequence): Promise<void> {
  * the jobs open — in acme/app (a monorepo, opened by the service's app) or in acme/docs.
  */
 function worldOf(gh: GitHubEmulator, monorepo: boolean) {
-  gh.grant(WORKFLOW_TOKEN, { login: BOT, type: 'Bot', read: [APP], write: [APP] });
+  // `contents: write`, as the recipe without waiting asks: a branch's job left at work is a git ref.
+  gh.grant(WORKFLOW_TOKEN, { login: BOT, type: 'Bot', read: [APP], write: [APP], contents: [APP] });
   gh.grant(DOCS_TOKEN, { login: 'docs-app[bot]', type: 'Bot', read: [DOCS], write: [DOCS] });
   gh.collaborator(APP, 'octocat', 'write');
   gh.collaborator(APP, 'mona', 'write');
@@ -235,6 +245,7 @@ interface World extends ReturnType<typeof worldOf> {
 async function model(sequence: Sequence, w: World): Promise<void> {
   const { gh, service, accepted, pr, docsPr, docsLink } = w;
   const { wait, followUp, monorepo } = sequence;
+  const branch = sequence.thread === 'branch';
   const projects = PROJECTS.slice(0, sequence.projects);
 
   let nextRunId = 1000;
@@ -334,6 +345,8 @@ async function model(sequence: Sequence, w: World): Promise<void> {
             },
           },
         };
+      case 'branch-push':
+        return pushEvent(shaOf(run.head), { before: shaOf(run.before ?? 1) });
       case 'push':
       case 'merge': {
         const event = pullRequestAt(
@@ -521,8 +534,10 @@ async function model(sequence: Sequence, w: World): Promise<void> {
           expect([p.projectId, who, comment.id, times]).toEqual([p.projectId, who, comment.id, 1]);
         else expect(times).toBeLessThanOrEqual(1);
       }
-      // The thread's count equals its accepted sends; never two jobs.
-      expect([p.projectId, note?.uses ?? 0]).toEqual([p.projectId, accepted.get(p.projectId)?.length ?? 0]);
+      // The thread's count equals its accepted sends (a branch counts in its statuses, with
+      // `budget`); never two jobs.
+      if (!branch)
+        expect([p.projectId, note?.uses ?? 0]).toEqual([p.projectId, accepted.get(p.projectId)?.length ?? 0]);
       expect(w.creates.get(p.projectId) ?? 0).toBeLessThanOrEqual(1);
       // No request settled as sent that no accepted send carried.
       for (const entry of note?.requests?.settled ?? [])
@@ -537,8 +552,9 @@ async function model(sequence: Sequence, w: World): Promise<void> {
         const newest = written.at(-1);
         // Pending only while the thread's record waits for the job (whose end a run will write).
         if (newest?.state === 'pending') {
-          expect(atRest).toBe(false);
-          expect(note?.waiting?.status).toEqual({ sha, context: context(p) });
+          expect([sha, context(p), atRest]).toEqual([sha, context(p), false]);
+          // A branch's record is its status (and its git ref); a pull request's, the kept comment.
+          if (!branch) expect(note?.waiting?.status).toEqual({ sha, context: context(p) });
         }
         // No end written over: after a job's end, only a new pass (pending) or the same end; and
         // no green check naming the job turned red by a run's own stop.
@@ -583,13 +599,27 @@ async function model(sequence: Sequence, w: World): Promise<void> {
 
   for (const s of sequence.steps) {
     switch (s.t) {
+      // A branch has no comments and no merge.
       case 'ask':
-        ask(s.who);
+        if (!branch) ask(s.who);
         break;
       case 'chat':
-        gh.addComment(APP, pr.number, { login: 'octocat', body: 'Looks good to me' });
+        if (!branch) gh.addComment(APP, pr.number, { login: 'octocat', body: 'Looks good to me' });
         break;
       case 'push':
+        if (branch) {
+          // A push straight to `main`: its run is in the branch's group, the schedule's.
+          head++;
+          pushed.set(head, s.files);
+          compare(head);
+          // `main`'s history, newest first: where a push's run walks back to its job's status.
+          gh.history(
+            APP,
+            Array.from({ length: head }, (_, i) => shaOf(head - i)),
+          );
+          enqueue({ kind: 'branch-push', group: 'main', head, before: head - 1 });
+          break;
+        }
         if (merged) break;
         head++;
         pushed.set(head, s.files);
@@ -599,7 +629,7 @@ async function model(sequence: Sequence, w: World): Promise<void> {
         enqueue({ kind: 'push', group: 'thread', head });
         break;
       case 'merge':
-        if (merged) break;
+        if (merged || branch) break;
         merged = true;
         pr.merged = true;
         enqueue({ kind: 'merge', group: 'thread', head });
@@ -616,7 +646,11 @@ async function model(sequence: Sequence, w: World): Promise<void> {
         const groups = nonEmpty();
         const group = groups[(s.t === 'run' ? s.group : 0) % Math.max(1, groups.length)];
         if (group)
-          await playAlone(take(group), s.t === 'run' ? s.fault : 'ok', s.t === 'overlap' ? s.who : undefined);
+          await playAlone(
+            take(group),
+            s.t === 'run' ? s.fault : 'ok',
+            s.t === 'overlap' && !branch ? s.who : undefined,
+          );
         break;
       }
       case 'together': {
@@ -646,7 +680,11 @@ async function model(sequence: Sequence, w: World): Promise<void> {
       for (let group = nonEmpty()[0]; group; group = nonEmpty()[0]) await playAlone(take(group), 'ok');
       check(false);
     }
+    const pending = [...touched].some((n) =>
+      projects.some((p) => history(shaOf(n), context(p)).at(-1)?.state === 'pending'),
+    );
     const quiet =
+      !pending &&
       projects.every((p) => owed(p.projectId).length === 0 && !ledger(p)?.waiting) &&
       [...service.jobs.values()].every((job) => job.status !== 'active');
     if (quiet) break;
@@ -760,6 +798,41 @@ describe('sequences the exploration found, kept as examples', () => {
           { t: 'ask', who: 'octocat' },
           { t: 'run', fault: 'read-500', group: 0 },
           { t: 'docs' },
+        ],
+      },
+    ],
+    [
+      // Seen: a branch's push sent to the job at work, reading only the held push's status.
+      'a branch: pushes while its job works',
+      {
+        wait: false,
+        followUp: 'every-push',
+        monorepo: false,
+        projects: 1,
+        thread: 'branch',
+        turns: [],
+        steps: [
+          { t: 'push', files: false },
+          { t: 'push', files: false },
+          { t: 'push', files: true },
+          { t: 'end' },
+        ],
+      },
+    ],
+    [
+      // Seen: the re-run of an older push, whose create met a 500, started a second job.
+      'a branch: an older push re-run after a newer one started the job',
+      {
+        wait: false,
+        followUp: 'every-push',
+        monorepo: false,
+        projects: 1,
+        thread: 'branch',
+        turns: [],
+        steps: [
+          { t: 'push', files: false },
+          { t: 'together', fault: '500', beside: 'schedule' },
+          { t: 'push', files: false },
         ],
       },
     ],

@@ -183,7 +183,8 @@ describe('a thread keeps its promise', () => {
 
   it('a branch whose middle pushes were cancelled keeps one job, and tells it every change since its last head', async () => {
     const { gh, service, step } = await threadWorld();
-    gh.history(APP, [sha(4), sha(3), sha(2), sha(1)]);
+    // The branch as the first push's run finds it; the three later pushes come while it runs.
+    gh.history(APP, [sha(1)]);
     for (const n of [1, 4]) gh.commit(APP, { sha: sha(n), message: `Push ${n}`, files: [] });
     gh.comparison(APP, `${sha(1)}...${sha(4)}`, {
       commits: [sha(4)],
@@ -199,6 +200,7 @@ describe('a thread keeps its promise', () => {
       step(pushEvent(sha(1), { before: '0'.repeat(40) }), { context: 'none' }, { GITHUB_RUN_ID: '801' }),
     );
     expect(first.outputs.mode).toBe('created');
+    gh.history(APP, [sha(4), sha(3), sha(2), sha(1)]);
     // The runs of the pushes of sha(2) and sha(3) were cancelled while pending: no status there.
     const last = await play(step(pushEvent(sha(4), { before: sha(3) }), {}, { GITHUB_RUN_ID: '804' }));
     expect(last.outputs).toMatchObject({ mode: 'followed-up', jobId: first.outputs.jobId });

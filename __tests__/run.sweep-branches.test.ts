@@ -118,6 +118,33 @@ describe("a branch's job left at work, recorded for report runs", () => {
     expect(service.count('message')).toBe(0);
   });
 
+  it("in a monorepo, on the docs PR's own event: the branch job's end is written and that docs PR is marked as one", async () => {
+    const { gh, service, push } = await branchWorld();
+    const docsHere = gh.thread(APP, { opener: 'docs-service[bot]' });
+    const link = `${gh.serverUrl}/${APP}/pull/${docsHere.number}`;
+    const left = await push(commit(1));
+    service.script('get', { job: { status: 'completed', prLink: link } });
+    // Docs in this repository: the workflow's own token reaches the docs PR.
+    const inputs = inputsFor(service, { sweep: 'true' });
+    delete inputs.prompt;
+    const pull = {
+      number: docsHere.number,
+      user: { login: 'docs-service[bot]', type: 'Bot' },
+      head: { repo: { full_name: APP }, sha: commit(9) },
+      base: { repo: { full_name: APP } },
+    };
+    const event = {
+      name: 'pull_request',
+      payload: { action: 'opened', number: docsHere.number, pull_request: pull },
+    };
+    const swept = await play({ inputs, env: gitHubEnv(gh), event }, at(10 * 60_000));
+    expect(warnings(swept)).toEqual([]);
+    expect(JSON.parse(swept.outputs.reported ?? '')).toMatchObject([
+      { commit: commit(1), jobId: left.outputs.jobId, status: 'completed' },
+    ]);
+    expect(docsHere.labels).toEqual(['docs-agent-pr']);
+  });
+
   it('is found on a branch other than the default one, whose newest commits never show it', async () => {
     const { gh, service, push } = await branchWorld();
     const left = await push(commit(1), 'feature/search');

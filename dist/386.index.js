@@ -1252,7 +1252,7 @@ function readStatusNote(description) {
             ...(uses !== undefined ? { uses: Number(uses) } : {}),
             ...(JOB_WORD_SET.has(word) ? {} : { held: true }),
             ...(word === JOB_WORDS.completed ? { linked: true } : {}),
-            ...(word === JOB_WORDS.goesOn ? { waiting: true } : {}),
+            ...(word === JOB_WORDS.goesOn ? { goesOn: true } : {}),
             ...(END_WORDS.has(word) ? { ended: true } : {}),
         };
     }
@@ -1492,7 +1492,7 @@ async function readRecord(session, record, context, signal) {
                 const job = session.trusted(note, 'the commit status')?.job;
                 if (!job)
                     return undefined;
-                const waits = first && status.state === 'pending' && note.waiting === true;
+                const waits = first && status.state === 'pending' && note.goesOn === true;
                 const at = Date.parse(status.createdAt ?? '');
                 return {
                     ...record,
@@ -2266,7 +2266,13 @@ async function mergedAlongside(api, run, own, signal) {
  */
 async function writeOnDocs(session, job, failure, signal, 
 /** What the run that sent asked for, when not this one (a waiting job's end). */
-request = session.request) {
+request = session.request, 
+/**
+ * The job is the run's own thread's: a docs PR that is the pull request this run is about is
+ * refused. A branch's job reported by a report run is no pull request's (that run may be on the
+ * docs PR's own event).
+ */
+ownThread = true) {
     const { run, log, warn } = session;
     const route = request.labels.length + request.reviewers.length > 0;
     const merge = request.autoMerge;
@@ -2305,7 +2311,7 @@ request = session.request) {
     const mark = request.thread && here;
     if (!asked && !mark)
         return;
-    if (home && eventHasThread(run.event)) {
+    if (ownThread && home && eventHasThread(run.event)) {
         let own;
         try {
             own = (await session.runThread(signal)).thread;
@@ -2759,11 +2765,11 @@ async function supersede(session, outcome, signal) {
             return { fates: links.map((link) => ({ link, fate: 'open' })) };
         }
         session.log.info(`The earlier docs pull request ${shown} stays open until agent job ${(0,untrusted/* label */.Pf)(jobId)} has a docs pull request; the run on this thread that finds it closes the earlier one.`);
-        return { fates: links.map((link) => ({ link, fate: 'waiting' })), waiting: links };
+        return { fates: links.map((link) => ({ link, fate: 'waiting' })), toClose: links };
     }
     if (!pullRequestLink(successor)) {
         session.log.info(`The earlier docs pull request ${shown} stays open: agent job ${(0,untrusted/* label */.Pf)(jobId)} names ${(0,untrusted/* printableUrl */.Zq)(successor)}, which is not a pull request.`);
-        return { fates: links.map((link) => ({ link, fate: 'open' })), waiting: [] };
+        return { fates: links.map((link) => ({ link, fate: 'open' })), toClose: [] };
     }
     const reached = session.docsReach(successor);
     // Only a pull request the successor's own opener (the service's account) opened is closed: a
@@ -2776,15 +2782,15 @@ async function supersede(session, outcome, signal) {
             .catch(() => undefined);
     const next = { link: successor, opener, ...('none' in reached ? {} : { pr: reached.pr }) };
     const fates = [];
-    const waiting = [];
+    const toClose = [];
     for (const link of links) {
         const fate = await closeOne(session, link, next, signal);
         if (fate === 'retry')
-            waiting.push(link);
+            toClose.push(link);
         if (fate !== 'same')
             fates.push({ link, fate: fate === 'retry' ? 'open' : fate });
     }
-    return { fates, waiting };
+    return { fates, toClose };
 }
 /**
  * One superseded docs pull request: closed with a comment, or the comment only, or nothing when
@@ -2945,7 +2951,7 @@ async function writeWaitingEnd(session, note, end, owed, signal) {
     const superseded = job && note.superseded?.length
         ? await supersede(session, { jobId: note.job, job, confirmed: true, timedOut: false, waitedMs: 0, memory: { note } }, signal)
         : undefined;
-    const left = superseded?.waiting ?? note.superseded ?? [];
+    const left = superseded?.toClose ?? note.superseded ?? [];
     const after = {
         ...(0,ledger/* settleWaiting */.D1)({ ...note, waiting: kept }, end, owed),
         ...(left.length > 0 ? { superseded: left } : {}),
@@ -3297,7 +3303,7 @@ async function lastComment(session, outcome, cancelled, first, superseded, signa
             cancelled,
             ended: true,
             superseded: superseded.fates,
-            note: note(session, jobId, head, outcome.memory, previous, outcome.uses, superseded.waiting, waiting),
+            note: note(session, jobId, head, outcome.memory, previous, outcome.uses, superseded.toClose, waiting),
             carried: carried(outcome.memory, outcome.uses),
         }), signal, first.comment);
         return written.url;
@@ -3940,17 +3946,35 @@ function decideReads(session) {
         },
     };
 }
+/**
+ * A branch's push overtaken by a newer one (a queued run, or a re-run of an older push): the
+ * branch's tip, when it is neither this push's commit nor its `before`. One read; a fault is
+ * none (the push goes on as it would have).
+ */
+async function newerTip(session, own, signal) {
+    const { event, repo } = session.run;
+    if (event.kind !== 'push' || !event.ref?.startsWith('refs/heads/'))
+        return {};
+    const branch = event.ref.slice('refs/heads/'.length);
+    const [tip] = await session
+        .retrying(() => session
+        .forRepo()
+        .listCommits({ owner: repo.owner, repo: repo.repo, sha: branch, per_page: 1 }, signal), signal)
+        .catch(() => []);
+    const sha = tip && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(tip) ? tip : undefined;
+    return sha && sha !== own && sha !== event.before ? { newerHead: sha } : {};
+}
 async function moment(session, signal) {
     const { run } = session;
     const { event } = run;
     if (event.kind === 'push') {
         const found = await session.retrying(() => session.runThread(signal), signal);
         const pushed = found.thread?.pushed;
+        const own = event.after ?? run.sha;
         if (!found.thread)
-            return { branch: true };
+            return { branch: true, ...(await newerTip(session, own, signal)) };
         if (pushed?.merge)
             return { merge: true };
-        const own = event.after ?? run.sha;
         // GitHub moves a pull request's head a moment after the push: a head still at the push's
         // `before` is this push not yet seen, not a newer one.
         const newer = pushed?.head && pushed.head !== own && pushed.head !== event.before;
@@ -4090,7 +4114,7 @@ async function branchJob(session, before, signal) {
                 return true;
             if (own.held)
                 return false;
-            found = { ...found, since: sha, ...(own.waiting ? { waiting: true } : {}) };
+            found = { ...found, since: sha, ...(own.goesOn ? { goesOn: true } : {}) };
             return true;
         }
         found = {
@@ -4098,7 +4122,7 @@ async function branchJob(session, before, signal) {
             run: own.run,
             since: sha,
             ...(own.uses !== undefined ? { uses: own.uses } : {}),
-            ...(own.waiting ? { waiting: true } : {}),
+            ...(own.goesOn ? { goesOn: true } : {}),
         };
         // A skip names the job but told it nothing: what the job saw is further back.
         return !own.held;
@@ -4231,7 +4255,7 @@ async function writeBranchEnd(session, found, end, signal) {
     // A branch's thread is a thread: its docs PR here is marked as one, whatever this step says. A
     // job none of whose statuses still waited had its end written by another run.
     if (found.pending.length > 0 && end.kind === 'ended' && end.job.status === 'completed')
-        await writeOnDocs(session, end.job, undefined, signal, { ...session.request, thread: true });
+        await writeOnDocs(session, end.job, undefined, signal, { ...session.request, thread: true }, false);
     await dropRecords(session, recordsOf(found), signal);
 }
 

@@ -28887,7 +28887,7 @@ function settle(ledger, run, done) {
     add(refused, true);
     let floor = ledger.floor;
     if (done.readUpTo !== undefined) {
-        const lowestOpen = Math.min(...done.waiting.filter((id) => id > floor), Infinity);
+        const lowestOpen = Math.min(...done.owed.filter((id) => id > floor), Infinity);
         floor = Math.max(floor, Math.min(done.readUpTo, lowestOpen - 1));
     }
     // Newest run first. An entry wholly at or below the floor only says who sent its requests:
@@ -28909,11 +28909,11 @@ function settle(ledger, run, done) {
  * below them); those refused are settled either way.
  */
 function settled(carried, run, accepted) {
-    const { ledger, sent, refused, waiting, readUpTo } = carried;
+    const { ledger, sent, refused, owed, readUpTo } = carried;
     return settle(ledger, run, {
         sent: accepted ? sent : [],
         refused,
-        waiting: accepted ? waiting : [...waiting, ...sent],
+        owed: accepted ? owed : [...owed, ...sent],
         ...(readUpTo !== undefined ? { readUpTo } : {}),
     });
 }
@@ -30562,10 +30562,10 @@ function heldByPolicy(policy, step, job, unread) {
         status: 'Docs follow at the merge',
     };
 }
-/** A push-like run overtaken by a newer push to its pull request: the newer one's run carries it. */
-function overtaken(newerHead) {
+/** A push-like run overtaken by a newer push to its pull request or branch: the newer one's run carries it. */
+function overtaken(newerHead, branch = false) {
     return {
-        notice: `Skipped: the pull request's head has moved on to ${(0,untrusted/* label */.Pf)(newerHead.slice(0, 12))}; the run for that push carries these changes (everything since the job last looked).`,
+        notice: `Skipped: the ${branch ? 'branch' : "pull request's head"} has moved on to ${(0,untrusted/* label */.Pf)(newerHead.slice(0, 12))}; the run for that push carries these changes (everything since the job last looked).`,
         status: 'A newer push carries this change',
     };
 }
@@ -30681,19 +30681,19 @@ function readQueue(own, comments, options) {
         if (was.settled && !was.refused && was.run !== runId)
             return { kind: 'carried', ...(was.run !== undefined ? { run: was.run } : {}) };
     }
-    const waiting = comments
+    const owed = comments
         .filter((c) => !c.review && c.id !== own?.id && !(0,core_ledger/* standing */.JA)(ledger, c.id).settled)
         .flatMap((c) => {
         const text = afterPhrase(c.body, phrase);
         return text === undefined || (!text && !options.standing) ? [] : [{ ...c, text }];
     })
         .sort((a, b) => a.id - b.id);
-    return { kind: 'open', waiting };
+    return { kind: 'open', owed };
 }
 /**
  * What the run carries: its own request (when a request started it) and the others allowed to
  * ask, oldest first; the prompt only when there are others (with its own alone, the prompt stays
- * the standing prompt and the request, as it always was). `refused` and `waiting`: the requests
+ * the standing prompt and the request, as it always was). `refused` and `owed`: the requests
  * read that are settled as refused, and those that stay owed.
  */
 function carry(own, others, read, standingPrompt) {
@@ -30702,7 +30702,7 @@ function carry(own, others, read, standingPrompt) {
         ledger: read.ledger,
         sent: requests.filter((r) => !r.review).map((r) => r.id),
         refused: read.refused,
-        waiting: read.waiting,
+        owed: read.owed,
         ...(read.readUpTo !== undefined ? { readUpTo: read.readUpTo } : {}),
         requests: requests.map(({ id, author, url, review }) => ({ id, author, url, review })),
     };
@@ -30776,10 +30776,10 @@ async function gatherQueued(inputs, memory, deps) {
     });
     if (queue.kind === 'carried')
         return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };
-    const { kept: others, refused, waiting, leftFrom } = await mayAsk(queue.waiting, own?.author, inputs, deps);
+    const { kept: others, refused, owed, leftFrom } = await mayAsk(queue.owed, own?.author, inputs, deps);
     // Every comment above the floor was read: the floor may rise up to the newest.
     const newest = Math.max(ledger.floor, ...comments.filter((c) => !c.review).map((c) => c.id));
-    const { carried, prompt } = carry(own, others, { ledger, refused, waiting, ...(complete ? { readUpTo: newest } : {}) }, inputs.prompt);
+    const { carried, prompt } = carry(own, others, { ledger, refused, owed, ...(complete ? { readUpTo: newest } : {}) }, inputs.prompt);
     if (leftFrom !== undefined)
         log.warning(`Not every request queued on the thread goes in this send (at most ${MAX_CARRIED}, ${MAX_LOOK_UPS} look-ups of who may ask): those from comment ${leftFrom} on wait for the next run.`);
     if (!complete)
@@ -30790,7 +30790,7 @@ async function gatherQueued(inputs, memory, deps) {
         kind: 'go',
         memory: { ...memory, carried },
         ...(prompt !== undefined ? { prompt } : {}),
-        ...(others.length > 0 ? { waiting: true } : {}),
+        ...(others.length > 0 ? { owed: true } : {}),
     };
 }
 /** How many comments one run reads at most, in words. */
@@ -30827,20 +30827,20 @@ async function mayAsk(queued, asker, inputs, deps) {
     };
     const kept = [];
     const refused = [];
-    const waiting = [];
+    const owed = [];
     for (const [at, r] of queued.entries()) {
         const key = r.author.toLowerCase();
         const asked = !known.has(key);
         if (kept.length >= MAX_CARRIED || (asked && known.size > MAX_LOOK_UPS)) {
-            waiting.push(...queued.slice(at).map((q) => q.id));
-            return { kept, refused, waiting, leftFrom: r.id };
+            owed.push(...queued.slice(at).map((q) => q.id));
+            return { kept, refused, owed, leftFrom: r.id };
         }
         if (asked)
             known.set(key, refusal(r));
         const why = await known.get(key);
         // Not refused, not allowed: it waits, unsettled, for a run GitHub answers; the others go on.
         if (why === UNTOLD)
-            waiting.push(r.id);
+            owed.push(r.id);
         else if (why === undefined)
             kept.push(r);
         else {
@@ -30849,7 +30849,7 @@ async function mayAsk(queued, asker, inputs, deps) {
                 log.info(`Not sent: the requests of ${(0,untrusted/* label */.Pf)(r.author)} on the thread, as ${why}.`);
         }
     }
-    return { kept, refused, waiting };
+    return { kept, refused, owed };
 }
 
 ;// CONCATENATED MODULE: ./src/decide/decide.ts
@@ -30927,7 +30927,7 @@ async function decide(inputs, deps) {
     }
     // Requests waiting to be sent are never held back: not by followUp, nor by a push that has
     // nothing new, was overtaken or touched nothing under paths. Only the budget stops them.
-    const owed = queued.waiting === true;
+    const owed = queued.owed === true;
     const prompt = queued.prompt ?? admission.prompt;
     const remembered = threadOf(memory);
     const { job } = remembered;
@@ -30956,11 +30956,13 @@ async function decide(inputs, deps) {
         const held = 
         // Only a push's step comes from GitHub's word; an event's own payload names the others.
         heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
-            (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined);
+            (moment.newerHead && (step === 'change' || moment.branch)
+                ? overtaken(moment.newerHead, moment.branch)
+                : undefined);
         if (held)
             return hold(held, job);
         // A branch keeps its job in commit statuses: one a run left at work holds the push as above.
-        if (!inputs.wait && moment.branch && memory.branch?.waiting && job) {
+        if (!inputs.wait && moment.branch && memory.branch?.goesOn && job) {
             known = await deps.client.getJob(job, { signal }).catch(() => undefined);
             if (known && !(0,core_job/* isTerminal */.Hd)(known.status))
                 return hold(whileAtWork(job, 'what this push changed'), job);

@@ -1116,8 +1116,10 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         };
       }
       case 'listCommits': {
-        // No `sha` (or an empty one): the default branch, here the newest head `history` was told.
-        const sha = req.query.get('sha') || repo.head;
+        // No `sha` (or an empty one), or the branch's name: the default branch (`main`, the
+        // emulator's one branch), here the newest head `history` was told.
+        const asked = req.query.get('sha');
+        const sha = !asked || asked === 'main' ? repo.head : asked;
         if (!sha) return { status: 200, json: [] };
         if (repo.unknown.has(sha)) return error(404, `No commit found for SHA: ${sha}`);
         const { slice, headers } = paged(ancestry(repo, sha), req.query, `/repos/${repoName}/commits`);

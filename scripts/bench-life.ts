@@ -342,8 +342,9 @@ async function live(life: Life, wait: boolean, layout: Layout): Promise<Figures>
   const queueMax = Object.values(workflow.jobs)[0]?.concurrency?.queue === 'max';
   const monorepo = layout === 'monorepo';
   const gh: GitHubEmulator = await startGitHubEmulator();
-  // The workflow's token may write the repository's contents (git refs) only where the recipe asks.
-  const contents = workflow.permissions?.contents === 'write' ? [APP] : [];
+  // The workflow's token may write the repository's contents (git refs) only where the recipe asks:
+  // its permissions block says `write` where `on:` has `push`, as a branch's life adds.
+  const contents = workflow.permissions?.contents === 'write' || (life.branch && !wait) ? [APP] : [];
   gh.grant(WORKFLOW_TOKEN, {
     login: 'github-actions[bot]',
     type: 'Bot',

@@ -102,7 +102,7 @@ export function open(ledger: RequestLedger, ids: number[]): number[] {
 export function settle(
   ledger: RequestLedger,
   run: number,
-  done: { sent: number[]; refused: number[]; waiting: number[]; readUpTo?: number },
+  done: { sent: number[]; refused: number[]; owed: number[]; readUpTo?: number },
 ): RequestLedger {
   const fresh = (ids: number[]) => ids.filter((id) => id > ledger.floor);
   const sent = fresh(done.sent);
@@ -119,7 +119,7 @@ export function settle(
   add(refused, true);
   let floor = ledger.floor;
   if (done.readUpTo !== undefined) {
-    const lowestOpen = Math.min(...done.waiting.filter((id) => id > floor), Infinity);
+    const lowestOpen = Math.min(...done.owed.filter((id) => id > floor), Infinity);
     floor = Math.max(floor, Math.min(done.readUpTo, lowestOpen - 1));
   }
   // Newest run first. An entry wholly at or below the floor only says who sent its requests:
@@ -142,11 +142,11 @@ export function settle(
  * below them); those refused are settled either way.
  */
 export function settled(carried: Carried, run: number, accepted: boolean): RequestLedger {
-  const { ledger, sent, refused, waiting, readUpTo } = carried;
+  const { ledger, sent, refused, owed, readUpTo } = carried;
   return settle(ledger, run, {
     sent: accepted ? sent : [],
     refused,
-    waiting: accepted ? waiting : [...waiting, ...sent],
+    owed: accepted ? owed : [...owed, ...sent],
     ...(readUpTo !== undefined ? { readUpTo } : {}),
   });
 }

@@ -136,7 +136,7 @@ export interface StatusNote {
   /** The status is a completed job's, linking its docs pull request: a skip never replaces it. */
   linked?: true;
   /** A run that did not wait left the job at work (`wait: false`): its end is still to be written here. */
-  waiting?: true;
+  goesOn?: true;
   /** The named job's end (completed, failed, archived, lost): no run writes over it. */
   ended?: true;
   /**
@@ -161,7 +161,7 @@ export interface Memory {
    * that names one, and that commit (the head the job last saw); `uses`, the quota uses that job
    * has spent, when the status holds a count.
    */
-  branch?: { job: string; run: number; since: string; uses?: number; waiting?: true };
+  branch?: { job: string; run: number; since: string; uses?: number; goesOn?: true };
   /**
    * How the thread's pull request came to be: `docsLabel` when it carries the label a thread's run
    * puts on its docs PR (so it is one), and who opened it. Read on a thread only.
@@ -189,7 +189,7 @@ export interface Carried {
   /** Requests whose authors may not ask: settled, never sent. */
   refused: number[];
   /** Requests read that stay owed: an author GitHub could not tell about, past one send's bounds. */
-  waiting: number[];
+  owed: number[];
   /** Every comment above the ledger's floor up to this id was read (absent: none was). */
   readUpTo?: number;
   /** Every request the send carries (a review comment too), for the 👀 and the comment. */

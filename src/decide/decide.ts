@@ -133,7 +133,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   }
   // Requests waiting to be sent are never held back: not by followUp, nor by a push that has
   // nothing new, was overtaken or touched nothing under paths. Only the budget stops them.
-  const owed = queued.waiting === true;
+  const owed = queued.owed === true;
   const prompt = queued.prompt ?? admission.prompt;
   const remembered = threadOf(memory);
   const { job } = remembered;
@@ -162,10 +162,12 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     const held =
       // Only a push's step comes from GitHub's word; an event's own payload names the others.
       heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
-      (moment.newerHead && step === 'change' ? overtaken(moment.newerHead) : undefined);
+      (moment.newerHead && (step === 'change' || moment.branch)
+        ? overtaken(moment.newerHead, moment.branch)
+        : undefined);
     if (held) return hold(held, job);
     // A branch keeps its job in commit statuses: one a run left at work holds the push as above.
-    if (!inputs.wait && moment.branch && memory.branch?.waiting && job) {
+    if (!inputs.wait && moment.branch && memory.branch?.goesOn && job) {
       known = await deps.client.getJob(job, { signal }).catch(() => undefined);
       if (known && !isTerminal(known.status)) return hold(whileAtWork(job, 'what this push changed'), job);
     }

@@ -81,10 +81,10 @@ export function heldByPolicy(
   };
 }
 
-/** A push-like run overtaken by a newer push to its pull request: the newer one's run carries it. */
-export function overtaken(newerHead: string): Held {
+/** A push-like run overtaken by a newer push to its pull request or branch: the newer one's run carries it. */
+export function overtaken(newerHead: string, branch = false): Held {
   return {
-    notice: `Skipped: the pull request's head has moved on to ${label(newerHead.slice(0, 12))}; the run for that push carries these changes (everything since the job last looked).`,
+    notice: `Skipped: the ${branch ? 'branch' : "pull request's head"} has moved on to ${label(newerHead.slice(0, 12))}; the run for that push carries these changes (everything since the job last looked).`,
     status: 'A newer push carries this change',
   };
 }

@@ -284,16 +284,16 @@ class Matcher {
     // Adds state `from` and every state it moves on to without consuming, for the character at
     // `stamp`; a list of states still to visit instead of recursion.
     const add = (list: Int32Array, length: number, from: number, stamp: number): number => {
-      let waiting = 0;
-      pending[waiting++] = from;
-      while (waiting > 0) {
-        const at = pending[--waiting] ?? size;
+      let depth = 0;
+      pending[depth++] = from;
+      while (depth > 0) {
+        const at = pending[--depth] ?? size;
         if (at >= size || seen[at] === stamp) continue;
         seen[at] = stamp;
         list[length++] = at;
         const state = states[at];
-        if (state?.skip) pending[waiting++] = at + 1;
-        if (state?.leap) pending[waiting++] = at + 2;
+        if (state?.skip) pending[depth++] = at + 1;
+        if (state?.leap) pending[depth++] = at + 2;
       }
       return length;
     };

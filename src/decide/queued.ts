@@ -27,9 +27,9 @@ export interface QueuedDeps {
 
 /**
  * The run goes on (carrying the requests in `memory.carried`, with `prompt` when it carries
- * others than its own; `waiting`: requests besides its own wait to be sent), or ends skipped.
+ * others than its own; `owed`: requests besides its own wait to be sent), or ends skipped.
  */
-export type Queued = Skip | { kind: 'go'; memory: Memory; prompt?: string; waiting?: true };
+export type Queued = Skip | { kind: 'go'; memory: Memory; prompt?: string; owed?: true };
 
 /**
  * On a thread with a trigger phrase, reads the thread's comments: a request run whose own request
@@ -64,13 +64,13 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
   });
   if (queue.kind === 'carried')
     return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };
-  const { kept: others, refused, waiting, leftFrom } = await mayAsk(queue.waiting, own?.author, inputs, deps);
+  const { kept: others, refused, owed, leftFrom } = await mayAsk(queue.owed, own?.author, inputs, deps);
   // Every comment above the floor was read: the floor may rise up to the newest.
   const newest = Math.max(ledger.floor, ...comments.filter((c) => !c.review).map((c) => c.id));
   const { carried, prompt } = carry(
     own,
     others,
-    { ledger, refused, waiting, ...(complete ? { readUpTo: newest } : {}) },
+    { ledger, refused, owed, ...(complete ? { readUpTo: newest } : {}) },
     inputs.prompt,
   );
   if (leftFrom !== undefined)
@@ -89,7 +89,7 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
     kind: 'go',
     memory: { ...memory, carried },
     ...(prompt !== undefined ? { prompt } : {}),
-    ...(others.length > 0 ? { waiting: true as const } : {}),
+    ...(others.length > 0 ? { owed: true as const } : {}),
   };
 }
 
@@ -116,7 +116,7 @@ async function mayAsk(
   asker: string | undefined,
   inputs: Inputs,
   deps: QueuedDeps,
-): Promise<{ kept: QueuedRequest[]; refused: number[]; waiting: number[]; leftFrom?: number }> {
+): Promise<{ kept: QueuedRequest[]; refused: number[]; owed: number[]; leftFrom?: number }> {
   const { event, port, log, signal } = deps;
   // The run's own author passed the gate already.
   const known = new Map<string, Promise<string | undefined>>(
@@ -134,23 +134,23 @@ async function mayAsk(
   };
   const kept: QueuedRequest[] = [];
   const refused: number[] = [];
-  const waiting: number[] = [];
+  const owed: number[] = [];
   for (const [at, r] of queued.entries()) {
     const key = r.author.toLowerCase();
     const asked = !known.has(key);
     if (kept.length >= MAX_CARRIED || (asked && known.size > MAX_LOOK_UPS)) {
-      waiting.push(...queued.slice(at).map((q) => q.id));
-      return { kept, refused, waiting, leftFrom: r.id };
+      owed.push(...queued.slice(at).map((q) => q.id));
+      return { kept, refused, owed, leftFrom: r.id };
     }
     if (asked) known.set(key, refusal(r));
     const why = await known.get(key);
     // Not refused, not allowed: it waits, unsettled, for a run GitHub answers; the others go on.
-    if (why === UNTOLD) waiting.push(r.id);
+    if (why === UNTOLD) owed.push(r.id);
     else if (why === undefined) kept.push(r);
     else {
       refused.push(r.id);
       if (asked) log.info(`Not sent: the requests of ${label(r.author)} on the thread, as ${why}.`);
     }
   }
-  return { kept, refused, waiting };
+  return { kept, refused, owed };
 }

@@ -17,7 +17,7 @@ export type Queue =
   /** An earlier run already sent the run's own request: `run`, when the ledger still says which. */
   | { kind: 'carried'; run?: number }
   /** The requests the ledger still owes besides the run's own, oldest first (authors not yet checked). */
-  | { kind: 'open'; waiting: QueuedRequest[] };
+  | { kind: 'open'; owed: QueuedRequest[] };
 
 /**
  * Where the thread stands for a run: `own` (the comment that started it, if a request did), the
@@ -38,26 +38,26 @@ export function readQueue(
     if (was.settled && !was.refused && was.run !== runId)
       return { kind: 'carried', ...(was.run !== undefined ? { run: was.run } : {}) };
   }
-  const waiting = comments
+  const owed = comments
     .filter((c) => !c.review && c.id !== own?.id && !standing(ledger, c.id).settled)
     .flatMap((c): QueuedRequest[] => {
       const text = afterPhrase(c.body, phrase);
       return text === undefined || (!text && !options.standing) ? [] : [{ ...c, text }];
     })
     .sort((a, b) => a.id - b.id);
-  return { kind: 'open', waiting };
+  return { kind: 'open', owed };
 }
 
 /**
  * What the run carries: its own request (when a request started it) and the others allowed to
  * ask, oldest first; the prompt only when there are others (with its own alone, the prompt stays
- * the standing prompt and the request, as it always was). `refused` and `waiting`: the requests
+ * the standing prompt and the request, as it always was). `refused` and `owed`: the requests
  * read that are settled as refused, and those that stay owed.
  */
 export function carry(
   own: QueuedRequest | undefined,
   others: QueuedRequest[],
-  read: { ledger: RequestLedger; refused: number[]; waiting: number[]; readUpTo?: number },
+  read: { ledger: RequestLedger; refused: number[]; owed: number[]; readUpTo?: number },
   standingPrompt: string | undefined,
 ): { carried: Carried; prompt?: string } {
   const requests = [...(own ? [own] : []), ...others].sort((a, b) => a.id - b.id);
@@ -65,7 +65,7 @@ export function carry(
     ledger: read.ledger,
     sent: requests.filter((r) => !r.review).map((r) => r.id),
     refused: read.refused,
-    waiting: read.waiting,
+    owed: read.owed,
     ...(read.readUpTo !== undefined ? { readUpTo: read.readUpTo } : {}),
     requests: requests.map(({ id, author, url, review }) => ({ id, author, url, review })),
   };

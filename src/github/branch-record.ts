@@ -181,7 +181,7 @@ export async function readRecord(
         if (!note?.job || recordKey(note.job, record.sha) !== wanted) continue;
         const job = session.trusted(note, 'the commit status')?.job;
         if (!job) return undefined;
-        const waits = first && status.state === 'pending' && note.waiting === true;
+        const waits = first && status.state === 'pending' && note.goesOn === true;
         const at = Date.parse(status.createdAt ?? '');
         return {
           ...record,

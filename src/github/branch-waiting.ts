@@ -133,6 +133,6 @@ export async function writeBranchEnd(
   // A branch's thread is a thread: its docs PR here is marked as one, whatever this step says. A
   // job none of whose statuses still waited had its end written by another run.
   if (found.pending.length > 0 && end.kind === 'ended' && end.job.status === 'completed')
-    await writeOnDocs(session, end.job, undefined, signal, { ...session.request, thread: true });
+    await writeOnDocs(session, end.job, undefined, signal, { ...session.request, thread: true }, false);
   await dropRecords(session, recordsOf(found), signal);
 }

@@ -22,6 +22,12 @@ export async function writeOnDocs(
   signal: AbortSignal,
   /** What the run that sent asked for, when not this one (a waiting job's end). */
   request: Pick<ReportRequest, 'labels' | 'reviewers' | 'autoMerge' | 'thread'> = session.request,
+  /**
+   * The job is the run's own thread's: a docs PR that is the pull request this run is about is
+   * refused. A branch's job reported by a report run is no pull request's (that run may be on the
+   * docs PR's own event).
+   */
+  ownThread = true,
 ): Promise<void> {
   const { run, log, warn } = session;
   const route = request.labels.length + request.reviewers.length > 0;
@@ -56,7 +62,7 @@ export async function writeOnDocs(
   const here = home && samePullRequest(pr, { ...run.repo, number: pr.number });
   const mark = request.thread && here;
   if (!asked && !mark) return;
-  if (home && eventHasThread(run.event)) {
+  if (ownThread && home && eventHasThread(run.event)) {
     let own: Thread | undefined;
     try {
       own = (await session.runThread(signal)).thread;

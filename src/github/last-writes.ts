@@ -204,7 +204,7 @@ async function lastComment(
             outcome.memory,
             previous,
             outcome.uses,
-            superseded.waiting,
+            superseded.toClose,
             waiting,
           ),
           carried: carried(outcome.memory, outcome.uses),

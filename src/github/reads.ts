@@ -216,15 +216,41 @@ export function decideReads(session: GitHubSession): DecideReads {
   };
 }
 
+/**
+ * A branch's push overtaken by a newer one (a queued run, or a re-run of an older push): the
+ * branch's tip, when it is neither this push's commit nor its `before`. One read; a fault is
+ * none (the push goes on as it would have).
+ */
+async function newerTip(
+  session: GitHubSession,
+  own: string,
+  signal: AbortSignal,
+): Promise<{ newerHead?: string }> {
+  const { event, repo } = session.run;
+  if (event.kind !== 'push' || !event.ref?.startsWith('refs/heads/')) return {};
+  const branch = event.ref.slice('refs/heads/'.length);
+  const [tip] = await session
+    .retrying(
+      () =>
+        session
+          .forRepo()
+          .listCommits({ owner: repo.owner, repo: repo.repo, sha: branch, per_page: 1 }, signal),
+      signal,
+    )
+    .catch(() => []);
+  const sha = tip && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(tip) ? tip : undefined;
+  return sha && sha !== own && sha !== event.before ? { newerHead: sha } : {};
+}
+
 async function moment(session: GitHubSession, signal: AbortSignal): Promise<Moment> {
   const { run } = session;
   const { event } = run;
   if (event.kind === 'push') {
     const found = await session.retrying(() => session.runThread(signal), signal);
     const pushed = found.thread?.pushed;
-    if (!found.thread) return { branch: true };
-    if (pushed?.merge) return { merge: true };
     const own = event.after ?? run.sha;
+    if (!found.thread) return { branch: true, ...(await newerTip(session, own, signal)) };
+    if (pushed?.merge) return { merge: true };
     // GitHub moves a pull request's head a moment after the push: a head still at the push's
     // `before` is this push not yet seen, not a newer one.
     const newer = pushed?.head && pushed.head !== own && pushed.head !== event.before;
@@ -384,7 +410,7 @@ async function branchJob(
       // Only the newest commit a run told the job about is what it last saw.
       if (own.job !== found.job) return true;
       if (own.held) return false;
-      found = { ...found, since: sha, ...(own.waiting ? { waiting: true as const } : {}) };
+      found = { ...found, since: sha, ...(own.goesOn ? { goesOn: true as const } : {}) };
       return true;
     }
     found = {
@@ -392,7 +418,7 @@ async function branchJob(
       run: own.run,
       since: sha,
       ...(own.uses !== undefined ? { uses: own.uses } : {}),
-      ...(own.waiting ? { waiting: true as const } : {}),
+      ...(own.goesOn ? { goesOn: true as const } : {}),
     };
     // A skip names the job but told it nothing: what the job saw is further back.
     return !own.held;

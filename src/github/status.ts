@@ -180,7 +180,7 @@ export function readStatusNote(description: string | null): StatusNote | undefin
       ...(uses !== undefined ? { uses: Number(uses) } : {}),
       ...(JOB_WORD_SET.has(word) ? {} : { held: true as const }),
       ...(word === JOB_WORDS.completed ? { linked: true as const } : {}),
-      ...(word === JOB_WORDS.goesOn ? { waiting: true as const } : {}),
+      ...(word === JOB_WORDS.goesOn ? { goesOn: true as const } : {}),
       ...(END_WORDS.has(word) ? { ended: true as const } : {}),
     };
   }

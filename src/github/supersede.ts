@@ -23,8 +23,8 @@ const GITHUB_COMMITTER = 'web-flow';
 export interface SupersededReport {
   /** Each one dealt with or still waiting, for the comment. */
   fates: Superseded[];
-  /** What the next note keeps waiting; absent: the note keeps what it had. */
-  waiting?: string[];
+  /** What the next note keeps to close later; absent: the note keeps what it had. */
+  toClose?: string[];
 }
 
 /**
@@ -68,13 +68,13 @@ export async function supersede(
     session.log.info(
       `The earlier docs pull request ${shown} stays open until agent job ${label(jobId)} has a docs pull request; the run on this thread that finds it closes the earlier one.`,
     );
-    return { fates: links.map((link) => ({ link, fate: 'waiting' })), waiting: links };
+    return { fates: links.map((link) => ({ link, fate: 'waiting' })), toClose: links };
   }
   if (!pullRequestLink(successor)) {
     session.log.info(
       `The earlier docs pull request ${shown} stays open: agent job ${label(jobId)} names ${printableUrl(successor)}, which is not a pull request.`,
     );
-    return { fates: links.map((link) => ({ link, fate: 'open' })), waiting: [] };
+    return { fates: links.map((link) => ({ link, fate: 'open' })), toClose: [] };
   }
   const reached = session.docsReach(successor);
   // Only a pull request the successor's own opener (the service's account) opened is closed: a
@@ -96,13 +96,13 @@ export async function supersede(
   const next = { link: successor, opener, ...('none' in reached ? {} : { pr: reached.pr }) };
 
   const fates: Superseded[] = [];
-  const waiting: string[] = [];
+  const toClose: string[] = [];
   for (const link of links) {
     const fate = await closeOne(session, link, next, signal);
-    if (fate === 'retry') waiting.push(link);
+    if (fate === 'retry') toClose.push(link);
     if (fate !== 'same') fates.push({ link, fate: fate === 'retry' ? 'open' : fate });
   }
-  return { fates, waiting };
+  return { fates, toClose };
 }
 
 /**

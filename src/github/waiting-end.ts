@@ -50,7 +50,7 @@ export async function writeWaitingEnd(
           signal,
         )
       : undefined;
-  const left = superseded?.waiting ?? note.superseded ?? [];
+  const left = superseded?.toClose ?? note.superseded ?? [];
   const after = {
     ...settleWaiting({ ...note, waiting: kept }, end, owed),
     ...(left.length > 0 ? { superseded: left } : {}),
