@@ -145,6 +145,24 @@ describe("a branch's job left at work, recorded for report runs", () => {
     expect(docsHere.labels).toEqual(['docs-agent-pr']);
   });
 
+  it("the branch's next push, finding the pass ended, writes that pass's end on its own commit before it sends", async () => {
+    const { gh, service, push } = await branchWorld();
+    const left = await push(commit(1));
+    const next = await play(
+      {
+        inputs: inputsFor(service, { thread: 'true', status: 'true', docsToken: DOCS_TOKEN, wait: 'false' }),
+        env: { ...gitHubEnv(gh), GITHUB_RUN_ID: '202' },
+        event: pushEvent(commit(2), { before: commit(1) }),
+      },
+      at(10 * 60_000),
+    );
+    expect(next.outputs).toMatchObject({ mode: 'followed-up', jobId: left.outputs.jobId });
+    expect(gh.statuses(APP, commit(1))[0]).toMatchObject({
+      state: 'success',
+      description: expect.stringMatching(/^Completed: job \S+ · run 201$/),
+    });
+  });
+
   it('is found on a branch other than the default one, whose newest commits never show it', async () => {
     const { gh, service, push } = await branchWorld();
     const left = await push(commit(1), 'feature/search');

@@ -3191,6 +3191,7 @@ function reportWrites(session) {
                         url = await lastComment(session, outcome, cancelled, first, superseded, signal);
                     await finalStatus(session, outcome, cancelled, first, signal);
                     await earlierPending(session, outcome, signal);
+                    await earlierBranchPass(session, outcome, signal);
                 }
                 await writeOnDocs(session, outcome.job, outcome.failure, signal);
                 // After the docs PR's own label: a run on it always finds one of the two. A job left at
@@ -3367,6 +3368,17 @@ async function earlierPending(session, outcome, signal) {
     if (left.status.sha === own && left.status.context === session.status?.context)
         return;
     await endStatus(session, jobId, left, { kind: 'ended', job }, signal);
+}
+/**
+ * A branch's pass an earlier push left at work, ended before this run sent (its read is in the
+ * memory): that pass's pending status, on its own commit, gets its last word.
+ */
+async function earlierBranchPass(session, outcome, signal) {
+    const branch = outcome.memory.branch;
+    if (!branch?.goesOn || !branch.ended || outcome.jobId !== branch.job || !session.status)
+        return;
+    const status = { sha: branch.since, context: session.status.context };
+    await endStatus(session, branch.job, { run: branch.run, status }, { kind: 'ended', job: branch.ended }, signal);
 }
 /** What the thread's superseded docs pull requests may take of the last writes' time. */
 const SUPERSEDE_BUDGET_MS = 10_000;
@@ -4114,7 +4126,8 @@ async function branchJob(session, before, signal) {
                 return true;
             if (own.held)
                 return false;
-            found = { ...found, since: sha, ...(own.goesOn ? { goesOn: true } : {}) };
+            // The pass's own status: its commit and the run that left it.
+            found = { ...found, since: sha, run: own.run, ...(own.goesOn ? { goesOn: true } : {}) };
             return true;
         }
         found = {

@@ -30966,6 +30966,10 @@ async function decide(inputs, deps) {
             known = await deps.client.getJob(job, { signal }).catch(() => undefined);
             if (known && !(0,core_job/* isTerminal */.Hd)(known.status))
                 return hold(whileAtWork(job, 'what this push changed'), job);
+            // Its pass ended: the last writes give that pass's pending status its word, as a pull
+            // request's run reports a waiting job's end before it sends.
+            if (known)
+                memory.branch = { ...memory.branch, ended: known };
         }
     }
     // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.

@@ -161,7 +161,15 @@ export interface Memory {
    * that names one, and that commit (the head the job last saw); `uses`, the quota uses that job
    * has spent, when the status holds a count.
    */
-  branch?: { job: string; run: number; since: string; uses?: number; goesOn?: true };
+  branch?: {
+    job: string;
+    run: number;
+    since: string;
+    uses?: number;
+    goesOn?: true;
+    /** The pass left at work on `since` ended, as this run read it before sending: its status's last word. */
+    ended?: AgentJob;
+  };
   /**
    * How the thread's pull request came to be: `docsLabel` when it carries the label a thread's run
    * puts on its docs PR (so it is one), and who opened it. Read on a thread only.

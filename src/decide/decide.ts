@@ -170,6 +170,9 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     if (!inputs.wait && moment.branch && memory.branch?.goesOn && job) {
       known = await deps.client.getJob(job, { signal }).catch(() => undefined);
       if (known && !isTerminal(known.status)) return hold(whileAtWork(job, 'what this push changed'), job);
+      // Its pass ended: the last writes give that pass's pending status its word, as a pull
+      // request's run reports a waiting job's end before it sends.
+      if (known) memory.branch = { ...memory.branch, ended: known };
     }
   }
   // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.

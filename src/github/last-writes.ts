@@ -70,6 +70,7 @@ export function reportWrites(session: GitHubSession): ReportWrites {
           if (comment) url = await lastComment(session, outcome, cancelled, first, superseded, signal);
           await finalStatus(session, outcome, cancelled, first, signal);
           await earlierPending(session, outcome, signal);
+          await earlierBranchPass(session, outcome, signal);
         }
         await writeOnDocs(session, outcome.job, outcome.failure, signal);
         // After the docs PR's own label: a run on it always finds one of the two. A job left at
@@ -300,6 +301,27 @@ async function earlierPending(session: GitHubSession, outcome: Outcome, signal: 
   const own = session.status ? (await session.runCommits(signal)).sha : undefined;
   if (left.status.sha === own && left.status.context === session.status?.context) return;
   await endStatus(session, jobId, left, { kind: 'ended', job }, signal);
+}
+
+/**
+ * A branch's pass an earlier push left at work, ended before this run sent (its read is in the
+ * memory): that pass's pending status, on its own commit, gets its last word.
+ */
+async function earlierBranchPass(
+  session: GitHubSession,
+  outcome: Outcome,
+  signal: AbortSignal,
+): Promise<void> {
+  const branch = outcome.memory.branch;
+  if (!branch?.goesOn || !branch.ended || outcome.jobId !== branch.job || !session.status) return;
+  const status = { sha: branch.since, context: session.status.context };
+  await endStatus(
+    session,
+    branch.job,
+    { run: branch.run, status },
+    { kind: 'ended', job: branch.ended },
+    signal,
+  );
 }
 
 /** What the thread's superseded docs pull requests may take of the last writes' time. */

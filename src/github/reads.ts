@@ -410,7 +410,8 @@ async function branchJob(
       // Only the newest commit a run told the job about is what it last saw.
       if (own.job !== found.job) return true;
       if (own.held) return false;
-      found = { ...found, since: sha, ...(own.goesOn ? { goesOn: true as const } : {}) };
+      // The pass's own status: its commit and the run that left it.
+      found = { ...found, since: sha, run: own.run, ...(own.goesOn ? { goesOn: true as const } : {}) };
       return true;
     }
     found = {
