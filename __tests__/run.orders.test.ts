@@ -845,6 +845,70 @@ describe('sequences the exploration found, kept as examples', () => {
         ],
       },
     ],
+    [
+      // Found by the nightly run: a re-run that resumed a branch's job, its read refused, wrote
+      // its own stop over the job's end.
+      'a branch: a re-run that resumes the job, whose read fails',
+      {
+        wait: false,
+        followUp: 'every-push',
+        monorepo: false,
+        projects: 1,
+        thread: 'branch',
+        turns: [],
+        steps: [
+          { t: 'push', files: false },
+          { t: 'schedule' },
+          { t: 'together', fault: 'ok', beside: 'schedule' },
+          { t: 'rerun' },
+          { t: 'end' },
+          { t: 'run', fault: 'ok', group: 0 },
+          { t: 'run', fault: 'ok', group: 0 },
+          { t: 'together', fault: 'read-500', beside: 'schedule' },
+          { t: 'run', fault: 'ok', group: 0 },
+        ],
+      },
+    ],
+    [
+      // Found by the nightly run: a re-run of the first request, resuming the job another run had
+      // put back to work, replaced that run's record and left its pending status to no one.
+      'a re-run that resumes the job a later run put back to work',
+      {
+        wait: false,
+        followUp: 'every-push',
+        monorepo: false,
+        projects: 1,
+        thread: 'pull',
+        turns: [],
+        steps: [
+          { t: 'ask', who: 'octocat' },
+          { t: 'overlap', who: 'octocat' },
+          { t: 'push', files: false },
+          { t: 'rerun' },
+          { t: 'together', fault: 'ok', beside: 'schedule' },
+          { t: 'push', files: false },
+        ],
+      },
+    ],
+    [
+      // Found by the nightly run: a branch's push whose read of the job at work met a 500 sent to it.
+      'a branch: a push whose read of the job at work fails',
+      {
+        wait: false,
+        followUp: 'at-merge',
+        monorepo: false,
+        projects: 2,
+        thread: 'branch',
+        turns: [],
+        steps: [
+          { t: 'push', files: false },
+          { t: 'overlap', who: 'octocat' },
+          { t: 'push', files: false },
+          { t: 'together', fault: 'read-500', beside: 'schedule' },
+          { t: 'schedule' },
+        ],
+      },
+    ],
   ])('%s', async (_, s) => {
     await expect(playSequence(s)).resolves.toBeUndefined();
   });

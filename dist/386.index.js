@@ -1671,6 +1671,15 @@ function note(session, jobId, head, memory, previous, uses = 0, superseded, wait
     });
 }
 /**
+ * A run that sent nothing (a re-run that resumes the job) on a job another run's pass keeps at
+ * work: that run's record and pending status stand, and this run writes neither.
+ */
+function passOfAnother(outcome, runId) {
+    const { note } = outcome.memory;
+    const other = note?.waiting;
+    return !outcome.uses && !!other && !other.ended && note?.job === outcome.jobId && other.run !== runId;
+}
+/**
  * What the thread records of its job once this run ends: left at work by a run that did not wait
  * (`wait: false`, the job not ended, nothing failed), with what reporting its end needs; `null`
  * when this run saw the job end (its end is reported here); else nothing new (`undefined`).
@@ -1682,7 +1691,7 @@ async function waitingRecord(session, outcome, signal) {
         return undefined;
     if ((0,core_job/* isTerminal */.Hd)(job.status))
         return null;
-    if (request.wait || failure)
+    if (request.wait || failure || passOfAnother(outcome, run.runId))
         return undefined;
     const sha = status ? (await session.runCommits(signal)).sha : undefined;
     const names = (list) => list.slice(0, ledger/* WAITING_NAMES */.dh);
@@ -3349,11 +3358,26 @@ async function finalStatus(session, outcome, cancelled, first, signal) {
         await status('failure', JOB_WORDS.failed);
     else if (job?.status === 'archived')
         await status('failure', JOB_WORDS.archived);
-    // wait: false: the job goes on, and so does the pending status.
-    else if (!failure)
-        await status('pending', JOB_WORDS.goesOn);
-    else
+    // wait: false: the job goes on, and so does the pending status (another run's, when this run
+    // only resumed the job that run put back to work).
+    else if (!failure) {
+        if (passOfAnother(outcome, session.run.runId))
+            session.say(`Agent job ${jobId} goes on in the pass run ${outcome.memory.note?.waiting?.run ?? ''} started; its status stands.`);
+        else
+            await status('pending', JOB_WORDS.goesOn);
+    }
+    else {
+        // The run's own stop (a read that failed, a cancellation) on a job whose end a run already
+        // wrote here (a re-run that resumes it): the end stays, and the failure is the run's.
+        if (!timedOut) {
+            const { sha, own } = await ownStatus(session, signal);
+            if (own?.ended && own.job === jobId) {
+                session.say(`The commit status on ${sha?.slice(0, 12)} holds the end of job ${own.job}; it is left as it is.`);
+                return;
+            }
+        }
         await status('error', cancelled ? JOB_WORDS.cancelled : timedOut ? JOB_WORDS.timedOut : JOB_WORDS.stopped);
+    }
 }
 /**
  * A job an earlier run left at work without waiting, which this run followed up and saw end: that

@@ -30963,7 +30963,16 @@ async function decide(inputs, deps) {
             return hold(held, job);
         // A branch keeps its job in commit statuses: one a run left at work holds the push as above.
         if (!inputs.wait && moment.branch && memory.branch?.goesOn && job) {
-            known = await deps.client.getJob(job, { signal }).catch(() => undefined);
+            // Read with the thread read's retries: a job that cannot be read fails the step with
+            // nothing sent (it may still be at work), never lets the push's send go.
+            known = await readThreadJob(job, 'the branch', {
+                client: deps.client,
+                log,
+                clock: deps.clock,
+                deadline: deps.deadline,
+                context: deps.context,
+                signal,
+            });
             if (known && !(0,core_job/* isTerminal */.Hd)(known.status))
                 return hold(whileAtWork(job, 'what this push changed'), job);
             // Its pass ended: the last writes give that pass's pending status its word, as a pull

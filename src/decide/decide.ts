@@ -6,7 +6,7 @@ import { notAThread } from './gate.js';
 import type { AgentClient } from '../service/client.js';
 import type { Clock } from '../core/clock.js';
 import { budgetSpent } from './budget.js';
-import { earlierAttemptJob, planJob, threadOf } from './continuity.js';
+import { earlierAttemptJob, planJob, readThreadJob, threadOf } from './continuity.js';
 import { heldByPolicy, nothingNew, overtaken, threadStep, type Held, type ThreadStep } from './follow-up.js';
 import { gatherQueued, type Queued } from './queued.js';
 import { ActionFailure, type FaultContext } from '../service/errors.js';
@@ -168,7 +168,16 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     if (held) return hold(held, job);
     // A branch keeps its job in commit statuses: one a run left at work holds the push as above.
     if (!inputs.wait && moment.branch && memory.branch?.goesOn && job) {
-      known = await deps.client.getJob(job, { signal }).catch(() => undefined);
+      // Read with the thread read's retries: a job that cannot be read fails the step with
+      // nothing sent (it may still be at work), never lets the push's send go.
+      known = await readThreadJob(job, 'the branch', {
+        client: deps.client,
+        log,
+        clock: deps.clock,
+        deadline: deps.deadline,
+        context: deps.context,
+        signal,
+      });
       if (known && !isTerminal(known.status)) return hold(whileAtWork(job, 'what this push changed'), job);
       // Its pass ended: the last writes give that pass's pending status its word, as a pull
       // request's run reports a waiting job's end before it sends.

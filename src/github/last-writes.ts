@@ -32,6 +32,7 @@ import {
   keptForWriting,
   namedJob,
   note,
+  passOfAnother,
   waitingRecord,
   writeStatus,
 } from './writes.js';
@@ -280,13 +281,31 @@ async function finalStatus(
   }
   if (job?.status === 'failed') await status('failure', JOB_WORDS.failed);
   else if (job?.status === 'archived') await status('failure', JOB_WORDS.archived);
-  // wait: false: the job goes on, and so does the pending status.
-  else if (!failure) await status('pending', JOB_WORDS.goesOn);
-  else
+  // wait: false: the job goes on, and so does the pending status (another run's, when this run
+  // only resumed the job that run put back to work).
+  else if (!failure) {
+    if (passOfAnother(outcome, session.run.runId))
+      session.say(
+        `Agent job ${jobId} goes on in the pass run ${outcome.memory.note?.waiting?.run ?? ''} started; its status stands.`,
+      );
+    else await status('pending', JOB_WORDS.goesOn);
+  } else {
+    // The run's own stop (a read that failed, a cancellation) on a job whose end a run already
+    // wrote here (a re-run that resumes it): the end stays, and the failure is the run's.
+    if (!timedOut) {
+      const { sha, own } = await ownStatus(session, signal);
+      if (own?.ended && own.job === jobId) {
+        session.say(
+          `The commit status on ${sha?.slice(0, 12)} holds the end of job ${own.job}; it is left as it is.`,
+        );
+        return;
+      }
+    }
     await status(
       'error',
       cancelled ? JOB_WORDS.cancelled : timedOut ? JOB_WORDS.timedOut : JOB_WORDS.stopped,
     );
+  }
 }
 
 /**

@@ -156,6 +156,16 @@ export function note(
 }
 
 /**
+ * A run that sent nothing (a re-run that resumes the job) on a job another run's pass keeps at
+ * work: that run's record and pending status stand, and this run writes neither.
+ */
+export function passOfAnother(outcome: Outcome, runId: number): boolean {
+  const { note } = outcome.memory;
+  const other = note?.waiting;
+  return !outcome.uses && !!other && !other.ended && note?.job === outcome.jobId && other.run !== runId;
+}
+
+/**
  * What the thread records of its job once this run ends: left at work by a run that did not wait
  * (`wait: false`, the job not ended, nothing failed), with what reporting its end needs; `null`
  * when this run saw the job end (its end is reported here); else nothing new (`undefined`).
@@ -169,7 +179,7 @@ export async function waitingRecord(
   const { job, failure } = outcome;
   if (!request.thread || !job) return undefined;
   if (isTerminal(job.status)) return null;
-  if (request.wait || failure) return undefined;
+  if (request.wait || failure || passOfAnother(outcome, run.runId)) return undefined;
   const sha = status ? (await session.runCommits(signal)).sha : undefined;
   const names = (list: string[]) => list.slice(0, WAITING_NAMES);
   return {
