@@ -909,6 +909,29 @@ describe('sequences the exploration found, kept as examples', () => {
         ],
       },
     ],
+    [
+      // Found by the second nightly run: the re-run of the run that started the pass, resuming its
+      // job, wrote a pending status on the pull request's newer head that no record pointed at.
+      'a re-run of the request that started the pass, after a push',
+      {
+        wait: false,
+        followUp: 'every-push',
+        monorepo: false,
+        projects: 1,
+        thread: 'pull',
+        turns: [],
+        steps: [
+          { t: 'ask', who: 'octocat' },
+          { t: 'overlap', who: 'octocat' },
+          { t: 'push', files: false },
+          { t: 'rerun' },
+          { t: 'run', fault: 'ok', group: 0 },
+          { t: 'run', fault: 'ok', group: 0 },
+          { t: 'together', fault: 'ok', beside: 'schedule' },
+          { t: 'push', files: false },
+        ],
+      },
+    ],
   ])('%s', async (_, s) => {
     await expect(playSequence(s)).resolves.toBeUndefined();
   });

@@ -1671,13 +1671,14 @@ function note(session, jobId, head, memory, previous, uses = 0, superseded, wait
     });
 }
 /**
- * A run that sent nothing (a re-run that resumes the job) on a job another run's pass keeps at
- * work: that run's record and pending status stand, and this run writes neither.
+ * A run that sent nothing (a re-run that resumes the job) on a job whose pass the thread's record
+ * keeps at work — another run's, or its own first attempt's: that record and its pending status
+ * stand, and this run writes neither (its commit may not be the pass's).
  */
-function passOfAnother(outcome, runId) {
+function passRecorded(outcome) {
     const { note } = outcome.memory;
-    const other = note?.waiting;
-    return !outcome.uses && !!other && !other.ended && note?.job === outcome.jobId && other.run !== runId;
+    const pass = note?.waiting;
+    return !outcome.uses && !!pass && !pass.ended && note?.job === outcome.jobId;
 }
 /**
  * What the thread records of its job once this run ends: left at work by a run that did not wait
@@ -1691,7 +1692,7 @@ async function waitingRecord(session, outcome, signal) {
         return undefined;
     if ((0,core_job/* isTerminal */.Hd)(job.status))
         return null;
-    if (request.wait || failure || passOfAnother(outcome, run.runId))
+    if (request.wait || failure || passRecorded(outcome))
         return undefined;
     const sha = status ? (await session.runCommits(signal)).sha : undefined;
     const names = (list) => list.slice(0, ledger/* WAITING_NAMES */.dh);
@@ -3361,7 +3362,7 @@ async function finalStatus(session, outcome, cancelled, first, signal) {
     // wait: false: the job goes on, and so does the pending status (another run's, when this run
     // only resumed the job that run put back to work).
     else if (!failure) {
-        if (passOfAnother(outcome, session.run.runId))
+        if (passRecorded(outcome))
             session.say(`Agent job ${jobId} goes on in the pass run ${outcome.memory.note?.waiting?.run ?? ''} started; its status stands.`);
         else
             await status('pending', JOB_WORDS.goesOn);

@@ -32,7 +32,7 @@ import {
   keptForWriting,
   namedJob,
   note,
-  passOfAnother,
+  passRecorded,
   waitingRecord,
   writeStatus,
 } from './writes.js';
@@ -284,7 +284,7 @@ async function finalStatus(
   // wait: false: the job goes on, and so does the pending status (another run's, when this run
   // only resumed the job that run put back to work).
   else if (!failure) {
-    if (passOfAnother(outcome, session.run.runId))
+    if (passRecorded(outcome))
       session.say(
         `Agent job ${jobId} goes on in the pass run ${outcome.memory.note?.waiting?.run ?? ''} started; its status stands.`,
       );

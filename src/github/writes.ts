@@ -156,13 +156,14 @@ export function note(
 }
 
 /**
- * A run that sent nothing (a re-run that resumes the job) on a job another run's pass keeps at
- * work: that run's record and pending status stand, and this run writes neither.
+ * A run that sent nothing (a re-run that resumes the job) on a job whose pass the thread's record
+ * keeps at work — another run's, or its own first attempt's: that record and its pending status
+ * stand, and this run writes neither (its commit may not be the pass's).
  */
-export function passOfAnother(outcome: Outcome, runId: number): boolean {
+export function passRecorded(outcome: Outcome): boolean {
   const { note } = outcome.memory;
-  const other = note?.waiting;
-  return !outcome.uses && !!other && !other.ended && note?.job === outcome.jobId && other.run !== runId;
+  const pass = note?.waiting;
+  return !outcome.uses && !!pass && !pass.ended && note?.job === outcome.jobId;
 }
 
 /**
@@ -179,7 +180,7 @@ export async function waitingRecord(
   const { job, failure } = outcome;
   if (!request.thread || !job) return undefined;
   if (isTerminal(job.status)) return null;
-  if (request.wait || failure || passOfAnother(outcome, run.runId)) return undefined;
+  if (request.wait || failure || passRecorded(outcome)) return undefined;
   const sha = status ? (await session.runCommits(signal)).sha : undefined;
   const names = (list: string[]) => list.slice(0, WAITING_NAMES);
   return {
