@@ -11,6 +11,7 @@ import {
   clearWaiting,
   nextLedger,
   owe,
+  oweMerge,
   owes,
   ownProject,
   projectKey,
@@ -65,6 +66,30 @@ describe('owing and settling', () => {
     expect(owes({ ...owed, requests: { floor: 100, settled: [{ run: 9, ids: [101, 102] }] } })).toBe(false);
     // Queued again, it moves to the end, once.
     expect(owe(owed, 101).waiting?.queued).toEqual([102, 101]);
+  });
+
+  it("owes the merge its record keeps (the merge's run was held while the job worked) until a send replaces the record", () => {
+    expect(oweMerge(note()).waiting).toEqual({ ...waiting, merge: true });
+    expect(owes(oweMerge(note()))).toBe(true);
+    // No record, nothing to keep it in.
+    expect(oweMerge(clearWaiting(note()))).toEqual(clearWaiting(note()));
+    // Its end written, the record stays while the merge is owed, whatever the requests.
+    const ledger = { floor: 100, settled: [{ run: 9, ids: [101] }] };
+    expect(tidy({ ...waiting, queued: [101], merge: true, ended: true }, ledger)).toEqual({
+      ...waiting,
+      merge: true,
+      ended: true,
+    });
+    // The lane's run that sent the merge leaves its own record: the merge is no longer owed.
+    const sent = nextLedger(oweMerge(note({ ended: true })), {
+      job: 'job-1',
+      run: 9,
+      attempt: 1,
+      uses: 1,
+      waiting: { run: 9, at: 2_000_000, timeout: 60_000 },
+    });
+    expect(sent.waiting).toEqual({ run: 9, at: 2_000_000, timeout: 60_000 });
+    expect(owes(sent)).toBe(false);
   });
 
   it('an end with nothing owed clears the record; with requests owed it keeps them, its end written', () => {

@@ -932,6 +932,21 @@ describe('sequences the exploration found, kept as examples', () => {
         ],
       },
     ],
+    [
+      // Found once report runs handed every ended job to the lane: two projects' report steps start
+      // two lane runs; the second, finding nothing waiting, sent the merge again under at-merge
+      // (the merge's own run had started the job, on that head), and again on every later lane run.
+      'two projects, a merge that started both jobs: each lane run after the first sends nothing',
+      {
+        wait: false,
+        followUp: 'at-merge',
+        monorepo: false,
+        projects: 2,
+        thread: 'pull',
+        turns: [],
+        steps: [{ t: 'merge' }],
+      },
+    ],
   ])('%s', async (_, s) => {
     await expect(playSequence(s)).resolves.toBeUndefined();
   });

@@ -2,8 +2,9 @@
 // thread's run left its job at work without waiting, a run on a schedule, a dispatch or the docs
 // pull request's own event writes the job's end on that thread — its comment, its pending status
 // on its own commit and context, the docs PR's labels, the thread's label off — once, and nothing
-// while the job still works. It sends nothing to the service: what a thread is owed is handed to
-// the thread's lane (a workflow_dispatch naming the thread), whose run sends it.
+// while the job still works. It sends nothing to the service: a thread owed something, or whose job
+// is overdue, goes to the thread's lane (a workflow_dispatch naming the thread), whose run writes
+// the end and sends what is owed; only where GitHub refuses that does the report run write it.
 import { describe, expect, it } from '@jest/globals';
 import { VirtualClock } from '../__fixtures__/clock.js';
 import {
@@ -24,6 +25,7 @@ import {
   DOCS,
   DOCS_TOKEN,
   gitHubEnv,
+  pullRequestAt,
   pushEvent,
   pushTo,
   sha,
@@ -61,6 +63,13 @@ const laneEvent = (number: number) => ({
   payload: { inputs: { 'docs-agent-thread': String(number) } },
 });
 
+/** The dispatch GitHub accepted for thread `number`'s lane. */
+const laneDispatch = (number: number) => ({
+  workflowId: 'docs.yml',
+  ref: 'refs/heads/main',
+  inputs: { 'docs-agent-thread': String(number) },
+});
+
 /** A thread whose opening run did not wait: its job read `active` once, then as the test scripts. */
 async function leftAtWork(options: { timeout?: string } = {}) {
   const world = await docsThread(github, emulator);
@@ -75,6 +84,21 @@ async function leftAtWork(options: { timeout?: string } = {}) {
   service.unscript('get');
   const kept = () => pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
   return { ...world, opening, kept };
+}
+
+/**
+ * A report run at `ms` (a separate `sweep: true` step), which hands thread `pr` to its lane, and the
+ * lane's run — the thread's own step — a minute later.
+ */
+async function reportAndLane(thread: Awaited<ReturnType<typeof leftAtWork>>, ms: number) {
+  const { gh, pr, service, step } = thread;
+  const dispatched = gh.dispatches(APP).length;
+  const swept = await play(sweepStep(service, gh), at(ms));
+  expect(swept.code).toBe(0);
+  expect(gh.dispatches(APP).slice(dispatched)).toEqual([laneDispatch(pr.number)]);
+  const lane = await play(step(laneEvent(pr.number), { wait: 'false' }), at(ms + 60_000));
+  expect(lane.code).toBe(0);
+  return { swept, lane };
 }
 
 describe('sweep: true', () => {
@@ -140,17 +164,22 @@ describe('sweep: true', () => {
   });
 
   it('past its timeout: the thread is told once, keeps waiting, and the real end replaces the mark', async () => {
-    const { gh, pr, service, kept, docsLink } = await leftAtWork({ timeout: '1h' });
-    service.script('get', { job: { status: 'active' } }, { job: { status: 'active' } });
-    const swept = await play(sweepStep(service, gh), at(2 * 60 * 60_000));
-    expect(JSON.parse(swept.outputs.reported ?? '')).toMatchObject([{ status: 'timed-out' }]);
+    const thread = await leftAtWork({ timeout: '1h' });
+    const { gh, pr, service, kept, docsLink } = thread;
+    // Read by the report run, the lane's run it starts (an overdue job's record takes requests
+    // meanwhile: the lane writes the mark), and the next report run.
+    const active = { job: { status: 'active' } };
+    service.script('get', active, active, active);
+    const marked = await reportAndLane(thread, 2 * 60 * 60_000);
+    expect(JSON.parse(marked.swept.outputs.reported ?? '')).toEqual([]);
+    expect(JSON.parse(marked.lane.outputs.reported ?? '')).toMatchObject([{ status: 'timed-out' }]);
     expect(gh.statuses(APP, sha(2))[0]).toMatchObject({
       state: 'error',
       description: expect.stringContaining('Timed out'),
     });
     expect(readNote(kept())?.waiting).toMatchObject({ overdue: true });
     expect(pr.labels).toEqual(['docs-agent-working']);
-    // Marked once: the next report run, the job still at work, writes nothing.
+    // Marked once: the next report run, the job still at work, writes nothing and hands nothing off.
     const before = writes(gh).length;
     const again = await play(sweepStep(service, gh), at(3 * 60 * 60_000));
     expect(JSON.parse(again.outputs.reported ?? '')).toEqual([]);
@@ -255,31 +284,37 @@ describe('requests while the job works (wait: false)', () => {
     expect(readNote(kept())?.waiting?.queued).toBeUndefined();
   });
 
-  it("a report run writes the end, sends nothing, and hands the five to the thread's lane, whose run sends them in one follow-up", async () => {
+  it('a report run writes nothing and sends nothing: it hands the thread owed five requests to its lane, whose run writes the end and sends them in one follow-up', async () => {
     const { gh, pr, service, asked, step, kept } = await burst();
     const [pending] = gh.statuses(APP, sha(2)).slice(-1);
     // The recipe without waiting: the thread step itself, on the schedule.
+    const written = writes(gh).length;
     const swept = await play(step(SCHEDULE, { wait: 'false' }), at(120_000));
     expect(swept.code).toBe(0);
     expect(warnings(swept)).toEqual([]);
     expect(swept.outputs).toMatchObject({ mode: 'swept', status: 'swept', uses: '0' });
-    expect(JSON.parse(swept.outputs.reported ?? '')).toMatchObject([
-      { thread: pr.number, status: 'completed' },
-    ]);
+    expect(JSON.parse(swept.outputs.reported ?? '')).toEqual([]);
+    expect(swept.stdout).toContain("its thread's own run writes the end and sends it.");
     expect(service.count('message')).toBe(0);
-    expect(gh.statuses(APP, sha(2))[0]).toMatchObject({ state: 'success', context: pending?.context });
-    // The record stays, its end written, until the lane has sent what is owed; so does the label.
-    expect(readNote(kept())?.waiting).toMatchObject({ ended: true, queued: asked.map((c) => c.id) });
-    expect(pr.labels).toEqual(['docs-agent-working']);
-    expect(gh.dispatches(APP)).toEqual([
-      { workflowId: 'docs.yml', ref: 'refs/heads/main', inputs: { 'docs-agent-thread': String(pr.number) } },
-    ]);
+    expect(
+      writes(gh)
+        .slice(written)
+        .map((r) => r.route),
+    ).toEqual(['createWorkflowDispatch']);
+    expect(readNote(kept())?.waiting).toMatchObject({ queued: asked.map((c) => c.id) });
+    expect(gh.dispatches(APP)).toEqual([laneDispatch(pr.number)]);
 
     // The dispatched run: the thread's own, in its lane.
     const lane = await play(step(laneEvent(pr.number), { wait: 'false' }), at(130_000));
     expect(lane.code).toBe(0);
     expect(warnings(lane)).toEqual([]);
     expect(lane.outputs).toMatchObject({ uses: '1' });
+    expect(JSON.parse(lane.outputs.reported ?? '')).toMatchObject([
+      { thread: pr.number, status: 'completed' },
+    ]);
+    // Its end is on the pass's commit, in the pass's context, before the follow-up's own status.
+    const ends = gh.statuses(APP, sha(2)).filter((st) => st.context === pending?.context);
+    expect(ends.map((st) => st.state)).toContain('success');
     expect(service.count('message')).toBe(1);
     const prompt = (service.requests.find((r) => r.route === 'message')?.json as { prompt: string }).prompt;
     expect(prompt).toContain('5 requests were made on this thread');
@@ -305,12 +340,12 @@ describe('requests while the job works (wait: false)', () => {
     expect(swept.code).toBe(0);
     expect(warnings(swept)).toEqual([]);
     expect(service.count('message')).toBe(0);
-    expect(readNote(kept())?.waiting).toMatchObject({ ended: true });
+    expect(readNote(kept())?.waiting?.ended).toBeUndefined();
     expect(pr.labels).toEqual(['docs-agent-working']);
-    expect(gh.dispatches(APP)).toHaveLength(1);
+    expect(gh.dispatches(APP)).toEqual([laneDispatch(pr.number)]);
   });
 
-  it('a hand-off GitHub refuses (no actions: write) keeps what is owed, says so, and the next run sends it', async () => {
+  it('a hand-off GitHub refuses (no actions: write): the report run writes the end itself, keeps what is owed, says so, and the next run sends it', async () => {
     const { gh, pr, service, step, kept } = await burst();
     gh.fail('createWorkflowDispatch', { status: 403, message: 'Resource not accessible by integration' });
     const swept = await play(step(SCHEDULE, { wait: 'false' }), at(120_000));
@@ -386,19 +421,62 @@ describe('pushes while the job works (wait: false, every-push)', () => {
     expect(pr.comments.filter((c) => c.body.startsWith('<!-- agent-job-action:'))).toHaveLength(1);
   });
 
-  it("under at-merge the lane's replayed push is held as it was: nothing sent, nothing written", async () => {
-    const { gh, pr, service, step } = await leftAtWork({ timeout: '1h' });
+  it('under at-merge the lane run writes the end, and the push replayed is held as it was: nothing sent', async () => {
+    const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
     const atMerge = { followUp: 'at-merge', wait: 'false' };
     service.script('get', { job: { status: 'active' } });
     await play(step(pushTo(pr, sha(3)), atMerge), at(60_000));
     service.unscript('get');
+    const held = gh.statuses(APP, sha(3));
     await play(step(SCHEDULE, atMerge), at(10 * 60_000));
-    const before = writes(gh).length;
+    expect(gh.dispatches(APP)).toEqual([laneDispatch(pr.number)]);
     const lane = await play(step(laneEvent(pr.number), atMerge), at(11 * 60_000));
     expect(lane.code).toBe(0);
     expect(lane.outputs).toMatchObject({ uses: '0' });
+    expect(JSON.parse(lane.outputs.reported ?? '')).toMatchObject([{ status: 'completed' }]);
     expect(service.count('message')).toBe(0);
-    expect(writes(gh).slice(before)).toEqual([]);
+    expect(readNote(kept())?.waiting).toBeUndefined();
+    expect(gh.statuses(APP, sha(3))).toEqual(held);
+  });
+
+  it('under at-merge a merge while the job works is owed in the record: the lane run sends it once, and a second lane run sends nothing', async () => {
+    const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
+    const atMerge = { followUp: 'at-merge', wait: 'false' };
+    pr.merged = true;
+    pr.state = 'closed';
+    const closed = pullRequestAt(pr.number, sha(2), 'closed');
+    const merge = {
+      ...closed,
+      payload: { ...closed.payload, pull_request: { ...closed.payload.pull_request, merged: true } },
+    };
+    service.script('get', { job: { status: 'active' } });
+    const held = await play(step(merge, atMerge), at(60_000));
+    service.unscript('get');
+    expect(held.outputs).toMatchObject({ status: 'skipped', uses: '0' });
+    expect(held.stdout).toContain('this merge is sent when it is done');
+    // The merge's head is the one the job last looked at: only the record says the merge is owed.
+    expect(readNote(kept())).toMatchObject({ head: sha(2), waiting: { merge: true } });
+    expect(service.count('message')).toBe(0);
+
+    await play(step(SCHEDULE, atMerge), at(10 * 60_000));
+    expect(gh.dispatches(APP)).toEqual([laneDispatch(pr.number)]);
+    const lane = await play(step(laneEvent(pr.number), atMerge), at(11 * 60_000));
+    expect(lane.code).toBe(0);
+    expect(warnings(lane)).toEqual([]);
+    expect(lane.outputs).toMatchObject({ uses: '1' });
+    expect(service.count('message')).toBe(1);
+    expect(readNote(kept())?.waiting?.merge).toBeUndefined();
+
+    // Another lane run (a second project's report step, a re-run): the merge went once.
+    service.script('get', { job: { status: 'active' } });
+    const again = await play(step(laneEvent(pr.number), atMerge), at(12 * 60_000));
+    service.unscript('get');
+    expect(again.outputs).toMatchObject({ uses: '0' });
+    service.script('get', { job: { status: 'completed' } });
+    const after = await play(step(laneEvent(pr.number), atMerge), at(30 * 60_000));
+    service.unscript('get');
+    expect(after.outputs).toMatchObject({ uses: '0' });
+    expect(service.count('message')).toBe(1);
   });
 
   it('a report run whose thread has nothing new sends nothing, hands nothing off and writes nothing more', async () => {

@@ -530,6 +530,7 @@ const noteSchema = schemas/* object */.Ikc({
         reviewers: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* string */.YjP().check(api/* _maxLength */.Eb(MAX_NAME))).check(api/* _maxLength */.Eb(ledger/* WAITING_NAMES */.dh))),
         autoMerge: schemas/* optional */.lqM(schemas/* enum */.k5n(['merge', 'squash', 'rebase'])),
         queued: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* int */.Whr().check(api/* _positive */.NC())).check(api/* _maxLength */.Eb(ledger/* WAITING_NAMES */.dh))),
+        merge: schemas/* optional */.lqM(schemas/* literal */.euz(true)),
         project: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(/^[0-9a-f]{16}$/))),
         overdue: schemas/* optional */.lqM(schemas/* literal */.euz(true)),
         ended: schemas/* optional */.lqM(schemas/* literal */.euz(true)),
@@ -3219,11 +3220,11 @@ function reportWrites(session) {
             return url;
         },
         /** A bare `/docs`: the kept comment says what a request looks like, its note kept; its URL. */
-        async answer(text, cancellation, queue) {
+        async answer(text, cancellation, owing) {
             const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
             try {
                 const { comment } = await keptForWriting(session, signal);
-                const written = await comment?.write((previous) => answerBody(session.marker, text, session.runUrl, owed(readNote(previous ?? ''), queue), previous), signal);
+                const written = await comment?.write((previous) => answerBody(session.marker, text, session.runUrl, owed(readNote(previous ?? ''), owing), previous), signal);
                 return written?.url;
             }
             finally {
@@ -3420,9 +3421,11 @@ async function boundedSupersede(session, outcome, signal) {
         done();
     }
 }
-/** The note with request `queue` owed to its waiting job, when there is one. */
-function owed(note, queue) {
-    return note && queue !== undefined ? (0,ledger/* owe */.ep)(note, queue) : note;
+/** The note with what the thread is `owed` kept for its waiting job, when there is one. */
+function owed(note, what) {
+    if (!note || !what)
+        return note;
+    return 'merge' in what ? (0,ledger/* oweMerge */.AI)(note) : (0,ledger/* owe */.ep)(note, what.request);
 }
 /**
  * This step's own status on the run's commit, as a record read back (its job id checked); none
@@ -4305,10 +4308,10 @@ async function writeBranchEnd(session, found, end, signal) {
 
 ;// CONCATENATED MODULE: ./src/github/hand-off.ts
 // A report run runs beside a thread's lane (the runs GitHub serializes in the thread's concurrency
-// group), never in it, so it sends nothing to a thread's job: what the thread is owed once its
-// job's end is written goes to the lane, as a `workflow_dispatch` of the same workflow that names
-// the thread. The recipe's group puts that run in the thread's lane, and GitHub's queue keeps it
-// from running beside any other run of the thread.
+// group), never in it, so it sends nothing to a thread's job, and writes nothing on a thread its
+// lane is about to send on: what the thread is owed, with the job's end, goes to the lane, as a
+// `workflow_dispatch` of the same workflow that names the thread. The recipe's group puts that run
+// in the thread's lane, and GitHub's queue keeps it from running beside any other run of the thread.
 
 
 /**
@@ -4325,13 +4328,14 @@ function dispatchTarget(workflowRef, defaultBranch) {
 }
 /**
  * Starts thread `number`'s lane run; `false`, with a warning that says what to give, when GitHub
- * refused or the run cannot tell its workflow. What is owed stays in the thread's record either way.
+ * refused or the run cannot tell its workflow (the report run then writes the end itself). What is
+ * owed stays in the thread's record either way.
  */
 async function handOff(session, number, signal) {
     const { repo, workflowRef, event } = session.run;
     const target = dispatchTarget(workflowRef, event.repository?.defaultBranch);
     if (!target) {
-        session.warn(`Could not hand #${number}'s owed requests to its thread's runs: this run cannot tell its workflow's file and branch (GITHUB_WORKFLOW_REF). The thread's next run sends them.`);
+        session.warn(`Could not hand #${number} to its thread's own run: this run cannot tell its workflow's file and branch (GITHUB_WORKFLOW_REF). An end this run found, it writes itself; what the thread is owed, its next run sends.`);
         return false;
     }
     try {
@@ -4347,7 +4351,7 @@ async function handOff(session, number, signal) {
             token: 'githubToken',
             permission: `actions: write, and a workflow_dispatch trigger with the input ${core_event/* LANE_INPUT */.Un}`,
             repo: `${repo.owner}/${repo.repo}`,
-        })} The thread's next run sends what it is owed.`);
+        })} An end this run found, it writes itself; what the thread is owed, its next run sends.`);
         return false;
     }
 }

@@ -28767,6 +28767,7 @@ function parseJob(body) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   $M: () => (/* binding */ requestLedger),
 /* harmony export */   $N: () => (/* binding */ projectKey),
+/* harmony export */   AI: () => (/* binding */ oweMerge),
 /* harmony export */   D1: () => (/* binding */ settleWaiting),
 /* harmony export */   F4: () => (/* binding */ refusedWarning),
 /* harmony export */   G2: () => (/* binding */ ownProject),
@@ -29018,11 +29019,19 @@ function tidy(waiting, requests) {
     delete rest.queued;
     if (queued.length > 0)
         rest.queued = queued;
-    return rest.ended && queued.length === 0 ? undefined : rest;
+    return rest.ended && queued.length === 0 && !rest.merge ? undefined : rest;
 }
-/** Whether the thread asked for anything while its job worked (requests queued for its lane to send). */
+/**
+ * Whether the thread asked for anything while its job worked, for its lane to send: requests
+ * queued, or its merge.
+ */
 function owes(note) {
-    return open(requestLedger(note), note.waiting?.queued ?? []).length > 0;
+    return note.waiting?.merge === true || open(requestLedger(note), note.waiting?.queued ?? []).length > 0;
+}
+/** The record with the pull request's merge owed (its merge's run was held while the job worked). */
+function oweMerge(note) {
+    const { waiting } = note;
+    return waiting ? { ...note, waiting: { ...waiting, merge: true } } : note;
 }
 /** The record with request `id` owed (queued while the job works; at most WAITING_NAMES, the newest). */
 function owe(note, id) {
@@ -30922,7 +30931,7 @@ async function decide(inputs, deps) {
             kind: 'skip',
             notice: `Queued: agent job ${id} is still at work (run ${atWork.run} left it so); this request is sent when it is done, by the thread's next run.`,
             answer: `Queued: the agent is still at work on job ${id}. This request is sent when it is done, with any other request made meanwhile.`,
-            queue: request.comment.id,
+            queue: { request: request.comment.id },
         };
     }
     // Requests waiting to be sent are never held back: not by followUp, nor by a push that has
@@ -30944,7 +30953,14 @@ async function decide(inputs, deps) {
     // a push's change or a merge waits, for the run that sees the job's end (the thread's lane).
     if (atWork && !inputs.wait && !resumes) {
         const merged = event.kind === 'pull-request' && event.pull?.merged === true;
-        return hold(whileAtWork(job, merged ? 'this merge' : 'what this push changed'), job);
+        if (!merged || inputs.followUp !== 'at-merge')
+            return hold(whileAtWork(job, merged ? 'this merge' : 'what this push changed'), job);
+        // Under at-merge the merge is news in itself, whatever its head: the record says it is owed.
+        return {
+            ...hold(whileAtWork(job, 'this merge'), job),
+            answer: `Held: the agent is still at work on job ${(0,untrusted/* label */.Pf)(job ?? '')}. The merge is sent when it is done.`,
+            queue: { merge: true },
+        };
     }
     const { asked } = features;
     let step;
@@ -32349,13 +32365,16 @@ async function writeDryRunSummary(facts) {
     }
     await core/* summary */.z.write();
 }
-/** A report run's summary: each thread it reported, and how many jobs it left at work. */
+/**
+ * A report run's summary: each thread whose end it wrote, those it handed to their own run (which
+ * writes the end and sends what is owed), and how many jobs it left at work.
+ */
 async function writeSweepSummary(facts) {
     if (!process.env.GITHUB_STEP_SUMMARY) {
         core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
         return;
     }
-    const { reported, atWork, serverUrl } = facts;
+    const { reported, handedOff, atWork, serverUrl } = facts;
     core/* summary */.z.addHeading('Documentation agent: report run', 3);
     if (reported.length > 0) {
         const header = ['Thread', 'Job', 'Status', 'Pull request'].map((data) => ({ data, header: true }));
@@ -32370,10 +32389,15 @@ async function writeSweepSummary(facts) {
         ]);
     }
     const still = atWork === 0 ? '' : ` ${atWork} still at work, left waiting.`;
-    const told = reported.length === 0
-        ? 'No waiting job had ended: nothing was written.'
-        : `The end of ${reported.length} job${reported.length === 1 ? '' : 's'} was written on ${reported.length === 1 ? 'its thread' : 'their threads'}.`;
-    core/* summary */.z.addRaw(`<p>${told}${still}</p>`, true);
+    const handed = handedOff.length === 0
+        ? ''
+        : ` Handed to their thread's own run, which writes the end and sends what is owed: ${handedOff.map((n) => `#${n}`).join(', ')}.`;
+    const told = reported.length > 0
+        ? `The end of ${reported.length} job${reported.length === 1 ? '' : 's'} was written on ${reported.length === 1 ? 'its thread' : 'their threads'}.`
+        : handedOff.length > 0
+            ? 'This run wrote no end.'
+            : 'No waiting job had ended: nothing was written.';
+    core/* summary */.z.addRaw(`<p>${told}${handed}${still}</p>`, true);
     await core/* summary */.z.write();
 }
 
@@ -32736,13 +32760,16 @@ function setupFor(given, context) {
 // A report run, with no prompt of its own: a `sweep: true` step, or a thread's step that does not
 // wait (`thread: true`, `wait: false`) on an event that belongs to no thread (a schedule, a run by
 // hand, a dispatch from the docs repository). It finds every thread of the repository whose job a
-// run left at work without waiting, reads each job once (a read costs no quota use; it never waits
-// for a pass), and writes the end of each one that ended as its starting run asked — once: a
-// thread another run reported meanwhile gets no write. It sends nothing: a report run is not in any
-// thread's lane (the runs GitHub serializes in the thread's concurrency group), so what a thread
-// asked while its job worked is handed to that lane, as a `workflow_dispatch` naming the thread.
-// On that dispatch (a lane run) the step is the thread's own run: it reports the thread's job, then
-// sends what is owed, as the thread's next event would.
+// run left at work without waiting and reads each job once (a read costs no quota use; it never
+// waits for a pass). It sends nothing: a report run is not in any thread's lane (the runs GitHub
+// serializes in the thread's concurrency group). A thread whose job ended with nothing owed gets
+// its end written here, once (the record read afresh just before). A thread owed something (what
+// it asked while its job worked, a change pushed meanwhile) or whose job is overdue goes to its
+// lane, as a `workflow_dispatch` naming the thread: the lane is about to send to the job and write
+// a new record, and GitHub has no conditional write, so a write of the report run's own could land
+// after it. On that dispatch (a lane run) the step is the thread's own run: it writes the end,
+// then sends what is owed, as the thread's next event would. A branch's job is written where it
+// waits (its commits' statuses, its git ref); a branch's next pass is always on a newer commit.
 
 
 
@@ -32765,7 +32792,7 @@ function setupFor(given, context) {
 async function sweep(deps) {
     const { accepted, step } = deps;
     const { features } = accepted;
-    const done = { reported: [], atWork: 0, uses: 0 };
+    const done = { reported: [], handedOff: [], atWork: 0, uses: 0 };
     try {
         const steps = await deps.github.load();
         if (!steps)
@@ -32789,6 +32816,7 @@ async function sweep(deps) {
     }
     await writeSweepSummary({
         reported: done.reported,
+        handedOff: done.handedOff,
         atWork: done.atWork,
         serverUrl: accepted.context.serverUrl,
     }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
@@ -32816,13 +32844,16 @@ async function sweep_report(steps, deps, done) {
         if (several)
             core/* startGroup */.Oh(`#${thread.number}: agent job ${(0,untrusted/* label */.Pf)(thread.note.job)}`);
         try {
-            const stands = await reportThread(thread, steps, deps);
+            const stands = await reportThread(thread, steps, deps, 'hand-off');
             if (stands.kind === 'at-work')
                 done.atWork++;
+            if (stands.kind === 'handed')
+                done.handedOff.push(thread.number);
             if (stands.swept)
                 done.reported.push(stands.swept);
-            if (stands.kind === 'ended' && !accepted.features.dryRun)
-                await handOffOwed(thread, steps, deps);
+            // Its end was written before (only what is owed kept its record): what is owed goes to its lane.
+            if (stands.kind === 'written' && !accepted.features.dryRun && (await handOffOwed(thread, steps, deps)))
+                done.handedOff.push(thread.number);
         }
         finally {
             if (several)
@@ -32848,10 +32879,10 @@ async function laneRun(number, steps, deps, done) {
     const thread = found[0];
     log/* coreLog */.u.info(`This run is #${number}'s thread's own (${core_event/* LANE_INPUT */.Un}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`);
     if (thread) {
-        const stands = await reportThread(thread, steps, deps);
+        const stands = await reportThread(thread, steps, deps, 'write');
         if (stands.swept)
             done.reported.push(stands.swept);
-        if (stands.kind !== 'ended') {
+        if (stands.kind !== 'ended' && stands.kind !== 'written') {
             if (stands.kind === 'at-work')
                 done.atWork++;
             return;
@@ -32863,30 +32894,45 @@ async function laneRun(number, steps, deps, done) {
 }
 /**
  * One waiting thread: its job read once, and what changed written once — the end (its record kept
- * while something is owed), or the overdue mark. `ended`: the end is written (by this run or
- * another), so what is owed may go; `at-work`: nothing may be sent; `unread`: nothing is known.
+ * while something is owed), or the overdue mark — by this run, or, on a report run (`hand-off`)
+ * where the thread is owed something or the job is overdue, by the thread's lane (unless GitHub
+ * refuses the hand-off). `written`: its end was written before this run; `ended`: this run (or
+ * another meanwhile) wrote it, so what is owed may go; `handed`: the lane writes it and sends what
+ * is owed; `at-work`: nothing may be sent; `unread`: nothing is known.
  */
-async function reportThread(thread, steps, deps) {
+async function reportThread(thread, steps, deps, how) {
     const { accepted, step } = deps;
     const { signal, clock } = step;
     const waiting = thread.note.waiting;
     const id = (0,untrusted/* label */.Pf)(thread.note.job);
     // Its end is written already (only what is owed is left): nothing to read.
     if (waiting.ended)
-        return { kind: 'ended' };
+        return { kind: 'written' };
     const read = await readWaitingJob(deps, thread.note.job, waiting, signal);
     if (read === 'unread')
         return { kind: 'unread' };
     const end = (0,core_ledger/* waitingEnd */.Xr)(waiting, read, clock.now());
     if (end.kind === 'written')
-        return { kind: 'ended' };
+        return { kind: 'written' };
     if (end.kind === 'at-work') {
         log/* coreLog */.u.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
         return { kind: 'at-work' };
     }
+    const after = end.kind === 'overdue' ? 'at-work' : 'ended';
     if (accepted.features.dryRun) {
         log/* coreLog */.u.notice(`Dry run: the end of agent job ${id} of #${thread.number} (${(0,core_ledger/* howEnded */.f2)(end)}) is not written.`);
-        return { kind: end.kind === 'overdue' ? 'at-work' : 'ended' };
+        return { kind: after };
+    }
+    // Where the lane has work to do on the thread — something is owed, or the job is overdue (its
+    // record keeps taking requests) — its run writes this too: the thread's lane sends what is owed
+    // right after, and a write of the report run's own could land after that send's record.
+    const owed = how === 'hand-off' ? await owedOf(thread, steps, signal) : undefined;
+    const lanes = how === 'hand-off' && (owed !== undefined || end.kind === 'overdue');
+    if (lanes && (await steps.sweep.handOff(thread.number, signal))) {
+        log/* coreLog */.u.info(end.kind === 'overdue'
+            ? `#${thread.number}: agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; its thread's own run tells the thread.`
+            : `#${thread.number}: agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}, and the thread is owed ${owed}: its thread's own run writes the end and sends it.`);
+        return { kind: after === 'ended' ? 'handed' : 'at-work' };
     }
     const wrote = await steps.sweep.reportEnd(thread, end, signal);
     log/* coreLog */.u.info(wrote
@@ -32894,7 +32940,7 @@ async function reportThread(thread, steps, deps) {
         : `#${thread.number}: another run reported agent job ${id} meanwhile.`);
     // An overdue mark is not an end: the job is still at work, and nothing may be sent to it.
     return {
-        kind: end.kind === 'overdue' ? 'at-work' : 'ended',
+        kind: after,
         ...(wrote ? { swept: sweptOf({ thread: thread.number }, thread.note.job, end) } : {}),
     };
 }
@@ -32922,25 +32968,34 @@ async function readWaitingJob({ client, accepted, step }, id, waiting, signal) {
     }
 }
 /**
- * What a thread whose job's end is written is owed — requests queued while it worked, or a change
- * pushed to its pull request meanwhile — handed to the thread's lane. A report run sends nothing.
+ * What a waiting thread is owed, in the log's words: what it asked while its job worked (requests
+ * queued, its merge), or a change pushed to its pull request meanwhile; `undefined`: nothing.
+ */
+async function owedOf(thread, steps, signal) {
+    if ((0,core_ledger/* owes */.Rz)(thread.note))
+        return 'what it asked while its job worked';
+    if (!thread.pull)
+        return undefined;
+    const pull = await steps.sweep.pull(thread.number, signal).catch((error) => {
+        log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,log/* describeThrown */.Y)(error)}; its next run sends what changed.`);
+        return undefined;
+    });
+    // A merge while the job worked is held as a push is: its run sent nothing to the job.
+    if (!(pull?.open || pull?.merged) || pull.head === thread.note.head)
+        return undefined;
+    return pull.open ? 'a change pushed while its job worked' : 'its merge, while its job worked';
+}
+/**
+ * What a thread whose job's end is written is owed, handed to the thread's lane (a report run
+ * sends nothing); whether it was.
  */
 async function handOffOwed(thread, steps, deps) {
     const { signal } = deps.step;
-    let owed = (0,core_ledger/* owes */.Rz)(thread.note) ? 'requests queued while its job worked' : undefined;
-    if (!owed && thread.pull) {
-        const pull = await steps.sweep.pull(thread.number, signal).catch((error) => {
-            log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,log/* describeThrown */.Y)(error)}; its next run sends what changed.`);
-            return undefined;
-        });
-        // A merge while the job worked is held as a push is: its run sent nothing to the job.
-        if ((pull?.open || pull?.merged) && pull.head !== thread.note.head)
-            owed = pull.open ? 'a change pushed while its job worked' : 'its merge, while its job worked';
-    }
-    if (!owed)
-        return;
-    if (await steps.sweep.handOff(thread.number, signal))
-        log/* coreLog */.u.info(`#${thread.number} is owed ${owed}: its thread's own run sends it.`);
+    const owed = await owedOf(thread, steps, signal);
+    if (!owed || !(await steps.sweep.handOff(thread.number, signal)))
+        return false;
+    log/* coreLog */.u.info(`#${thread.number} is owed ${owed}: its thread's own run sends it.`);
+    return true;
 }
 /**
  * The branches' jobs left at work (a branch's thread keeps its job in commit statuses, recorded
@@ -33023,6 +33078,9 @@ async function sendOwed(lane, thread, steps, deps) {
     const { accepted, step } = deps;
     const { inputs, context } = accepted;
     const queued = thread && (0,core_ledger/* owes */.Rz)(thread.note) ? (thread.note.waiting?.queued ?? []) : [];
+    // Under at-merge a merge is news whatever its head, so only the record says it is owed (its run
+    // was held while the job worked): the merge's own run may have started the job, on that head.
+    const owedMerge = thread?.note.waiting?.merge === true;
     const asked = thread?.lastQueued;
     const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
     let replay;
@@ -33041,12 +33099,14 @@ async function sendOwed(lane, thread, steps, deps) {
             step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,log/* describeThrown */.Y)(error)}.`));
             return undefined;
         });
-        if (!(pull?.open || pull?.merged) || (thread && pull.head === thread.note.head))
+        const moved = !thread || pull?.head !== thread.note.head;
+        const merge = pull?.merged === true && (owedMerge || (inputs.followUp !== 'at-merge' && moved));
+        if (!pull || !(merge || (pull.open && moved)))
             return 0;
-        log/* coreLog */.u.info(pull.open
-            ? `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`
-            : `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`);
-        const played = pull.open ? pullHeadEvent(lane.number, pull.head) : pullMergeEvent(lane.number, pull.head);
+        log/* coreLog */.u.info(merge
+            ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
+            : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`);
+        const played = merge ? pullMergeEvent(lane.number, pull.head) : pullHeadEvent(lane.number, pull.head);
         replay = { ...played, actor: context.actor, sha: pull.head, quiet: true };
     }
     if (!replay)

@@ -1,13 +1,16 @@
 // A report run, with no prompt of its own: a `sweep: true` step, or a thread's step that does not
 // wait (`thread: true`, `wait: false`) on an event that belongs to no thread (a schedule, a run by
 // hand, a dispatch from the docs repository). It finds every thread of the repository whose job a
-// run left at work without waiting, reads each job once (a read costs no quota use; it never waits
-// for a pass), and writes the end of each one that ended as its starting run asked — once: a
-// thread another run reported meanwhile gets no write. It sends nothing: a report run is not in any
-// thread's lane (the runs GitHub serializes in the thread's concurrency group), so what a thread
-// asked while its job worked is handed to that lane, as a `workflow_dispatch` naming the thread.
-// On that dispatch (a lane run) the step is the thread's own run: it reports the thread's job, then
-// sends what is owed, as the thread's next event would.
+// run left at work without waiting and reads each job once (a read costs no quota use; it never
+// waits for a pass). It sends nothing: a report run is not in any thread's lane (the runs GitHub
+// serializes in the thread's concurrency group). A thread whose job ended with nothing owed gets
+// its end written here, once (the record read afresh just before). A thread owed something (what
+// it asked while its job worked, a change pushed meanwhile) or whose job is overdue goes to its
+// lane, as a `workflow_dispatch` naming the thread: the lane is about to send to the job and write
+// a new record, and GitHub has no conditional write, so a write of the report run's own could land
+// after it. On that dispatch (a lane run) the step is the thread's own run: it writes the end,
+// then sends what is owed, as the thread's next event would. A branch's job is written where it
+// waits (its commits' statuses, its git ref); a branch's next pass is always on a newer commit.
 import * as core from '@actions/core';
 import type { AgentJob } from './core/job.js';
 import { outputLink } from './core/pull-request.js';
@@ -51,7 +54,7 @@ export interface SweepDeps {
 export async function sweep(deps: SweepDeps): Promise<void> {
   const { accepted, step } = deps;
   const { features } = accepted;
-  const done: Swept = { reported: [], atWork: 0, uses: 0 };
+  const done: Swept = { reported: [], handedOff: [], atWork: 0, uses: 0 };
   try {
     const steps = await deps.github.load();
     if (!steps)
@@ -71,6 +74,7 @@ export async function sweep(deps: SweepDeps): Promise<void> {
   }
   await writeSweepSummary({
     reported: done.reported,
+    handedOff: done.handedOff,
     atWork: done.atWork,
     serverUrl: accepted.context.serverUrl,
   }).catch((error: unknown) =>
@@ -79,9 +83,13 @@ export async function sweep(deps: SweepDeps): Promise<void> {
   if (step.failure) core.setFailed(step.failure);
 }
 
-/** What a report or lane run did: the threads whose end it wrote, the jobs still at work, its quota uses. */
+/**
+ * What a report or lane run did: the threads whose end it wrote, those it handed to their lane,
+ * the jobs still at work, its quota uses.
+ */
 interface Swept {
   reported: SweptThread[];
+  handedOff: number[];
   atWork: number;
   uses: number;
 }
@@ -108,10 +116,13 @@ async function report(steps: GitHubSteps, deps: SweepDeps, done: Swept): Promise
     const several = found.length > 1;
     if (several) core.startGroup(`#${thread.number}: agent job ${label(thread.note.job)}`);
     try {
-      const stands = await reportThread(thread, steps, deps);
+      const stands = await reportThread(thread, steps, deps, 'hand-off');
       if (stands.kind === 'at-work') done.atWork++;
+      if (stands.kind === 'handed') done.handedOff.push(thread.number);
       if (stands.swept) done.reported.push(stands.swept);
-      if (stands.kind === 'ended' && !accepted.features.dryRun) await handOffOwed(thread, steps, deps);
+      // Its end was written before (only what is owed kept its record): what is owed goes to its lane.
+      if (stands.kind === 'written' && !accepted.features.dryRun && (await handOffOwed(thread, steps, deps)))
+        done.handedOff.push(thread.number);
     } finally {
       if (several) core.endGroup();
     }
@@ -137,9 +148,9 @@ async function laneRun(number: number, steps: GitHubSteps, deps: SweepDeps, done
     `This run is #${number}'s thread's own (${LANE_INPUT}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`,
   );
   if (thread) {
-    const stands = await reportThread(thread, steps, deps);
+    const stands = await reportThread(thread, steps, deps, 'write');
     if (stands.swept) done.reported.push(stands.swept);
-    if (stands.kind !== 'ended') {
+    if (stands.kind !== 'ended' && stands.kind !== 'written') {
       if (stands.kind === 'at-work') done.atWork++;
       return;
     }
@@ -150,33 +161,51 @@ async function laneRun(number: number, steps: GitHubSteps, deps: SweepDeps, done
 
 /**
  * One waiting thread: its job read once, and what changed written once — the end (its record kept
- * while something is owed), or the overdue mark. `ended`: the end is written (by this run or
- * another), so what is owed may go; `at-work`: nothing may be sent; `unread`: nothing is known.
+ * while something is owed), or the overdue mark — by this run, or, on a report run (`hand-off`)
+ * where the thread is owed something or the job is overdue, by the thread's lane (unless GitHub
+ * refuses the hand-off). `written`: its end was written before this run; `ended`: this run (or
+ * another meanwhile) wrote it, so what is owed may go; `handed`: the lane writes it and sends what
+ * is owed; `at-work`: nothing may be sent; `unread`: nothing is known.
  */
 async function reportThread(
   thread: FoundWaiting,
   steps: GitHubSteps,
   deps: SweepDeps,
-): Promise<{ kind: 'ended' | 'at-work' | 'unread'; swept?: SweptThread }> {
+  how: 'hand-off' | 'write',
+): Promise<{ kind: 'written' | 'ended' | 'handed' | 'at-work' | 'unread'; swept?: SweptThread }> {
   const { accepted, step } = deps;
   const { signal, clock } = step;
   const waiting = thread.note.waiting as Waiting;
   const id = label(thread.note.job);
   // Its end is written already (only what is owed is left): nothing to read.
-  if (waiting.ended) return { kind: 'ended' };
+  if (waiting.ended) return { kind: 'written' };
   const read = await readWaitingJob(deps, thread.note.job, waiting, signal);
   if (read === 'unread') return { kind: 'unread' };
   const end = waitingEnd(waiting, read, clock.now());
-  if (end.kind === 'written') return { kind: 'ended' };
+  if (end.kind === 'written') return { kind: 'written' };
   if (end.kind === 'at-work') {
     coreLog.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
     return { kind: 'at-work' };
   }
+  const after = end.kind === 'overdue' ? 'at-work' : 'ended';
   if (accepted.features.dryRun) {
     coreLog.notice(
       `Dry run: the end of agent job ${id} of #${thread.number} (${howEnded(end)}) is not written.`,
     );
-    return { kind: end.kind === 'overdue' ? 'at-work' : 'ended' };
+    return { kind: after };
+  }
+  // Where the lane has work to do on the thread — something is owed, or the job is overdue (its
+  // record keeps taking requests) — its run writes this too: the thread's lane sends what is owed
+  // right after, and a write of the report run's own could land after that send's record.
+  const owed = how === 'hand-off' ? await owedOf(thread, steps, signal) : undefined;
+  const lanes = how === 'hand-off' && (owed !== undefined || end.kind === 'overdue');
+  if (lanes && (await steps.sweep.handOff(thread.number, signal))) {
+    coreLog.info(
+      end.kind === 'overdue'
+        ? `#${thread.number}: agent job ${id} ${howEnded(end)}; its thread's own run tells the thread.`
+        : `#${thread.number}: agent job ${id} ${howEnded(end)}, and the thread is owed ${owed}: its thread's own run writes the end and sends it.`,
+    );
+    return { kind: after === 'ended' ? 'handed' : 'at-work' };
   }
   const wrote = await steps.sweep.reportEnd(thread, end, signal);
   coreLog.info(
@@ -186,7 +215,7 @@ async function reportThread(
   );
   // An overdue mark is not an end: the job is still at work, and nothing may be sent to it.
   return {
-    kind: end.kind === 'overdue' ? 'at-work' : 'ended',
+    kind: after,
     ...(wrote ? { swept: sweptOf({ thread: thread.number }, thread.note.job, end) } : {}),
   };
 }
@@ -221,26 +250,37 @@ async function readWaitingJob(
 }
 
 /**
- * What a thread whose job's end is written is owed — requests queued while it worked, or a change
- * pushed to its pull request meanwhile — handed to the thread's lane. A report run sends nothing.
+ * What a waiting thread is owed, in the log's words: what it asked while its job worked (requests
+ * queued, its merge), or a change pushed to its pull request meanwhile; `undefined`: nothing.
  */
-async function handOffOwed(thread: FoundWaiting, steps: GitHubSteps, deps: SweepDeps): Promise<void> {
+async function owedOf(
+  thread: FoundWaiting,
+  steps: GitHubSteps,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  if (owes(thread.note)) return 'what it asked while its job worked';
+  if (!thread.pull) return undefined;
+  const pull = await steps.sweep.pull(thread.number, signal).catch((error: unknown) => {
+    coreLog.warning(
+      `Could not read pull request #${thread.number}: ${describeThrown(error)}; its next run sends what changed.`,
+    );
+    return undefined;
+  });
+  // A merge while the job worked is held as a push is: its run sent nothing to the job.
+  if (!(pull?.open || pull?.merged) || pull.head === thread.note.head) return undefined;
+  return pull.open ? 'a change pushed while its job worked' : 'its merge, while its job worked';
+}
+
+/**
+ * What a thread whose job's end is written is owed, handed to the thread's lane (a report run
+ * sends nothing); whether it was.
+ */
+async function handOffOwed(thread: FoundWaiting, steps: GitHubSteps, deps: SweepDeps): Promise<boolean> {
   const { signal } = deps.step;
-  let owed = owes(thread.note) ? 'requests queued while its job worked' : undefined;
-  if (!owed && thread.pull) {
-    const pull = await steps.sweep.pull(thread.number, signal).catch((error: unknown) => {
-      coreLog.warning(
-        `Could not read pull request #${thread.number}: ${describeThrown(error)}; its next run sends what changed.`,
-      );
-      return undefined;
-    });
-    // A merge while the job worked is held as a push is: its run sent nothing to the job.
-    if ((pull?.open || pull?.merged) && pull.head !== thread.note.head)
-      owed = pull.open ? 'a change pushed while its job worked' : 'its merge, while its job worked';
-  }
-  if (!owed) return;
-  if (await steps.sweep.handOff(thread.number, signal))
-    coreLog.info(`#${thread.number} is owed ${owed}: its thread's own run sends it.`);
+  const owed = await owedOf(thread, steps, signal);
+  if (!owed || !(await steps.sweep.handOff(thread.number, signal))) return false;
+  coreLog.info(`#${thread.number} is owed ${owed}: its thread's own run sends it.`);
+  return true;
 }
 
 /**
@@ -342,6 +382,9 @@ async function sendOwed(
   const { accepted, step } = deps;
   const { inputs, context } = accepted;
   const queued = thread && owes(thread.note) ? (thread.note.waiting?.queued ?? []) : [];
+  // Under at-merge a merge is news whatever its head, so only the record says it is owed (its run
+  // was held while the job worked): the merge's own run may have started the job, on that head.
+  const owedMerge = thread?.note.waiting?.merge === true;
   const asked = thread?.lastQueued;
   const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
   let replay: { event: RunEvent; payload: Payload; actor: string; sha?: string; quiet?: true } | undefined;
@@ -363,13 +406,15 @@ async function sendOwed(
       step.fail(new ActionFailure(`Could not read pull request #${lane.number}: ${describeThrown(error)}.`));
       return undefined;
     });
-    if (!(pull?.open || pull?.merged) || (thread && pull.head === thread.note.head)) return 0;
+    const moved = !thread || pull?.head !== thread.note.head;
+    const merge = pull?.merged === true && (owedMerge || (inputs.followUp !== 'at-merge' && moved));
+    if (!pull || !(merge || (pull.open && moved))) return 0;
     coreLog.info(
-      pull.open
-        ? `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`
-        : `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`,
+      merge
+        ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
+        : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`,
     );
-    const played = pull.open ? pullHeadEvent(lane.number, pull.head) : pullMergeEvent(lane.number, pull.head);
+    const played = merge ? pullMergeEvent(lane.number, pull.head) : pullHeadEvent(lane.number, pull.head);
     replay = { ...played, actor: context.actor, sha: pull.head, quiet: true };
   }
   if (!replay) return 0;

@@ -266,12 +266,21 @@ export function tidy(waiting: Waiting, requests: RequestLedger): Waiting | undef
   const rest = { ...waiting };
   delete rest.queued;
   if (queued.length > 0) rest.queued = queued;
-  return rest.ended && queued.length === 0 ? undefined : rest;
+  return rest.ended && queued.length === 0 && !rest.merge ? undefined : rest;
 }
 
-/** Whether the thread asked for anything while its job worked (requests queued for its lane to send). */
+/**
+ * Whether the thread asked for anything while its job worked, for its lane to send: requests
+ * queued, or its merge.
+ */
 export function owes(note: ThreadNote): boolean {
-  return open(requestLedger(note), note.waiting?.queued ?? []).length > 0;
+  return note.waiting?.merge === true || open(requestLedger(note), note.waiting?.queued ?? []).length > 0;
+}
+
+/** The record with the pull request's merge owed (its merge's run was held while the job worked). */
+export function oweMerge(note: ThreadNote): ThreadNote {
+  const { waiting } = note;
+  return waiting ? { ...note, waiting: { ...waiting, merge: true } } : note;
 }
 
 /** The record with request `id` owed (queued while the job works; at most WAITING_NAMES, the newest). */

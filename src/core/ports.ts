@@ -204,6 +204,9 @@ export interface Carried {
   requests: { id: number; author: string; url: string; review: boolean }[];
 }
 
+/** What a thread is owed while its job works: a `/docs` request (its comment's id), or its merge. */
+export type Owed = { request: number } | { merge: true };
+
 /** A comment on the thread, as a queued `/docs` request is read from it. */
 export interface ThreadComment {
   id: number;
@@ -345,10 +348,11 @@ export interface ReportWrites {
     signal: AbortSignal,
   ): Promise<string | undefined>;
   /**
-   * A word on the thread instead of a job (a bare `/docs`), keeping the thread's note; `queue`: a
-   * request's comment the record of the waiting job keeps, for the run that reports its end.
+   * A word on the thread instead of a job (a bare `/docs`), keeping the thread's note; `owed`: what
+   * the record of the waiting job keeps for the lane's run that sees its end (a request's comment,
+   * or the merge).
    */
-  answer(text: string, signal: AbortSignal, queue?: number): Promise<string | undefined>;
+  answer(text: string, signal: AbortSignal, owed?: Owed): Promise<string | undefined>;
   /** Takes `triggerLabel` off the pull request or issue, so it can be applied again; faults are warnings. */
   removeLabel(name: string, signal: AbortSignal): Promise<void>;
   /**

@@ -34,6 +34,12 @@ export interface Waiting {
   autoMerge?: MergeMethod;
   /** The `/docs` requests queued while the job works (their comments' ids), for the thread's lane to send. */
   queued?: number[];
+  /**
+   * The pull request merged while the job worked (its merge's run was held): the merge is owed, for
+   * the thread's lane to send as the merge's run would have. Told by the record, not guessed from
+   * the head: a merge's run may have started the job itself, on the same head.
+   */
+  merge?: true;
 }
 
 /**

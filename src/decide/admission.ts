@@ -1,5 +1,5 @@
 import type { RunEvent } from '../core/event.js';
-import type { Memory } from '../core/ports.js';
+import type { Memory, Owed } from '../core/ports.js';
 import { gate, hasWriteAccess, refusal, type Access } from './gate.js';
 import type { Inputs } from './inputs.js';
 import { label } from '../core/untrusted.js';
@@ -19,10 +19,11 @@ export interface Skip {
    */
   held?: { status: string; job?: string; memory: Memory };
   /**
-   * A `/docs` request queued while the thread's job works (`wait: false`): its comment's id, kept
-   * in the thread's record with the answer, so that the run that reports the job's end sends it.
+   * What the thread is owed while its job works (`wait: false`), kept in its record with the
+   * answer, so that the lane's run that sees the job's end sends it: a `/docs` request (its
+   * comment's id), or the pull request's merge.
    */
-  queue?: number;
+  queue?: Owed;
 }
 
 /** Whether the step acts on this event at all, decided before anything is sent anywhere. */

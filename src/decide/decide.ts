@@ -128,7 +128,7 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       kind: 'skip',
       notice: `Queued: agent job ${id} is still at work (run ${atWork.run} left it so); this request is sent when it is done, by the thread's next run.`,
       answer: `Queued: the agent is still at work on job ${id}. This request is sent when it is done, with any other request made meanwhile.`,
-      queue: request.comment.id,
+      queue: { request: request.comment.id },
     };
   }
   // Requests waiting to be sent are never held back: not by followUp, nor by a push that has
@@ -150,7 +150,14 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   // a push's change or a merge waits, for the run that sees the job's end (the thread's lane).
   if (atWork && !inputs.wait && !resumes) {
     const merged = event.kind === 'pull-request' && event.pull?.merged === true;
-    return hold(whileAtWork(job, merged ? 'this merge' : 'what this push changed'), job);
+    if (!merged || inputs.followUp !== 'at-merge')
+      return hold(whileAtWork(job, merged ? 'this merge' : 'what this push changed'), job);
+    // Under at-merge the merge is news in itself, whatever its head: the record says it is owed.
+    return {
+      ...hold(whileAtWork(job, 'this merge'), job),
+      answer: `Held: the agent is still at work on job ${label(job ?? '')}. The merge is sent when it is done.`,
+      queue: { merge: true },
+    };
   }
   const { asked } = features;
   let step: ThreadStep | undefined;

@@ -1,8 +1,8 @@
 // A report run runs beside a thread's lane (the runs GitHub serializes in the thread's concurrency
-// group), never in it, so it sends nothing to a thread's job: what the thread is owed once its
-// job's end is written goes to the lane, as a `workflow_dispatch` of the same workflow that names
-// the thread. The recipe's group puts that run in the thread's lane, and GitHub's queue keeps it
-// from running beside any other run of the thread.
+// group), never in it, so it sends nothing to a thread's job, and writes nothing on a thread its
+// lane is about to send on: what the thread is owed, with the job's end, goes to the lane, as a
+// `workflow_dispatch` of the same workflow that names the thread. The recipe's group puts that run
+// in the thread's lane, and GitHub's queue keeps it from running beside any other run of the thread.
 import { LANE_INPUT } from '../core/event.js';
 import { describeGitHubFault } from './errors.js';
 import type { GitHubSession } from './session.js';
@@ -24,14 +24,15 @@ export function dispatchTarget(
 
 /**
  * Starts thread `number`'s lane run; `false`, with a warning that says what to give, when GitHub
- * refused or the run cannot tell its workflow. What is owed stays in the thread's record either way.
+ * refused or the run cannot tell its workflow (the report run then writes the end itself). What is
+ * owed stays in the thread's record either way.
  */
 export async function handOff(session: GitHubSession, number: number, signal: AbortSignal): Promise<boolean> {
   const { repo, workflowRef, event } = session.run;
   const target = dispatchTarget(workflowRef, event.repository?.defaultBranch);
   if (!target) {
     session.warn(
-      `Could not hand #${number}'s owed requests to its thread's runs: this run cannot tell its workflow's file and branch (GITHUB_WORKFLOW_REF). The thread's next run sends them.`,
+      `Could not hand #${number} to its thread's own run: this run cannot tell its workflow's file and branch (GITHUB_WORKFLOW_REF). An end this run found, it writes itself; what the thread is owed, its next run sends.`,
     );
     return false;
   }
@@ -53,7 +54,7 @@ export async function handOff(session: GitHubSession, number: number, signal: Ab
         token: 'githubToken',
         permission: `actions: write, and a workflow_dispatch trigger with the input ${LANE_INPUT}`,
         repo: `${repo.owner}/${repo.repo}`,
-      })} The thread's next run sends what it is owed.`,
+      })} An end this run found, it writes itself; what the thread is owed, its next run sends.`,
     );
     return false;
   }

@@ -8,11 +8,12 @@ import type {
   FirstPost,
   GitHubStarted,
   Outcome,
+  Owed,
   ReportWrites,
   StatusNote,
   ThreadNote,
 } from '../core/ports.js';
-import { owe } from '../core/ledger.js';
+import { owe, oweMerge } from '../core/ledger.js';
 import { isPullRequestUrl, quote } from '../core/untrusted.js';
 import { answerBody, latestRunBody } from './comment.js';
 import { writeOnDocs } from './docs-pr.js';
@@ -87,13 +88,13 @@ export function reportWrites(session: GitHubSession): ReportWrites {
     },
 
     /** A bare `/docs`: the kept comment says what a request looks like, its note kept; its URL. */
-    async answer(text, cancellation, queue) {
+    async answer(text, cancellation, owing) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
       try {
         const { comment } = await keptForWriting(session, signal);
         const written = await comment?.write(
           (previous) =>
-            answerBody(session.marker, text, session.runUrl, owed(readNote(previous ?? ''), queue), previous),
+            answerBody(session.marker, text, session.runUrl, owed(readNote(previous ?? ''), owing), previous),
           signal,
         );
         return written?.url;
@@ -359,9 +360,10 @@ async function boundedSupersede(session: GitHubSession, outcome: Outcome, signal
   }
 }
 
-/** The note with request `queue` owed to its waiting job, when there is one. */
-function owed(note: ThreadNote | undefined, queue: number | undefined): ThreadNote | undefined {
-  return note && queue !== undefined ? owe(note, queue) : note;
+/** The note with what the thread is `owed` kept for its waiting job, when there is one. */
+function owed(note: ThreadNote | undefined, what: Owed | undefined): ThreadNote | undefined {
+  if (!note || !what) return note;
+  return 'merge' in what ? oweMerge(note) : owe(note, what.request);
 }
 
 /**

@@ -67,6 +67,7 @@ const noteSchema = z.object({
       ),
       autoMerge: z.optional(z.enum(['merge', 'squash', 'rebase'])),
       queued: z.optional(z.array(z.int().check(z.positive())).check(z.maxLength(WAITING_NAMES))),
+      merge: z.optional(z.literal(true)),
       project: z.optional(z.string().check(z.regex(/^[0-9a-f]{16}$/))),
       overdue: z.optional(z.literal(true)),
       ended: z.optional(z.literal(true)),

@@ -121,9 +121,13 @@ export type SweptThread = ({ thread: number } | { commit: string }) & {
   prLink: string;
 };
 
-/** A report run's summary: each thread it reported, and how many jobs it left at work. */
+/**
+ * A report run's summary: each thread whose end it wrote, those it handed to their own run (which
+ * writes the end and sends what is owed), and how many jobs it left at work.
+ */
 export async function writeSweepSummary(facts: {
   reported: SweptThread[];
+  handedOff: number[];
   atWork: number;
   serverUrl: string;
 }): Promise<void> {
@@ -131,7 +135,7 @@ export async function writeSweepSummary(facts: {
     core.debug('GITHUB_STEP_SUMMARY is not set; no step summary written.');
     return;
   }
-  const { reported, atWork, serverUrl } = facts;
+  const { reported, handedOff, atWork, serverUrl } = facts;
   core.summary.addHeading('Documentation agent: report run', 3);
   if (reported.length > 0) {
     const header = ['Thread', 'Job', 'Status', 'Pull request'].map((data) => ({ data, header: true }));
@@ -146,10 +150,16 @@ export async function writeSweepSummary(facts: {
     ]);
   }
   const still = atWork === 0 ? '' : ` ${atWork} still at work, left waiting.`;
+  const handed =
+    handedOff.length === 0
+      ? ''
+      : ` Handed to their thread's own run, which writes the end and sends what is owed: ${handedOff.map((n) => `#${n}`).join(', ')}.`;
   const told =
-    reported.length === 0
-      ? 'No waiting job had ended: nothing was written.'
-      : `The end of ${reported.length} job${reported.length === 1 ? '' : 's'} was written on ${reported.length === 1 ? 'its thread' : 'their threads'}.`;
-  core.summary.addRaw(`<p>${told}${still}</p>`, true);
+    reported.length > 0
+      ? `The end of ${reported.length} job${reported.length === 1 ? '' : 's'} was written on ${reported.length === 1 ? 'its thread' : 'their threads'}.`
+      : handedOff.length > 0
+        ? 'This run wrote no end.'
+        : 'No waiting job had ended: nothing was written.';
+  core.summary.addRaw(`<p>${told}${handed}${still}</p>`, true);
   await core.summary.write();
 }
