@@ -373,6 +373,7 @@ describe('a step that does nothing', () => {
             thread: unasked,
             handOff: unasked,
             reportBranchEnd: unasked,
+            settleOwed: unasked,
           },
           // Closed at the end of the run, whatever it did; a fault there changes nothing.
           close: () => {

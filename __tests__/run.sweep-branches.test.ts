@@ -74,13 +74,25 @@ async function branchWorld({ contents = true } = {}) {
   return { gh, service, docsPr, push };
 }
 
-/** A report run (a schedule's), as the recipe's separate report step writes it: no prompt. */
-async function sweep(gh: GitHubEmulator, service: Emulator, ms: number, more: Record<string, string> = {}) {
+/**
+ * A report run (a schedule's), as the recipe's separate report step writes it: no prompt. At `ms`
+ * on the tests' clock, or `{ sinceStatuses }` past now: GitHub dates a status as it writes it.
+ */
+async function sweep(
+  gh: GitHubEmulator,
+  service: Emulator,
+  ms: number | { sinceStatuses: number },
+  more: Record<string, string> = {},
+) {
   const inputs = inputsFor(service, { sweep: 'true', docsToken: DOCS_TOKEN, ...more });
   delete inputs.prompt;
   const event = { name: 'schedule', payload: { schedule: '17 * * * *' } };
   const before = gh.requests.length;
-  const result = await play({ inputs, env: gitHubEnv(gh), event }, at(ms));
+  const when =
+    typeof ms === 'number'
+      ? at(ms)
+      : { ...serviceTimeOnly(), clock: new VirtualClock(Date.now() + ms.sinceStatuses) };
+  const result = await play({ inputs, env: gitHubEnv(gh), event }, when);
   return { ...result, asked: gh.requests.slice(before) };
 }
 
@@ -116,6 +128,34 @@ describe("a branch's job left at work, recorded for report runs", () => {
     expect(writes(gh).filter((r) => again.asked.includes(r))).toEqual([]);
     expect(service.count('create')).toBe(1);
     expect(service.count('message')).toBe(0);
+  });
+
+  it('past its timeout: marked overdue once, its record kept, and its real end replaces the mark when it comes', async () => {
+    const { gh, service, push } = await branchWorld();
+    const left = await push(commit(1));
+    gh.history(APP, [commit(1)]);
+    const active = { job: { status: 'active' } };
+    service.script('get', active, active);
+    const marked = await sweep(gh, service, { sinceStatuses: 2 * 60 * 60_000 }, { timeout: '1h' });
+    expect(JSON.parse(marked.outputs.reported ?? '')).toMatchObject([
+      { commit: commit(1), status: 'timed-out' },
+    ]);
+    expect(gh.statuses(APP, commit(1))[0]).toMatchObject({
+      state: 'error',
+      description: expect.stringContaining('Timed out'),
+    });
+    // Not an end: the record stays for the real one.
+    expect(records(gh)).toHaveLength(1);
+    const again = await sweep(gh, service, { sinceStatuses: 3 * 60 * 60_000 }, { timeout: '1h' });
+    expect(JSON.parse(again.outputs.reported ?? '')).toEqual([]);
+    expect(writes(gh).filter((r) => again.asked.includes(r))).toEqual([]);
+    service.unscript('get');
+    const ended = await sweep(gh, service, { sinceStatuses: 4 * 60 * 60_000 }, { timeout: '1h' });
+    expect(JSON.parse(ended.outputs.reported ?? '')).toMatchObject([
+      { commit: commit(1), jobId: left.outputs.jobId, status: 'completed' },
+    ]);
+    expect(gh.statuses(APP, commit(1))[0]).toMatchObject({ state: 'success' });
+    expect(records(gh)).toEqual([]);
   });
 
   it("in a monorepo, on the docs PR's own event: the branch job's end is written and that docs PR is marked as one", async () => {

@@ -271,6 +271,45 @@ describe('requests while the job works (wait: false)', () => {
     expect(pr.labels).toEqual(['docs-agent-working']);
   });
 
+  it('a review comment while the job works is not queued (nothing keeps it): it says so, and nothing is owed', async () => {
+    const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
+    const review = gh.addReviewComment(APP, pr.number, { login: 'octocat', body: '/docs the flag' });
+    service.script('get', { job: { status: 'active' } });
+    const asked = await play(
+      step(
+        {
+          name: 'pull_request_review_comment',
+          payload: {
+            action: 'created',
+            comment: {
+              id: review.id,
+              body: review.body,
+              user: { login: 'octocat', type: 'User' },
+              pull_request_review_id: 1,
+              html_url: `${gh.serverUrl}/${APP}/pull/${pr.number}#discussion_r${review.id}`,
+              author_association: 'MEMBER',
+            },
+            pull_request: {
+              number: pr.number,
+              head: { sha: sha(2), repo: { full_name: APP } },
+              base: { repo: { full_name: APP } },
+            },
+            repository: { name: 'app', owner: { login: 'acme' } },
+            sender: { login: 'octocat', type: 'User' },
+          },
+        },
+        { wait: 'false' },
+      ),
+      at(60_000),
+    );
+    service.unscript('get');
+    expect(asked.outputs).toMatchObject({ status: 'skipped', uses: '0' });
+    expect(asked.stdout).toContain('a review comment cannot be queued');
+    expect(kept()).toContain('a review comment cannot be queued');
+    expect(readNote(kept())?.waiting?.queued).toBeUndefined();
+    expect(service.count('message')).toBe(0);
+  });
+
   it("the thread's next run reports the end and sends all five in one follow-up, each with its 👀", async () => {
     const { pr, service, asked, step, kept } = await burst();
     const next = await play(step(pushTo(pr, sha(3)), { wait: 'false' }), at(120_000));
@@ -421,22 +460,24 @@ describe('pushes while the job works (wait: false, every-push)', () => {
     expect(pr.comments.filter((c) => c.body.startsWith('<!-- agent-job-action:'))).toHaveLength(1);
   });
 
-  it('under at-merge the lane run writes the end, and the push replayed is held as it was: nothing sent', async () => {
+  it('under at-merge a push held while the job works is not owed: the report run writes the end, hands nothing off, sends nothing', async () => {
     const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
     const atMerge = { followUp: 'at-merge', wait: 'false' };
     service.script('get', { job: { status: 'active' } });
-    await play(step(pushTo(pr, sha(3)), atMerge), at(60_000));
+    const push = await play(step(pushTo(pr, sha(3)), atMerge), at(60_000));
     service.unscript('get');
-    const held = gh.statuses(APP, sha(3));
-    await play(step(SCHEDULE, atMerge), at(10 * 60_000));
-    expect(gh.dispatches(APP)).toEqual([laneDispatch(pr.number)]);
-    const lane = await play(step(laneEvent(pr.number), atMerge), at(11 * 60_000));
-    expect(lane.code).toBe(0);
-    expect(lane.outputs).toMatchObject({ uses: '0' });
-    expect(JSON.parse(lane.outputs.reported ?? '')).toMatchObject([{ status: 'completed' }]);
+    // What followUp holds anyway says so: it is not "sent when the agent is done".
+    expect(gh.statuses(APP, sha(3))[0]).toMatchObject({
+      state: 'success',
+      description: expect.stringContaining('Docs follow at the merge'),
+    });
+    expect(push.stdout).not.toContain('is sent when it is done');
+    const swept = await play(step(SCHEDULE, atMerge), at(10 * 60_000));
+    expect(JSON.parse(swept.outputs.reported ?? '')).toMatchObject([{ status: 'completed' }]);
+    expect(gh.dispatches(APP)).toEqual([]);
     expect(service.count('message')).toBe(0);
     expect(readNote(kept())?.waiting).toBeUndefined();
-    expect(gh.statuses(APP, sha(3))).toEqual(held);
+    expect(pr.labels).toEqual([]);
   });
 
   it('under at-merge a merge while the job works is owed in the record: the lane run sends it once, and a second lane run sends nothing', async () => {
@@ -477,6 +518,45 @@ describe('pushes while the job works (wait: false, every-push)', () => {
     service.unscript('get');
     expect(after.outputs).toMatchObject({ uses: '0' });
     expect(service.count('message')).toBe(1);
+  });
+
+  it("under at-merge an owed merge the lane's replay holds (the budget spent) is settled: the record and label go, and no report run hands the thread off again", async () => {
+    const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
+    const spent = { followUp: 'at-merge', wait: 'false', budget: '1' };
+    pr.merged = true;
+    pr.state = 'closed';
+    const closed = pullRequestAt(pr.number, sha(2), 'closed');
+    const merge = {
+      ...closed,
+      payload: { ...closed.payload, pull_request: { ...closed.payload.pull_request, merged: true } },
+    };
+    service.script('get', { job: { status: 'active' } });
+    await play(step(merge, spent), at(60_000));
+    service.unscript('get');
+    expect(readNote(kept())?.waiting).toMatchObject({ merge: true });
+    await play(step(SCHEDULE, spent), at(10 * 60_000));
+    expect(gh.dispatches(APP)).toEqual([laneDispatch(pr.number)]);
+    const lane = await play(step(laneEvent(pr.number), spent), at(11 * 60_000));
+    expect(lane.code).toBe(0);
+    expect(lane.outputs).toMatchObject({ uses: '0' });
+    expect(service.count('message')).toBe(0);
+    expect(readNote(kept())?.waiting).toBeUndefined();
+    expect(pr.labels).toEqual([]);
+    const before = writes(gh).length;
+    await play(step(SCHEDULE, spent), at(70 * 60_000));
+    expect(gh.dispatches(APP)).toHaveLength(1);
+    expect(writes(gh).slice(before)).toEqual([]);
+  });
+
+  it("a separate report step (sweep: true) on a thread's dispatch does nothing: the thread's own step is its lane", async () => {
+    const { gh, pr, service } = await leftAtWork({ timeout: '1h' });
+    const reads = service.count('get');
+    const before = writes(gh).length;
+    const beside = await play(sweepStep(service, gh, laneEvent(pr.number)), at(10 * 60_000));
+    expect(beside.code).toBe(0);
+    expect(beside.stdout).toContain('this report step does nothing on it');
+    expect(service.count('get')).toBe(reads);
+    expect(writes(gh).slice(before)).toEqual([]);
   });
 
   it('a report run whose thread has nothing new sends nothing, hands nothing off and writes nothing more', async () => {

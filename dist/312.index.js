@@ -552,6 +552,15 @@ const noteSchema = schemas/* object */.Ikc({
 function noteLine(note) {
     return `${PREFIX}${Buffer.from(JSON.stringify(note)).toString('base64url')} -->`;
 }
+/** `body` with its note replaced by `note` (added under the marker line where it has none). */
+function withNote(body, note) {
+    const start = body.indexOf(PREFIX);
+    const end = start < 0 ? -1 : body.indexOf(' -->', start);
+    if (end >= 0)
+        return `${body.slice(0, start)}${noteLine(note)}${body.slice(end + ' -->'.length)}`;
+    const [marker = '', ...rest] = body.split('\n');
+    return [marker, noteLine(note), ...rest].join('\n');
+}
 /** The note in a comment's body (the action's own comment, found by its marker); else `undefined`. */
 function readNote(body) {
     const start = body.indexOf(PREFIX);
@@ -761,8 +770,10 @@ function latestRunBody(marker, state) {
         '',
     ].join('\n');
 }
-/** GitHub shows at most 2,500 comments on a thread; a server that ignores `page` must not loop. */
-/** The most pages of a thread's comments a run reads looking for the action's own. */
+/**
+ * The most pages of a thread's comments a run reads looking for the action's own: GitHub shows at
+ * most 2,500 comments on a thread, and a server that ignores `page` must not loop.
+ */
 const MAX_PAGES = 30;
 /**
  * One comment on a thread, written by the token's own identity and carrying the marker. Only
@@ -1255,6 +1266,7 @@ function readStatusNote(description) {
             ...(word === JOB_WORDS.completed ? { linked: true } : {}),
             ...(word === JOB_WORDS.goesOn ? { goesOn: true } : {}),
             ...(END_WORDS.has(word) ? { ended: true } : {}),
+            ...(word === JOB_WORDS.timedOut ? { overdue: true } : {}),
         };
     }
     const unnamed = / · run (\d+)$/.exec(description ?? '');
@@ -1493,13 +1505,24 @@ async function readRecord(session, record, context, signal) {
                 const job = session.trusted(note, 'the commit status')?.job;
                 if (!job)
                     return undefined;
-                const waits = first && status.state === 'pending' && note.goesOn === true;
+                // Pending while it goes on, or marked overdue (its real end still to replace the mark).
+                const waits = first &&
+                    !note.ended &&
+                    ((status.state === 'pending' && note.goesOn === true) || note.overdue === true);
                 const at = Date.parse(status.createdAt ?? '');
                 return {
                     ...record,
                     job,
                     run: note.run,
-                    ...(waits ? { pending: { context, ...(Number.isNaN(at) ? {} : { at }) } } : {}),
+                    ...(waits
+                        ? {
+                            pending: {
+                                context,
+                                ...(Number.isNaN(at) ? {} : { at }),
+                                ...(note.overdue ? { overdue: true } : {}),
+                            },
+                        }
+                        : {}),
                 };
             }
             if (++pages >= RECORD_PAGES)
@@ -2957,6 +2980,14 @@ async function writeWaitingEnd(session, note, end, owed, signal) {
     const kept = unread && read.status ? { ...waiting, status: read.status } : waiting;
     const job = end.kind === 'ended' ? end.job : undefined;
     const failure = failureOf(note.job, waiting, end);
+    const { comment } = await keptForWriting(session, signal);
+    if (!comment)
+        return false;
+    // Read again before anything is written, and again just before the comment: a run of the thread
+    // may have reported this end and gone on (a new pass, its own record), or kept something owed in
+    // the record, since this run read the note; that is not written over.
+    if (!(await stillSame(session, comment, note, signal)))
+        return false;
     // The docs pull requests an earlier job left, closed now that this one has its own, as the run
     // that left it at work would have once it saw the end.
     const superseded = job && note.superseded?.length
@@ -2969,15 +3000,9 @@ async function writeWaitingEnd(session, note, end, owed, signal) {
     };
     if (left.length === 0)
         delete after.superseded;
-    const { comment } = await keptForWriting(session, signal);
-    // Read again just before writing: a run of the thread may have reported this end and gone on (a
-    // new pass, its own record) since this run read the note; that is not written over.
-    const now = comment && readNote((await comment.bodyNow(signal)) ?? '');
-    if (comment && !sameWait(now, note)) {
-        session.say(`The thread's record of agent job ${(0,untrusted/* label */.Pf)(note.job)} changed meanwhile: its end is left to the run that changed it.`);
+    if (!(await stillSame(session, comment, note, signal)))
         return false;
-    }
-    await comment?.write(body(session, {
+    await comment.write(body(session, {
         jobId: note.job,
         ...(end.kind === 'lost' ? {} : { job: end.job }),
         ended: true,
@@ -3000,10 +3025,23 @@ async function writeWaitingEnd(session, note, end, owed, signal) {
         await takeOff(session, signal);
     return true;
 }
-/** Whether the note read now still waits for the same pass of the same job, its end not written. */
+/**
+ * Whether the note read now still waits for the same pass of the same job, its end not written,
+ * owing what it owed when read (a request queued, or the merge, meanwhile is not written away).
+ */
 function sameWait(now, read) {
     const [was, is] = [read.waiting, now?.waiting];
-    return Boolean(was && is && now?.job === read.job && is.run === was.run && !is.ended);
+    if (!was || !is || now?.job !== read.job || is.run !== was.run || is.ended)
+        return false;
+    const queued = (w) => (w.queued ?? []).join(',');
+    return queued(is) === queued(was) && is.merge === was.merge;
+}
+/** The kept comment's note read afresh still waits as `note` did; else the run says so, and writes nothing. */
+async function stillSame(session, comment, note, signal) {
+    if (sameWait(readNote((await comment.bodyNow(signal)) ?? ''), note))
+        return true;
+    session.say(`The thread's record of agent job ${(0,untrusted/* label */.Pf)(note.job)} changed meanwhile: its end is left to the run that changed it.`);
+    return false;
 }
 /** What went wrong with the waiting job, in the words a waiting run would have used; none when it completed. */
 function failureOf(jobId, waiting, end) {
@@ -3047,14 +3085,16 @@ async function writeEnd(session, jobId, run, at, end, signal) {
     // same commit (a run of the thread that went on meanwhile) is not written over. Unread, it is
     // written as before.
     const own = await status.read(at.sha, signal).catch(() => undefined);
-    if (own?.job !== undefined && (own.run !== run || own.ended))
+    if (own?.job !== undefined && (own.job !== jobId || own.run !== run || own.ended))
         return;
     await status.write(at.sha, state, text, target, signal, session.warn);
 }
 /**
- * The record of job `jobId` as this step may act on it: its status only in this step's own
- * context and on a commit GitHub says carries this step's status for the job, its labels and
- * reviewers only names the inputs would take. What is left out is one warning; `unread`: the
+ * The record of job `jobId` as this step may act on it: its status only on a commit, and in a
+ * context, where GitHub says this action's identity wrote a status naming the job (the step's
+ * own, or the thread step's for a separate report step: never a context the action did not write
+ * for the job, such as a required check's), its labels and reviewers only names the inputs would
+ * take. What is left out is one warning; `unread`: the
  * commit could not be read, so its status is left out unjudged.
  */
 async function soundRecord(session, jobId, waiting, signal) {
@@ -3150,6 +3190,26 @@ async function reportWaitingThread(session, found, end, signal) {
         return false;
     return writeWaitingEnd(pinned, now, end, (0,ledger/* owes */.Rz)(now), signal);
 }
+/**
+ * A lane run's word on its thread's record once its replay sent none of what was owed (see
+ * `SweepSide.settleOwed`): read afresh, still job `jobId`'s, its merge and queued requests dropped
+ * (the requests stay open in the request ledger, for the thread's next send), and the record gone,
+ * with the label, once its end is written. The lane's runs are serialized, so nothing of the thread
+ * writes between this read and this write.
+ */
+async function settleOwed(session, jobId, signal) {
+    const { comment } = await keptForWriting(session, signal);
+    const now = comment && session.trusted(readNote((await comment.bodyNow(signal)) ?? ''), 'the kept comment');
+    if (!comment || !now?.waiting || now.job !== jobId || !(0,ledger/* owes */.Rz)(now))
+        return;
+    const rest = { ...now.waiting };
+    delete rest.merge;
+    delete rest.queued;
+    const note = rest.ended ? (0,ledger/* clearWaiting */.Px)(now) : { ...now, waiting: rest };
+    await comment.write((previous) => withNote(previous ?? '', note), signal);
+    if (!note.waiting)
+        await takeOff(session, signal);
+}
 
 ;// CONCATENATED MODULE: ./src/github/last-writes.ts
 // What report writes on GitHub at the end: the kept comment's last update, the final status, the
@@ -3241,7 +3301,7 @@ function reportWrites(session) {
                 // push's run reported, links its docs pull request) keeps it: a skip is no end.
                 const { sha, own } = await ownStatus(session, signal);
                 if (own?.ended) {
-                    session.log.info(`The commit status on ${sha?.slice(0, 12)} holds the end of job ${own?.job ?? ''}; it is left as it is.`);
+                    session.log.info(`The commit status on ${sha?.slice(0, 12)} holds the end of job ${(0,untrusted/* label */.Pf)(own?.job ?? '')}; it is left as it is.`);
                     return;
                 }
                 const job = jobId ? await namedJob(session, jobId, memory, 0, signal) : undefined;
@@ -3341,7 +3401,7 @@ async function finalStatus(session, outcome, cancelled, first, signal) {
         // not turned red by a 429).
         const { sha, own } = await ownStatus(session, signal);
         if (own?.ended || own?.held) {
-            session.say(`The commit status on ${sha?.slice(0, 12)} holds the word of job ${own?.job ?? ''}; it is left as it is.`);
+            session.say(`The commit status on ${sha?.slice(0, 12)} holds the word of job ${(0,untrusted/* label */.Pf)(own?.job ?? '')}; it is left as it is.`);
             return;
         }
         await writeStatus(session, 'error', cancelled ? 'Cancelled before any job' : 'Stopped before any job', undefined, runUrl, signal, first.idLeftOutSaid);
@@ -4142,6 +4202,8 @@ async function threadsAtWork(session, memory, signal) {
         return undefined;
     }
 }
+/** A status that leaves its job at work: going on, or marked overdue (not an end: it may be at work still). */
+const goesOn = (own) => own.goesOn === true || own.overdue === true;
 /**
  * The branch's job: this step's own status on `before`, else on the newest commit up the branch
  * that has one naming a job (cancelled runs leave their commits without one); the commit it was
@@ -4161,7 +4223,7 @@ async function branchJob(session, before, signal) {
             if (own.held)
                 return false;
             // The pass's own status: its commit and the run that left it.
-            found = { ...found, since: sha, run: own.run, ...(own.goesOn ? { goesOn: true } : {}) };
+            found = { ...found, since: sha, run: own.run, ...(goesOn(own) ? { goesOn: true } : {}) };
             return true;
         }
         found = {
@@ -4169,7 +4231,7 @@ async function branchJob(session, before, signal) {
             run: own.run,
             since: sha,
             ...(own.uses !== undefined ? { uses: own.uses } : {}),
-            ...(own.goesOn ? { goesOn: true } : {}),
+            ...(goesOn(own) ? { goesOn: true } : {}),
         };
         // A skip names the job but told it nothing: what the job saw is further back.
         return !own.held;
@@ -4214,7 +4276,6 @@ function unreadable(session, error) {
 
 
 
-
 /** The records behind a job the report run found (none for one the default branch's commits showed). */
 function recordsOf(found) {
     return 'records' in found && Array.isArray(found.records) ? found.records : [];
@@ -4249,6 +4310,8 @@ async function findBranchWaiting(session, signal) {
             if ((at ?? -Infinity) >= newest)
                 entry.run = record.run;
             entry.pending.push({ sha: ref.sha, context: where, ...(at === undefined ? {} : { at }) });
+            if (record.pending.overdue)
+                entry.overdue = true;
         }
         jobs.set(record.job, entry);
     }
@@ -4358,9 +4421,9 @@ async function handOff(session, number, signal) {
 
 ;// CONCATENATED MODULE: ./src/github/sweep-side.ts
 // A report run's GitHub side (`sweep`): the repository's waiting threads, one thread's records
-// (a lane run's), each one's end or overdue mark written once, the hand-off of what a thread is
-// owed to its lane, and the default branch's jobs left at work; each write within the last
-// writes' time.
+// (a lane run's), each one's end or overdue mark written once, the hand-off of a thread to its
+// lane, a lane run's settling of what could not be sent, and the branches' jobs left at work; each
+// write within the last writes' time.
 
 
 
@@ -4448,6 +4511,19 @@ function sweepSide(session) {
             const api = session.forRepo();
             const got = await session.retrying(() => api.getPull({ owner, repo, pull_number: number }, signal), signal);
             return { open: got.state === 'open', merged: got.merged, head: got.headSha };
+        },
+        async settleOwed(found, cancellation) {
+            const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+            const thread = { owner, repo, number: found.number, pull: found.pull, fork: false };
+            try {
+                await settleOwed(session.pinnedTo({ thread, marker: found.marker }), found.note.job, signal);
+            }
+            catch (error) {
+                session.warn(`Could not update the record of #${found.number}: ${(0,core_log/* describeThrown */.Y)(error)}.`);
+            }
+            finally {
+                done();
+            }
         },
         async reportEnd(found, end, cancellation) {
             const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);

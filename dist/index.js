@@ -28774,6 +28774,7 @@ function parseJob(body) {
 /* harmony export */   Hl: () => (/* binding */ threadUses),
 /* harmony export */   JA: () => (/* binding */ standing),
 /* harmony export */   NC: () => (/* binding */ branchUses),
+/* harmony export */   Px: () => (/* binding */ clearWaiting),
 /* harmony export */   Rz: () => (/* binding */ owes),
 /* harmony export */   Wr: () => (/* binding */ SUPERSEDED_KEPT),
 /* harmony export */   Xr: () => (/* binding */ waitingEnd),
@@ -28788,7 +28789,7 @@ function parseJob(body) {
 /* harmony export */   yb: () => (/* binding */ MAX_LINK),
 /* harmony export */   z: () => (/* binding */ SETTLED_IDS)
 /* harmony export */ });
-/* unused harmony exports open, settle, tidy, clearWaiting */
+/* unused harmony exports open, settle, tidy */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _job_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1576);
@@ -28866,7 +28867,7 @@ function open(ledger, ids) {
 /**
  * The ledger once a run settled `sent` (carried in a send the service accepted) and `refused`
  * (their authors may not ask: told so, never sent). `readUpTo`: every comment from the floor up
- * to it was read by the run, and `waiting` those read that stay open (an author GitHub could not
+ * to it was read by the run, and `owed` those read that stay open (an author GitHub could not
  * tell about, past the bounds of one send): the floor rises over what is settled, never past a
  * request still open or one the run did not read.
  */
@@ -29073,8 +29074,8 @@ function howEnded(news) {
     return `is ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_2__/* .label */ .Pf)(news.job.status)}`;
 }
 /**
- * The record with only what passes: its status in this step's own context on a commit that carries
- * this step's status for the job, and the labels and reviewers the inputs would take (one name an
+ * The record with only what passes: its status in the context the caller vouches for (`bounds`:
+ * one where this action's identity wrote a status naming the job) on a commit that carries it, and the labels and reviewers the inputs would take (one name an
  * entry, trimmed, as an input's list gives it); `refused` names what was left out. `autoMerge` is
  * one of the methods already (the note's schema).
  */
@@ -29758,7 +29759,7 @@ function usesLine(total) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9560);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6874);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29767,7 +29768,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9560:
+/***/ 6874:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -30925,17 +30926,27 @@ async function decide(inputs, deps) {
     // the thread's run that sees that end sends it, with every other one queued, in one follow-up.
     // Only a read that said so parks anything (a job that could not be read ended the step above).
     const atWork = first?.atWork ? memory.note?.waiting : undefined;
+    // A review comment cannot be kept for later: the thread's record and request ledger keep the
+    // pull request's own comments, which a lane run reads back to send.
+    if (atWork && !inputs.wait && request.kind === 'request' && request.comment.review && !resumes) {
+        const id = (0,untrusted/* label */.Pf)(memory.note?.job ?? '');
+        return {
+            kind: 'skip',
+            notice: `Not sent: agent job ${id} is still at work (run ${atWork.run} left it so), and a review comment cannot be queued; ask again in a comment on the pull request, or once it is done.`,
+            answer: `Not sent: the agent is still at work on job ${id}, and a review comment cannot be queued. Ask again in a comment on the pull request, which is sent when the job is done.`,
+        };
+    }
     if (atWork && !inputs.wait && request.kind === 'request' && !resumes) {
         const id = (0,untrusted/* label */.Pf)(memory.note?.job ?? '');
         return {
             kind: 'skip',
             notice: `Queued: agent job ${id} is still at work (run ${atWork.run} left it so); this request is sent when it is done, by the thread's next run.`,
             answer: `Queued: the agent is still at work on job ${id}. This request is sent when it is done, with any other request made meanwhile.`,
-            queue: { request: request.comment.id },
+            owe: { request: request.comment.id },
         };
     }
-    // Requests waiting to be sent are never held back: not by followUp, nor by a push that has
-    // nothing new, was overtaken or touched nothing under paths. Only the budget stops them.
+    // Requests owed are never held back: not by followUp, nor by a push that has nothing new, was
+    // overtaken or touched nothing under paths. Only the budget stops them, and a job at work.
     const owed = queued.owed === true;
     const prompt = queued.prompt ?? admission.prompt;
     const remembered = threadOf(memory);
@@ -30949,20 +30960,32 @@ async function decide(inputs, deps) {
         notice: held.notice,
         ...(port ? { held: { status: held.status, ...(named ? { job: named } : {}), memory } } : {}),
     });
-    // Nothing is sent to a job at work, from any run: requests owed stay queued in its record, and
-    // a push's change or a merge waits, for the run that sees the job's end (the thread's lane).
+    const { asked } = features;
+    // Nothing is sent to a job at work, from any run: requests owed stay queued in its record, a
+    // push's change waits for the run that sees the job's end (the thread's lane), and under
+    // at-merge the merge is owed in the record. What followUp would hold anyway says so, not "sent
+    // when it is done"; so does a label's request, which nothing keeps.
     if (atWork && !inputs.wait && !resumes) {
-        const merged = event.kind === 'pull-request' && event.pull?.merged === true;
+        const moment = event.kind === 'push' && features.moment && port ? await port.moment(signal) : {};
+        const now = threadStep(event, asked, moment);
+        const policy = heldByPolicy(inputs.followUp, now, job, moment.unread === true);
+        if (policy)
+            return hold(policy, job);
+        if (request.kind === 'label')
+            return hold({
+                notice: `Not sent: agent job ${(0,untrusted/* label */.Pf)(job ?? '')} is still at work; apply the label ${(0,untrusted/* label */.Pf)(request.label)} again once it is done.`,
+                status: 'Not sent: the agent is at work',
+            }, job);
+        const merged = now === 'merge' && !moment.branch;
         if (!merged || inputs.followUp !== 'at-merge')
             return hold(whileAtWork(job, merged ? 'this merge' : 'what this push changed'), job);
         // Under at-merge the merge is news in itself, whatever its head: the record says it is owed.
         return {
             ...hold(whileAtWork(job, 'this merge'), job),
             answer: `Held: the agent is still at work on job ${(0,untrusted/* label */.Pf)(job ?? '')}. The merge is sent when it is done.`,
-            queue: { merge: true },
+            owe: { merge: true },
         };
     }
-    const { asked } = features;
     let step;
     // The thread's job as read before the plan (a waiting job's, or a branch's left at work).
     let known = first?.job;
@@ -31054,8 +31077,8 @@ async function decide(inputs, deps) {
 }
 /**
  * With `wait: false`, a change while the thread's job is still at work waits for its end, as a
- * waiting run's pending successor would: the run that reports that end sends what changed since
- * the job last looked, once, however many pushes came meanwhile.
+ * waiting run's pending successor would: the thread's lane sends what changed since the job last
+ * looked, once, however many pushes came meanwhile, when a run of it sees that end.
  */
 function whileAtWork(job, what) {
     return {
@@ -32374,7 +32397,7 @@ async function writeSweepSummary(facts) {
         core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
         return;
     }
-    const { reported, handedOff, atWork, serverUrl } = facts;
+    const { reported, handedOff, uses, atWork, serverUrl } = facts;
     core/* summary */.z.addHeading('Documentation agent: report run', 3);
     if (reported.length > 0) {
         const header = ['Thread', 'Job', 'Status', 'Pull request'].map((data) => ({ data, header: true }));
@@ -32392,12 +32415,13 @@ async function writeSweepSummary(facts) {
     const handed = handedOff.length === 0
         ? ''
         : ` Handed to their thread's own run, which writes the end and sends what is owed: ${handedOff.map((n) => `#${n}`).join(', ')}.`;
+    const sent = uses > 0 ? ' What the thread was owed went to its job in one follow-up.' : '';
     const told = reported.length > 0
         ? `The end of ${reported.length} job${reported.length === 1 ? '' : 's'} was written on ${reported.length === 1 ? 'its thread' : 'their threads'}.`
-        : handedOff.length > 0
+        : handedOff.length + uses > 0
             ? 'This run wrote no end.'
             : 'No waiting job had ended: nothing was written.';
-    core/* summary */.z.addRaw(`<p>${told}${handed}${still}</p>`, true);
+    core/* summary */.z.addRaw(`<p>${told}${sent}${handed}${still}</p>`, true);
     await core/* summary */.z.write();
 }
 
@@ -32497,7 +32521,7 @@ function setOutputs(step, { accepted, decision, executed }, serverUrl) {
  * back, the success status decide chose; on a bare `/docs` or at the budget a word on the thread.
  * No summary, no error, no comment about a job.
  */
-async function endSkipped({ notice, answer, held, queue }, github, cancellation, outputs) {
+async function endSkipped({ notice, answer, held, owe }, github, cancellation, outputs) {
     log/* coreLog */.u.notice(notice);
     try {
         if (outputs) {
@@ -32515,7 +32539,7 @@ async function endSkipped({ notice, answer, held, queue }, github, cancellation,
         await steps?.report.skipped(held.status, held.job, cancellation, held.memory);
     if (!steps || !answer)
         return;
-    const url = await steps.report.answer(answer, cancellation, queue).catch((error) => {
+    const url = await steps.report.answer(answer, cancellation, owe).catch((error) => {
         log/* coreLog */.u.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
         return undefined;
     });
@@ -32756,6 +32780,70 @@ function setupFor(given, context) {
     return { inputs, context, request, features };
 }
 
+;// CONCATENATED MODULE: ./src/send-owed.ts
+
+
+
+
+
+/**
+ * A lane run's send: what its thread asked for while its job worked, now that the job's end is
+ * written, sent by playing the run that would have sent it: the newest queued request's (who asked
+ * is checked; the other requests go with it in one follow-up, each gets its 👀, and what changed
+ * since the job last looked goes with them, a merge held meanwhile included), else the merge the
+ * record owes, else, on a pull request, a push of its head (which `followUp`, or nothing new
+ * since the job last looked, may hold: then nothing is written). The quota uses it spent;
+ * `settled`: nothing of what was owed is left to try (sent, held, or gone), and no fault.
+ */
+async function sendOwed(lane, thread, steps, deps) {
+    const { accepted, step } = deps;
+    const { inputs, context } = accepted;
+    const queued = (0,core_ledger/* owes */.Rz)(thread.note) ? (thread.note.waiting?.queued ?? []) : [];
+    // Under at-merge a merge is news whatever its head, so only the record says it is owed (its run
+    // was held while the job worked): the merge's own run may have started the job, on that head.
+    const owedMerge = thread.note.waiting?.merge === true;
+    const asked = thread.lastQueued;
+    const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
+    const none = { uses: 0, settled: true };
+    let replay;
+    if (queued.length > 0 && inputs.trigger === undefined) {
+        step.fail(new errors/* ActionFailure */.dR(`#${lane.number} has ${many} queued while its job worked, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`));
+        return { uses: 0, settled: false };
+    }
+    if (queued.length > 0 && asked) {
+        log/* coreLog */.u.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
+        replay = { ...commentRequestEvent(lane.number, lane.pull, asked), actor: asked.login };
+    }
+    else if (queued.length > 0 && !owedMerge) {
+        // Deleted since it was asked: the others stay open in the request ledger, for the thread's next send.
+        log/* coreLog */.u.warning(`#${lane.number}: the newest request queued while its job worked is gone; nothing was sent, and the thread's next run sends what else is queued.`);
+        return none;
+    }
+    else if (lane.pull && inputs.prompt !== undefined) {
+        const pull = await steps.sweep.pull(lane.number, step.signal).catch((error) => {
+            step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,log/* describeThrown */.Y)(error)}.`));
+            return undefined;
+        });
+        if (!pull)
+            return { uses: 0, settled: false };
+        const moved = pull.head !== thread.note.head;
+        const merge = pull.merged && (owedMerge || (inputs.followUp === 'every-push' && moved));
+        if (!(merge || (pull.open && moved)))
+            return none;
+        log/* coreLog */.u.info(merge
+            ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
+            : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`);
+        const played = merge ? pullMergeEvent(lane.number, pull.head) : pullHeadEvent(lane.number, pull.head);
+        replay = { ...played, actor: context.actor, sha: pull.head, quiet: true };
+    }
+    if (!replay)
+        return none;
+    const { event, payload, actor, sha, quiet } = replay;
+    const setup = setupFor({ ...inputs, sweep: false }, { ...context, event, payload, actor, sha: sha ?? context.sha });
+    const carried = await deps.carry({ ...setup, standIn: { marker: thread.marker }, ...(quiet ? { quiet } : {}) }, lane.number);
+    return { uses: carried.uses, settled: carried.held };
+}
+
 ;// CONCATENATED MODULE: ./src/sweep.ts
 // A report run, with no prompt of its own: a `sweep: true` step, or a thread's step that does not
 // wait (`thread: true`, `wait: false`) on an event that belongs to no thread (a schedule, a run by
@@ -32770,7 +32858,6 @@ function setupFor(given, context) {
 // after it. On that dispatch (a lane run) the step is the thread's own run: it writes the end,
 // then sends what is owed, as the thread's next event would. A branch's job is written where it
 // waits (its commits' statuses, its git ref); a branch's next pass is always on a newer commit.
-
 
 
 
@@ -32797,7 +32884,12 @@ async function sweep(deps) {
         const steps = await deps.github.load();
         if (!steps)
             throw new errors/* ActionFailure */.dR('A report run (sweep: true) needs the GitHub side, which did not load.');
-        if (features.lane === undefined)
+        const { event } = accepted.context;
+        // A dispatch naming a thread is that thread's own run (its thread step's, which is the lane): a
+        // report step beside it (`sweep: true` without `thread`) would only hand the thread off again.
+        if (features.lane === undefined && event.kind === 'dispatch' && event.lane !== undefined)
+            log/* coreLog */.u.notice(`This run is #${(0,untrusted/* label */.Pf)(event.lane)}'s thread's own (${core_event/* LANE_INPUT */.Un}): its thread step reports and sends; this report step does nothing on it.`);
+        else if (features.lane === undefined)
             await sweep_report(steps, deps, done);
         else
             await laneRun(features.lane, steps, deps, done);
@@ -32817,6 +32909,7 @@ async function sweep(deps) {
     await writeSweepSummary({
         reported: done.reported,
         handedOff: done.handedOff,
+        uses: done.uses,
         atWork: done.atWork,
         serverUrl: accepted.context.serverUrl,
     }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
@@ -32828,7 +32921,7 @@ function ownRecords(found, { inputs }) {
     const key = (0,core_ledger/* projectKey */.$N)(inputs.baseUrl, inputs.projectId);
     return found.filter((f) => f.note.waiting && (0,core_ledger/* ownProject */.G2)(f.note.waiting, key, f.own));
 }
-/** A report run: every waiting thread reported, what each is owed handed to its lane; then the default branch. */
+/** A report run: every waiting thread reported, or handed to its lane; then the branches' jobs left at work. */
 async function sweep_report(steps, deps, done) {
     const { accepted, step } = deps;
     const { signal } = step;
@@ -32836,6 +32929,8 @@ async function sweep_report(steps, deps, done) {
     log/* coreLog */.u.info(found.length === 0
         ? 'No thread of this repository is waiting for its agent job to be reported.'
         : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`);
+    // One hand-off a thread, whichever of its steps' records asked for it.
+    const handed = new Set();
     for (const thread of found) {
         if (signal.aborted)
             return;
@@ -32844,22 +32939,26 @@ async function sweep_report(steps, deps, done) {
         if (several)
             core/* startGroup */.Oh(`#${thread.number}: agent job ${(0,untrusted/* label */.Pf)(thread.note.job)}`);
         try {
-            const stands = await reportThread(thread, steps, deps, 'hand-off');
+            const stands = await reportThread(thread, steps, deps, handed.has(thread.number) ? 'handed' : 'hand-off');
             if (stands.kind === 'at-work')
                 done.atWork++;
             if (stands.kind === 'handed')
-                done.handedOff.push(thread.number);
+                handed.add(thread.number);
             if (stands.swept)
                 done.reported.push(stands.swept);
             // Its end was written before (only what is owed kept its record): what is owed goes to its lane.
-            if (stands.kind === 'written' && !accepted.features.dryRun && (await handOffOwed(thread, steps, deps)))
-                done.handedOff.push(thread.number);
+            if (stands.kind === 'written' &&
+                !accepted.features.dryRun &&
+                !handed.has(thread.number) &&
+                (await handOffOwed(thread, steps, deps)))
+                handed.add(thread.number);
         }
         finally {
             if (several)
                 core/* endGroup */.N4();
         }
     }
+    done.handedOff.push(...handed);
     if (signal.aborted)
         return;
     const branch = await reportBranches(steps, new Set(found.map((f) => f.note.job)), deps);
@@ -32876,7 +32975,7 @@ async function laneRun(number, steps, deps, done) {
         throw new errors/* ActionFailure */.dR(`Could not read the thread of #${number}: ${(0,log/* describeThrown */.Y)(error)}`);
     });
     const found = ownRecords(listed, accepted);
-    const thread = found[0];
+    const thread = found.find((f) => f.own) ?? found[0];
     log/* coreLog */.u.info(`This run is #${number}'s thread's own (${core_event/* LANE_INPUT */.Un}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`);
     if (thread) {
         const stands = await reportThread(thread, steps, deps, 'write');
@@ -32888,15 +32987,24 @@ async function laneRun(number, steps, deps, done) {
             return;
         }
     }
+    if (!thread) {
+        log/* coreLog */.u.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
+        return;
+    }
     if (accepted.features.dryRun || step.signal.aborted)
         return;
-    done.uses += await sendOwed({ number, pull }, thread, steps, deps);
+    const sent = await sendOwed({ number, pull }, thread, steps, deps);
+    done.uses += sent.uses;
+    // What was owed cannot go (held, or nothing left to play): the record owes it no more, or every
+    // report run would hand the thread off again for nothing.
+    if (sent.settled && (0,core_ledger/* owes */.Rz)(thread.note))
+        await steps.sweep.settleOwed(thread, step.signal);
 }
 /**
  * One waiting thread: its job read once, and what changed written once — the end (its record kept
  * while something is owed), or the overdue mark — by this run, or, on a report run (`hand-off`)
  * where the thread is owed something or the job is overdue, by the thread's lane (unless GitHub
- * refuses the hand-off). `written`: its end was written before this run; `ended`: this run (or
+ * refuses the hand-off, or this run handed the thread off already: `handed`). `written`: its end was written before this run; `ended`: this run (or
  * another meanwhile) wrote it, so what is owed may go; `handed`: the lane writes it and sends what
  * is owed; `at-work`: nothing may be sent; `unread`: nothing is known.
  */
@@ -32926,7 +33034,10 @@ async function reportThread(thread, steps, deps, how) {
     // Where the lane has work to do on the thread — something is owed, or the job is overdue (its
     // record keeps taking requests) — its run writes this too: the thread's lane sends what is owed
     // right after, and a write of the report run's own could land after that send's record.
-    const owed = how === 'hand-off' ? await owedOf(thread, steps, signal) : undefined;
+    const debt = how === 'write' ? undefined : await owedOf(thread, steps, deps);
+    if (debt === 'unread')
+        return { kind: 'unread' };
+    const owed = debt?.what;
     const lanes = how === 'hand-off' && (owed !== undefined || end.kind === 'overdue');
     if (lanes && (await steps.sweep.handOff(thread.number, signal))) {
         log/* coreLog */.u.info(end.kind === 'overdue'
@@ -32969,32 +33080,35 @@ async function readWaitingJob({ client, accepted, step }, id, waiting, signal) {
 }
 /**
  * What a waiting thread is owed, in the log's words: what it asked while its job worked (requests
- * queued, its merge), or a change pushed to its pull request meanwhile; `undefined`: nothing.
+ * queued, its merge under `at-merge`), or, under `every-push`, a change pushed to its pull request
+ * meanwhile (its merge included: its run was held as a push's is); `undefined`: nothing;
+ * `unread`: the pull request could not be read, so the thread is left to a later run.
  */
-async function owedOf(thread, steps, signal) {
+async function owedOf(thread, steps, { accepted, step }) {
     if ((0,core_ledger/* owes */.Rz)(thread.note))
-        return 'what it asked while its job worked';
-    if (!thread.pull)
+        return { what: 'what it asked while its job worked' };
+    // Under at-merge and on-request a push's change is held whatever the job does: nothing owed.
+    if (!thread.pull || accepted.inputs.followUp !== 'every-push')
         return undefined;
-    const pull = await steps.sweep.pull(thread.number, signal).catch((error) => {
-        log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,log/* describeThrown */.Y)(error)}; its next run sends what changed.`);
-        return undefined;
+    const pull = await steps.sweep.pull(thread.number, step.signal).catch((error) => {
+        log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,log/* describeThrown */.Y)(error)}; a later run reports the thread.`);
+        return 'unread';
     });
-    // A merge while the job worked is held as a push is: its run sent nothing to the job.
-    if (!(pull?.open || pull?.merged) || pull.head === thread.note.head)
+    if (pull === 'unread')
+        return pull;
+    if (!(pull.open || pull.merged) || pull.head === thread.note.head)
         return undefined;
-    return pull.open ? 'a change pushed while its job worked' : 'its merge, while its job worked';
+    return { what: pull.open ? 'a change pushed while its job worked' : 'its merge, while its job worked' };
 }
 /**
  * What a thread whose job's end is written is owed, handed to the thread's lane (a report run
  * sends nothing); whether it was.
  */
 async function handOffOwed(thread, steps, deps) {
-    const { signal } = deps.step;
-    const owed = await owedOf(thread, steps, signal);
-    if (!owed || !(await steps.sweep.handOff(thread.number, signal)))
+    const owed = await owedOf(thread, steps, deps);
+    if (!owed || owed === 'unread' || !(await steps.sweep.handOff(thread.number, deps.step.signal)))
         return false;
-    log/* coreLog */.u.info(`#${thread.number} is owed ${owed}: its thread's own run sends it.`);
+    log/* coreLog */.u.info(`#${thread.number} is owed ${owed.what}: its thread's own run sends it.`);
     return true;
 }
 /**
@@ -33021,7 +33135,12 @@ async function reportBranches(steps, told, deps) {
         const id = (0,untrusted/* label */.Pf)(branch.job);
         const waits = branch.pending.length > 0;
         const newest = waits ? Math.max(...branch.pending.map((p) => p.at ?? clock.now())) : clock.now();
-        const waiting = { run: branch.run, at: newest, timeout: accepted.inputs.timeout };
+        const waiting = {
+            run: branch.run,
+            at: newest,
+            timeout: accepted.inputs.timeout,
+            ...(branch.overdue ? { overdue: true } : {}),
+        };
         const job = await readWaitingJob(deps, branch.job, waiting, signal);
         if (job === 'unread')
             continue;
@@ -33066,55 +33185,6 @@ function sweptOf(where, jobId, end) {
     const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
     const prLink = end.kind === 'ended' ? (0,pull_request/* outputLink */.Mz)(end.job.prLink) : '';
     return { ...where, jobId, status, prLink };
-}
-/**
- * A lane run's send: what its thread asked for while its job worked, now that the job's end is
- * written, sent by playing the run that would have sent it: the newest queued request's (who asked
- * is checked; the other requests go with it in one follow-up, each gets its 👀), else, on an open
- * pull request, a push of its head (which `followUp`, or nothing new since the job last looked,
- * may hold: then nothing is written). The quota uses it spent.
- */
-async function sendOwed(lane, thread, steps, deps) {
-    const { accepted, step } = deps;
-    const { inputs, context } = accepted;
-    const queued = thread && (0,core_ledger/* owes */.Rz)(thread.note) ? (thread.note.waiting?.queued ?? []) : [];
-    // Under at-merge a merge is news whatever its head, so only the record says it is owed (its run
-    // was held while the job worked): the merge's own run may have started the job, on that head.
-    const owedMerge = thread?.note.waiting?.merge === true;
-    const asked = thread?.lastQueued;
-    const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
-    let replay;
-    if (queued.length > 0) {
-        if (inputs.trigger === undefined || !asked) {
-            step.fail(new errors/* ActionFailure */.dR(inputs.trigger === undefined
-                ? `#${lane.number} has ${many} queued while its job worked, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`
-                : `#${lane.number}: the newest request queued while its job worked was not found. Nothing was sent; the thread's next run sends what is queued.`));
-            return 0;
-        }
-        log/* coreLog */.u.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
-        replay = { ...commentRequestEvent(lane.number, lane.pull, asked), actor: asked.login };
-    }
-    else if (lane.pull && inputs.prompt !== undefined) {
-        const pull = await steps.sweep.pull(lane.number, step.signal).catch((error) => {
-            step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,log/* describeThrown */.Y)(error)}.`));
-            return undefined;
-        });
-        const moved = !thread || pull?.head !== thread.note.head;
-        const merge = pull?.merged === true && (owedMerge || (inputs.followUp !== 'at-merge' && moved));
-        if (!pull || !(merge || (pull.open && moved)))
-            return 0;
-        log/* coreLog */.u.info(merge
-            ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
-            : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`);
-        const played = merge ? pullMergeEvent(lane.number, pull.head) : pullHeadEvent(lane.number, pull.head);
-        replay = { ...played, actor: context.actor, sha: pull.head, quiet: true };
-    }
-    if (!replay)
-        return 0;
-    const { event, payload, actor, sha, quiet } = replay;
-    const setup = setupFor({ ...inputs, sweep: false }, { ...context, event, payload, actor, sha: sha ?? context.sha });
-    const standIn = thread ? { standIn: { marker: thread.marker } } : {};
-    return deps.carry({ ...setup, ...standIn, ...(quiet ? { quiet } : {}) }, lane.number);
 }
 
 ;// CONCATENATED MODULE: ./src/core/run-context.ts
@@ -33187,18 +33257,18 @@ async function run(deps = {}) {
         void github?.load();
     const service = accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
     const sides = github ? [github] : [];
-    // A thread's pass besides the run's own, over a GitHub side of its own; the quota uses it spent.
+    // A thread's pass besides the run's own, over a GitHub side of its own: the quota uses it spent,
+    // and whether it was held (decided to send nothing, and did not fail).
     const carryAlso = async (theirs, thread) => {
         const side = lazyGitHub(theirs, clock, make);
         sides.push(side);
         const their = new JobRun(clock, signal, clock.now());
         their.accepted(theirs.inputs);
         await main_carry(their, { accepted: theirs, service, github: side, startedAt: clock.now() }, thread);
-        return their.uses;
+        return { uses: their.uses, held: their.mode === undefined && their.failure === undefined };
     };
     if (accepted?.features.sweep && service && github) {
-        const { client, faults } = service;
-        await sweep({ accepted, client, faults, github, step, carry: carryAlso });
+        await sweep({ accepted, client: service.client, github, step, carry: carryAlso });
     }
     else {
         await main_carry(step, { accepted, service, github, startedAt });

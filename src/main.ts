@@ -74,18 +74,18 @@ export async function run(deps: RunDeps = {}): Promise<void> {
   const service =
     accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
   const sides = github ? [github] : [];
-  // A thread's pass besides the run's own, over a GitHub side of its own; the quota uses it spent.
-  const carryAlso = async (theirs: Accepted, thread: number): Promise<number> => {
+  // A thread's pass besides the run's own, over a GitHub side of its own: the quota uses it spent,
+  // and whether it was held (decided to send nothing, and did not fail).
+  const carryAlso = async (theirs: Accepted, thread: number): Promise<{ uses: number; held: boolean }> => {
     const side = lazyGitHub(theirs, clock, make);
     sides.push(side);
     const their = new JobRun(clock, signal, clock.now());
     their.accepted(theirs.inputs);
     await carry(their, { accepted: theirs, service, github: side, startedAt: clock.now() }, thread);
-    return their.uses;
+    return { uses: their.uses, held: their.mode === undefined && their.failure === undefined };
   };
   if (accepted?.features.sweep && service && github) {
-    const { client, faults } = service;
-    await sweep({ accepted, client, faults, github, step, carry: carryAlso });
+    await sweep({ accepted, client: service.client, github, step, carry: carryAlso });
   } else {
     await carry(step, { accepted, service, github, startedAt });
   }

@@ -110,7 +110,7 @@ function setOutputs(step: JobRun, { accepted, decision, executed }: Ended, serve
  * No summary, no error, no comment about a job.
  */
 async function endSkipped(
-  { notice, answer, held, queue }: Skip,
+  { notice, answer, held, owe }: Skip,
   github: LazyGitHub | undefined,
   cancellation: AbortSignal,
   outputs: boolean,
@@ -129,7 +129,7 @@ async function endSkipped(
   const steps = answer || held ? await github?.asked : undefined;
   if (held) await steps?.report.skipped(held.status, held.job, cancellation, held.memory);
   if (!steps || !answer) return;
-  const url = await steps.report.answer(answer, cancellation, queue).catch((error: unknown) => {
+  const url = await steps.report.answer(answer, cancellation, owe).catch((error: unknown) => {
     coreLog.warning(`Could not answer on the thread: ${describeThrown(error)}.`);
     return undefined;
   });

@@ -20,28 +20,18 @@ import { label } from './core/untrusted.js';
 import { howEnded, ownProject, owes, projectKey, waitingEnd } from './core/ledger.js';
 import type { Waiting, WaitingNews } from './core/ports.js';
 import { ServiceError } from './service/client.js';
-import type { JobRun } from './execute/job-run.js';
 import type { Accepted, LazyGitHub } from './accepted.js';
-import { LANE_INPUT, type Payload, type RunEvent } from './core/event.js';
-import { commentRequestEvent, pullHeadEvent, pullMergeEvent } from './core/request-event.js';
-import { setupFor } from './decide/setup.js';
+import { LANE_INPUT } from './core/event.js';
+import { sendOwed, type OwedDeps } from './send-owed.js';
 import { setOutput } from './report/outputs.js';
 import { writeSweepSummary, type SweptThread } from './report/summary.js';
 import type { AgentClient } from './service/client.js';
-import { ActionFailure, type FaultContext } from './service/errors.js';
+import { ActionFailure } from './service/errors.js';
 
 /** What a report run needs of the run: its setup, the service, its GitHub side, its step. */
-export interface SweepDeps {
-  accepted: Accepted;
+export interface SweepDeps extends OwedDeps {
   client: Pick<AgentClient, 'getJob'>;
-  faults: FaultContext;
   github: LazyGitHub;
-  step: JobRun;
-  /**
-   * Carries a lane run's replayed pass on its thread (decide, execute, report), told apart in the
-   * log and summary by the thread's number; the quota uses it spent.
-   */
-  carry: (theirs: Accepted, thread: number) => Promise<number>;
 }
 
 /**
@@ -59,7 +49,14 @@ export async function sweep(deps: SweepDeps): Promise<void> {
     const steps = await deps.github.load();
     if (!steps)
       throw new ActionFailure('A report run (sweep: true) needs the GitHub side, which did not load.');
-    if (features.lane === undefined) await report(steps, deps, done);
+    const { event } = accepted.context;
+    // A dispatch naming a thread is that thread's own run (its thread step's, which is the lane): a
+    // report step beside it (`sweep: true` without `thread`) would only hand the thread off again.
+    if (features.lane === undefined && event.kind === 'dispatch' && event.lane !== undefined)
+      coreLog.notice(
+        `This run is #${label(event.lane)}'s thread's own (${LANE_INPUT}): its thread step reports and sends; this report step does nothing on it.`,
+      );
+    else if (features.lane === undefined) await report(steps, deps, done);
     else await laneRun(features.lane, steps, deps, done);
   } catch (error) {
     step.fail(error);
@@ -75,6 +72,7 @@ export async function sweep(deps: SweepDeps): Promise<void> {
   await writeSweepSummary({
     reported: done.reported,
     handedOff: done.handedOff,
+    uses: done.uses,
     atWork: done.atWork,
     serverUrl: accepted.context.serverUrl,
   }).catch((error: unknown) =>
@@ -100,7 +98,7 @@ function ownRecords(found: FoundWaiting[], { inputs }: Accepted): FoundWaiting[]
   return found.filter((f) => f.note.waiting && ownProject(f.note.waiting, key, f.own));
 }
 
-/** A report run: every waiting thread reported, what each is owed handed to its lane; then the default branch. */
+/** A report run: every waiting thread reported, or handed to its lane; then the branches' jobs left at work. */
 async function report(steps: GitHubSteps, deps: SweepDeps, done: Swept): Promise<void> {
   const { accepted, step } = deps;
   const { signal } = step;
@@ -110,23 +108,36 @@ async function report(steps: GitHubSteps, deps: SweepDeps, done: Swept): Promise
       ? 'No thread of this repository is waiting for its agent job to be reported.'
       : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`,
   );
+  // One hand-off a thread, whichever of its steps' records asked for it.
+  const handed = new Set<number>();
   for (const thread of found) {
     if (signal.aborted) return;
     // Several threads' lines, each folded under its own heading in the run's log.
     const several = found.length > 1;
     if (several) core.startGroup(`#${thread.number}: agent job ${label(thread.note.job)}`);
     try {
-      const stands = await reportThread(thread, steps, deps, 'hand-off');
+      const stands = await reportThread(
+        thread,
+        steps,
+        deps,
+        handed.has(thread.number) ? 'handed' : 'hand-off',
+      );
       if (stands.kind === 'at-work') done.atWork++;
-      if (stands.kind === 'handed') done.handedOff.push(thread.number);
+      if (stands.kind === 'handed') handed.add(thread.number);
       if (stands.swept) done.reported.push(stands.swept);
       // Its end was written before (only what is owed kept its record): what is owed goes to its lane.
-      if (stands.kind === 'written' && !accepted.features.dryRun && (await handOffOwed(thread, steps, deps)))
-        done.handedOff.push(thread.number);
+      if (
+        stands.kind === 'written' &&
+        !accepted.features.dryRun &&
+        !handed.has(thread.number) &&
+        (await handOffOwed(thread, steps, deps))
+      )
+        handed.add(thread.number);
     } finally {
       if (several) core.endGroup();
     }
   }
+  done.handedOff.push(...handed);
   if (signal.aborted) return;
   const branch = await reportBranches(steps, new Set(found.map((f) => f.note.job)), deps);
   done.reported.push(...branch.reported);
@@ -143,7 +154,7 @@ async function laneRun(number: number, steps: GitHubSteps, deps: SweepDeps, done
     throw new ActionFailure(`Could not read the thread of #${number}: ${describeThrown(error)}`);
   });
   const found = ownRecords(listed, accepted);
-  const thread = found[0];
+  const thread = found.find((f) => f.own) ?? found[0];
   coreLog.info(
     `This run is #${number}'s thread's own (${LANE_INPUT}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`,
   );
@@ -155,15 +166,23 @@ async function laneRun(number: number, steps: GitHubSteps, deps: SweepDeps, done
       return;
     }
   }
+  if (!thread) {
+    coreLog.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
+    return;
+  }
   if (accepted.features.dryRun || step.signal.aborted) return;
-  done.uses += await sendOwed({ number, pull }, thread, steps, deps);
+  const sent = await sendOwed({ number, pull }, thread, steps, deps);
+  done.uses += sent.uses;
+  // What was owed cannot go (held, or nothing left to play): the record owes it no more, or every
+  // report run would hand the thread off again for nothing.
+  if (sent.settled && owes(thread.note)) await steps.sweep.settleOwed(thread, step.signal);
 }
 
 /**
  * One waiting thread: its job read once, and what changed written once — the end (its record kept
  * while something is owed), or the overdue mark — by this run, or, on a report run (`hand-off`)
  * where the thread is owed something or the job is overdue, by the thread's lane (unless GitHub
- * refuses the hand-off). `written`: its end was written before this run; `ended`: this run (or
+ * refuses the hand-off, or this run handed the thread off already: `handed`). `written`: its end was written before this run; `ended`: this run (or
  * another meanwhile) wrote it, so what is owed may go; `handed`: the lane writes it and sends what
  * is owed; `at-work`: nothing may be sent; `unread`: nothing is known.
  */
@@ -171,7 +190,7 @@ async function reportThread(
   thread: FoundWaiting,
   steps: GitHubSteps,
   deps: SweepDeps,
-  how: 'hand-off' | 'write',
+  how: 'hand-off' | 'handed' | 'write',
 ): Promise<{ kind: 'written' | 'ended' | 'handed' | 'at-work' | 'unread'; swept?: SweptThread }> {
   const { accepted, step } = deps;
   const { signal, clock } = step;
@@ -197,7 +216,9 @@ async function reportThread(
   // Where the lane has work to do on the thread — something is owed, or the job is overdue (its
   // record keeps taking requests) — its run writes this too: the thread's lane sends what is owed
   // right after, and a write of the report run's own could land after that send's record.
-  const owed = how === 'hand-off' ? await owedOf(thread, steps, signal) : undefined;
+  const debt = how === 'write' ? undefined : await owedOf(thread, steps, deps);
+  if (debt === 'unread') return { kind: 'unread' };
+  const owed = debt?.what;
   const lanes = how === 'hand-off' && (owed !== undefined || end.kind === 'overdue');
   if (lanes && (await steps.sweep.handOff(thread.number, signal))) {
     coreLog.info(
@@ -251,24 +272,27 @@ async function readWaitingJob(
 
 /**
  * What a waiting thread is owed, in the log's words: what it asked while its job worked (requests
- * queued, its merge), or a change pushed to its pull request meanwhile; `undefined`: nothing.
+ * queued, its merge under `at-merge`), or, under `every-push`, a change pushed to its pull request
+ * meanwhile (its merge included: its run was held as a push's is); `undefined`: nothing;
+ * `unread`: the pull request could not be read, so the thread is left to a later run.
  */
 async function owedOf(
   thread: FoundWaiting,
   steps: GitHubSteps,
-  signal: AbortSignal,
-): Promise<string | undefined> {
-  if (owes(thread.note)) return 'what it asked while its job worked';
-  if (!thread.pull) return undefined;
-  const pull = await steps.sweep.pull(thread.number, signal).catch((error: unknown) => {
+  { accepted, step }: SweepDeps,
+): Promise<{ what: string } | 'unread' | undefined> {
+  if (owes(thread.note)) return { what: 'what it asked while its job worked' };
+  // Under at-merge and on-request a push's change is held whatever the job does: nothing owed.
+  if (!thread.pull || accepted.inputs.followUp !== 'every-push') return undefined;
+  const pull = await steps.sweep.pull(thread.number, step.signal).catch((error: unknown) => {
     coreLog.warning(
-      `Could not read pull request #${thread.number}: ${describeThrown(error)}; its next run sends what changed.`,
+      `Could not read pull request #${thread.number}: ${describeThrown(error)}; a later run reports the thread.`,
     );
-    return undefined;
+    return 'unread' as const;
   });
-  // A merge while the job worked is held as a push is: its run sent nothing to the job.
-  if (!(pull?.open || pull?.merged) || pull.head === thread.note.head) return undefined;
-  return pull.open ? 'a change pushed while its job worked' : 'its merge, while its job worked';
+  if (pull === 'unread') return pull;
+  if (!(pull.open || pull.merged) || pull.head === thread.note.head) return undefined;
+  return { what: pull.open ? 'a change pushed while its job worked' : 'its merge, while its job worked' };
 }
 
 /**
@@ -276,10 +300,10 @@ async function owedOf(
  * sends nothing); whether it was.
  */
 async function handOffOwed(thread: FoundWaiting, steps: GitHubSteps, deps: SweepDeps): Promise<boolean> {
-  const { signal } = deps.step;
-  const owed = await owedOf(thread, steps, signal);
-  if (!owed || !(await steps.sweep.handOff(thread.number, signal))) return false;
-  coreLog.info(`#${thread.number} is owed ${owed}: its thread's own run sends it.`);
+  const owed = await owedOf(thread, steps, deps);
+  if (!owed || owed === 'unread' || !(await steps.sweep.handOff(thread.number, deps.step.signal)))
+    return false;
+  coreLog.info(`#${thread.number} is owed ${owed.what}: its thread's own run sends it.`);
   return true;
 }
 
@@ -310,7 +334,12 @@ async function reportBranches(
     const id = label(branch.job);
     const waits = branch.pending.length > 0;
     const newest = waits ? Math.max(...branch.pending.map((p) => p.at ?? clock.now())) : clock.now();
-    const waiting = { run: branch.run, at: newest, timeout: accepted.inputs.timeout };
+    const waiting = {
+      run: branch.run,
+      at: newest,
+      timeout: accepted.inputs.timeout,
+      ...(branch.overdue ? { overdue: true as const } : {}),
+    };
     const job = await readWaitingJob(deps, branch.job, waiting, signal);
     if (job === 'unread') continue;
     const end = waitingEnd(waiting, job, clock.now());
@@ -364,65 +393,4 @@ function sweptOf(
   const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
   const prLink = end.kind === 'ended' ? outputLink(end.job.prLink) : '';
   return { ...where, jobId, status, prLink };
-}
-
-/**
- * A lane run's send: what its thread asked for while its job worked, now that the job's end is
- * written, sent by playing the run that would have sent it: the newest queued request's (who asked
- * is checked; the other requests go with it in one follow-up, each gets its 👀), else, on an open
- * pull request, a push of its head (which `followUp`, or nothing new since the job last looked,
- * may hold: then nothing is written). The quota uses it spent.
- */
-async function sendOwed(
-  lane: { number: number; pull: boolean },
-  thread: FoundWaiting | undefined,
-  steps: GitHubSteps,
-  deps: SweepDeps,
-): Promise<number> {
-  const { accepted, step } = deps;
-  const { inputs, context } = accepted;
-  const queued = thread && owes(thread.note) ? (thread.note.waiting?.queued ?? []) : [];
-  // Under at-merge a merge is news whatever its head, so only the record says it is owed (its run
-  // was held while the job worked): the merge's own run may have started the job, on that head.
-  const owedMerge = thread?.note.waiting?.merge === true;
-  const asked = thread?.lastQueued;
-  const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
-  let replay: { event: RunEvent; payload: Payload; actor: string; sha?: string; quiet?: true } | undefined;
-  if (queued.length > 0) {
-    if (inputs.trigger === undefined || !asked) {
-      step.fail(
-        new ActionFailure(
-          inputs.trigger === undefined
-            ? `#${lane.number} has ${many} queued while its job worked, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`
-            : `#${lane.number}: the newest request queued while its job worked was not found. Nothing was sent; the thread's next run sends what is queued.`,
-        ),
-      );
-      return 0;
-    }
-    coreLog.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
-    replay = { ...commentRequestEvent(lane.number, lane.pull, asked), actor: asked.login };
-  } else if (lane.pull && inputs.prompt !== undefined) {
-    const pull = await steps.sweep.pull(lane.number, step.signal).catch((error: unknown) => {
-      step.fail(new ActionFailure(`Could not read pull request #${lane.number}: ${describeThrown(error)}.`));
-      return undefined;
-    });
-    const moved = !thread || pull?.head !== thread.note.head;
-    const merge = pull?.merged === true && (owedMerge || (inputs.followUp !== 'at-merge' && moved));
-    if (!pull || !(merge || (pull.open && moved))) return 0;
-    coreLog.info(
-      merge
-        ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
-        : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`,
-    );
-    const played = merge ? pullMergeEvent(lane.number, pull.head) : pullHeadEvent(lane.number, pull.head);
-    replay = { ...played, actor: context.actor, sha: pull.head, quiet: true };
-  }
-  if (!replay) return 0;
-  const { event, payload, actor, sha, quiet } = replay;
-  const setup = setupFor(
-    { ...inputs, sweep: false },
-    { ...context, event, payload, actor, sha: sha ?? context.sha },
-  );
-  const standIn = thread ? { standIn: { marker: thread.marker } } : {};
-  return deps.carry({ ...setup, ...standIn, ...(quiet ? { quiet } : {}) }, lane.number);
 }

@@ -95,7 +95,7 @@ export function open(ledger: RequestLedger, ids: number[]): number[] {
 /**
  * The ledger once a run settled `sent` (carried in a send the service accepted) and `refused`
  * (their authors may not ask: told so, never sent). `readUpTo`: every comment from the floor up
- * to it was read by the run, and `waiting` those read that stay open (an author GitHub could not
+ * to it was read by the run, and `owed` those read that stay open (an author GitHub could not
  * tell about, past the bounds of one send): the floor rises over what is settled, never past a
  * request still open or one the run did not read.
  */
@@ -326,7 +326,10 @@ export function howEnded(news: WaitingNews): string {
 
 /** What a run knows to check a waiting record against, from what it did not read in the record. */
 export interface RecordBounds {
-  /** The step's own status context: the only one a record's status may name. */
+  /**
+   * The only status context a record's status may name: the step's own, or one where GitHub says
+   * this action's identity wrote a status naming the record's job.
+   */
   context: string;
   /** The commits GitHub says carry this step's status for the record's job. */
   commits: readonly string[];
@@ -340,8 +343,8 @@ export interface Refused {
 }
 
 /**
- * The record with only what passes: its status in this step's own context on a commit that carries
- * this step's status for the job, and the labels and reviewers the inputs would take (one name an
+ * The record with only what passes: its status in the context the caller vouches for (`bounds`:
+ * one where this action's identity wrote a status naming the job) on a commit that carries it, and the labels and reviewers the inputs would take (one name an
  * entry, trimmed, as an input's list gives it); `refused` names what was left out. `autoMerge` is
  * one of the methods already (the note's schema).
  */

@@ -139,6 +139,8 @@ export interface StatusNote {
   goesOn?: true;
   /** The named job's end (completed, failed, archived, lost): no run writes over it. */
   ended?: true;
+  /** The named job was still at work past its run's `timeout`: not an end, its real end replaces it. */
+  overdue?: true;
   /**
    * On a branch pushed to directly, with `budget`: the quota uses the named job has spent, this
    * run's included. Absent where the status holds no count (written without `budget`, or before
@@ -365,8 +367,10 @@ export interface ReportWrites {
   skipped(why: string, jobId: string | undefined, signal: AbortSignal, memory?: Memory): Promise<void>;
   /**
    * The end of the thread's job that no run waited for (`note.waiting`), as the run that left it
-   * asked: the comment with the result and the record cleared, its pending status's last word,
-   * the docs PR's labels, reviewers and auto-merge, the label off the thread. Faults are warnings.
+   * asked: the comment with the result and the record settled (cleared, or kept, its end written,
+   * while something is `owed`; an overdue mark keeps it waiting), its pending status's last word,
+   * the docs PR's labels, reviewers and auto-merge, and the label off once the record is gone.
+   * Faults are warnings.
    */
   waitingEnd(note: ThreadNote, end: WaitingNews, owed: boolean, signal: AbortSignal): Promise<void>;
 }
@@ -391,13 +395,15 @@ export interface BranchWaiting {
   run: number;
   /** Each commit and context whose status is pending; `at`: when GitHub says it was written (ms). */
   pending: { sha: string; context: string; at?: number }[];
+  /** Its statuses say it is overdue already (marked once; its real end replaces the mark). */
+  overdue?: true;
 }
 
 /** A report run's (`sweep`) GitHub side. */
 export interface SweepSide {
-  /** Every thread of the repository whose job no run has reported. Faults throw. */
+  /** Every thread of the repository whose record still waits (its job's end to write, or what it is owed to send). Faults throw. */
   waiting(signal: AbortSignal): Promise<FoundWaiting[]>;
-  /** One thread's records whose job no run has reported (a lane run's thread). Faults throw. */
+  /** One thread's records that still wait (a lane run's thread). Faults throw. */
   thread(number: number, signal: AbortSignal): Promise<{ pull: boolean; found: FoundWaiting[] }>;
   /**
    * Starts the thread's lane run (a `workflow_dispatch` naming it), to send what it is owed;
@@ -409,6 +415,13 @@ export interface SweepSide {
    * unless another run reported it meanwhile (`false`). Faults are warnings.
    */
   reportEnd(found: FoundWaiting, end: WaitingNews, signal: AbortSignal): Promise<boolean>;
+  /**
+   * A lane run's last word on what its thread's record owed, once its replay sent none of it (held
+   * by `followUp`, `paths`, the budget, nothing new): the record owes nothing more (its requests
+   * stay open in the request ledger, for a later send), and goes with its label once its end is
+   * written, so report runs stop handing the thread off. Faults are warnings.
+   */
+  settleOwed(found: FoundWaiting, signal: AbortSignal): Promise<void>;
   /** The default branch's head, and its jobs left at work, as its newest commits' statuses say. Faults throw. */
   branchWaiting(signal: AbortSignal): Promise<{ head?: string; jobs: BranchWaiting[] }>;
   /** A branch's job's end on each of its pending statuses, and its docs pull request routed; faults are warnings. */

@@ -23,7 +23,7 @@ export interface Skip {
    * answer, so that the lane's run that sees the job's end sends it: a `/docs` request (its
    * comment's id), or the pull request's merge.
    */
-  queue?: Owed;
+  owe?: Owed;
 }
 
 /** Whether the step acts on this event at all, decided before anything is sent anywhere. */

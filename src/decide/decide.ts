@@ -122,17 +122,27 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
   // the thread's run that sees that end sends it, with every other one queued, in one follow-up.
   // Only a read that said so parks anything (a job that could not be read ended the step above).
   const atWork = first?.atWork ? memory.note?.waiting : undefined;
+  // A review comment cannot be kept for later: the thread's record and request ledger keep the
+  // pull request's own comments, which a lane run reads back to send.
+  if (atWork && !inputs.wait && request.kind === 'request' && request.comment.review && !resumes) {
+    const id = label(memory.note?.job ?? '');
+    return {
+      kind: 'skip',
+      notice: `Not sent: agent job ${id} is still at work (run ${atWork.run} left it so), and a review comment cannot be queued; ask again in a comment on the pull request, or once it is done.`,
+      answer: `Not sent: the agent is still at work on job ${id}, and a review comment cannot be queued. Ask again in a comment on the pull request, which is sent when the job is done.`,
+    };
+  }
   if (atWork && !inputs.wait && request.kind === 'request' && !resumes) {
     const id = label(memory.note?.job ?? '');
     return {
       kind: 'skip',
       notice: `Queued: agent job ${id} is still at work (run ${atWork.run} left it so); this request is sent when it is done, by the thread's next run.`,
       answer: `Queued: the agent is still at work on job ${id}. This request is sent when it is done, with any other request made meanwhile.`,
-      queue: { request: request.comment.id },
+      owe: { request: request.comment.id },
     };
   }
-  // Requests waiting to be sent are never held back: not by followUp, nor by a push that has
-  // nothing new, was overtaken or touched nothing under paths. Only the budget stops them.
+  // Requests owed are never held back: not by followUp, nor by a push that has nothing new, was
+  // overtaken or touched nothing under paths. Only the budget stops them, and a job at work.
   const owed = queued.owed === true;
   const prompt = queued.prompt ?? admission.prompt;
   const remembered = threadOf(memory);
@@ -146,20 +156,34 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     notice: held.notice,
     ...(port ? { held: { status: held.status, ...(named ? { job: named } : {}), memory } } : {}),
   });
-  // Nothing is sent to a job at work, from any run: requests owed stay queued in its record, and
-  // a push's change or a merge waits, for the run that sees the job's end (the thread's lane).
+  const { asked } = features;
+  // Nothing is sent to a job at work, from any run: requests owed stay queued in its record, a
+  // push's change waits for the run that sees the job's end (the thread's lane), and under
+  // at-merge the merge is owed in the record. What followUp would hold anyway says so, not "sent
+  // when it is done"; so does a label's request, which nothing keeps.
   if (atWork && !inputs.wait && !resumes) {
-    const merged = event.kind === 'pull-request' && event.pull?.merged === true;
+    const moment = event.kind === 'push' && features.moment && port ? await port.moment(signal) : {};
+    const now = threadStep(event, asked, moment);
+    const policy = heldByPolicy(inputs.followUp, now, job, moment.unread === true);
+    if (policy) return hold(policy, job);
+    if (request.kind === 'label')
+      return hold(
+        {
+          notice: `Not sent: agent job ${label(job ?? '')} is still at work; apply the label ${label(request.label)} again once it is done.`,
+          status: 'Not sent: the agent is at work',
+        },
+        job,
+      );
+    const merged = now === 'merge' && !moment.branch;
     if (!merged || inputs.followUp !== 'at-merge')
       return hold(whileAtWork(job, merged ? 'this merge' : 'what this push changed'), job);
     // Under at-merge the merge is news in itself, whatever its head: the record says it is owed.
     return {
       ...hold(whileAtWork(job, 'this merge'), job),
       answer: `Held: the agent is still at work on job ${label(job ?? '')}. The merge is sent when it is done.`,
-      queue: { merge: true },
+      owe: { merge: true },
     };
   }
-  const { asked } = features;
   let step: ThreadStep | undefined;
   // The thread's job as read before the plan (a waiting job's, or a branch's left at work).
   let known = first?.job;
@@ -249,8 +273,8 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
 
 /**
  * With `wait: false`, a change while the thread's job is still at work waits for its end, as a
- * waiting run's pending successor would: the run that reports that end sends what changed since
- * the job last looked, once, however many pushes came meanwhile.
+ * waiting run's pending successor would: the thread's lane sends what changed since the job last
+ * looked, once, however many pushes came meanwhile, when a run of it sees that end.
  */
 function whileAtWork(job: string | undefined, what: string): Held {
   return {

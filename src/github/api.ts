@@ -88,12 +88,12 @@ export interface GitHubApi {
     at: { owner: string; repo: string; pull_number: number },
     signal: AbortSignal,
   ): AsyncIterable<ChangedFile[]>;
-  /** A pull request's state, head commit, GraphQL node id, opener (none for a deleted account) and labels. */
   /** Starts a `workflow_dispatch` run of workflow `workflow_id` (its file name) on `ref`, with `inputs`. */
   dispatchWorkflow(
     at: { owner: string; repo: string; workflow_id: string; ref: string; inputs: Record<string, string> },
     signal: AbortSignal,
   ): Promise<void>;
+  /** A pull request's state, head commit, GraphQL node id, opener (none for a deleted account) and labels. */
   getPull(
     at: { owner: string; repo: string; pull_number: number },
     signal: AbortSignal,

@@ -48,7 +48,7 @@ export interface RecordRef {
 export interface BranchRecord extends RecordRef {
   job: string;
   run: number;
-  pending?: { context: string; at?: number };
+  pending?: { context: string; at?: number; overdue?: true };
 }
 
 const digest = (text: string, length: number) =>
@@ -181,13 +181,25 @@ export async function readRecord(
         if (!note?.job || recordKey(note.job, record.sha) !== wanted) continue;
         const job = session.trusted(note, 'the commit status')?.job;
         if (!job) return undefined;
-        const waits = first && status.state === 'pending' && note.goesOn === true;
+        // Pending while it goes on, or marked overdue (its real end still to replace the mark).
+        const waits =
+          first &&
+          !note.ended &&
+          ((status.state === 'pending' && note.goesOn === true) || note.overdue === true);
         const at = Date.parse(status.createdAt ?? '');
         return {
           ...record,
           job,
           run: note.run,
-          ...(waits ? { pending: { context, ...(Number.isNaN(at) ? {} : { at }) } } : {}),
+          ...(waits
+            ? {
+                pending: {
+                  context,
+                  ...(Number.isNaN(at) ? {} : { at }),
+                  ...(note.overdue ? { overdue: true as const } : {}),
+                },
+              }
+            : {}),
         };
       }
       if (++pages >= RECORD_PAGES) break;

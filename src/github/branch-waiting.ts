@@ -23,14 +23,12 @@ import type { GitHubSession } from './session.js';
 import { JOB_WORDS, readStatusNote } from './status.js';
 import { endStatus } from './waiting-end.js';
 
-export { BRANCH_SWEEP };
-
 /**
  * A branch's job as a report run found it, with the records (refs) behind it, which go once its
  * end is written. A job whose records all stand for statuses that no longer wait has no `pending`:
  * its records go once the job's end is known, and nothing else is written.
  */
-export interface RecordedWaiting extends BranchWaiting {
+interface RecordedWaiting extends BranchWaiting {
   records: RecordRef[];
 }
 
@@ -73,6 +71,7 @@ export async function findBranchWaiting(
       const newest = Math.max(-Infinity, ...entry.pending.map((p) => p.at ?? -Infinity));
       if ((at ?? -Infinity) >= newest) entry.run = record.run;
       entry.pending.push({ sha: ref.sha, context: where, ...(at === undefined ? {} : { at }) });
+      if (record.pending.overdue) entry.overdue = true;
     }
     jobs.set(record.job, entry);
   }

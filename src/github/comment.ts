@@ -255,8 +255,10 @@ export function latestRunBody(
   ].join('\n');
 }
 
-/** GitHub shows at most 2,500 comments on a thread; a server that ignores `page` must not loop. */
-/** The most pages of a thread's comments a run reads looking for the action's own. */
+/**
+ * The most pages of a thread's comments a run reads looking for the action's own: GitHub shows at
+ * most 2,500 comments on a thread, and a server that ignores `page` must not loop.
+ */
 export const MAX_PAGES = 30;
 
 /**

@@ -14,7 +14,7 @@ import type {
   ThreadNote,
 } from '../core/ports.js';
 import { owe, oweMerge } from '../core/ledger.js';
-import { isPullRequestUrl, quote } from '../core/untrusted.js';
+import { isPullRequestUrl, label, quote } from '../core/untrusted.js';
 import { answerBody, latestRunBody } from './comment.js';
 import { writeOnDocs } from './docs-pr.js';
 import { markAtWork, unmarkAtWork } from './in-flight.js';
@@ -113,7 +113,7 @@ export function reportWrites(session: GitHubSession): ReportWrites {
         const { sha, own } = await ownStatus(session, signal);
         if (own?.ended) {
           session.log.info(
-            `The commit status on ${sha?.slice(0, 12)} holds the end of job ${own?.job ?? ''}; it is left as it is.`,
+            `The commit status on ${sha?.slice(0, 12)} holds the end of job ${label(own?.job ?? '')}; it is left as it is.`,
           );
           return;
         }
@@ -251,7 +251,7 @@ async function finalStatus(
     const { sha, own } = await ownStatus(session, signal);
     if (own?.ended || own?.held) {
       session.say(
-        `The commit status on ${sha?.slice(0, 12)} holds the word of job ${own?.job ?? ''}; it is left as it is.`,
+        `The commit status on ${sha?.slice(0, 12)} holds the word of job ${label(own?.job ?? '')}; it is left as it is.`,
       );
       return;
     }

@@ -97,6 +97,15 @@ export function noteLine(note: ThreadNote): string {
   return `${PREFIX}${Buffer.from(JSON.stringify(note)).toString('base64url')} -->`;
 }
 
+/** `body` with its note replaced by `note` (added under the marker line where it has none). */
+export function withNote(body: string, note: ThreadNote): string {
+  const start = body.indexOf(PREFIX);
+  const end = start < 0 ? -1 : body.indexOf(' -->', start);
+  if (end >= 0) return `${body.slice(0, start)}${noteLine(note)}${body.slice(end + ' -->'.length)}`;
+  const [marker = '', ...rest] = body.split('\n');
+  return [marker, noteLine(note), ...rest].join('\n');
+}
+
 /** The note in a comment's body (the action's own comment, found by its marker); else `undefined`. */
 export function readNote(body: string): ThreadNote | undefined {
   const start = body.indexOf(PREFIX);

@@ -6,7 +6,7 @@
 import { ActionFailure } from '../service/errors.js';
 import type { Access } from '../core/ports.js';
 import { describeThrown } from '../core/log.js';
-import type { Changed, DecideReads, DocsPull, Memory, Moment } from '../core/ports.js';
+import type { Changed, DecideReads, DocsPull, Memory, Moment, StatusNote } from '../core/ports.js';
 import { pushedOnto } from './commits.js';
 import { jobsAtWork } from './in-flight.js';
 import { carriesDocsLabel } from '../core/pull-request.js';
@@ -333,6 +333,9 @@ async function threadsAtWork(
   }
 }
 
+/** A status that leaves its job at work: going on, or marked overdue (not an end: it may be at work still). */
+const goesOn = (own: StatusNote): boolean => own.goesOn === true || own.overdue === true;
+
 /**
  * The branch's job: this step's own status on `before`, else on the newest commit up the branch
  * that has one naming a job (cancelled runs leave their commits without one); the commit it was
@@ -357,7 +360,7 @@ async function branchJob(
       if (own.job !== found.job) return true;
       if (own.held) return false;
       // The pass's own status: its commit and the run that left it.
-      found = { ...found, since: sha, run: own.run, ...(own.goesOn ? { goesOn: true as const } : {}) };
+      found = { ...found, since: sha, run: own.run, ...(goesOn(own) ? { goesOn: true as const } : {}) };
       return true;
     }
     found = {
@@ -365,7 +368,7 @@ async function branchJob(
       run: own.run,
       since: sha,
       ...(own.uses !== undefined ? { uses: own.uses } : {}),
-      ...(own.goesOn ? { goesOn: true as const } : {}),
+      ...(goesOn(own) ? { goesOn: true as const } : {}),
     };
     // A skip names the job but told it nothing: what the job saw is further back.
     return !own.held;

@@ -182,6 +182,7 @@ export function readStatusNote(description: string | null): StatusNote | undefin
       ...(word === JOB_WORDS.completed ? { linked: true as const } : {}),
       ...(word === JOB_WORDS.goesOn ? { goesOn: true as const } : {}),
       ...(END_WORDS.has(word) ? { ended: true as const } : {}),
+      ...(word === JOB_WORDS.timedOut ? { overdue: true as const } : {}),
     };
   }
   const unnamed = / · run (\d+)$/.exec(description ?? '');

@@ -1,7 +1,7 @@
 // A report run's GitHub side (`sweep`): the repository's waiting threads, one thread's records
-// (a lane run's), each one's end or overdue mark written once, the hand-off of what a thread is
-// owed to its lane, and the default branch's jobs left at work; each write within the last
-// writes' time.
+// (a lane run's), each one's end or overdue mark written once, the hand-off of a thread to its
+// lane, a lane run's settling of what could not be sent, and the branches' jobs left at work; each
+// write within the last writes' time.
 import { describeThrown } from '../core/log.js';
 import type { FoundWaiting, SweepSide } from '../core/ports.js';
 import { WORKING_LABEL } from '../core/pull-request.js';
@@ -11,7 +11,7 @@ import { describeGitHubFault, faultOf } from './errors.js';
 import { handOff } from './hand-off.js';
 import { findWaiting, waitingOn, type WaitingThread } from './in-flight.js';
 import type { GitHubSession } from './session.js';
-import { reportWaitingThread } from './waiting-end.js';
+import { reportWaitingThread, settleOwed } from './waiting-end.js';
 import { FINISH_BUDGET_MS } from './writes.js';
 
 /** The sweep's GitHub side: the repository's waiting threads, and each one's end, within the last writes' time. */
@@ -104,6 +104,17 @@ export function sweepSide(session: GitHubSession): SweepSide {
         signal,
       );
       return { open: got.state === 'open', merged: got.merged, head: got.headSha };
+    },
+    async settleOwed(found, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      const thread = { owner, repo, number: found.number, pull: found.pull, fork: false };
+      try {
+        await settleOwed(session.pinnedTo({ thread, marker: found.marker }), found.note.job, signal);
+      } catch (error) {
+        session.warn(`Could not update the record of #${found.number}: ${describeThrown(error)}.`);
+      } finally {
+        done();
+      }
     },
     async reportEnd(found, end, cancellation) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);

@@ -8,10 +8,10 @@ import { formatDuration } from '../core/duration.js';
 import { describeThrown } from '../core/log.js';
 import type { ThreadNote, Waiting, WaitingNews } from '../core/ports.js';
 import { isPullRequestUrl, label } from '../core/untrusted.js';
-import { checkWaiting, owes, refusedWarning, settleWaiting } from '../core/ledger.js';
+import { checkWaiting, clearWaiting, owes, refusedWarning, settleWaiting } from '../core/ledger.js';
 import { writeOnDocs } from './docs-pr.js';
 import { takeOff, type WaitingThread } from './in-flight.js';
-import { readNote } from './note.js';
+import { readNote, withNote } from './note.js';
 import type { GitHubSession } from './session.js';
 import { CommitStatus, JOB_WORDS, readStatusNote, statusDescription, type StatusState } from './status.js';
 import { faultOf } from './errors.js';
@@ -40,6 +40,12 @@ export async function writeWaitingEnd(
   const kept = unread && read.status ? { ...waiting, status: read.status } : waiting;
   const job = end.kind === 'ended' ? end.job : undefined;
   const failure = failureOf(note.job, waiting, end);
+  const { comment } = await keptForWriting(session, signal);
+  if (!comment) return false;
+  // Read again before anything is written, and again just before the comment: a run of the thread
+  // may have reported this end and gone on (a new pass, its own record), or kept something owed in
+  // the record, since this run read the note; that is not written over.
+  if (!(await stillSame(session, comment, note, signal))) return false;
   // The docs pull requests an earlier job left, closed now that this one has its own, as the run
   // that left it at work would have once it saw the end.
   const superseded =
@@ -56,17 +62,8 @@ export async function writeWaitingEnd(
     ...(left.length > 0 ? { superseded: left } : {}),
   };
   if (left.length === 0) delete after.superseded;
-  const { comment } = await keptForWriting(session, signal);
-  // Read again just before writing: a run of the thread may have reported this end and gone on (a
-  // new pass, its own record) since this run read the note; that is not written over.
-  const now = comment && readNote((await comment.bodyNow(signal)) ?? '');
-  if (comment && !sameWait(now, note)) {
-    session.say(
-      `The thread's record of agent job ${label(note.job)} changed meanwhile: its end is left to the run that changed it.`,
-    );
-    return false;
-  }
-  await comment?.write(
+  if (!(await stillSame(session, comment, note, signal))) return false;
+  await comment.write(
     body(session, {
       jobId: note.job,
       ...(end.kind === 'lost' ? {} : { job: end.job }),
@@ -91,10 +88,29 @@ export async function writeWaitingEnd(
   return true;
 }
 
-/** Whether the note read now still waits for the same pass of the same job, its end not written. */
+/**
+ * Whether the note read now still waits for the same pass of the same job, its end not written,
+ * owing what it owed when read (a request queued, or the merge, meanwhile is not written away).
+ */
 function sameWait(now: ThreadNote | undefined, read: ThreadNote): boolean {
   const [was, is] = [read.waiting, now?.waiting];
-  return Boolean(was && is && now?.job === read.job && is.run === was.run && !is.ended);
+  if (!was || !is || now?.job !== read.job || is.run !== was.run || is.ended) return false;
+  const queued = (w: Waiting) => (w.queued ?? []).join(',');
+  return queued(is) === queued(was) && is.merge === was.merge;
+}
+
+/** The kept comment's note read afresh still waits as `note` did; else the run says so, and writes nothing. */
+async function stillSame(
+  session: GitHubSession,
+  comment: { bodyNow(signal: AbortSignal): Promise<string | undefined> },
+  note: ThreadNote,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (sameWait(readNote((await comment.bodyNow(signal)) ?? ''), note)) return true;
+  session.say(
+    `The thread's record of agent job ${label(note.job)} changed meanwhile: its end is left to the run that changed it.`,
+  );
+  return false;
 }
 
 /** What went wrong with the waiting job, in the words a waiting run would have used; none when it completed. */
@@ -152,14 +168,16 @@ async function writeEnd(
   // same commit (a run of the thread that went on meanwhile) is not written over. Unread, it is
   // written as before.
   const own = await status.read(at.sha, signal).catch(() => undefined);
-  if (own?.job !== undefined && (own.run !== run || own.ended)) return;
+  if (own?.job !== undefined && (own.job !== jobId || own.run !== run || own.ended)) return;
   await status.write(at.sha, state, text, target, signal, session.warn);
 }
 
 /**
- * The record of job `jobId` as this step may act on it: its status only in this step's own
- * context and on a commit GitHub says carries this step's status for the job, its labels and
- * reviewers only names the inputs would take. What is left out is one warning; `unread`: the
+ * The record of job `jobId` as this step may act on it: its status only on a commit, and in a
+ * context, where GitHub says this action's identity wrote a status naming the job (the step's
+ * own, or the thread step's for a separate report step: never a context the action did not write
+ * for the job, such as a required check's), its labels and reviewers only names the inputs would
+ * take. What is left out is one warning; `unread`: the
  * commit could not be read, so its status is left out unjudged.
  */
 async function soundRecord<T extends Pick<Waiting, 'run' | 'status' | 'labels' | 'reviewers'>>(
@@ -282,4 +300,23 @@ export async function reportWaitingThread(
   // Written once: an end another run wrote meanwhile, or the same overdue mark, is not written again.
   if (fresh.ended || (end.kind === 'overdue' && fresh.overdue)) return false;
   return writeWaitingEnd(pinned, now, end, owes(now), signal);
+}
+
+/**
+ * A lane run's word on its thread's record once its replay sent none of what was owed (see
+ * `SweepSide.settleOwed`): read afresh, still job `jobId`'s, its merge and queued requests dropped
+ * (the requests stay open in the request ledger, for the thread's next send), and the record gone,
+ * with the label, once its end is written. The lane's runs are serialized, so nothing of the thread
+ * writes between this read and this write.
+ */
+export async function settleOwed(session: GitHubSession, jobId: string, signal: AbortSignal): Promise<void> {
+  const { comment } = await keptForWriting(session, signal);
+  const now = comment && session.trusted(readNote((await comment.bodyNow(signal)) ?? ''), 'the kept comment');
+  if (!comment || !now?.waiting || now.job !== jobId || !owes(now)) return;
+  const rest = { ...now.waiting };
+  delete rest.merge;
+  delete rest.queued;
+  const note = rest.ended ? clearWaiting(now) : { ...now, waiting: rest };
+  await comment.write((previous) => withNote(previous ?? '', note), signal);
+  if (!note.waiting) await takeOff(session, signal);
 }

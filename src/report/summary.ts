@@ -128,6 +128,8 @@ export type SweptThread = ({ thread: number } | { commit: string }) & {
 export async function writeSweepSummary(facts: {
   reported: SweptThread[];
   handedOff: number[];
+  /** A lane run's quota uses: its follow-up with what the thread was owed. */
+  uses: number;
   atWork: number;
   serverUrl: string;
 }): Promise<void> {
@@ -135,7 +137,7 @@ export async function writeSweepSummary(facts: {
     core.debug('GITHUB_STEP_SUMMARY is not set; no step summary written.');
     return;
   }
-  const { reported, handedOff, atWork, serverUrl } = facts;
+  const { reported, handedOff, uses, atWork, serverUrl } = facts;
   core.summary.addHeading('Documentation agent: report run', 3);
   if (reported.length > 0) {
     const header = ['Thread', 'Job', 'Status', 'Pull request'].map((data) => ({ data, header: true }));
@@ -154,12 +156,13 @@ export async function writeSweepSummary(facts: {
     handedOff.length === 0
       ? ''
       : ` Handed to their thread's own run, which writes the end and sends what is owed: ${handedOff.map((n) => `#${n}`).join(', ')}.`;
+  const sent = uses > 0 ? ' What the thread was owed went to its job in one follow-up.' : '';
   const told =
     reported.length > 0
       ? `The end of ${reported.length} job${reported.length === 1 ? '' : 's'} was written on ${reported.length === 1 ? 'its thread' : 'their threads'}.`
-      : handedOff.length > 0
+      : handedOff.length + uses > 0
         ? 'This run wrote no end.'
         : 'No waiting job had ended: nothing was written.';
-  core.summary.addRaw(`<p>${told}${handed}${still}</p>`, true);
+  core.summary.addRaw(`<p>${told}${sent}${handed}${still}</p>`, true);
   await core.summary.write();
 }

@@ -1,0 +1,95 @@
+// A lane run's send (a run of a thread's own, dispatched by a report run): what the thread is owed
+// once its job's end is written, sent by playing the run that would have sent it. Only a run of the
+// thread's lane comes here, so nothing of the thread sends between its read and its send.
+import type { Accepted } from './accepted.js';
+import type { FoundWaiting, GitHubSteps } from './core/ports.js';
+import type { Payload, RunEvent } from './core/event.js';
+import { owes } from './core/ledger.js';
+import { coreLog, describeThrown } from './core/log.js';
+import { commentRequestEvent, pullHeadEvent, pullMergeEvent } from './core/request-event.js';
+import { setupFor } from './decide/setup.js';
+import type { JobRun } from './execute/job-run.js';
+import { ActionFailure } from './service/errors.js';
+
+/** What a lane run's send needs of the run: its setup, its step, and a way to carry a replayed pass. */
+export interface OwedDeps {
+  accepted: Accepted;
+  step: JobRun;
+  /**
+   * Carries a lane run's replayed pass on its thread (decide, execute, report), told apart in the
+   * log and summary by the thread's number: the quota uses it spent, and whether it was held.
+   */
+  carry: (theirs: Accepted, thread: number) => Promise<{ uses: number; held: boolean }>;
+}
+
+/**
+ * A lane run's send: what its thread asked for while its job worked, now that the job's end is
+ * written, sent by playing the run that would have sent it: the newest queued request's (who asked
+ * is checked; the other requests go with it in one follow-up, each gets its 👀, and what changed
+ * since the job last looked goes with them, a merge held meanwhile included), else the merge the
+ * record owes, else, on a pull request, a push of its head (which `followUp`, or nothing new
+ * since the job last looked, may hold: then nothing is written). The quota uses it spent;
+ * `settled`: nothing of what was owed is left to try (sent, held, or gone), and no fault.
+ */
+export async function sendOwed(
+  lane: { number: number; pull: boolean },
+  thread: FoundWaiting,
+  steps: GitHubSteps,
+  deps: OwedDeps,
+): Promise<{ uses: number; settled: boolean }> {
+  const { accepted, step } = deps;
+  const { inputs, context } = accepted;
+  const queued = owes(thread.note) ? (thread.note.waiting?.queued ?? []) : [];
+  // Under at-merge a merge is news whatever its head, so only the record says it is owed (its run
+  // was held while the job worked): the merge's own run may have started the job, on that head.
+  const owedMerge = thread.note.waiting?.merge === true;
+  const asked = thread.lastQueued;
+  const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
+  const none = { uses: 0, settled: true };
+  let replay: { event: RunEvent; payload: Payload; actor: string; sha?: string; quiet?: true } | undefined;
+  if (queued.length > 0 && inputs.trigger === undefined) {
+    step.fail(
+      new ActionFailure(
+        `#${lane.number} has ${many} queued while its job worked, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`,
+      ),
+    );
+    return { uses: 0, settled: false };
+  }
+  if (queued.length > 0 && asked) {
+    coreLog.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
+    replay = { ...commentRequestEvent(lane.number, lane.pull, asked), actor: asked.login };
+  } else if (queued.length > 0 && !owedMerge) {
+    // Deleted since it was asked: the others stay open in the request ledger, for the thread's next send.
+    coreLog.warning(
+      `#${lane.number}: the newest request queued while its job worked is gone; nothing was sent, and the thread's next run sends what else is queued.`,
+    );
+    return none;
+  } else if (lane.pull && inputs.prompt !== undefined) {
+    const pull = await steps.sweep.pull(lane.number, step.signal).catch((error: unknown) => {
+      step.fail(new ActionFailure(`Could not read pull request #${lane.number}: ${describeThrown(error)}.`));
+      return undefined;
+    });
+    if (!pull) return { uses: 0, settled: false };
+    const moved = pull.head !== thread.note.head;
+    const merge = pull.merged && (owedMerge || (inputs.followUp === 'every-push' && moved));
+    if (!(merge || (pull.open && moved))) return none;
+    coreLog.info(
+      merge
+        ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
+        : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`,
+    );
+    const played = merge ? pullMergeEvent(lane.number, pull.head) : pullHeadEvent(lane.number, pull.head);
+    replay = { ...played, actor: context.actor, sha: pull.head, quiet: true };
+  }
+  if (!replay) return none;
+  const { event, payload, actor, sha, quiet } = replay;
+  const setup = setupFor(
+    { ...inputs, sweep: false },
+    { ...context, event, payload, actor, sha: sha ?? context.sha },
+  );
+  const carried = await deps.carry(
+    { ...setup, standIn: { marker: thread.marker }, ...(quiet ? { quiet } : {}) },
+    lane.number,
+  );
+  return { uses: carried.uses, settled: carried.held };
+}
