@@ -89,6 +89,39 @@ export function pushTo(pr: { number: number; headSha: string }, head: string, ac
 }
 
 /**
+ * A review comment on pull request `number` of acme/app at `head` (`pull_request_review_comment`,
+ * `created`), as GitHub sends it for `comment`, made by octocat, a member.
+ */
+export function reviewCommentEvent(
+  serverUrl: string,
+  number: number,
+  comment: { id: number; body: string },
+  head?: string,
+) {
+  return {
+    name: 'pull_request_review_comment',
+    payload: {
+      action: 'created',
+      comment: {
+        id: comment.id,
+        body: comment.body,
+        user: { login: 'octocat', type: 'User' },
+        pull_request_review_id: 1,
+        html_url: `${serverUrl}/${APP}/pull/${number}#discussion_r${comment.id}`,
+        author_association: 'MEMBER',
+      },
+      pull_request: {
+        number,
+        head: { ...(head ? { sha: head } : {}), repo: { full_name: APP } },
+        base: { repo: { full_name: APP } },
+      },
+      repository: { name: 'app', owner: { login: 'acme' } },
+      sender: { login: 'octocat', type: 'User' },
+    },
+  };
+}
+
+/**
  * A `/docs`-style comment on pull request `number` of acme/app (`issue_comment`, `created` unless
  * told), by `login` with `association` to the repository.
  */

@@ -18,6 +18,7 @@ import {
   pullRequestAt,
   pushEvent,
   pushTo,
+  reviewCommentEvent,
   sha,
   world,
 } from '../__fixtures__/github-world.js';
@@ -121,33 +122,7 @@ describe('followUp: at-merge', () => {
     await play(step(pushTo(pr, sha(2)), atMerge, 262));
     compares(1, 2);
     const review = gh.addReviewComment(APP, pr.number, { login: 'octocat', body: '/docs the flag' });
-    const asked = await play(
-      step(
-        {
-          name: 'pull_request_review_comment',
-          payload: {
-            action: 'created',
-            comment: {
-              id: review.id,
-              body: review.body,
-              user: { login: 'octocat', type: 'User' },
-              pull_request_review_id: 1,
-              html_url: `${gh.serverUrl}/${APP}/pull/${pr.number}#discussion_r${review.id}`,
-              author_association: 'MEMBER',
-            },
-            pull_request: {
-              number: pr.number,
-              head: { sha: sha(2), repo: { full_name: APP } },
-              base: { repo: { full_name: APP } },
-            },
-            repository: { name: 'app', owner: { login: 'acme' } },
-            sender: { login: 'octocat', type: 'User' },
-          },
-        },
-        atMerge,
-        263,
-      ),
-    );
+    const asked = await play(step(reviewCommentEvent(gh.serverUrl, pr.number, review, sha(2)), atMerge, 263));
     expect(asked.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
     expect(lastMessage()).toContain('src/f2.ts');
     // Nothing changed since the request, but the merge is news: its prompt says so.

@@ -28,6 +28,7 @@ import {
   pullRequestAt,
   pushEvent,
   pushTo,
+  reviewCommentEvent,
   sha,
   world,
 } from '../__fixtures__/github-world.js';
@@ -69,6 +70,17 @@ const laneDispatch = (number: number) => ({
   ref: 'refs/heads/main',
   inputs: { 'docs-agent-thread': String(number) },
 });
+
+/** Pull request `pr` merged at `head`: its `closed` event, `merged`. */
+function mergedAt(pr: { number: number; merged?: boolean; state?: string }, head: string) {
+  pr.merged = true;
+  pr.state = 'closed';
+  const closed = pullRequestAt(pr.number, head, 'closed');
+  return {
+    ...closed,
+    payload: { ...closed.payload, pull_request: { ...closed.payload.pull_request, merged: true } },
+  };
+}
 
 /** A thread whose opening run did not wait: its job read `active` once, then as the test scripts. */
 async function leftAtWork(options: { timeout?: string } = {}) {
@@ -271,35 +283,36 @@ describe('requests while the job works (wait: false)', () => {
     expect(pr.labels).toEqual(['docs-agent-working']);
   });
 
+  it('a triggerLabel while the job works is not sent, and the notice says to apply it again once the job is done', async () => {
+    const { gh, pr, service, step } = await leftAtWork({ timeout: '1h' });
+    pr.labels.push('docs');
+    const event = pushTo(pr, sha(2), 'labeled');
+    service.script('get', { job: { status: 'active' } });
+    const labelled = await play(
+      step(
+        { ...event, payload: { ...event.payload, label: { name: 'docs' } } },
+        { wait: 'false', triggerLabel: 'docs' },
+      ),
+      at(60_000),
+    );
+    service.unscript('get');
+    expect(labelled.code).toBe(0);
+    expect(labelled.outputs).toMatchObject({ status: 'skipped', uses: '0' });
+    expect(labelled.stdout).toContain('apply the label docs again once it is done');
+    expect(gh.statuses(APP, sha(2))[0]).toMatchObject({
+      state: 'success',
+      description: expect.stringContaining('Not sent: the agent is at work'),
+    });
+    expect(service.count('message')).toBe(0);
+    expect(pr.labels).not.toContain('docs');
+  });
+
   it('a review comment while the job works is not queued (nothing keeps it): it says so, and nothing is owed', async () => {
     const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
     const review = gh.addReviewComment(APP, pr.number, { login: 'octocat', body: '/docs the flag' });
     service.script('get', { job: { status: 'active' } });
     const asked = await play(
-      step(
-        {
-          name: 'pull_request_review_comment',
-          payload: {
-            action: 'created',
-            comment: {
-              id: review.id,
-              body: review.body,
-              user: { login: 'octocat', type: 'User' },
-              pull_request_review_id: 1,
-              html_url: `${gh.serverUrl}/${APP}/pull/${pr.number}#discussion_r${review.id}`,
-              author_association: 'MEMBER',
-            },
-            pull_request: {
-              number: pr.number,
-              head: { sha: sha(2), repo: { full_name: APP } },
-              base: { repo: { full_name: APP } },
-            },
-            repository: { name: 'app', owner: { login: 'acme' } },
-            sender: { login: 'octocat', type: 'User' },
-          },
-        },
-        { wait: 'false' },
-      ),
+      step(reviewCommentEvent(gh.serverUrl, pr.number, review, sha(2)), { wait: 'false' }),
       at(60_000),
     );
     service.unscript('get');
@@ -483,13 +496,7 @@ describe('pushes while the job works (wait: false, every-push)', () => {
   it('under at-merge a merge while the job works is owed in the record: the lane run sends it once, and a second lane run sends nothing', async () => {
     const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
     const atMerge = { followUp: 'at-merge', wait: 'false' };
-    pr.merged = true;
-    pr.state = 'closed';
-    const closed = pullRequestAt(pr.number, sha(2), 'closed');
-    const merge = {
-      ...closed,
-      payload: { ...closed.payload, pull_request: { ...closed.payload.pull_request, merged: true } },
-    };
+    const merge = mergedAt(pr, sha(2));
     service.script('get', { job: { status: 'active' } });
     const held = await play(step(merge, atMerge), at(60_000));
     service.unscript('get');
@@ -523,13 +530,7 @@ describe('pushes while the job works (wait: false, every-push)', () => {
   it("under at-merge an owed merge the lane's replay holds (the budget spent) is settled: the record and label go, and no report run hands the thread off again", async () => {
     const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
     const spent = { followUp: 'at-merge', wait: 'false', budget: '1' };
-    pr.merged = true;
-    pr.state = 'closed';
-    const closed = pullRequestAt(pr.number, sha(2), 'closed');
-    const merge = {
-      ...closed,
-      payload: { ...closed.payload, pull_request: { ...closed.payload.pull_request, merged: true } },
-    };
+    const merge = mergedAt(pr, sha(2));
     service.script('get', { job: { status: 'active' } });
     await play(step(merge, spent), at(60_000));
     service.unscript('get');
