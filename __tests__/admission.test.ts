@@ -383,5 +383,9 @@ describe('the inputs of a request', () => {
       '*',
     ]);
     expect(() => inputs({ trigger: '/docs\nplease' })).toThrow('Input "trigger" must be a phrase');
+    // The docs service's own app answers @mintlify on its pull requests: a request would go twice.
+    for (const phrase of ['@mintlify', '@Mintlify please', '@mintlify-bot'])
+      expect(() => inputs({ trigger: phrase })).toThrow('Input "trigger" starts with @mintlify');
+    expect(inputs({ trigger: '/mintlify' }).trigger).toBe('/mintlify');
   });
 });

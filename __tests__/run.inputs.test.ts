@@ -27,6 +27,11 @@ describe('bad input', () => {
       'Input "apiKey" may only hold printable ASCII characters',
     ],
     ['a sub-second pollInterval', { pollInterval: '0' }, 'Input "pollInterval" must be at least 1s'],
+    [
+      'a trigger the docs service answers itself',
+      { trigger: '@mintlify' },
+      'Input "trigger" starts with @mintlify, which the docs service answers itself',
+    ],
   ])('%s fails before any request', async (_name, overrides, message) => {
     const before = service.requests.length;
     const result = await run({ inputs: inputsFor(service, overrides) });

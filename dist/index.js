@@ -31693,6 +31693,10 @@ const allowedActors = (text, problem) => {
 const trigger = (phrase, problem) => {
     if (phrase.length > 50 || /[\u0000-\u001f\u007f]/.test(phrase))
         problem('Input "trigger" must be a phrase of at most 50 characters on one line, e.g. /docs.');
+    // The docs service answers a mention of its app on the pull requests it opens: a request with
+    // that phrase would reach it twice, once from the service's own app and once through the job.
+    else if (/^@mintlify\b/i.test(phrase.trim()))
+        problem('Input "trigger" starts with @mintlify, which the docs service answers itself on the pull requests it opens: a comment beginning with it would reach the service twice. Use a phrase of your own, e.g. /docs.');
     return phrase;
 };
 const triggerLabel = (name, problem) => {
