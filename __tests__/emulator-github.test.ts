@@ -1205,3 +1205,65 @@ describe('GitHub emulator: links and times as GitHub sends them, checked with fo
     expect([1.5, 2 ** 53 + 2].map(FORMATS.int64.validate)).toEqual([false, false]);
   });
 });
+
+describe("GitHub emulator: deployments (a docs pull request's preview)", () => {
+  const SHA = 'a'.repeat(40);
+  it.each(['', '/api/v3'] as const)(
+    'lists deployments newest first, by commit, branch and environment, and each one’s statuses newest first (prefix %j)',
+    async (prefix) => {
+      const g = await world(prefix);
+      g.deploy('acme/app', { sha: 'b'.repeat(40), ref: 'docs/old', statuses: [{ state: 'success' }] });
+      const made = g.deploy('acme/app', {
+        sha: SHA,
+        ref: 'docs/update',
+        statuses: [
+          { state: 'in_progress', logUrl: 'https://host.example/build/1' },
+          {
+            state: 'success',
+            environmentUrl: 'https://preview.example/pr-7',
+            logUrl: 'https://host.example/build/1',
+          },
+        ],
+      });
+      const listed = await call(g, 'GET', `/repos/acme/app/deployments?sha=${SHA}&environment=preview`);
+      expect(listed.status).toBe(200);
+      const deployments = (await listed.json()) as {
+        id: number;
+        sha: string;
+        ref: string;
+        statuses_url: string;
+      }[];
+      expect(deployments).toEqual([
+        expect.objectContaining({ id: made.id, sha: SHA, ref: 'docs/update', environment: 'preview' }),
+      ]);
+      expect(deployments[0]?.statuses_url).toBe(`${g.apiUrl}/repos/acme/app/deployments/${made.id}/statuses`);
+      const all = (await (await call(g, 'GET', '/repos/acme/app/deployments')).json()) as { ref: string }[];
+      expect(all.map((d) => d.ref)).toEqual(['docs/update', 'docs/old']);
+      const none = await call(g, 'GET', '/repos/acme/app/deployments?ref=main');
+      expect(await none.json()).toEqual([]);
+      const statuses = await call(g, 'GET', `/repos/acme/app/deployments/${made.id}/statuses`);
+      expect(statuses.status).toBe(200);
+      const listedStatuses = (await statuses.json()) as { state: string; environment_url?: string }[];
+      expect(listedStatuses.map((st) => [st.state, st.environment_url])).toEqual([
+        ['success', 'https://preview.example/pr-7'],
+        ['in_progress', undefined],
+      ]);
+      expect((await call(g, 'GET', '/repos/acme/app/deployments/999999/statuses')).status).toBe(404);
+      expect(g.count('listDeployments')).toBe(3);
+      expect(g.count('listDeploymentStatuses')).toBe(2);
+      expect(g.violations).toEqual([]);
+    },
+  );
+
+  it('needs read access: 404 for a token that cannot see the repository', async () => {
+    const g = await world();
+    g.grant('ghs_other', { login: 'other', read: [], write: [] });
+    const made = g.deploy('acme/app', { sha: SHA, ref: 'docs/update', statuses: [{ state: 'success' }] });
+    expect((await call(g, 'GET', '/repos/acme/app/deployments', undefined, 'ghs_other')).status).toBe(404);
+    expect(
+      (await call(g, 'GET', `/repos/acme/app/deployments/${made.id}/statuses`, undefined, 'ghs_other'))
+        .status,
+    ).toBe(404);
+    expect(g.violations).toEqual([]);
+  });
+});

@@ -40,6 +40,8 @@ export type GitHubRoute =
   | 'createWorkflowDispatch'
   | 'createRef'
   | 'listMatchingRefs'
+  | 'listDeployments'
+  | 'listDeploymentStatuses'
   | 'deleteRef';
 
 export const ROUTES: {
@@ -164,6 +166,13 @@ export const ROUTES: {
     template: '/repos/{owner}/{repo}/git/matching-refs/{ref}',
     write: false,
     rest: true,
+  },
+  { route: 'listDeployments', method: 'GET', template: '/repos/{owner}/{repo}/deployments', write: false },
+  {
+    route: 'listDeploymentStatuses',
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/deployments/{deployment_id}/statuses',
+    write: false,
   },
   {
     route: 'deleteRef',
@@ -442,6 +451,24 @@ export interface GitHubEmulator {
   workflow(repo: string, file: string, options?: { inputs?: string[] }): StoredWorkflow;
   /** The dispatches of `repo`'s workflows GitHub accepted, oldest first. */
   dispatches(repo: string): WorkflowDispatch[];
+  /**
+   * A deployment of `repo` at `sha` (`ref`, the branch it was made from), as a docs host makes a
+   * pull request's preview: its statuses given oldest first (GitHub lists them newest first).
+   */
+  deploy(
+    repo: string,
+    deployment: {
+      sha: string;
+      ref: string;
+      environment?: string;
+      creator?: string;
+      statuses: {
+        state: StoredDeployment['statuses'][number]['state'];
+        environmentUrl?: string;
+        logUrl?: string;
+      }[];
+    },
+  ): StoredDeployment;
   /** `repo`'s git refs that were created through the API or `addRef`, by name. */
   refs(repo: string): StoredRef[];
   /** A git ref of `repo` someone else made (`refs/…`), pointing at `sha`; one of that name is replaced. */
@@ -481,6 +508,26 @@ interface Repo {
   dispatches: WorkflowDispatch[];
   /** Git refs by full name (`refs/…`): the commit each points at. */
   refs: Map<string, string>;
+  /** Deployments, newest first (`deploy`). */
+  deployments: StoredDeployment[];
+}
+
+/** A deployment as a test made it (a preview of a pull request's head, as a docs host makes one). */
+export interface StoredDeployment {
+  id: number;
+  sha: string;
+  ref: string;
+  environment: string;
+  creator: string;
+  createdAt: string;
+  /** Its statuses, newest first. */
+  statuses: {
+    id: number;
+    state: 'error' | 'failure' | 'inactive' | 'in_progress' | 'queued' | 'pending' | 'success';
+    environmentUrl: string;
+    logUrl: string;
+    createdAt: string;
+  }[];
 }
 
 /** A reaction as GitHub keeps it: who reacted matters (one reaction of a content a user). */
@@ -537,6 +584,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         workflows: new Map(),
         dispatches: [],
         refs: new Map(),
+        deployments: [],
       };
       repos.set(name.toLowerCase(), repo);
     }
@@ -774,6 +822,45 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     created_at: s.createdAt,
     updated_at: s.createdAt,
     creator: user(s.creator),
+  });
+
+  const deploymentUrl = (repoName: string, id: number) =>
+    `${serverUrl}${prefix}/repos/${repoName}/deployments/${id}`;
+  const deploymentJson = (repoName: string, d: StoredDeployment) => ({
+    ...example('deployment'),
+    url: deploymentUrl(repoName, d.id),
+    id: d.id,
+    node_id: `DE_${d.id}`,
+    sha: d.sha,
+    ref: d.ref,
+    environment: d.environment,
+    original_environment: d.environment,
+    creator: user(d.creator),
+    created_at: d.createdAt,
+    updated_at: d.createdAt,
+    statuses_url: `${deploymentUrl(repoName, d.id)}/statuses`,
+    repository_url: `${serverUrl}${prefix}/repos/${repoName}`,
+  });
+  const deploymentStatusJson = (
+    repoName: string,
+    d: StoredDeployment,
+    st: StoredDeployment['statuses'][number],
+  ) => ({
+    ...example('deployment-status'),
+    url: `${deploymentUrl(repoName, d.id)}/statuses/${st.id}`,
+    id: st.id,
+    node_id: `DES_${st.id}`,
+    state: st.state,
+    creator: user(d.creator),
+    environment: d.environment,
+    // The description types these `uri` (GitHub sends "" for one not given): one not given is left out.
+    ...(st.environmentUrl ? { environment_url: st.environmentUrl } : { environment_url: undefined }),
+    log_url: st.logUrl,
+    target_url: st.logUrl,
+    created_at: st.createdAt,
+    updated_at: st.createdAt,
+    deployment_url: deploymentUrl(repoName, d.id),
+    repository_url: `${serverUrl}${prefix}/repos/${repoName}`,
   });
 
   // `permission` is the legacy base role GitHub folds the others into: maintain is write, triage
@@ -1301,6 +1388,34 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         const json = refJson(repoName, ref, sha);
         return { status: 201, json, headers: { location: json.url } };
       }
+      case 'listDeployments': {
+        // Filtered as GitHub filters them: by commit, branch and environment, newest first.
+        const [sha, ref, environment] = ['sha', 'ref', 'environment'].map(
+          (k) => req.query.get(k) ?? undefined,
+        );
+        const kept = repo.deployments.filter(
+          (d) =>
+            (sha === undefined || d.sha === sha) &&
+            (ref === undefined || d.ref === ref) &&
+            (environment === undefined || d.environment === environment),
+        );
+        const { slice, headers } = paged(kept, req.query, `/repos/${repoName}/deployments`);
+        return { status: 200, json: slice.map((d) => deploymentJson(repoName, d)), headers };
+      }
+      case 'listDeploymentStatuses': {
+        const deployment = repo.deployments.find((d) => String(d.id) === params.deployment_id);
+        if (!deployment) return error(404, 'Not Found');
+        const { slice, headers } = paged(
+          deployment.statuses,
+          req.query,
+          `/repos/${repoName}/deployments/${deployment.id}/statuses`,
+        );
+        return {
+          status: 200,
+          json: slice.map((st) => deploymentStatusJson(repoName, deployment, st)),
+          headers,
+        };
+      }
       case 'listMatchingRefs': {
         // Every ref whose full name starts with `refs/{ref}`, in one reply: GitHub has been seen
         // to ignore `per_page` here and send them all (github/docs#3863, go-github#1567).
@@ -1593,6 +1708,29 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       return workflow;
     },
     dispatches: (repoName) => [...repoOf(repoName).dispatches],
+    deploy(repoName, { sha, ref, environment = 'preview', creator = 'docs-service[bot]', statuses }) {
+      const createdAt = new Date().toISOString();
+      const deployment: StoredDeployment = {
+        id: nextId++,
+        sha,
+        ref,
+        environment,
+        creator,
+        createdAt,
+        statuses: statuses
+          .map((st) => ({
+            id: nextId++,
+            state: st.state,
+            environmentUrl: st.environmentUrl ?? '',
+            // A host always links its build log.
+            logUrl: st.logUrl ?? `https://docs-host.example/builds/${sha.slice(0, 12)}`,
+            createdAt,
+          }))
+          .reverse(),
+      };
+      repoOf(repoName).deployments.unshift(deployment);
+      return deployment;
+    },
     refs: (repoName) =>
       [...repoOf(repoName).refs].map(([ref, sha]) => ({ ref, sha })).sort((a, b) => (a.ref < b.ref ? -1 : 1)),
     addRef(repoName, ref, sha) {
