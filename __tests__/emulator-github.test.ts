@@ -637,14 +637,21 @@ describe('GitHub emulator: auto-merge through GraphQL', () => {
     });
     const other =
       'mutation($id: ID!) { disablePullRequestAutoMerge(input: { pullRequestId: $id }) { clientMutationId } }';
+    // Not in the cut of GitHub's schema the emulator serves (the action never sends it).
     expect((await graphql(g, { query: other, variables: { id } })).json).toEqual({
-      errors: [{ message: 'unexpected query' }],
+      errors: [
+        {
+          message: expect.stringContaining(
+            'Cannot query field "disablePullRequestAutoMerge" on type "Mutation"',
+          ),
+        },
+      ],
     });
     expect(g.get('acme/app', 1).autoMerge).toBeUndefined();
     expect([g.count('enableAutoMerge'), g.count('graphql')]).toEqual([1, 1]);
     expect(g.violations).toEqual([
       expect.stringContaining('graphql enableAutoMerge: $mergeMethod Expected "FAST_FORWARD" to be one of'),
-      expect.stringContaining('graphql: unexpected query'),
+      expect.stringContaining("graphql: refused by the cut of GitHub's schema the emulator serves"),
     ]);
   });
 
@@ -665,6 +672,69 @@ describe('GitHub emulator: auto-merge through GraphQL', () => {
     expect((await graphql(g, { query: 'query { viewer { login } }' })).status).toBe(500);
     expect([g.count('enableAutoMerge'), g.count('graphql')]).toEqual([3, 2]);
     expect(g.violations).toEqual([]);
+  });
+
+  const DRAFT =
+    'mutation($pullRequestId: ID!) { convertPullRequestToDraft(input: { pullRequestId: $pullRequestId }) { pullRequest { number isDraft } } }';
+  const READY =
+    'mutation($pullRequestId: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $pullRequestId }) { pullRequest { number isDraft } } }';
+
+  it.each(['', '/api/v3'] as const)(
+    "turns a pull request into a draft and back, as GitHub's schema has the mutations; REST shows it (prefix %j)",
+    async (prefix) => {
+      const g = await world(prefix);
+      const id = await nodeId(g, 1);
+      expect(await graphql(g, { query: DRAFT, variables: { pullRequestId: id } })).toEqual({
+        status: 200,
+        json: { data: { convertPullRequestToDraft: { pullRequest: { number: 1, isDraft: true } } } },
+      });
+      const pull = async () =>
+        ((await (await call(g, 'GET', '/repos/acme/app/pulls/1')).json()) as { draft: boolean }).draft;
+      expect(await pull()).toBe(true);
+      expect(await graphql(g, { query: READY, variables: { pullRequestId: id } })).toEqual({
+        status: 200,
+        json: { data: { markPullRequestReadyForReview: { pullRequest: { number: 1, isDraft: false } } } },
+      });
+      expect(await pull()).toBe(false);
+      expect([g.count('draftPull'), g.count('readyPull')]).toEqual([1, 1]);
+      expect(g.violations).toEqual([]);
+    },
+  );
+
+  it('refuses a draft as GitHub does: NOT_FOUND unseen, FORBIDDEN read-only, UNPROCESSABLE closed; a document the schema refuses is a violation', async () => {
+    const g = await world();
+    g.grant('ghs_read', { login: 'reader', read: ['acme/app'], write: [] });
+    g.grant('ghs_other', { login: 'other', read: [], write: [] });
+    const id = await nodeId(g, 1);
+    const types = [];
+    for (const token of ['ghs_other', 'ghs_read'])
+      types.push(
+        (
+          (await graphql(g, { query: DRAFT, variables: { pullRequestId: id } }, token)).json.errors as {
+            type: string;
+          }[]
+        )[0]?.type,
+      );
+    g.get('acme/app', 1).state = 'closed';
+    types.push(
+      (
+        (await graphql(g, { query: READY, variables: { pullRequestId: id } })).json.errors as {
+          type: string;
+        }[]
+      )[0]?.type,
+    );
+    expect(types).toEqual(['NOT_FOUND', 'FORBIDDEN', 'UNPROCESSABLE']);
+    expect(g.get('acme/app', 1).draft).toBeUndefined();
+    // A field GitHub's PullRequest does not have: refused before anything runs.
+    const wrong = await graphql(g, {
+      query:
+        'mutation($pullRequestId: ID!) { convertPullRequestToDraft(input: { pullRequestId: $pullRequestId }) { pullRequest { draft } } }',
+      variables: { pullRequestId: id },
+    });
+    expect(wrong.json).toEqual({
+      errors: [{ message: expect.stringContaining('Cannot query field "draft" on type "PullRequest"') }],
+    });
+    expect(g.violations).toEqual([expect.stringContaining("graphql: refused by the cut of GitHub's schema")]);
   });
 });
 

@@ -7,12 +7,26 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  buildSchema,
+  Kind,
+  OperationTypeNode,
+  parse as parseGraphQL,
+  validate,
+  type DocumentNode,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { ChangedFile } from '../src/github/context.js';
 import { gitHubContract, type GitHubSpec } from './github-openapi.js';
 
-/** GraphQL operations: `graphql` is the viewer query; `enableAutoMerge` the auto-merge mutation. */
-export type GitHubGraphQLRoute = 'graphql' | 'enableAutoMerge';
+/**
+ * GraphQL operations: `graphql` is the viewer query; `enableAutoMerge` the auto-merge mutation;
+ * `draftPull` and `readyPull` turn a pull request into a draft and back (`convertPullRequestToDraft`,
+ * `markPullRequestReadyForReview`).
+ */
+export type GitHubGraphQLRoute = 'graphql' | 'enableAutoMerge' | 'draftPull' | 'readyPull';
 
 export type GitHubRoute =
   | GitHubGraphQLRoute
@@ -197,6 +211,25 @@ export type AutoMergeMethod = (typeof MERGE_METHODS)[number];
 const ENABLE_AUTO_MERGE =
   'mutation($pullRequestId: ID!, $mergeMethod: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: { pullRequestId: $pullRequestId, mergeMethod: $mergeMethod }) { pullRequest { number autoMergeRequest { mergeMethod } } } }';
 const VIEWER = 'query { viewer { login } }';
+/**
+ * GitHub's GraphQL schema as far as the emulator serves it, cut from the published one
+ * (scripts/vendor-github-graphql.mjs): every document the emulator is sent is validated against it.
+ */
+const GRAPHQL_SCHEMA = buildSchema(
+  readFileSync(new URL('./openapi/github/graphql.graphql', import.meta.url), 'utf8'),
+);
+
+/** A GraphQL document as GitHub's schema takes it, or the errors GitHub would answer it with. */
+function checkedDocument(query: unknown): DocumentNode | string[] {
+  if (typeof query !== 'string') return ['A query attribute must be specified and must be a string.'];
+  try {
+    const document = parseGraphQL(query);
+    const errors = validate(GRAPHQL_SCHEMA, document);
+    return errors.length > 0 ? errors.map((e) => e.message) : document;
+  } catch (error) {
+    return [error instanceof Error ? error.message : String(error)];
+  }
+}
 
 export interface GitHubEmulatorOptions {
   /** `''`: the API at the root, as api.github.com and GHE.com; `/api/v3`: GitHub Enterprise Server. */
@@ -337,6 +370,8 @@ export interface StoredThread {
   clean?: boolean;
   /** Auto-merge as enabled through GraphQL's `enablePullRequestAutoMerge`: the method, and by whom. */
   autoMerge?: { method: AutoMergeMethod; by: string };
+  /** A draft pull request (a test may open one so, or GraphQL's draft/ready mutations set it). */
+  draft?: boolean;
 }
 
 export interface GitHubRequest {
@@ -792,6 +827,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     return {
       ...json,
       merged: thread.merged,
+      draft: thread.draft === true,
       merged_by: thread.merged ? pr.merged_by : null,
       mergeable: json.state === 'closed' ? null : pr.mergeable,
       mergeable_state: json.state === 'closed' ? 'unknown' : thread.clean ? 'clean' : 'blocked',
@@ -1001,6 +1037,16 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       query?: unknown;
       variables?: unknown;
     };
+    // Checked against GitHub's own schema first: a document it refuses never runs there.
+    const checked = checkedDocument(query);
+    if (Array.isArray(checked)) {
+      violations.push(
+        `graphql: refused by the cut of GitHub's schema the emulator serves ${JSON.stringify(query)}: ${checked.join('; ')}`,
+      );
+      return { status: 200, json: { errors: checked.map((message) => ({ message })) } };
+    }
+    if (route === 'draftPull' || route === 'readyPull')
+      return draftOrReady(route, grant, String(query), variables);
     if (route === 'graphql') {
       if (typeof query !== 'string' || graphqlShape(query) !== graphqlShape(VIEWER)) {
         violations.push(`graphql: unexpected query ${JSON.stringify(query)}`);
@@ -1094,13 +1140,57 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     };
   }
 
+  /**
+   * `convertPullRequestToDraft` and `markPullRequestReadyForReview`, as GitHub answers them: HTTP
+   * 200 always; a node the token cannot see is NOT_FOUND, one it cannot write FORBIDDEN, a closed
+   * pull request UNPROCESSABLE.
+   */
+  function draftOrReady(
+    route: 'draftPull' | 'readyPull',
+    grant: Required<TokenGrant>,
+    text: string,
+    variables: unknown,
+  ): Reply {
+    const field = route === 'draftPull' ? 'convertPullRequestToDraft' : 'markPullRequestReadyForReview';
+    const id = (variables !== null && typeof variables === 'object' ? variables : {}) as {
+      pullRequestId?: unknown;
+    };
+    const refuse = (type: string, message: string): Reply => ({
+      status: 200,
+      json: {
+        data: { [field]: null },
+        errors: [{ type, path: [field], locations: locate(text, field), message }],
+      },
+    });
+    if (typeof id.pullRequestId !== 'string') {
+      violations.push(`graphql ${field}: $pullRequestId is not an ID`);
+      return {
+        status: 200,
+        json: { errors: [{ message: 'Variable $pullRequestId of type ID! was provided invalid value' }] },
+      };
+    }
+    const node = nodeOf(id.pullRequestId);
+    if (!node || !access(grant, node.name).canRead)
+      return refuse('NOT_FOUND', `Could not resolve to a node with the global id of '${id.pullRequestId}'`);
+    if (!access(grant, node.name).canWrite)
+      return refuse('FORBIDDEN', 'Resource not accessible by integration');
+    const { thread } = node;
+    if (thread.merged || thread.state === 'closed') return refuse('UNPROCESSABLE', 'Pull request is closed');
+    thread.draft = route === 'draftPull';
+    return {
+      status: 200,
+      json: { data: { [field]: { pullRequest: { number: thread.number, isDraft: thread.draft } } } },
+    };
+  }
+
   function answer(route: GitHubRoute | undefined, req: Exchange): Reply {
     const token = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const grant = token ? grants.get(token) : undefined;
     // 401 is listed for no operation here, but GitHub answers every request with a token it does
     // not know so: the checker takes it (and the 403, 404 and 422 below) on any operation.
     if (!grant) return error(401, 'Bad credentials');
-    if (route === 'graphql' || route === 'enableAutoMerge') return graphql(route, grant, req.json);
+    if (route === 'graphql' || route === 'enableAutoMerge' || route === 'draftPull' || route === 'readyPull')
+      return graphql(route, grant, req.json);
     const spec = ROUTES.find((r) => r.route === route);
     const params = req.params;
     const repoName = `${params.owner}/${params.repo}`;
@@ -1804,9 +1894,20 @@ function graphqlShape(document: string): string {
 /** Which GraphQL operation a request is: the auto-merge mutation, else (as any other) `graphql`. */
 function graphqlRoute(json: unknown): GitHubGraphQLRoute {
   const query = json !== null && typeof json === 'object' ? (json as { query?: unknown }).query : undefined;
-  return typeof query === 'string' && graphqlShape(query) === graphqlShape(ENABLE_AUTO_MERGE)
-    ? 'enableAutoMerge'
-    : 'graphql';
+  if (typeof query !== 'string') return 'graphql';
+  if (graphqlShape(query) === graphqlShape(ENABLE_AUTO_MERGE)) return 'enableAutoMerge';
+  const document = checkedDocument(query);
+  const operation = Array.isArray(document)
+    ? undefined
+    : document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const field =
+    operation?.operation === OperationTypeNode.MUTATION ? operation.selectionSet.selections[0] : undefined;
+  const name = field?.kind === Kind.FIELD ? field.name.value : undefined;
+  return name === 'convertPullRequestToDraft'
+    ? 'draftPull'
+    : name === 'markPullRequestReadyForReview'
+      ? 'readyPull'
+      : 'graphql';
 }
 
 /** Where `word` first is in a GraphQL document, as GraphQL errors' `locations` tell it. */
