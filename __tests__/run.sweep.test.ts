@@ -283,6 +283,27 @@ describe('requests while the job works (wait: false)', () => {
     expect(pr.labels).toEqual(['docs-agent-working']);
   });
 
+  it('a dry run reads the job a run left at work as the real run would, and writes nothing: at work, its request would be queued; ended, followed up', async () => {
+    const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
+    const before = writes(gh).length;
+    const body = kept();
+    const comment = gh.addComment(APP, pr.number, { login: 'octocat', body: '/docs the FAQ' });
+    const asked = commentEvent(pr.number, comment.body, { id: comment.id, login: comment.login });
+    const dryRun = { wait: 'false', dryRun: 'true' };
+    service.script('get', { job: { status: 'active' } });
+    const atWork = await play(step(asked, dryRun), at(60_000));
+    service.unscript('get');
+    expect(atWork.code).toBe(0);
+    expect(atWork.outputs).toMatchObject({ status: 'dry-run', mode: 'skipped' });
+    expect(atWork.stdout).toContain('Queued: agent job');
+    const ended = await play(step(asked, dryRun), at(120_000));
+    expect(ended.outputs).toMatchObject({ status: 'dry-run', mode: 'followed-up' });
+    expect(ended.stdout).toContain('its end is not written, and the run decides as if it were');
+    expect(writes(gh).slice(before)).toEqual([]);
+    expect(kept()).toBe(body);
+    expect(service.count('message')).toBe(0);
+  });
+
   it('a triggerLabel while the job works is not sent, and the notice says to apply it again once the job is done', async () => {
     const { gh, pr, service, step } = await leftAtWork({ timeout: '1h' });
     pr.labels.push('docs');

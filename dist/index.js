@@ -32591,7 +32591,7 @@ async function endDryRun(decision, outputs) {
  */
 async function reportWaiting(accepted, service, github, step) {
     const { features, inputs } = accepted;
-    if (!features.thread || !features.load || !features.recall || features.dryRun)
+    if (!features.thread || !features.load || !features.recall)
         return undefined;
     const steps = await github.load();
     if (!steps)
@@ -32622,8 +32622,12 @@ async function reportWaiting(accepted, service, github, step) {
         return { memory, ...(job ? { job } : {}), atWork: true };
     }
     const owed = (0,core_ledger/* owes */.Rz)(note);
-    log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}: ${end.kind === 'overdue' ? 'the thread is told, and it is still waited for' : 'its end is reported on the thread first'}.`);
-    await steps.report.waitingEnd(note, end, owed, signal);
+    if (features.dryRun)
+        log/* coreLog */.u.notice(`Dry run: agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}; its end is not written, and the run decides as if it were.`);
+    else {
+        log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}: ${end.kind === 'overdue' ? 'the thread is told, and it is still waited for' : 'its end is reported on the thread first'}.`);
+        await steps.report.waitingEnd(note, end, owed, signal);
+    }
     const after = { ...memory, note: (0,core_ledger/* settleWaiting */.D1)(note, end, owed) };
     return {
         memory: after,

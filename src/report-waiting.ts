@@ -2,7 +2,8 @@
 // at work by a run with `wait: false` — is written first, as that run asked, whatever this run then
 // does (a push held back by `followUp` included). A job the read says is still at work stays
 // waiting (requests are queued behind it); a job that cannot be read ends the step before anything
-// is sent, and what the thread asked stays owed.
+// is sent, and what the thread asked stays owed. A dry run reads the same and writes nothing: it
+// decides as the real run would, a job at work included.
 import type { AgentJob } from './core/job.js';
 import { coreLog } from './core/log.js';
 import { label } from './core/untrusted.js';
@@ -36,7 +37,7 @@ export async function reportWaiting(
   step: JobRun,
 ): Promise<Recalled | undefined> {
   const { features, inputs } = accepted;
-  if (!features.thread || !features.load || !features.recall || features.dryRun) return undefined;
+  if (!features.thread || !features.load || !features.recall) return undefined;
   const steps = await github.load();
   if (!steps) return undefined;
   const { signal, clock } = step;
@@ -69,10 +70,16 @@ export async function reportWaiting(
     return { memory, ...(job ? { job } : {}), atWork: true };
   }
   const owed = owes(note);
-  coreLog.info(
-    `Agent job ${id}, which run ${waiting.run} left at work, ${howEnded(end)}: ${end.kind === 'overdue' ? 'the thread is told, and it is still waited for' : 'its end is reported on the thread first'}.`,
-  );
-  await steps.report.waitingEnd(note, end, owed, signal);
+  if (features.dryRun)
+    coreLog.notice(
+      `Dry run: agent job ${id}, which run ${waiting.run} left at work, ${howEnded(end)}; its end is not written, and the run decides as if it were.`,
+    );
+  else {
+    coreLog.info(
+      `Agent job ${id}, which run ${waiting.run} left at work, ${howEnded(end)}: ${end.kind === 'overdue' ? 'the thread is told, and it is still waited for' : 'its end is reported on the thread first'}.`,
+    );
+    await steps.report.waitingEnd(note, end, owed, signal);
+  }
   const after = { ...memory, note: settleWaiting(note, end, owed) };
   return {
     memory: after,
