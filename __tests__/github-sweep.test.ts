@@ -120,7 +120,12 @@ describe('reportWaitingThread', () => {
       `info: Updated the comment on ${APP}#${pr.number}: ${github.gh.serverUrl}/${APP}/pull/${pr.number}#issuecomment-${kept0?.id ?? ''}`,
       `info: Set the commit status "${CONTEXT}" on ${sha(4).slice(0, 12)}: success, "Completed: job job-done · run 77".`,
       `info: Labelled ${docsPr.number ? `acme/docs#${docsPr.number}` : ''}: docs.`,
+      `info: Posted the note on acme/docs#${docsPr.number} that names its thread, ${APP}#${pr.number}.`,
       `info: Took the label docs-agent-working off ${APP}#${pr.number}.`,
+    ]);
+    // The docs PR names the thread whose job opened it, in one comment of the action's own.
+    expect(docsPr.comments.map((c) => c.body.split('\n')[0])).toEqual([
+      `<!-- agent-job-docs-of ${APP}#${pr.number} job job-done -->`,
     ]);
     const kept = pr.comments.find((c) => c.body.startsWith(MARKER));
     expect(pr.comments).toHaveLength(1);

@@ -49,6 +49,36 @@ describe('the docs pull request', () => {
     expect(masked).toEqual(expect.arrayContaining([WORKFLOW_TOKEN, DOCS_TOKEN]));
   });
 
+  it("on a thread, names the thread it documents in one note of the action's own, posted once: the next pass leaves it as it is", async () => {
+    const gh = await github();
+    const { pr, docsPr, docsLink } = world(gh);
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    const step = (number: number) => ({
+      inputs: inputsFor(service, { thread: 'true', trigger: '/docs', docsToken: DOCS_TOKEN }),
+      env: { ...gitHubEnv(gh), GITHUB_RUN_ID: String(number) },
+      event: pullRequestEvent(pr.number),
+    });
+    const first = await run(step(501));
+    expect(first.code).toBe(0);
+    expect(warnings(first)).toEqual([]);
+    expect(docsPr.comments).toHaveLength(1);
+    const [note] = docsPr.comments;
+    expect(note?.body.split('\n')[0]).toBe(
+      `<!-- agent-job-docs-of acme/app#${pr.number} job ${first.outputs.jobId ?? ''} -->`,
+    );
+    expect(note?.body).toContain(
+      `📄 The docs for <a href="${gh.serverUrl}/acme/app/issues/${pr.number}">acme/app#${pr.number}</a>`,
+    );
+    expect(note?.login).toBe('docs-app[bot]');
+    const before = gh.requests.length;
+    const second = await run(step(502));
+    expect(second.outputs).toMatchObject({ mode: 'followed-up', jobId: first.outputs.jobId });
+    expect(docsPr.comments).toEqual([note]);
+    // One read of the docs PR's first page of comments, and no write there.
+    const onDocs = gh.requests.slice(before).filter((r) => r.path.startsWith(`/repos/${DOCS}/issues/`));
+    expect(onDocs.map((r) => r.route)).toEqual(['listComments']);
+  });
+
   it('without docsToken, tries githubToken and says which token the docs repository needs', async () => {
     const gh = await github();
     const { pr, docsPr, docsLink } = world(gh);

@@ -143,7 +143,14 @@ describe('an Enterprise Server run whose docs pull request is on github.com', ()
     // With docsToken: the docs pull request is open, so the thread's job is followed up.
     const followed = await runHere(options({ docsToken: DOCS_TOKEN }, '2'.repeat(40)), deps);
     expect(followed.outputs).toMatchObject({ mode: 'followed-up', jobId: first.outputs.jobId });
-    expect(com.requests.map((r) => r.route)).toEqual(['getPull']);
+    // The first run named the thread on its docs PR there; this one reads the docs PR's state, and
+    // finds the note in place.
+    expect(com.requests.map((r) => r.route)).toEqual([
+      'listComments',
+      'createComment',
+      'getPull',
+      'listComments',
+    ]);
     onlyToken(com, DOCS_TOKEN);
 
     // Without: githubToken is not sent there; the state cannot be read, so a new job, said once.

@@ -54,6 +54,9 @@ async function refusingWorld(commits?: (head: string) => PullCommit[], options: 
 }
 
 /** The live link the thread's comment gives a docs pull request. */
+/** What the action said on a docs PR besides the note that names its thread. */
+const saidOn = (pr: { comments: { body: string }[] }) =>
+  pr.comments.filter((c) => !c.body.startsWith('<!-- agent-job-docs-of '));
 const anchor = (link: string) => `<a href="${link}">\`${link}\`</a>`;
 
 describe('a docs pull request superseded when a new job takes the thread over', () => {
@@ -69,10 +72,10 @@ describe('a docs pull request superseded when a new job takes the thread over', 
 
     expect(docsPr.state).toBe('closed');
     expect(successor.state).toBe('open');
-    expect(docsPr.comments).toHaveLength(1);
-    expect(docsPr.comments[0]).toMatchObject({ login: 'docs-app[bot]' });
-    expect(docsPr.comments[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
-    expect(docsPr.comments[0]?.body).toContain('Closed, as only its opener committed to it.');
+    expect(saidOn(docsPr)).toHaveLength(1);
+    expect(saidOn(docsPr)[0]).toMatchObject({ login: 'docs-app[bot]' });
+    expect(saidOn(docsPr)[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
+    expect(saidOn(docsPr)[0]?.body).toContain('Closed, as only its opener committed to it.');
     // Only the docs token reaches the docs repository, and it is what closed the pull request.
     expect(gh.requests.filter((r) => r.route === 'updatePull').map((r) => [r.path, r.token, r.json])).toEqual(
       [[`/repos/${DOCS}/pulls/1`, DOCS_TOKEN, { state: 'closed' }]],
@@ -100,9 +103,9 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     expect(warnings(second)).toEqual([]);
     expect(docsPr.state).toBe('open');
     expect(gh.count('updatePull')).toBe(0);
-    expect(docsPr.comments).toHaveLength(1);
-    expect(docsPr.comments[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
-    expect(docsPr.comments[0]?.body).toContain(
+    expect(saidOn(docsPr)).toHaveLength(1);
+    expect(saidOn(docsPr)[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
+    expect(saidOn(docsPr)[0]?.body).toContain(
       'It stays open, as someone other than its opener committed to it',
     );
     expect(kept()).toContain(
@@ -119,7 +122,7 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     expect(second.code).toBe(0);
     expect(docsPr.state).toBe('open');
     expect(gh.count('updatePull')).toBe(0);
-    expect(docsPr.comments[0]?.body).toContain(
+    expect(saidOn(docsPr)[0]?.body).toContain(
       'It stays open, as the account that opened its successor did not open it',
     );
     expect(kept()).toContain(
@@ -132,7 +135,7 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     await push(1, 251);
     expect((await push(2, 252)).code).toBe(0);
     expect(docsPr.state).toBe('open');
-    expect(docsPr.comments).toHaveLength(1);
+    expect(saidOn(docsPr)).toHaveLength(1);
   });
 
   it('is never a pull request the action keeps a thread on, whatever link the service gave and whoever opened it', async () => {
@@ -171,7 +174,7 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     expect(second.outputs).toMatchObject({ mode: 'created', prLink: link(2) });
     expect(warnings(second)).toEqual([]);
     expect(docsPr.state).toBe('open');
-    expect(docsPr.comments).toEqual([]);
+    expect(saidOn(docsPr)).toEqual([]);
     expect(gh.count('updatePull') + gh.count('listPullCommits')).toBe(0);
     expect(kept()).toContain(
       `continues the thread. The earlier docs pull request ${anchor(link(1))} stays open.`,
@@ -188,9 +191,11 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     expect(second.outputs).toMatchObject({ mode: 'created', status: 'completed', prLink: link(2) });
     expect(warnings(second)).toEqual([
       `Could not close the superseded docs pull request ${DOCS}#1 (403 "Resource not accessible by integration"): docsToken needs pull-requests: write on ${DOCS}; grant it in the workflow's permissions block or to the token.`,
+      // The same token may not name the thread on the new docs PR either: said, and nothing else.
+      `Could not name the thread on the docs pull request ${DOCS}#2 (403 "Resource not accessible by integration"): docsToken needs pull-requests: write (or issues: write) on ${DOCS}; grant it in the workflow's permissions block or to the token. The docs pull request does not say which thread it is for.`,
     ]);
     expect(docsPr.state).toBe('open');
-    expect(docsPr.comments).toEqual([]);
+    expect(saidOn(docsPr)).toEqual([]);
     expect(kept()).toContain(
       `continues the thread. The earlier docs pull request ${anchor(link(1))} stays open.`,
     );
@@ -208,7 +213,7 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     expect(second.outputs.mode).toBe('created');
     const jobId = second.outputs.jobId ?? '';
     expect(docsPr.state).toBe('open');
-    expect(docsPr.comments).toEqual([]);
+    expect(saidOn(docsPr)).toEqual([]);
     expect(kept()).toContain(
       `The earlier docs pull request ${anchor(link(1))} stays open until job \`${jobId}\` has a docs pull request; the run that finds it closes the earlier one.`,
     );
@@ -220,8 +225,8 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     expect(warnings(third)).toEqual([]);
     expect(docsPr.state).toBe('closed');
     expect(successor.state).toBe('open');
-    expect(docsPr.comments).toHaveLength(1);
-    expect(docsPr.comments[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
+    expect(saidOn(docsPr)).toHaveLength(1);
+    expect(saidOn(docsPr)[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
     expect(kept()).toContain(
       `↪️ The earlier docs pull request ${anchor(link(1))} was closed, with a comment that links its successor.`,
     );

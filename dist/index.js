@@ -33237,7 +33237,7 @@ function readRunContext(env = process.env) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(312)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1312))).startGitHub(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(411)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2792))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then

@@ -5,15 +5,17 @@ import { DOCS_PR_LABEL, samePullRequest, type PullRequestRef } from '../core/pul
 import { printableUrl } from '../core/untrusted.js';
 import type { GitHubApi } from './client.js';
 import { enableAutoMerge } from './auto-merge.js';
+import { nameThreadOnDocs } from './docs-note.js';
 import { describeGitHubFault } from './errors.js';
 import type { GitHubSession } from './session.js';
-import { eventHasThread, type Thread } from './target.js';
+import { eventHasThread, namesThread, type Thread } from './target.js';
 
 /**
- * Labels, reviewers and auto-merge on the docs pull request, once the job completed with one.
- * Only on the link the `prLink` output carries, only on a pull request that is not the one this
- * run is about (the service may name any), and, on another GitHub, only with a docsToken given
- * for it. Each way it is not done is one line, with nothing written.
+ * Labels, reviewers and auto-merge on the docs pull request, once the job completed with one, and
+ * on a thread the note that names the thread (docs-note.ts). Only on the link the `prLink` output
+ * carries, only on a pull request that is not the one this run is about (the service may name
+ * any), and, on another GitHub, only with a docsToken given for it. Each way it is not done is one
+ * line, with nothing written.
  */
 export async function writeOnDocs(
   session: GitHubSession,
@@ -61,9 +63,12 @@ export async function writeOnDocs(
   const where = `${pr.owner}/${pr.repo}#${pr.number}`;
   const here = home && samePullRequest(pr, { ...run.repo, number: pr.number });
   const mark = request.thread && here;
-  if (!asked && !mark) return;
-  if (ownThread && home && eventHasThread(run.event)) {
-    let own: Thread | undefined;
+  // A thread's docs PR names its pull request or issue, wherever the docs PR is: on the event that
+  // names it, or where a report or lane run writes its end. A branch's has no number to name.
+  const name = request.thread && ownThread && (session.pinnedThread !== undefined || namesThread(run.event));
+  if (!asked && !mark && !name) return;
+  let own: Thread | undefined;
+  if (ownThread && (name || eventHasThread(run.event))) {
     try {
       own = (await session.runThread(signal)).thread;
     } catch (error) {
@@ -72,7 +77,7 @@ export async function writeOnDocs(
       );
       return;
     }
-    if (own && samePullRequest(own, pr)) {
+    if (own && home && samePullRequest(own, pr)) {
       warn(
         `${asked ? what : 'Docs pull request not labelled'}: the service named ${where}, the ${own.pull ? 'pull request' : 'issue'} this run is about, as its docs pull request; nothing is written on it.`,
       );
@@ -85,6 +90,8 @@ export async function writeOnDocs(
   if (labels.length + request.reviewers.length > 0)
     await routeDocsPullRequest(api, pr, { labels, reviewers: request.reviewers }, warn, signal, session.say);
   if (merge) await enableAutoMerge(api, pr, merge, warn, signal, session.say);
+  if (name && own)
+    await nameThreadOnDocs(api, pr, own, job.id, run.serverUrl, { say: session.say, warn }, signal);
 }
 
 /**

@@ -51,7 +51,7 @@ export function eventHasThread(event: RunEvent): boolean {
 }
 
 /** Events whose payload names the pull request or issue itself. */
-function namesThread(
+export function namesThread(
   event: RunEvent,
 ): event is Extract<RunEvent, { kind: 'pull-request' | 'review' | 'comment' | 'issue' }> {
   return (
