@@ -2599,15 +2599,15 @@ class GitHubSession {
             this.apis.set(key, (api = this.deps.api(token, apiUrl)));
         return api;
     }
+    /** The thread a report or lane run's session is pinned to (`pinnedTo`); none on a run's own. */
+    get pinnedThread() {
+        return this.deps.pinned?.thread;
+    }
     /**
      * A session for another thread of this repository (`pinned`) and its kept comment, on a thread
      * with no status of its own (a waiting job's record names the status to end); it shares this
      * session's clients and identity, which this one closes.
      */
-    /** The thread a report or lane run's session is pinned to (`pinnedTo`); none on a run's own. */
-    get pinnedThread() {
-        return this.deps.pinned?.thread;
-    }
     pinnedTo(pinned) {
         const session = new GitHubSession({ ...this.request, thread: true, comment: true, status: false }, { ...this.deps, pinned });
         session.apis = this.apis;

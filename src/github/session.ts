@@ -109,16 +109,16 @@ export class GitHubSession {
     return api;
   }
 
-  /**
-   * A session for another thread of this repository (`pinned`) and its kept comment, on a thread
-   * with no status of its own (a waiting job's record names the status to end); it shares this
-   * session's clients and identity, which this one closes.
-   */
   /** The thread a report or lane run's session is pinned to (`pinnedTo`); none on a run's own. */
   get pinnedThread(): Thread | undefined {
     return this.deps.pinned?.thread;
   }
 
+  /**
+   * A session for another thread of this repository (`pinned`) and its kept comment, on a thread
+   * with no status of its own (a waiting job's record names the status to end); it shares this
+   * session's clients and identity, which this one closes.
+   */
   pinnedTo(pinned: { thread: Thread; marker: string }): GitHubSession {
     const session = new GitHubSession(
       { ...this.request, thread: true, comment: true, status: false },
