@@ -20,6 +20,7 @@ export type ReadCall =
   | ['accessOf', string]
   | ['recall', boolean]
   | ['docsPull', string]
+  | ['docsOf']
   | ['context', string | undefined, number]
   | ['changedFiles', string | undefined]
   | ['moment']
@@ -32,6 +33,8 @@ export interface ReadAnswers {
   access?: Access;
   memory?: Memory | Error;
   docsPull?: DocsPull | Error;
+  /** The thread a docs PR's note names (none unless told). */
+  docsOf?: number | Error;
   /** The context section, or how it reads since a head (`undefined`: the whole change). */
   context?: string | ((since: string | undefined) => string);
   changed?: Changed;
@@ -64,6 +67,11 @@ export function fakeReads(
     docsPull(prLink) {
       calls.push(['docsPull', prLink]);
       return answer<DocsPull>(answers.docsPull, { state: 'elsewhere' });
+    },
+    docsOf() {
+      calls.push(['docsOf']);
+      const { docsOf } = answers;
+      return docsOf instanceof Error ? Promise.reject(docsOf) : Promise.resolve(docsOf);
     },
     context(since, limit) {
       calls.push(['context', since, limit]);

@@ -347,6 +347,7 @@ describe('a step that does nothing', () => {
             },
             recall: unasked,
             docsPull: unasked,
+            docsOf: unasked,
             context: unasked,
             moment: unasked,
             threadComments: unasked,

@@ -171,11 +171,23 @@ describe('a monorepo: the thread’s own docs PR, opened by a person’s account
     expect(service.count('message')).toBe(0);
   });
 
-  it('a request on it is answered there, and sends nothing', async () => {
-    const { docsPr, service, here } = await monorepo();
+  it('a request on it is answered there, naming the thread its note names, and sends nothing', async () => {
+    const { pr, docsPr, service, here } = await monorepo();
+    // The thread's report named the thread on its docs PR, in a note of the action's own.
+    expect(docsPr.comments.map((c) => c.body.split('\n')[0])).toEqual([
+      expect.stringContaining(`<!-- agent-job-docs-of ${APP}#${pr.number} job `),
+    ]);
     const result = await play(here(commentEvent(docsPr.number, '/docs mention the flag', { id: 9100 })));
     expect(result.outputs).toMatchObject({ status: 'skipped', mode: 'skipped' });
     expect(service.count('create')).toBe(1);
+    expect(docsPr.comments.at(-1)?.body).toContain(`Ask on #${pr.number}, the pull request it documents`);
+  });
+
+  it('a note someone else wrote names nothing: the answer stays general', async () => {
+    const { docsPr, here } = await monorepo();
+    const [note] = docsPr.comments;
+    if (note) note.login = 'octocat';
+    await play(here(commentEvent(docsPr.number, '/docs mention the flag', { id: 9101 })));
     expect(docsPr.comments.at(-1)?.body).toContain('Ask on the pull request it documents');
   });
 });

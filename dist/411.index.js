@@ -1893,6 +1893,7 @@ function graphQLError(error) {
 // would grow with them; and reviewers on the docs PR see where it comes from.
 
 
+
 /** The first line of the note: which thread's docs these are, and by which job. */
 const NOTE_PREFIX = '<!-- agent-job-docs-of ';
 /** The docs PR's note for `thread`'s job `jobId`: its hidden first line, then what a reviewer reads. */
@@ -1934,6 +1935,47 @@ async function nameThreadOnDocs(api, pr, thread, jobId, serverUrl, log, signal) 
             repo: `${owner}/${repo}`,
         })} The docs pull request does not say which thread it is for.`);
     }
+}
+/**
+ * The thread (its number, in `repo`) a docs PR's note names, read back as input: only a note of
+ * this action's identity (`login`), naming a pull request or issue of the run's own repository
+ * with a number GitHub could give and a job id the action could send; `undefined` otherwise.
+ */
+function namedThread(comments, login, repo) {
+    for (const comment of comments) {
+        if (comment.login !== login || !comment.body.startsWith(NOTE_PREFIX))
+            continue;
+        const found = /^<!-- agent-job-docs-of ([A-Za-z0-9._-]+)\/([A-Za-z0-9._-]+)#([1-9]\d{0,9}) job (\S+) -->/.exec(comment.body);
+        if (!found)
+            continue;
+        const [, owner = '', name = '', number = '', job = ''] = found;
+        const same = owner.toLowerCase() === repo.owner.toLowerCase() && name.toLowerCase() === repo.repo.toLowerCase();
+        let id;
+        try {
+            id = decodeURIComponent(job);
+        }
+        catch {
+            continue;
+        }
+        if (same && (0,core_job/* isJobId */.dW)(id) && Number(number) <= MAX_NUMBER)
+            return Number(number);
+    }
+    return undefined;
+}
+/** The largest pull request or issue number a note may name (GitHub's are far below). */
+const MAX_NUMBER = 2 ** 31 - 1;
+/**
+ * The thread the run's own pull request names as a docs PR of this action's (its note, on its
+ * first page of comments); `undefined` where it names none, or the note cannot be read.
+ */
+async function threadOfDocsPull(session, signal) {
+    const { thread } = await session.runThread(signal);
+    if (!thread?.pull)
+        return undefined;
+    const { owner, repo, number } = thread;
+    const login = await session.ownLogin(signal);
+    const { comments } = await session.retrying(() => session.forRepo().commentsPage({ owner, repo, issue_number: number, page: 1 }, signal), signal);
+    return namedThread(comments, login, session.run.repo);
 }
 
 // EXTERNAL MODULE: ./src/core/event-questions.ts
@@ -4015,6 +4057,7 @@ async function moment(session, signal) {
 
 
 
+
 /** How long gathering the event's context (or its files) may hold up the create. */
 const CONTEXT_BUDGET_MS = 30_000;
 /** How long the actor's access may take. */
@@ -4044,6 +4087,7 @@ function decideReads(session) {
         },
         recall: (strict, cancellation) => recall(session, strict, cancellation),
         threadComments: (cancellation, above) => threadComments(session, cancellation, above),
+        docsOf: (signal) => threadOfDocsPull(session, signal),
         /**
          * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing
          * faults). A pull request on this GitHub that cannot be read ends the step: a follow-up never

@@ -30879,8 +30879,11 @@ async function mayAsk(queued, asker, inputs, deps) {
 
 
 
-/** A request on a thread's docs PR is answered where it was asked. */
-const DOCS_PR_ANSWER = 'This is a docs pull request that a thread of this workflow opened: it starts no docs job of its own. Ask on the pull request it documents, and its job takes the request.';
+/** A request on a thread's docs PR is answered where it was asked, naming its thread where the docs PR's note does. */
+function docsPrAnswer(thread) {
+    const where = thread === undefined ? 'the pull request it documents' : `#${thread}, the pull request it documents`;
+    return `This is a docs pull request that a thread of this workflow opened: it starts no docs job of its own. Ask on ${where}, and its job takes the request.`;
+}
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
 async function decide(inputs, deps) {
     const { event, request, features, github, log, signal } = deps;
@@ -30905,11 +30908,15 @@ async function decide(inputs, deps) {
             (recalled.atWork ? await openedByJobAtWork(recalled.atWork, deps) : undefined))
         : undefined;
     if (foreign) {
+        // The docs PR's note names its thread: one read, and a fault only leaves the answer general.
+        const of = event.kind === 'comment' && recalled.opened?.docsLabel && port
+            ? await port.docsOf(signal).catch(() => undefined)
+            : undefined;
         return {
             kind: 'skip',
             notice: foreign.notice,
             ...(port ? { held: { status: foreign.status, memory: recalled } } : {}),
-            ...(event.kind === 'comment' ? { answer: DOCS_PR_ANSWER } : {}),
+            ...(event.kind === 'comment' ? { answer: docsPrAnswer(of) } : {}),
         };
     }
     // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back,

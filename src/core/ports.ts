@@ -305,6 +305,11 @@ export interface DecideReads {
   recall(strict: boolean, signal: AbortSignal): Promise<Memory>;
   /** The docs pull request's state; throws when a pull request on this GitHub cannot be read. */
   docsPull(prLink: string, signal: AbortSignal): Promise<DocsPull>;
+  /**
+   * The thread the run's own pull request is the docs PR of, as its note of this action's own
+   * names it (read back as input); `undefined` where none does. Faults throw.
+   */
+  docsOf(signal: AbortSignal): Promise<number | undefined>;
   /** What the event changed (since `since`, the head a follow-up's job last saw), within `limit`. */
   context(since: string | undefined, limit: number, signal: AbortSignal): Promise<string>;
   /** The files the event changed (since `since`, the head the thread's job last saw). */

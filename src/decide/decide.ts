@@ -23,9 +23,12 @@ import { redact } from '../core/secrets.js';
 import type { Request } from './trigger.js';
 import type { PathFilter } from './paths.js';
 
-/** A request on a thread's docs PR is answered where it was asked. */
-const DOCS_PR_ANSWER =
-  'This is a docs pull request that a thread of this workflow opened: it starts no docs job of its own. Ask on the pull request it documents, and its job takes the request.';
+/** A request on a thread's docs PR is answered where it was asked, naming its thread where the docs PR's note does. */
+function docsPrAnswer(thread: number | undefined): string {
+  const where =
+    thread === undefined ? 'the pull request it documents' : `#${thread}, the pull request it documents`;
+  return `This is a docs pull request that a thread of this workflow opened: it starts no docs job of its own. Ask on ${where}, and its job takes the request.`;
+}
 
 export type Decision =
   | Skip
@@ -102,11 +105,16 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
       (recalled.atWork ? await openedByJobAtWork(recalled.atWork, deps) : undefined))
     : undefined;
   if (foreign) {
+    // The docs PR's note names its thread: one read, and a fault only leaves the answer general.
+    const of =
+      event.kind === 'comment' && recalled.opened?.docsLabel && port
+        ? await port.docsOf(signal).catch(() => undefined)
+        : undefined;
     return {
       kind: 'skip',
       notice: foreign.notice,
       ...(port ? { held: { status: foreign.status, memory: recalled } } : {}),
-      ...(event.kind === 'comment' ? { answer: DOCS_PR_ANSWER } : {}),
+      ...(event.kind === 'comment' ? { answer: docsPrAnswer(of) } : {}),
     };
   }
   // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back,

@@ -4,10 +4,12 @@
 // there, its preview's deployment — then finds its thread in one read of the docs PR's first page
 // of comments, however many threads the repository has, where a search of every thread's record
 // would grow with them; and reviewers on the docs PR see where it comes from.
+import { isJobId } from '../core/job.js';
 import { inert } from '../core/untrusted.js';
 import type { PullRequestRef } from '../core/pull-request.js';
 import type { GitHubApi } from './client.js';
 import { describeGitHubFault } from './errors.js';
+import type { GitHubSession } from './session.js';
 import type { Thread } from './target.js';
 
 /** The first line of the note: which thread's docs these are, and by which job. */
@@ -61,4 +63,57 @@ export async function nameThreadOnDocs(
       })} The docs pull request does not say which thread it is for.`,
     );
   }
+}
+
+/**
+ * The thread (its number, in `repo`) a docs PR's note names, read back as input: only a note of
+ * this action's identity (`login`), naming a pull request or issue of the run's own repository
+ * with a number GitHub could give and a job id the action could send; `undefined` otherwise.
+ */
+export function namedThread(
+  comments: readonly { body: string; login?: string }[],
+  login: string,
+  repo: { owner: string; repo: string },
+): number | undefined {
+  for (const comment of comments) {
+    if (comment.login !== login || !comment.body.startsWith(NOTE_PREFIX)) continue;
+    const found =
+      /^<!-- agent-job-docs-of ([A-Za-z0-9._-]+)\/([A-Za-z0-9._-]+)#([1-9]\d{0,9}) job (\S+) -->/.exec(
+        comment.body,
+      );
+    if (!found) continue;
+    const [, owner = '', name = '', number = '', job = ''] = found;
+    const same =
+      owner.toLowerCase() === repo.owner.toLowerCase() && name.toLowerCase() === repo.repo.toLowerCase();
+    let id: string;
+    try {
+      id = decodeURIComponent(job);
+    } catch {
+      continue;
+    }
+    if (same && isJobId(id) && Number(number) <= MAX_NUMBER) return Number(number);
+  }
+  return undefined;
+}
+
+/** The largest pull request or issue number a note may name (GitHub's are far below). */
+const MAX_NUMBER = 2 ** 31 - 1;
+
+/**
+ * The thread the run's own pull request names as a docs PR of this action's (its note, on its
+ * first page of comments); `undefined` where it names none, or the note cannot be read.
+ */
+export async function threadOfDocsPull(
+  session: GitHubSession,
+  signal: AbortSignal,
+): Promise<number | undefined> {
+  const { thread } = await session.runThread(signal);
+  if (!thread?.pull) return undefined;
+  const { owner, repo, number } = thread;
+  const login = await session.ownLogin(signal);
+  const { comments } = await session.retrying(
+    () => session.forRepo().commentsPage({ owner, repo, issue_number: number, page: 1 }, signal),
+    signal,
+  );
+  return namedThread(comments, login, session.run.repo);
 }

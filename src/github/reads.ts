@@ -3,6 +3,7 @@
 // history), what changed (the files for `paths`, the context for the prompt), and the docs pull
 // request's state; and the one write a decision makes, a skip's status. Each read is bounded by
 // its budget and ended at once by a cancellation.
+import { threadOfDocsPull } from './docs-note.js';
 import { ActionFailure } from '../service/errors.js';
 import type { Access } from '../core/ports.js';
 import { describeThrown } from '../core/log.js';
@@ -59,6 +60,8 @@ export function decideReads(session: GitHubSession): DecideReads {
     recall: (strict, cancellation) => recall(session, strict, cancellation),
 
     threadComments: (cancellation, above) => threadComments(session, cancellation, above),
+
+    docsOf: (signal) => threadOfDocsPull(session, signal),
 
     /**
      * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing
