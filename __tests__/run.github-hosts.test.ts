@@ -143,13 +143,14 @@ describe('an Enterprise Server run whose docs pull request is on github.com', ()
     // With docsToken: the docs pull request is open, so the thread's job is followed up.
     const followed = await runHere(options({ docsToken: DOCS_TOKEN }, '2'.repeat(40)), deps);
     expect(followed.outputs).toMatchObject({ mode: 'followed-up', jobId: first.outputs.jobId });
-    // The first run named the thread on its docs PR there; this one reads the docs PR's state, and
-    // finds the note in place.
+    // The first run named the thread on its docs PR there; this one reads the docs PR's state, finds
+    // the note in place, and asks whose the docsToken is to know it for its own.
     expect(com.requests.map((r) => r.route)).toEqual([
       'listComments',
       'createComment',
       'getPull',
       'listComments',
+      'graphql',
     ]);
     onlyToken(com, DOCS_TOKEN);
 

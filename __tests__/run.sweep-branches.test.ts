@@ -25,7 +25,12 @@ import type { RunDeps } from '../src/main.js';
 const emulator = emulators({ activePolls: 0 });
 const github = gitHubEmulators();
 const T0 = 1_700_000_000_000;
-const at = (ms = 0): RunDeps => ({ ...serviceTimeOnly(), clock: new VirtualClock(T0 + ms) });
+/** The running step's clock: GitHub (the emulator) dates what it writes by it too. */
+let clock = new VirtualClock(T0);
+const at = (ms = 0): RunDeps => {
+  clock = new VirtualClock(T0 + ms);
+  return { ...serviceTimeOnly(), clock };
+};
 
 /** A commit's SHA, hex, for histories longer than `sha(n)` has digits: commit(1), commit(2) … */
 const commit = (n: number) => n.toString(16).padStart(40, 'c');
@@ -46,7 +51,7 @@ const records = (gh: GitHubEmulator) =>
  * git refs too (the records); a service whose jobs end `completed` unless a test scripts them.
  */
 async function branchWorld({ contents = true } = {}) {
-  const gh = await github();
+  const gh = await github({ now: () => clock.now() });
   const { docsPr } = world(gh);
   if (contents)
     gh.grant(WORKFLOW_TOKEN, { login: BOT, type: 'Bot', read: [APP], write: [APP], contents: [APP] });
@@ -74,25 +79,13 @@ async function branchWorld({ contents = true } = {}) {
   return { gh, service, docsPr, push };
 }
 
-/**
- * A report run (a schedule's), as the recipe's separate report step writes it: no prompt. At `ms`
- * on the tests' clock, or `{ sinceStatuses }` past now: GitHub dates a status as it writes it.
- */
-async function sweep(
-  gh: GitHubEmulator,
-  service: Emulator,
-  ms: number | { sinceStatuses: number },
-  more: Record<string, string> = {},
-) {
+/** A report run (a schedule's), as the recipe's separate report step writes it: no prompt. */
+async function sweep(gh: GitHubEmulator, service: Emulator, ms: number, more: Record<string, string> = {}) {
   const inputs = inputsFor(service, { sweep: 'true', docsToken: DOCS_TOKEN, ...more });
   delete inputs.prompt;
   const event = { name: 'schedule', payload: { schedule: '17 * * * *' } };
   const before = gh.requests.length;
-  const when =
-    typeof ms === 'number'
-      ? at(ms)
-      : { ...serviceTimeOnly(), clock: new VirtualClock(Date.now() + ms.sinceStatuses) };
-  const result = await play({ inputs, env: gitHubEnv(gh), event }, when);
+  const result = await play({ inputs, env: gitHubEnv(gh), event }, at(ms));
   return { ...result, asked: gh.requests.slice(before) };
 }
 
@@ -136,7 +129,7 @@ describe("a branch's job left at work, recorded for report runs", () => {
     gh.history(APP, [commit(1)]);
     const active = { job: { status: 'active' } };
     service.script('get', active, active);
-    const marked = await sweep(gh, service, { sinceStatuses: 2 * 60 * 60_000 }, { timeout: '1h' });
+    const marked = await sweep(gh, service, 2 * 60 * 60_000, { timeout: '1h' });
     expect(JSON.parse(marked.outputs.reported ?? '')).toMatchObject([
       { commit: commit(1), status: 'timed-out' },
     ]);
@@ -146,11 +139,11 @@ describe("a branch's job left at work, recorded for report runs", () => {
     });
     // Not an end: the record stays for the real one.
     expect(records(gh)).toHaveLength(1);
-    const again = await sweep(gh, service, { sinceStatuses: 3 * 60 * 60_000 }, { timeout: '1h' });
+    const again = await sweep(gh, service, 3 * 60 * 60_000, { timeout: '1h' });
     expect(JSON.parse(again.outputs.reported ?? '')).toEqual([]);
     expect(writes(gh).filter((r) => again.asked.includes(r))).toEqual([]);
     service.unscript('get');
-    const ended = await sweep(gh, service, { sinceStatuses: 4 * 60 * 60_000 }, { timeout: '1h' });
+    const ended = await sweep(gh, service, 4 * 60 * 60_000, { timeout: '1h' });
     expect(JSON.parse(ended.outputs.reported ?? '')).toMatchObject([
       { commit: commit(1), jobId: left.outputs.jobId, status: 'completed' },
     ]);
@@ -226,7 +219,8 @@ describe("a branch's job left at work, recorded for report runs", () => {
         for (let i = 0; i < commits; i++)
           gh.addStatus(APP, commit(n), { creator: 'ci[bot]', context: `ci/${i}`, description: 'passed' });
       service.script('get', ...Array.from({ length: jobs }, () => ({ job: { status: 'active' } })));
-      const swept = await sweep(gh, service, 60_000);
+      // Still at work within the step's timeout (GitHub dates the statuses on the run's clock).
+      const swept = await sweep(gh, service, 60_000, { timeout: '1h' });
       service.unscript('get');
       expect(warnings(swept)).toEqual([]);
       expect(swept.stdout).toContain("A branch's agent job");
@@ -299,7 +293,7 @@ describe("a branch's job left at work, recorded for report runs", () => {
     const { gh, service, push } = await branchWorld();
     const left = await push(commit(1), 'docs-fixes');
     service.script('get', { job: { status: 'active' } });
-    const still = await sweep(gh, service, 60_000);
+    const still = await sweep(gh, service, 60_000, { timeout: '1h' });
     service.unscript('get');
     expect(still.stdout).toContain(
       `A branch's agent job ${left.outputs.jobId ?? ''} (${commit(1).slice(0, 12)}) is still at work`,

@@ -1910,15 +1910,18 @@ function docsNoteBody(thread, jobId, serverUrl) {
 }
 /**
  * The docs PR `pr` names `thread` and its job: the note posted where it has none on its first
- * page of comments, updated where it names another job. A fault is one warning that says which
- * token and permission it needs; nothing else depends on it.
+ * page of comments, updated where it names another job. Only a note the writing token's identity
+ * (`login`, asked only when a note is there) wrote is the action's own. A fault is one warning
+ * that says which token and permission it needs; nothing else depends on it.
  */
 async function nameThreadOnDocs(api, pr, thread, jobId, serverUrl, log, signal) {
     const { owner, repo, number } = pr;
     const body = docsNoteBody(thread, jobId, serverUrl);
     try {
         const { comments } = await api.commentsPage({ owner, repo, issue_number: number, page: 1 }, signal);
-        const mine = comments.find((c) => c.body.startsWith(NOTE_PREFIX));
+        const notes = comments.filter((c) => c.body.startsWith(NOTE_PREFIX));
+        const login = notes.length > 0 ? await log.login(signal) : undefined;
+        const mine = notes.find((c) => c.login === login);
         if (mine?.body === body)
             return;
         if (mine)
@@ -2466,7 +2469,13 @@ ownThread = true) {
     if (merge)
         await enableAutoMerge(api, pr, merge, warn, signal, session.say);
     if (name && own)
-        await nameThreadOnDocs(api, pr, own, job.id, run.serverUrl, { say: session.say, warn }, signal);
+        await nameThreadOnDocs(api, pr, own, job.id, run.serverUrl, {
+            say: session.say,
+            warn,
+            // The token that writes there: the run's own (its identity asked once a run) unless a
+            // docsToken was given, whose identity GitHub tells on asking.
+            login: (s) => (home && !session.request.docsTokenGiven ? session.ownLogin(s) : api.viewerLogin(s)),
+        }, signal);
 }
 /**
  * Labels and reviewers on the docs pull request: one call each, and each fault one warning.

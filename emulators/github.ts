@@ -240,6 +240,12 @@ export interface GitHubEmulatorOptions {
   /** The host name its URLs carry, when clients reach it by a name (through a proxy) rather than `host`. */
   hostname?: string;
   tls?: { key: string | Buffer; cert: string | Buffer };
+  /**
+   * The time GitHub dates what it writes (comments, statuses, deployments), in ms: a test's own
+   * clock, so that what a run reads back as "when GitHub wrote it" is on that clock. Real time
+   * unless given.
+   */
+  now?: () => number;
 }
 
 export interface TokenGrant {
@@ -575,6 +581,7 @@ interface StoredReaction {
 
 export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): Promise<GitHubEmulator> {
   const prefix = options.prefix ?? '';
+  const stamp = () => new Date(options.now?.() ?? Date.now()).toISOString();
   const contract = gitHubContract(options.spec ?? (prefix === '/api/v3' ? 'ghes-3.19' : 'api.github.com'));
   const graphqlPath = prefix === '/api/v3' ? '/api/graphql' : '/graphql';
   // github.com's description lists a 200 with the run's id and links for a workflow dispatch that
@@ -719,7 +726,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     const base = pr.base as Record<string, unknown>;
     const closed = thread.merged || thread.state === 'closed';
     if (!closed) closedAt.delete(thread);
-    else if (!closedAt.has(thread)) closedAt.set(thread, new Date().toISOString());
+    else if (!closedAt.has(thread)) closedAt.set(thread, stamp());
     const at = closedAt.get(thread) ?? null;
     const [headOwner = ''] = thread.headRepo.split('/');
     const [owner = ''] = repoName.split('/');
@@ -1202,7 +1209,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     if (spec.write && !canWrite) return error(403, 'Resource not accessible by integration');
     if (spec.contents && !canWriteContents) return error(403, 'Resource not accessible by integration');
     const body = (req.json ?? {}) as Record<string, unknown>;
-    const now = new Date().toISOString();
+    const now = stamp();
 
     switch (spec.route) {
       case 'pullsOfCommit': {
@@ -1577,7 +1584,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   };
 
   function store(list: StoredComment[], c: { login: string; body: string }): StoredComment {
-    const now = new Date().toISOString();
+    const now = stamp();
     const comment = {
       id: nextId++,
       body: c.body,
@@ -1780,7 +1787,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         description,
         context,
         creator,
-        createdAt: new Date().toISOString(),
+        createdAt: stamp(),
       };
       repo.statuses.set(sha, [status, ...(repo.statuses.get(sha) ?? [])]);
       return status;
@@ -1799,7 +1806,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     },
     dispatches: (repoName) => [...repoOf(repoName).dispatches],
     deploy(repoName, { sha, ref, environment = 'preview', creator = 'docs-service[bot]', statuses }) {
-      const createdAt = new Date().toISOString();
+      const createdAt = stamp();
       const deployment: StoredDeployment = {
         id: nextId++,
         sha,

@@ -30,8 +30,9 @@ export function docsNoteBody(thread: Thread, jobId: string, serverUrl: string): 
 
 /**
  * The docs PR `pr` names `thread` and its job: the note posted where it has none on its first
- * page of comments, updated where it names another job. A fault is one warning that says which
- * token and permission it needs; nothing else depends on it.
+ * page of comments, updated where it names another job. Only a note the writing token's identity
+ * (`login`, asked only when a note is there) wrote is the action's own. A fault is one warning
+ * that says which token and permission it needs; nothing else depends on it.
  */
 export async function nameThreadOnDocs(
   api: GitHubApi,
@@ -39,14 +40,20 @@ export async function nameThreadOnDocs(
   thread: Thread,
   jobId: string,
   serverUrl: string,
-  log: { say: (line: string) => void; warn: (line: string) => void },
+  log: {
+    say: (line: string) => void;
+    warn: (line: string) => void;
+    login: (signal: AbortSignal) => Promise<string>;
+  },
   signal: AbortSignal,
 ): Promise<void> {
   const { owner, repo, number } = pr;
   const body = docsNoteBody(thread, jobId, serverUrl);
   try {
     const { comments } = await api.commentsPage({ owner, repo, issue_number: number, page: 1 }, signal);
-    const mine = comments.find((c) => c.body.startsWith(NOTE_PREFIX));
+    const notes = comments.filter((c) => c.body.startsWith(NOTE_PREFIX));
+    const login = notes.length > 0 ? await log.login(signal) : undefined;
+    const mine = notes.find((c) => c.login === login);
     if (mine?.body === body) return;
     if (mine) await api.updateComment({ owner, repo, comment_id: mine.id, body }, signal);
     else await api.createComment({ owner, repo, issue_number: number, body }, signal);

@@ -91,7 +91,21 @@ export async function writeOnDocs(
     await routeDocsPullRequest(api, pr, { labels, reviewers: request.reviewers }, warn, signal, session.say);
   if (merge) await enableAutoMerge(api, pr, merge, warn, signal, session.say);
   if (name && own)
-    await nameThreadOnDocs(api, pr, own, job.id, run.serverUrl, { say: session.say, warn }, signal);
+    await nameThreadOnDocs(
+      api,
+      pr,
+      own,
+      job.id,
+      run.serverUrl,
+      {
+        say: session.say,
+        warn,
+        // The token that writes there: the run's own (its identity asked once a run) unless a
+        // docsToken was given, whose identity GitHub tells on asking.
+        login: (s) => (home && !session.request.docsTokenGiven ? session.ownLogin(s) : api.viewerLogin(s)),
+      },
+      signal,
+    );
 }
 
 /**
