@@ -21,6 +21,7 @@ export type ReadCall =
   | ['recall', boolean]
   | ['docsPull', string]
   | ['docsOf']
+  | ['accessOn', string, string]
   | ['context', string | undefined, number]
   | ['changedFiles', string | undefined]
   | ['moment']
@@ -72,6 +73,10 @@ export function fakeReads(
       calls.push(['docsOf']);
       const { docsOf } = answers;
       return docsOf instanceof Error ? Promise.reject(docsOf) : Promise.resolve(docsOf);
+    },
+    accessOn(link, actor) {
+      calls.push(['accessOn', link, actor]);
+      return Promise.resolve(answers.access);
     },
     context(since, limit) {
       calls.push(['context', since, limit]);

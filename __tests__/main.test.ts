@@ -348,6 +348,7 @@ describe('a step that does nothing', () => {
             recall: unasked,
             docsPull: unasked,
             docsOf: unasked,
+            accessOn: unasked,
             context: unasked,
             moment: unasked,
             threadComments: unasked,
@@ -363,6 +364,7 @@ describe('a step that does nothing', () => {
             finish: unasked,
             answer: unasked,
             removeLabel: unasked,
+            handDocsAsk: unasked,
             skipped: unasked,
             waitingEnd: unasked,
           },
@@ -375,6 +377,9 @@ describe('a step that does nothing', () => {
             handOff: unasked,
             reportBranchEnd: unasked,
             settleOwed: unasked,
+            docsThread: unasked,
+            docsAsks: unasked,
+            oweDocs: unasked,
           },
           // Closed at the end of the run, whatever it did; a fault there changes nothing.
           close: () => {

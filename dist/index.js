@@ -28458,6 +28458,7 @@ function pullRequestStep(event) {
 /* harmony export */   VL: () => (/* binding */ refWords),
 /* harmony export */   j_: () => (/* binding */ readEvent),
 /* harmony export */   uG: () => (/* binding */ namesNoThread),
+/* harmony export */   vQ: () => (/* binding */ DOCS_ASK_INPUT),
 /* harmony export */   wj: () => (/* binding */ parseEvent)
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
@@ -28564,6 +28565,12 @@ function namesNoThread(event) {
  * recipe declares it, and a report run fills it in.
  */
 const LANE_INPUT = 'docs-agent-thread';
+/**
+ * The `workflow_dispatch` input that names a thread's docs pull request (its URL) where `/docs` was
+ * asked: filled in by the run on the docs PR's comment (in a monorepo) or by the docs repository's
+ * forwarding workflow, and handed on to the thread's lane with LANE_INPUT.
+ */
+const DOCS_ASK_INPUT = 'docs-agent-docs';
 /** Reads the payload into the event; never throws, whatever the payload holds. */
 function parseEvent(name, payload) {
     const f = fieldsOf(isObject(payload) ? payload : {});
@@ -28636,8 +28643,10 @@ function parseEvent(name, payload) {
             };
         }
         case 'dispatch': {
-            const lane = text(record(record(payload)?.inputs)?.[LANE_INPUT]);
-            return { ...common, kind, ...(lane ? { lane } : {}) };
+            const inputs = record(record(payload)?.inputs);
+            const lane = text(inputs?.[LANE_INPUT]);
+            const docsAsk = text(inputs?.[DOCS_ASK_INPUT]);
+            return { ...common, kind, ...(lane ? { lane } : {}), ...(docsAsk ? { docsAsk } : {}) };
         }
         default:
             return { ...common, kind };
@@ -28779,7 +28788,9 @@ function parseJob(body) {
 /* harmony export */   Wr: () => (/* binding */ SUPERSEDED_KEPT),
 /* harmony export */   Xr: () => (/* binding */ waitingEnd),
 /* harmony export */   bL: () => (/* binding */ RECENT_RUNS),
+/* harmony export */   dc: () => (/* binding */ oweDocs),
 /* harmony export */   dh: () => (/* binding */ WAITING_NAMES),
+/* harmony export */   dr: () => (/* binding */ docsLedger),
 /* harmony export */   ep: () => (/* binding */ owe),
 /* harmony export */   f2: () => (/* binding */ howEnded),
 /* harmony export */   gu: () => (/* binding */ settled),
@@ -28961,9 +28972,15 @@ function nextLedger(previous, run) {
         // what the thread waits for now.
         const newest = run.waiting ?? previous.waiting;
         const still = newest && tidy(newest, requests.requests);
-        return { ...older, ...superseded, ...(still ? { waiting: still } : {}) };
+        return {
+            ...older,
+            ...superseded,
+            ...(run.docs ? { docs: run.docs } : {}),
+            ...(still ? { waiting: still } : {}),
+        };
     }
     const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
+    const docs = run.docs ?? previous?.docs;
     return {
         job: run.job,
         ...(head ? { head } : {}),
@@ -28973,6 +28990,7 @@ function nextLedger(previous, run) {
         ...uses,
         ...superseded,
         ...requests,
+        ...(docs ? { docs } : {}),
         ...parked,
     };
 }
@@ -29020,14 +29038,34 @@ function tidy(waiting, requests) {
     delete rest.queued;
     if (queued.length > 0)
         rest.queued = queued;
-    return rest.ended && queued.length === 0 && !rest.merge ? undefined : rest;
+    return rest.ended && queued.length === 0 && !rest.merge && !rest.docs ? undefined : rest;
 }
 /**
  * Whether the thread asked for anything while its job worked, for its lane to send: requests
  * queued, or its merge.
  */
 function owes(note) {
-    return note.waiting?.merge === true || open(requestLedger(note), note.waiting?.queued ?? []).length > 0;
+    const { waiting } = note;
+    return (waiting?.merge === true ||
+        waiting?.docs !== undefined ||
+        open(requestLedger(note), waiting?.queued ?? []).length > 0);
+}
+/**
+ * The record with what was asked on the docs pull request `link` owed (asked while the job works):
+ * its lane reads the requests there again once the job's end is written.
+ */
+function oweDocs(note, link) {
+    const { waiting } = note;
+    return waiting ? { ...note, waiting: { ...waiting, docs: link } } : note;
+}
+/**
+ * The requests asked on the docs pull request `pr` (`owner/repo#number`, lower case) as the
+ * thread's record keeps them; where it keeps none for that pull request, every request from its
+ * note on (`noteId`: the comment that names the thread) is still owed — those before it were
+ * answered that no thread took them.
+ */
+function docsLedger(note, pr, noteId) {
+    return note?.docs?.pr === pr ? note.docs.requests : { floor: noteId, settled: [] };
 }
 /** The record with the pull request's merge owed (its merge's run was held while the job worked). */
 function oweMerge(note) {
@@ -29294,6 +29332,8 @@ function isReviewer(name) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   AM: () => (/* binding */ isDocsPullPage),
+/* harmony export */   DR: () => (/* binding */ pullKey),
 /* harmony export */   EL: () => (/* binding */ DOCS_PR_LABEL),
 /* harmony export */   Jj: () => (/* binding */ carriesDocsLabel),
 /* harmony export */   KQ: () => (/* binding */ samePage),
@@ -29351,6 +29391,20 @@ function docsPullRequest(prLink, serverUrl, otherServer = GITHUB_COM.serverUrl) 
         return undefined;
     const other = onServer(link, otherServer);
     return other ? { pr: other, home: false } : undefined;
+}
+/**
+ * A docs pull request's page, as a dispatch names it (DOCS_ASK_INPUT) and a record keeps it:
+ * http(s) (a GitHub is reached as its server URL says), printable, an owner and repository as
+ * GitHub spells them, and a number. Whether it is on a GitHub the action may reach is the GitHub
+ * side's to say.
+ */
+function isDocsPullPage(link) {
+    return (link.length <= 500 &&
+        /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?:\/[\x21-\x7e]*)?\/[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}\/pull\/[1-9][0-9]{0,9}$/.test(link));
+}
+/** `owner/repo#number`, lower case: how a thread's record names its docs pull request. */
+function pullKey(pr) {
+    return `${pr.owner}/${pr.repo}#${pr.number}`.toLowerCase();
 }
 /** Whether two pull requests are one: the same repository (GitHub's names ignore case) and number. */
 function samePullRequest(a, b) {
@@ -30181,6 +30235,14 @@ function notAThread(opened, allowedActors, asked) {
         };
     }
     const by = opened?.by;
+    // The docs service's own pull request (its app's): a request there is the service's to answer,
+    // and a job for it would document the docs; one a thread's job opened names its thread (handed on).
+    if (asked && by?.login && isBot(by) && isDocsService(by.login) && !names(allowedActors, by.login)) {
+        return {
+            notice: `Skipped: ${by.login} (the docs service's app) opened this pull request, and no thread of this workflow names it as its docs pull request: it starts no docs job. Ask on the pull request it documents, or mention the service there.`,
+            status: "The docs service's PR starts no docs job",
+        };
+    }
     if (!asked && by?.login && isBot(by) && !names(allowedActors, by.login)) {
         return {
             notice: refusal(by.login, 'a pull request a bot opened starts no job unless allowedActors names the bot'),
@@ -30196,6 +30258,10 @@ function notAThread(opened, allowedActors, asked) {
 function botsPullRequest(event, allowedActors) {
     const by = event.kind === 'pull-request' ? event.pull?.opener : undefined;
     return Boolean(by?.login && isBot(by) && !names(allowedActors, by.login));
+}
+/** The docs service's GitHub App, as GitHub names its account (the `@mintlify` its pull requests answer). */
+function isDocsService(login) {
+    return /^mintlify(?:-[a-z0-9-]+)?\[bot\]$/i.test(login);
 }
 function isBot(who) {
     return (who.login ?? '').toLowerCase().endsWith('[bot]') || who.type === 'Bot';
@@ -30786,7 +30852,8 @@ async function gatherQueued(inputs, memory, deps) {
     });
     if (queue.kind === 'carried')
         return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };
-    const { kept: others, refused, owed, leftFrom } = await mayAsk(queue.owed, own?.author, inputs, deps);
+    const access = (actor) => port.accessOf(actor, signal);
+    const { kept: others, refused, owed, leftFrom, } = await mayAsk(queue.owed, own?.author, inputs, deps, access);
     // Every comment above the floor was read: the floor may rise up to the newest.
     const newest = Math.max(ledger.floor, ...comments.filter((c) => !c.review).map((c) => c.id));
     const { carried, prompt } = carry(own, others, { ledger, refused, owed, ...(complete ? { readUpTo: newest } : {}) }, inputs.prompt);
@@ -30796,11 +30863,20 @@ async function gatherQueued(inputs, memory, deps) {
         log.warning(`The thread has more comments than one run reads (${COMMENT_PAGES_READ}): requests among those left unread wait, unsettled.`);
     if (others.length > 0)
         log.info(`${others.length + (own ? 1 : 0)} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`);
+    const docs = deps.onDocs
+        ? await docsRequests(deps.onDocs, memory, { ...inputs, trigger: inputs.trigger }, deps)
+        : undefined;
+    const asked = docs?.kept ?? [];
+    if (asked.length > 0)
+        log.info(`${asked.length} request${asked.length === 1 ? '' : 's'} asked on the docs pull request ${docs?.carried.key ?? ''} go in this run's one send.`);
+    // Requests on the docs PR go with the thread's own in one prompt, each with its link.
+    const all = [...(own ? [own] : []), ...others, ...asked].sort((a, b) => a.id - b.id);
+    const sent = asked.length > 0 ? requestsPrompt(inputs.prompt, all) : prompt;
     return {
         kind: 'go',
-        memory: { ...memory, carried },
-        ...(prompt !== undefined ? { prompt } : {}),
-        ...(others.length > 0 ? { owed: true } : {}),
+        memory: { ...memory, carried: docs ? { ...carried, docs: docs.carried } : carried },
+        ...(sent !== undefined ? { prompt: sent } : {}),
+        ...(others.length + asked.length > 0 ? { owed: true } : {}),
     };
 }
 /** How many comments one run reads at most, in words. */
@@ -30818,8 +30894,8 @@ const MAX_LOOK_UPS = 30;
  * go on. Bounded: past `MAX_CARRIED` requests or `MAX_LOOK_UPS` look-ups, the rest wait
  * (`leftFrom`: the first).
  */
-async function mayAsk(queued, asker, inputs, deps) {
-    const { event, port, log, signal } = deps;
+async function mayAsk(queued, asker, inputs, deps, accessOf, where = 'the thread') {
+    const { event, log } = deps;
     // The run's own author passed the gate already.
     const known = new Map(asker ? [[asker.toLowerCase(), Promise.resolve(undefined)]] : []);
     const refusal = (r) => {
@@ -30829,7 +30905,7 @@ async function mayAsk(queued, asker, inputs, deps) {
         if (decided.kind !== 'ask')
             return Promise.resolve(undefined);
         return (async () => {
-            const access = await port?.accessOf(r.author, signal);
+            const access = await accessOf(r.author);
             if (access === undefined)
                 return UNTOLD;
             return hasWriteAccess(access) ? undefined : `their role on the repository is ${(0,untrusted/* label */.Pf)(access.role)}`;
@@ -30856,10 +30932,42 @@ async function mayAsk(queued, asker, inputs, deps) {
         else {
             refused.push(r.id);
             if (asked)
-                log.info(`Not sent: the requests of ${(0,untrusted/* label */.Pf)(r.author)} on the thread, as ${why}.`);
+                log.info(`Not sent: the requests of ${(0,untrusted/* label */.Pf)(r.author)} on ${where}, as ${why}.`);
         }
     }
     return { kept, refused, owed };
+}
+/**
+ * The requests asked on the thread's docs pull request that a lane run carries: those its own
+ * ledger still owes (from the docs PR's note on, where it keeps none yet), whose authors may ask,
+ * judged on the docs PR's repository as a request there is (`allowedActors`, else write access).
+ */
+async function docsRequests(asks, memory, inputs, deps) {
+    const { port, signal, run } = deps;
+    const ledger = (0,core_ledger/* docsLedger */.dr)(memory.note, asks.key, asks.noteId);
+    const queue = readQueue(undefined, asks.comments, {
+        phrase: inputs.trigger,
+        standing: Boolean(inputs.prompt),
+        ledger,
+        runId: run.runId,
+    });
+    const owedNow = queue.kind === 'open' ? queue.owed : [];
+    const judged = await mayAsk(owedNow, undefined, inputs, deps, async (actor) => port?.accessOn(asks.link, actor, signal), `the docs pull request ${asks.key}`);
+    const newest = Math.max(ledger.floor, ...asks.comments.map((c) => c.id));
+    const kept = judged.kept.map((r) => ({ ...r, review: false }));
+    return {
+        kept,
+        carried: {
+            link: asks.link,
+            key: asks.key,
+            ledger,
+            sent: kept.map((r) => r.id),
+            refused: judged.refused,
+            owed: judged.owed,
+            ...(asks.complete ? { readUpTo: newest } : {}),
+            requests: kept.map(({ id, author, url }) => ({ id, author, url, review: false })),
+        },
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/decide/decide.ts
@@ -30909,14 +31017,29 @@ async function decide(inputs, deps) {
         : undefined;
     if (foreign) {
         // The docs PR's note names its thread: one read, and a fault only leaves the answer general.
-        const of = event.kind === 'comment' && recalled.opened?.docsLabel && port
+        const by = recalled.opened?.by?.login;
+        const docsPr = recalled.opened?.docsLabel || (by !== undefined && isDocsService(by));
+        const of = event.kind === 'comment' && docsPr && port
             ? await port.docsOf(signal).catch(() => undefined)
             : undefined;
+        // A writer's request there goes to the job that opened it, through its thread's lane.
+        if (of !== undefined && request.kind === 'request' && !request.comment.review)
+            return {
+                kind: 'skip',
+                notice: `Handed to #${of}'s thread: this is its docs pull request, and the thread's own run sends the request to the job that opened it.`,
+                handOff: { thread: of, answer: docsPrAnswer(of) },
+            };
         return {
             kind: 'skip',
             notice: foreign.notice,
             ...(port ? { held: { status: foreign.status, memory: recalled } } : {}),
-            ...(event.kind === 'comment' ? { answer: docsPrAnswer(of) } : {}),
+            ...(event.kind === 'comment'
+                ? {
+                    answer: recalled.opened?.docsLabel || of !== undefined
+                        ? docsPrAnswer(of)
+                        : foreign.notice.replace(/^Skipped: /, 'Not sent: '),
+                }
+                : {}),
         };
     }
     // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back,
@@ -32532,7 +32655,7 @@ function setOutputs(step, { accepted, decision, executed }, serverUrl) {
  * back, the success status decide chose; on a bare `/docs` or at the budget a word on the thread.
  * No summary, no error, no comment about a job.
  */
-async function endSkipped({ notice, answer, held, owe }, github, cancellation, outputs) {
+async function endSkipped({ notice, answer, held, owe, handOff }, github, cancellation, outputs) {
     log/* coreLog */.u.notice(notice);
     try {
         if (outputs) {
@@ -32545,12 +32668,16 @@ async function endSkipped({ notice, answer, held, owe }, github, cancellation, o
         core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
         return;
     }
-    const steps = answer || held ? await github?.asked : undefined;
+    const steps = answer || held || handOff ? await github?.asked : undefined;
     if (held)
         await steps?.report.skipped(held.status, held.job, cancellation, held.memory);
-    if (!steps || !answer)
+    // A request on a docs PR answered only when its thread's lane cannot take it.
+    const said = handOff && steps && !(await steps.report.handDocsAsk(handOff.thread, cancellation))
+        ? handOff.answer
+        : answer;
+    if (!steps || !said)
         return;
-    const url = await steps.report.answer(answer, cancellation, owe).catch((error) => {
+    const url = await steps.report.answer(said, cancellation, owe).catch((error) => {
         log/* coreLog */.u.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
         return undefined;
     });
@@ -32674,6 +32801,15 @@ function branchPushEvent(before, after, branch) {
     const payload = { ...(branch ? { ref: `refs/heads/${branch}` } : {}), before, after };
     return { event: parseEvent('push', payload), payload };
 }
+/**
+ * An `issues` event on issue `number` that asks for nothing and changes nothing (`pinned`): a lane
+ * run's pass that carries only what was asked on the thread's docs pull request, which no
+ * `followUp` holds; with nothing asked there, every policy holds it, and it writes nothing.
+ */
+function issueQuietEvent(number) {
+    const payload = { action: 'pinned', issue: { number } };
+    return { event: (0,core_event/* parseEvent */.wj)('issues', payload), payload };
+}
 
 ;// CONCATENATED MODULE: ./src/decide/features.ts
 // Which GitHub work this run does, decided once from the inputs and the event: every step reads
@@ -32694,8 +32830,12 @@ function eventNeeds(event) {
 function featuresOf(inputs, context, request) {
     const { event } = context;
     const lane = inputs.thread ? laneOf(event) : undefined;
+    const docsAsk = inputs.thread && event.kind === 'dispatch' ? event.docsAsk : undefined;
+    const asks = docsAsk !== undefined ? { docsAsk } : {};
     if (lane !== undefined)
-        return { ...sweepFeatures(inputs.dryRun), lane };
+        return { ...sweepFeatures(inputs.dryRun), lane, ...asks };
+    if (docsAsk !== undefined)
+        return { ...sweepFeatures(inputs.dryRun), ...asks };
     // A thread's step that does not wait reports on every event that belongs to no thread: the
     // recipe without waiting is one job.
     if (inputs.sweep || (inputs.thread && !inputs.wait && threadless(event, inputs.allowedActors)))
@@ -32770,6 +32910,7 @@ function sweepFeatures(dryRun) {
 
 
 
+
 /** Reads the inputs for this run's event and decides, once, what the run does on GitHub. */
 function readSetup(read, context, workspace) {
     const inputs = readInputs(read, workspace, eventNeeds(context.event));
@@ -32779,13 +32920,16 @@ function readSetup(read, context, workspace) {
 }
 /**
  * A dispatch that names a thread (`docs-agent-thread`, filled in by a report run) names it by
- * number; anything else is a bad input, before any request.
+ * number, and a docs pull request (`docs-agent-docs`) by its page's URL; anything else is a
+ * bad input, before any request.
  */
 function checkLane(event) {
-    if (event.kind !== 'dispatch' || event.lane === undefined)
+    if (event.kind !== 'dispatch')
         return;
-    if (!/^[1-9][0-9]{0,9}$/.test(event.lane))
+    if (event.lane !== undefined && !/^[1-9][0-9]{0,9}$/.test(event.lane))
         throw new InputError(`The workflow_dispatch input "${core_event/* LANE_INPUT */.Un}" is ${(0,untrusted/* quote */.hD)(event.lane, 40)}: expected the number of the pull request or issue whose thread this run is (a report run fills it in).`);
+    if (event.docsAsk !== undefined && !(0,pull_request/* isDocsPullPage */.AM)(event.docsAsk))
+        throw new InputError(`The workflow_dispatch input "${core_event/* DOCS_ASK_INPUT */.vQ}" is ${(0,untrusted/* quote */.hD)(event.docsAsk, 80)}: expected the URL of the docs pull request where /docs was asked (https://github.com/<owner>/<repo>/pull/<number>; the docs repository's workflow fills it in).`);
 }
 /** The setup of valid inputs on an event: a report run's stands in for a thread's run with it. */
 function setupFor(given, context) {
@@ -32810,52 +32954,72 @@ function setupFor(given, context) {
  * since the job last looked, may hold: then nothing is written). The quota uses it spent;
  * `settled`: nothing of what was owed is left to try (sent, held, or gone), and no fault.
  */
-async function sendOwed(lane, thread, steps, deps) {
+async function sendOwed(lane, thread, steps, deps, docsAsk) {
     const { accepted, step } = deps;
     const { inputs, context } = accepted;
-    const queued = (0,core_ledger/* owes */.Rz)(thread.note) ? (thread.note.waiting?.queued ?? []) : [];
+    const note = thread?.note;
+    const queued = note && (0,core_ledger/* owes */.Rz)(note) ? (note.waiting?.queued ?? []) : [];
     // Under at-merge a merge is news whatever its head, so only the record says it is owed (its run
     // was held while the job worked): the merge's own run may have started the job, on that head.
-    const owedMerge = thread.note.waiting?.merge === true;
-    const asked = thread.lastQueued;
+    const owedMerge = note?.waiting?.merge === true;
+    const asked = thread?.lastQueued;
     const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
     const none = { uses: 0, settled: true };
     let replay;
-    if (queued.length > 0 && inputs.trigger === undefined) {
-        step.fail(new errors/* ActionFailure */.dR(`#${lane.number} has ${many} queued while its job worked, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`));
+    if ((queued.length > 0 || docsAsk) && inputs.trigger === undefined) {
+        step.fail(new errors/* ActionFailure */.dR(`#${lane.number} has ${queued.length > 0 ? `${many} queued while its job worked` : 'requests asked on its docs pull request'}, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`));
         return { uses: 0, settled: false };
     }
+    // What was asked on the docs PR, read there once: it goes with whatever this pass sends.
+    const onDocs = docsAsk ? await steps.sweep.docsAsks(docsAsk, lane.number, step.signal) : undefined;
+    let pull;
+    const readPull = async () => (pull ??= await steps.sweep.pull(lane.number, step.signal).catch((error) => {
+        step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,log/* describeThrown */.Y)(error)}.`));
+        return undefined;
+    }));
     if (queued.length > 0 && asked) {
         log/* coreLog */.u.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
         replay = { ...commentRequestEvent(lane.number, lane.pull, asked), actor: asked.login };
     }
-    else if (queued.length > 0 && !owedMerge) {
+    else if (queued.length > 0 && !owedMerge && !onDocs) {
         // Deleted since it was asked: the others stay open in the request ledger, for the thread's next send.
         log/* coreLog */.u.warning(`#${lane.number}: the newest request queued while its job worked is gone; nothing was sent, and the thread's next run sends what else is queued.`);
         return none;
     }
-    else if (lane.pull && inputs.prompt !== undefined) {
-        const pull = await steps.sweep.pull(lane.number, step.signal).catch((error) => {
-            step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,log/* describeThrown */.Y)(error)}.`));
-            return undefined;
-        });
-        if (!pull)
+    else if (lane.pull && inputs.prompt !== undefined && note) {
+        const now = await readPull();
+        if (!now)
             return { uses: 0, settled: false };
-        const moved = pull.head !== thread.note.head;
-        const merge = pull.merged && (owedMerge || (inputs.followUp === 'every-push' && moved));
-        if (!(merge || (pull.open && moved)))
-            return none;
-        log/* coreLog */.u.info(merge
-            ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
-            : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`);
-        const played = merge ? pullMergeEvent(lane.number, pull.head) : pullHeadEvent(lane.number, pull.head);
-        replay = { ...played, actor: context.actor, sha: pull.head, quiet: true };
+        const moved = now.head !== note.head;
+        const merge = now.merged && (owedMerge || (inputs.followUp === 'every-push' && moved));
+        if (merge || (now.open && moved)) {
+            log/* coreLog */.u.info(merge
+                ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
+                : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`);
+            const played = merge ? pullMergeEvent(lane.number, now.head) : pullHeadEvent(lane.number, now.head);
+            replay = { ...played, actor: context.actor, sha: now.head, quiet: true };
+        }
+    }
+    if (!replay && onDocs) {
+        // Only what was asked on the docs PR: a pass no followUp holds when something there is owed,
+        // and that every policy holds, writing nothing, when nothing is.
+        log/* coreLog */.u.info(`#${lane.number}: reading what was asked on its docs pull request ${onDocs.key}.`);
+        const now = lane.pull ? await readPull() : undefined;
+        if (lane.pull && !now)
+            return { uses: 0, settled: false };
+        const played = now ? pullHeadEvent(lane.number, now.head) : issueQuietEvent(lane.number);
+        replay = { ...played, actor: context.actor, ...(now ? { sha: now.head } : {}), quiet: true };
     }
     if (!replay)
         return none;
     const { event, payload, actor, sha, quiet } = replay;
     const setup = setupFor({ ...inputs, sweep: false }, { ...context, event, payload, actor, sha: sha ?? context.sha });
-    const carried = await deps.carry({ ...setup, standIn: { marker: thread.marker }, ...(quiet ? { quiet } : {}) }, lane.number);
+    const carried = await deps.carry({
+        ...setup,
+        standIn: thread ? { marker: thread.marker } : {},
+        ...(quiet ? { quiet } : {}),
+        ...(onDocs ? { onDocs } : {}),
+    }, lane.number);
     return { uses: carried.uses, settled: carried.held };
 }
 
@@ -32904,6 +33068,8 @@ async function sweep(deps) {
         // report step beside it (`sweep: true` without `thread`) would only hand the thread off again.
         if (features.lane === undefined && event.kind === 'dispatch' && event.lane !== undefined)
             log/* coreLog */.u.notice(`This run is #${(0,untrusted/* label */.Pf)(event.lane)}'s thread's own (${core_event/* LANE_INPUT */.Un}): its thread step reports and sends; this report step does nothing on it.`);
+        else if (features.lane === undefined && features.docsAsk !== undefined)
+            await forwardDocsAsk(features.docsAsk, steps, deps, done);
         else if (features.lane === undefined)
             await sweep_report(steps, deps, done);
         else
@@ -32992,28 +33158,56 @@ async function laneRun(number, steps, deps, done) {
     const found = ownRecords(listed, accepted);
     const thread = found.find((f) => f.own) ?? found[0];
     log/* coreLog */.u.info(`This run is #${number}'s thread's own (${core_event/* LANE_INPUT */.Un}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`);
+    const { docsAsk, dryRun } = accepted.features;
     if (thread) {
         const stands = await reportThread(thread, steps, deps, 'write');
         if (stands.swept)
             done.reported.push(stands.swept);
         if (stands.kind !== 'ended' && stands.kind !== 'written') {
-            if (stands.kind === 'at-work')
-                done.atWork++;
+            if (stands.kind !== 'at-work')
+                return;
+            done.atWork++;
+            // Asked on the docs PR while the job works: the record owes it, and the run that writes the
+            // job's end hands the thread off again.
+            if (docsAsk && !dryRun)
+                await steps.sweep.oweDocs(thread, docsAsk, step.signal);
             return;
         }
     }
-    if (!thread) {
+    if (!thread && !docsAsk) {
         log/* coreLog */.u.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
         return;
     }
-    if (accepted.features.dryRun || step.signal.aborted)
+    if (dryRun || step.signal.aborted)
         return;
-    const sent = await sendOwed({ number, pull }, thread, steps, deps);
+    const sent = await sendOwed({ number, pull }, thread, steps, deps, docsAsk ?? thread?.note.waiting?.docs);
     done.uses += sent.uses;
     // What was owed cannot go (held, or nothing left to play): the record owes it no more, or every
     // report run would hand the thread off again for nothing.
-    if (sent.settled && (0,core_ledger/* owes */.Rz)(thread.note))
+    if (thread && sent.settled && (0,core_ledger/* owes */.Rz)(thread.note))
         await steps.sweep.settleOwed(thread, step.signal);
+}
+/**
+ * A dispatch naming a docs pull request where `/docs` was asked (the docs repository's workflow
+ * forwards it): the thread its note names gets the request through its lane. Nothing is sent here,
+ * and a docs PR that names no thread of this repository (the docs service's own, another tool's)
+ * starts nothing.
+ */
+async function forwardDocsAsk(link, steps, deps, done) {
+    const { signal } = deps.step;
+    const number = await steps.sweep.docsThread(link, signal).catch((error) => {
+        throw new errors/* ActionFailure */.dR(`Could not read the docs pull request ${link}: ${(0,log/* describeThrown */.Y)(error)}`);
+    });
+    if (number === undefined) {
+        log/* coreLog */.u.notice(`Nothing was handed on: ${link} is no docs pull request of a thread of this repository.`);
+        return;
+    }
+    if (deps.accepted.features.dryRun) {
+        log/* coreLog */.u.notice(`Dry run: what was asked on ${link} is not handed to #${number}'s thread.`);
+        return;
+    }
+    if (await steps.sweep.handOff(number, signal, link))
+        done.handedOff.push(number);
 }
 /**
  * One waiting thread: its job read once, and what changed written once — the end (its record kept
@@ -33244,7 +33438,7 @@ function readRunContext(env = process.env) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(411)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2792))).startGitHub(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(751)]).then(__nccwpck_require__.bind(__nccwpck_require__, 3751))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then
@@ -33397,6 +33591,7 @@ function decideFor(accepted, service, github, step, startedAt, recalled) {
         signal: step.signal,
         run: { runId: context.runId, attempt: context.runAttempt, actor: context.actor },
         ...(recalled ? { recalled } : {}),
+        ...(accepted.onDocs ? { onDocs: accepted.onDocs } : {}),
     });
 }
 /** The service's client, through the proxy its URL's rules name. */

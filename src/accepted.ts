@@ -3,7 +3,7 @@
 // main.ts back.
 import type { PathFilter } from './decide/decide.js';
 import type { Setup } from './decide/setup.js';
-import type { GitHubSteps, ReportRequest } from './core/ports.js';
+import type { DocsAsks, GitHubSteps, ReportRequest } from './core/ports.js';
 
 /**
  * What the run acts on once its inputs are valid (from then on the outputs say how it went): the
@@ -15,6 +15,8 @@ export interface Accepted extends Setup {
   standIn?: ReportRequest['standIn'];
   /** A lane run's replayed pass that sends nothing writes nothing either (a push's, which `followUp` held at the time). */
   quiet?: true;
+  /** A lane run's pass that also carries what was asked on the thread's docs pull request, as read there. */
+  onDocs?: DocsAsks;
 }
 
 /** The GitHub side, loaded on first ask; `asked` is its load once something asked for it. */

@@ -231,6 +231,7 @@ function decideFor(
     signal: step.signal,
     run: { runId: context.runId, attempt: context.runAttempt, actor: context.actor },
     ...(recalled ? { recalled } : {}),
+    ...(accepted.onDocs ? { onDocs: accepted.onDocs } : {}),
   });
 }
 

@@ -110,7 +110,7 @@ function setOutputs(step: JobRun, { accepted, decision, executed }: Ended, serve
  * No summary, no error, no comment about a job.
  */
 async function endSkipped(
-  { notice, answer, held, owe }: Skip,
+  { notice, answer, held, owe, handOff }: Skip,
   github: LazyGitHub | undefined,
   cancellation: AbortSignal,
   outputs: boolean,
@@ -126,10 +126,15 @@ async function endSkipped(
     core.setFailed(describeThrown(error));
     return;
   }
-  const steps = answer || held ? await github?.asked : undefined;
+  const steps = answer || held || handOff ? await github?.asked : undefined;
   if (held) await steps?.report.skipped(held.status, held.job, cancellation, held.memory);
-  if (!steps || !answer) return;
-  const url = await steps.report.answer(answer, cancellation, owe).catch((error: unknown) => {
+  // A request on a docs PR answered only when its thread's lane cannot take it.
+  const said =
+    handOff && steps && !(await steps.report.handDocsAsk(handOff.thread, cancellation))
+      ? handOff.answer
+      : answer;
+  if (!steps || !said) return;
+  const url = await steps.report.answer(said, cancellation, owe).catch((error: unknown) => {
     coreLog.warning(`Could not answer on the thread: ${describeThrown(error)}.`);
     return undefined;
   });

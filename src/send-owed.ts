@@ -6,7 +6,7 @@ import type { FoundWaiting, GitHubSteps } from './core/ports.js';
 import type { Payload, RunEvent } from './core/event.js';
 import { owes } from './core/ledger.js';
 import { coreLog, describeThrown } from './core/log.js';
-import { commentRequestEvent, pullHeadEvent, pullMergeEvent } from './core/request-event.js';
+import { commentRequestEvent, issueQuietEvent, pullHeadEvent, pullMergeEvent } from './core/request-event.js';
 import { setupFor } from './decide/setup.js';
 import type { JobRun } from './execute/job-run.js';
 import { ActionFailure } from './service/errors.js';
@@ -33,53 +33,70 @@ export interface OwedDeps {
  */
 export async function sendOwed(
   lane: { number: number; pull: boolean },
-  thread: FoundWaiting,
+  thread: FoundWaiting | undefined,
   steps: GitHubSteps,
   deps: OwedDeps,
+  docsAsk?: string,
 ): Promise<{ uses: number; settled: boolean }> {
   const { accepted, step } = deps;
   const { inputs, context } = accepted;
-  const queued = owes(thread.note) ? (thread.note.waiting?.queued ?? []) : [];
+  const note = thread?.note;
+  const queued = note && owes(note) ? (note.waiting?.queued ?? []) : [];
   // Under at-merge a merge is news whatever its head, so only the record says it is owed (its run
   // was held while the job worked): the merge's own run may have started the job, on that head.
-  const owedMerge = thread.note.waiting?.merge === true;
-  const asked = thread.lastQueued;
+  const owedMerge = note?.waiting?.merge === true;
+  const asked = thread?.lastQueued;
   const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
   const none = { uses: 0, settled: true };
   let replay: { event: RunEvent; payload: Payload; actor: string; sha?: string; quiet?: true } | undefined;
-  if (queued.length > 0 && inputs.trigger === undefined) {
+  if ((queued.length > 0 || docsAsk) && inputs.trigger === undefined) {
     step.fail(
       new ActionFailure(
-        `#${lane.number} has ${many} queued while its job worked, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`,
+        `#${lane.number} has ${queued.length > 0 ? `${many} queued while its job worked` : 'requests asked on its docs pull request'}, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`,
       ),
     );
     return { uses: 0, settled: false };
   }
+  // What was asked on the docs PR, read there once: it goes with whatever this pass sends.
+  const onDocs = docsAsk ? await steps.sweep.docsAsks(docsAsk, lane.number, step.signal) : undefined;
+  let pull: { open: boolean; merged: boolean; head: string } | undefined;
+  const readPull = async () =>
+    (pull ??= await steps.sweep.pull(lane.number, step.signal).catch((error: unknown) => {
+      step.fail(new ActionFailure(`Could not read pull request #${lane.number}: ${describeThrown(error)}.`));
+      return undefined;
+    }));
   if (queued.length > 0 && asked) {
     coreLog.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
     replay = { ...commentRequestEvent(lane.number, lane.pull, asked), actor: asked.login };
-  } else if (queued.length > 0 && !owedMerge) {
+  } else if (queued.length > 0 && !owedMerge && !onDocs) {
     // Deleted since it was asked: the others stay open in the request ledger, for the thread's next send.
     coreLog.warning(
       `#${lane.number}: the newest request queued while its job worked is gone; nothing was sent, and the thread's next run sends what else is queued.`,
     );
     return none;
-  } else if (lane.pull && inputs.prompt !== undefined) {
-    const pull = await steps.sweep.pull(lane.number, step.signal).catch((error: unknown) => {
-      step.fail(new ActionFailure(`Could not read pull request #${lane.number}: ${describeThrown(error)}.`));
-      return undefined;
-    });
-    if (!pull) return { uses: 0, settled: false };
-    const moved = pull.head !== thread.note.head;
-    const merge = pull.merged && (owedMerge || (inputs.followUp === 'every-push' && moved));
-    if (!(merge || (pull.open && moved))) return none;
-    coreLog.info(
-      merge
-        ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
-        : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`,
-    );
-    const played = merge ? pullMergeEvent(lane.number, pull.head) : pullHeadEvent(lane.number, pull.head);
-    replay = { ...played, actor: context.actor, sha: pull.head, quiet: true };
+  } else if (lane.pull && inputs.prompt !== undefined && note) {
+    const now = await readPull();
+    if (!now) return { uses: 0, settled: false };
+    const moved = now.head !== note.head;
+    const merge = now.merged && (owedMerge || (inputs.followUp === 'every-push' && moved));
+    if (merge || (now.open && moved)) {
+      coreLog.info(
+        merge
+          ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
+          : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`,
+      );
+      const played = merge ? pullMergeEvent(lane.number, now.head) : pullHeadEvent(lane.number, now.head);
+      replay = { ...played, actor: context.actor, sha: now.head, quiet: true };
+    }
+  }
+  if (!replay && onDocs) {
+    // Only what was asked on the docs PR: a pass no followUp holds when something there is owed,
+    // and that every policy holds, writing nothing, when nothing is.
+    coreLog.info(`#${lane.number}: reading what was asked on its docs pull request ${onDocs.key}.`);
+    const now = lane.pull ? await readPull() : undefined;
+    if (lane.pull && !now) return { uses: 0, settled: false };
+    const played = now ? pullHeadEvent(lane.number, now.head) : issueQuietEvent(lane.number);
+    replay = { ...played, actor: context.actor, ...(now ? { sha: now.head } : {}), quiet: true };
   }
   if (!replay) return none;
   const { event, payload, actor, sha, quiet } = replay;
@@ -88,7 +105,12 @@ export async function sendOwed(
     { ...context, event, payload, actor, sha: sha ?? context.sha },
   );
   const carried = await deps.carry(
-    { ...setup, standIn: { marker: thread.marker }, ...(quiet ? { quiet } : {}) },
+    {
+      ...setup,
+      standIn: thread ? { marker: thread.marker } : {},
+      ...(quiet ? { quiet } : {}),
+      ...(onDocs ? { onDocs } : {}),
+    },
     lane.number,
   );
   return { uses: carried.uses, settled: carried.held };

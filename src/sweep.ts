@@ -56,6 +56,8 @@ export async function sweep(deps: SweepDeps): Promise<void> {
       coreLog.notice(
         `This run is #${label(event.lane)}'s thread's own (${LANE_INPUT}): its thread step reports and sends; this report step does nothing on it.`,
       );
+    else if (features.lane === undefined && features.docsAsk !== undefined)
+      await forwardDocsAsk(features.docsAsk, steps, deps, done);
     else if (features.lane === undefined) await report(steps, deps, done);
     else await laneRun(features.lane, steps, deps, done);
   } catch (error) {
@@ -158,24 +160,51 @@ async function laneRun(number: number, steps: GitHubSteps, deps: SweepDeps, done
   coreLog.info(
     `This run is #${number}'s thread's own (${LANE_INPUT}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`,
   );
+  const { docsAsk, dryRun } = accepted.features;
   if (thread) {
     const stands = await reportThread(thread, steps, deps, 'write');
     if (stands.swept) done.reported.push(stands.swept);
     if (stands.kind !== 'ended' && stands.kind !== 'written') {
-      if (stands.kind === 'at-work') done.atWork++;
+      if (stands.kind !== 'at-work') return;
+      done.atWork++;
+      // Asked on the docs PR while the job works: the record owes it, and the run that writes the
+      // job's end hands the thread off again.
+      if (docsAsk && !dryRun) await steps.sweep.oweDocs(thread, docsAsk, step.signal);
       return;
     }
   }
-  if (!thread) {
+  if (!thread && !docsAsk) {
     coreLog.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
     return;
   }
-  if (accepted.features.dryRun || step.signal.aborted) return;
-  const sent = await sendOwed({ number, pull }, thread, steps, deps);
+  if (dryRun || step.signal.aborted) return;
+  const sent = await sendOwed({ number, pull }, thread, steps, deps, docsAsk ?? thread?.note.waiting?.docs);
   done.uses += sent.uses;
   // What was owed cannot go (held, or nothing left to play): the record owes it no more, or every
   // report run would hand the thread off again for nothing.
-  if (sent.settled && owes(thread.note)) await steps.sweep.settleOwed(thread, step.signal);
+  if (thread && sent.settled && owes(thread.note)) await steps.sweep.settleOwed(thread, step.signal);
+}
+
+/**
+ * A dispatch naming a docs pull request where `/docs` was asked (the docs repository's workflow
+ * forwards it): the thread its note names gets the request through its lane. Nothing is sent here,
+ * and a docs PR that names no thread of this repository (the docs service's own, another tool's)
+ * starts nothing.
+ */
+async function forwardDocsAsk(link: string, steps: GitHubSteps, deps: SweepDeps, done: Swept): Promise<void> {
+  const { signal } = deps.step;
+  const number = await steps.sweep.docsThread(link, signal).catch((error: unknown) => {
+    throw new ActionFailure(`Could not read the docs pull request ${link}: ${describeThrown(error)}`);
+  });
+  if (number === undefined) {
+    coreLog.notice(`Nothing was handed on: ${link} is no docs pull request of a thread of this repository.`);
+    return;
+  }
+  if (deps.accepted.features.dryRun) {
+    coreLog.notice(`Dry run: what was asked on ${link} is not handed to #${number}'s thread.`);
+    return;
+  }
+  if (await steps.sweep.handOff(number, signal, link)) done.handedOff.push(number);
 }
 
 /**

@@ -143,7 +143,12 @@ export type RunEvent = Common &
      * `workflow_dispatch`: someone ran the workflow by hand, or a report run handed a thread's
      * owed work to its lane (`lane`: the dispatch's LANE_INPUT, as given: a thread's number).
      */
-    | { kind: 'dispatch'; lane?: string }
+    | {
+        kind: 'dispatch';
+        lane?: string;
+        /** A `/docs` asked on a thread's docs pull request (DOCS_ASK_INPUT, as given: its URL). */
+        docsAsk?: string;
+      }
     | { kind: 'schedule' }
     /** `discussion`, and `discussion_comment` (`comment`). */
     | { kind: 'discussion'; comment: boolean }
@@ -298,6 +303,13 @@ export function namesNoThread(event: RunEvent): boolean {
  */
 export const LANE_INPUT = 'docs-agent-thread';
 
+/**
+ * The `workflow_dispatch` input that names a thread's docs pull request (its URL) where `/docs` was
+ * asked: filled in by the run on the docs PR's comment (in a monorepo) or by the docs repository's
+ * forwarding workflow, and handed on to the thread's lane with LANE_INPUT.
+ */
+export const DOCS_ASK_INPUT = 'docs-agent-docs';
+
 /** Reads the payload into the event; never throws, whatever the payload holds. */
 export function parseEvent(name: string, payload: unknown): RunEvent {
   const f = fieldsOf(isObject(payload) ? payload : {});
@@ -370,8 +382,10 @@ export function parseEvent(name: string, payload: unknown): RunEvent {
       };
     }
     case 'dispatch': {
-      const lane = text(record(record(payload)?.inputs)?.[LANE_INPUT]);
-      return { ...common, kind, ...(lane ? { lane } : {}) };
+      const inputs = record(record(payload)?.inputs);
+      const lane = text(inputs?.[LANE_INPUT]);
+      const docsAsk = text(inputs?.[DOCS_ASK_INPUT]);
+      return { ...common, kind, ...(lane ? { lane } : {}), ...(docsAsk ? { docsAsk } : {}) };
     }
     default:
       return { ...common, kind };

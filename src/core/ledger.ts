@@ -21,6 +21,9 @@ import { label, quote } from './untrusted.js';
 
 export type { RequestLedger, ThreadNote };
 
+/** The requests asked on the thread's docs pull request (`pr`: `owner/repo#number`, lower case). */
+export type DocsLedger = NonNullable<ThreadNote['docs']>;
+
 /** Enough for a re-run after a busy day of other runs on the thread. */
 export const RECENT_RUNS = 20;
 /** Docs pull requests waiting to be closed: a thread whose follow-ups are refused again and again keeps the newest. */
@@ -175,6 +178,8 @@ export function nextLedger(
     requests?: RequestLedger;
     /** The job left at work for another run to report (`null`: its end was reported). */
     waiting?: Waiting | null;
+    /** The requests asked on the thread's docs pull request, when the run settled some. */
+    docs?: DocsLedger;
   },
 ): ThreadNote {
   const spent = run.uses ?? 0;
@@ -207,9 +212,15 @@ export function nextLedger(
     // what the thread waits for now.
     const newest = run.waiting ?? previous.waiting;
     const still = newest && tidy(newest, requests.requests);
-    return { ...older, ...superseded, ...(still ? { waiting: still } : {}) };
+    return {
+      ...older,
+      ...superseded,
+      ...(run.docs ? { docs: run.docs } : {}),
+      ...(still ? { waiting: still } : {}),
+    };
   }
   const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
+  const docs = run.docs ?? previous?.docs;
   return {
     job: run.job,
     ...(head ? { head } : {}),
@@ -219,6 +230,7 @@ export function nextLedger(
     ...uses,
     ...superseded,
     ...requests,
+    ...(docs ? { docs } : {}),
     ...parked,
   };
 }
@@ -266,7 +278,7 @@ export function tidy(waiting: Waiting, requests: RequestLedger): Waiting | undef
   const rest = { ...waiting };
   delete rest.queued;
   if (queued.length > 0) rest.queued = queued;
-  return rest.ended && queued.length === 0 && !rest.merge ? undefined : rest;
+  return rest.ended && queued.length === 0 && !rest.merge && !rest.docs ? undefined : rest;
 }
 
 /**
@@ -274,7 +286,31 @@ export function tidy(waiting: Waiting, requests: RequestLedger): Waiting | undef
  * queued, or its merge.
  */
 export function owes(note: ThreadNote): boolean {
-  return note.waiting?.merge === true || open(requestLedger(note), note.waiting?.queued ?? []).length > 0;
+  const { waiting } = note;
+  return (
+    waiting?.merge === true ||
+    waiting?.docs !== undefined ||
+    open(requestLedger(note), waiting?.queued ?? []).length > 0
+  );
+}
+
+/**
+ * The record with what was asked on the docs pull request `link` owed (asked while the job works):
+ * its lane reads the requests there again once the job's end is written.
+ */
+export function oweDocs(note: ThreadNote, link: string): ThreadNote {
+  const { waiting } = note;
+  return waiting ? { ...note, waiting: { ...waiting, docs: link } } : note;
+}
+
+/**
+ * The requests asked on the docs pull request `pr` (`owner/repo#number`, lower case) as the
+ * thread's record keeps them; where it keeps none for that pull request, every request from its
+ * note on (`noteId`: the comment that names the thread) is still owed — those before it were
+ * answered that no thread took them.
+ */
+export function docsLedger(note: ThreadNote | undefined, pr: string, noteId: number): RequestLedger {
+  return note?.docs?.pr === pr ? note.docs.requests : { floor: noteId, settled: [] };
 }
 
 /** The record with the pull request's merge owed (its merge's run was held while the job worked). */

@@ -97,6 +97,11 @@ export interface ThreadNote {
   superseded?: string[];
   /** The thread's `/docs` requests: which are settled (sent, or refused), by which run. */
   requests?: RequestLedger;
+  /**
+   * The `/docs` requests asked on the thread's docs pull request (`pr`: `owner/repo#number`, lower
+   * case; its comments' ids are of the same series, but another pull request's floor is not its).
+   */
+  docs?: { pr: string; requests: RequestLedger };
   /** The thread's job, left at work by a run that did not wait: what reporting its end needs. */
   waiting?: Waiting;
   /**
@@ -204,6 +209,27 @@ export interface Carried {
   readUpTo?: number;
   /** Every request the send carries (a review comment too), for the 👀 and the comment. */
   requests: { id: number; author: string; url: string; review: boolean }[];
+  /**
+   * The requests asked on the thread's docs pull request that the send carries (a lane run's), as
+   * the record keeps them apart: settled in their own ledger, with their 👀 and the answer there.
+   */
+  docs?: Omit<Carried, 'docs'> & { link: string; key: string };
+}
+
+/**
+ * The `/docs` requests asked on a thread's docs pull request, as a lane run read them there (only
+ * when that pull request's note of this action's own names the thread).
+ */
+export interface DocsAsks {
+  /** The docs pull request's page, and `owner/repo#number` (lower case), as the record keys it. */
+  link: string;
+  key: string;
+  /** Its comments, oldest first (the first page, then the newest back, at most 10 pages of 100). */
+  comments: ThreadComment[];
+  /** Every comment was read. */
+  complete: boolean;
+  /** The note that names the thread: a request before it was answered that no thread took it. */
+  noteId: number;
 }
 
 /** What a thread is owed while its job works: a `/docs` request (its comment's id), or its merge. */
@@ -310,6 +336,11 @@ export interface DecideReads {
    * names it (read back as input); `undefined` where none does. Faults throw.
    */
   docsOf(signal: AbortSignal): Promise<number | undefined>;
+  /**
+   * The actor's access to the repository of the docs pull request `link` (where a request there
+   * is judged), as `accessOf`; `undefined` (with a warning) when GitHub cannot say.
+   */
+  accessOn(link: string, actor: string, signal: AbortSignal): Promise<Access | undefined>;
   /** What the event changed (since `since`, the head a follow-up's job last saw), within `limit`. */
   context(since: string | undefined, limit: number, signal: AbortSignal): Promise<string>;
   /** The files the event changed (since `since`, the head the thread's job last saw). */
@@ -360,6 +391,12 @@ export interface ReportWrites {
    * or the merge).
    */
   answer(text: string, signal: AbortSignal, owed?: Owed): Promise<string | undefined>;
+  /**
+   * A `/docs` on a thread's docs pull request (the run's own pull request, in this repository),
+   * handed to thread `thread`'s lane (a `workflow_dispatch` naming the thread and this docs PR);
+   * `false`, with a warning, when GitHub refused.
+   */
+  handDocsAsk(thread: number, signal: AbortSignal): Promise<boolean>;
   /** Takes `triggerLabel` off the pull request or issue, so it can be applied again; faults are warnings. */
   removeLabel(name: string, signal: AbortSignal): Promise<void>;
   /**
@@ -414,7 +451,23 @@ export interface SweepSide {
    * Starts the thread's lane run (a `workflow_dispatch` naming it), to send what it is owed;
    * `false`, with a warning, when GitHub refused.
    */
-  handOff(number: number, signal: AbortSignal): Promise<boolean>;
+  handOff(number: number, signal: AbortSignal, docsAsk?: string): Promise<boolean>;
+  /**
+   * The thread (its number, in this repository) that the docs pull request `link` names, as its
+   * note of this action's own says; `undefined` (said why) where it names none. Faults throw.
+   */
+  docsThread(link: string, signal: AbortSignal): Promise<number | undefined>;
+  /**
+   * The requests on the docs pull request `link`, when its note names thread `number`;
+   * `undefined`, with a warning, where it does not or cannot be read.
+   */
+  docsAsks(link: string, number: number, signal: AbortSignal): Promise<DocsAsks | undefined>;
+  /**
+   * A lane run's word that `/docs` was asked on the docs pull request `link` while the thread's job
+   * works: the record owes it (so the run that writes the job's end hands the thread off again),
+   * and the docs PR is told it waits. Faults are warnings.
+   */
+  oweDocs(found: FoundWaiting, link: string, signal: AbortSignal): Promise<void>;
   /**
    * One thread's end, as the run that left its job at work asked (see `ReportWrites.waitingEnd`),
    * unless another run reported it meanwhile (`false`). Faults are warnings.

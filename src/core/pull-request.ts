@@ -59,6 +59,26 @@ export function docsPullRequest(
   return other ? { pr: other, home: false } : undefined;
 }
 
+/**
+ * A docs pull request's page, as a dispatch names it (DOCS_ASK_INPUT) and a record keeps it:
+ * http(s) (a GitHub is reached as its server URL says), printable, an owner and repository as
+ * GitHub spells them, and a number. Whether it is on a GitHub the action may reach is the GitHub
+ * side's to say.
+ */
+export function isDocsPullPage(link: string): boolean {
+  return (
+    link.length <= 500 &&
+    /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?:\/[\x21-\x7e]*)?\/[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}\/pull\/[1-9][0-9]{0,9}$/.test(
+      link,
+    )
+  );
+}
+
+/** `owner/repo#number`, lower case: how a thread's record names its docs pull request. */
+export function pullKey(pr: PullRequestRef): string {
+  return `${pr.owner}/${pr.repo}#${pr.number}`.toLowerCase();
+}
+
 /** Whether two pull requests are one: the same repository (GitHub's names ignore case) and number. */
 export function samePullRequest(a: PullRequestRef, b: PullRequestRef): boolean {
   return (

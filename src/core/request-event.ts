@@ -40,3 +40,13 @@ export function branchPushEvent(
   const payload = { ...(branch ? { ref: `refs/heads/${branch}` } : {}), before, after };
   return { event: parseEvent('push', payload), payload };
 }
+
+/**
+ * An `issues` event on issue `number` that asks for nothing and changes nothing (`pinned`): a lane
+ * run's pass that carries only what was asked on the thread's docs pull request, which no
+ * `followUp` holds; with nothing asked there, every policy holds it, and it writes nothing.
+ */
+export function issueQuietEvent(number: number): { event: RunEvent; payload: Payload } {
+  const payload = { action: 'pinned', issue: { number } };
+  return { event: parseEvent('issues', payload), payload };
+}

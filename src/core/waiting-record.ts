@@ -40,6 +40,11 @@ export interface Waiting {
    * the head: a merge's run may have started the job itself, on the same head.
    */
   merge?: true;
+  /**
+   * `/docs` was asked on the thread's docs pull request (this URL) while the job worked: the
+   * thread's lane reads the requests there once the job's end is written.
+   */
+  docs?: string;
 }
 
 /**

@@ -24,6 +24,12 @@ export interface Skip {
    * comment's id), or the pull request's merge.
    */
   owe?: Owed;
+  /**
+   * A writer's `/docs` on a thread's docs pull request: handed to that thread's lane (the number
+   * its note names), which sends it to the job that opened the docs PR. The answer is said only
+   * when the hand-off fails.
+   */
+  handOff?: { thread: number; answer: string };
 }
 
 /** Whether the step acts on this event at all, decided before anything is sent anywhere. */

@@ -2,7 +2,7 @@
 // step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
 // job, and the whole prompt. The result is one value; execute and report take it from here.
 import { admit, type Skip } from './admission.js';
-import { notAThread } from './gate.js';
+import { isDocsService, notAThread } from './gate.js';
 import type { AgentClient } from '../service/client.js';
 import type { Clock } from '../core/clock.js';
 import { budgetSpent } from './budget.js';
@@ -15,7 +15,7 @@ import type { Features } from './features.js';
 import type { Inputs } from './inputs.js';
 import { describeThrown, type Log } from '../core/log.js';
 import { onlyWaits, type Mode } from '../core/mode.js';
-import type { Changed, DecideReads, Memory } from '../core/ports.js';
+import type { Changed, DecideReads, DocsAsks, Memory } from '../core/ports.js';
 import { isTerminal, type AgentJob } from '../core/job.js';
 import { samePage } from '../core/pull-request.js';
 import { label } from '../core/untrusted.js';
@@ -71,6 +71,8 @@ export interface DecideDeps {
    * memory, and the thread's job as read then; or the fault that reading it met.
    */
   recalled?: { memory: Memory; job?: AgentJob; atWork?: true } | { error: unknown };
+  /** A lane run's pass: the requests on the thread's docs pull request, read there, go with its send. */
+  onDocs?: DocsAsks;
 }
 
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
@@ -106,15 +108,31 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
     : undefined;
   if (foreign) {
     // The docs PR's note names its thread: one read, and a fault only leaves the answer general.
+    const by = recalled.opened?.by?.login;
+    const docsPr = recalled.opened?.docsLabel || (by !== undefined && isDocsService(by));
     const of =
-      event.kind === 'comment' && recalled.opened?.docsLabel && port
+      event.kind === 'comment' && docsPr && port
         ? await port.docsOf(signal).catch(() => undefined)
         : undefined;
+    // A writer's request there goes to the job that opened it, through its thread's lane.
+    if (of !== undefined && request.kind === 'request' && !request.comment.review)
+      return {
+        kind: 'skip',
+        notice: `Handed to #${of}'s thread: this is its docs pull request, and the thread's own run sends the request to the job that opened it.`,
+        handOff: { thread: of, answer: docsPrAnswer(of) },
+      };
     return {
       kind: 'skip',
       notice: foreign.notice,
       ...(port ? { held: { status: foreign.status, memory: recalled } } : {}),
-      ...(event.kind === 'comment' ? { answer: docsPrAnswer(of) } : {}),
+      ...(event.kind === 'comment'
+        ? {
+            answer:
+              recalled.opened?.docsLabel || of !== undefined
+                ? docsPrAnswer(of)
+                : foreign.notice.replace(/^Skipped: /, 'Not sent: '),
+          }
+        : {}),
     };
   }
   // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back,

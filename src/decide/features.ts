@@ -52,6 +52,12 @@ export interface Features {
    * lane.
    */
   lane?: number;
+  /**
+   * A `/docs` asked on a thread's docs pull request (its URL, a dispatch's DOCS_ASK_INPUT): with
+   * `lane`, that lane run sends what was asked there to the thread's job; without, the run finds
+   * the thread the docs PR names and hands the request to its lane.
+   */
+  docsAsk?: string;
 }
 
 /** What the event means for the inputs' rules. */
@@ -72,7 +78,10 @@ export function featuresOf(
 ): Features {
   const { event } = context;
   const lane = inputs.thread ? laneOf(event) : undefined;
-  if (lane !== undefined) return { ...sweepFeatures(inputs.dryRun), lane };
+  const docsAsk = inputs.thread && event.kind === 'dispatch' ? event.docsAsk : undefined;
+  const asks = docsAsk !== undefined ? { docsAsk } : {};
+  if (lane !== undefined) return { ...sweepFeatures(inputs.dryRun), lane, ...asks };
+  if (docsAsk !== undefined) return { ...sweepFeatures(inputs.dryRun), ...asks };
   // A thread's step that does not wait reports on every event that belongs to no thread: the
   // recipe without waiting is one job.
   if (inputs.sweep || (inputs.thread && !inputs.wait && threadless(event, inputs.allowedActors)))

@@ -94,6 +94,14 @@ export function notAThread(
     };
   }
   const by = opened?.by;
+  // The docs service's own pull request (its app's): a request there is the service's to answer,
+  // and a job for it would document the docs; one a thread's job opened names its thread (handed on).
+  if (asked && by?.login && isBot(by) && isDocsService(by.login) && !names(allowedActors, by.login)) {
+    return {
+      notice: `Skipped: ${by.login} (the docs service's app) opened this pull request, and no thread of this workflow names it as its docs pull request: it starts no docs job. Ask on the pull request it documents, or mention the service there.`,
+      status: "The docs service's PR starts no docs job",
+    };
+  }
   if (!asked && by?.login && isBot(by) && !names(allowedActors, by.login)) {
     return {
       notice: refusal(
@@ -113,6 +121,11 @@ export function notAThread(
 export function botsPullRequest(event: RunEvent, allowedActors: string[]): boolean {
   const by = event.kind === 'pull-request' ? event.pull?.opener : undefined;
   return Boolean(by?.login && isBot(by) && !names(allowedActors, by.login));
+}
+
+/** The docs service's GitHub App, as GitHub names its account (the `@mintlify` its pull requests answer). */
+export function isDocsService(login: string): boolean {
+  return /^mintlify(?:-[a-z0-9-]+)?\[bot\]$/i.test(login);
 }
 
 function isBot(who: Actor): boolean {

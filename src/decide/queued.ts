@@ -8,10 +8,17 @@ import type { RunEvent } from '../core/event.js';
 import type { Features } from './features.js';
 import { gateActor, hasWriteAccess } from './gate.js';
 import type { Inputs } from './inputs.js';
-import { requestLedger } from '../core/ledger.js';
+import { docsLedger, requestLedger } from '../core/ledger.js';
 import type { Log } from '../core/log.js';
-import type { DecideReads, Memory } from '../core/ports.js';
-import { carriedAnswer, carriedNotice, carry, readQueue, type QueuedRequest } from './requests.js';
+import type { Access, Carried, DecideReads, DocsAsks, Memory } from '../core/ports.js';
+import {
+  carriedAnswer,
+  carriedNotice,
+  carry,
+  readQueue,
+  requestsPrompt,
+  type QueuedRequest,
+} from './requests.js';
 import type { Request } from './trigger.js';
 import { label } from '../core/untrusted.js';
 
@@ -23,6 +30,8 @@ export interface QueuedDeps {
   log: Log;
   signal: AbortSignal;
   run: { runId: number; actor: string };
+  /** A lane run's: the requests on the thread's docs pull request, read there (its note names the thread). */
+  onDocs?: DocsAsks;
 }
 
 /**
@@ -64,7 +73,13 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
   });
   if (queue.kind === 'carried')
     return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };
-  const { kept: others, refused, owed, leftFrom } = await mayAsk(queue.owed, own?.author, inputs, deps);
+  const access = (actor: string) => port.accessOf(actor, signal);
+  const {
+    kept: others,
+    refused,
+    owed,
+    leftFrom,
+  } = await mayAsk(queue.owed, own?.author, inputs, deps, access);
   // Every comment above the floor was read: the floor may rise up to the newest.
   const newest = Math.max(ledger.floor, ...comments.filter((c) => !c.review).map((c) => c.id));
   const { carried, prompt } = carry(
@@ -85,11 +100,22 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
     log.info(
       `${others.length + (own ? 1 : 0)} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`,
     );
+  const docs = deps.onDocs
+    ? await docsRequests(deps.onDocs, memory, { ...inputs, trigger: inputs.trigger }, deps)
+    : undefined;
+  const asked = docs?.kept ?? [];
+  if (asked.length > 0)
+    log.info(
+      `${asked.length} request${asked.length === 1 ? '' : 's'} asked on the docs pull request ${docs?.carried.key ?? ''} go in this run's one send.`,
+    );
+  // Requests on the docs PR go with the thread's own in one prompt, each with its link.
+  const all = [...(own ? [own] : []), ...others, ...asked].sort((a, b) => a.id - b.id);
+  const sent = asked.length > 0 ? requestsPrompt(inputs.prompt, all) : prompt;
   return {
     kind: 'go',
-    memory: { ...memory, carried },
-    ...(prompt !== undefined ? { prompt } : {}),
-    ...(others.length > 0 ? { owed: true as const } : {}),
+    memory: { ...memory, carried: docs ? { ...carried, docs: docs.carried } : carried },
+    ...(sent !== undefined ? { prompt: sent } : {}),
+    ...(others.length + asked.length > 0 ? { owed: true as const } : {}),
   };
 }
 
@@ -116,8 +142,10 @@ async function mayAsk(
   asker: string | undefined,
   inputs: Inputs,
   deps: QueuedDeps,
+  accessOf: (actor: string) => Promise<Access | undefined>,
+  where = 'the thread',
 ): Promise<{ kept: QueuedRequest[]; refused: number[]; owed: number[]; leftFrom?: number }> {
-  const { event, port, log, signal } = deps;
+  const { event, log } = deps;
   // The run's own author passed the gate already.
   const known = new Map<string, Promise<string | undefined>>(
     asker ? [[asker.toLowerCase(), Promise.resolve(undefined)]] : [],
@@ -127,7 +155,7 @@ async function mayAsk(
     if (decided.kind === 'refused') return Promise.resolve(decided.rule);
     if (decided.kind !== 'ask') return Promise.resolve(undefined);
     return (async () => {
-      const access = await port?.accessOf(r.author, signal);
+      const access = await accessOf(r.author);
       if (access === undefined) return UNTOLD;
       return hasWriteAccess(access) ? undefined : `their role on the repository is ${label(access.role)}`;
     })();
@@ -149,8 +177,53 @@ async function mayAsk(
     else if (why === undefined) kept.push(r);
     else {
       refused.push(r.id);
-      if (asked) log.info(`Not sent: the requests of ${label(r.author)} on the thread, as ${why}.`);
+      if (asked) log.info(`Not sent: the requests of ${label(r.author)} on ${where}, as ${why}.`);
     }
   }
   return { kept, refused, owed };
+}
+
+/**
+ * The requests asked on the thread's docs pull request that a lane run carries: those its own
+ * ledger still owes (from the docs PR's note on, where it keeps none yet), whose authors may ask,
+ * judged on the docs PR's repository as a request there is (`allowedActors`, else write access).
+ */
+async function docsRequests(
+  asks: DocsAsks,
+  memory: Memory,
+  inputs: Inputs & { trigger: string },
+  deps: QueuedDeps,
+): Promise<{ kept: QueuedRequest[]; carried: NonNullable<Carried['docs']> }> {
+  const { port, signal, run } = deps;
+  const ledger = docsLedger(memory.note, asks.key, asks.noteId);
+  const queue = readQueue(undefined, asks.comments, {
+    phrase: inputs.trigger,
+    standing: Boolean(inputs.prompt),
+    ledger,
+    runId: run.runId,
+  });
+  const owedNow = queue.kind === 'open' ? queue.owed : [];
+  const judged = await mayAsk(
+    owedNow,
+    undefined,
+    inputs,
+    deps,
+    async (actor) => port?.accessOn(asks.link, actor, signal),
+    `the docs pull request ${asks.key}`,
+  );
+  const newest = Math.max(ledger.floor, ...asks.comments.map((c) => c.id));
+  const kept = judged.kept.map((r) => ({ ...r, review: false }));
+  return {
+    kept,
+    carried: {
+      link: asks.link,
+      key: asks.key,
+      ledger,
+      sent: kept.map((r) => r.id),
+      refused: judged.refused,
+      owed: judged.owed,
+      ...(asks.complete ? { readUpTo: newest } : {}),
+      requests: kept.map(({ id, author, url }) => ({ id, author, url, review: false })),
+    },
+  };
 }

@@ -2,8 +2,9 @@
 // request the event makes, and the features (which GitHub work the run does).
 import { eventNeeds, featuresOf, type Features } from './features.js';
 import { InputError, readInputs, type Inputs, type ReadInput } from './inputs.js';
-import { LANE_INPUT, type RunEvent } from '../core/event.js';
+import { DOCS_ASK_INPUT, LANE_INPUT, type RunEvent } from '../core/event.js';
 import { quote } from '../core/untrusted.js';
+import { isDocsPullPage } from '../core/pull-request.js';
 import type { RunContext } from '../core/run-context.js';
 import { readRequest, type Request } from './trigger.js';
 
@@ -25,13 +26,18 @@ export function readSetup(read: ReadInput, context: RunContext, workspace?: stri
 
 /**
  * A dispatch that names a thread (`docs-agent-thread`, filled in by a report run) names it by
- * number; anything else is a bad input, before any request.
+ * number, and a docs pull request (`docs-agent-docs`) by its page's URL; anything else is a
+ * bad input, before any request.
  */
 function checkLane(event: RunEvent): void {
-  if (event.kind !== 'dispatch' || event.lane === undefined) return;
-  if (!/^[1-9][0-9]{0,9}$/.test(event.lane))
+  if (event.kind !== 'dispatch') return;
+  if (event.lane !== undefined && !/^[1-9][0-9]{0,9}$/.test(event.lane))
     throw new InputError(
       `The workflow_dispatch input "${LANE_INPUT}" is ${quote(event.lane, 40)}: expected the number of the pull request or issue whose thread this run is (a report run fills it in).`,
+    );
+  if (event.docsAsk !== undefined && !isDocsPullPage(event.docsAsk))
+    throw new InputError(
+      `The workflow_dispatch input "${DOCS_ASK_INPUT}" is ${quote(event.docsAsk, 80)}: expected the URL of the docs pull request where /docs was asked (https://github.com/<owner>/<repo>/pull/<number>; the docs repository's workflow fills it in).`,
     );
 }
 

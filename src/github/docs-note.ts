@@ -82,6 +82,15 @@ export function namedThread(
   login: string,
   repo: { owner: string; repo: string },
 ): number | undefined {
+  return namingNote(comments, login, repo)?.number;
+}
+
+/** `namedThread`, with the note's own comment (its `id`, where the list gives one). */
+export function namingNote<C extends { body: string; login?: string }>(
+  comments: readonly C[],
+  login: string,
+  repo: { owner: string; repo: string },
+): { number: number; note: C } | undefined {
   for (const comment of comments) {
     if (comment.login !== login || !comment.body.startsWith(NOTE_PREFIX)) continue;
     const found =
@@ -98,7 +107,7 @@ export function namedThread(
     } catch {
       continue;
     }
-    if (same && isJobId(id) && Number(number) <= MAX_NUMBER) return Number(number);
+    if (same && isJobId(id) && Number(number) <= MAX_NUMBER) return { number: Number(number), note: comment };
   }
   return undefined;
 }

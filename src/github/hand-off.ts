@@ -3,7 +3,7 @@
 // lane is about to send on: what the thread is owed, with the job's end, goes to the lane, as a
 // `workflow_dispatch` of the same workflow that names the thread. The recipe's group puts that run
 // in the thread's lane, and GitHub's queue keeps it from running beside any other run of the thread.
-import { LANE_INPUT } from '../core/event.js';
+import { DOCS_ASK_INPUT, LANE_INPUT } from '../core/event.js';
 import { describeGitHubFault } from './errors.js';
 import type { GitHubSession } from './session.js';
 
@@ -27,7 +27,12 @@ export function dispatchTarget(
  * refused or the run cannot tell its workflow (the report run then writes the end itself). What is
  * owed stays in the thread's record either way.
  */
-export async function handOff(session: GitHubSession, number: number, signal: AbortSignal): Promise<boolean> {
+export async function handOff(
+  session: GitHubSession,
+  number: number,
+  signal: AbortSignal,
+  docsAsk?: string,
+): Promise<boolean> {
   const { repo, workflowRef, event } = session.run;
   const target = dispatchTarget(workflowRef, event.repository?.defaultBranch);
   if (!target) {
@@ -37,14 +42,17 @@ export async function handOff(session: GitHubSession, number: number, signal: Ab
     return false;
   }
   try {
-    await session
-      .forRepo()
-      .dispatchWorkflow(
-        { ...repo, workflow_id: target.workflow, ref: target.ref, inputs: { [LANE_INPUT]: String(number) } },
-        signal,
-      );
+    await session.forRepo().dispatchWorkflow(
+      {
+        ...repo,
+        workflow_id: target.workflow,
+        ref: target.ref,
+        inputs: { [LANE_INPUT]: String(number), ...(docsAsk ? { [DOCS_ASK_INPUT]: docsAsk } : {}) },
+      },
+      signal,
+    );
     session.say(
-      `Started a run of ${target.workflow} on ${target.ref} for #${number}'s thread (${LANE_INPUT}: ${number}).`,
+      `Started a run of ${target.workflow} on ${target.ref} for #${number}'s thread (${LANE_INPUT}: ${number}${docsAsk ? `, ${DOCS_ASK_INPUT}: ${docsAsk}` : ''}).`,
     );
     return true;
   } catch (error) {
@@ -52,7 +60,7 @@ export async function handOff(session: GitHubSession, number: number, signal: Ab
       `${describeGitHubFault(error, {
         what: `start a run of ${target.workflow} for #${number}'s thread`,
         token: 'githubToken',
-        permission: `actions: write, and a workflow_dispatch trigger with the input ${LANE_INPUT}`,
+        permission: `actions: write, and a workflow_dispatch trigger with the input ${LANE_INPUT}${docsAsk ? ` and ${DOCS_ASK_INPUT}` : ''}`,
         repo: `${repo.owner}/${repo.repo}`,
       })} An end this run found, it writes itself; what the thread is owed, its next run sends.`,
     );

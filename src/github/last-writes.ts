@@ -14,7 +14,9 @@ import type {
   ThreadNote,
 } from '../core/ports.js';
 import { owe, oweMerge } from '../core/ledger.js';
-import { isPullRequestUrl, label, quote } from '../core/untrusted.js';
+import { isPlainHttpUrl, isPullRequestUrl, label, quote } from '../core/untrusted.js';
+import { answerOnDocs, docsPageOf } from './docs-asks.js';
+import { handOff } from './hand-off.js';
 import { answerBody, latestRunBody } from './comment.js';
 import { writeOnDocs } from './docs-pr.js';
 import { markAtWork, unmarkAtWork } from './in-flight.js';
@@ -70,6 +72,7 @@ export function reportWrites(session: GitHubSession): ReportWrites {
             );
         } else {
           if (comment) url = await lastComment(session, outcome, cancelled, first, superseded, signal);
+          await answerDocsAsks(session, outcome, url, signal);
           await finalStatus(session, outcome, cancelled, first, signal);
           await earlierPending(session, outcome, signal);
           await earlierBranchPass(session, outcome, signal);
@@ -98,6 +101,22 @@ export function reportWrites(session: GitHubSession): ReportWrites {
           signal,
         );
         return written?.url;
+      } finally {
+        done();
+      }
+    },
+
+    /** A `/docs` on this docs pull request, handed to its thread's lane with this pull request's page. */
+    async handDocsAsk(number, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      try {
+        const { thread } = await session.runThread(signal);
+        const link = thread && docsPageOf(session, thread);
+        if (!link) return false;
+        return await handOff(session, number, signal, link);
+      } catch (error) {
+        session.warn(`Could not hand the request to #${number}'s thread: ${describeThrown(error)}.`);
+        return false;
       } finally {
         done();
       }
@@ -358,6 +377,33 @@ async function boundedSupersede(session: GitHubSession, outcome: Outcome, signal
   } finally {
     done();
   }
+}
+
+/**
+ * The requests asked on the thread's docs pull request that this run's accepted send carried: the
+ * 👀 on each, and one answer there that links the thread's kept comment (`url`).
+ */
+async function answerDocsAsks(
+  session: GitHubSession,
+  outcome: Outcome,
+  url: string | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const docs = outcome.memory.carried?.docs;
+  const { jobId } = outcome;
+  if (!docs || docs.requests.length === 0 || !outcome.confirmed || !outcome.uses || !jobId) return;
+  const { thread } = await session.runThread(signal);
+  const where = thread ? `#${thread.number}` : 'its thread';
+  const link = url && isPlainHttpUrl(url) ? `[${where}'s comment](${url})` : where;
+  const many =
+    docs.requests.length === 1 ? 'This request was' : `These ${docs.requests.length} requests were`;
+  await answerOnDocs(
+    session,
+    docs.link,
+    docs.requests.map((r) => r.id),
+    `${many} sent to agent job ${label(jobId)}, which opened this pull request; ${link} follows it.`,
+    signal,
+  );
 }
 
 /** The note with what the thread is `owed` kept for its waiting job, when there is one. */

@@ -11,6 +11,7 @@ import {
   WAITING_NAMES,
 } from '../core/ledger.js';
 import type { ThreadNote } from '../core/ports.js';
+import { isDocsPullPage } from '../core/pull-request.js';
 
 export type { ThreadNote };
 
@@ -38,6 +39,18 @@ const deliverySchema = z.object({
   run: z.int().check(z.nonnegative()),
   after: z.int(),
   upTo: z.int().check(z.nonnegative()),
+});
+const ledgerSchema = z.object({
+  floor: z.int().check(z.nonnegative()),
+  settled: z
+    .array(
+      z.object({
+        run: z.int().check(z.nonnegative()),
+        ids: z.array(z.int().check(z.positive())).check(z.maxLength(SETTLED_IDS)),
+        refused: z.optional(z.literal(true)),
+      }),
+    )
+    .check(z.maxLength(SETTLED_RUNS + SETTLED_IDS)),
 });
 const noteSchema = z.object({
   job: z.string().check(z.minLength(1), z.maxLength(500)),
@@ -68,23 +81,17 @@ const noteSchema = z.object({
       autoMerge: z.optional(z.enum(['merge', 'squash', 'rebase'])),
       queued: z.optional(z.array(z.int().check(z.positive())).check(z.maxLength(WAITING_NAMES))),
       merge: z.optional(z.literal(true)),
+      docs: z.optional(z.string().check(z.maxLength(MAX_LINK), z.refine(isDocsPullPage))),
       project: z.optional(z.string().check(z.regex(/^[0-9a-f]{16}$/))),
       overdue: z.optional(z.literal(true)),
       ended: z.optional(z.literal(true)),
     }),
   ),
-  requests: z.optional(
+  requests: z.optional(ledgerSchema),
+  docs: z.optional(
     z.object({
-      floor: z.int().check(z.nonnegative()),
-      settled: z
-        .array(
-          z.object({
-            run: z.int().check(z.nonnegative()),
-            ids: z.array(z.int().check(z.positive())).check(z.maxLength(SETTLED_IDS)),
-            refused: z.optional(z.literal(true)),
-          }),
-        )
-        .check(z.maxLength(SETTLED_RUNS + SETTLED_IDS)),
+      pr: z.string().check(z.regex(/^[a-z0-9-]{1,39}\/[a-z0-9._-]{1,100}#[1-9][0-9]{0,9}$/)),
+      requests: ledgerSchema,
     }),
   ),
 });

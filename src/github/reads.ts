@@ -16,6 +16,7 @@ import { describeGitHubFault, faultOf } from './errors.js';
 import { changedFiles, eventHasContext, gatherContext, gatherSince } from './gather.js';
 import { readNote } from './note.js';
 import { threadComments } from './requests.js';
+import { accessOn } from './docs-asks.js';
 import { moment } from './moment.js';
 import type { GitHubSession } from './session.js';
 import { eventHasThread, mergedAlongside } from './target.js';
@@ -62,6 +63,14 @@ export function decideReads(session: GitHubSession): DecideReads {
     threadComments: (cancellation, above) => threadComments(session, cancellation, above),
 
     docsOf: (signal) => threadOfDocsPull(session, signal),
+
+    accessOn: (link, actor, cancellation) =>
+      session.beforeTheCreate(
+        ACCESS_BUDGET_MS,
+        cancellation,
+        (signal) => accessOn(session, link, actor, signal),
+        () => undefined,
+      ),
 
     /**
      * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing

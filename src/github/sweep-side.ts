@@ -11,7 +11,8 @@ import { describeGitHubFault, faultOf } from './errors.js';
 import { handOff } from './hand-off.js';
 import { findWaiting, waitingOn, type WaitingThread } from './in-flight.js';
 import type { GitHubSession } from './session.js';
-import { reportWaitingThread, settleOwed } from './waiting-end.js';
+import { oweDocsAsk, reportWaitingThread, settleOwed } from './waiting-end.js';
+import { answerOnDocs, docsAsks, docsThread } from './docs-asks.js';
 import { FINISH_BUDGET_MS } from './writes.js';
 
 /** The sweep's GitHub side: the repository's waiting threads, and each one's end, within the last writes' time. */
@@ -65,10 +66,42 @@ export function sweepSide(session: GitHubSession): SweepSide {
       );
       return { pull, found: found.map(foundOf) };
     },
-    async handOff(number, cancellation) {
+    async handOff(number, cancellation, docsAsk) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
       try {
-        return await handOff(session, number, signal);
+        return await handOff(session, number, signal, docsAsk);
+      } finally {
+        done();
+      }
+    },
+    async docsThread(link, signal) {
+      const found = await docsThread(session, link, signal);
+      if (found.why) session.say(`Nothing to hand on: ${found.why}.`);
+      return found.number;
+    },
+    async docsAsks(link, number, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      try {
+        return await docsAsks(session, link, number, signal);
+      } finally {
+        done();
+      }
+    },
+    async oweDocs(found, link, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      const thread = { owner, repo, number: found.number, pull: found.pull, fork: false };
+      try {
+        const pinned = session.pinnedTo({ thread, marker: found.marker });
+        if (!(await oweDocsAsk(pinned, found.note.job, link, signal))) return;
+        await answerOnDocs(
+          session,
+          link,
+          [],
+          `Queued: the agent is still at work on job ${label(found.note.job)}, for #${found.number}. What was asked here is sent to it when it is done, with anything else asked meanwhile.`,
+          signal,
+        );
+      } catch (error) {
+        session.warn(`Could not update the record of #${found.number}: ${describeThrown(error)}.`);
       } finally {
         done();
       }

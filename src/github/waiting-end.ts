@@ -8,7 +8,7 @@ import { formatDuration } from '../core/duration.js';
 import { describeThrown } from '../core/log.js';
 import type { ThreadNote, Waiting, WaitingNews } from '../core/ports.js';
 import { isPullRequestUrl, label } from '../core/untrusted.js';
-import { checkWaiting, clearWaiting, owes, refusedWarning, settleWaiting } from '../core/ledger.js';
+import { checkWaiting, clearWaiting, oweDocs, owes, refusedWarning, settleWaiting } from '../core/ledger.js';
 import { writeOnDocs } from './docs-pr.js';
 import { takeOff, type WaitingThread } from './in-flight.js';
 import { readNote, withNote } from './note.js';
@@ -316,7 +316,29 @@ export async function settleOwed(session: GitHubSession, jobId: string, signal: 
   const rest = { ...now.waiting };
   delete rest.merge;
   delete rest.queued;
+  delete rest.docs;
   const note = rest.ended ? clearWaiting(now) : { ...now, waiting: rest };
   await comment.write((previous) => withNote(previous ?? '', note), signal);
   if (!note.waiting) await takeOff(session, signal);
+}
+
+/**
+ * A lane run's record that `/docs` was asked on the docs pull request `link` while job `jobId`
+ * works (`SweepSide.oweDocs`): read afresh, still that job's and still at work, its record owes it
+ * (the run that writes the end hands the thread off again); whether it was written. Only the
+ * thread's lane writes it, so nothing of the thread writes between this read and this write.
+ */
+export async function oweDocsAsk(
+  session: GitHubSession,
+  jobId: string,
+  link: string,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const { comment } = await keptForWriting(session, signal);
+  const now = comment && session.trusted(readNote((await comment.bodyNow(signal)) ?? ''), 'the kept comment');
+  if (!comment || !now?.waiting || now.job !== jobId || now.waiting.ended) return false;
+  if (now.waiting.docs === link) return true;
+  const note = oweDocs(now, link);
+  await comment.write((previous) => withNote(previous ?? '', note), signal);
+  return true;
 }

@@ -151,6 +151,9 @@ export function note(
     uses,
     ...(superseded ? { superseded } : {}),
     ...(memory.carried ? { requests: settled(memory.carried, run.runId, uses > 0) } : {}),
+    ...(memory.carried?.docs
+      ? { docs: { pr: memory.carried.docs.key, requests: settled(memory.carried.docs, run.runId, uses > 0) } }
+      : {}),
     ...(waiting !== undefined ? { waiting } : {}),
   });
 }
