@@ -380,6 +380,8 @@ describe('a step that does nothing', () => {
             docsThread: unasked,
             docsAsks: unasked,
             oweDocs: unasked,
+            linkPreview: unasked,
+            pullOfCommit: unasked,
           },
           // Closed at the end of the run, whatever it did; a fault there changes nothing.
           close: () => {

@@ -332,3 +332,99 @@ describe('docs in another repository: the docs repository forwards the request',
     expect(service.count('message')).toBe(0);
   });
 });
+
+/** GitHub's `deployment_status` event for a deployment of `sha` in state `state`, naming `url`. */
+function deploymentStatus(sha: string, state: string, url?: string) {
+  return {
+    name: 'deployment_status',
+    payload: {
+      action: 'created',
+      deployment: { id: 1, sha, ref: 'docs-branch', environment: 'preview' },
+      deployment_status: { state, ...(url ? { environment_url: url } : {}) },
+      repository: { name: 'app', owner: { login: 'acme' } },
+      sender: { login: 'docs-host[bot]', type: 'Bot' },
+    },
+  };
+}
+
+describe("the docs PR's preview", () => {
+  const URL = 'https://acme-docs-pr.preview.example/';
+
+  it('deployed: the run on its deployment_status hands it on, and the lane links it in the kept comment and previewUrl, sending nothing', async () => {
+    const world = await monorepo();
+    const { gh, pr, docsPr, docsLink, service, here, kept } = world;
+    gh.deploy(APP, {
+      sha: docsPr.headSha,
+      ref: docsPr.headRef,
+      statuses: [{ state: 'in_progress' }, { state: 'success', environmentUrl: URL }],
+    });
+    const handing = await play(here(deploymentStatus(docsPr.headSha, 'success', URL)), at(60_000));
+    expect(handing.code).toBe(0);
+    expect(warnings(handing)).toEqual([]);
+    expect(gh.dispatches(APP)).toEqual([
+      expect.objectContaining({
+        inputs: { 'docs-agent-thread': String(pr.number), 'docs-agent-docs': docsLink },
+      }),
+    ]);
+    const lane = await play(here(laneEvent(pr.number, docsLink), {}, { GITHUB_RUN_ID: '302' }), at(120_000));
+    expect(lane.code).toBe(0);
+    expect(warnings(lane)).toEqual([]);
+    expect(lane.outputs.previewUrl).toBe(URL);
+    expect(kept()).toContain(`🔎 <a href="${URL}">Preview of the docs pull request</a>`);
+    expect(readNote(kept())?.preview).toBe(URL);
+    expect(service.count('message')).toBe(0);
+    // The thread's next run says it too.
+    const next = await play(here(pushTo(pr, sha(3)), {}, { GITHUB_RUN_ID: '303' }), at(180_000));
+    expect(next.outputs.previewUrl).toBe(URL);
+    expect(kept()).toContain(URL);
+  });
+
+  it.each([
+    ['http', 'http://acme-docs-pr.preview.example/'],
+    ['javascript', 'javascript:alert(1)'],
+    ['with credentials', 'https://user:secret@preview.example/'],
+  ])('never a URL that is not plain https (%s): nothing is handed on or linked', async (_what, url) => {
+    const world = await monorepo();
+    const { gh, pr, docsPr, docsLink, here, kept } = world;
+    gh.deploy(APP, {
+      sha: docsPr.headSha,
+      ref: docsPr.headRef,
+      statuses: [{ state: 'success', environmentUrl: url }],
+    });
+    const handing = await play(here(deploymentStatus(docsPr.headSha, 'success', url)), at(60_000));
+    expect(handing.code).toBe(0);
+    expect(gh.dispatches(APP)).toEqual([]);
+    // Even a lane run handed the docs PR another way reads it and shows nothing.
+    const lane = await play(here(laneEvent(pr.number, docsLink), {}, { GITHUB_RUN_ID: '302' }), at(120_000));
+    expect(lane.outputs.previewUrl).toBeUndefined();
+    expect(kept()).not.toContain('Preview of the docs pull request');
+    expect(readNote(kept())?.preview).toBeUndefined();
+  });
+
+  it('a deployment that did not succeed hands nothing on', async () => {
+    const world = await monorepo();
+    const { gh, docsPr, here } = world;
+    const result = await play(here(deploymentStatus(docsPr.headSha, 'failure', URL)), at(60_000));
+    expect(result.code).toBe(0);
+    expect(notices(result)).toEqual([expect.stringContaining('Nothing to link')]);
+    expect(gh.dispatches(APP)).toEqual([]);
+  });
+
+  it('docs in another repository: forwarded, the lane reads the deployment there with docsToken', async () => {
+    const world = await docsThread(github, emulator);
+    const { gh, pr, docsPr, docsLink, step } = world;
+    gh.workflow(APP, 'docs.yml', { inputs: INPUTS });
+    await play(step(pushTo(pr, sha(2), 'opened')), at());
+    gh.deploy(DOCS, {
+      sha: docsPr.headSha,
+      ref: docsPr.headRef,
+      statuses: [{ state: 'success', environmentUrl: URL }],
+    });
+    const lane = await play(step(laneEvent(pr.number, docsLink), {}, { GITHUB_RUN_ID: '302' }), at(120_000));
+    expect(lane.code).toBe(0);
+    expect(warnings(lane)).toEqual([]);
+    expect(lane.outputs.previewUrl).toBe(URL);
+    const kept = pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
+    expect(kept).toContain(URL);
+  });
+});

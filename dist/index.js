@@ -28477,6 +28477,7 @@ const KINDS = {
     issues: { kind: 'issue', target: false },
     workflow_run: { kind: 'workflow-run', target: false },
     release: { kind: 'release', target: false },
+    deployment_status: { kind: 'deployment', target: false },
     workflow_dispatch: { kind: 'dispatch', target: false },
     schedule: { kind: 'schedule', target: false },
     discussion: { kind: 'discussion', target: false },
@@ -28647,6 +28648,19 @@ function parseEvent(name, payload) {
             const lane = text(inputs?.[LANE_INPUT]);
             const docsAsk = text(inputs?.[DOCS_ASK_INPUT]);
             return { ...common, kind, ...(lane ? { lane } : {}), ...(docsAsk ? { docsAsk } : {}) };
+        }
+        case 'deployment': {
+            const status = record(record(payload)?.deployment_status);
+            const deployment = record(record(payload)?.deployment);
+            return {
+                ...common,
+                kind,
+                ...defined({
+                    state: text(status?.state),
+                    sha: text(deployment?.sha),
+                    environmentUrl: text(status?.environment_url),
+                }),
+            };
         }
         default:
             return { ...common, kind };
@@ -28981,6 +28995,8 @@ function nextLedger(previous, run) {
     }
     const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
     const docs = run.docs ?? previous?.docs;
+    // A preview is its docs PR's: another job's docs PR has its own.
+    const preview = previous?.job === run.job ? previous.preview : undefined;
     return {
         job: run.job,
         ...(head ? { head } : {}),
@@ -28991,6 +29007,7 @@ function nextLedger(previous, run) {
         ...superseded,
         ...requests,
         ...(docs ? { docs } : {}),
+        ...(preview ? { preview } : {}),
         ...parked,
     };
 }
@@ -29657,6 +29674,7 @@ function redactAlso(secret) {
 /* harmony export */   UT: () => (/* binding */ isPullRequestUrl),
 /* harmony export */   Zq: () => (/* binding */ printableUrl),
 /* harmony export */   au: () => (/* binding */ escapeUnsafe),
+/* harmony export */   e6: () => (/* binding */ previewUrl),
 /* harmony export */   hD: () => (/* binding */ quote),
 /* harmony export */   i0: () => (/* binding */ isPlainHttpUrl),
 /* harmony export */   nf: () => (/* binding */ link),
@@ -29712,6 +29730,21 @@ function printableUrl(url) {
 /** http(s), printable ASCII only (no spaces, no line breaks), of a sane length. */
 function isPlainHttpUrl(url) {
     return /^https?:\/\/[\x21-\x7e]{1,2000}$/.test(url);
+}
+/**
+ * A preview's URL as the action shows it: https only (a deployment status may name any scheme), no
+ * credentials, printable, of a sane length; `undefined` for anything else.
+ */
+function previewUrl(url) {
+    if (!url || !/^https:\/\/[\x21-\x7e]{1,2000}$/.test(url))
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'https:' && !parsed.username && !parsed.password ? url : undefined;
+    }
+    catch {
+        return undefined;
+    }
 }
 /** An id or status from the service: as is when it is a plain word, quoted otherwise. */
 function label(text) {
@@ -29813,7 +29846,7 @@ function usesLine(total) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6874);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4796);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29822,7 +29855,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6874:
+/***/ 4796:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32623,6 +32656,10 @@ async function report(step, { accepted, decision, executed }, github, cancellati
     try {
         if (commentUrl && outputs)
             setCommentUrl(commentUrl, (m) => log/* coreLog */.u.warning(m));
+        // The thread's docs PR's preview, as its record holds it (read back: checked again).
+        const preview = memory.note?.job === outcome.jobId ? (0,untrusted/* previewUrl */.e6)(memory.note?.preview) : undefined;
+        if (preview && outputs)
+            setOutput('previewUrl', preview);
     }
     catch (error) {
         // A step that failed already keeps its first error.
@@ -32836,6 +32873,8 @@ function featuresOf(inputs, context, request) {
         return { ...sweepFeatures(inputs.dryRun), lane, ...asks };
     if (docsAsk !== undefined)
         return { ...sweepFeatures(inputs.dryRun), ...asks };
+    if (inputs.thread && event.kind === 'deployment')
+        return { ...sweepFeatures(inputs.dryRun), deployment: true };
     // A thread's step that does not wait reports on every event that belongs to no thread: the
     // recipe without waiting is one job.
     if (inputs.sweep || (inputs.thread && !inputs.wait && threadless(event, inputs.allowedActors)))
@@ -32945,6 +32984,7 @@ function setupFor(given, context) {
 
 
 
+
 /**
  * A lane run's send: what its thread asked for while its job worked, now that the job's end is
  * written, sent by playing the run that would have sent it: the newest queued request's (who asked
@@ -32954,7 +32994,7 @@ function setupFor(given, context) {
  * since the job last looked, may hold: then nothing is written). The quota uses it spent;
  * `settled`: nothing of what was owed is left to try (sent, held, or gone), and no fault.
  */
-async function sendOwed(lane, thread, steps, deps, docsAsk) {
+async function sendOwed(lane, thread, steps, deps, onDocs) {
     const { accepted, step } = deps;
     const { inputs, context } = accepted;
     const note = thread?.note;
@@ -32966,12 +33006,10 @@ async function sendOwed(lane, thread, steps, deps, docsAsk) {
     const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
     const none = { uses: 0, settled: true };
     let replay;
-    if ((queued.length > 0 || docsAsk) && inputs.trigger === undefined) {
-        step.fail(new errors/* ActionFailure */.dR(`#${lane.number} has ${queued.length > 0 ? `${many} queued while its job worked` : 'requests asked on its docs pull request'}, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`));
+    if (queued.length > 0 && inputs.trigger === undefined) {
+        step.fail(new errors/* ActionFailure */.dR(`#${lane.number} has ${many} queued while its job worked, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`));
         return { uses: 0, settled: false };
     }
-    // What was asked on the docs PR, read there once: it goes with whatever this pass sends.
-    const onDocs = docsAsk ? await steps.sweep.docsAsks(docsAsk, lane.number, step.signal) : undefined;
     let pull;
     const readPull = async () => (pull ??= await steps.sweep.pull(lane.number, step.signal).catch((error) => {
         step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,log/* describeThrown */.Y)(error)}.`));
@@ -33000,6 +33038,7 @@ async function sendOwed(lane, thread, steps, deps, docsAsk) {
             replay = { ...played, actor: context.actor, sha: now.head, quiet: true };
         }
     }
+    // What was asked on the docs PR (read there once by the lane) goes with whatever this pass sends.
     if (!replay && onDocs) {
         // Only what was asked on the docs PR: a pass no followUp holds when something there is owed,
         // and that every policy holds, writing nothing, when nothing is.
@@ -33022,6 +33061,75 @@ async function sendOwed(lane, thread, steps, deps, docsAsk) {
     }, lane.number);
     return { uses: carried.uses, settled: carried.held };
 }
+/**
+ * Whether the docs PR holds a request the thread's record has not settled (from its note on), by
+ * the step's trigger: what a lane run finding the job at work keeps owed.
+ */
+function asksOpen(asks, note, inputs) {
+    if (inputs.trigger === undefined)
+        return false;
+    const queue = readQueue(undefined, asks.comments, {
+        phrase: inputs.trigger,
+        standing: Boolean(inputs.prompt),
+        ledger: (0,core_ledger/* docsLedger */.dr)(note, asks.key, asks.noteId),
+        runId: 0,
+    });
+    return queue.kind === 'open' && queue.owed.length > 0;
+}
+
+;// CONCATENATED MODULE: ./src/hand-on.ts
+
+
+
+/** The run's hand-off: the thread it handed the docs PR to, if it did. */
+async function handOn(steps, deps) {
+    const { docsAsk } = deps.accepted.features;
+    return docsAsk !== undefined ? forwardDocsAsk(docsAsk, steps, deps) : forwardDeployment(steps, deps);
+}
+/**
+ * A `deployment_status` (a docs host's preview of a pull request of this repository): where it
+ * succeeded with an https URL, the pull request whose head it deployed is handed on as a `/docs`
+ * there would be, so its thread's lane links the preview; nothing is sent.
+ */
+async function forwardDeployment(steps, deps) {
+    const { event } = deps.accepted.context;
+    if (event.kind !== 'deployment')
+        return undefined;
+    const { state, sha, environmentUrl } = event;
+    if (state !== 'success' || !sha || !/^[0-9a-f]{40}$/.test(sha) || !(0,untrusted/* previewUrl */.e6)(environmentUrl)) {
+        log/* coreLog */.u.notice(`Nothing to link: the deployment ${state === 'success' ? 'names no https URL' : `is ${(0,untrusted/* label */.Pf)(state ?? 'of no state')}`}.`);
+        return undefined;
+    }
+    const link = await steps.sweep.pullOfCommit(sha, deps.step.signal).catch((error) => {
+        throw new errors/* ActionFailure */.dR(`Could not find the pull request deployed at ${sha.slice(0, 12)}: ${(0,log/* describeThrown */.Y)(error)}`);
+    });
+    if (!link) {
+        log/* coreLog */.u.notice(`Nothing to link: no pull request of this repository has ${sha.slice(0, 12)} as its head.`);
+        return undefined;
+    }
+    return forwardDocsAsk(link, steps, deps);
+}
+/**
+ * A dispatch naming a docs pull request where `/docs` was asked (the docs repository's workflow
+ * forwards it): the thread its note names gets the request through its lane. Nothing is sent here,
+ * and a docs PR that names no thread of this repository (the docs service's own, another tool's)
+ * starts nothing.
+ */
+async function forwardDocsAsk(link, steps, deps) {
+    const { signal } = deps.step;
+    const number = await steps.sweep.docsThread(link, signal).catch((error) => {
+        throw new errors/* ActionFailure */.dR(`Could not read the docs pull request ${link}: ${(0,log/* describeThrown */.Y)(error)}`);
+    });
+    if (number === undefined) {
+        log/* coreLog */.u.notice(`Nothing was handed on: ${link} is no docs pull request of a thread of this repository.`);
+        return undefined;
+    }
+    if (deps.accepted.features.dryRun) {
+        log/* coreLog */.u.notice(`Dry run: what was asked on ${link} is not handed to #${number}'s thread.`);
+        return undefined;
+    }
+    return (await steps.sweep.handOff(number, signal, link)) ? number : undefined;
+}
 
 ;// CONCATENATED MODULE: ./src/sweep.ts
 // A report run, with no prompt of its own: a `sweep: true` step, or a thread's step that does not
@@ -33037,6 +33145,7 @@ async function sendOwed(lane, thread, steps, deps, docsAsk) {
 // after it. On that dispatch (a lane run) the step is the thread's own run: it writes the end,
 // then sends what is owed, as the thread's next event would. A branch's job is written where it
 // waits (its commits' statuses, its git ref); a branch's next pass is always on a newer commit.
+
 
 
 
@@ -33068,8 +33177,11 @@ async function sweep(deps) {
         // report step beside it (`sweep: true` without `thread`) would only hand the thread off again.
         if (features.lane === undefined && event.kind === 'dispatch' && event.lane !== undefined)
             log/* coreLog */.u.notice(`This run is #${(0,untrusted/* label */.Pf)(event.lane)}'s thread's own (${core_event/* LANE_INPUT */.Un}): its thread step reports and sends; this report step does nothing on it.`);
-        else if (features.lane === undefined && features.docsAsk !== undefined)
-            await forwardDocsAsk(features.docsAsk, steps, deps, done);
+        else if (features.lane === undefined && (features.docsAsk !== undefined || features.deployment)) {
+            const handed = await handOn(steps, deps);
+            if (handed !== undefined)
+                done.handedOff.push(handed);
+        }
         else if (features.lane === undefined)
             await sweep_report(steps, deps, done);
         else
@@ -33083,6 +33195,8 @@ async function sweep(deps) {
         setOutput('status', features.dryRun ? 'dry-run' : 'swept');
         setOutput('uses', String(done.uses));
         setOutput('reported', JSON.stringify(done.reported));
+        if (done.preview)
+            setOutput('previewUrl', done.preview);
     }
     catch (error) {
         step.fail(error);
@@ -33158,7 +33272,19 @@ async function laneRun(number, steps, deps, done) {
     const found = ownRecords(listed, accepted);
     const thread = found.find((f) => f.own) ?? found[0];
     log/* coreLog */.u.info(`This run is #${number}'s thread's own (${core_event/* LANE_INPUT */.Un}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`);
-    const { docsAsk, dryRun } = accepted.features;
+    const { dryRun } = accepted.features;
+    // The docs PR a hand-off names, or the one the record owes what was asked on: read there once
+    // (only where its note names this thread), for its requests and its preview.
+    const link = accepted.features.docsAsk ?? thread?.note.waiting?.docs;
+    const docs = link ? await steps.sweep.docsAsks(link, number, step.signal) : undefined;
+    const asks = accepted.inputs.trigger !== undefined ? docs : undefined;
+    const preview = async () => {
+        if (!docs || dryRun || step.signal.aborted)
+            return;
+        const url = await steps.sweep.linkPreview({ number, pull, marker: thread?.marker }, docs.link, step.signal);
+        if (url)
+            done.preview = url;
+    };
     if (thread) {
         const stands = await reportThread(thread, steps, deps, 'write');
         if (stands.swept)
@@ -33169,45 +33295,26 @@ async function laneRun(number, steps, deps, done) {
             done.atWork++;
             // Asked on the docs PR while the job works: the record owes it, and the run that writes the
             // job's end hands the thread off again.
-            if (docsAsk && !dryRun)
-                await steps.sweep.oweDocs(thread, docsAsk, step.signal);
+            if (asks && !dryRun && asksOpen(asks, thread.note, accepted.inputs))
+                await steps.sweep.oweDocs(thread, asks.link, step.signal);
+            await preview();
             return;
         }
     }
-    if (!thread && !docsAsk) {
+    if (!thread && !asks) {
         log/* coreLog */.u.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
+        await preview();
         return;
     }
     if (dryRun || step.signal.aborted)
         return;
-    const sent = await sendOwed({ number, pull }, thread, steps, deps, docsAsk ?? thread?.note.waiting?.docs);
+    const sent = await sendOwed({ number, pull }, thread, steps, deps, asks);
     done.uses += sent.uses;
     // What was owed cannot go (held, or nothing left to play): the record owes it no more, or every
     // report run would hand the thread off again for nothing.
     if (thread && sent.settled && (0,core_ledger/* owes */.Rz)(thread.note))
         await steps.sweep.settleOwed(thread, step.signal);
-}
-/**
- * A dispatch naming a docs pull request where `/docs` was asked (the docs repository's workflow
- * forwards it): the thread its note names gets the request through its lane. Nothing is sent here,
- * and a docs PR that names no thread of this repository (the docs service's own, another tool's)
- * starts nothing.
- */
-async function forwardDocsAsk(link, steps, deps, done) {
-    const { signal } = deps.step;
-    const number = await steps.sweep.docsThread(link, signal).catch((error) => {
-        throw new errors/* ActionFailure */.dR(`Could not read the docs pull request ${link}: ${(0,log/* describeThrown */.Y)(error)}`);
-    });
-    if (number === undefined) {
-        log/* coreLog */.u.notice(`Nothing was handed on: ${link} is no docs pull request of a thread of this repository.`);
-        return;
-    }
-    if (deps.accepted.features.dryRun) {
-        log/* coreLog */.u.notice(`Dry run: what was asked on ${link} is not handed to #${number}'s thread.`);
-        return;
-    }
-    if (await steps.sweep.handOff(number, signal, link))
-        done.handedOff.push(number);
+    await preview();
 }
 /**
  * One waiting thread: its job read once, and what changed written once — the end (its record kept
@@ -33438,7 +33545,7 @@ function readRunContext(env = process.env) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(751)]).then(__nccwpck_require__.bind(__nccwpck_require__, 3751))).startGitHub(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(615)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9615))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then

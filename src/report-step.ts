@@ -12,7 +12,7 @@ import { threadUses } from './core/ledger.js';
 import { coreLog, describeThrown } from './core/log.js';
 import { modeOutput } from './core/mode.js';
 import type { Memory } from './core/ports.js';
-import { label } from './core/untrusted.js';
+import { label, previewUrl } from './core/untrusted.js';
 import type { Accepted, LazyGitHub } from './accepted.js';
 import { setCommentUrl, setJobOutputs, setOutput } from './report/outputs.js';
 import { writeDryRunSummary, writeSummary } from './report/summary.js';
@@ -80,6 +80,9 @@ export async function report(
   const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
   try {
     if (commentUrl && outputs) setCommentUrl(commentUrl, (m) => coreLog.warning(m));
+    // The thread's docs PR's preview, as its record holds it (read back: checked again).
+    const preview = memory.note?.job === outcome.jobId ? previewUrl(memory.note?.preview) : undefined;
+    if (preview && outputs) setOutput('previewUrl', preview);
   } catch (error) {
     // A step that failed already keeps its first error.
     if (!outcome.failure) core.setFailed(step.fail(error));

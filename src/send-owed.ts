@@ -2,9 +2,10 @@
 // once its job's end is written, sent by playing the run that would have sent it. Only a run of the
 // thread's lane comes here, so nothing of the thread sends between its read and its send.
 import type { Accepted } from './accepted.js';
-import type { FoundWaiting, GitHubSteps } from './core/ports.js';
+import type { DocsAsks, FoundWaiting, GitHubSteps, ThreadNote } from './core/ports.js';
 import type { Payload, RunEvent } from './core/event.js';
-import { owes } from './core/ledger.js';
+import { docsLedger, owes } from './core/ledger.js';
+import { readQueue } from './decide/requests.js';
 import { coreLog, describeThrown } from './core/log.js';
 import { commentRequestEvent, issueQuietEvent, pullHeadEvent, pullMergeEvent } from './core/request-event.js';
 import { setupFor } from './decide/setup.js';
@@ -36,7 +37,7 @@ export async function sendOwed(
   thread: FoundWaiting | undefined,
   steps: GitHubSteps,
   deps: OwedDeps,
-  docsAsk?: string,
+  onDocs?: DocsAsks,
 ): Promise<{ uses: number; settled: boolean }> {
   const { accepted, step } = deps;
   const { inputs, context } = accepted;
@@ -49,16 +50,14 @@ export async function sendOwed(
   const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
   const none = { uses: 0, settled: true };
   let replay: { event: RunEvent; payload: Payload; actor: string; sha?: string; quiet?: true } | undefined;
-  if ((queued.length > 0 || docsAsk) && inputs.trigger === undefined) {
+  if (queued.length > 0 && inputs.trigger === undefined) {
     step.fail(
       new ActionFailure(
-        `#${lane.number} has ${queued.length > 0 ? `${many} queued while its job worked` : 'requests asked on its docs pull request'}, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`,
+        `#${lane.number} has ${many} queued while its job worked, which this step cannot read without its trigger input: give the thread's step its trigger. Nothing was sent; they stay owed.`,
       ),
     );
     return { uses: 0, settled: false };
   }
-  // What was asked on the docs PR, read there once: it goes with whatever this pass sends.
-  const onDocs = docsAsk ? await steps.sweep.docsAsks(docsAsk, lane.number, step.signal) : undefined;
   let pull: { open: boolean; merged: boolean; head: string } | undefined;
   const readPull = async () =>
     (pull ??= await steps.sweep.pull(lane.number, step.signal).catch((error: unknown) => {
@@ -89,6 +88,7 @@ export async function sendOwed(
       replay = { ...played, actor: context.actor, sha: now.head, quiet: true };
     }
   }
+  // What was asked on the docs PR (read there once by the lane) goes with whatever this pass sends.
   if (!replay && onDocs) {
     // Only what was asked on the docs PR: a pass no followUp holds when something there is owed,
     // and that every policy holds, writing nothing, when nothing is.
@@ -114,4 +114,19 @@ export async function sendOwed(
     lane.number,
   );
   return { uses: carried.uses, settled: carried.held };
+}
+
+/**
+ * Whether the docs PR holds a request the thread's record has not settled (from its note on), by
+ * the step's trigger: what a lane run finding the job at work keeps owed.
+ */
+export function asksOpen(asks: DocsAsks, note: ThreadNote, inputs: Accepted['inputs']): boolean {
+  if (inputs.trigger === undefined) return false;
+  const queue = readQueue(undefined, asks.comments, {
+    phrase: inputs.trigger,
+    standing: Boolean(inputs.prompt),
+    ledger: docsLedger(note, asks.key, asks.noteId),
+    runId: 0,
+  });
+  return queue.kind === 'open' && queue.owed.length > 0;
 }

@@ -22,7 +22,8 @@ import type { Waiting, WaitingNews } from './core/ports.js';
 import { ServiceError } from './service/client.js';
 import type { Accepted, LazyGitHub } from './accepted.js';
 import { LANE_INPUT } from './core/event.js';
-import { sendOwed, type OwedDeps } from './send-owed.js';
+import { asksOpen, sendOwed, type OwedDeps } from './send-owed.js';
+import { handOn } from './hand-on.js';
 import { setOutput } from './report/outputs.js';
 import { writeSweepSummary, type SweptThread } from './report/summary.js';
 import type { AgentClient } from './service/client.js';
@@ -56,9 +57,10 @@ export async function sweep(deps: SweepDeps): Promise<void> {
       coreLog.notice(
         `This run is #${label(event.lane)}'s thread's own (${LANE_INPUT}): its thread step reports and sends; this report step does nothing on it.`,
       );
-    else if (features.lane === undefined && features.docsAsk !== undefined)
-      await forwardDocsAsk(features.docsAsk, steps, deps, done);
-    else if (features.lane === undefined) await report(steps, deps, done);
+    else if (features.lane === undefined && (features.docsAsk !== undefined || features.deployment)) {
+      const handed = await handOn(steps, deps);
+      if (handed !== undefined) done.handedOff.push(handed);
+    } else if (features.lane === undefined) await report(steps, deps, done);
     else await laneRun(features.lane, steps, deps, done);
   } catch (error) {
     step.fail(error);
@@ -68,6 +70,7 @@ export async function sweep(deps: SweepDeps): Promise<void> {
     setOutput('status', features.dryRun ? 'dry-run' : 'swept');
     setOutput('uses', String(done.uses));
     setOutput('reported', JSON.stringify(done.reported));
+    if (done.preview) setOutput('previewUrl', done.preview);
   } catch (error) {
     step.fail(error);
   }
@@ -92,6 +95,8 @@ interface Swept {
   handedOff: number[];
   atWork: number;
   uses: number;
+  /** A lane run's: the preview of its thread's docs PR, as the record now holds it. */
+  preview?: string;
 }
 
 /** The threads whose records are this project's: two projects in one repository never read each other's jobs. */
@@ -160,7 +165,21 @@ async function laneRun(number: number, steps: GitHubSteps, deps: SweepDeps, done
   coreLog.info(
     `This run is #${number}'s thread's own (${LANE_INPUT}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`,
   );
-  const { docsAsk, dryRun } = accepted.features;
+  const { dryRun } = accepted.features;
+  // The docs PR a hand-off names, or the one the record owes what was asked on: read there once
+  // (only where its note names this thread), for its requests and its preview.
+  const link = accepted.features.docsAsk ?? thread?.note.waiting?.docs;
+  const docs = link ? await steps.sweep.docsAsks(link, number, step.signal) : undefined;
+  const asks = accepted.inputs.trigger !== undefined ? docs : undefined;
+  const preview = async () => {
+    if (!docs || dryRun || step.signal.aborted) return;
+    const url = await steps.sweep.linkPreview(
+      { number, pull, marker: thread?.marker },
+      docs.link,
+      step.signal,
+    );
+    if (url) done.preview = url;
+  };
   if (thread) {
     const stands = await reportThread(thread, steps, deps, 'write');
     if (stands.swept) done.reported.push(stands.swept);
@@ -169,42 +188,24 @@ async function laneRun(number: number, steps: GitHubSteps, deps: SweepDeps, done
       done.atWork++;
       // Asked on the docs PR while the job works: the record owes it, and the run that writes the
       // job's end hands the thread off again.
-      if (docsAsk && !dryRun) await steps.sweep.oweDocs(thread, docsAsk, step.signal);
+      if (asks && !dryRun && asksOpen(asks, thread.note, accepted.inputs))
+        await steps.sweep.oweDocs(thread, asks.link, step.signal);
+      await preview();
       return;
     }
   }
-  if (!thread && !docsAsk) {
+  if (!thread && !asks) {
     coreLog.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
+    await preview();
     return;
   }
   if (dryRun || step.signal.aborted) return;
-  const sent = await sendOwed({ number, pull }, thread, steps, deps, docsAsk ?? thread?.note.waiting?.docs);
+  const sent = await sendOwed({ number, pull }, thread, steps, deps, asks);
   done.uses += sent.uses;
   // What was owed cannot go (held, or nothing left to play): the record owes it no more, or every
   // report run would hand the thread off again for nothing.
   if (thread && sent.settled && owes(thread.note)) await steps.sweep.settleOwed(thread, step.signal);
-}
-
-/**
- * A dispatch naming a docs pull request where `/docs` was asked (the docs repository's workflow
- * forwards it): the thread its note names gets the request through its lane. Nothing is sent here,
- * and a docs PR that names no thread of this repository (the docs service's own, another tool's)
- * starts nothing.
- */
-async function forwardDocsAsk(link: string, steps: GitHubSteps, deps: SweepDeps, done: Swept): Promise<void> {
-  const { signal } = deps.step;
-  const number = await steps.sweep.docsThread(link, signal).catch((error: unknown) => {
-    throw new ActionFailure(`Could not read the docs pull request ${link}: ${describeThrown(error)}`);
-  });
-  if (number === undefined) {
-    coreLog.notice(`Nothing was handed on: ${link} is no docs pull request of a thread of this repository.`);
-    return;
-  }
-  if (deps.accepted.features.dryRun) {
-    coreLog.notice(`Dry run: what was asked on ${link} is not handed to #${number}'s thread.`);
-    return;
-  }
-  if (await steps.sweep.handOff(number, signal, link)) done.handedOff.push(number);
+  await preview();
 }
 
 /**

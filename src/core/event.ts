@@ -140,6 +140,11 @@ export type RunEvent = Common &
     | { kind: 'workflow-run'; run: FollowedRun }
     | { kind: 'release' }
     /**
+     * `deployment_status`: a deployment's status changed (a docs host's preview of a pull request):
+     * its state, the commit deployed, and the URL it names (as given: checked where it is shown).
+     */
+    | { kind: 'deployment'; state?: string; sha?: string; environmentUrl?: string }
+    /**
      * `workflow_dispatch`: someone ran the workflow by hand, or a report run handed a thread's
      * owed work to its lane (`lane`: the dispatch's LANE_INPUT, as given: a thread's number).
      */
@@ -167,6 +172,7 @@ const KINDS: Readonly<Record<string, Cause & { review?: boolean }>> = {
   issues: { kind: 'issue', target: false },
   workflow_run: { kind: 'workflow-run', target: false },
   release: { kind: 'release', target: false },
+  deployment_status: { kind: 'deployment', target: false },
   workflow_dispatch: { kind: 'dispatch', target: false },
   schedule: { kind: 'schedule', target: false },
   discussion: { kind: 'discussion', target: false },
@@ -386,6 +392,19 @@ export function parseEvent(name: string, payload: unknown): RunEvent {
       const lane = text(inputs?.[LANE_INPUT]);
       const docsAsk = text(inputs?.[DOCS_ASK_INPUT]);
       return { ...common, kind, ...(lane ? { lane } : {}), ...(docsAsk ? { docsAsk } : {}) };
+    }
+    case 'deployment': {
+      const status = record(record(payload)?.deployment_status);
+      const deployment = record(record(payload)?.deployment);
+      return {
+        ...common,
+        kind,
+        ...defined({
+          state: text(status?.state),
+          sha: text(deployment?.sha),
+          environmentUrl: text(status?.environment_url),
+        }),
+      };
     }
     default:
       return { ...common, kind };

@@ -221,6 +221,8 @@ export function nextLedger(
   }
   const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
   const docs = run.docs ?? previous?.docs;
+  // A preview is its docs PR's: another job's docs PR has its own.
+  const preview = previous?.job === run.job ? previous.preview : undefined;
   return {
     job: run.job,
     ...(head ? { head } : {}),
@@ -231,6 +233,7 @@ export function nextLedger(
     ...superseded,
     ...requests,
     ...(docs ? { docs } : {}),
+    ...(preview ? { preview } : {}),
     ...parked,
   };
 }

@@ -102,6 +102,11 @@ export interface ThreadNote {
    * case; its comments' ids are of the same series, but another pull request's floor is not its).
    */
   docs?: { pr: string; requests: RequestLedger };
+  /**
+   * The preview of the job's docs pull request (an https URL a successful deployment of it named),
+   * once a run of the thread's lane read it: shown in the comment, the `previewUrl` output.
+   */
+  preview?: string;
   /** The thread's job, left at work by a run that did not wait: what reporting its end needs. */
   waiting?: Waiting;
   /**
@@ -468,6 +473,18 @@ export interface SweepSide {
    * and the docs PR is told it waits. Faults are warnings.
    */
   oweDocs(found: FoundWaiting, link: string, signal: AbortSignal): Promise<void>;
+  /**
+   * A lane run's link to the preview of thread `number`'s docs pull request `link` in its kept
+   * comment (the record's marker, else the step's own), once deployed: the preview the record now
+   * holds. Faults are warnings.
+   */
+  linkPreview(
+    thread: { number: number; pull: boolean; marker?: string },
+    link: string,
+    signal: AbortSignal,
+  ): Promise<string | undefined>;
+  /** The pull request of this repository that commit `sha` is the head of (a deployment's), as its page's URL. Faults throw. */
+  pullOfCommit(sha: string, signal: AbortSignal): Promise<string | undefined>;
   /**
    * One thread's end, as the run that left its job at work asked (see `ReportWrites.waitingEnd`),
    * unless another run reported it meanwhile (`false`). Faults are warnings.

@@ -58,6 +58,20 @@ export function isPlainHttpUrl(url: string): boolean {
   return /^https?:\/\/[\x21-\x7e]{1,2000}$/.test(url);
 }
 
+/**
+ * A preview's URL as the action shows it: https only (a deployment status may name any scheme), no
+ * credentials, printable, of a sane length; `undefined` for anything else.
+ */
+export function previewUrl(url: string | null | undefined): string | undefined {
+  if (!url || !/^https:\/\/[\x21-\x7e]{1,2000}$/.test(url)) return undefined;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' && !parsed.username && !parsed.password ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An id or status from the service: as is when it is a plain word, quoted otherwise. */
 export function label(text: string): string {
   const clean = redact(text);

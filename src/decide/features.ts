@@ -58,6 +58,11 @@ export interface Features {
    * the thread the docs PR names and hands the request to its lane.
    */
   docsAsk?: string;
+  /**
+   * A `deployment_status` on a thread's step: the docs host deployed a pull request's preview; its
+   * thread's lane links it (a run that sends nothing).
+   */
+  deployment?: true;
 }
 
 /** What the event means for the inputs' rules. */
@@ -82,6 +87,8 @@ export function featuresOf(
   const asks = docsAsk !== undefined ? { docsAsk } : {};
   if (lane !== undefined) return { ...sweepFeatures(inputs.dryRun), lane, ...asks };
   if (docsAsk !== undefined) return { ...sweepFeatures(inputs.dryRun), ...asks };
+  if (inputs.thread && event.kind === 'deployment')
+    return { ...sweepFeatures(inputs.dryRun), deployment: true };
   // A thread's step that does not wait reports on every event that belongs to no thread: the
   // recipe without waiting is one job.
   if (inputs.sweep || (inputs.thread && !inputs.wait && threadless(event, inputs.allowedActors)))

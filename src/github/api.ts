@@ -177,6 +177,16 @@ export interface GitHubApi {
     at: { owner: string; repo: string; username: string },
     signal: AbortSignal,
   ): Promise<{ permission: string; role: string }>;
+  /** The newest deployments of commit `sha` (one page of `per_page`), newest first: their ids. */
+  deployments(
+    at: { owner: string; repo: string; sha: string; per_page: number },
+    signal: AbortSignal,
+  ): Promise<{ id: number }[]>;
+  /** A deployment's newest status (`undefined`: none yet): its state, and the URL it deployed to. */
+  deploymentStatus(
+    at: { owner: string; repo: string; deployment_id: number },
+    signal: AbortSignal,
+  ): Promise<{ state: string; environmentUrl?: string } | undefined>;
   /** A reaction on an issue comment, or on a pull request review comment (`review`). */
   react(
     at: { owner: string; repo: string; comment_id: number; review: boolean; content: 'eyes' },

@@ -300,6 +300,23 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
       const reply = z.object({ permission: z.string(), role_name: z.string() }).parse(data);
       return { permission: reply.permission, role: reply.role_name };
     },
+    async deployments(at, signal) {
+      const { data } = await octokit().rest.repos.listDeployments({ ...at, ...bounded(signal) });
+      return z.array(z.object({ id: z.number() })).parse(data);
+    },
+    async deploymentStatus(at, signal) {
+      const { data } = await octokit().rest.repos.listDeploymentStatuses({
+        ...at,
+        per_page: 1,
+        ...bounded(signal),
+      });
+      const [newest] = z
+        .array(z.object({ state: z.string(), environment_url: z.optional(z.string()) }))
+        .parse(data);
+      if (!newest) return undefined;
+      const { state, environment_url: url } = newest;
+      return { state, ...(url ? { environmentUrl: url } : {}) };
+    },
     async react({ review, ...at }, signal) {
       if (review)
         await octokit().rest.reactions.createForPullRequestReviewComment({ ...at, ...bounded(signal) });

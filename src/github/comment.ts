@@ -172,6 +172,31 @@ function carriedLine(requests: NonNullable<CommentState['carried']>): string {
   return `📨 This run sent ${requests.length} requests queued on the thread: ${each.join(', ')}.`;
 }
 
+/** Where the preview line starts: one a comment. */
+const PREVIEW = '🔎 <a href="';
+
+/** The docs PR's preview, by its https URL (checked where it was read). */
+function previewLine(url: string): string {
+  return `${PREVIEW}${cell(url, 2000)}">Preview of the docs pull request</a>`;
+}
+
+/**
+ * The comment's body with the preview line for `url`, in place of one it has (a lane run's word
+ * once the docs PR deployed), above the facts line, or at the end of a comment that has none.
+ */
+export function withPreview(body: string, url: string): string {
+  const lines = body.split('\n');
+  const at = lines.findIndex((line) => line.startsWith(PREVIEW));
+  if (at >= 0) {
+    lines[at] = previewLine(url);
+    return lines.join('\n');
+  }
+  const facts = lines.findIndex((line) => line.startsWith('<sub>'));
+  if (facts >= 0) lines.splice(facts, 0, previewLine(url), '');
+  else lines.push(previewLine(url), '');
+  return lines.join('\n');
+}
+
 /** The comment's Markdown: far under GitHub's 65,536 characters by construction (cells are cut). */
 export function commentBody(marker: string, state: CommentState): string {
   const facts = [`Job ${inert(state.jobId)}`];
@@ -190,6 +215,7 @@ export function commentBody(marker: string, state: CommentState): string {
     ...(state.replaced ? [replacedLine(state.replaced, state.jobId, state.superseded ?? []), ''] : []),
     ...supersededLines(state),
     ...(state.carried && state.carried.length > 1 ? [carriedLine(state.carried), ''] : []),
+    ...(state.note?.preview ? [previewLine(state.note.preview), ''] : []),
     `<sub>${facts.join(' · ')}</sub>`,
     '',
   ].join('\n');

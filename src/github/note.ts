@@ -12,6 +12,7 @@ import {
 } from '../core/ledger.js';
 import type { ThreadNote } from '../core/ports.js';
 import { isDocsPullPage } from '../core/pull-request.js';
+import { previewUrl } from '../core/untrusted.js';
 
 export type { ThreadNote };
 
@@ -88,6 +89,7 @@ const noteSchema = z.object({
     }),
   ),
   requests: z.optional(ledgerSchema),
+  preview: z.optional(z.string().check(z.refine((url) => previewUrl(url) === url))),
   docs: z.optional(
     z.object({
       pr: z.string().check(z.regex(/^[a-z0-9-]{1,39}\/[a-z0-9._-]{1,100}#[1-9][0-9]{0,9}$/)),

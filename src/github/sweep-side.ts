@@ -13,6 +13,7 @@ import { findWaiting, waitingOn, type WaitingThread } from './in-flight.js';
 import type { GitHubSession } from './session.js';
 import { oweDocsAsk, reportWaitingThread, settleOwed } from './waiting-end.js';
 import { answerOnDocs, docsAsks, docsThread } from './docs-asks.js';
+import { linkPreview } from './preview.js';
 import { FINISH_BUDGET_MS } from './writes.js';
 
 /** The sweep's GitHub side: the repository's waiting threads, and each one's end, within the last writes' time. */
@@ -86,6 +87,26 @@ export function sweepSide(session: GitHubSession): SweepSide {
       } finally {
         done();
       }
+    },
+    async linkPreview({ number, pull, marker }, link, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      const thread = { owner, repo, number, pull, fork: false };
+      try {
+        return await linkPreview(session, { thread, marker: marker ?? session.marker }, link, signal);
+      } catch (error) {
+        session.warn(`Could not link the preview on #${number}: ${describeThrown(error)}.`);
+        return undefined;
+      } finally {
+        done();
+      }
+    },
+    async pullOfCommit(sha, signal) {
+      const pulls = await session.retrying(
+        () => session.forRepo().pullsOfCommit({ owner, repo, commit_sha: sha }, signal),
+        signal,
+      );
+      const pr = pulls.find((p) => p.head?.sha === sha);
+      return pr ? `${session.run.serverUrl}/${owner}/${repo}/pull/${pr.number}` : undefined;
     },
     async oweDocs(found, link, cancellation) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
