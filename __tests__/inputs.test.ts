@@ -66,6 +66,7 @@ describe('readInputs', () => {
       status: false,
       sweep: false,
       paths: [],
+      draft: false,
       dryRun: false,
       followUp: 'every-push',
     });

@@ -365,6 +365,7 @@ describe('a step that does nothing', () => {
             answer: unasked,
             removeLabel: unasked,
             handDocsAsk: unasked,
+            followCode: unasked,
             skipped: unasked,
             waitingEnd: unasked,
           },

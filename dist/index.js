@@ -28370,6 +28370,30 @@ module.exports = {
 
 /***/ }),
 
+/***/ 1315:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   U: () => (/* binding */ LANE_INPUT),
+/* harmony export */   v: () => (/* binding */ DOCS_ASK_INPUT)
+/* harmony export */ });
+// The `workflow_dispatch` inputs the action's recipes declare: how a hand-off names the thread
+// whose lane a dispatched run is, and the docs pull request where `/docs` was asked.
+/**
+ * The `workflow_dispatch` input that names the thread a dispatched run is the lane run of: the
+ * recipe declares it, and a report run fills it in.
+ */
+const LANE_INPUT = 'docs-agent-thread';
+/**
+ * The `workflow_dispatch` input that names a thread's docs pull request (its URL) where `/docs` was
+ * asked: filled in by the run on the docs PR's comment (in a monorepo) or by the docs repository's
+ * forwarding workflow, and handed on to the thread's lane with LANE_INPUT.
+ */
+const DOCS_ASK_INPUT = 'docs-agent-docs';
+
+
+/***/ }),
+
 /***/ 8571:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -28454,16 +28478,13 @@ function pullRequestStep(event) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Un: () => (/* binding */ LANE_INPUT),
-/* harmony export */   VL: () => (/* binding */ refWords),
 /* harmony export */   j_: () => (/* binding */ readEvent),
 /* harmony export */   uG: () => (/* binding */ namesNoThread),
-/* harmony export */   vQ: () => (/* binding */ DOCS_ASK_INPUT),
 /* harmony export */   wj: () => (/* binding */ parseEvent)
 /* harmony export */ });
+/* harmony import */ var _dispatch_inputs_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1315);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4994);
 
 
 /** How each of GitHub's names is read; every name not here is `other`. */
@@ -28561,17 +28582,6 @@ function runPull(entry) {
 function namesNoThread(event) {
     return event.kind === 'schedule' || event.kind === 'dispatch' || event.name === 'repository_dispatch';
 }
-/**
- * The `workflow_dispatch` input that names the thread a dispatched run is the lane run of: the
- * recipe declares it, and a report run fills it in.
- */
-const LANE_INPUT = 'docs-agent-thread';
-/**
- * The `workflow_dispatch` input that names a thread's docs pull request (its URL) where `/docs` was
- * asked: filled in by the run on the docs PR's comment (in a monorepo) or by the docs repository's
- * forwarding workflow, and handed on to the thread's lane with LANE_INPUT.
- */
-const DOCS_ASK_INPUT = 'docs-agent-docs';
 /** Reads the payload into the event; never throws, whatever the payload holds. */
 function parseEvent(name, payload) {
     const f = fieldsOf(isObject(payload) ? payload : {});
@@ -28645,8 +28655,8 @@ function parseEvent(name, payload) {
         }
         case 'dispatch': {
             const inputs = record(record(payload)?.inputs);
-            const lane = text(inputs?.[LANE_INPUT]);
-            const docsAsk = text(inputs?.[DOCS_ASK_INPUT]);
+            const lane = text(inputs?.[_dispatch_inputs_js__WEBPACK_IMPORTED_MODULE_1__/* .LANE_INPUT */ .U]);
+            const docsAsk = text(inputs?.[_dispatch_inputs_js__WEBPACK_IMPORTED_MODULE_1__/* .DOCS_ASK_INPUT */ .v]);
             return { ...common, kind, ...(lane ? { lane } : {}), ...(docsAsk ? { docsAsk } : {}) };
         }
         case 'deployment': {
@@ -28696,6 +28706,9 @@ function actor(account) {
 function defined(value) {
     return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
+function isObject(value) {
+    return typeof value === 'object' && value !== null;
+}
 /** Reads the event once; a payload that is missing or not JSON reads as empty. */
 function readEvent(env = process.env) {
     const name = env.GITHUB_EVENT_NAME ?? '';
@@ -28709,20 +28722,6 @@ function readEvent(env = process.env) {
         }
     }
     return { name, payload: isObject(payload) ? payload : {} };
-}
-function isObject(value) {
-    return typeof value === 'object' && value !== null;
-}
-/** A ref as a person reads it: `the branch main`, `the tag v1.2.0`, else the ref itself. */
-function refWords(ref) {
-    const name = typeof ref === 'string' ? ref : '';
-    const branch = /^refs\/heads\/(.+)$/.exec(name);
-    if (branch)
-        return `the branch ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(branch[1] ?? '')}`;
-    const tag = /^refs\/tags\/(.+)$/.exec(name);
-    if (tag)
-        return `the tag ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(tag[1] ?? '')}`;
-    return name ? `the ref ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .label */ .Pf)(name)}` : 'its ref';
 }
 
 
@@ -29478,6 +29477,31 @@ const WORKING_LABEL = 'docs-agent-working';
 /** Whether a link the service sent (a job's `prLink`) is the page `page`: a trailing slash and case aside. */
 function samePage(link, page) {
     return Boolean(link) && (link ?? '').replace(/\/+$/, '').toLowerCase() === page.toLowerCase();
+}
+
+
+/***/ }),
+
+/***/ 6154:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ refWords)
+/* harmony export */ });
+/* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4994);
+// A git ref in the words a notice uses: what a person reads, never the raw ref where a branch's or
+// a tag's name says it.
+
+/** A ref as a person reads it: `the branch main`, `the tag v1.2.0`, else the ref itself. */
+function refWords(ref) {
+    const name = typeof ref === 'string' ? ref : '';
+    const branch = /^refs\/heads\/(.+)$/.exec(name);
+    if (branch)
+        return `the branch ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(branch[1] ?? '')}`;
+    const tag = /^refs\/tags\/(.+)$/.exec(name);
+    if (tag)
+        return `the tag ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(tag[1] ?? '')}`;
+    return name ? `the ref ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(name)}` : 'its ref';
 }
 
 
@@ -30444,7 +30468,7 @@ function budgetSpent(budget, mode, memory, log) {
 // EXTERNAL MODULE: ./src/service/errors.ts
 var errors = __nccwpck_require__(5756);
 // EXTERNAL MODULE: ./src/core/log.ts
-var log = __nccwpck_require__(4325);
+var core_log = __nccwpck_require__(4325);
 ;// CONCATENATED MODULE: ./src/decide/continuity.ts
 
 
@@ -30696,7 +30720,10 @@ function nothingNew(changed, since, job) {
 var core_ledger = __nccwpck_require__(2558);
 // EXTERNAL MODULE: ./src/core/event.ts
 var core_event = __nccwpck_require__(7667);
+// EXTERNAL MODULE: ./src/core/ref-words.ts
+var ref_words = __nccwpck_require__(6154);
 ;// CONCATENATED MODULE: ./src/decide/trigger.ts
+
 
 
 /**
@@ -30708,7 +30735,7 @@ function readRequest(phrase, event, label) {
     // Read first, before the GitHub side loads: a deleted ref has no commit to document or to put a
     // status on, and no pull request to follow.
     if (event.kind === 'push' && event.deleted) {
-        return { kind: 'skip', why: `the push deleted ${(0,core_event/* refWords */.VL)(event.ref)}, which leaves nothing to document` };
+        return { kind: 'skip', why: `the push deleted ${(0,ref_words/* refWords */.V)(event.ref)}, which leaves nothing to document` };
     }
     if (label && (event.kind === 'pull-request' || event.kind === 'issue')) {
         const asked = readLabel(label, event.action, event.label);
@@ -31027,6 +31054,33 @@ function docsPrAnswer(thread) {
 }
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
 async function decide(inputs, deps) {
+    const decided = await decideRun(inputs, deps);
+    return inputs.draft && deps.features.thread ? withDraft(decided, deps) : decided;
+}
+/**
+ * `draft: true`: a run on the code pull request's close (merged, or not) that sends nothing still
+ * moves its docs PR along (ready, or closed): the thread's job's docs PR, read from the service (a
+ * GET: no quota use). Where the job cannot be read or has none, nothing is asked.
+ */
+async function withDraft(decided, deps) {
+    const { event, client, log, signal } = deps;
+    if (decided.kind !== 'skip' || !decided.held || event.kind !== 'pull-request' || event.action !== 'closed')
+        return decided;
+    const id = decided.held.job ?? decided.held.memory.note?.job;
+    if (!id)
+        return decided;
+    try {
+        const job = await client.getJob(id, { signal });
+        return job.prLink ? { ...decided, docsDraft: job.prLink } : decided;
+    }
+    catch (error) {
+        if (signal.aborted)
+            throw error;
+        log.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)} for its docs pull request (${(0,core_log/* describeThrown */.Y)(error)}); it does not follow this pull request's close (draft: true).`);
+        return decided;
+    }
+}
+async function decideRun(inputs, deps) {
     const { event, request, features, github, log, signal } = deps;
     const admission = await admit(inputs, event, request, async (actor) => (await github())?.accessOf(actor, signal), deps.run.actor);
     if (admission.kind === 'skip')
@@ -31268,7 +31322,7 @@ async function openedByJobAtWork(atWork, deps) {
         catch (error) {
             if (deps.signal.aborted)
                 throw error;
-            deps.log.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, at work on another thread, to tell whether it opened this pull request (${(0,log/* describeThrown */.Y)(error)}); the run goes on as a thread of its own.`);
+            deps.log.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, at work on another thread, to tell whether it opened this pull request (${(0,core_log/* describeThrown */.Y)(error)}); the run goes on as a thread of its own.`);
         }
     }
     return undefined;
@@ -31375,7 +31429,7 @@ function setOutput(name, value) {
     }
     catch (error) {
         // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
-        throw new errors/* ActionFailure */.dR(`Could not set the step's outputs: ${(0,log/* describeThrown */.Y)(error)}.`);
+        throw new errors/* ActionFailure */.dR(`Could not set the step's outputs: ${(0,core_log/* describeThrown */.Y)(error)}.`);
     }
 }
 
@@ -32136,6 +32190,7 @@ const OPTIONAL_DEFAULTS = {
     dryRun: 'false',
     followUp: 'every-push',
     sweep: 'false',
+    draft: 'false',
 };
 // The inputs action.yml declares, by their names there, each with its rule; checked in this order,
 // and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
@@ -32186,6 +32241,8 @@ const schema = schemas/* object */.Ikc({
     followUp: rule(followUp),
     /** A report run: the end of every job a thread's run left at work, written; no prompt, nothing sent. */
     sweep: rule(bool('sweep')),
+    /** With `thread`: the docs pull request stays a draft until the code pull request merges. */
+    draft: rule(bool('draft')),
 });
 function forkMessage(fork) {
     const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
@@ -32263,6 +32320,10 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
     }
     if (inputs.followUp !== 'every-push' && !inputs.thread) {
         throw new InputError(`Input "followUp" is ${inputs.followUp} but thread is not true: it says which runs of a thread send to its job; set thread: true or leave followUp at every-push.`);
+    }
+    // A draft follows the code pull request's life: only a thread has one.
+    if (inputs.draft && !inputs.thread) {
+        throw new InputError('Input "draft" is true but thread is not true: the docs pull request is kept a draft until the code pull request merges, and only a thread follows one; set thread: true or leave draft false.');
     }
     if (needs.github && !inputs.githubToken) {
         throw new InputError(`Input "githubToken" is empty, but ${GITHUB_TOKEN_NEED}: leave githubToken at its default (\${{ github.token }}) or pass a token for this repository.`);
@@ -32455,7 +32516,7 @@ class JobRun {
             return this.cancelled(error);
         if (error instanceof errors/* ActionFailure */.dR)
             return error.message;
-        return `The action failed unexpectedly: ${(0,log/* describeThrown */.Y)(error)}. Re-run the job with debug logging enabled for details.`;
+        return `The action failed unexpectedly: ${(0,core_log/* describeThrown */.Y)(error)}. Re-run the job with debug logging enabled for details.`;
     }
     /** What a cancellation leaves behind depends on how far the request got. */
     cancelled(error) {
@@ -32618,7 +32679,7 @@ async function report(step, { accepted, decision, executed }, github, cancellati
     }
     if (decision?.kind === 'skip') {
         if (alongside?.quiet)
-            log/* coreLog */.u.info(`${alongside.thread ? `#${alongside.thread}` : 'The default branch'}: ${decision.notice}`);
+            core_log/* coreLog */.u.info(`${alongside.thread ? `#${alongside.thread}` : 'The default branch'}: ${decision.notice}`);
         else
             await endSkipped(decision, github, cancellation, outputs);
         return;
@@ -32643,7 +32704,7 @@ async function report(step, { accepted, decision, executed }, github, cancellati
             serverUrl,
             ...(alongside ? { thread: alongside.thread } : {}),
         };
-        await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+        await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch((error) => core_log/* coreLog */.u.warning(`Could not write the step summary: ${(0,core_log/* describeThrown */.Y)(error)}.`));
     }
     if (step.failure)
         core/* setFailed */.C1(step.failure);
@@ -32655,7 +32716,7 @@ async function report(step, { accepted, decision, executed }, github, cancellati
     const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
     try {
         if (commentUrl && outputs)
-            setCommentUrl(commentUrl, (m) => log/* coreLog */.u.warning(m));
+            setCommentUrl(commentUrl, (m) => core_log/* coreLog */.u.warning(m));
         // The thread's docs PR's preview, as its record holds it (read back: checked again).
         const preview = memory.note?.job === outcome.jobId ? (0,untrusted/* previewUrl */.e6)(memory.note?.preview) : undefined;
         if (preview && outputs)
@@ -32671,7 +32732,7 @@ async function report(step, { accepted, decision, executed }, github, cancellati
 function setOutputs(step, { accepted, decision, executed }, serverUrl) {
     try {
         if (step.id)
-            setJobOutputs(step.id, step.job, (message) => log/* coreLog */.u.warning(message), executed?.jobId, serverUrl);
+            setJobOutputs(step.id, step.job, (message) => core_log/* coreLog */.u.warning(message), executed?.jobId, serverUrl);
         // A run that ended before the service confirmed a job still says which way it went (once
         // that was decided) and that no job started: a bad input alone sets nothing. A `jobId` the
         // service never showed (unknown to it, or every read failed) is no job seen either.
@@ -32692,8 +32753,8 @@ function setOutputs(step, { accepted, decision, executed }, serverUrl) {
  * back, the success status decide chose; on a bare `/docs` or at the budget a word on the thread.
  * No summary, no error, no comment about a job.
  */
-async function endSkipped({ notice, answer, held, owe, handOff }, github, cancellation, outputs) {
-    log/* coreLog */.u.notice(notice);
+async function endSkipped({ notice, answer, held, owe, handOff, docsDraft }, github, cancellation, outputs) {
+    core_log/* coreLog */.u.notice(notice);
     try {
         if (outputs) {
             setOutput('status', 'skipped');
@@ -32702,12 +32763,14 @@ async function endSkipped({ notice, answer, held, owe, handOff }, github, cancel
         }
     }
     catch (error) {
-        core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
+        core/* setFailed */.C1((0,core_log/* describeThrown */.Y)(error));
         return;
     }
     const steps = answer || held || handOff ? await github?.asked : undefined;
     if (held)
         await steps?.report.skipped(held.status, held.job, cancellation, held.memory);
+    if (docsDraft)
+        await steps?.report.followCode(docsDraft, cancellation);
     // A request on a docs PR answered only when its thread's lane cannot take it.
     const said = handOff && steps && !(await steps.report.handDocsAsk(handOff.thread, cancellation))
         ? handOff.answer
@@ -32715,11 +32778,11 @@ async function endSkipped({ notice, answer, held, owe, handOff }, github, cancel
     if (!steps || !said)
         return;
     const url = await steps.report.answer(said, cancellation, owe).catch((error) => {
-        log/* coreLog */.u.warning(`Could not answer on the thread: ${(0,log/* describeThrown */.Y)(error)}.`);
+        core_log/* coreLog */.u.warning(`Could not answer on the thread: ${(0,core_log/* describeThrown */.Y)(error)}.`);
         return undefined;
     });
     if (url && outputs)
-        setCommentUrl(url, (m) => log/* coreLog */.u.warning(m));
+        setCommentUrl(url, (m) => core_log/* coreLog */.u.warning(m));
 }
 /**
  * A dry run ends here once decided: `mode` the way it would have gone, `status` `dry-run`, no use
@@ -32729,8 +32792,8 @@ async function endDryRun(decision, outputs) {
     const mode = decision.kind === 'go' ? (0,core_mode/* modeOutput */.xd)(decision.mode) : 'skipped';
     const jobId = decision.kind === 'go' && decision.mode.kind !== 'create' ? decision.mode.jobId : undefined;
     if (decision.kind === 'skip')
-        log/* coreLog */.u.notice(decision.notice);
-    log/* coreLog */.u.notice(`Dry run: nothing was sent or written; the run would have ${mode === 'skipped' ? 'been skipped' : `gone as ${mode}${jobId ? ` (job ${(0,untrusted/* label */.Pf)(jobId)})` : ''}`}. The step summary shows the decision${decision.kind === 'go' && decision.prompt !== undefined ? ' and the prompt' : ''}.`);
+        core_log/* coreLog */.u.notice(decision.notice);
+    core_log/* coreLog */.u.notice(`Dry run: nothing was sent or written; the run would have ${mode === 'skipped' ? 'been skipped' : `gone as ${mode}${jobId ? ` (job ${(0,untrusted/* label */.Pf)(jobId)})` : ''}`}. The step summary shows the decision${decision.kind === 'go' && decision.prompt !== undefined ? ' and the prompt' : ''}.`);
     try {
         if (outputs) {
             setOutput('mode', mode);
@@ -32739,7 +32802,7 @@ async function endDryRun(decision, outputs) {
         }
     }
     catch (error) {
-        core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
+        core/* setFailed */.C1((0,core_log/* describeThrown */.Y)(error));
         return;
     }
     await writeDryRunSummary({
@@ -32747,7 +32810,7 @@ async function endDryRun(decision, outputs) {
         ...(jobId ? { jobId } : {}),
         ...(decision.kind === 'skip' ? { skipped: decision.notice } : {}),
         ...(decision.kind === 'go' && decision.prompt !== undefined ? { prompt: decision.prompt } : {}),
-    }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+    }).catch((error) => core_log/* coreLog */.u.warning(`Could not write the step summary: ${(0,core_log/* describeThrown */.Y)(error)}.`));
 }
 
 ;// CONCATENATED MODULE: ./src/report-waiting.ts
@@ -32781,7 +32844,7 @@ async function reportWaiting(accepted, service, github, step) {
     const id = (0,untrusted/* label */.Pf)(note.job);
     const job = await readThreadJob(note.job, 'the thread', {
         client: service.client,
-        log: log/* coreLog */.u,
+        log: core_log/* coreLog */.u,
         clock,
         deadline: step.startedAt + inputs.timeout,
         context: service.faults,
@@ -32789,14 +32852,14 @@ async function reportWaiting(accepted, service, github, step) {
     }, 'its end is written on the thread');
     const end = (0,core_ledger/* waitingEnd */.Xr)(waiting, job, clock.now());
     if (end.kind === 'at-work' || end.kind === 'written') {
-        log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, is still at work.`);
+        core_log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, is still at work.`);
         return { memory, ...(job ? { job } : {}), atWork: true };
     }
     const owed = (0,core_ledger/* owes */.Rz)(note);
     if (features.dryRun)
-        log/* coreLog */.u.notice(`Dry run: agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}; its end is not written, and the run decides as if it were.`);
+        core_log/* coreLog */.u.notice(`Dry run: agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}; its end is not written, and the run decides as if it were.`);
     else {
-        log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}: ${end.kind === 'overdue' ? 'the thread is told, and it is still waited for' : 'its end is reported on the thread first'}.`);
+        core_log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}: ${end.kind === 'overdue' ? 'the thread is told, and it is still waited for' : 'its end is reported on the thread first'}.`);
         await steps.report.waitingEnd(note, end, owed, signal);
     }
     const after = { ...memory, note: (0,core_ledger/* settleWaiting */.D1)(note, end, owed) };
@@ -32807,6 +32870,8 @@ async function reportWaiting(accepted, service, github, step) {
     };
 }
 
+// EXTERNAL MODULE: ./src/core/dispatch-inputs.ts
+var dispatch_inputs = __nccwpck_require__(1315);
 ;// CONCATENATED MODULE: ./src/core/request-event.ts
 // The events of a thread's runs, rebuilt: a report run that has written the end of a job a thread
 // was waiting for sends what the thread asked for meanwhile by playing the run that would have:
@@ -32950,6 +33015,7 @@ function sweepFeatures(dryRun) {
 
 
 
+
 /** Reads the inputs for this run's event and decides, once, what the run does on GitHub. */
 function readSetup(read, context, workspace) {
     const inputs = readInputs(read, workspace, eventNeeds(context.event));
@@ -32966,9 +33032,9 @@ function checkLane(event) {
     if (event.kind !== 'dispatch')
         return;
     if (event.lane !== undefined && !/^[1-9][0-9]{0,9}$/.test(event.lane))
-        throw new InputError(`The workflow_dispatch input "${core_event/* LANE_INPUT */.Un}" is ${(0,untrusted/* quote */.hD)(event.lane, 40)}: expected the number of the pull request or issue whose thread this run is (a report run fills it in).`);
+        throw new InputError(`The workflow_dispatch input "${dispatch_inputs/* LANE_INPUT */.U}" is ${(0,untrusted/* quote */.hD)(event.lane, 40)}: expected the number of the pull request or issue whose thread this run is (a report run fills it in).`);
     if (event.docsAsk !== undefined && !(0,pull_request/* isDocsPullPage */.AM)(event.docsAsk))
-        throw new InputError(`The workflow_dispatch input "${core_event/* DOCS_ASK_INPUT */.vQ}" is ${(0,untrusted/* quote */.hD)(event.docsAsk, 80)}: expected the URL of the docs pull request where /docs was asked (https://github.com/<owner>/<repo>/pull/<number>; the docs repository's workflow fills it in).`);
+        throw new InputError(`The workflow_dispatch input "${dispatch_inputs/* DOCS_ASK_INPUT */.v}" is ${(0,untrusted/* quote */.hD)(event.docsAsk, 80)}: expected the URL of the docs pull request where /docs was asked (https://github.com/<owner>/<repo>/pull/<number>; the docs repository's workflow fills it in).`);
 }
 /** The setup of valid inputs on an event: a report run's stands in for a thread's run with it. */
 function setupFor(given, context) {
@@ -33012,16 +33078,16 @@ async function sendOwed(lane, thread, steps, deps, onDocs) {
     }
     let pull;
     const readPull = async () => (pull ??= await steps.sweep.pull(lane.number, step.signal).catch((error) => {
-        step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,log/* describeThrown */.Y)(error)}.`));
+        step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,core_log/* describeThrown */.Y)(error)}.`));
         return undefined;
     }));
     if (queued.length > 0 && asked) {
-        log/* coreLog */.u.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
+        core_log/* coreLog */.u.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
         replay = { ...commentRequestEvent(lane.number, lane.pull, asked), actor: asked.login };
     }
     else if (queued.length > 0 && !owedMerge && !onDocs) {
         // Deleted since it was asked: the others stay open in the request ledger, for the thread's next send.
-        log/* coreLog */.u.warning(`#${lane.number}: the newest request queued while its job worked is gone; nothing was sent, and the thread's next run sends what else is queued.`);
+        core_log/* coreLog */.u.warning(`#${lane.number}: the newest request queued while its job worked is gone; nothing was sent, and the thread's next run sends what else is queued.`);
         return none;
     }
     else if (lane.pull && inputs.prompt !== undefined && note) {
@@ -33031,7 +33097,7 @@ async function sendOwed(lane, thread, steps, deps, onDocs) {
         const moved = now.head !== note.head;
         const merge = now.merged && (owedMerge || (inputs.followUp === 'every-push' && moved));
         if (merge || (now.open && moved)) {
-            log/* coreLog */.u.info(merge
+            core_log/* coreLog */.u.info(merge
                 ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
                 : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`);
             const played = merge ? pullMergeEvent(lane.number, now.head) : pullHeadEvent(lane.number, now.head);
@@ -33042,7 +33108,7 @@ async function sendOwed(lane, thread, steps, deps, onDocs) {
     if (!replay && onDocs) {
         // Only what was asked on the docs PR: a pass no followUp holds when something there is owed,
         // and that every policy holds, writing nothing, when nothing is.
-        log/* coreLog */.u.info(`#${lane.number}: reading what was asked on its docs pull request ${onDocs.key}.`);
+        core_log/* coreLog */.u.info(`#${lane.number}: reading what was asked on its docs pull request ${onDocs.key}.`);
         const now = lane.pull ? await readPull() : undefined;
         if (lane.pull && !now)
             return { uses: 0, settled: false };
@@ -33097,14 +33163,14 @@ async function forwardDeployment(steps, deps) {
         return undefined;
     const { state, sha, environmentUrl } = event;
     if (state !== 'success' || !sha || !/^[0-9a-f]{40}$/.test(sha) || !(0,untrusted/* previewUrl */.e6)(environmentUrl)) {
-        log/* coreLog */.u.notice(`Nothing to link: the deployment ${state === 'success' ? 'names no https URL' : `is ${(0,untrusted/* label */.Pf)(state ?? 'of no state')}`}.`);
+        core_log/* coreLog */.u.notice(`Nothing to link: the deployment ${state === 'success' ? 'names no https URL' : `is ${(0,untrusted/* label */.Pf)(state ?? 'of no state')}`}.`);
         return undefined;
     }
     const link = await steps.sweep.pullOfCommit(sha, deps.step.signal).catch((error) => {
-        throw new errors/* ActionFailure */.dR(`Could not find the pull request deployed at ${sha.slice(0, 12)}: ${(0,log/* describeThrown */.Y)(error)}`);
+        throw new errors/* ActionFailure */.dR(`Could not find the pull request deployed at ${sha.slice(0, 12)}: ${(0,core_log/* describeThrown */.Y)(error)}`);
     });
     if (!link) {
-        log/* coreLog */.u.notice(`Nothing to link: no pull request of this repository has ${sha.slice(0, 12)} as its head.`);
+        core_log/* coreLog */.u.notice(`Nothing to link: no pull request of this repository has ${sha.slice(0, 12)} as its head.`);
         return undefined;
     }
     return forwardDocsAsk(link, steps, deps);
@@ -33118,14 +33184,14 @@ async function forwardDeployment(steps, deps) {
 async function forwardDocsAsk(link, steps, deps) {
     const { signal } = deps.step;
     const number = await steps.sweep.docsThread(link, signal).catch((error) => {
-        throw new errors/* ActionFailure */.dR(`Could not read the docs pull request ${link}: ${(0,log/* describeThrown */.Y)(error)}`);
+        throw new errors/* ActionFailure */.dR(`Could not read the docs pull request ${link}: ${(0,core_log/* describeThrown */.Y)(error)}`);
     });
     if (number === undefined) {
-        log/* coreLog */.u.notice(`Nothing was handed on: ${link} is no docs pull request of a thread of this repository.`);
+        core_log/* coreLog */.u.notice(`Nothing was handed on: ${link} is no docs pull request of a thread of this repository.`);
         return undefined;
     }
     if (deps.accepted.features.dryRun) {
-        log/* coreLog */.u.notice(`Dry run: what was asked on ${link} is not handed to #${number}'s thread.`);
+        core_log/* coreLog */.u.notice(`Dry run: what was asked on ${link} is not handed to #${number}'s thread.`);
         return undefined;
     }
     return (await steps.sweep.handOff(number, signal, link)) ? number : undefined;
@@ -33176,7 +33242,7 @@ async function sweep(deps) {
         // A dispatch naming a thread is that thread's own run (its thread step's, which is the lane): a
         // report step beside it (`sweep: true` without `thread`) would only hand the thread off again.
         if (features.lane === undefined && event.kind === 'dispatch' && event.lane !== undefined)
-            log/* coreLog */.u.notice(`This run is #${(0,untrusted/* label */.Pf)(event.lane)}'s thread's own (${core_event/* LANE_INPUT */.Un}): its thread step reports and sends; this report step does nothing on it.`);
+            core_log/* coreLog */.u.notice(`This run is #${(0,untrusted/* label */.Pf)(event.lane)}'s thread's own (${dispatch_inputs/* LANE_INPUT */.U}): its thread step reports and sends; this report step does nothing on it.`);
         else if (features.lane === undefined && (features.docsAsk !== undefined || features.deployment)) {
             const handed = await handOn(steps, deps);
             if (handed !== undefined)
@@ -33207,7 +33273,7 @@ async function sweep(deps) {
         uses: done.uses,
         atWork: done.atWork,
         serverUrl: accepted.context.serverUrl,
-    }).catch((error) => log/* coreLog */.u.warning(`Could not write the step summary: ${(0,log/* describeThrown */.Y)(error)}.`));
+    }).catch((error) => core_log/* coreLog */.u.warning(`Could not write the step summary: ${(0,core_log/* describeThrown */.Y)(error)}.`));
     if (step.failure)
         core/* setFailed */.C1(step.failure);
 }
@@ -33221,7 +33287,7 @@ async function sweep_report(steps, deps, done) {
     const { accepted, step } = deps;
     const { signal } = step;
     const found = ownRecords(await listWaiting(steps, signal), accepted);
-    log/* coreLog */.u.info(found.length === 0
+    core_log/* coreLog */.u.info(found.length === 0
         ? 'No thread of this repository is waiting for its agent job to be reported.'
         : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`);
     // One hand-off a thread, whichever of its steps' records asked for it.
@@ -33267,11 +33333,11 @@ async function sweep_report(steps, deps, done) {
 async function laneRun(number, steps, deps, done) {
     const { accepted, step } = deps;
     const { pull, found: listed } = await steps.sweep.thread(number, step.signal).catch((error) => {
-        throw new errors/* ActionFailure */.dR(`Could not read the thread of #${number}: ${(0,log/* describeThrown */.Y)(error)}`);
+        throw new errors/* ActionFailure */.dR(`Could not read the thread of #${number}: ${(0,core_log/* describeThrown */.Y)(error)}`);
     });
     const found = ownRecords(listed, accepted);
     const thread = found.find((f) => f.own) ?? found[0];
-    log/* coreLog */.u.info(`This run is #${number}'s thread's own (${core_event/* LANE_INPUT */.Un}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`);
+    core_log/* coreLog */.u.info(`This run is #${number}'s thread's own (${dispatch_inputs/* LANE_INPUT */.U}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`);
     const { dryRun } = accepted.features;
     // The docs PR a hand-off names, or the one the record owes what was asked on: read there once
     // (only where its note names this thread), for its requests and its preview.
@@ -33302,7 +33368,7 @@ async function laneRun(number, steps, deps, done) {
         }
     }
     if (!thread && !asks) {
-        log/* coreLog */.u.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
+        core_log/* coreLog */.u.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
         await preview();
         return;
     }
@@ -33339,12 +33405,12 @@ async function reportThread(thread, steps, deps, how) {
     if (end.kind === 'written')
         return { kind: 'written' };
     if (end.kind === 'at-work') {
-        log/* coreLog */.u.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
+        core_log/* coreLog */.u.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
         return { kind: 'at-work' };
     }
     const after = end.kind === 'overdue' ? 'at-work' : 'ended';
     if (accepted.features.dryRun) {
-        log/* coreLog */.u.notice(`Dry run: the end of agent job ${id} of #${thread.number} (${(0,core_ledger/* howEnded */.f2)(end)}) is not written.`);
+        core_log/* coreLog */.u.notice(`Dry run: the end of agent job ${id} of #${thread.number} (${(0,core_ledger/* howEnded */.f2)(end)}) is not written.`);
         return { kind: after };
     }
     // Where the lane has work to do on the thread — something is owed, or the job is overdue (its
@@ -33356,13 +33422,13 @@ async function reportThread(thread, steps, deps, how) {
     const owed = debt?.what;
     const lanes = how === 'hand-off' && (owed !== undefined || end.kind === 'overdue');
     if (lanes && (await steps.sweep.handOff(thread.number, signal))) {
-        log/* coreLog */.u.info(end.kind === 'overdue'
+        core_log/* coreLog */.u.info(end.kind === 'overdue'
             ? `#${thread.number}: agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; its thread's own run tells the thread.`
             : `#${thread.number}: agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}, and the thread is owed ${owed}: its thread's own run writes the end and sends it.`);
         return { kind: after === 'ended' ? 'handed' : 'at-work' };
     }
     const wrote = await steps.sweep.reportEnd(thread, end, signal);
-    log/* coreLog */.u.info(wrote
+    core_log/* coreLog */.u.info(wrote
         ? `#${thread.number}: agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; ${end.kind === 'overdue' ? 'the thread is told, and it stays waiting' : 'its end is written on the thread'}.`
         : `#${thread.number}: another run reported agent job ${id} meanwhile.`);
     // An overdue mark is not an end: the job is still at work, and nothing may be sent to it.
@@ -33386,11 +33452,11 @@ async function readWaitingJob({ client, accepted, step }, id, waiting, signal) {
             return undefined;
         if (signal.aborted)
             return 'unread';
-        const said = `Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, which run ${waiting.run} left at work (${(0,log/* describeThrown */.Y)(error)})`;
+        const said = `Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, which run ${waiting.run} left at work (${(0,core_log/* describeThrown */.Y)(error)})`;
         if (accepted.features.lane !== undefined)
             step.fail(new errors/* ActionFailure */.dR(`${said}: nothing was sent, and what the thread asked stays owed; re-run this run once the service answers.`));
         else
-            log/* coreLog */.u.warning(`${said}; a later run reports its end.`);
+            core_log/* coreLog */.u.warning(`${said}; a later run reports its end.`);
         return 'unread';
     }
 }
@@ -33407,7 +33473,7 @@ async function owedOf(thread, steps, { accepted, step }) {
     if (!thread.pull || accepted.inputs.followUp !== 'every-push')
         return undefined;
     const pull = await steps.sweep.pull(thread.number, step.signal).catch((error) => {
-        log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,log/* describeThrown */.Y)(error)}; a later run reports the thread.`);
+        core_log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,core_log/* describeThrown */.Y)(error)}; a later run reports the thread.`);
         return 'unread';
     });
     if (pull === 'unread')
@@ -33424,7 +33490,7 @@ async function handOffOwed(thread, steps, deps) {
     const owed = await owedOf(thread, steps, deps);
     if (!owed || owed === 'unread' || !(await steps.sweep.handOff(thread.number, deps.step.signal)))
         return false;
-    log/* coreLog */.u.info(`#${thread.number} is owed ${owed.what}: its thread's own run sends it.`);
+    core_log/* coreLog */.u.info(`#${thread.number} is owed ${owed.what}: its thread's own run sends it.`);
     return true;
 }
 /**
@@ -33439,7 +33505,7 @@ async function reportBranches(steps, told, deps) {
     const { accepted, step } = deps;
     const { signal, clock } = step;
     const { head, jobs: found } = await steps.sweep.branchWaiting(signal).catch((error) => {
-        throw new errors/* ActionFailure */.dR(`Could not look for the jobs branches left at work: ${(0,log/* describeThrown */.Y)(error)}`);
+        throw new errors/* ActionFailure */.dR(`Could not look for the jobs branches left at work: ${(0,core_log/* describeThrown */.Y)(error)}`);
     });
     // Without a head the records were read, on whatever branch each job is.
     const whose = head === undefined ? "A branch's" : "The default branch's";
@@ -33466,24 +33532,24 @@ async function reportBranches(steps, told, deps) {
             if (!waits)
                 continue;
             atWork++;
-            log/* coreLog */.u.info(`${whose} agent job ${id} (${commits}) is still at work; it stays waiting.`);
+            core_log/* coreLog */.u.info(`${whose} agent job ${id} (${commits}) is still at work; it stays waiting.`);
             continue;
         }
         if (accepted.features.dryRun) {
-            log/* coreLog */.u.notice(waits
+            core_log/* coreLog */.u.notice(waits
                 ? `Dry run: the end of ${whose.toLowerCase()} agent job ${id} (${(0,core_ledger/* howEnded */.f2)(end)}) is not written.`
                 : `Dry run: the records of agent job ${id}, whose end another run wrote, are not deleted.`);
             continue;
         }
         await steps.sweep.reportBranchEnd(branch, end, signal);
         if (!waits) {
-            log/* coreLog */.u.info(`Agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; another run wrote its end, and its records go.`);
+            core_log/* coreLog */.u.info(`Agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; another run wrote its end, and its records go.`);
             continue;
         }
-        log/* coreLog */.u.info(`${whose} agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; its end is written on ${commits}.`);
+        core_log/* coreLog */.u.info(`${whose} agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; its end is written on ${commits}.`);
         reported.push(sweptOf({ commit: branch.pending[0]?.sha ?? '' }, branch.job, end));
         if (head && head !== branch.pending[0]?.sha)
-            log/* coreLog */.u.info(`The default branch moved on while agent job ${id} worked: its next push sends that change.`);
+            core_log/* coreLog */.u.info(`The default branch moved on while agent job ${id} worked: its next push sends that change.`);
     }
     return { reported, atWork };
 }
@@ -33493,7 +33559,7 @@ async function listWaiting(steps, signal) {
         return await steps.sweep.waiting(signal);
     }
     catch (error) {
-        throw new errors/* ActionFailure */.dR(`Could not list the threads waiting for their agent job: ${(0,log/* describeThrown */.Y)(error)}`);
+        throw new errors/* ActionFailure */.dR(`Could not list the threads waiting for their agent job: ${(0,core_log/* describeThrown */.Y)(error)}`);
     }
 }
 /** One reported thread (a pull request's or issue's number, or a branch's newest commit), as the `reported` output and the summary list it. */
@@ -33545,7 +33611,7 @@ function readRunContext(env = process.env) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(615)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9615))).startGitHub(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(495)]).then(__nccwpck_require__.bind(__nccwpck_require__, 5495))).startGitHub(request, run, log, clock);
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then
@@ -33598,7 +33664,7 @@ async function run(deps = {}) {
     for (const merge of alongside ?? []) {
         if (signal.aborted || !accepted)
             break;
-        log/* coreLog */.u.info(`This push also merged pull request #${merge.number}: its thread is told too.`);
+        core_log/* coreLog */.u.info(`This push also merged pull request #${merge.number}: its thread is told too.`);
         // Each other thread's lines folded under its own heading in the run's log.
         core/* startGroup */.Oh(`#${merge.number}: its thread`);
         try {
@@ -33636,7 +33702,7 @@ async function main_carry(step, { accepted, service, github, startedAt }, alongs
     const executed = accepted && service && decision?.kind === 'go' && !accepted.features.dryRun
         ? await execute(decision, accepted.inputs, step, {
             client: service.client,
-            log: log/* coreLog */.u,
+            log: core_log/* coreLog */.u,
             ...(github?.asked ? { github: github.asked.then((steps) => steps?.execute) } : {}),
             context: service.faults,
             ...(alongside === undefined ? {} : { outputs: false }),
@@ -33658,14 +33724,14 @@ function atMergeOf(context, sha) {
 function secretlessDependabot(context) {
     if (context.actor !== 'dependabot[bot]' || core/* getInput */.V4('apiKey') !== '')
         return false;
-    log/* coreLog */.u.notice('Skipped: this run is for Dependabot, and GitHub gives runs for Dependabot no Actions secrets, so apiKey is empty. Nothing was sent. (Give the key as a Dependabot secret too to run for it.)');
+    core_log/* coreLog */.u.notice('Skipped: this run is for Dependabot, and GitHub gives runs for Dependabot no Actions secrets, so apiKey is empty. Nothing was sent. (Give the key as a Dependabot secret too to run for it.)');
     try {
         setOutput('status', 'skipped');
         setOutput('mode', 'skipped');
         setOutput('uses', '0');
     }
     catch (error) {
-        core/* setFailed */.C1((0,log/* describeThrown */.Y)(error));
+        core/* setFailed */.C1((0,core_log/* describeThrown */.Y)(error));
     }
     return true;
 }
@@ -33682,7 +33748,7 @@ async function accept(step, context, pathsWork) {
 function decideFor(accepted, service, github, step, startedAt, recalled) {
     const { inputs, context, request, features } = accepted;
     if (inputs.promptFile) {
-        log/* coreLog */.u.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
+        core_log/* coreLog */.u.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
     }
     return decide(inputs, {
         event: context.event,
@@ -33691,7 +33757,7 @@ function decideFor(accepted, service, github, step, startedAt, recalled) {
         ...(accepted.paths ? { paths: accepted.paths } : {}),
         github: async () => (await github.load())?.decide,
         client: service.client,
-        log: log/* coreLog */.u,
+        log: core_log/* coreLog */.u,
         clock: step.clock,
         deadline: startedAt + inputs.timeout,
         context: service.faults,
@@ -33705,7 +33771,7 @@ function decideFor(accepted, service, github, step, startedAt, recalled) {
 function reach(inputs, context, clock) {
     const connection = (0,dispatcher/* connect */.Ng)(inputs.baseUrl);
     if (connection.proxy)
-        log/* coreLog */.u.info(`Using the proxy ${connection.proxy}.`);
+        core_log/* coreLog */.u.info(`Using the proxy ${connection.proxy}.`);
     const client = new AgentClient({
         baseUrl: inputs.baseUrl,
         projectId: inputs.projectId,
@@ -33737,7 +33803,7 @@ function fail(step, error) {
     // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
     // source-map support at start-up would cost every run time, see npm run bench.)
     if (core/* isDebug */._o() && error instanceof Error && error.stack)
-        log/* coreLog */.u.debug((0,secrets/* redact */.E$)(error.stack));
+        core_log/* coreLog */.u.debug((0,secrets/* redact */.E$)(error.stack));
 }
 /**
  * `paths`, compiled by the matcher in its own chunk of dist/ (loaded only when `paths` is set); a
@@ -33793,10 +33859,10 @@ async function makeGitHub({ inputs, asked, standIn }, context, clock, make) {
             ...(asked ? { asked } : {}),
             ...(standIn ? { standIn } : {}),
             userAgent: userAgent(context),
-        }, context, log/* coreLog */.u, clock);
+        }, context, core_log/* coreLog */.u, clock);
     }
     catch (error) {
-        log/* coreLog */.u.warning(`Could not load the GitHub side of the action: ${(0,log/* describeThrown */.Y)(error)}. The job goes on without it.`);
+        core_log/* coreLog */.u.warning(`Could not load the GitHub side of the action: ${(0,core_log/* describeThrown */.Y)(error)}. The job goes on without it.`);
         return undefined;
     }
 }

@@ -38,7 +38,7 @@ import { startGitHubEmulator, type GitHubEmulator, type StoredThread } from '../
 import { startEmulator, type Emulator } from '../emulators/server.js';
 import { VirtualClock } from '../__fixtures__/clock.js';
 import { systemClock } from '../src/core/clock.js';
-import { LANE_INPUT } from '../src/core/event.js';
+import { LANE_INPUT } from '../src/core/dispatch-inputs.js';
 import { startGitHub } from '../src/github/index.js';
 import { readNote } from '../src/github/note.js';
 import { run } from '../src/main.js';

@@ -3,7 +3,8 @@
 // main.ts back.
 import type { PathFilter } from './decide/decide.js';
 import type { Setup } from './decide/setup.js';
-import type { DocsAsks, GitHubSteps, ReportRequest } from './core/ports.js';
+import type { ReportRequest } from './core/ports.js';
+import type { DocsAsks, GitHubSteps } from './core/sweep-ports.js';
 
 /**
  * What the run acts on once its inputs are valid (from then on the outputs say how it went): the

@@ -4,7 +4,7 @@
 // hands the docs PR to that thread's lane, whose run reads what was asked there and links the
 // preview. A docs PR no note names (the docs service's own, another tool's) starts nothing.
 import type { Accepted } from './accepted.js';
-import type { GitHubSteps } from './core/ports.js';
+import type { GitHubSteps } from './core/sweep-ports.js';
 import { coreLog, describeThrown } from './core/log.js';
 import { label, previewUrl } from './core/untrusted.js';
 import type { JobRun } from './execute/job-run.js';

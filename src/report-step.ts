@@ -113,7 +113,7 @@ function setOutputs(step: JobRun, { accepted, decision, executed }: Ended, serve
  * No summary, no error, no comment about a job.
  */
 async function endSkipped(
-  { notice, answer, held, owe, handOff }: Skip,
+  { notice, answer, held, owe, handOff, docsDraft }: Skip,
   github: LazyGitHub | undefined,
   cancellation: AbortSignal,
   outputs: boolean,
@@ -131,6 +131,7 @@ async function endSkipped(
   }
   const steps = answer || held || handOff ? await github?.asked : undefined;
   if (held) await steps?.report.skipped(held.status, held.job, cancellation, held.memory);
+  if (docsDraft) await steps?.report.followCode(docsDraft, cancellation);
   // A request on a docs PR answered only when its thread's lane cannot take it.
   const said =
     handOff && steps && !(await steps.report.handDocsAsk(handOff.thread, cancellation))

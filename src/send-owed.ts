@@ -2,7 +2,8 @@
 // once its job's end is written, sent by playing the run that would have sent it. Only a run of the
 // thread's lane comes here, so nothing of the thread sends between its read and its send.
 import type { Accepted } from './accepted.js';
-import type { DocsAsks, FoundWaiting, GitHubSteps, ThreadNote } from './core/ports.js';
+import type { ThreadNote } from './core/ports.js';
+import type { DocsAsks, FoundWaiting, GitHubSteps } from './core/sweep-ports.js';
 import type { Payload, RunEvent } from './core/event.js';
 import { docsLedger, owes } from './core/ledger.js';
 import { readQueue } from './decide/requests.js';

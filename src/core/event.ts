@@ -1,5 +1,5 @@
+import { DOCS_ASK_INPUT, LANE_INPUT } from './dispatch-inputs.js';
 import { readFileSync } from 'node:fs';
-import { label as word } from './untrusted.js';
 
 // The one place that reads GitHub's event names: every rule asks the parsed event (`RunEvent`)
 // by its `kind` and its fields. Read in the main bundle, without Octokit: deciding whether to act
@@ -21,12 +21,6 @@ export interface Payload {
     head?: { sha?: unknown; repo?: { full_name?: unknown } | null } | null;
     base?: { repo?: { full_name?: unknown } | null } | null;
   };
-}
-
-/** The event as the runner names it, and its payload as read from the file. */
-export interface RunnerEvent {
-  name: string;
-  payload: Payload;
 }
 
 /** An account the payload names. */
@@ -303,19 +297,6 @@ export function namesNoThread(event: RunEvent): boolean {
   return event.kind === 'schedule' || event.kind === 'dispatch' || event.name === 'repository_dispatch';
 }
 
-/**
- * The `workflow_dispatch` input that names the thread a dispatched run is the lane run of: the
- * recipe declares it, and a report run fills it in.
- */
-export const LANE_INPUT = 'docs-agent-thread';
-
-/**
- * The `workflow_dispatch` input that names a thread's docs pull request (its URL) where `/docs` was
- * asked: filled in by the run on the docs PR's comment (in a monorepo) or by the docs repository's
- * forwarding workflow, and handed on to the thread's lane with LANE_INPUT.
- */
-export const DOCS_ASK_INPUT = 'docs-agent-docs';
-
 /** Reads the payload into the event; never throws, whatever the payload holds. */
 export function parseEvent(name: string, payload: unknown): RunEvent {
   const f = fieldsOf(isObject(payload) ? payload : {});
@@ -444,6 +425,16 @@ function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?
   };
 }
 
+function isObject(value: unknown): value is Payload {
+  return typeof value === 'object' && value !== null;
+}
+
+/** The event as the runner names it, and its payload as read from the file. */
+export interface RunnerEvent {
+  name: string;
+  payload: Payload;
+}
+
 /** Reads the event once; a payload that is missing or not JSON reads as empty. */
 export function readEvent(env: Readonly<Record<string, string | undefined>> = process.env): RunnerEvent {
   const name = env.GITHUB_EVENT_NAME ?? '';
@@ -456,18 +447,4 @@ export function readEvent(env: Readonly<Record<string, string | undefined>> = pr
     }
   }
   return { name, payload: isObject(payload) ? payload : {} };
-}
-
-function isObject(value: unknown): value is Payload {
-  return typeof value === 'object' && value !== null;
-}
-
-/** A ref as a person reads it: `the branch main`, `the tag v1.2.0`, else the ref itself. */
-export function refWords(ref: unknown): string {
-  const name = typeof ref === 'string' ? ref : '';
-  const branch = /^refs\/heads\/(.+)$/.exec(name);
-  if (branch) return `the branch ${word(branch[1] ?? '')}`;
-  const tag = /^refs\/tags\/(.+)$/.exec(name);
-  if (tag) return `the tag ${word(tag[1] ?? '')}`;
-  return name ? `the ref ${word(name)}` : 'its ref';
 }

@@ -32,6 +32,8 @@ export interface Waiting {
   labels?: string[];
   reviewers?: string[];
   autoMerge?: MergeMethod;
+  /** The starting run kept the docs PR a draft until the code pull request merges (`draft`). */
+  draft?: true;
   /** The `/docs` requests queued while the job works (their comments' ids), for the thread's lane to send. */
   queued?: number[];
   /**

@@ -30,6 +30,11 @@ export interface Skip {
    * when the hand-off fails.
    */
   handOff?: { thread: number; answer: string };
+  /**
+   * `draft: true` on the code pull request's close that sends nothing: the thread's job's docs PR
+   * (its link, as the service gave it), made ready or closed as the code pull request went.
+   */
+  docsDraft?: string;
 }
 
 /** Whether the step acts on this event at all, decided before anything is sent anywhere. */

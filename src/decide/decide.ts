@@ -15,7 +15,8 @@ import type { Features } from './features.js';
 import type { Inputs } from './inputs.js';
 import { describeThrown, type Log } from '../core/log.js';
 import { onlyWaits, type Mode } from '../core/mode.js';
-import type { Changed, DecideReads, DocsAsks, Memory } from '../core/ports.js';
+import type { Changed, DecideReads, Memory } from '../core/ports.js';
+import type { DocsAsks } from '../core/sweep-ports.js';
 import { isTerminal, type AgentJob } from '../core/job.js';
 import { samePage } from '../core/pull-request.js';
 import { label } from '../core/untrusted.js';
@@ -77,6 +78,34 @@ export interface DecideDeps {
 
 /** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
 export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision> {
+  const decided = await decideRun(inputs, deps);
+  return inputs.draft && deps.features.thread ? withDraft(decided, deps) : decided;
+}
+
+/**
+ * `draft: true`: a run on the code pull request's close (merged, or not) that sends nothing still
+ * moves its docs PR along (ready, or closed): the thread's job's docs PR, read from the service (a
+ * GET: no quota use). Where the job cannot be read or has none, nothing is asked.
+ */
+async function withDraft(decided: Decision, deps: DecideDeps): Promise<Decision> {
+  const { event, client, log, signal } = deps;
+  if (decided.kind !== 'skip' || !decided.held || event.kind !== 'pull-request' || event.action !== 'closed')
+    return decided;
+  const id = decided.held.job ?? decided.held.memory.note?.job;
+  if (!id) return decided;
+  try {
+    const job = await client.getJob(id, { signal });
+    return job.prLink ? { ...decided, docsDraft: job.prLink } : decided;
+  } catch (error) {
+    if (signal.aborted) throw error;
+    log.warning(
+      `Could not read agent job ${label(id)} for its docs pull request (${describeThrown(error)}); it does not follow this pull request's close (draft: true).`,
+    );
+    return decided;
+  }
+}
+
+async function decideRun(inputs: Inputs, deps: DecideDeps): Promise<Decision> {
   const { event, request, features, github, log, signal } = deps;
   const admission = await admit(
     inputs,

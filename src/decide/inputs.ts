@@ -74,6 +74,7 @@ export const OPTIONAL_DEFAULTS = {
   dryRun: 'false',
   followUp: 'every-push',
   sweep: 'false',
+  draft: 'false',
 } as const;
 
 // The inputs action.yml declares, by their names there, each with its rule; checked in this order,
@@ -125,6 +126,8 @@ const schema = z.object({
   followUp: rule(followUp),
   /** A report run: the end of every job a thread's run left at work, written; no prompt, nothing sent. */
   sweep: rule(bool('sweep')),
+  /** With `thread`: the docs pull request stays a draft until the code pull request merges. */
+  draft: rule(bool('draft')),
 });
 
 /** Everything the action acts on, validated before the first request: the schema's output. */
@@ -268,6 +271,12 @@ export function readInputs(
   if (inputs.followUp !== 'every-push' && !inputs.thread) {
     throw new InputError(
       `Input "followUp" is ${inputs.followUp} but thread is not true: it says which runs of a thread send to its job; set thread: true or leave followUp at every-push.`,
+    );
+  }
+  // A draft follows the code pull request's life: only a thread has one.
+  if (inputs.draft && !inputs.thread) {
+    throw new InputError(
+      'Input "draft" is true but thread is not true: the docs pull request is kept a draft until the code pull request merges, and only a thread follows one; set thread: true or leave draft false.',
     );
   }
   if (needs.github && !inputs.githubToken) {

@@ -10,7 +10,8 @@ import { gateActor, hasWriteAccess } from './gate.js';
 import type { Inputs } from './inputs.js';
 import { docsLedger, requestLedger } from '../core/ledger.js';
 import type { Log } from '../core/log.js';
-import type { Access, Carried, DecideReads, DocsAsks, Memory } from '../core/ports.js';
+import type { Access, Carried, DecideReads, Memory } from '../core/ports.js';
+import type { DocsAsks } from '../core/sweep-ports.js';
 import {
   carriedAnswer,
   carriedNotice,

@@ -2,7 +2,8 @@
 // request the event makes, and the features (which GitHub work the run does).
 import { eventNeeds, featuresOf, type Features } from './features.js';
 import { InputError, readInputs, type Inputs, type ReadInput } from './inputs.js';
-import { DOCS_ASK_INPUT, LANE_INPUT, type RunEvent } from '../core/event.js';
+import { type RunEvent } from '../core/event.js';
+import { DOCS_ASK_INPUT, LANE_INPUT } from '../core/dispatch-inputs.js';
 import { quote } from '../core/untrusted.js';
 import { isDocsPullPage } from '../core/pull-request.js';
 import type { RunContext } from '../core/run-context.js';

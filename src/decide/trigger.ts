@@ -1,4 +1,5 @@
-import { refWords, type RunEvent } from '../core/event.js';
+import { type RunEvent } from '../core/event.js';
+import { refWords } from '../core/ref-words.js';
 import type { RequestComment } from '../core/ports.js';
 import { quote } from '../core/untrusted.js';
 

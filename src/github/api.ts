@@ -102,6 +102,8 @@ export interface GitHubApi {
     merged: boolean;
     headSha: string;
     nodeId: string;
+    /** A draft (GitHub's REST `draft`). */
+    draft: boolean;
     opener?: string;
     /** Its labels' names, as they are now (an event's payload has them as they were). */
     labels: string[];
@@ -121,6 +123,11 @@ export interface GitHubApi {
     at: { owner: string; repo: string; issue_number: number; name: string },
     signal: AbortSignal,
   ): Promise<void>;
+  /**
+   * A pull request made a draft, or marked ready for review (GraphQL `convertPullRequestToDraft`,
+   * `markPullRequestReadyForReview`).
+   */
+  setDraft(at: { pullRequestId: string; draft: boolean }, signal: AbortSignal): Promise<void>;
   /** GitHub's auto-merge on a pull request (GraphQL `enablePullRequestAutoMerge`). */
   enableAutoMerge(
     at: { pullRequestId: string; mergeMethod: Uppercase<MergeMethod> },

@@ -7,7 +7,7 @@
 // deletes the records. Where no record is there to list (GitHub refused them, or an earlier version
 // wrote none), it reads the default branch's newest commits as it did before: one request for the
 // commits, one a commit for its statuses.
-import type { BranchWaiting } from '../core/ports.js';
+import type { BranchWaiting } from '../core/sweep-ports.js';
 import type { WaitingNews } from '../core/ports.js';
 import {
   BRANCH_SWEEP,

@@ -196,6 +196,7 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
           merged: z.nullish(z.boolean()),
           head: z.object({ sha: z.string() }),
           node_id: z.string(),
+          draft: z.optional(z.boolean()),
           user: z.nullish(z.object({ login: z.string() })),
           labels: z.optional(z.array(z.object({ name: z.optional(z.string()) }))),
         })
@@ -205,6 +206,7 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         merged: pull.merged === true,
         headSha: pull.head.sha,
         nodeId: pull.node_id,
+        draft: pull.draft === true,
         labels: (pull.labels ?? []).flatMap((l) => (l.name ? [l.name] : [])),
         ...(pull.user ? { opener: pull.user.login } : {}),
       };
@@ -230,6 +232,14 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
     },
     async removeLabel(at, signal) {
       await octokit().rest.issues.removeLabel({ ...at, ...bounded(signal) });
+    },
+    async setDraft({ pullRequestId, draft }, signal) {
+      await octokit().graphql(
+        draft
+          ? 'mutation($pullRequestId: ID!) { convertPullRequestToDraft(input: { pullRequestId: $pullRequestId }) { pullRequest { number isDraft } } }'
+          : 'mutation($pullRequestId: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $pullRequestId }) { pullRequest { number isDraft } } }',
+        { pullRequestId, ...bounded(signal) },
+      );
     },
     async enableAutoMerge(at, signal) {
       // GitHub answers 200 with `errors` for a refusal; Octokit's graphql throws them

@@ -4,7 +4,8 @@
 // the docs PR's repository, and answers there once they are sent. The docs PR is reached with
 // `docsToken` (the workflow's own token where it is in this repository and none is given), and
 // only its note of the writing token's own identity names a thread.
-import type { Access, DocsAsks, ThreadComment } from '../core/ports.js';
+import type { Access, ThreadComment } from '../core/ports.js';
+import type { DocsAsks } from '../core/sweep-ports.js';
 import { docsPullRequest, pullKey, type PullRequestRef } from '../core/pull-request.js';
 import type { Comment, GitHubApi } from './client.js';
 import { namingNote } from './docs-note.js';

@@ -6,6 +6,7 @@ import { printableUrl } from '../core/untrusted.js';
 import type { GitHubApi } from './client.js';
 import { enableAutoMerge } from './auto-merge.js';
 import { nameThreadOnDocs } from './docs-note.js';
+import { codeState, followCode } from './draft.js';
 import { describeGitHubFault } from './errors.js';
 import type { GitHubSession } from './session.js';
 import { eventHasThread, namesThread, type Thread } from './target.js';
@@ -23,7 +24,7 @@ export async function writeOnDocs(
   failure: string | undefined,
   signal: AbortSignal,
   /** What the run that sent asked for, when not this one (a waiting job's end). */
-  request: Pick<ReportRequest, 'labels' | 'reviewers' | 'autoMerge' | 'thread'> = session.request,
+  request: Pick<ReportRequest, 'labels' | 'reviewers' | 'autoMerge' | 'thread' | 'draft'> = session.request,
   /**
    * The job is the run's own thread's: a docs PR that is the pull request this run is about is
    * refused. A branch's job reported by a report run is no pull request's (that run may be on the
@@ -34,6 +35,7 @@ export async function writeOnDocs(
   const { run, log, warn } = session;
   const route = request.labels.length + request.reviewers.length > 0;
   const merge = request.autoMerge;
+  const draft = request.thread && request.draft === true;
   // A thread's docs PR in the run's own repository is marked, whatever else was asked.
   if (!route && !merge && !request.thread) return;
   if (failure || job?.status !== 'completed') return;
@@ -41,8 +43,10 @@ export async function writeOnDocs(
     ? merge
       ? 'Labels, reviewers and auto-merge not set'
       : 'Labels and reviewers not set'
-    : 'Auto-merge not enabled';
-  const asked = route || merge !== undefined;
+    : merge
+      ? 'Auto-merge not enabled'
+      : 'Not kept a draft (draft: true)';
+  const asked = route || merge !== undefined || draft;
   if (!job.prLink) {
     if (asked) log.info(`${what}: the job changed no files, so it has no docs pull request.`);
     return;
@@ -68,7 +72,7 @@ export async function writeOnDocs(
   const name = request.thread && ownThread && (session.pinnedThread !== undefined || namesThread(run.event));
   if (!asked && !mark && !name) return;
   let own: Thread | undefined;
-  if (ownThread && (name || eventHasThread(run.event))) {
+  if (ownThread && (name || draft || eventHasThread(run.event))) {
     try {
       own = (await session.runThread(signal)).thread;
     } catch (error) {
@@ -89,7 +93,11 @@ export async function writeOnDocs(
   const labels = [...request.labels, ...(mark ? [DOCS_PR_LABEL] : [])];
   if (labels.length + request.reviewers.length > 0)
     await routeDocsPullRequest(api, pr, { labels, reviewers: request.reviewers }, warn, signal, session.say);
-  if (merge) await enableAutoMerge(api, pr, merge, warn, signal, session.say);
+  // Kept a draft until the code merges: auto-merge waits for it to be ready.
+  const ready = draft ? await draftFollows(session, api, pr, own, signal) : true;
+  if (merge && ready) await enableAutoMerge(api, pr, merge, warn, signal, session.say);
+  else if (merge)
+    log.info(`Auto-merge not enabled yet: ${where} is a draft until its code pull request merges.`);
   if (name && own)
     await nameThreadOnDocs(
       api,
@@ -167,4 +175,51 @@ export async function routeDocsPullRequest(
       }),
     );
   }
+}
+
+/**
+ * `draft: true`: the docs PR `pr` follows its thread's code pull request (`own`); whether it is
+ * ready for review now. A thread with no code pull request (an issue's, a branch's) leaves it as
+ * it is, and says so.
+ */
+async function draftFollows(
+  session: GitHubSession,
+  api: GitHubApi,
+  pr: PullRequestRef,
+  own: Thread | undefined,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (!own?.pull) {
+    session.log.info(
+      `${pr.owner}/${pr.repo}#${pr.number} is left as it is (draft: true): this thread has no code pull request to wait for.`,
+    );
+    return true;
+  }
+  const state = await codeState(session, own, signal);
+  return state ? followCode(session, api, pr, { state, number: own.number }, signal) : false;
+}
+
+/**
+ * `draft: true`, on the code pull request's close that sent nothing: the thread's docs PR
+ * (`prLink`) follows it (ready, then `autoMerge`; or closed), never the run's own pull request.
+ */
+export async function docsFollowCode(
+  session: GitHubSession,
+  prLink: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const reach = session.docsReach(prLink);
+  if ('none' in reach) {
+    if (reach.why)
+      session.warn(
+        `Not kept a draft (draft: true): the docs pull request is ${reach.why}; pass a token for it as docsToken.`,
+      );
+    return;
+  }
+  const { pr, api } = reach;
+  const { thread: own } = await session.runThread(signal);
+  if (!own || samePullRequest(own, pr)) return;
+  const ready = await draftFollows(session, api, pr, own, signal);
+  const merge = session.request.autoMerge;
+  if (ready && merge) await enableAutoMerge(api, pr, merge, session.warn, signal, session.say);
 }

@@ -13,7 +13,8 @@ import {
   type EventContext,
 } from './context.js';
 import { describeGitHubFault, faultOf } from './errors.js';
-import { refWords, type RunEvent } from '../core/event.js';
+import { type RunEvent } from '../core/event.js';
+import { refWords } from '../core/ref-words.js';
 import type { Warn } from '../core/log.js';
 
 type Push = Extract<RunEvent, { kind: 'push' }>;

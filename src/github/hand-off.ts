@@ -3,7 +3,7 @@
 // lane is about to send on: what the thread is owed, with the job's end, goes to the lane, as a
 // `workflow_dispatch` of the same workflow that names the thread. The recipe's group puts that run
 // in the thread's lane, and GitHub's queue keeps it from running beside any other run of the thread.
-import { DOCS_ASK_INPUT, LANE_INPUT } from '../core/event.js';
+import { DOCS_ASK_INPUT, LANE_INPUT } from '../core/dispatch-inputs.js';
 import { describeGitHubFault } from './errors.js';
 import type { GitHubSession } from './session.js';
 

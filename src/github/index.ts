@@ -4,7 +4,8 @@
 // run, and over it one object a step. The run's context comes from the core, read once.
 import type { Clock } from '../core/clock.js';
 import type { Log } from '../core/log.js';
-import type { GitHubSteps, ReportRequest } from '../core/ports.js';
+import type { ReportRequest } from '../core/ports.js';
+import type { GitHubSteps } from '../core/sweep-ports.js';
 import type { RunContext } from '../core/run-context.js';
 import { gitHubApi } from './client.js';
 import { executeWrites } from './first-writes.js';

@@ -18,7 +18,7 @@ import { isPlainHttpUrl, isPullRequestUrl, label, quote } from '../core/untruste
 import { answerOnDocs, docsPageOf } from './docs-asks.js';
 import { handOff } from './hand-off.js';
 import { answerBody, latestRunBody } from './comment.js';
-import { writeOnDocs } from './docs-pr.js';
+import { docsFollowCode, writeOnDocs } from './docs-pr.js';
 import { markAtWork, unmarkAtWork } from './in-flight.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
@@ -117,6 +117,18 @@ export function reportWrites(session: GitHubSession): ReportWrites {
       } catch (error) {
         session.warn(`Could not hand the request to #${number}'s thread: ${describeThrown(error)}.`);
         return false;
+      } finally {
+        done();
+      }
+    },
+
+    /** The code pull request closed (merged, or not) with nothing sent: its docs PR follows it (`draft: true`). */
+    async followCode(prLink, cancellation) {
+      const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
+      try {
+        await docsFollowCode(session, prLink, signal);
+      } catch (error) {
+        session.warn(`Could not move the docs pull request along (draft: true): ${describeThrown(error)}.`);
       } finally {
         done();
       }

@@ -80,6 +80,7 @@ const noteSchema = z.object({
         z.array(z.string().check(z.maxLength(MAX_NAME))).check(z.maxLength(WAITING_NAMES)),
       ),
       autoMerge: z.optional(z.enum(['merge', 'squash', 'rebase'])),
+      draft: z.optional(z.literal(true)),
       queued: z.optional(z.array(z.int().check(z.positive())).check(z.maxLength(WAITING_NAMES))),
       merge: z.optional(z.literal(true)),
       docs: z.optional(z.string().check(z.maxLength(MAX_LINK), z.refine(isDocsPullPage))),

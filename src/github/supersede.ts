@@ -203,7 +203,7 @@ async function closeOne(
 }
 
 /** Whether the pull request's first page of comments holds this action's kept comment. */
-async function keepsAThread(
+export async function keepsAThread(
   api: GitHubApi,
   at: { owner: string; repo: string; pull_number: number },
   signal: AbortSignal,
@@ -222,7 +222,7 @@ async function keepsAThread(
  * claims) may be anyone's, so it counts as someone else's; GitHub as committer (a web edit, a
  * commit signed for an app) says nothing of who wrote it, whose author is what counts.
  */
-async function othersCommitted(
+export async function othersCommitted(
   api: GitHubApi,
   at: { owner: string; repo: string; pull_number: number },
   opener: string | undefined,

@@ -3,7 +3,7 @@
 // lane, a lane run's settling of what could not be sent, and the branches' jobs left at work; each
 // write within the last writes' time.
 import { describeThrown } from '../core/log.js';
-import type { FoundWaiting, SweepSide } from '../core/ports.js';
+import type { FoundWaiting, SweepSide } from '../core/sweep-ports.js';
 import { WORKING_LABEL } from '../core/pull-request.js';
 import { label } from '../core/untrusted.js';
 import { findBranchWaiting, writeBranchEnd } from './branch-waiting.js';

@@ -1,5 +1,6 @@
 import { secretlessFork } from '../core/event-questions.js';
-import { refWords, type Actor, type FollowedRun, type Payload, type RunEvent } from '../core/event.js';
+import { type Actor, type FollowedRun, type Payload, type RunEvent } from '../core/event.js';
+import { refWords } from '../core/ref-words.js';
 import { carriesDocsLabel } from '../core/pull-request.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { branchOf } from './context.js';

@@ -81,6 +81,7 @@ export async function writeWaitingEnd(
       labels: waiting.labels ?? [],
       reviewers: waiting.reviewers ?? [],
       ...(waiting.autoMerge ? { autoMerge: waiting.autoMerge } : {}),
+      ...(waiting.draft ? { draft: true } : {}),
       thread: true,
     });
   }

@@ -195,6 +195,7 @@ export async function waitingRecord(
     ...(request.labels.length > 0 ? { labels: names(request.labels) } : {}),
     ...(request.reviewers.length > 0 ? { reviewers: names(request.reviewers) } : {}),
     ...(request.autoMerge ? { autoMerge: request.autoMerge } : {}),
+    ...(request.draft ? { draft: true as const } : {}),
   };
 }
 
