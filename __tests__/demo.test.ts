@@ -1,8 +1,9 @@
 // What `npm run demo` runs after its build of dist/ (which `npm test` has made before jest starts,
 // and which must not be rebuilt under the end-to-end tests running beside this one): the
-// emulators' bundles, then the demo, which plays three runs of the action on one pull request
-// and five on a second under `followUp: at-merge` (a dry run, the push that creates the job, two
-// pushes that send nothing, the merge), and prints, for each, what GitHub would show: the log
+// emulators' bundles, then the demo, which plays three runs of the action on one pull request,
+// five on a second under `followUp: at-merge` (a dry run, the push that creates the job, two
+// pushes that send nothing, the merge), and a round of a `/docs` on the first one's docs pull
+// request (forwarded, then sent by the thread's own run), and prints, for each, what GitHub would show: the log
 // (masked, workflow commands rendered), then what the run sent, the outputs, the summary, the
 // comment, the commit statuses and, on the first pull request, the reactions, with no secret and
 // no `::add-mask::` anywhere.
@@ -77,7 +78,7 @@ describe('npm run demo', () => {
     expect(output).not.toContain('<table>');
 
     const runs = output.split('\n=== Run ').slice(1);
-    expect(runs).toHaveLength(8);
+    expect(runs).toHaveLength(10);
     for (const run of runs.slice(0, 3)) {
       const at = SECTIONS.map((heading) => run.indexOf(heading));
       expect(at.every((i) => i >= 0)).toBe(true);
@@ -86,7 +87,7 @@ describe('npm run demo', () => {
       expect(run.indexOf('\n--- What the run sent ---\n')).toBeGreaterThan(0);
       expect(run.indexOf('\n--- What the run sent ---\n')).toBeLessThan(at[0]!);
     }
-    for (const run of runs.slice(3)) {
+    for (const run of runs.slice(3, 8)) {
       const at = AT_MERGE_SECTIONS.map((heading) => run.indexOf(heading));
       expect(at.every((i) => i >= 0)).toBe(true);
       expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -102,10 +103,13 @@ describe('npm run demo', () => {
       'skipped',
       'skipped',
       'followed-up',
+      // The review on acme/app#1's docs PR: the forwarded run, then the thread's own.
+      'swept',
+      'swept',
     ]);
     const outputs = (name: string) =>
       runs.map((run) => new RegExp(`^${name} += (\\S+)$`, 'm').exec(run)?.[1]);
-    expect(outputs('uses')).toEqual(['1', '1', '0', '0', '1', '0', '0', '1']);
+    expect(outputs('uses')).toEqual(['1', '1', '0', '0', '1', '0', '0', '1', '0', '1']);
     expect(outputs('status')).toEqual([
       'completed',
       'completed',
@@ -115,9 +119,12 @@ describe('npm run demo', () => {
       'skipped',
       'skipped',
       'completed',
+      'swept',
+      'swept',
     ]);
-    // An at-merge pull request's life costs two uses: the create and the merge's follow-up.
-    expect(output).toContain('\nQuota uses spent: acme/app#1 2, acme/app#2 2.\n');
+    // An at-merge pull request's life costs two uses: the create and the merge's follow-up; the
+    // review on the first one's docs PR, one more.
+    expect(output).toContain('\nQuota uses spent: acme/app#1 3, acme/app#2 2.\n');
 
     // The dry run sends nothing and writes nothing, and its summary holds the whole prompt.
     const [dry, created, pushed, pushedAgain, merged] = runs.slice(3) as [
@@ -163,5 +170,19 @@ describe('npm run demo', () => {
       expect(sent).toContain(` ${file} (`);
     expect(sent).not.toContain('src/releases.ts');
     expect(sent).toMatch(/\/compare\/b2c3d4e[0-9a-f]{33}\.\.\.d4e5f60[0-9a-f]{33}\n/);
+
+    // mona's `/docs` on the docs PR: the forwarded run sends nothing and hands it to the thread's
+    // own run, which sends it to the job that opened the docs PR, with its 👀 and an answer there.
+    const [forwarded, lane] = runs.slice(8) as [string, string];
+    expect(section(forwarded, 'What the run sent')).toContain('\nTo the service: nothing.\n');
+    expect(forwarded).toContain('Started a run of docs.yml on refs/heads/main for #1');
+    const asked = section(lane, 'What the run sent');
+    expect(asked).toMatch(/To the service: a message to job job_\S+ \(answered 200\)/);
+    expect(asked).toContain('1 request was made on the docs pull request of this thread:');
+    expect(asked).toContain('Request 1 of 1, by mona');
+    const docsPr = section(lane, 'Comments on acme/docs#1');
+    expect(docsPr).toContain('📄 The docs for acme/app#1');
+    expect(docsPr).toContain('This request was sent to agent job');
+    expect(docsPr).toContain("Reactions to mona's request: 👀 eyes");
   }, 300_000);
 });

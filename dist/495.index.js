@@ -4159,7 +4159,9 @@ async function answerDocsAsks(session, outcome, url, signal) {
     const where = thread ? `#${thread.number}` : 'its thread';
     const link = url && (0,untrusted/* isPlainHttpUrl */.i0)(url) ? `[${where}'s comment](${url})` : where;
     const many = docs.requests.length === 1 ? 'This request was' : `These ${docs.requests.length} requests were`;
-    await answerOnDocs(session, docs.link, docs.requests.map((r) => r.id), `${many} sent to agent job ${(0,untrusted/* label */.Pf)(jobId)}, which opened this pull request; ${link} follows it.`, signal);
+    await answerOnDocs(session, docs.link, docs.requests.map((r) => r.id), outcome.replaced
+        ? `${many} sent to agent job ${(0,untrusted/* label */.Pf)(jobId)}, which took the thread over from job ${(0,untrusted/* label */.Pf)(outcome.replaced.jobId)} (the service took no more follow-ups for it); ${link} follows it.`
+        : `${many} sent to agent job ${(0,untrusted/* label */.Pf)(jobId)}, which opened this pull request; ${link} follows it.`, signal);
 }
 /** The note with what the thread is `owed` kept for its waiting job, when there is one. */
 function owed(note, what) {

@@ -30845,12 +30845,12 @@ function carry(own, others, read, standingPrompt) {
     return others.length > 0 ? { carried, prompt: requestsPrompt(standingPrompt, requests) } : { carried };
 }
 /** The standing prompt, then each request with its author and link, oldest first. */
-function requestsPrompt(standing, requests) {
+function requestsPrompt(standing, requests, place = 'this thread') {
     const total = requests.length;
     const each = requests.map((r, i) => `Request ${i + 1} of ${total}, by ${r.author}${r.url ? ` (${r.url})` : ''}:\n${shortened(r.text) || '(nothing after the phrase: the standing prompt above is the request)'}`);
     const heading = total === 1
-        ? '1 request was made on this thread:'
-        : `${total} requests were made on this thread, oldest first:`;
+        ? `1 request was made on ${place}:`
+        : `${total} requests were made on ${place}, oldest first:`;
     return [standing, heading, ...each].filter(Boolean).join('\n\n');
 }
 /** The most characters of one request carried with others: the rest is at its link. */
@@ -30931,7 +30931,10 @@ async function gatherQueued(inputs, memory, deps) {
         log.info(`${asked.length} request${asked.length === 1 ? '' : 's'} asked on the docs pull request ${docs?.carried.key ?? ''} go in this run's one send.`);
     // Requests on the docs PR go with the thread's own in one prompt, each with its link.
     const all = [...(own ? [own] : []), ...others, ...asked].sort((a, b) => a.id - b.id);
-    const sent = asked.length > 0 ? requestsPrompt(inputs.prompt, all) : prompt;
+    const place = asked.length === all.length
+        ? 'the docs pull request of this thread'
+        : 'this thread and its docs pull request';
+    const sent = asked.length > 0 ? requestsPrompt(inputs.prompt, all, place) : prompt;
     return {
         kind: 'go',
         memory: { ...memory, carried: docs ? { ...carried, docs: docs.carried } : carried },

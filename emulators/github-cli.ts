@@ -9,13 +9,18 @@
 // `push N SHA` first moves pull request N's head to SHA (as a push to it does, its files with it),
 // and `merge N SHA` merges it with SHA as its merge commit; with --state-file too, the reactions to
 // the first pull request's comments (no REST route of the emulator lists them) are written there,
-// as JSON, just before the line comes back; the end of stdin stops the emulator.
+// as JSON, just before the line comes back; `ask N` adds a reviewer's `/docs` request on acme/docs#N
+// (and its reactions go in the state file too); the end of stdin stops the emulator.
 import { renameSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { startGitHubEmulator, type StoredFile } from './github.js';
 
 const DEMO_TOKEN = 'ghs_DemoWorkflowToken000000000000000000000';
+/** The docs repository's token (a GitHub App's, as the recipe makes it): it writes in acme/docs. */
+const DEMO_DOCS_TOKEN = 'ghs_DemoDocsAppToken0000000000000000000000';
+/** What a reviewer asks on the first pull request's docs pull request. */
+const DOCS_REQUEST = '/docs Say that a dry run prints the plan and changes nothing';
 const REQUEST = '/docs Document the new --dry-run flag of the deploy command';
 /** The pull request's head before and after each of the two pushes the demo plays. */
 const HEADS = [
@@ -91,6 +96,11 @@ async function main(): Promise<void> {
   const prefix = values.prefix === '/api/v3' ? '/api/v3' : '';
   const github = await startGitHubEmulator({ prefix });
   github.grant(DEMO_TOKEN, { login: 'github-actions[bot]', type: 'Bot', read: '*', write: ['acme/app'] });
+  github.grant(DEMO_DOCS_TOKEN, { login: 'docs-app[bot]', type: 'Bot', read: '*', write: ['acme/docs'] });
+  // mona reviews the docs: she may write in acme/docs, where her request is judged.
+  github.collaborator('acme/docs', 'mona', 'write');
+  // The recipe's workflow, which a run on the docs PR dispatches for the thread's own run.
+  github.workflow('acme/app', 'docs.yml', { inputs: ['docs-agent-thread', 'docs-agent-docs'] });
   // octocat asks for docs: someone with write access, as GitHub's collaborator API tells the gate.
   github.collaborator('acme/app', 'octocat', 'write');
   const pr = github.thread('acme/app', {
@@ -131,6 +141,8 @@ async function main(): Promise<void> {
     apiUrl: github.apiUrl,
     serverUrl: github.serverUrl,
     token: DEMO_TOKEN,
+    docsToken: DEMO_DOCS_TOKEN,
+    docsRequest: DOCS_REQUEST,
     repository: 'acme/app',
     pullRequest: pr.number,
     heads: HEADS,
@@ -169,6 +181,10 @@ async function main(): Promise<void> {
     marks.on('line', (line) => {
       flush();
       const [verb, number, sha] = line.split(' ');
+      // mona's request on a docs pull request of acme/docs, made now: after the note that names
+      // its thread (a request before it was answered that no thread took it).
+      if (verb === 'ask' && number)
+        github.addComment('acme/docs', Number(number), { login: 'mona', body: DOCS_REQUEST });
       if ((verb === 'push' || verb === 'merge') && number && sha && /^[0-9a-f]{40}$/.test(sha)) {
         const thread = github.get('acme/app', Number(number));
         if (verb === 'merge') {
@@ -184,9 +200,14 @@ async function main(): Promise<void> {
         const comments = github
           .get('acme/app', pr.number)
           .comments.map(({ id, login, reactions }) => ({ id, login, reactions }));
+        const docs = [1, 2, 3, 4, 5].flatMap((n) =>
+          github
+            .get('acme/docs', n)
+            .comments.map(({ id, login, reactions }) => ({ number: n, id, login, reactions })),
+        );
         writeFileSync(
           `${stateFile}.tmp`,
-          JSON.stringify({ repository: 'acme/app', number: pr.number, comments }),
+          JSON.stringify({ repository: 'acme/app', number: pr.number, comments, docs }),
         );
         renameSync(`${stateFile}.tmp`, stateFile);
       }

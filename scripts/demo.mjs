@@ -5,8 +5,10 @@
 // follows it up; a push that changes only a test is skipped (`paths`). A second pull request runs
 // under `followUp: at-merge`: tried first with `dryRun: true` (the whole prompt shown, nothing
 // sent), its first push creates the job, its later pushes send nothing (a success status naming the
-// job), and its merge sends one follow-up with everything since the job last looked. No key, no
-// network.
+// job), and its merge sends one follow-up with everything since the job last looked. Last, a
+// reviewer's `/docs` on the first pull request's docs pull request (in acme/docs): the docs
+// repository's workflow forwards it, and the thread's own run sends it to the job that opened the
+// docs PR, with its 👀 and an answer there. No key, no network.
 //
 // Each run prints what a user would see on GitHub: the step's log as the runner shows it (workflow
 // commands rendered, `::debug::` only with RUNNER_DEBUG=1, masked values as `***`), then what the
@@ -152,6 +154,7 @@ const githubEmulator = started.emulator;
 // The runner masks the secrets it hands a step from the job's start; the action registers them too.
 addMask(key);
 addMask(github.token);
+addMask(github.docsToken);
 const serviceStateFile = join(dir, 'service-state.json');
 /** How many of the service's creates and messages `showSent` has shown. */
 let shownSent = 0;
@@ -194,7 +197,9 @@ const inputs = {
   INPUT_REVIEWERS: '',
   // What the runner puts in for `${{ github.token }}`: here, the GitHub emulator's token.
   INPUT_GITHUBTOKEN: github.token,
-  INPUT_DOCSTOKEN: '',
+  // The docs repository's token (a GitHub App's): the thread names itself on its docs pull
+  // request, and a request made there is read, judged and answered there.
+  INPUT_DOCSTOKEN: github.docsToken,
   INPUT_TRIGGER: '/docs',
   INPUT_ALLOWEDACTORS: '',
   INPUT_THREAD: 'true',
@@ -317,20 +322,55 @@ runs.push(
   },
 );
 
+// The first pull request's docs pull request (in acme/docs), where mona reviews the docs: her
+// `/docs` there goes to the job that opened it. The docs repository's workflow forwards it (a
+// dispatch naming the docs PR); that run finds the thread the docs PR names and hands the request
+// to the thread's own run (a dispatch naming both), which reads it there, judges mona there, and
+// sends it as one follow-up, with its 👀 and an answer on the docs PR.
+/** The first pull request's docs pull request, as its runs' `prLink` output last named it. */
+let docsLink = '';
+const docsNumber = () => Number(/\/pull\/(\d+)$/.exec(docsLink)?.[1] ?? 0);
+runs.push(
+  {
+    intro: `A review on the docs pull request of ${github.repository}#${one}, in acme/docs.`,
+    title: () =>
+      `mona, who may write in acme/docs, comments "${github.docsRequest}" on acme/docs#${docsNumber()}; acme/docs's workflow forwards it (workflow_dispatch, docs-agent-docs)`,
+    number: one,
+    head: github.heads[2],
+    move: () => `ask ${docsNumber()}`,
+    name: 'workflow_dispatch',
+    docs: true,
+    payload: () => ({ inputs: { 'docs-agent-docs': docsLink } }),
+  },
+  {
+    title: () =>
+      `the run of ${github.repository}#${one}'s thread that hand-off started (workflow_dispatch, docs-agent-thread ${one})`,
+    number: one,
+    head: github.heads[2],
+    name: 'workflow_dispatch',
+    docs: true,
+    payload: () => ({ inputs: { 'docs-agent-thread': String(one), 'docs-agent-docs': docsLink } }),
+  },
+);
+
+/** A run's field as it is now: some are known only once the runs before have been played. */
+const now = (value) => (typeof value === 'function' ? value() : value);
+
 let code = 0;
 try {
   const uses = new Map();
   for (const [i, run] of runs.entries()) {
     if (run.intro) say(`\n##### ${run.intro}`);
     // The pull request as GitHub has it when the run starts: a push has moved its head already.
-    if (run.move) showRequests(await githubEmulator.send(run.move), { quiet: true });
-    say(`\n=== Run ${i + 1}: ${run.title} ===\n`);
-    const { exit, files } = await runAction(run.name, run.payload, i + 1, run.inputs);
+    if (run.move) showRequests(await githubEmulator.send(now(run.move)), { quiet: true });
+    say(`\n=== Run ${i + 1}: ${now(run.title)} ===\n`);
+    const { exit, files } = await runAction(run.name, now(run.payload), i + 1, run.inputs);
     const log = await requestLog();
     showRequests(log);
     showSent(log);
     heading('Outputs');
     const outputs = showOutputs(readFileSync(files.GITHUB_OUTPUT, 'utf8'));
+    if (run.number === one && outputs.get('prLink')) docsLink = outputs.get('prLink');
     const used = Number(outputs.get('uses') ?? 0);
     uses.set(run.number, (uses.get(run.number) ?? 0) + used);
     heading('Step summary');
@@ -338,6 +378,7 @@ try {
     await showComment(run.number);
     await showStatuses(runs.slice(0, i + 1), run.number);
     if (run.number === one) showReactions();
+    if (run.docs) await showDocsPr(docsNumber());
     // The reads above are the demo's, not the next run's: their log lines go (but a violation).
     showRequests(await requestLog(), { quiet: true });
     if (exit !== 0) {
@@ -387,6 +428,7 @@ async function runAction(eventName, payload, runNumber, overrides = {}) {
       GITHUB_SHA: github.heads[1],
       GITHUB_ACTOR: 'octocat',
       GITHUB_WORKFLOW: 'docs',
+      GITHUB_WORKFLOW_REF: `${github.repository}/.github/workflows/docs.yml@refs/heads/main`,
       GITHUB_JOB: 'docs',
       GITHUB_ACTION: 'docs',
       GITHUB_RUN_ID: String(runNumber),
@@ -731,4 +773,21 @@ function showReactions() {
   for (const content of comment?.reactions ?? []) counts.set(content, (counts.get(content) ?? 0) + 1);
   if (counts.size === 0) return say('  (no reactions)');
   say(`  ${[...counts].map(([content, n]) => `${EMOJI[content] ?? ''} ${content} ${n}`.trim()).join('   ')}`);
+}
+
+/** The docs pull request acme/docs#`number`: its comments as GitHub shows them, and the reactions to mona's request. */
+async function showDocsPr(number) {
+  heading(`Comments on acme/docs#${number}`);
+  const comments = await api(`/repos/acme/docs/issues/${number}/comments?per_page=100`);
+  if (comments.length === 0) say('(none yet)');
+  for (const comment of comments) {
+    say(`${comment.user.login} commented:`);
+    for (const line of markdown(comment.body)) say(line ? `  ${line}` : '');
+  }
+  const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+  const asked = (state.docs ?? []).find((c) => c.number === number && c.login === 'mona');
+  if (asked)
+    say(
+      `Reactions to mona's request: ${asked.reactions.length > 0 ? asked.reactions.map((r) => (r === 'eyes' ? '👀 eyes' : r)).join(', ') : '(none)'}`,
+    );
 }

@@ -111,7 +111,11 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
     );
   // Requests on the docs PR go with the thread's own in one prompt, each with its link.
   const all = [...(own ? [own] : []), ...others, ...asked].sort((a, b) => a.id - b.id);
-  const sent = asked.length > 0 ? requestsPrompt(inputs.prompt, all) : prompt;
+  const place =
+    asked.length === all.length
+      ? 'the docs pull request of this thread'
+      : 'this thread and its docs pull request';
+  const sent = asked.length > 0 ? requestsPrompt(inputs.prompt, all, place) : prompt;
   return {
     kind: 'go',
     memory: { ...memory, carried: docs ? { ...carried, docs: docs.carried } : carried },

@@ -73,7 +73,11 @@ export function carry(
 }
 
 /** The standing prompt, then each request with its author and link, oldest first. */
-export function requestsPrompt(standing: string | undefined, requests: QueuedRequest[]): string {
+export function requestsPrompt(
+  standing: string | undefined,
+  requests: QueuedRequest[],
+  place = 'this thread',
+): string {
   const total = requests.length;
   const each = requests.map(
     (r, i) =>
@@ -81,8 +85,8 @@ export function requestsPrompt(standing: string | undefined, requests: QueuedReq
   );
   const heading =
     total === 1
-      ? '1 request was made on this thread:'
-      : `${total} requests were made on this thread, oldest first:`;
+      ? `1 request was made on ${place}:`
+      : `${total} requests were made on ${place}, oldest first:`;
   return [standing, heading, ...each].filter(Boolean).join('\n\n');
 }
 

@@ -413,7 +413,9 @@ async function answerDocsAsks(
     session,
     docs.link,
     docs.requests.map((r) => r.id),
-    `${many} sent to agent job ${label(jobId)}, which opened this pull request; ${link} follows it.`,
+    outcome.replaced
+      ? `${many} sent to agent job ${label(jobId)}, which took the thread over from job ${label(outcome.replaced.jobId)} (the service took no more follow-ups for it); ${link} follows it.`
+      : `${many} sent to agent job ${label(jobId)}, which opened this pull request; ${link} follows it.`,
     signal,
   );
 }
