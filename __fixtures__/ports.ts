@@ -74,6 +74,9 @@ export function fakeReads(
       const { docsOf } = answers;
       return docsOf instanceof Error ? Promise.reject(docsOf) : Promise.resolve(docsOf);
     },
+    docsAsks() {
+      return Promise.resolve(undefined);
+    },
     accessOn(link, actor) {
       calls.push(['accessOn', link, actor]);
       return Promise.resolve(answers.access);

@@ -349,6 +349,7 @@ describe('a step that does nothing', () => {
             docsPull: unasked,
             docsOf: unasked,
             accessOn: unasked,
+            docsAsks: unasked,
             context: unasked,
             moment: unasked,
             threadComments: unasked,

@@ -51,8 +51,12 @@ function monorepoStep(service: Emulator, gh: GitHubEmulator) {
 }
 
 /** Docs in acme/app itself: the thread's job opened its docs PR there, which names the thread once reported. */
-async function monorepo(inputs: Record<string, string> = {}) {
+async function monorepo(
+  inputs: Record<string, string> = {},
+  prepare: (gh: GitHubEmulator) => void = () => {},
+) {
   const { gh, pr } = await docsThread(github, emulator);
+  prepare(gh);
   const docsPr = gh.thread(APP, { opener: 'octocat', headSha: sha(6), mergeCommitSha: sha(9) });
   const docsLink = `${gh.serverUrl}/${APP}/pull/${docsPr.number}`;
   const service = await emulator({
@@ -203,6 +207,12 @@ describe('a monorepo: /docs on the docs PR', () => {
     expect(readNote(kept)?.waiting?.docs).toBe(docsLink);
     expect(docsPr.comments.at(-1)?.body).toContain('Queued: the agent is still at work');
     expect(comment.reactions).toEqual([]);
+    // Another hand-off while the job works (another request there) says nothing more.
+    const said = docsPr.comments.length;
+    service.script('get', { job: { status: 'active' } });
+    await play(here(laneEvent(pr.number, docsLink), { wait: 'false' }), at(150_000));
+    service.unscript('get');
+    expect(docsPr.comments.length).toBe(said);
 
     // The job ends; a report run hands the thread off; its lane writes the end and sends.
     const dispatched = gh.dispatches(APP).length;
@@ -221,6 +231,64 @@ describe('a monorepo: /docs on the docs PR', () => {
       at(660_000),
     );
     expect(lane.code).toBe(0);
+    expect(service.count('message')).toBe(2);
+    expect(messages(service)[1]).toContain('the FAQ');
+    expect(comment.reactions).toEqual(['eyes']);
+  });
+
+  it("an earlier job's docs PR (its note names another job): what is asked there is not sent to the thread's job now", async () => {
+    const world = await monorepo();
+    const { pr, docsPr, docsLink, service, here } = world;
+    const [note] = docsPr.comments;
+    if (note) note.body = note.body.replace(/ job \S+ -->/, ' job job_earlier0000 -->');
+    await askOnDocs(world, 'the FAQ');
+    const lane = await play(here(laneEvent(pr.number, docsLink), {}, { GITHUB_RUN_ID: '301' }), at(60_000));
+    expect(lane.code).toBe(0);
+    expect(service.count('message')).toBe(0);
+    expect(warnings(lane)).toEqual([expect.stringContaining("not the thread's job now")]);
+  });
+
+  it('with a docsToken of its own in the monorepo: the note is that identity\u2019s, and a request there is still handed on', async () => {
+    const token = 'ghs_MonorepoDocsToken000000000000000000001';
+    const world = await monorepo({ docsToken: token }, (gh) =>
+      gh.grant(token, { login: 'docs-writer[bot]', type: 'Bot', read: [APP], write: [APP] }),
+    );
+    const { pr, docsPr, docsLink, service, here } = world;
+    expect(docsPr.comments[0]?.login).toBe('docs-writer[bot]');
+    const { run } = await askOnDocs(world, 'the FAQ', 'octocat', { docsToken: token });
+    expect(notices(run)).toEqual([expect.stringContaining(`Handed to #${pr.number}'s thread`)]);
+    const lane = await play(
+      here(laneEvent(pr.number, docsLink), { docsToken: token }, { GITHUB_RUN_ID: '301' }),
+      at(60_000),
+    );
+    expect(lane.code).toBe(0);
+    expect(messages(service)).toEqual([expect.stringContaining('the FAQ')]);
+  });
+
+  it("asked while the job works, then the thread's own next run sends first: it carries what its record owes there", async () => {
+    const { gh, pr } = await docsThread(github, emulator);
+    const docsPr = gh.thread(APP, { opener: 'octocat', headSha: sha(6) });
+    const docsLink = `${gh.serverUrl}/${APP}/pull/${docsPr.number}`;
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    gh.workflow(APP, 'docs.yml', { inputs: INPUTS });
+    const here = monorepoStep(service, gh);
+    await play(here(pushTo(pr, sha(2), 'opened')), at());
+    service.script('get', { job: { status: 'active' } });
+    await play(here(pushTo(pr, sha(3)), { wait: 'false' }, { GITHUB_RUN_ID: '302' }), at(60_000));
+    const world = { gh, pr, docsPr, docsLink, service, here, opened: undefined as never, kept: () => '' };
+    const { comment } = await askOnDocs(world, 'the FAQ', 'octocat', { wait: 'false' });
+    service.script('get', { job: { status: 'active' } });
+    await play(
+      here(laneEvent(pr.number, docsLink), { wait: 'false' }, { GITHUB_RUN_ID: '303' }),
+      at(120_000),
+    );
+    service.unscript('get');
+    // The job ends; a push to the pull request comes before any report run.
+    const pushed = await play(
+      here(pushTo(pr, sha(4)), { wait: 'false' }, { GITHUB_RUN_ID: '304' }),
+      at(600_000),
+    );
+    expect(pushed.code).toBe(0);
     expect(service.count('message')).toBe(2);
     expect(messages(service)[1]).toContain('the FAQ');
     expect(comment.reactions).toEqual(['eyes']);
@@ -341,7 +409,7 @@ function deploymentStatus(sha: string, state: string, url?: string) {
       action: 'created',
       deployment: { id: 1, sha, ref: 'docs-branch', environment: 'preview' },
       deployment_status: { state, ...(url ? { environment_url: url } : {}) },
-      repository: { name: 'app', owner: { login: 'acme' } },
+      repository: { name: 'app', owner: { login: 'acme' }, default_branch: 'main' },
       sender: { login: 'docs-host[bot]', type: 'Bot' },
     },
   };
@@ -358,13 +426,22 @@ describe("the docs PR's preview", () => {
       ref: docsPr.headRef,
       statuses: [{ state: 'in_progress' }, { state: 'success', environmentUrl: URL }],
     });
-    const handing = await play(here(deploymentStatus(docsPr.headSha, 'success', URL)), at(60_000));
+    // Its run is on the deployed branch (the docs PR's): the lane runs the default branch's workflow.
+    const onBranch = {
+      GITHUB_WORKFLOW_REF: `${APP}/.github/workflows/docs.yml@refs/heads/${docsPr.headRef}`,
+    };
+    const handing = await play(
+      here(deploymentStatus(docsPr.headSha, 'success', URL), {}, onBranch),
+      at(60_000),
+    );
     expect(handing.code).toBe(0);
     expect(warnings(handing)).toEqual([]);
     expect(gh.dispatches(APP)).toEqual([
-      expect.objectContaining({
+      {
+        workflowId: 'docs.yml',
+        ref: 'main',
         inputs: { 'docs-agent-thread': String(pr.number), 'docs-agent-docs': docsLink },
-      }),
+      },
     ]);
     const lane = await play(here(laneEvent(pr.number, docsLink), {}, { GITHUB_RUN_ID: '302' }), at(120_000));
     expect(lane.code).toBe(0);
@@ -373,10 +450,15 @@ describe("the docs PR's preview", () => {
     expect(kept()).toContain(`🔎 <a href="${URL}">Preview of the docs pull request</a>`);
     expect(readNote(kept())?.preview).toBe(URL);
     expect(service.count('message')).toBe(0);
-    // The thread's next run says it too.
+    // The thread's next run says it too, and one that sends nothing (held by at-merge).
     const next = await play(here(pushTo(pr, sha(3)), {}, { GITHUB_RUN_ID: '303' }), at(180_000));
     expect(next.outputs.previewUrl).toBe(URL);
     expect(kept()).toContain(URL);
+    const held = await play(
+      here(pushTo(pr, sha(4)), { followUp: 'at-merge' }, { GITHUB_RUN_ID: '304' }),
+      at(240_000),
+    );
+    expect(held.outputs).toMatchObject({ status: 'skipped', previewUrl: URL });
   });
 
   it.each([
@@ -399,6 +481,22 @@ describe("the docs PR's preview", () => {
     expect(lane.outputs.previewUrl).toBeUndefined();
     expect(kept()).not.toContain('Preview of the docs pull request');
     expect(readNote(kept())?.preview).toBeUndefined();
+  });
+
+  it("an earlier job's docs PR (its note names another job): its preview is not linked on the thread", async () => {
+    const world = await monorepo();
+    const { gh, pr, docsPr, docsLink, here, kept } = world;
+    const [note] = docsPr.comments;
+    if (note) note.body = note.body.replace(/ job \S+ -->/, ' job job_earlier0000 -->');
+    gh.deploy(APP, {
+      sha: docsPr.headSha,
+      ref: docsPr.headRef,
+      statuses: [{ state: 'success', environmentUrl: URL }],
+    });
+    const lane = await play(here(laneEvent(pr.number, docsLink), {}, { GITHUB_RUN_ID: '302' }), at(120_000));
+    expect(lane.code).toBe(0);
+    expect(lane.outputs.previewUrl).toBeUndefined();
+    expect(kept()).not.toContain(URL);
   });
 
   it('a deployment that did not succeed hands nothing on', async () => {

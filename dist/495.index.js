@@ -1973,7 +1973,7 @@ function namingNote(comments, login, repo) {
             continue;
         }
         if (same && (0,core_job/* isJobId */.dW)(id) && Number(number) <= MAX_NUMBER)
-            return { number: Number(number), note: comment };
+            return { number: Number(number), job: id, note: comment };
     }
     return undefined;
 }
@@ -1988,7 +1988,10 @@ async function threadOfDocsPull(session, signal) {
     if (!thread?.pull)
         return undefined;
     const { owner, repo, number } = thread;
-    const login = await session.ownLogin(signal);
+    // The identity that writes the note there: the docsToken's, where one is given.
+    const login = session.request.docsTokenGiven
+        ? await session.api(session.request.docsToken).viewerLogin(signal)
+        : await session.ownLogin(signal);
     const { comments } = await session.retrying(() => session.forRepo().commentsPage({ owner, repo, issue_number: number, page: 1 }, signal), signal);
     return namedThread(comments, login, session.run.repo);
 }
@@ -2163,6 +2166,7 @@ async function docsAsks(session, link, number, signal) {
                 .sort((a, b) => a.id - b.id),
             complete,
             noteId: named.note.id,
+            job: named.job,
         };
     }
     catch (error) {
@@ -2241,14 +2245,14 @@ var dispatch_inputs = __webpack_require__(1315);
 
 /**
  * The workflow's file and the branch to dispatch it on, from `GITHUB_WORKFLOW_REF`: a branch's
- * ref as it is, anything else (a pull request's merge ref, a tag) the default branch, where
+ * ref as it is (unless `onDefault`), anything else (a pull request's merge ref, a tag) the default branch, where
  * `workflow_dispatch` reads its workflows. `undefined` when the run cannot tell.
  */
-function dispatchTarget(workflowRef, defaultBranch) {
+function dispatchTarget(workflowRef, defaultBranch, onDefault = false) {
     const match = /\/\.github\/workflows\/([^/@]+\.ya?ml)@(.+)$/.exec(workflowRef);
     if (!match?.[1] || !match[2])
         return undefined;
-    const ref = match[2].startsWith('refs/heads/') ? match[2] : defaultBranch;
+    const ref = match[2].startsWith('refs/heads/') && !onDefault ? match[2] : defaultBranch;
     return ref ? { workflow: match[1], ref } : undefined;
 }
 /**
@@ -2258,7 +2262,9 @@ function dispatchTarget(workflowRef, defaultBranch) {
  */
 async function handOff(session, number, signal, docsAsk) {
     const { repo, workflowRef, event } = session.run;
-    const target = dispatchTarget(workflowRef, event.repository?.defaultBranch);
+    // A deployment's run is on the deployed branch (a docs PR's): the lane runs the default
+    // branch's workflow, as every other hand-off does.
+    const target = dispatchTarget(workflowRef, event.repository?.defaultBranch, event.kind === 'deployment');
     if (!target) {
         session.warn(`Could not hand #${number} to its thread's own run: this run cannot tell its workflow's file and branch (GITHUB_WORKFLOW_REF). An end this run found, it writes itself; what the thread is owed, its next run sends.`);
         return false;
@@ -2967,28 +2973,30 @@ async function followCode(session, api, pr, code, signal) {
         const pull = await session.retrying(() => api.getPull(at, signal), signal);
         if (pull.state !== 'open')
             return false;
+        // Nothing to write: already as the code pull request stands.
+        if (code.state === 'open' && pull.draft)
+            return false;
+        if (code.state === 'merged' && !pull.draft)
+            return true;
+        // A pull request this action keeps a thread on is someone's change, whatever the service named.
+        step = `read the comments of ${where}`;
+        if (await session.retrying(() => keepsAThread(api, at, signal), signal)) {
+            session.warn(`${where} is a pull request this action keeps a docs thread on, not a docs pull request; it is left as it is (draft: true).`);
+            return false;
+        }
         if (code.state === 'open') {
-            if (pull.draft)
-                return false;
             step = `make ${where} a draft`;
             await api.setDraft({ pullRequestId: pull.nodeId, draft: true }, signal);
             session.say(`Made ${where} a draft: it waits for #${code.number} to merge.`);
             return false;
         }
         if (code.state === 'merged') {
-            if (!pull.draft)
-                return true;
             step = `mark ${where} ready for review`;
             await api.setDraft({ pullRequestId: pull.nodeId, draft: false }, signal);
             session.say(`Marked ${where} ready for review: #${code.number} merged.`);
             return true;
         }
         // Closed unmerged: the docs for a change that will not land go, as a superseded docs PR does.
-        step = `read the comments of ${where}`;
-        if (await session.retrying(() => keepsAThread(api, at, signal), signal)) {
-            session.warn(`${where} is a pull request this action keeps a docs thread on, not a docs pull request; it is not closed.`);
-            return false;
-        }
         step = `list the commits of ${where}`;
         const others = await session.retrying(() => othersCommitted(api, at, pull.opener, signal), signal);
         if (!others) {
@@ -3827,7 +3835,8 @@ async function settleOwed(session, jobId, signal) {
 /**
  * A lane run's record that `/docs` was asked on the docs pull request `link` while job `jobId`
  * works (`SweepSide.oweDocs`): read afresh, still that job's and still at work, its record owes it
- * (the run that writes the end hands the thread off again); whether it was written. Only the
+ * (the run that writes the end hands the thread off again): `written` now, `owed` already, or
+ * `false` (the record no longer waits for that job). Only the
  * thread's lane writes it, so nothing of the thread writes between this read and this write.
  */
 async function oweDocsAsk(session, jobId, link, signal) {
@@ -3836,10 +3845,10 @@ async function oweDocsAsk(session, jobId, link, signal) {
     if (!comment || !now?.waiting || now.job !== jobId || now.waiting.ended)
         return false;
     if (now.waiting.docs === link)
-        return true;
+        return 'owed';
     const note = (0,ledger/* oweDocs */.dc)(now, link);
     await comment.write((previous) => withNote(previous ?? '', note), signal);
-    return true;
+    return 'written';
 }
 
 ;// CONCATENATED MODULE: ./src/github/last-writes.ts
@@ -4155,7 +4164,8 @@ async function answerDocsAsks(session, outcome, url, signal) {
     const { jobId } = outcome;
     if (!docs || docs.requests.length === 0 || !outcome.confirmed || !outcome.uses || !jobId)
         return;
-    const { thread } = await session.runThread(signal);
+    // Its own fault is its own warning: the status and the rest of the last writes still go.
+    const thread = await session.runThread(signal).then((found) => found.thread, () => undefined);
     const where = thread ? `#${thread.number}` : 'its thread';
     const link = url && (0,untrusted/* isPlainHttpUrl */.i0)(url) ? `[${where}'s comment](${url})` : where;
     const many = docs.requests.length === 1 ? 'This request was' : `These ${docs.requests.length} requests were`;
@@ -4578,6 +4588,10 @@ function decideReads(session) {
         recall: (strict, cancellation) => recall(session, strict, cancellation),
         threadComments: (cancellation, above) => threadComments(session, cancellation, above),
         docsOf: (signal) => threadOfDocsPull(session, signal),
+        docsAsks: (link, cancellation) => session.beforeTheCreate(ACCESS_BUDGET_MS, cancellation, async (signal) => {
+            const { thread } = await session.runThread(signal);
+            return thread ? docsAsks(session, link, thread.number, signal) : undefined;
+        }, () => undefined),
         accessOn: (link, actor, cancellation) => session.beforeTheCreate(ACCESS_BUDGET_MS, cancellation, (signal) => accessOn(session, link, actor, signal), () => undefined),
         /**
          * The docs pull request a follow-up would go to, read with `docsToken` (retried on passing
@@ -5017,18 +5031,21 @@ async function readPreview(session, link, signal) {
     }
 }
 /**
- * A lane run's link to the preview of its thread's docs PR `link` in the thread's kept comment
+ * A lane run's link to the preview of its thread's docs PR (`docs`: its page, and the job its note
+ * names, which must be the thread's job now) in the thread's kept comment
  * (read afresh, written only when it changed; a thread with no comment yet gets none): the
  * preview the thread's record now holds. Only the thread's lane writes it, so nothing of the
  * thread writes between this read and this write.
  */
-async function linkPreview(session, pinned, link, signal) {
+async function linkPreview(session, pinned, docs, signal) {
+    const { link } = docs;
     const url = await readPreview(session, link, signal);
     const thread = session.pinnedTo(pinned);
     const { comment } = await keptForWriting(thread, signal);
     const body = comment ? await comment.bodyNow(signal) : undefined;
     const now = body ? thread.trusted(readNote(body), 'the kept comment') : undefined;
-    if (!comment || !now || !url)
+    // Only the docs PR of the thread's job now: an earlier job's (left open) names the thread too.
+    if (!comment || !now || !url || now.job !== docs.job)
         return now?.preview;
     if (now.preview === url)
         return url;
@@ -5121,11 +5138,11 @@ function sweepSide(session) {
                 done();
             }
         },
-        async linkPreview({ number, pull, marker }, link, cancellation) {
+        async linkPreview({ number, pull, marker }, docs, cancellation) {
             const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
             const thread = { owner, repo, number, pull, fork: false };
             try {
-                return await linkPreview(session, { thread, marker: marker ?? session.marker }, link, signal);
+                return await linkPreview(session, { thread, marker: marker ?? session.marker }, docs, signal);
             }
             catch (error) {
                 session.warn(`Could not link the preview on #${number}: ${(0,core_log/* describeThrown */.Y)(error)}.`);
@@ -5145,7 +5162,8 @@ function sweepSide(session) {
             const thread = { owner, repo, number: found.number, pull: found.pull, fork: false };
             try {
                 const pinned = session.pinnedTo({ thread, marker: found.marker });
-                if (!(await oweDocsAsk(pinned, found.note.job, link, signal)))
+                // Said once, when the record first owes it: a later request there is queued the same way.
+                if ((await oweDocsAsk(pinned, found.note.job, link, signal)) !== 'written')
                     return;
                 await answerOnDocs(session, link, [], `Queued: the agent is still at work on job ${(0,untrusted/* label */.Pf)(found.note.job)}, for #${found.number}. What was asked here is sent to it when it is done, with anything else asked meanwhile.`, signal);
             }

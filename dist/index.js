@@ -29760,7 +29760,7 @@ function isPlainHttpUrl(url) {
  * credentials, printable, of a sane length; `undefined` for anything else.
  */
 function previewUrl(url) {
-    if (!url || !/^https:\/\/[\x21-\x7e]{1,2000}$/.test(url))
+    if (!url || url.length > 2000 || !/^https:\/\/[\x21-\x7e]+$/.test(url))
         return undefined;
     try {
         const parsed = new URL(url);
@@ -30923,8 +30923,12 @@ async function gatherQueued(inputs, memory, deps) {
         log.warning(`The thread has more comments than one run reads (${COMMENT_PAGES_READ}): requests among those left unread wait, unsettled.`);
     if (others.length > 0)
         log.info(`${others.length + (own ? 1 : 0)} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`);
-    const docs = deps.onDocs
-        ? await docsRequests(deps.onDocs, memory, { ...inputs, trigger: inputs.trigger }, deps)
+    // What was asked on the docs PR: a lane run's, read there; or, on any other run of the thread,
+    // what its record owes there (asked while the job worked), so no send of the thread drops it.
+    const owedThere = deps.onDocs ? undefined : memory.note?.waiting?.docs;
+    const asks = deps.onDocs ?? (owedThere ? await port.docsAsks(owedThere, signal) : undefined);
+    const docs = asks
+        ? await docsRequests(asks, memory, { ...inputs, trigger: inputs.trigger }, deps)
         : undefined;
     const asked = docs?.kept ?? [];
     if (asked.length > 0)
@@ -31006,8 +31010,14 @@ async function mayAsk(queued, asker, inputs, deps, accessOf, where = 'the thread
  * judged on the docs PR's repository as a request there is (`allowedActors`, else write access).
  */
 async function docsRequests(asks, memory, inputs, deps) {
-    const { port, signal, run } = deps;
+    const { port, signal, run, log } = deps;
     const ledger = (0,core_ledger/* docsLedger */.dr)(memory.note, asks.key, asks.noteId);
+    // Only the thread's job now is sent what was asked on its docs PR: an earlier job's docs PR
+    // (superseded, left open) names the thread too, and its requests are not this job's.
+    if (memory.note?.job !== asks.job) {
+        log.warning(`What was asked on ${asks.key} is not sent: that docs pull request is agent job ${(0,untrusted/* label */.Pf)(asks.job)}'s, not the thread's job now${memory.note ? ` (${(0,untrusted/* label */.Pf)(memory.note.job)})` : ''}.`);
+        return undefined;
+    }
     const queue = readQueue(undefined, asks.comments, {
         phrase: inputs.trigger,
         standing: Boolean(inputs.prompt),
@@ -31067,7 +31077,12 @@ async function decide(inputs, deps) {
  */
 async function withDraft(decided, deps) {
     const { event, client, log, signal } = deps;
-    if (decided.kind !== 'skip' || !decided.held || event.kind !== 'pull-request' || event.action !== 'closed')
+    // A merge the record owes (held while the job works) is the lane's: its end moves the docs PR.
+    if (decided.kind !== 'skip' ||
+        !decided.held ||
+        decided.owe ||
+        event.kind !== 'pull-request' ||
+        event.action !== 'closed')
         return decided;
     const id = decided.held.job ?? decided.held.memory.note?.job;
     if (!id)
@@ -32763,6 +32778,10 @@ async function endSkipped({ notice, answer, held, owe, handOff, docsDraft }, git
             setOutput('status', 'skipped');
             setOutput('mode', 'skipped');
             setOutput('uses', '0');
+            // The thread's docs PR's preview, as its record holds it, on a run that sent nothing too.
+            const preview = (0,untrusted/* previewUrl */.e6)(held?.memory.note?.preview);
+            if (preview)
+                setOutput('previewUrl', preview);
         }
     }
     catch (error) {
@@ -32907,13 +32926,18 @@ function branchPushEvent(before, after, branch) {
     return { event: parseEvent('push', payload), payload };
 }
 /**
- * An `issues` event on issue `number` that asks for nothing and changes nothing (`pinned`): a lane
- * run's pass that carries only what was asked on the thread's docs pull request, which no
- * `followUp` holds; with nothing asked there, every policy holds it, and it writes nothing.
+ * An event of thread `number` that asks for nothing and changes nothing (`assigned`, of a pull
+ * request at `head`, or of an issue): a lane run's pass that carries only what was asked on the
+ * thread's docs pull request, which no `followUp` holds; with nothing owed there, every policy
+ * holds it (nothing that changed is sent for it), and it writes nothing.
  */
-function issueQuietEvent(number) {
-    const payload = { action: 'pinned', issue: { number } };
-    return { event: (0,core_event/* parseEvent */.wj)('issues', payload), payload };
+function quietEvent(number, head) {
+    if (head === undefined) {
+        const payload = { action: 'assigned', issue: { number } };
+        return { event: (0,core_event/* parseEvent */.wj)('issues', payload), payload };
+    }
+    const payload = { action: 'assigned', number, pull_request: { number, head: { sha: head } } };
+    return { event: (0,core_event/* parseEvent */.wj)('pull_request', payload), payload };
 }
 
 ;// CONCATENATED MODULE: ./src/decide/features.ts
@@ -33109,13 +33133,14 @@ async function sendOwed(lane, thread, steps, deps, onDocs) {
     }
     // What was asked on the docs PR (read there once by the lane) goes with whatever this pass sends.
     if (!replay && onDocs) {
-        // Only what was asked on the docs PR: a pass no followUp holds when something there is owed,
-        // and that every policy holds, writing nothing, when nothing is.
+        // Only what was asked on the docs PR: an inert pass, which no followUp holds when something
+        // there is owed, and every policy holds, writing nothing, when nothing is (a preview's
+        // hand-off never sends a change for itself).
         core_log/* coreLog */.u.info(`#${lane.number}: reading what was asked on its docs pull request ${onDocs.key}.`);
         const now = lane.pull ? await readPull() : undefined;
         if (lane.pull && !now)
             return { uses: 0, settled: false };
-        const played = now ? pullHeadEvent(lane.number, now.head) : issueQuietEvent(lane.number);
+        const played = quietEvent(lane.number, now?.head);
         replay = { ...played, actor: context.actor, ...(now ? { sha: now.head } : {}), quiet: true };
     }
     if (!replay)
@@ -33350,7 +33375,7 @@ async function laneRun(number, steps, deps, done) {
     const preview = async () => {
         if (!docs || dryRun || step.signal.aborted)
             return;
-        const url = await steps.sweep.linkPreview({ number, pull, marker: thread?.marker }, docs.link, step.signal);
+        const url = await steps.sweep.linkPreview({ number, pull, marker: thread?.marker }, docs, step.signal);
         if (url)
             done.preview = url;
     };

@@ -124,6 +124,9 @@ async function endSkipped(
       setOutput('status', 'skipped');
       setOutput('mode', 'skipped');
       setOutput('uses', '0');
+      // The thread's docs PR's preview, as its record holds it, on a run that sent nothing too.
+      const preview = previewUrl(held?.memory.note?.preview);
+      if (preview) setOutput('previewUrl', preview);
     }
   } catch (error) {
     core.setFailed(describeThrown(error));

@@ -8,7 +8,7 @@ import type { Payload, RunEvent } from './core/event.js';
 import { docsLedger, owes } from './core/ledger.js';
 import { readQueue } from './decide/requests.js';
 import { coreLog, describeThrown } from './core/log.js';
-import { commentRequestEvent, issueQuietEvent, pullHeadEvent, pullMergeEvent } from './core/request-event.js';
+import { commentRequestEvent, pullHeadEvent, pullMergeEvent, quietEvent } from './core/request-event.js';
 import { setupFor } from './decide/setup.js';
 import type { JobRun } from './execute/job-run.js';
 import { ActionFailure } from './service/errors.js';
@@ -91,12 +91,13 @@ export async function sendOwed(
   }
   // What was asked on the docs PR (read there once by the lane) goes with whatever this pass sends.
   if (!replay && onDocs) {
-    // Only what was asked on the docs PR: a pass no followUp holds when something there is owed,
-    // and that every policy holds, writing nothing, when nothing is.
+    // Only what was asked on the docs PR: an inert pass, which no followUp holds when something
+    // there is owed, and every policy holds, writing nothing, when nothing is (a preview's
+    // hand-off never sends a change for itself).
     coreLog.info(`#${lane.number}: reading what was asked on its docs pull request ${onDocs.key}.`);
     const now = lane.pull ? await readPull() : undefined;
     if (lane.pull && !now) return { uses: 0, settled: false };
-    const played = now ? pullHeadEvent(lane.number, now.head) : issueQuietEvent(lane.number);
+    const played = quietEvent(lane.number, now?.head);
     replay = { ...played, actor: context.actor, ...(now ? { sha: now.head } : {}), quiet: true };
   }
   if (!replay) return none;

@@ -173,11 +173,7 @@ async function laneRun(number: number, steps: GitHubSteps, deps: SweepDeps, done
   const asks = accepted.inputs.trigger !== undefined ? docs : undefined;
   const preview = async () => {
     if (!docs || dryRun || step.signal.aborted) return;
-    const url = await steps.sweep.linkPreview(
-      { number, pull, marker: thread?.marker },
-      docs.link,
-      step.signal,
-    );
+    const url = await steps.sweep.linkPreview({ number, pull, marker: thread?.marker }, docs, step.signal);
     if (url) done.preview = url;
   };
   if (thread) {

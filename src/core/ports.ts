@@ -223,6 +223,24 @@ export interface Carried {
   docs?: Omit<Carried, 'docs'> & { link: string; key: string };
 }
 
+/**
+ * The `/docs` requests asked on a thread's docs pull request, as a lane run read them there (only
+ * when that pull request's note of this action's own names the thread).
+ */
+export interface DocsAsks {
+  /** The docs pull request's page, and `owner/repo#number` (lower case), as the record keys it. */
+  link: string;
+  key: string;
+  /** Its comments, oldest first (the first page, then the newest back, at most 10 pages of 100). */
+  comments: ThreadComment[];
+  /** Every comment was read. */
+  complete: boolean;
+  /** The note that names the thread: a request before it was answered that no thread took it. */
+  noteId: number;
+  /** The job the note names: only the thread's job now is sent what was asked there. */
+  job: string;
+}
+
 /** What a thread is owed while its job works: a `/docs` request (its comment's id), or its merge. */
 export type Owed = { request: number } | { merge: true };
 
@@ -332,6 +350,11 @@ export interface DecideReads {
    * is judged), as `accessOf`; `undefined` (with a warning) when GitHub cannot say.
    */
   accessOn(link: string, actor: string, signal: AbortSignal): Promise<Access | undefined>;
+  /**
+   * The requests on the docs pull request `link` the thread's record owes (asked there while its
+   * job worked), read there, when its note names the run's thread; `undefined` (a warning) else.
+   */
+  docsAsks(link: string, signal: AbortSignal): Promise<DocsAsks | undefined>;
   /** What the event changed (since `since`, the head a follow-up's job last saw), within `limit`. */
   context(since: string | undefined, limit: number, signal: AbortSignal): Promise<string>;
   /** The files the event changed (since `since`, the head the thread's job last saw). */

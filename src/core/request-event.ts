@@ -42,11 +42,16 @@ export function branchPushEvent(
 }
 
 /**
- * An `issues` event on issue `number` that asks for nothing and changes nothing (`pinned`): a lane
- * run's pass that carries only what was asked on the thread's docs pull request, which no
- * `followUp` holds; with nothing asked there, every policy holds it, and it writes nothing.
+ * An event of thread `number` that asks for nothing and changes nothing (`assigned`, of a pull
+ * request at `head`, or of an issue): a lane run's pass that carries only what was asked on the
+ * thread's docs pull request, which no `followUp` holds; with nothing owed there, every policy
+ * holds it (nothing that changed is sent for it), and it writes nothing.
  */
-export function issueQuietEvent(number: number): { event: RunEvent; payload: Payload } {
-  const payload = { action: 'pinned', issue: { number } };
-  return { event: parseEvent('issues', payload), payload };
+export function quietEvent(number: number, head?: string): { event: RunEvent; payload: Payload } {
+  if (head === undefined) {
+    const payload = { action: 'assigned', issue: { number } };
+    return { event: parseEvent('issues', payload), payload };
+  }
+  const payload = { action: 'assigned', number, pull_request: { number, head: { sha: head } } };
+  return { event: parseEvent('pull_request', payload), payload };
 }

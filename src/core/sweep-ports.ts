@@ -1,30 +1,9 @@
 // The ports of a run outside the three steps' own: what a report run and a thread's lane run ask
 // of GitHub (the waiting threads, a thread's records, hand-offs, the docs PR's requests and
 // preview), and the GitHub side of one run as a whole. In the core's own types, as ports.ts is.
-import type {
-  DecideReads,
-  ExecuteWrites,
-  ReportWrites,
-  ThreadComment,
-  ThreadNote,
-  WaitingNews,
-} from './ports.js';
+import type { DecideReads, DocsAsks, ExecuteWrites, ReportWrites, ThreadNote, WaitingNews } from './ports.js';
 
-/**
- * The `/docs` requests asked on a thread's docs pull request, as a lane run read them there (only
- * when that pull request's note of this action's own names the thread).
- */
-export interface DocsAsks {
-  /** The docs pull request's page, and `owner/repo#number` (lower case), as the record keys it. */
-  link: string;
-  key: string;
-  /** Its comments, oldest first (the first page, then the newest back, at most 10 pages of 100). */
-  comments: ThreadComment[];
-  /** Every comment was read. */
-  complete: boolean;
-  /** The note that names the thread: a request before it was answered that no thread took it. */
-  noteId: number;
-}
+export type { DocsAsks };
 
 /** A thread whose job a run left at work and no run has reported, as a report run finds it. */
 export interface FoundWaiting {
@@ -84,7 +63,7 @@ export interface SweepSide {
    */
   linkPreview(
     thread: { number: number; pull: boolean; marker?: string },
-    link: string,
+    docs: { link: string; job: string },
     signal: AbortSignal,
   ): Promise<string | undefined>;
   /** The pull request of this repository that commit `sha` is the head of (a deployment's), as its page's URL. Faults throw. */

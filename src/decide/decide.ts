@@ -89,7 +89,14 @@ export async function decide(inputs: Inputs, deps: DecideDeps): Promise<Decision
  */
 async function withDraft(decided: Decision, deps: DecideDeps): Promise<Decision> {
   const { event, client, log, signal } = deps;
-  if (decided.kind !== 'skip' || !decided.held || event.kind !== 'pull-request' || event.action !== 'closed')
+  // A merge the record owes (held while the job works) is the lane's: its end moves the docs PR.
+  if (
+    decided.kind !== 'skip' ||
+    !decided.held ||
+    decided.owe ||
+    event.kind !== 'pull-request' ||
+    event.action !== 'closed'
+  )
     return decided;
   const id = decided.held.job ?? decided.held.memory.note?.job;
   if (!id) return decided;

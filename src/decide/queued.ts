@@ -101,8 +101,12 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
     log.info(
       `${others.length + (own ? 1 : 0)} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`,
     );
-  const docs = deps.onDocs
-    ? await docsRequests(deps.onDocs, memory, { ...inputs, trigger: inputs.trigger }, deps)
+  // What was asked on the docs PR: a lane run's, read there; or, on any other run of the thread,
+  // what its record owes there (asked while the job worked), so no send of the thread drops it.
+  const owedThere = deps.onDocs ? undefined : memory.note?.waiting?.docs;
+  const asks = deps.onDocs ?? (owedThere ? await port.docsAsks(owedThere, signal) : undefined);
+  const docs = asks
+    ? await docsRequests(asks, memory, { ...inputs, trigger: inputs.trigger }, deps)
     : undefined;
   const asked = docs?.kept ?? [];
   if (asked.length > 0)
@@ -198,9 +202,17 @@ async function docsRequests(
   memory: Memory,
   inputs: Inputs & { trigger: string },
   deps: QueuedDeps,
-): Promise<{ kept: QueuedRequest[]; carried: NonNullable<Carried['docs']> }> {
-  const { port, signal, run } = deps;
+): Promise<{ kept: QueuedRequest[]; carried: NonNullable<Carried['docs']> } | undefined> {
+  const { port, signal, run, log } = deps;
   const ledger = docsLedger(memory.note, asks.key, asks.noteId);
+  // Only the thread's job now is sent what was asked on its docs PR: an earlier job's docs PR
+  // (superseded, left open) names the thread too, and its requests are not this job's.
+  if (memory.note?.job !== asks.job) {
+    log.warning(
+      `What was asked on ${asks.key} is not sent: that docs pull request is agent job ${label(asks.job)}'s, not the thread's job now${memory.note ? ` (${label(memory.note.job)})` : ''}.`,
+    );
+    return undefined;
+  }
   const queue = readQueue(undefined, asks.comments, {
     phrase: inputs.trigger,
     standing: Boolean(inputs.prompt),

@@ -118,6 +118,7 @@ export async function docsAsks(
         .sort((a, b) => a.id - b.id),
       complete,
       noteId: named.note.id,
+      job: named.job,
     };
   } catch (error) {
     if (signal.aborted) throw error;

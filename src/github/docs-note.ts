@@ -90,7 +90,7 @@ export function namingNote<C extends { body: string; login?: string }>(
   comments: readonly C[],
   login: string,
   repo: { owner: string; repo: string },
-): { number: number; note: C } | undefined {
+): { number: number; job: string; note: C } | undefined {
   for (const comment of comments) {
     if (comment.login !== login || !comment.body.startsWith(NOTE_PREFIX)) continue;
     const found =
@@ -107,7 +107,8 @@ export function namingNote<C extends { body: string; login?: string }>(
     } catch {
       continue;
     }
-    if (same && isJobId(id) && Number(number) <= MAX_NUMBER) return { number: Number(number), note: comment };
+    if (same && isJobId(id) && Number(number) <= MAX_NUMBER)
+      return { number: Number(number), job: id, note: comment };
   }
   return undefined;
 }
@@ -126,7 +127,10 @@ export async function threadOfDocsPull(
   const { thread } = await session.runThread(signal);
   if (!thread?.pull) return undefined;
   const { owner, repo, number } = thread;
-  const login = await session.ownLogin(signal);
+  // The identity that writes the note there: the docsToken's, where one is given.
+  const login = session.request.docsTokenGiven
+    ? await session.api(session.request.docsToken).viewerLogin(signal)
+    : await session.ownLogin(signal);
   const { comments } = await session.retrying(
     () => session.forRepo().commentsPage({ owner, repo, issue_number: number, page: 1 }, signal),
     signal,

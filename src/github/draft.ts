@@ -57,28 +57,30 @@ export async function followCode(
   try {
     const pull = await session.retrying(() => api.getPull(at, signal), signal);
     if (pull.state !== 'open') return false;
+    // Nothing to write: already as the code pull request stands.
+    if (code.state === 'open' && pull.draft) return false;
+    if (code.state === 'merged' && !pull.draft) return true;
+    // A pull request this action keeps a thread on is someone's change, whatever the service named.
+    step = `read the comments of ${where}`;
+    if (await session.retrying(() => keepsAThread(api, at, signal), signal)) {
+      session.warn(
+        `${where} is a pull request this action keeps a docs thread on, not a docs pull request; it is left as it is (draft: true).`,
+      );
+      return false;
+    }
     if (code.state === 'open') {
-      if (pull.draft) return false;
       step = `make ${where} a draft`;
       await api.setDraft({ pullRequestId: pull.nodeId, draft: true }, signal);
       session.say(`Made ${where} a draft: it waits for #${code.number} to merge.`);
       return false;
     }
     if (code.state === 'merged') {
-      if (!pull.draft) return true;
       step = `mark ${where} ready for review`;
       await api.setDraft({ pullRequestId: pull.nodeId, draft: false }, signal);
       session.say(`Marked ${where} ready for review: #${code.number} merged.`);
       return true;
     }
     // Closed unmerged: the docs for a change that will not land go, as a superseded docs PR does.
-    step = `read the comments of ${where}`;
-    if (await session.retrying(() => keepsAThread(api, at, signal), signal)) {
-      session.warn(
-        `${where} is a pull request this action keeps a docs thread on, not a docs pull request; it is not closed.`,
-      );
-      return false;
-    }
     step = `list the commits of ${where}`;
     const others = await session.retrying(() => othersCommitted(api, at, pull.opener, signal), signal);
     if (!others) {

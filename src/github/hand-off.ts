@@ -9,16 +9,17 @@ import type { GitHubSession } from './session.js';
 
 /**
  * The workflow's file and the branch to dispatch it on, from `GITHUB_WORKFLOW_REF`: a branch's
- * ref as it is, anything else (a pull request's merge ref, a tag) the default branch, where
+ * ref as it is (unless `onDefault`), anything else (a pull request's merge ref, a tag) the default branch, where
  * `workflow_dispatch` reads its workflows. `undefined` when the run cannot tell.
  */
 export function dispatchTarget(
   workflowRef: string,
   defaultBranch: string | undefined,
+  onDefault = false,
 ): { workflow: string; ref: string } | undefined {
   const match = /\/\.github\/workflows\/([^/@]+\.ya?ml)@(.+)$/.exec(workflowRef);
   if (!match?.[1] || !match[2]) return undefined;
-  const ref = match[2].startsWith('refs/heads/') ? match[2] : defaultBranch;
+  const ref = match[2].startsWith('refs/heads/') && !onDefault ? match[2] : defaultBranch;
   return ref ? { workflow: match[1], ref } : undefined;
 }
 
@@ -34,7 +35,9 @@ export async function handOff(
   docsAsk?: string,
 ): Promise<boolean> {
   const { repo, workflowRef, event } = session.run;
-  const target = dispatchTarget(workflowRef, event.repository?.defaultBranch);
+  // A deployment's run is on the deployed branch (a docs PR's): the lane runs the default
+  // branch's workflow, as every other hand-off does.
+  const target = dispatchTarget(workflowRef, event.repository?.defaultBranch, event.kind === 'deployment');
   if (!target) {
     session.warn(
       `Could not hand #${number} to its thread's own run: this run cannot tell its workflow's file and branch (GITHUB_WORKFLOW_REF). An end this run found, it writes itself; what the thread is owed, its next run sends.`,

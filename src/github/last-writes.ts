@@ -404,7 +404,11 @@ async function answerDocsAsks(
   const docs = outcome.memory.carried?.docs;
   const { jobId } = outcome;
   if (!docs || docs.requests.length === 0 || !outcome.confirmed || !outcome.uses || !jobId) return;
-  const { thread } = await session.runThread(signal);
+  // Its own fault is its own warning: the status and the rest of the last writes still go.
+  const thread = await session.runThread(signal).then(
+    (found) => found.thread,
+    () => undefined,
+  );
   const where = thread ? `#${thread.number}` : 'its thread';
   const link = url && isPlainHttpUrl(url) ? `[${where}'s comment](${url})` : where;
   const many =

@@ -60,7 +60,8 @@ export async function readPreview(
 }
 
 /**
- * A lane run's link to the preview of its thread's docs PR `link` in the thread's kept comment
+ * A lane run's link to the preview of its thread's docs PR (`docs`: its page, and the job its note
+ * names, which must be the thread's job now) in the thread's kept comment
  * (read afresh, written only when it changed; a thread with no comment yet gets none): the
  * preview the thread's record now holds. Only the thread's lane writes it, so nothing of the
  * thread writes between this read and this write.
@@ -68,15 +69,17 @@ export async function readPreview(
 export async function linkPreview(
   session: GitHubSession,
   pinned: { thread: Thread; marker: string },
-  link: string,
+  docs: { link: string; job: string },
   signal: AbortSignal,
 ): Promise<string | undefined> {
+  const { link } = docs;
   const url = await readPreview(session, link, signal);
   const thread = session.pinnedTo(pinned);
   const { comment } = await keptForWriting(thread, signal);
   const body = comment ? await comment.bodyNow(signal) : undefined;
   const now: ThreadNote | undefined = body ? thread.trusted(readNote(body), 'the kept comment') : undefined;
-  if (!comment || !now || !url) return now?.preview;
+  // Only the docs PR of the thread's job now: an earlier job's (left open) names the thread too.
+  if (!comment || !now || !url || now.job !== docs.job) return now?.preview;
   if (now.preview === url) return url;
   const note = { ...now, preview: url };
   await comment.write((previous) => withPreview(withNote(previous ?? '', note), url), signal);

@@ -16,7 +16,7 @@ import { describeGitHubFault, faultOf } from './errors.js';
 import { changedFiles, eventHasContext, gatherContext, gatherSince } from './gather.js';
 import { readNote } from './note.js';
 import { threadComments } from './requests.js';
-import { accessOn } from './docs-asks.js';
+import { accessOn, docsAsks } from './docs-asks.js';
 import { moment } from './moment.js';
 import type { GitHubSession } from './session.js';
 import { eventHasThread, mergedAlongside } from './target.js';
@@ -63,6 +63,17 @@ export function decideReads(session: GitHubSession): DecideReads {
     threadComments: (cancellation, above) => threadComments(session, cancellation, above),
 
     docsOf: (signal) => threadOfDocsPull(session, signal),
+
+    docsAsks: (link, cancellation) =>
+      session.beforeTheCreate(
+        ACCESS_BUDGET_MS,
+        cancellation,
+        async (signal) => {
+          const { thread } = await session.runThread(signal);
+          return thread ? docsAsks(session, link, thread.number, signal) : undefined;
+        },
+        () => undefined,
+      ),
 
     accessOn: (link, actor, cancellation) =>
       session.beforeTheCreate(

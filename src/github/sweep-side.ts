@@ -88,11 +88,11 @@ export function sweepSide(session: GitHubSession): SweepSide {
         done();
       }
     },
-    async linkPreview({ number, pull, marker }, link, cancellation) {
+    async linkPreview({ number, pull, marker }, docs, cancellation) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
       const thread = { owner, repo, number, pull, fork: false };
       try {
-        return await linkPreview(session, { thread, marker: marker ?? session.marker }, link, signal);
+        return await linkPreview(session, { thread, marker: marker ?? session.marker }, docs, signal);
       } catch (error) {
         session.warn(`Could not link the preview on #${number}: ${describeThrown(error)}.`);
         return undefined;
@@ -113,7 +113,8 @@ export function sweepSide(session: GitHubSession): SweepSide {
       const thread = { owner, repo, number: found.number, pull: found.pull, fork: false };
       try {
         const pinned = session.pinnedTo({ thread, marker: found.marker });
-        if (!(await oweDocsAsk(pinned, found.note.job, link, signal))) return;
+        // Said once, when the record first owes it: a later request there is queued the same way.
+        if ((await oweDocsAsk(pinned, found.note.job, link, signal)) !== 'written') return;
         await answerOnDocs(
           session,
           link,

@@ -326,7 +326,8 @@ export async function settleOwed(session: GitHubSession, jobId: string, signal: 
 /**
  * A lane run's record that `/docs` was asked on the docs pull request `link` while job `jobId`
  * works (`SweepSide.oweDocs`): read afresh, still that job's and still at work, its record owes it
- * (the run that writes the end hands the thread off again); whether it was written. Only the
+ * (the run that writes the end hands the thread off again): `written` now, `owed` already, or
+ * `false` (the record no longer waits for that job). Only the
  * thread's lane writes it, so nothing of the thread writes between this read and this write.
  */
 export async function oweDocsAsk(
@@ -334,12 +335,12 @@ export async function oweDocsAsk(
   jobId: string,
   link: string,
   signal: AbortSignal,
-): Promise<boolean> {
+): Promise<'written' | 'owed' | false> {
   const { comment } = await keptForWriting(session, signal);
   const now = comment && session.trusted(readNote((await comment.bodyNow(signal)) ?? ''), 'the kept comment');
   if (!comment || !now?.waiting || now.job !== jobId || now.waiting.ended) return false;
-  if (now.waiting.docs === link) return true;
+  if (now.waiting.docs === link) return 'owed';
   const note = oweDocs(now, link);
   await comment.write((previous) => withNote(previous ?? '', note), signal);
-  return true;
+  return 'written';
 }
