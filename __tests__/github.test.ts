@@ -7,7 +7,8 @@ import { runContext } from '../__fixtures__/github-world.js';
 import MarkdownIt from 'markdown-it';
 import { commentBody, commentMarker, type CommentState } from '../src/github/comment.js';
 import { inert } from '../src/core/untrusted.js';
-import { docsPullRequest, pullRequestOf } from '../src/core/pull-request.js';
+import { docsPullRequest, isDocsPullPage, pullRequestOf } from '../src/core/pull-request.js';
+import { previewUrl } from '../src/core/untrusted.js';
 import { describeGitHubFault, faultOf, identityFault, type GitHubOperation } from '../src/github/errors.js';
 import { ActionFailure } from '../src/service/errors.js';
 import { eventHasThread, findThread } from '../src/github/target.js';
@@ -203,6 +204,35 @@ describe('docsPullRequest: the pull request the prLink output carries, and on wh
   ])('%s', (_, link, server, expected) => {
     expect(docsPullRequest(link, server)).toEqual(expected);
   });
+});
+
+describe('isDocsPullPage: a docs pull request as a dispatch names it', () => {
+  it.each([
+    'https://github.com/acme/docs/pull/12',
+    'https://github.example.com/acme/docs/pull/3',
+    // An Enterprise Managed User's repository: the owner carries an underscore.
+    'https://github.com/mona_acme/docs/pull/7',
+    'http://127.0.0.1:4321/acme/docs/pull/1',
+  ])('takes %s', (link) => expect(isDocsPullPage(link)).toBe(true));
+
+  it.each([
+    'javascript:alert(1)',
+    'https://github.com/acme/docs/issues/12',
+    'https://github.com/acme/docs/pull/0',
+    'https://github.com/acme/docs/pull/12\n::error::x',
+    `https://github.com/acme/${'d'.repeat(500)}/pull/1`,
+  ])('refuses %s', (link) => expect(isDocsPullPage(link)).toBe(false));
+});
+
+describe('previewUrl: only a plain https URL is shown', () => {
+  it.each([
+    ['https://acme-docs-pr-3.preview.example/', true],
+    ['http://acme-docs-pr-3.preview.example/', false],
+    ['https://user:secret@preview.example/', false],
+    ['https://preview.example/a b', false],
+    [`https://preview.example/${'a'.repeat(1990)}`, false],
+    [undefined, false],
+  ])('%s: %s', (url, shown) => expect(previewUrl(url) !== undefined).toBe(shown));
 });
 
 describe('findThread without asking GitHub', () => {

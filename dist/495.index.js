@@ -575,7 +575,7 @@ const noteSchema = schemas/* object */.Ikc({
     requests: schemas/* optional */.lqM(ledgerSchema),
     preview: schemas/* optional */.lqM(schemas/* string */.YjP().check(schemas/* refine */.YPB((url) => (0,untrusted/* previewUrl */.e6)(url) === url))),
     docs: schemas/* optional */.lqM(schemas/* object */.Ikc({
-        pr: schemas/* string */.YjP().check(api/* _regex */.Fk(/^[a-z0-9-]{1,39}\/[a-z0-9._-]{1,100}#[1-9][0-9]{0,9}$/)),
+        pr: schemas/* string */.YjP().check(api/* _regex */.Fk(/^[a-z0-9_-]{1,39}\/[a-z0-9._-]{1,100}#[1-9][0-9]{0,9}$/)),
         requests: ledgerSchema,
     })),
 });
@@ -5163,12 +5163,15 @@ function sweepSide(session) {
             try {
                 const pinned = session.pinnedTo({ thread, marker: found.marker });
                 // Said once, when the record first owes it: a later request there is queued the same way.
-                if ((await oweDocsAsk(pinned, found.note.job, link, signal)) !== 'written')
-                    return;
+                const owed = await oweDocsAsk(pinned, found.note.job, link, signal);
+                if (owed !== 'written')
+                    return owed !== false;
                 await answerOnDocs(session, link, [], `Queued: the agent is still at work on job ${(0,untrusted/* label */.Pf)(found.note.job)}, for #${found.number}. What was asked here is sent to it when it is done, with anything else asked meanwhile.`, signal);
+                return true;
             }
             catch (error) {
                 session.warn(`Could not update the record of #${found.number}: ${(0,core_log/* describeThrown */.Y)(error)}.`);
+                return true;
             }
             finally {
                 done();

@@ -29416,7 +29416,7 @@ function docsPullRequest(prLink, serverUrl, otherServer = GITHUB_COM.serverUrl) 
  */
 function isDocsPullPage(link) {
     return (link.length <= 500 &&
-        /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?:\/[\x21-\x7e]*)?\/[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}\/pull\/[1-9][0-9]{0,9}$/.test(link));
+        /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?:\/[\x21-\x7e]*)?\/[A-Za-z0-9_-]{1,39}\/[A-Za-z0-9._-]{1,100}\/pull\/[1-9][0-9]{0,9}$/.test(link));
 }
 /** `owner/repo#number`, lower case: how a thread's record names its docs pull request. */
 function pullKey(pr) {
@@ -33379,6 +33379,7 @@ async function laneRun(number, steps, deps, done) {
         if (url)
             done.preview = url;
     };
+    let record = thread;
     if (thread) {
         const stands = await reportThread(thread, steps, deps, 'write');
         if (stands.swept)
@@ -33386,28 +33387,32 @@ async function laneRun(number, steps, deps, done) {
         if (stands.kind !== 'ended' && stands.kind !== 'written') {
             if (stands.kind !== 'at-work')
                 return;
-            done.atWork++;
             // Asked on the docs PR while the job works: the record owes it, and the run that writes the
-            // job's end hands the thread off again.
-            if (asks && !dryRun && asksOpen(asks, thread.note, accepted.inputs))
-                await steps.sweep.oweDocs(thread, asks.link, step.signal);
-            await preview();
-            return;
+            // job's end hands the thread off again. A record another run settled meanwhile (a report
+            // run wrote the end of a job that owed nothing then) is gone: this run, in the lane, sends.
+            const owing = asks && !dryRun && asksOpen(asks, thread.note, accepted.inputs);
+            if (!owing || (await steps.sweep.oweDocs(thread, asks.link, step.signal))) {
+                done.atWork++;
+                await preview();
+                return;
+            }
+            core_log/* coreLog */.u.info(`#${number}: its job's end was written meanwhile; what was asked on its docs pull request is sent.`);
+            record = undefined;
         }
     }
-    if (!thread && !asks) {
+    if (!record && !asks) {
         core_log/* coreLog */.u.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
         await preview();
         return;
     }
     if (dryRun || step.signal.aborted)
         return;
-    const sent = await sendOwed({ number, pull }, thread, steps, deps, asks);
+    const sent = await sendOwed({ number, pull }, record, steps, deps, asks);
     done.uses += sent.uses;
     // What was owed cannot go (held, or nothing left to play): the record owes it no more, or every
     // report run would hand the thread off again for nothing.
-    if (thread && sent.settled && (0,core_ledger/* owes */.Rz)(thread.note))
-        await steps.sweep.settleOwed(thread, step.signal);
+    if (record && sent.settled && (0,core_ledger/* owes */.Rz)(record.note))
+        await steps.sweep.settleOwed(record, step.signal);
     await preview();
 }
 /**

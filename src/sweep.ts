@@ -176,31 +176,38 @@ async function laneRun(number: number, steps: GitHubSteps, deps: SweepDeps, done
     const url = await steps.sweep.linkPreview({ number, pull, marker: thread?.marker }, docs, step.signal);
     if (url) done.preview = url;
   };
+  let record = thread;
   if (thread) {
     const stands = await reportThread(thread, steps, deps, 'write');
     if (stands.swept) done.reported.push(stands.swept);
     if (stands.kind !== 'ended' && stands.kind !== 'written') {
       if (stands.kind !== 'at-work') return;
-      done.atWork++;
       // Asked on the docs PR while the job works: the record owes it, and the run that writes the
-      // job's end hands the thread off again.
-      if (asks && !dryRun && asksOpen(asks, thread.note, accepted.inputs))
-        await steps.sweep.oweDocs(thread, asks.link, step.signal);
-      await preview();
-      return;
+      // job's end hands the thread off again. A record another run settled meanwhile (a report
+      // run wrote the end of a job that owed nothing then) is gone: this run, in the lane, sends.
+      const owing = asks && !dryRun && asksOpen(asks, thread.note, accepted.inputs);
+      if (!owing || (await steps.sweep.oweDocs(thread, asks.link, step.signal))) {
+        done.atWork++;
+        await preview();
+        return;
+      }
+      coreLog.info(
+        `#${number}: its job's end was written meanwhile; what was asked on its docs pull request is sent.`,
+      );
+      record = undefined;
     }
   }
-  if (!thread && !asks) {
+  if (!record && !asks) {
     coreLog.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
     await preview();
     return;
   }
   if (dryRun || step.signal.aborted) return;
-  const sent = await sendOwed({ number, pull }, thread, steps, deps, asks);
+  const sent = await sendOwed({ number, pull }, record, steps, deps, asks);
   done.uses += sent.uses;
   // What was owed cannot go (held, or nothing left to play): the record owes it no more, or every
   // report run would hand the thread off again for nothing.
-  if (thread && sent.settled && owes(thread.note)) await steps.sweep.settleOwed(thread, step.signal);
+  if (record && sent.settled && owes(record.note)) await steps.sweep.settleOwed(record, step.signal);
   await preview();
 }
 

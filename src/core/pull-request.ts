@@ -68,7 +68,7 @@ export function docsPullRequest(
 export function isDocsPullPage(link: string): boolean {
   return (
     link.length <= 500 &&
-    /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?:\/[\x21-\x7e]*)?\/[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}\/pull\/[1-9][0-9]{0,9}$/.test(
+    /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?:\/[\x21-\x7e]*)?\/[A-Za-z0-9_-]{1,39}\/[A-Za-z0-9._-]{1,100}\/pull\/[1-9][0-9]{0,9}$/.test(
       link,
     )
   );

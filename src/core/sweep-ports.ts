@@ -53,9 +53,10 @@ export interface SweepSide {
   /**
    * A lane run's word that `/docs` was asked on the docs pull request `link` while the thread's job
    * works: the record owes it (so the run that writes the job's end hands the thread off again),
-   * and the docs PR is told it waits. Faults are warnings.
+   * and the docs PR is told it waits; `false` when the record, read afresh, no longer waits for
+   * that job (another run wrote its end meanwhile). Faults are warnings (`true`: nothing more).
    */
-  oweDocs(found: FoundWaiting, link: string, signal: AbortSignal): Promise<void>;
+  oweDocs(found: FoundWaiting, link: string, signal: AbortSignal): Promise<boolean>;
   /**
    * A lane run's link to the preview of thread `number`'s docs pull request `link` in its kept
    * comment (the record's marker, else the step's own), once deployed: the preview the record now

@@ -93,7 +93,7 @@ const noteSchema = z.object({
   preview: z.optional(z.string().check(z.refine((url) => previewUrl(url) === url))),
   docs: z.optional(
     z.object({
-      pr: z.string().check(z.regex(/^[a-z0-9-]{1,39}\/[a-z0-9._-]{1,100}#[1-9][0-9]{0,9}$/)),
+      pr: z.string().check(z.regex(/^[a-z0-9_-]{1,39}\/[a-z0-9._-]{1,100}#[1-9][0-9]{0,9}$/)),
       requests: ledgerSchema,
     }),
   ),

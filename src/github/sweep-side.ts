@@ -114,7 +114,8 @@ export function sweepSide(session: GitHubSession): SweepSide {
       try {
         const pinned = session.pinnedTo({ thread, marker: found.marker });
         // Said once, when the record first owes it: a later request there is queued the same way.
-        if ((await oweDocsAsk(pinned, found.note.job, link, signal)) !== 'written') return;
+        const owed = await oweDocsAsk(pinned, found.note.job, link, signal);
+        if (owed !== 'written') return owed !== false;
         await answerOnDocs(
           session,
           link,
@@ -122,8 +123,10 @@ export function sweepSide(session: GitHubSession): SweepSide {
           `Queued: the agent is still at work on job ${label(found.note.job)}, for #${found.number}. What was asked here is sent to it when it is done, with anything else asked meanwhile.`,
           signal,
         );
+        return true;
       } catch (error) {
         session.warn(`Could not update the record of #${found.number}: ${describeThrown(error)}.`);
+        return true;
       } finally {
         done();
       }
