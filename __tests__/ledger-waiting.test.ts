@@ -201,7 +201,6 @@ describe('a record read back (checkWaiting)', () => {
       'docs',
       '\n::set-output name=prLink::https://evil.example',
       '::add-mask::x\r',
-      'a/b',
       '..',
       'x'.repeat(51),
       ' docs',
@@ -224,6 +223,12 @@ describe('a record read back (checkWaiting)', () => {
     expect(refused).toEqual({ labels: labels.slice(1), reviewers: reviewers.slice(1, -1) });
   });
 
+  it('keeps a label with a / (GitHub allows it, and the labels input takes it)', () => {
+    expect(checkWaiting({ ...waiting, labels: ['area/docs'] }, bounds)).toEqual({
+      waiting: { ...waiting, labels: ['area/docs'] },
+    });
+  });
+
   it('a label the labels input takes is kept, `::` and all: it cannot start a line of the log', () => {
     expect(checkWaiting({ ...waiting, labels: ['::error::x'] }, bounds)).toEqual({
       waiting: { ...waiting, labels: ['::error::x'] },
@@ -231,7 +236,7 @@ describe('a record read back (checkWaiting)', () => {
   });
 
   it('leaves no labels or reviewers where none passes', () => {
-    expect(checkWaiting({ ...waiting, labels: ['a/b'], reviewers: ['a/b/c'] }, bounds).waiting).toEqual(
+    expect(checkWaiting({ ...waiting, labels: ['..'], reviewers: ['a/b/c'] }, bounds).waiting).toEqual(
       waiting,
     );
   });

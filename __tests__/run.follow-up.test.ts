@@ -184,6 +184,23 @@ describe('followUp: at-merge', () => {
     expect(sends()).toBe(1);
   });
 
+  it('a dry run whose prompt is longer than the summary holds says it was cut, and by how much', async () => {
+    const { pr, step, sends } = await threadWorld();
+    const prompt = `${'Document every flag. '.repeat(10_500)}THE END`;
+    const dry = await play(step(pushTo(pr, sha(1), 'opened'), { prompt, dryRun: 'true' }, 403));
+    expect(dry.outputs).toMatchObject({ mode: 'created', status: 'dry-run' });
+    // The whole prompt: the one given, and what the event adds.
+    const said =
+      /Its first 200,000 of ([\d,]+) characters: the step summary holds no more \(([\d,]+) left out here\)\./.exec(
+        dry.summary,
+      );
+    const [whole, left] = [said?.[1], said?.[2]].map((n) => Number((n ?? '').replace(/,/g, '')));
+    expect(whole).toBeGreaterThanOrEqual(prompt.length);
+    expect(left).toBe((whole ?? 0) - 200_000);
+    expect(dry.summary).not.toContain('THE END');
+    expect(sends()).toBe(0);
+  });
+
   it('a dry run of a push says it would be skipped, and writes no status', async () => {
     const { gh, pr, step, sends } = await threadWorld();
     await play(step(pushTo(pr, sha(1), 'opened'), { followUp: 'at-merge' }, 401));

@@ -29,7 +29,7 @@ const SCHEDULE = { name: 'schedule', payload: { schedule: '17 * * * *' } };
 const FORGED_LABELS = [
   '\n::error::forged label',
   '::add-mask::x\n::set-output name=prLink::forged',
-  'a/forged',
+  '..',
 ];
 const FORGED_REVIEWERS = ['acme/team/../../forged'];
 

@@ -29160,7 +29160,7 @@ function checkWaiting(waiting, bounds) {
         else
             delete sound[key];
     };
-    names('labels', (name) => (0,_names_js__WEBPACK_IMPORTED_MODULE_1__/* .badLabel */ .YO)(name) === undefined);
+    names('labels', (name) => (0,_names_js__WEBPACK_IMPORTED_MODULE_1__/* .badLabel */ .YO)(name, false) === undefined);
     names('reviewers', _names_js__WEBPACK_IMPORTED_MODULE_1__/* .isReviewer */ .qn);
     const any = refused.status || refused.labels.length + refused.reviewers.length > 0;
     return any ? { waiting: sound, refused } : { waiting: sound };
@@ -29319,17 +29319,19 @@ const MAX_LABEL = 50;
 const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 /**
- * Why a label name cannot be used, or `undefined`. A name goes into a URL's path when it is taken
- * off again, where `.` and `..` are dot segments that change which resource is asked for and a `/`
- * is one that servers and proxies may decode; controls and invisible characters would show one
- * name and be another.
+ * Why a label name cannot be used, or `undefined`. A name `inPath` goes into a URL's path when it
+ * is taken off again (`triggerLabel`), where `.` and `..` are dot segments that change which
+ * resource is asked for and a `/` is one that servers and proxies may decode; `labels` are only
+ * ever added, in a request's body. Controls and invisible characters would show one name and be
+ * another.
  */
-function badLabel(name) {
+function badLabel(name, inPath = true) {
     if (name.length > MAX_LABEL)
         return `is longer than ${MAX_LABEL} characters`;
     if (name === '.' || name === '..')
         return 'is a dot segment of a URL path';
-    if (name.includes('/'))
+    // GitHub's label names may hold a `/` (`area/docs`): only one a URL path names cannot.
+    if (inPath && name.includes('/'))
         return 'holds a /';
     if ((0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .hasUnsafe */ .B0)(name))
         return 'holds a control, invisible or bidirectional character';
@@ -29698,6 +29700,7 @@ function redactAlso(secret) {
 /* harmony export */   UT: () => (/* binding */ isPullRequestUrl),
 /* harmony export */   Zq: () => (/* binding */ printableUrl),
 /* harmony export */   au: () => (/* binding */ escapeUnsafe),
+/* harmony export */   dZ: () => (/* binding */ MAX_BLOCK),
 /* harmony export */   e6: () => (/* binding */ previewUrl),
 /* harmony export */   hD: () => (/* binding */ quote),
 /* harmony export */   i0: () => (/* binding */ isPlainHttpUrl),
@@ -31906,9 +31909,10 @@ function list(text) {
 }
 const labels = (text, problem) => {
     const names = list(text);
-    const bad = names.find((name) => (0,core_names/* badLabel */.YO)(name) !== undefined);
+    // Added in a request's body, never named in a URL path: a `/` is a label name's own.
+    const bad = names.find((name) => (0,core_names/* badLabel */.YO)(name, false) !== undefined);
     if (bad !== undefined) {
-        problem(`Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}, which ${(0,core_names/* badLabel */.YO)(bad)}: give label names of at most ${core_names/* MAX_LABEL */.EF} characters, not . or .., without a / or control characters.`);
+        problem(`Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}, which ${(0,core_names/* badLabel */.YO)(bad, false)}: give label names of at most ${core_names/* MAX_LABEL */.EF} characters, not . or .., without control characters.`);
     }
     if (names.length > MAX_LABELS) {
         problem(`Input "labels" names ${names.length} labels; GitHub takes at most ${MAX_LABELS}.`);
@@ -32630,6 +32634,10 @@ async function writeDryRunSummary(facts) {
     core/* summary */.z.addTable(rows.map(([name, value]) => [{ data: name, header: true }, value]));
     if (facts.prompt !== undefined) {
         core/* summary */.z.addHeading('The prompt it would send', 4);
+        const { length } = facts.prompt;
+        // The summary holds at most a block of MAX_BLOCK characters: a longer prompt says it was cut.
+        if (length > untrusted/* MAX_BLOCK */.dZ)
+            core/* summary */.z.addRaw(`<p>Its first ${untrusted/* MAX_BLOCK */.dZ.toLocaleString('en-US')} of ${length.toLocaleString('en-US')} characters: the step summary holds no more (${(length - untrusted/* MAX_BLOCK */.dZ).toLocaleString('en-US')} left out here).</p>`, true);
         core/* summary */.z.addRaw((0,untrusted/* preformatted */.EC)(facts.prompt), true);
     }
     await core/* summary */.z.write();

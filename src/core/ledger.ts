@@ -415,7 +415,7 @@ export function checkWaiting<T extends Pick<Waiting, 'run' | 'status' | 'labels'
     if (kept.length > 0) sound[key] = kept;
     else delete sound[key];
   };
-  names('labels', (name) => badLabel(name) === undefined);
+  names('labels', (name) => badLabel(name, false) === undefined);
   names('reviewers', isReviewer);
   const any = refused.status || refused.labels.length + refused.reviewers.length > 0;
   return any ? { waiting: sound, refused } : { waiting: sound };

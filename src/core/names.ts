@@ -13,15 +13,17 @@ const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 /**
- * Why a label name cannot be used, or `undefined`. A name goes into a URL's path when it is taken
- * off again, where `.` and `..` are dot segments that change which resource is asked for and a `/`
- * is one that servers and proxies may decode; controls and invisible characters would show one
- * name and be another.
+ * Why a label name cannot be used, or `undefined`. A name `inPath` goes into a URL's path when it
+ * is taken off again (`triggerLabel`), where `.` and `..` are dot segments that change which
+ * resource is asked for and a `/` is one that servers and proxies may decode; `labels` are only
+ * ever added, in a request's body. Controls and invisible characters would show one name and be
+ * another.
  */
-export function badLabel(name: string): string | undefined {
+export function badLabel(name: string, inPath = true): string | undefined {
   if (name.length > MAX_LABEL) return `is longer than ${MAX_LABEL} characters`;
   if (name === '.' || name === '..') return 'is a dot segment of a URL path';
-  if (name.includes('/')) return 'holds a /';
+  // GitHub's label names may hold a `/` (`area/docs`): only one a URL path names cannot.
+  if (inPath && name.includes('/')) return 'holds a /';
   if (hasUnsafe(name)) return 'holds a control, invisible or bidirectional character';
   return undefined;
 }

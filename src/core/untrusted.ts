@@ -99,7 +99,7 @@ export function cell(text: string, max = MAX_CELL): string {
 }
 
 /** The summary is capped at 1 MiB: a block of outside text leaves room for the rest. */
-const MAX_BLOCK = 200_000;
+export const MAX_BLOCK = 200_000;
 
 /**
  * Outside text over many lines in the summary (a prompt): a `<pre>` block, which Markdown ends

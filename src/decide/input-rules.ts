@@ -100,10 +100,11 @@ function list(text: string): string[] {
 
 export const labels: Check<string[]> = (text, problem) => {
   const names = list(text);
-  const bad = names.find((name) => badLabel(name) !== undefined);
+  // Added in a request's body, never named in a URL path: a `/` is a label name's own.
+  const bad = names.find((name) => badLabel(name, false) !== undefined);
   if (bad !== undefined) {
     problem(
-      `Input "labels" has ${quote(bad, 60)}, which ${badLabel(bad)}: give label names of at most ${MAX_LABEL} characters, not . or .., without a / or control characters.`,
+      `Input "labels" has ${quote(bad, 60)}, which ${badLabel(bad, false)}: give label names of at most ${MAX_LABEL} characters, not . or .., without control characters.`,
     );
   }
   if (names.length > MAX_LABELS) {

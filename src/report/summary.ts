@@ -3,7 +3,7 @@ import { formatDuration } from '../core/duration.js';
 import type { AgentJob } from '../core/job.js';
 import { pullRequestOf } from '../core/pull-request.js';
 import { redact } from '../core/secrets.js';
-import { cell, isPlainHttpUrl, link, preformatted } from '../core/untrusted.js';
+import { cell, isPlainHttpUrl, link, MAX_BLOCK, preformatted } from '../core/untrusted.js';
 import { usesLine } from '../core/uses.js';
 
 export interface SummaryFacts {
@@ -107,6 +107,13 @@ export async function writeDryRunSummary(facts: DryRunFacts): Promise<void> {
   core.summary.addTable(rows.map(([name, value]) => [{ data: name, header: true }, value]));
   if (facts.prompt !== undefined) {
     core.summary.addHeading('The prompt it would send', 4);
+    const { length } = facts.prompt;
+    // The summary holds at most a block of MAX_BLOCK characters: a longer prompt says it was cut.
+    if (length > MAX_BLOCK)
+      core.summary.addRaw(
+        `<p>Its first ${MAX_BLOCK.toLocaleString('en-US')} of ${length.toLocaleString('en-US')} characters: the step summary holds no more (${(length - MAX_BLOCK).toLocaleString('en-US')} left out here).</p>`,
+        true,
+      );
     core.summary.addRaw(preformatted(facts.prompt), true);
   }
   await core.summary.write();
