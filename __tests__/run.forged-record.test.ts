@@ -26,11 +26,7 @@ const at = (ms = 0): RunDeps => ({ ...serviceTimeOnly(), clock: new VirtualClock
 
 const SCHEDULE = { name: 'schedule', payload: { schedule: '17 * * * *' } };
 /** What the forger puts in the record: workflow commands, each on a line of its own if printed raw. */
-const FORGED_LABELS = [
-  '\n::error::forged label',
-  '::add-mask::x\n::set-output name=prLink::forged',
-  '..',
-];
+const FORGED_LABELS = ['\n::error::forged label', '::add-mask::x\n::set-output name=prLink::forged', '..'];
 const FORGED_REVIEWERS = ['acme/team/../../forged'];
 
 /**
