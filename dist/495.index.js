@@ -1988,10 +1988,8 @@ async function threadOfDocsPull(session, signal) {
     if (!thread?.pull)
         return undefined;
     const { owner, repo, number } = thread;
-    // The identity that writes the note there: the docsToken's, where one is given.
-    const login = session.request.docsTokenGiven
-        ? await session.api(session.request.docsToken).viewerLogin(signal)
-        : await session.ownLogin(signal);
+    // The identity that writes the note there (the run's own pull request: this GitHub).
+    const login = await session.docsLogin(session.api(session.request.docsToken), true, signal);
     const { comments } = await session.retrying(() => session.forRepo().commentsPage({ owner, repo, issue_number: number, page: 1 }, signal), signal);
     return namedThread(comments, login, session.run.repo);
 }
@@ -2050,9 +2048,7 @@ async function threadComments(session, cancellation, above = 0) {
             fails: true,
         })} Nothing was sent, so no request is sent twice; re-run when GitHub answers.`);
     });
-    const comments = listed.flatMap((c) => c.login
-        ? [{ id: c.id, body: c.body, author: c.login, bot: c.type === 'Bot', url: c.url, review: false }]
-        : []);
+    const comments = asThreadComments(listed);
     if (own && !comments.some((c) => c.id === own.id))
         comments.push(own);
     return {
@@ -2061,6 +2057,12 @@ async function threadComments(session, cancellation, above = 0) {
         runsUrl,
         ...(keptId !== undefined ? { keptId } : {}),
     };
+}
+/** Issue comments as requests are read from them: those of an account GitHub still names. */
+function asThreadComments(listed) {
+    return listed.flatMap((c) => c.login
+        ? [{ id: c.id, body: c.body, author: c.login, bot: c.type === 'Bot', url: c.url, review: false }]
+        : []);
 }
 const payloadComment = schemas/* object */.Ikc({
     id: schemas/* number */.aig(),
@@ -2097,12 +2099,11 @@ function reach(session, link) {
         return { why: found.why ?? `not a pull request on ${servers}` };
     }
     const { pr, api, home } = found;
-    const own = home && !session.request.docsTokenGiven;
     return {
         pr,
         api,
         where: `${pr.owner}/${pr.repo}#${pr.number}`,
-        login: (signal) => (own ? session.ownLogin(signal) : api.viewerLogin(signal)),
+        login: (signal) => session.docsLogin(api, home, signal),
     };
 }
 /** The docs PR's comments: its first page, then the newest back, at most COMMENT_PAGES pages; whether all were read. */
@@ -2159,11 +2160,7 @@ async function docsAsks(session, link, number, signal) {
         return {
             link,
             key: (0,pull_request/* pullKey */.DR)(pr),
-            comments: comments
-                .flatMap((c) => c.login
-                ? [{ id: c.id, body: c.body, author: c.login, bot: c.type === 'Bot', url: c.url, review: false }]
-                : [])
-                .sort((a, b) => a.id - b.id),
+            comments: asThreadComments(comments).sort((a, b) => a.id - b.id),
             complete,
             noteId: named.note.id,
             job: named.job,
@@ -2229,7 +2226,7 @@ async function answerOnDocs(session, link, ids, answer, signal) {
 }
 /** The docs PR's page on this GitHub, for a run on it: what a dispatch names it by. */
 function docsPageOf(session, pr) {
-    const link = `${session.run.serverUrl}/${pr.owner}/${pr.repo}/pull/${pr.number}`;
+    const link = (0,pull_request/* pullPage */.LV)(session.run.serverUrl, pr);
     return (0,pull_request/* docsPullRequest */._P)(link, session.run.serverUrl) ? link : undefined;
 }
 
@@ -2940,6 +2937,12 @@ function noticeBody(successor, kept, runUrl) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/draft.ts
+// `draft: true`: the docs pull request a thread's job opened follows the code pull request's life
+// — a draft while the code is open, ready for review once it merged (then `autoMerge` may apply),
+// closed with a link when it closed unmerged, as a superseded docs PR is (only where no one but its
+// opener committed to it). Only ever the docs PR, never the code pull request; each write is
+// `docsToken`'s, and each refusal one warning that says what was not done.
+
 
 
 /** The code pull request `thread` as GitHub has it now; `undefined` (a warning) when it cannot say. */
@@ -3025,7 +3028,7 @@ async function followCode(session, api, pr, code, signal) {
 /** The word on the docs PR when its code pull request closed unmerged. */
 function closedBody(session, number, kept) {
     const { owner, repo } = session.run.repo;
-    const code = `${session.run.serverUrl}/${owner}/${repo}/pull/${number}`;
+    const code = (0,pull_request/* pullPage */.LV)(session.run.serverUrl, { owner, repo, number });
     const link = `<a href="${code}">${owner}/${repo}#${number}</a>`;
     return [
         `📄 ${link}, the pull request these docs were written for, was closed without merging, so ${kept
@@ -3137,7 +3140,7 @@ ownThread = true) {
             warn,
             // The token that writes there: the run's own (its identity asked once a run) unless a
             // docsToken was given, whose identity GitHub tells on asking.
-            login: (s) => (home && !session.request.docsTokenGiven ? session.ownLogin(s) : api.viewerLogin(s)),
+            login: (s) => session.docsLogin(api, home, s),
         }, signal);
 }
 /**
@@ -3369,6 +3372,14 @@ class GitHubSession {
      * The login the token acts as, asked once (again after a fault). A fault is marked as the
      * identity query's, so that whatever needed it says that this query failed.
      */
+    /**
+     * The login of the identity that writes on a docs pull request through `api` (its note, its
+     * answers): the run's own token's (asked once) on this GitHub (`home`) unless a docsToken was
+     * given, else the docsToken's, asked of GitHub. Only what it wrote there is the action's own.
+     */
+    docsLogin(api, home, signal) {
+        return home && !this.request.docsTokenGiven ? this.ownLogin(signal) : api.viewerLogin(signal);
+    }
     ownLogin(signal) {
         if (!this.identity) {
             const asking = this.forRepo()
@@ -4795,7 +4806,7 @@ async function threadsAtWork(session, memory, signal) {
         return undefined;
     try {
         const jobs = await jobsAtWork(session, thread, signal);
-        const self = `${run.serverUrl}/${thread.owner}/${thread.repo}/pull/${thread.number}`;
+        const self = (0,pull_request/* pullPage */.LV)(run.serverUrl, thread);
         return jobs.length > 0 ? { jobs, self } : undefined;
     }
     catch (error) {
@@ -5155,7 +5166,7 @@ function sweepSide(session) {
         async pullOfCommit(sha, signal) {
             const pulls = await session.retrying(() => session.forRepo().pullsOfCommit({ owner, repo, commit_sha: sha }, signal), signal);
             const pr = pulls.find((p) => p.head?.sha === sha);
-            return pr ? `${session.run.serverUrl}/${owner}/${repo}/pull/${pr.number}` : undefined;
+            return pr ? (0,pull_request/* pullPage */.LV)(session.run.serverUrl, { owner, repo, number: pr.number }) : undefined;
         },
         async oweDocs(found, link, cancellation) {
             const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);

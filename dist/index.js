@@ -29355,6 +29355,7 @@ function isReviewer(name) {
 /* harmony export */   EL: () => (/* binding */ DOCS_PR_LABEL),
 /* harmony export */   Jj: () => (/* binding */ carriesDocsLabel),
 /* harmony export */   KQ: () => (/* binding */ samePage),
+/* harmony export */   LV: () => (/* binding */ pullPage),
 /* harmony export */   Mz: () => (/* binding */ outputLink),
 /* harmony export */   Th: () => (/* binding */ WORKING_LABEL),
 /* harmony export */   _P: () => (/* binding */ docsPullRequest),
@@ -29419,6 +29420,10 @@ function docsPullRequest(prLink, serverUrl, otherServer = GITHUB_COM.serverUrl) 
 function isDocsPullPage(link) {
     return (link.length <= 500 &&
         /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?:\/[\x21-\x7e]*)?\/[A-Za-z0-9_-]{1,39}\/[A-Za-z0-9._-]{1,100}\/pull\/[1-9][0-9]{0,9}$/.test(link));
+}
+/** A pull request's page on the GitHub at `serverUrl`. */
+function pullPage(serverUrl, pr) {
+    return `${serverUrl}/${pr.owner}/${pr.repo}/pull/${pr.number}`;
 }
 /** `owner/repo#number`, lower case: how a thread's record names its docs pull request. */
 function pullKey(pr) {

@@ -74,6 +74,11 @@ export function isDocsPullPage(link: string): boolean {
   );
 }
 
+/** A pull request's page on the GitHub at `serverUrl`. */
+export function pullPage(serverUrl: string, pr: PullRequestRef): string {
+  return `${serverUrl}/${pr.owner}/${pr.repo}/pull/${pr.number}`;
+}
+
 /** `owner/repo#number`, lower case: how a thread's record names its docs pull request. */
 export function pullKey(pr: PullRequestRef): string {
   return `${pr.owner}/${pr.repo}#${pr.number}`.toLowerCase();

@@ -4,13 +4,13 @@
 // the docs PR's repository, and answers there once they are sent. The docs PR is reached with
 // `docsToken` (the workflow's own token where it is in this repository and none is given), and
 // only its note of the writing token's own identity names a thread.
-import type { Access, ThreadComment } from '../core/ports.js';
+import type { Access } from '../core/ports.js';
 import type { DocsAsks } from '../core/sweep-ports.js';
-import { docsPullRequest, pullKey, type PullRequestRef } from '../core/pull-request.js';
+import { docsPullRequest, pullKey, pullPage, type PullRequestRef } from '../core/pull-request.js';
 import type { Comment, GitHubApi } from './client.js';
 import { namingNote } from './docs-note.js';
 import { describeGitHubFault } from './errors.js';
-import { COMMENT_PAGES } from './requests.js';
+import { asThreadComments, COMMENT_PAGES } from './requests.js';
 import type { GitHubSession } from './session.js';
 
 /** The docs PR at `link` as this run reaches it, with the identity whose note is the action's own; or why not. */
@@ -25,12 +25,11 @@ function reach(session: GitHubSession, link: string): Reached {
     return { why: found.why ?? `not a pull request on ${servers}` };
   }
   const { pr, api, home } = found;
-  const own = home && !session.request.docsTokenGiven;
   return {
     pr,
     api,
     where: `${pr.owner}/${pr.repo}#${pr.number}`,
-    login: (signal) => (own ? session.ownLogin(signal) : api.viewerLogin(signal)),
+    login: (signal) => session.docsLogin(api, home, signal),
   };
 }
 
@@ -109,13 +108,7 @@ export async function docsAsks(
     return {
       link,
       key: pullKey(pr),
-      comments: comments
-        .flatMap((c): ThreadComment[] =>
-          c.login
-            ? [{ id: c.id, body: c.body, author: c.login, bot: c.type === 'Bot', url: c.url, review: false }]
-            : [],
-        )
-        .sort((a, b) => a.id - b.id),
+      comments: asThreadComments(comments).sort((a, b) => a.id - b.id),
       complete,
       noteId: named.note.id,
       job: named.job,
@@ -205,6 +198,6 @@ export async function answerOnDocs(
 
 /** The docs PR's page on this GitHub, for a run on it: what a dispatch names it by. */
 export function docsPageOf(session: GitHubSession, pr: PullRequestRef): string | undefined {
-  const link = `${session.run.serverUrl}/${pr.owner}/${pr.repo}/pull/${pr.number}`;
+  const link = pullPage(session.run.serverUrl, pr);
   return docsPullRequest(link, session.run.serverUrl) ? link : undefined;
 }

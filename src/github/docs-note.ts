@@ -127,10 +127,8 @@ export async function threadOfDocsPull(
   const { thread } = await session.runThread(signal);
   if (!thread?.pull) return undefined;
   const { owner, repo, number } = thread;
-  // The identity that writes the note there: the docsToken's, where one is given.
-  const login = session.request.docsTokenGiven
-    ? await session.api(session.request.docsToken).viewerLogin(signal)
-    : await session.ownLogin(signal);
+  // The identity that writes the note there (the run's own pull request: this GitHub).
+  const login = await session.docsLogin(session.api(session.request.docsToken), true, signal);
   const { comments } = await session.retrying(
     () => session.forRepo().commentsPage({ owner, repo, issue_number: number, page: 1 }, signal),
     signal,

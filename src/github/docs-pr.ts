@@ -110,7 +110,7 @@ export async function writeOnDocs(
         warn,
         // The token that writes there: the run's own (its identity asked once a run) unless a
         // docsToken was given, whose identity GitHub tells on asking.
-        login: (s) => (home && !session.request.docsTokenGiven ? session.ownLogin(s) : api.viewerLogin(s)),
+        login: (s) => session.docsLogin(api, home, s),
       },
       signal,
     );

@@ -3,7 +3,7 @@
 // closed with a link when it closed unmerged, as a superseded docs PR is (only where no one but its
 // opener committed to it). Only ever the docs PR, never the code pull request; each write is
 // `docsToken`'s, and each refusal one warning that says what was not done.
-import type { PullRequestRef } from '../core/pull-request.js';
+import { pullPage, type PullRequestRef } from '../core/pull-request.js';
 import type { GitHubApi } from './client.js';
 import { describeGitHubFault } from './errors.js';
 import type { GitHubSession } from './session.js';
@@ -115,7 +115,7 @@ export async function followCode(
 /** The word on the docs PR when its code pull request closed unmerged. */
 function closedBody(session: GitHubSession, number: number, kept: boolean): string {
   const { owner, repo } = session.run.repo;
-  const code = `${session.run.serverUrl}/${owner}/${repo}/pull/${number}`;
+  const code = pullPage(session.run.serverUrl, { owner, repo, number });
   const link = `<a href="${code}">${owner}/${repo}#${number}</a>`;
   return [
     `📄 ${link}, the pull request these docs were written for, was closed without merging, so ${

@@ -10,7 +10,7 @@ import { describeThrown } from '../core/log.js';
 import type { Changed, DecideReads, DocsPull, Memory, Moment, StatusNote } from '../core/ports.js';
 import { pushedOnto } from './commits.js';
 import { jobsAtWork } from './in-flight.js';
-import { carriesDocsLabel } from '../core/pull-request.js';
+import { carriesDocsLabel, pullPage } from '../core/pull-request.js';
 import { renderContext } from './context.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { changedFiles, eventHasContext, gatherContext, gatherSince } from './gather.js';
@@ -338,7 +338,7 @@ async function threadsAtWork(
   if (!thread?.pull) return undefined;
   try {
     const jobs = await jobsAtWork(session, thread, signal);
-    const self = `${run.serverUrl}/${thread.owner}/${thread.repo}/pull/${thread.number}`;
+    const self = pullPage(run.serverUrl, thread);
     return jobs.length > 0 ? { jobs, self } : undefined;
   } catch (error) {
     const fault = faultOf(error);

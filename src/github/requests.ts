@@ -69,11 +69,7 @@ export async function threadComments(
       );
     },
   );
-  const comments = listed.flatMap((c): ThreadComment[] =>
-    c.login
-      ? [{ id: c.id, body: c.body, author: c.login, bot: c.type === 'Bot', url: c.url, review: false }]
-      : [],
-  );
+  const comments = asThreadComments(listed);
   if (own && !comments.some((c) => c.id === own.id)) comments.push(own);
   return {
     comments: comments.sort((a, b) => a.id - b.id),
@@ -81,6 +77,15 @@ export async function threadComments(
     runsUrl,
     ...(keptId !== undefined ? { keptId } : {}),
   };
+}
+
+/** Issue comments as requests are read from them: those of an account GitHub still names. */
+export function asThreadComments(listed: readonly Comment[]): ThreadComment[] {
+  return listed.flatMap((c): ThreadComment[] =>
+    c.login
+      ? [{ id: c.id, body: c.body, author: c.login, bot: c.type === 'Bot', url: c.url, review: false }]
+      : [],
+  );
 }
 
 const payloadComment = z.object({

@@ -138,6 +138,15 @@ export class GitHubSession {
    * The login the token acts as, asked once (again after a fault). A fault is marked as the
    * identity query's, so that whatever needed it says that this query failed.
    */
+  /**
+   * The login of the identity that writes on a docs pull request through `api` (its note, its
+   * answers): the run's own token's (asked once) on this GitHub (`home`) unless a docsToken was
+   * given, else the docsToken's, asked of GitHub. Only what it wrote there is the action's own.
+   */
+  docsLogin(api: GitHubApi, home: boolean, signal: AbortSignal): Promise<string> {
+    return home && !this.request.docsTokenGiven ? this.ownLogin(signal) : api.viewerLogin(signal);
+  }
+
   ownLogin(signal: AbortSignal): Promise<string> {
     if (!this.identity) {
       const asking = this.forRepo()

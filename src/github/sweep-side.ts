@@ -4,7 +4,7 @@
 // write within the last writes' time.
 import { describeThrown } from '../core/log.js';
 import type { FoundWaiting, SweepSide } from '../core/sweep-ports.js';
-import { WORKING_LABEL } from '../core/pull-request.js';
+import { pullPage, WORKING_LABEL } from '../core/pull-request.js';
 import { label } from '../core/untrusted.js';
 import { findBranchWaiting, writeBranchEnd } from './branch-waiting.js';
 import { describeGitHubFault, faultOf } from './errors.js';
@@ -106,7 +106,7 @@ export function sweepSide(session: GitHubSession): SweepSide {
         signal,
       );
       const pr = pulls.find((p) => p.head?.sha === sha);
-      return pr ? `${session.run.serverUrl}/${owner}/${repo}/pull/${pr.number}` : undefined;
+      return pr ? pullPage(session.run.serverUrl, { owner, repo, number: pr.number }) : undefined;
     },
     async oweDocs(found, link, cancellation) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
