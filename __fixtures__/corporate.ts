@@ -9,6 +9,12 @@ import { makeTestPki, type TestPki } from './tls.js';
 export const HOST = 'docs-api.corp.test';
 /** A GitHub Enterprise Server the runner, too, reaches only through the proxy. */
 export const GITHUB_HOST = 'github.corp.test';
+/**
+ * The service's own address, written so that no proxy rule takes it for loopback (the toolkit's
+ * rule knows `localhost`, `127.*` and `[::1]`): IPv4's loopback as IPv6 writes it. A run that goes
+ * direct reaches it with no name to resolve, so no test asks DNS anything.
+ */
+export const MAPPED_LOOPBACK = '::ffff:127.0.0.1';
 
 export interface CorporateNetwork {
   pki: TestPki;
@@ -29,7 +35,7 @@ export interface CorporateNetwork {
 export function corporateNetwork(): CorporateNetwork {
   const network = {} as CorporateNetwork;
   beforeAll(async () => {
-    const pki = makeTestPki([HOST, GITHUB_HOST]);
+    const pki = makeTestPki([HOST, GITHUB_HOST, MAPPED_LOOPBACK]);
     const tls = { key: pki.key, cert: pki.cert };
     const service = await startEmulator({ apiKey: KEY, activePolls: 1, tls });
     Object.assign(network, {

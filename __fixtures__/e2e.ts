@@ -206,6 +206,21 @@ export async function runAndSignal(
   return { result: await pending };
 }
 
+/**
+ * Runs the bundle and sends it `signal` from inside `arm`'s callback, which an emulator calls at
+ * the point of the run where the signal must be pending (`afterAnswer`): no polling, so a loaded
+ * machine sends it at the same point as an idle one.
+ */
+export async function runAndSignalAt(
+  options: RunOptions & { secrets?: string[] },
+  arm: (send: () => void) => void,
+  signal: NodeJS.Signals,
+): Promise<{ result: RunResult }> {
+  let child: ChildProcess | undefined;
+  arm(() => child?.kill(signal));
+  return { result: await run({ ...options, onStart: (c) => (child = c) }) };
+}
+
 export function errors(result: RunResult): string[] {
   return result.commands.filter((c) => c.name === 'error').map((c) => c.data);
 }

@@ -46,8 +46,10 @@ export async function startConnectProxy(
         client.end('HTTP/1.1 405 Method Not Allowed\r\n\r\n');
         return;
       }
-      const [host = '', port = '443'] = target.split(':');
-      const upstream = connect(Number(port), hosts[host] ?? host);
+      // host:port, where an IPv6 host is in brackets.
+      const colon = target.lastIndexOf(':');
+      const host = target.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+      const upstream = connect(Number(target.slice(colon + 1)), hosts[host] ?? host);
       sockets.add(upstream);
       upstream.on('close', () => sockets.delete(upstream));
       upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));

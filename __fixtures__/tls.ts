@@ -4,6 +4,18 @@ import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/**
+ * An IP address as a certificate names it: four bytes, or sixteen for the IPv4-mapped IPv6 form
+ * (`::ffff:127.0.0.1`), the one other form the tests use.
+ */
+function ipBytes(ip: string): Buffer {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  const v4 = (mapped?.[1] ?? ip).split('.').map(Number);
+  if (isIP(ip) === 4) return Buffer.from(v4);
+  if (!mapped) throw new Error(`makeTestPki: only IPv4 and IPv4-mapped IPv6 addresses, not ${ip}`);
+  return Buffer.from([...Array<number>(10).fill(0), 0xff, 0xff, ...v4]);
+}
+
 export interface TestPki {
   /** PEM of the test CA, for NODE_EXTRA_CA_CERTS. */
   caFile: string;
@@ -42,13 +54,7 @@ export function makeTestPki(hostnames: string[]): TestPki {
       extension(
         SUBJECT_ALT_NAME,
         false,
-        seq(
-          ...hostnames.map((h) =>
-            isIP(h) === 4
-              ? tlv(0x87, Buffer.from(h.split('.').map(Number)))
-              : tlv(0x82, Buffer.from(h, 'ascii')),
-          ),
-        ),
+        seq(...hostnames.map((h) => (isIP(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, 'ascii'))))),
       ),
       extension(EXTENDED_KEY_USAGE, false, seq(oid(SERVER_AUTH))),
     ],

@@ -12,6 +12,7 @@ import {
   gitHubEmulators,
   inputsFor,
   runAndSignal,
+  runAndSignalAt,
 } from '../__fixtures__/e2e.js';
 import { gitHubEnv, pullRequestAt, world } from '../__fixtures__/github-world.js';
 
@@ -96,15 +97,16 @@ describe('cancellation', () => {
     );
     // Patterns that keep matching busy up to its bound of work, and match nothing.
     const paths = Array.from({ length: 100 }, () => `**${'a'.repeat(220)}b*`).join('\n');
-    const { result } = await runAndSignal(
+    const { result } = await runAndSignalAt(
       {
         inputs: inputsFor(service, { paths }),
         env: gitHubEnv(gh),
         event: pullRequestAt(pr.number, 'c0ffee0000000000000000000000000000000001'),
       },
-      // The last page is served: the names are matched next, up to matching's bound of work
-      // (more than the time a signal takes to arrive), after which the job would be sent.
-      () => gh.count('listPullFiles') >= 30,
+      // Sent as the last page is written, so it is pending before the run has read the page: the
+      // run meets it while it reads or matches the names (matching gives way to it), never after
+      // the job was sent, however slow this machine is.
+      (send) => gh.afterAnswer('listPullFiles', 30, send),
       'SIGINT',
     );
     expectFailure(result, 'The step was cancelled (SIGINT) before anything was sent to the service.');

@@ -35,6 +35,11 @@ function get(emulator: Emulator, id: string, project = 'acme', headers: Record<s
   return fetch(`${emulator.url}/v2/agent/${project}/job/${encodeURIComponent(id)}`, { headers });
 }
 
+/** Until `done` holds, for what the emulator is sure to see: a request on its way to it. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 async function job(response: Response): Promise<AgentJobLike> {
   return (await response.json()) as AgentJobLike;
 }
@@ -433,15 +438,20 @@ describe('scripted replies', () => {
   it('holds a reply (the client gives up first), delays one, and close() cuts the pending reply', async () => {
     const emulator = await start();
     emulator.script('get', { hold: true });
+    // The client gives up once the emulator holds its request, not after a time: a loaded
+    // machine may not have sent it yet after any time one could pick.
+    const giveUp = new AbortController();
     const timedOut = fetch(`${emulator.url}/v2/agent/acme/job/job_x`, {
       headers: auth,
-      signal: AbortSignal.timeout(50),
+      signal: giveUp.signal,
     });
+    await until(() => emulator.count('get') === 1);
+    giveUp.abort();
     await expect(timedOut).rejects.toThrow();
 
     emulator.script('get', { delayMs: 5_000 });
     const pending = get(emulator, 'job_x');
-    while (emulator.count('get') < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => emulator.count('get') === 2);
     await emulator.close();
     await expect(pending).rejects.toThrow();
   });

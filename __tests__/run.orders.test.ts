@@ -967,27 +967,55 @@ describe('the thread keeps its promises in every order GitHub runs the runs', ()
   // One seed, printed: the same sequences on every machine and every run (FC_SEED picks others).
   const seed = Number(process.env.FC_SEED ?? 20_261_206);
   const path = process.env.FC_PATH;
-  // Batches of 100, each its own test with its own seed drawn from the file's: no one test comes
-  // near jest's time limit on a loaded machine. A path given replays that one sequence.
-  const batches = path ? 1 : Math.max(1, Math.ceil(runs / 100));
+  // Batches of 25, each its own test with its own seed drawn from the file's. A path given
+  // replays that one sequence.
+  const batches = path ? 1 : Math.max(1, Math.ceil(runs / 25));
   const each = Math.ceil(runs / batches);
   console.log(`run.orders: FC_SEED=${seed} (${runs} sequences)`);
+  // The runs play in this process and share its environment, so two batches must never play at
+  // once. A batch has real time to play its sequences in (runs and emulators talk over loopback),
+  // bounded generously: 25 sequences take about 4 s on two idle cores, and ten times that with a
+  // whole second test suite beside them. Past its time it plays no more sequences, waits for the
+  // one in play, and fails saying so; the next batch starts only once the last one has ended.
+  const BATCH_MS = 600_000;
+  let previous: Promise<unknown> = Promise.resolve();
 
   it.each(Array.from({ length: batches }, (_, i) => i + 1))(
     `explores ${each} generated sequences (batch %i of ${batches})`,
     async (batch) => {
-      const explored = fc.assert(fc.asyncProperty(sequence, playSequence), {
-        numRuns: each,
-        seed: path ? seed : seed + batch - 1,
-        ...(path ? { path } : {}),
-        endOnFailure: false,
-      });
-      // fast-check keeps the promise that failed as the cause: its message says which.
-      await expect(
-        explored.catch((error: Error) => {
-          throw new Error(`${error.message}\n${(error.cause as Error | undefined)?.message ?? ''}`);
+      await previous;
+      let late = false;
+      let played = 0;
+      const explored = fc.assert(
+        fc.asyncProperty(sequence, async (s) => {
+          if (late) return;
+          played++;
+          await playSequence(s);
         }),
-      ).resolves.toBeUndefined();
+        {
+          numRuns: each,
+          seed: path ? seed : seed + batch - 1,
+          ...(path ? { path } : {}),
+          endOnFailure: false,
+        },
+      );
+      previous = explored.catch(() => undefined);
+      const timer = setTimeout(() => (late = true), BATCH_MS);
+      try {
+        // fast-check keeps the promise that failed as the cause: its message says which.
+        await expect(
+          explored.catch((error: Error) => {
+            throw new Error(`${error.message}\n${(error.cause as Error | undefined)?.message ?? ''}`);
+          }),
+        ).resolves.toBeUndefined();
+      } finally {
+        clearTimeout(timer);
+      }
+      if (late)
+        throw new Error(
+          `Batch ${batch} ran out of its ${BATCH_MS / 60_000} minutes after ${played} of ${each} sequences.`,
+        );
     },
+    BATCH_MS + 120_000,
   );
 });

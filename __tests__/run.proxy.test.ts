@@ -4,11 +4,16 @@
 // process. What needs the test CA trusted through NODE_EXTRA_CA_CERTS (read at start-up) runs
 // through the bundle, in e2e.proxy.test.ts.
 import { describe, expect, it } from '@jest/globals';
-import { corporateInputs, corporateNetwork, HOST } from '../__fixtures__/corporate.js';
+import { corporateInputs, corporateNetwork, HOST, MAPPED_LOOPBACK } from '../__fixtures__/corporate.js';
 import { expectFailure, runHere } from '../__fixtures__/e2e.js';
 import { startConnectProxy } from '../__fixtures__/proxy.js';
 
 const net = corporateNetwork();
+
+/** The service at IPv4's loopback as IPv6 writes it, which the URL parser writes [::ffff:7f00:1]. */
+function mappedUrl(port: number): string {
+  return `https://[${MAPPED_LOOPBACK}]:${port}`;
+}
 
 describe('behind a proxy', () => {
   it('says to set NODE_EXTRA_CA_CERTS when the certificate is from an unknown CA', async () => {
@@ -21,15 +26,28 @@ describe('behind a proxy', () => {
   });
 
   it('goes direct for hosts in NO_PROXY', async () => {
-    const { proxy, pki } = net;
+    const { proxy, service } = net;
     const before = proxy.requests.length;
     const result = await runHere({
-      inputs: { ...corporateInputs(net), timeout: '2s' },
-      env: { HTTPS_PROXY: proxy.url, NO_PROXY: `localhost,.corp.test`, NODE_EXTRA_CA_CERTS: pki.caFile },
+      inputs: { ...corporateInputs(net, mappedUrl(service.port)), timeout: '2s' },
+      env: { HTTPS_PROXY: proxy.url, NO_PROXY: `localhost,${new URL(mappedUrl(service.port)).hostname}` },
     });
-    // Direct, this runner cannot even resolve the name: proof that the proxy was skipped.
-    expectFailure(result, `Could not resolve the host ${HOST} (ENOTFOUND) after 2 tries.`);
+    // The service's own certificate, unknown to this process (NODE_EXTRA_CA_CERTS is read at
+    // start-up), reached with no proxy and no name to resolve: the run went direct.
+    expectFailure(result, `The TLS certificate of [::ffff:7f00:1]:${service.port} was not accepted`);
     expect(proxy.requests.length).toBe(before);
+  });
+
+  it('goes through the proxy for the same address when NO_PROXY does not name it', async () => {
+    const { proxy, service } = net;
+    const before = proxy.requests.length;
+    const result = await runHere({
+      inputs: { ...corporateInputs(net, mappedUrl(service.port)), timeout: '2s' },
+      env: { HTTPS_PROXY: proxy.url, NO_PROXY: 'localhost' },
+    });
+    // The same certificate, reached through the proxy's tunnel this time.
+    expectFailure(result, `The TLS certificate of [::ffff:7f00:1]:${service.port} was not accepted`);
+    expect(proxy.requests.length).toBe(before + 1);
   });
 
   it('does not hang on a proxy that never answers the CONNECT: nothing was sent', async () => {

@@ -521,6 +521,12 @@ export interface GitHubEmulator {
    * the emulator closes. For a client's own time budget, whatever the machine's speed.
    */
   hold(route: GitHubRoute): void;
+  /**
+   * `then` runs as soon as the `nth` answer of `route` (counted from the emulator's start) is
+   * written, before the client can have read it: for a test that must act at that point of a run
+   * whatever the machine's speed (a signal sent then is pending before the client goes on).
+   */
+  afterAnswer(route: GitHubRoute, nth: number, then: () => void): void;
   count(route: GitHubRoute): number;
   close(): Promise<void>;
 }
@@ -602,6 +608,8 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
   const faults = new Map<GitHubRoute, GitHubFault[]>();
   const delays = new Map<GitHubRoute, number[]>();
   const holds = new Map<GitHubRoute, number>();
+  const answered = new Map<GitHubRoute, number>();
+  const afterAnswers: { route: GitHubRoute; nth: number; then: () => void }[] = [];
   const reactions = new WeakMap<StoredComment, StoredReaction[]>();
   // When a pull request was first seen closed (or merged): its closed_at and merged_at.
   const closedAt = new WeakMap<StoredThread, string>();
@@ -1682,6 +1690,11 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
       ...reply.headers,
     });
     res.end(text);
+    if (route) {
+      const nth = (answered.get(route) ?? 0) + 1;
+      answered.set(route, nth);
+      for (const hook of afterAnswers.filter((h) => h.route === route && h.nth === nth)) hook.then();
+    }
   }
 
   const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -1842,6 +1855,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
     unfail: (route) => void faults.delete(route),
     delay: (route, ms) => void delays.set(route, [...(delays.get(route) ?? []), ms]),
     hold: (route) => void holds.set(route, (holds.get(route) ?? 0) + 1),
+    afterAnswer: (route, nth, then) => void afterAnswers.push({ route, nth, then }),
     count: (route) => requests.filter((r) => r.route === route).length,
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
