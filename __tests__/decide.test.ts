@@ -423,6 +423,23 @@ describe('the order of the spending rules (docs/design.md §3.11)', () => {
     });
   });
 
+  it('a thread without status on a push no pull request contains is refused once GitHub says so, before the service is read; a policy that holds it still does', async () => {
+    const branch = { memory: {}, moment: { branch: true } };
+    const refused = decider({ event: push, inputs: { thread: 'true' }, reads: branch });
+    await expect(refused.decided()).rejects.toThrow(
+      new ActionFailure(
+        'Input "status" is false, but thread is true and this push to the branch "main" is in no pull request: a branch\'s thread keeps its job in this step\'s commit statuses, so without status every push to it would start a new job. Set status: true (with statuses: write) to keep one job for the branch, or run the thread\'s step only on pull request events. Nothing was sent.',
+      ),
+    );
+    expect(refused.reads).toEqual([['recall', true], ['moment']]);
+    expect(refused.service).toEqual([]);
+    const held = decider({ event: push, inputs: { thread: 'true', followUp: 'on-request' }, reads: branch });
+    expect(await held.decided()).toMatchObject({
+      kind: 'skip',
+      notice: expect.stringContaining('on-request'),
+    });
+  });
+
   it('a push overtaken by a newer head is held before what changed is read', async () => {
     const { decided, reads } = decider({
       event: push,

@@ -60,6 +60,20 @@ describe('heldByPolicy', () => {
     expect(held('on-request')).toEqual(['merge', 'change', 'closed', 'inert', 'other']);
   });
 
+  it('a merge the note says its job was told is held under every policy: the other event of that merge', () => {
+    const note = { job: 'job-1', merged: 41 };
+    for (const policy of ['every-push', 'at-merge'] as const) {
+      expect(heldByPolicy(policy, 'merge', 'job-1', false, note)).toEqual({
+        notice: 'Skipped: run 41 already told job job-1 of this merge, so nothing was sent.',
+        status: 'Merge already sent',
+      });
+      // Another job of the thread was never told; a change is no merge.
+      expect(heldByPolicy(policy, 'merge', 'job-2', false, note)).toBeUndefined();
+      expect(heldByPolicy(policy, 'merge', 'job-1', false, { job: 'job-1' })).toBeUndefined();
+    }
+    expect(heldByPolicy('every-push', 'change', 'job-1', false, note)).toBeUndefined();
+  });
+
   it('at-merge holds nothing back when GitHub could not tell whether a push is the merge; on-request still holds', () => {
     expect(held('at-merge', 'job-1', true)).toEqual(['closed', 'inert']);
     expect(held('on-request', 'job-1', true)).toEqual(['merge', 'change', 'closed', 'inert', 'other']);

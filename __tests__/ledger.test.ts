@@ -146,6 +146,16 @@ describe('nextLedger', () => {
     expect(readNote(noteLine(left))?.waiting).toEqual(waiting);
   });
 
+  it('records which run told the job its merge, while that job is the thread’s', () => {
+    const told = nextLedger(note(), { job: 'job-1', run: 102, attempt: 1, uses: 1, merged: true });
+    expect(told.merged).toBe(102);
+    // A later run that writes the note (a request sent after the merge) keeps it.
+    expect(nextLedger(told, { job: 'job-1', run: 103, attempt: 1, uses: 1 }).merged).toBe(102);
+    // A new job of the thread was not told.
+    expect(nextLedger(told, { job: 'job-2', run: 103, attempt: 1, uses: 1 }).merged).toBeUndefined();
+    expect(readNote(noteLine(told))?.merged).toBe(102);
+  });
+
   it('counts a run’s uses once however often it writes, and keeps the requests a run settled', () => {
     const before = nextLedger(undefined, { job: 'job-1', run: 41, attempt: 1, uses: 1 });
     expect(before.requests).toEqual({ floor: 0, settled: [] });

@@ -144,6 +144,53 @@ describe('followUp: at-merge', () => {
     expect(sends()).toBe(2);
   });
 
+  // A workflow that hears both the pull request's `closed` (merged) and the push of its merge
+  // commit to main: whichever run comes first tells the job, the other finds it told.
+  it.each([
+    ['the closed event, then the push of the merge commit', 'closed', 'push'],
+    ['the push of the merge commit, then the closed event', 'push', 'closed'],
+  ] as const)('one merge heard twice (%s) is sent once', async (_name, first, second) => {
+    const { gh, step, compares, sends, lastMessage } = await threadWorld();
+    // GitHub names the merge commit among the commits it lists the pull request under.
+    const pr = gh.thread(APP, { mergeCommitSha: sha(9), headSha: sha(1) });
+    const atMerge = { followUp: 'at-merge' };
+    const opened = await play(step(pullRequestAt(pr.number, sha(1), 'opened'), atMerge, 281));
+    const jobId = opened.outputs.jobId ?? '';
+    await play(step(pushTo(pr, sha(2)), atMerge, 282));
+    compares(1, 2);
+    pr.merged = true;
+    const closed = pullRequestAt(pr.number, sha(2), 'closed');
+    const events = {
+      closed: {
+        event: {
+          ...closed,
+          payload: { ...closed.payload, pull_request: { ...closed.payload.pull_request, merged: true } },
+        },
+        commit: sha(2),
+      },
+      push: { event: pushEvent(sha(9), { before: sha(8) }), commit: sha(9) },
+    };
+    const told = await play(step(events[first].event, atMerge, 283));
+    expect(told.outputs).toMatchObject({ mode: 'followed-up', jobId, uses: '1' });
+    expect(lastMessage()).toContain('src/f2.ts');
+    expect(sends()).toBe(2);
+
+    const again = await play(step(events[second].event, atMerge, 284));
+    expect(again.code).toBe(0);
+    expect(warnings(again)).toEqual([]);
+    expect(again.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
+    expect(again.stdout).toContain(
+      `::notice::Skipped: run 283 already told job ${jobId} of this merge, so nothing was sent.`,
+    );
+    expect(gh.statuses(APP, events[second].commit)[0]).toMatchObject({
+      state: 'success',
+      description: `Merge already sent: job ${jobId} · run 284`,
+    });
+    expect(sends()).toBe(2);
+    const kept = pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
+    expect(readNote(kept)).toMatchObject({ job: jobId, uses: 2 });
+  });
+
   it('a request whose comparison GitHub cannot make sends the whole pull request’s files, so no held push is lost', async () => {
     const { gh, pr, step, lastMessage } = await threadWorld();
     const atMerge = { followUp: 'at-merge' };

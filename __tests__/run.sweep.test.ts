@@ -548,6 +548,33 @@ describe('pushes while the job works (wait: false, every-push)', () => {
     expect(service.count('message')).toBe(1);
   });
 
+  it("under at-merge a merge its closed event told is not owed again by its merge commit's push while the job works: no lane run sends it twice", async () => {
+    const { gh, service, step } = await docsThread(github, emulator);
+    gh.workflow(APP, 'docs.yml', { inputs: ['docs-agent-thread'] });
+    const pr = gh.thread(APP, { mergeCommitSha: sha(9), headSha: sha(2) });
+    const kept = () => pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '';
+    const atMerge = { followUp: 'at-merge', wait: 'false', timeout: '1h' };
+    const runOf = (event: Parameters<typeof step>[0], run: number) => {
+      const options = step(event, atMerge);
+      return { ...options, env: { ...options.env, GITHUB_RUN_ID: String(run) } };
+    };
+    const opened = await play(runOf(pullRequestAt(pr.number, sha(2), 'opened'), 500), at());
+    // The closed event's run writes the opening's end, then tells the merge, and leaves it at work.
+    const merge = await play(runOf(mergedAt(pr, sha(2)), 501), at(60_000));
+    expect(merge.outputs).toMatchObject({ mode: 'followed-up', jobId: opened.outputs.jobId, uses: '1' });
+    expect(readNote(kept())).toMatchObject({ merged: 501, waiting: { run: 501 } });
+    service.script('get', { job: { status: 'active' } });
+    const push = await play(runOf(pushEvent(sha(9), { before: sha(8) }), 502), at(2 * 60_000));
+    service.unscript('get');
+    expect(push.outputs).toMatchObject({ status: 'skipped', uses: '0' });
+    expect(push.stdout).toContain(`Skipped: run 501 already told job ${opened.outputs.jobId} of this merge`);
+    expect(readNote(kept())?.waiting?.merge).toBeUndefined();
+
+    await play(runOf(SCHEDULE, 503), at(10 * 60_000));
+    expect(gh.dispatches(APP)).toEqual([]);
+    expect(service.count('message')).toBe(1);
+  });
+
   it("under at-merge an owed merge the lane's replay holds (the budget spent) is settled: the record and label go, and no report run hands the thread off again", async () => {
     const { gh, pr, service, step, kept } = await leftAtWork({ timeout: '1h' });
     const spent = { followUp: 'at-merge', wait: 'false', budget: '1' };

@@ -191,6 +191,43 @@ describe('a branch pushed to directly', () => {
   });
 });
 
+describe('a thread on pushes without status', () => {
+  it('a push to a branch no pull request contains is refused, naming status, before anything is sent or written', async () => {
+    const gh = await github();
+    world(gh);
+    const service = await emulator();
+    const result = await run({
+      inputs: inputsFor(service, { thread: 'true', docsToken: DOCS_TOKEN }),
+      env: gitHubEnv(gh),
+      event: pushEvent(sha(5), { before: sha(4), ref: 'refs/heads/release' }),
+    });
+    expect(result.code).toBe(1);
+    expect(errors(result)).toEqual([
+      'Input "status" is false, but thread is true and this push to the branch "release" is in no pull request: a branch\'s thread keeps its job in this step\'s commit statuses, so without status every push to it would start a new job. Set status: true (with statuses: write) to keep one job for the branch, or run the thread\'s step only on pull request events. Nothing was sent.',
+    ]);
+    expect(result.outputs).toMatchObject({ status: 'not-started', uses: '0' });
+    expect(service.requests).toEqual([]);
+    // GitHub was only read: which pull request holds the commit, and the branch's tip.
+    expect(gh.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
+  it("a push to a pull request's branch keeps that pull request's thread in its comment, as before", async () => {
+    const gh = await github();
+    const { docsLink } = world(gh);
+    const pr = gh.thread(APP, { headSha: sha(5), headRef: 'topic' });
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    const options = (after: string, before: string) => ({
+      inputs: inputsFor(service, { thread: 'true', docsToken: DOCS_TOKEN }),
+      env: gitHubEnv(gh),
+      event: pushEvent(after, { before, ref: 'refs/heads/topic' }),
+    });
+    const first = await run(options(sha(5), sha(4)));
+    expect(first.code).toBe(0);
+    expect(first.outputs.mode).toBe('created');
+    expect(pr.comments.filter((c) => c.body.startsWith('<!-- agent-job-action:'))).toHaveLength(1);
+  });
+});
+
 describe('a re-run', () => {
   it("of a timed-out attempt creates nothing and reports the first attempt's job", async () => {
     const gh = await github();

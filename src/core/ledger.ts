@@ -164,7 +164,8 @@ export function settled(carried: Carried, run: number, accepted: boolean): Reque
  * requests are `requests` when given (the run settled some), else the previous note's record. The
  * job left at work for another run to report is `waiting` when given (`null`: reported), else the
  * previous note's, while the thread's job is still the one it waits for; an older run's re-run
- * leaves it as the newer run wrote it.
+ * leaves it as the newer run wrote it. `merged`: this run's send, which the service accepted, told
+ * the job its pull request's merge; the note keeps which run did while that job is the thread's.
  */
 export function nextLedger(
   previous: ThreadNote | undefined,
@@ -180,6 +181,7 @@ export function nextLedger(
     waiting?: Waiting | null;
     /** The requests asked on the thread's docs pull request, when the run settled some. */
     docs?: DocsLedger;
+    merged?: boolean;
   },
 ): ThreadNote {
   const spent = run.uses ?? 0;
@@ -221,8 +223,9 @@ export function nextLedger(
   }
   const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
   const docs = run.docs ?? previous?.docs;
-  // A preview is its docs PR's: another job's docs PR has its own.
+  // A preview is its docs PR's, and a merge told is its job's: another job has neither.
   const preview = previous?.job === run.job ? previous.preview : undefined;
+  const merged = run.merged ? run.run : previous?.job === run.job ? previous.merged : undefined;
   return {
     job: run.job,
     ...(head ? { head } : {}),
@@ -234,6 +237,7 @@ export function nextLedger(
     ...requests,
     ...(docs ? { docs } : {}),
     ...(preview ? { preview } : {}),
+    ...(merged !== undefined ? { merged } : {}),
     ...parked,
   };
 }

@@ -112,6 +112,11 @@ export interface ThreadNote {
   /** The thread's job, left at work by a run that did not wait: what reporting its end needs. */
   waiting?: Waiting;
   /**
+   * The run whose send told the thread's job its pull request's merge: the merge's other event
+   * (its `closed` and its merge commit's push both come) finds it told and sends nothing.
+   */
+  merged?: number;
+  /**
    * Written by earlier versions, read only to start `requests` from: each run's requests' comment
    * ids lay in `(after, upTo]`, every request at or below the highest `upTo` delivered.
    */
@@ -194,6 +199,11 @@ export interface Memory {
    * docs PR may be this one, not yet labelled), and this pull request's URL to tell it by.
    */
   atWork?: { jobs: string[]; self: string };
+  /**
+   * This run's send tells the thread's job its pull request's merge: once the service accepts it,
+   * the note records that this run told it.
+   */
+  merge?: true;
   /**
    * The `/docs` requests this run sends (a request on a thread), oldest first: once the service
    * accepts the send, the note records them as delivered, each gets the 👀, and the comment names

@@ -6,6 +6,7 @@ import { isDocsService, notAThread } from './gate.js';
 import type { AgentClient } from '../service/client.js';
 import type { Clock } from '../core/clock.js';
 import { budgetSpent } from './budget.js';
+import { unkeptBranch } from './branch-thread.js';
 import { earlierAttemptJob, planJob, readThreadJob, threadOf } from './continuity.js';
 import { heldByPolicy, nothingNew, overtaken, threadStep, type Held, type ThreadStep } from './follow-up.js';
 import { gatherQueued, type Queued } from './queued.js';
@@ -226,7 +227,7 @@ async function decideRun(inputs: Inputs, deps: DecideDeps): Promise<Decision> {
   if (atWork && !inputs.wait && !resumes) {
     const moment = event.kind === 'push' && features.moment && port ? await port.moment(signal) : {};
     const now = threadStep(event, asked, moment);
-    const policy = heldByPolicy(inputs.followUp, now, job, moment.unread === true);
+    const policy = heldByPolicy(inputs.followUp, now, job, moment.unread === true, memory.note);
     if (policy) return hold(policy, job);
     if (request.kind === 'label')
       return hold(
@@ -252,13 +253,17 @@ async function decideRun(inputs: Inputs, deps: DecideDeps): Promise<Decision> {
   if (features.thread && port && !resumes && !owed) {
     const moment = features.moment ? await port.moment(signal) : {};
     step = threadStep(event, asked, moment);
-    const held =
-      // Only a push's step comes from GitHub's word; an event's own payload names the others.
-      heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
-      (moment.newerHead && (step === 'change' || moment.branch)
-        ? overtaken(moment.newerHead, moment.branch)
-        : undefined);
-    if (held) return hold(held, job);
+    // Only a push's step comes from GitHub's word; an event's own payload names the others.
+    const unread = moment.unread === true && event.kind === 'push';
+    const policy = heldByPolicy(inputs.followUp, step, job, unread, memory.note);
+    if (policy) return hold(policy, job);
+    // A push that would send, now known to be a branch's: without status its job is kept nowhere.
+    const unkept = unkeptBranch(inputs, event, moment);
+    if (unkept) throw new ActionFailure(unkept);
+    if (moment.newerHead && (step === 'change' || moment.branch))
+      return hold(overtaken(moment.newerHead, moment.branch), job);
+    // The note records a pull request's merge told once the service takes the send (a branch has none).
+    if (step === 'merge' && !moment.branch) memory.merge = true;
     // A branch keeps its job in commit statuses: one a run left at work holds the push as above.
     if (!inputs.wait && moment.branch && memory.branch?.goesOn && job) {
       // Read with the thread read's retries: a job that cannot be read fails the step with

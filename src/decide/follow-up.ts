@@ -3,7 +3,7 @@
 // looked. Each quota use is an agent pass: a thread sends when the docs have something new to see.
 import type { RunEvent } from '../core/event.js';
 import { pullRequestStep } from '../core/event-questions.js';
-import type { Changed, Moment } from '../core/ports.js';
+import type { Changed, Moment, ThreadNote } from '../core/ports.js';
 import { label } from '../core/untrusted.js';
 
 /** `followUp`: which later events of a thread send to its job. */
@@ -42,13 +42,16 @@ export interface Held {
 /**
  * Whether `followUp` holds this run back: `on-request` sends only requests; `at-merge` holds a
  * change to a pull request once the thread has its job (`job`), and a pull request closed unmerged.
- * `unread`: GitHub could not tell whether a push is the merge, which `at-merge` never guesses.
+ * `unread`: GitHub could not tell whether a push is the merge, which `at-merge` never guesses. Under
+ * every policy, a merge the thread's note says its job was told is not told again: a workflow may
+ * hear both the pull request's `closed` and its merge commit's push, and the second brings nothing.
  */
 export function heldByPolicy(
   policy: FollowUpPolicy,
   step: ThreadStep,
   job: string | undefined,
   unread: boolean,
+  note?: Pick<ThreadNote, 'job' | 'merged'>,
 ): Held | undefined {
   if (step === 'request') return undefined;
   const named = job ? `job ${label(job)}` : 'the thread’s job';
@@ -63,6 +66,12 @@ export function heldByPolicy(
     return {
       notice: `Skipped: the pull request was closed without merging: ${named} gets nothing from it.`,
       status: 'Closed unmerged: no docs to follow',
+    };
+  }
+  if (step === 'merge' && note?.merged !== undefined && job !== undefined && note.job === job) {
+    return {
+      notice: `Skipped: run ${note.merged} already told ${named} of this merge, so nothing was sent.`,
+      status: 'Merge already sent',
     };
   }
   if (policy === 'every-push') return undefined;

@@ -90,6 +90,7 @@ const noteSchema = z.object({
     }),
   ),
   requests: z.optional(ledgerSchema),
+  merged: z.optional(z.int().check(z.nonnegative())),
   preview: z.optional(z.string().check(z.refine((url) => previewUrl(url) === url))),
   docs: z.optional(
     z.object({

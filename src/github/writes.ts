@@ -155,6 +155,7 @@ export function note(
       ? { docs: { pr: memory.carried.docs.key, requests: settled(memory.carried.docs, run.runId, uses > 0) } }
       : {}),
     ...(waiting !== undefined ? { waiting } : {}),
+    ...(memory.merge && uses > 0 ? { merged: true } : {}),
   });
 }
 
