@@ -93,8 +93,15 @@ export interface ThreadNote {
   /** The quota uses the thread's runs spent (accepted creates and follow-ups), when any. */
   uses?: number;
   /**
-   * Docs pull requests that jobs the thread has left (a follow-up refused outright) opened, to be
-   * closed once the thread's job has a docs pull request of its own; newest last.
+   * The docs pull request the thread's job (`job`) opened, as a run that read the job saw it: the
+   * record that this action's job opened it. Only a pull request a record holds so is ever closed
+   * as superseded once another job takes the thread over.
+   */
+  docsPr?: string;
+  /**
+   * Docs pull requests that jobs the thread has left (a follow-up refused outright) opened, as the
+   * record held them, to be closed once the thread's job has a docs pull request of its own;
+   * newest last.
    */
   superseded?: string[];
   /** The thread's `/docs` requests: which are settled (sent, or refused), by which run. */
@@ -147,6 +154,11 @@ export interface StatusNote {
   held?: true;
   /** The status is a completed job's, linking its docs pull request: a skip never replaces it. */
   linked?: true;
+  /**
+   * The docs pull request a completed job's status links (its target), checked as a docs pull
+   * request's page: a branch's record that the named job opened it.
+   */
+  docsPr?: string;
   /** A run that did not wait left the job at work (`wait: false`): its end is still to be written here. */
   goesOn?: true;
   /** The named job's end (completed, failed, archived, lost): no run writes over it. */
@@ -183,6 +195,8 @@ export interface Memory {
     goesOn?: true;
     /** The pass left at work on `since` ended, as this run read it before sending: its status's last word. */
     ended?: AgentJob;
+    /** The docs pull request the job opened, as this step's status linking it says (StatusNote.docsPr). */
+    docsPr?: string;
   };
   /**
    * How the thread's pull request came to be: `docsLabel` when it carries the label a thread's run

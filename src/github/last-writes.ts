@@ -240,6 +240,7 @@ async function lastComment(
             outcome.uses,
             superseded.toClose,
             waiting,
+            outcome.job,
           ),
           carried: carried(outcome.memory, outcome.uses),
         }),

@@ -383,7 +383,13 @@ async function branchJob(
       if (own.job !== found.job) return true;
       if (own.held) return false;
       // The pass's own status: its commit and the run that left it.
-      found = { ...found, since: sha, run: own.run, ...(goesOn(own) ? { goesOn: true as const } : {}) };
+      found = {
+        ...found,
+        since: sha,
+        run: own.run,
+        ...(goesOn(own) ? { goesOn: true as const } : {}),
+        ...(own.docsPr ? { docsPr: own.docsPr } : {}),
+      };
       return true;
     }
     found = {
@@ -392,6 +398,7 @@ async function branchJob(
       since: sha,
       ...(own.uses !== undefined ? { uses: own.uses } : {}),
       ...(goesOn(own) ? { goesOn: true as const } : {}),
+      ...(own.docsPr ? { docsPr: own.docsPr } : {}),
     };
     // A skip names the job but told it nothing: what the job saw is further back.
     return !own.held;

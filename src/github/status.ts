@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { docsPrOf } from '../core/docs-record.js';
 import { hasUnsafe, isPlainHttpUrl, oneLine } from '../core/untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault, faultOf } from './errors.js';
@@ -190,6 +191,15 @@ export function readStatusNote(description: string | null): StatusNote | undefin
 }
 
 /**
+ * What a status says, with the docs pull request its target links when it is a completed job's:
+ * the branch's record that its job opened that pull request.
+ */
+function withDocsPr(note: StatusNote | undefined, target: string | undefined): StatusNote | undefined {
+  const docsPr = note?.linked && note.job ? docsPrOf({ prLink: target }) : undefined;
+  return note && docsPr ? { ...note, docsPr } : note;
+}
+
+/**
  * This step's status on one commit of this repository: written as the job goes (pending, then
  * how it ended), and read back by a re-run or the branch's next push — only a status the token's
  * own identity wrote, since anyone with `statuses: write` can write the same context. Faults are
@@ -260,7 +270,7 @@ export class CommitStatus {
       let pages = 0;
       for await (const statuses of this.api().statuses({ owner, repo, ref: sha }, signal)) {
         const mine = statuses.find((s) => s.context === this.context && s.creator === login);
-        if (mine) return readStatusNote(mine.description);
+        if (mine) return withDocsPr(readStatusNote(mine.description), mine.target);
         if (++pages >= MAX_PAGES) break;
       }
       return undefined;

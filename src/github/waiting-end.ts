@@ -8,6 +8,7 @@ import { formatDuration } from '../core/duration.js';
 import { describeThrown } from '../core/log.js';
 import type { ThreadNote, Waiting, WaitingNews } from '../core/ports.js';
 import { isPullRequestUrl, label } from '../core/untrusted.js';
+import { withEndDocsPr } from '../core/docs-record.js';
 import { checkWaiting, clearWaiting, oweDocs, owes, refusedWarning, settleWaiting } from '../core/ledger.js';
 import { writeOnDocs } from './docs-pr.js';
 import { takeOff, type WaitingThread } from './in-flight.js';
@@ -58,7 +59,7 @@ export async function writeWaitingEnd(
       : undefined;
   const left = superseded?.toClose ?? note.superseded ?? [];
   const after = {
-    ...settleWaiting({ ...note, waiting: kept }, end, owed),
+    ...settleWaiting(withEndDocsPr({ ...note, waiting: kept }, end), end, owed),
     ...(left.length > 0 ? { superseded: left } : {}),
   };
   if (left.length === 0) delete after.superseded;

@@ -7,7 +7,8 @@ import type { KeptComment } from './comment.js';
 import { commentBody } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
-import { isTerminal } from '../core/job.js';
+import { isTerminal, type AgentJob } from '../core/job.js';
+import { docsPrOf } from '../core/docs-record.js';
 import { branchUses, nextLedger, projectKey, settled, WAITING_NAMES } from '../core/ledger.js';
 import type { GitHubSession } from './session.js';
 import { JOB_WORDS, runOnlyDescription, statusDescription, type StatusState } from './status.js';
@@ -129,7 +130,8 @@ export function body(
 /**
  * The note after this run: written from what was read before the create (or, where nothing was,
  * from the comment as it stands), so every writer of the kept comment keeps it. `superseded`: the
- * docs pull requests still waiting to be closed, when the run dealt with them.
+ * docs pull requests still waiting to be closed, when the run dealt with them; `job`, the job as
+ * last read, whose docs pull request the note records as the job's.
  */
 export function note(
   session: GitHubSession,
@@ -140,9 +142,11 @@ export function note(
   uses = 0,
   superseded?: string[],
   waiting?: Waiting | null,
+  job?: AgentJob,
 ): ThreadNote {
   const { run } = session;
   const before = memory.note ?? readNote(previous ?? '');
+  const docsPr = job?.id === jobId ? docsPrOf(job) : undefined;
   return nextLedger(before, {
     job: jobId,
     head,
@@ -150,6 +154,7 @@ export function note(
     attempt: run.runAttempt,
     uses,
     ...(superseded ? { superseded } : {}),
+    ...(docsPr ? { docsPr } : {}),
     ...(memory.carried ? { requests: settled(memory.carried, run.runId, uses > 0) } : {}),
     ...(memory.carried?.docs
       ? { docs: { pr: memory.carried.docs.key, requests: settled(memory.carried.docs, run.runId, uses > 0) } }
