@@ -5,12 +5,20 @@
 // opener committed to it; left alone without a docsToken; a token that may not close it is one
 // warning.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, gitHubEmulators, runHere as play, threadStep, warnings } from '../__fixtures__/e2e.js';
+import {
+  emulators,
+  gitHubEmulators,
+  inputsFor,
+  runHere as play,
+  threadStep,
+  warnings,
+} from '../__fixtures__/e2e.js';
 import {
   APP,
   BOT,
   DOCS,
   DOCS_TOKEN,
+  gitHubEnv,
   pullRequestAt,
   pushEvent,
   sha,
@@ -342,8 +350,9 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     );
   });
 
-  it("on a branch's thread, says the earlier one stays open when the new job has no docs pull request yet", async () => {
-    const { gh, docsPr, service, step, link } = await refusingWorld(undefined, { activePolls: 1 });
+  it("on a branch's thread, the status of the new job at work names it, and the report run that writes the job's end closes it", async () => {
+    const { gh, docsPr, successor, service, step, link } = await refusingWorld(undefined, { activePolls: 1 });
+    gh.grant(WORKFLOW_TOKEN, { login: BOT, type: 'Bot', read: [APP], write: [APP], contents: [APP] });
     gh.history(APP, [sha(1)]);
     for (const n of [1, 2]) gh.commit(APP, { sha: sha(n), message: `Push ${n}`, files: [] });
     await play(
@@ -358,12 +367,59 @@ describe('a docs pull request superseded when a new job takes the thread over', 
       ),
     );
     expect(second.code).toBe(0);
+    expect(warnings(second)).toEqual([]);
+    const jobId = second.outputs.jobId ?? '';
     expect(second.outputs.mode).toBe('created');
-    expect(service.count('create')).toBe(2);
     expect(docsPr.state).toBe('open');
     expect(second.stdout).toContain(
-      `The earlier docs pull request ${link(1)} stays open: agent job ${second.outputs.jobId ?? ''} has no docs pull request yet, and a branch's thread keeps no list of pull requests to close later. Close it by hand once the new job has its own.`,
+      `The earlier docs pull request ${link(1)} stays open while agent job ${jobId} has no docs pull request; the branch's commit status names it, and the run that writes the job's end closes it then, or says why it cannot.`,
     );
-    expect(second.stdout).not.toContain('is closed once');
+    expect(gh.statuses(APP, sha(2)).map((s) => s.description)).toContain(
+      `Goes on in the service, superseding ${DOCS}#1: job ${jobId} · run 162`,
+    );
+
+    // A report run finds the job at work on the branch, and sees it end with its docs pull request.
+    service.script('get', { job: { status: 'completed', prLink: link(2) } });
+    const inputs = inputsFor(service, { sweep: 'true', docsToken: DOCS_TOKEN });
+    delete inputs.prompt;
+    const event = { name: 'schedule', payload: { schedule: '17 * * * *' } };
+    const swept = await play({ inputs, env: gitHubEnv(gh), event });
+    expect(swept.code).toBe(0);
+    expect(warnings(swept)).toEqual([]);
+    expect(docsPr.state).toBe('closed');
+    expect(successor.state).toBe('open');
+    expect(saidOn(docsPr)[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
+    expect(swept.stdout).toContain(
+      `Closed the earlier docs pull request ${DOCS}#1: ${link(2)} supersedes it.`,
+    );
+    expect(gh.statuses(APP, sha(2))[0]?.description).toBe(`Completed: job ${jobId} · run 162`);
+  });
+  it("on a branch's thread, the branch's next run that sees the new job's docs pull request closes the one its status names", async () => {
+    const { gh, docsPr, successor, step, link } = await refusingWorld(undefined, { activePolls: 1 });
+    gh.history(APP, [sha(1)]);
+    for (const n of [1, 2, 3]) gh.commit(APP, { sha: sha(n), message: `Push ${n}`, files: [] });
+    const pushed = (n: number, inputs: Record<string, string> = {}) => {
+      gh.history(APP, [sha(n), sha(n - 1), sha(1)].slice(0, n));
+      const before = n === 1 ? '0'.repeat(40) : sha(n - 1);
+      return play(
+        step(pushEvent(sha(n), { before }), { context: 'none', ...inputs }, { GITHUB_RUN_ID: `17${n}` }),
+      );
+    };
+    await pushed(1);
+    const second = await pushed(2, { wait: 'false' });
+    expect(docsPr.state).toBe('open');
+    // The next push follows the new job up (it is at work), which ends with its docs pull request.
+    const third = await pushed(3);
+    expect(third.outputs).toMatchObject({
+      mode: 'followed-up',
+      jobId: second.outputs.jobId,
+      prLink: link(2),
+    });
+    expect(warnings(third)).toEqual([]);
+    expect(docsPr.state).toBe('closed');
+    expect(successor.state).toBe('open');
+    expect(third.stdout).toContain(
+      `Closed the earlier docs pull request ${DOCS}#1: ${link(2)} supersedes it.`,
+    );
   });
 });

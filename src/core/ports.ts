@@ -159,6 +159,11 @@ export interface StatusNote {
    * request's page: a branch's record that the named job opened it.
    */
   docsPr?: string;
+  /**
+   * A job left at work on a branch: the docs pull request (`owner/repo#N` on the run's GitHub) an
+   * earlier job of the branch left, to close once this job has its own.
+   */
+  supersedes?: string;
   /** A run that did not wait left the job at work (`wait: false`): its end is still to be written here. */
   goesOn?: true;
   /** The named job's end (completed, failed, archived, lost): no run writes over it. */
@@ -197,6 +202,8 @@ export interface Memory {
     ended?: AgentJob;
     /** The docs pull request the job opened, as this step's status linking it says (StatusNote.docsPr). */
     docsPr?: string;
+    /** The docs pull request an earlier job left, which the status of the job at work names. */
+    supersedes?: string;
   };
   /**
    * How the thread's pull request came to be: `docsLabel` when it carries the label a thread's run

@@ -359,6 +359,12 @@ async function threadsAtWork(
 /** A status that leaves its job at work: going on, or marked overdue (not an end: it may be at work still). */
 const goesOn = (own: StatusNote): boolean => own.goesOn === true || own.overdue === true;
 
+/** What a branch's status records of docs pull requests: its job's own, and the one it supersedes. */
+const recorded = ({ docsPr, supersedes }: StatusNote) => ({
+  ...(docsPr ? { docsPr } : {}),
+  ...(supersedes ? { supersedes } : {}),
+});
+
 /**
  * The branch's job: this step's own status on `before`, else on the newest commit up the branch
  * that has one naming a job (cancelled runs leave their commits without one); the commit it was
@@ -388,7 +394,7 @@ async function branchJob(
         since: sha,
         run: own.run,
         ...(goesOn(own) ? { goesOn: true as const } : {}),
-        ...(own.docsPr ? { docsPr: own.docsPr } : {}),
+        ...recorded(own),
       };
       return true;
     }
@@ -398,7 +404,7 @@ async function branchJob(
       since: sha,
       ...(own.uses !== undefined ? { uses: own.uses } : {}),
       ...(goesOn(own) ? { goesOn: true as const } : {}),
-      ...(own.docsPr ? { docsPr: own.docsPr } : {}),
+      ...recorded(own),
     };
     // A skip names the job but told it nothing: what the job saw is further back.
     return !own.held;

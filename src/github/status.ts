@@ -157,6 +157,26 @@ const END_WORDS: ReadonlySet<string> = new Set([
   JOB_WORDS.lost,
 ]);
 
+/** The words of a job left at work (goes on, or past its timeout): a branch's may carry what it supersedes. */
+const AT_WORK_WORDS: ReadonlySet<string> = new Set([JOB_WORDS.goesOn, JOB_WORDS.timedOut]);
+/** `owner/repo#N`: a pull request on the run's own GitHub, as a status names it. */
+const PULL_REF = /^([A-Za-z0-9_-]{1,39})\/([A-Za-z0-9._-]{1,100})#([1-9][0-9]{0,9})$/;
+
+/**
+ * A branch's word for a job left at work, naming the docs pull request (`owner/repo#N`, on the
+ * run's GitHub) an earlier job of the branch left, which the run that writes this job's end closes
+ * once the job has its own: a branch has no note to keep it in. Any other word is as it is.
+ */
+export function supersedingWord(word: string, ref: string | undefined): string {
+  return ref && AT_WORK_WORDS.has(word) && PULL_REF.test(ref) ? `${word}, superseding ${ref}` : word;
+}
+
+/** The pull request a status's `owner/repo#N` names. */
+export function pullOfRef(ref: string): { owner: string; repo: string; number: number } | undefined {
+  const [, owner, repo, number] = PULL_REF.exec(ref) ?? [];
+  return owner && repo && number ? { owner, repo, number: Number(number) } : undefined;
+}
+
 /**
  * A status for a run that has no job the service confirmed (it failed before, or a follow-up was
  * not delivered): it names only the run, so neither a re-run nor the branch's next push takes a
@@ -174,11 +194,15 @@ export function runOnlyDescription(word: string, runId: number): string {
 export function readStatusNote(description: string | null): StatusNote | undefined {
   const found = /^(.*): job (\S+) · run (\d+)(?: · (\d{1,9}) uses?)?$/s.exec(description ?? '');
   if (found) {
-    const [, word = '', job, run, uses] = found;
+    const [, said = '', job, run, uses] = found;
+    const [, carrying = '', supersedes] = /^(.*), superseding (\S+)$/s.exec(said) ?? [];
+    const carried = supersedes !== undefined && supersedingWord(carrying, supersedes) === said;
+    const word = carried ? carrying : said;
     return {
       job,
       run: Number(run),
       ...(uses !== undefined ? { uses: Number(uses) } : {}),
+      ...(carried ? { supersedes } : {}),
       ...(JOB_WORD_SET.has(word) ? {} : { held: true as const }),
       ...(word === JOB_WORDS.completed ? { linked: true as const } : {}),
       ...(word === JOB_WORDS.goesOn ? { goesOn: true as const } : {}),

@@ -5,16 +5,19 @@
 // record holds as that earlier job's docs PR (docs-record.ts) is ever closed: the service's word
 // alone may name any pull request. Closed with a docsToken the workflow gave, else with the
 // workflow's own token where the docs PR is in the run's own repository (a monorepo). A link
-// whose successor is not known yet waits in the thread's note for a later run.
+// whose successor is not known yet waits in the thread's note for a later run; on a branch, in
+// the status of the job at work (`… superseding owner/repo#N`), for the run that writes its end.
 import type { Outcome } from '../core/ports.js';
 import { heldDocsPr, holdsDocsPr } from '../core/docs-record.js';
-import { outputLink, samePullRequest, type PullRequestRef } from '../core/pull-request.js';
+import { isTerminal } from '../core/job.js';
+import { outputLink, pullPage, samePullRequest, type PullRequestRef } from '../core/pull-request.js';
 import { describeThrown } from '../core/log.js';
 import { cell, inert, label, printableUrl } from '../core/untrusted.js';
 import type { GitHubApi } from './client.js';
 import { MARKER_PREFIX, pullRequestLink, type Superseded, type SupersededFate } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import type { DocsReach, GitHubSession } from './session.js';
+import { pullOfRef } from './status.js';
 import { eventHasThread } from './target.js';
 
 /** GitHub lists at most 250 commits of a pull request: a longer one cannot be read whole. */
@@ -28,6 +31,8 @@ export interface SupersededReport {
   fates: Superseded[];
   /** What the next note keeps to close later; absent: the note keeps what it had. */
   toClose?: string[];
+  /** On a branch: the one (`owner/repo#N`) the status of the job at work names, to close later. */
+  carry?: string;
 }
 
 /** One superseded docs pull request, and the client that may close it; or why none may. */
@@ -40,13 +45,15 @@ type Closer = {
 /**
  * Closes (or comments on) the docs pull requests earlier jobs of the thread left: the one this
  * run's refused follow-up went to, where the thread's record holds it as that job's, and those an
- * earlier run left waiting, once the thread's job (this run's, confirmed) has a docs pull request.
- * Never fails: each fault is one warning.
+ * earlier run left waiting (the note's, a branch's status's, or `waiting` as a report run read
+ * them), once the thread's job (this run's, confirmed) has a docs pull request. Never fails: each
+ * fault is one warning.
  */
 export async function supersede(
   session: GitHubSession,
   outcome: Outcome,
   signal: AbortSignal,
+  waiting?: string[],
 ): Promise<SupersededReport> {
   const { jobId, confirmed, job, memory, replaced } = outcome;
   const { log } = session;
@@ -63,7 +70,10 @@ export async function supersede(
   // Only a run whose job is now the thread's deals with what the thread left: a re-run of an
   // older run is not.
   const leads = jobId !== undefined && confirmed && (memory.note?.run ?? 0) <= session.run.runId;
-  const earlier = leads ? (memory.note?.superseded ?? []) : [];
+  const carried = memory.branch?.supersedes && pullOfRef(memory.branch.supersedes);
+  const kept =
+    waiting ?? memory.note?.superseded ?? (carried ? [pullPage(session.run.serverUrl, carried)] : []);
+  const earlier = leads ? kept : [];
   const links = [...new Set([...earlier, ...(held ? [named] : [])])];
   if (links.length === 0) return { fates: said };
   if (!leads) return { fates: [...said, ...links.map((link) => ({ link, fate: 'open' as const }))] };
@@ -85,13 +95,8 @@ export async function supersede(
       ? outputLink(job.prLink)
       : '';
   if (!successor) {
-    // Only a pull request's (or issue's) thread has a note to keep them in; a branch has none.
-    if (!memory.note) {
-      log.info(
-        `The earlier docs pull request ${shown} stays open: agent job ${label(jobId)} has no docs pull request yet, and a branch's thread keeps no list of pull requests to close later. Close it by hand once the new job has its own.`,
-      );
-      return { fates: [...said, ...open('open')] };
-    }
+    // A branch has no note: the status of its job at work names one, for the run that ends it.
+    if (!memory.note) return { fates: [...said, ...open('open')], ...onBranch(session, closers, job) };
     log.info(
       `The earlier docs pull request ${shown} stays open while agent job ${label(jobId)} has no docs pull request; the thread's run that finds one closes the earlier one then, or says why it cannot.`,
     );
@@ -131,6 +136,26 @@ export async function supersede(
     fates.push({ link: closer.link, ...fate });
   }
   return { fates, toClose };
+}
+
+/**
+ * What a branch's thread keeps of the docs pull requests left open while its job has none: the
+ * first on the run's own GitHub, named by the status of the job at work (`carry`), while the job
+ * works; the rest, and any once the job has ended, are said to be closed by hand.
+ */
+function onBranch(session: GitHubSession, closers: Closer[], job: Outcome['job']): { carry?: string } {
+  const jobId = label(job?.id ?? '');
+  const at = job && !isTerminal(job.status) ? closers.find((c) => c.reach.home) : undefined;
+  for (const { link } of closers.filter((c) => c !== at))
+    session.log.info(
+      `The earlier docs pull request ${printableUrl(link)} stays open: agent job ${jobId} ${job && isTerminal(job.status) ? 'ended' : 'is at work'} without a docs pull request, and a branch's thread keeps no list of pull requests to close later. Close it by hand once the thread's job has its own.`,
+    );
+  if (!at) return {};
+  const { pr } = at.reach;
+  session.log.info(
+    `The earlier docs pull request ${printableUrl(at.link)} stays open while agent job ${jobId} has no docs pull request; the branch's commit status names it, and the run that writes the job's end closes it then, or says why it cannot.`,
+  );
+  return { carry: `${pr.owner}/${pr.repo}#${pr.number}` };
 }
 
 /**
