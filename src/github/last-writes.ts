@@ -6,7 +6,8 @@ import { describeThrown } from '../core/log.js';
 import { isTerminal } from '../core/job.js';
 import type { FirstPost, GitHubStarted, Outcome, Owed, ReportWrites, ThreadNote } from '../core/ports.js';
 import { owe, oweMerge } from '../core/ledger.js';
-import { isPlainHttpUrl, isPullRequestUrl, label, quote } from '../core/untrusted.js';
+import { isPlainHttpUrl, isPullRequestUrl, label, printableUrl, quote } from '../core/untrusted.js';
+import { outputLink } from '../core/pull-request.js';
 import { answerOnDocs, docsPageOf } from './docs-asks.js';
 import { handOff } from './hand-off.js';
 import { answerBody, latestRunBody } from './comment.js';
@@ -57,7 +58,9 @@ export function reportWrites(session: GitHubSession): ReportWrites {
         const first = await firstPost(started, signal);
         // Before the comment, which says what became of the earlier docs pull requests. After a
         // cancellation the little time left is the comment's and the status's.
-        const superseded = cancelled ? { fates: [] } : await boundedSupersede(session, outcome, signal);
+        const superseded = cancelled
+          ? leftAlone(session, outcome)
+          : await boundedSupersede(session, outcome, signal);
         if (!first) {
           if (comment)
             session.warn(
@@ -387,6 +390,14 @@ async function boundedSupersede(session: GitHubSession, outcome: Outcome, signal
   } finally {
     done();
   }
+}
+
+/** A cancelled run deals with no superseded docs pull request: the one its refused follow-up named stays open. */
+function leftAlone(session: GitHubSession, outcome: Outcome): SupersededReport {
+  const link = outputLink(outcome.replaced?.prLink);
+  if (link)
+    session.log.info(`The run was cancelled: the docs pull request ${printableUrl(link)} stays open.`);
+  return { fates: [] };
 }
 
 /**

@@ -76,7 +76,12 @@ export async function supersede(
   const earlier = leads ? kept : [];
   const links = [...new Set([...earlier, ...(held ? [named] : [])])];
   if (links.length === 0) return { fates: said };
-  if (!leads) return { fates: [...said, ...links.map((link) => ({ link, fate: 'open' as const }))] };
+  if (!leads) {
+    log.info(
+      `The earlier docs pull request ${links.map(printableUrl).join(', ')} stays open: ${confirmed ? "this run is a re-run of an older one, and the thread's newer runs deal with it" : 'no new job took the thread over'}.`,
+    );
+    return { fates: [...said, ...links.map((link) => ({ link, fate: 'open' as const }))] };
+  }
 
   // Which token may close each: one no token may close stays open, whatever the successor.
   const closers: Closer[] = [];
