@@ -92,16 +92,11 @@ export interface ThreadNote {
   runs?: RunEntry[];
   /** The quota uses the thread's runs spent (accepted creates and follow-ups), when any. */
   uses?: number;
-  /**
-   * The docs pull request the thread's job (`job`) opened, as a run that read the job saw it: the
-   * record that this action's job opened it. Only a pull request a record holds so is ever closed
-   * as superseded once another job takes the thread over.
-   */
+  /** The docs PR `job` opened, as a run read the job: only one so held is closed as superseded. */
   docsPr?: string;
   /**
    * Docs pull requests that jobs the thread has left (a follow-up refused outright) opened, as the
-   * record held them, to be closed once the thread's job has a docs pull request of its own;
-   * newest last.
+   * record held them, to close once the thread's job has a docs pull request of its own; newest last.
    */
   superseded?: string[];
   /** The thread's `/docs` requests: which are settled (sent, or refused), by which run. */
@@ -154,15 +149,9 @@ export interface StatusNote {
   held?: true;
   /** The status is a completed job's, linking its docs pull request: a skip never replaces it. */
   linked?: true;
-  /**
-   * The docs pull request a completed job's status links (its target), checked as a docs pull
-   * request's page: a branch's record that the named job opened it.
-   */
+  /** The docs PR a completed job's status links (its target): a branch's record that the job opened it. */
   docsPr?: string;
-  /**
-   * A job left at work on a branch: the docs pull request (`owner/repo#N` on the run's GitHub) an
-   * earlier job of the branch left, to close once this job has its own.
-   */
+  /** A branch's job at work: the docs PR (`owner/repo#N`) an earlier job left, to close once it has its own. */
   supersedes?: string;
   /** A run that did not wait left the job at work (`wait: false`): its end is still to be written here. */
   goesOn?: true;
