@@ -143,7 +143,7 @@ describe('a follow-up', () => {
       const memory: Memory = { note: NOTE };
       expect(step.outcome(memory).replaced).toEqual({ jobId: 'job-7', prLink: PR_LINK });
       expect(log).toContain(
-        `info: The service no longer takes messages for agent job job-7 (it answered HTTP ${status}); a new job continues the thread, and the docs pull request ${PR_LINK} stays open.`,
+        `info: The service no longer takes messages for agent job job-7 (it answered HTTP ${status}); a new job continues the thread. The run's end says what becomes of the docs pull request ${PR_LINK} that job job-7 named.`,
       );
     },
   );

@@ -5,8 +5,25 @@
 // opener committed to it; left alone without a docsToken; a token that may not close it is one
 // warning.
 import { describe, expect, it } from '@jest/globals';
-import { emulators, gitHubEmulators, runHere as play, threadStep, warnings } from '../__fixtures__/e2e.js';
-import { APP, BOT, DOCS, DOCS_TOKEN, pullRequestAt, sha, world } from '../__fixtures__/github-world.js';
+import {
+  emulators,
+  gitHubEmulators,
+  inputsFor,
+  runHere as play,
+  threadStep,
+  warnings,
+} from '../__fixtures__/e2e.js';
+import {
+  APP,
+  BOT,
+  DOCS,
+  DOCS_TOKEN,
+  gitHubEnv,
+  pullRequestAt,
+  pushEvent,
+  sha,
+  world,
+} from '../__fixtures__/github-world.js';
 import { WORKFLOW_TOKEN } from '../__fixtures__/runner.js';
 import type { PullCommit } from '../emulators/github.js';
 import type { EmulatorOptions } from '../emulators/server.js';
@@ -50,7 +67,7 @@ async function refusingWorld(commits?: (head: string) => PullCommit[], options: 
   };
   const link = (n: number) => `${gh.serverUrl}/${DOCS}/pull/${n}`;
   const kept = () => pr.comments.find((c) => c.login === BOT)?.body ?? '';
-  return { gh, pr, docsPr, successor, service, push, link, kept };
+  return { gh, pr, docsPr, successor, service, step, push, link, kept };
 }
 
 /** The live link the thread's comment gives a docs pull request. */
@@ -87,7 +104,7 @@ describe('a docs pull request superseded when a new job takes the thread over', 
       `Closed the earlier docs pull request ${DOCS}#1: ${link(2)} supersedes it.`,
     );
     expect(second.stdout).toContain(
-      `and the docs pull request ${link(1)} is closed once the new job has its own (unless someone else committed to it).`,
+      `a new job continues the thread. The run's end says what becomes of the docs pull request ${link(1)} that job ${first.outputs.jobId ?? ''} named.`,
     );
     expect(readNote(kept())?.superseded).toBeUndefined();
   });
@@ -177,9 +194,11 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     expect(saidOn(docsPr)).toEqual([]);
     expect(gh.count('updatePull') + gh.count('listPullCommits')).toBe(0);
     expect(kept()).toContain(
-      `continues the thread. The earlier docs pull request ${anchor(link(1))} stays open.`,
+      `continues the thread. The earlier docs pull request ${anchor(link(1))} stays open: no docsToken was given, and the workflow's own token closes pull requests only in this repository.`,
     );
-    expect(second.stdout).toContain(`and the docs pull request ${link(1)} stays open.`);
+    expect(second.stdout).toContain(
+      `The earlier docs pull request ${link(1)} stays open: no docsToken was given, and the workflow's own token closes a pull request only in ${APP}.`,
+    );
   });
 
   it('a token that may not close it gives one warning, and the step still succeeds', async () => {
@@ -197,7 +216,7 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     expect(docsPr.state).toBe('open');
     expect(saidOn(docsPr)).toEqual([]);
     expect(kept()).toContain(
-      `continues the thread. The earlier docs pull request ${anchor(link(1))} stays open.`,
+      `continues the thread. The earlier docs pull request ${anchor(link(1))} stays open: GitHub refused to close it (the workflow run's warning says why).`,
     );
   });
 
@@ -215,7 +234,7 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     expect(docsPr.state).toBe('open');
     expect(saidOn(docsPr)).toEqual([]);
     expect(kept()).toContain(
-      `The earlier docs pull request ${anchor(link(1))} stays open until job \`${jobId}\` has a docs pull request; the run that finds it closes the earlier one.`,
+      `The earlier docs pull request ${anchor(link(1))} stays open while job \`${jobId}\` has no docs pull request; the thread's run that finds one closes the earlier one then, or says why it cannot.`,
     );
     expect(readNote(kept())?.superseded).toEqual([link(1)]);
 
@@ -232,5 +251,175 @@ describe('a docs pull request superseded when a new job takes the thread over', 
     );
     expect(readNote(kept())?.superseded).toBeUndefined();
     expect(service.count('create')).toBe(2);
+  });
+
+  it("is never a pull request the thread's record does not hold as the earlier job's docs pull request, whatever the service names", async () => {
+    const { gh, docsPr, successor, service, push, link, kept } = await refusingWorld();
+    // The docs token reaches the code too; a code pull request the service's account opened,
+    // with no kept comment of this action on it, that only the service names as a docs PR.
+    gh.grant(DOCS_TOKEN, { login: 'docs-app[bot]', type: 'Bot', read: [DOCS, APP], write: [DOCS, APP] });
+    const code = gh.thread(APP, { opener: SERVICE });
+    code.pullCommits = [{ sha: code.headSha, author: SERVICE, committer: 'web-flow' }];
+    const codeLink = `${gh.serverUrl}/${APP}/pull/${code.number}`;
+    const first = await push(1, 121);
+    expect(first.outputs).toMatchObject({ mode: 'created', prLink: link(1) });
+    expect(readNote(kept())?.docsPr).toBe(link(1));
+    // The service now says the first job's docs pull request is the code pull request.
+    const firstJob = service.jobs.get(first.outputs.jobId ?? '');
+    if (firstJob) firstJob.prLink = codeLink;
+    const second = await push(2, 122);
+    expect(second.code).toBe(0);
+    expect(second.outputs).toMatchObject({ mode: 'created', prLink: link(successor.number) });
+    expect(warnings(second)).toEqual([]);
+    expect(code.state).toBe('open');
+    expect(docsPr.state).toBe('open');
+    expect(code.comments).toEqual([]);
+    expect(gh.count('updatePull')).toBe(0);
+    const jobId = first.outputs.jobId ?? '';
+    expect(second.stdout).toContain(
+      `The service names ${codeLink} as the docs pull request of agent job ${jobId}, which the thread's record does not hold as that job's (it holds ${link(1)}): it is not closed.`,
+    );
+    expect(kept()).toContain(
+      `continues the thread. The service names ${anchor(codeLink)} as job \`${jobId}\`'s docs pull request, but the thread's record does not: it is not closed.`,
+    );
+    expect(readNote(kept())?.superseded).toBeUndefined();
+  });
+
+  it("in a monorepo without a docsToken, is closed with the workflow's own token", async () => {
+    const gh = await github();
+    const { pr } = world(gh);
+    const [earlier, later] = [gh.thread(APP, { opener: SERVICE }), gh.thread(APP, { opener: SERVICE })];
+    for (const docs of [earlier, later])
+      docs.pullCommits = [{ sha: docs.headSha, author: SERVICE, committer: 'web-flow' }];
+    const link = (n: number) => `${gh.serverUrl}/${APP}/pull/${n}`;
+    const final = { status: 'completed' as const, prLink: link(earlier.number) };
+    const service = await emulator({ finishedJobMessages: { status: 400 }, final });
+    const step = threadStep(service, gh);
+    const push = (head: number, runId: number) => {
+      pr.headSha = sha(head);
+      return play(
+        step(
+          pullRequestAt(pr.number, sha(head), head === 1 ? 'opened' : 'synchronize'),
+          { docsToken: '' },
+          {
+            GITHUB_RUN_ID: String(runId),
+          },
+        ),
+      );
+    };
+    expect((await push(1, 131)).outputs).toMatchObject({ mode: 'created', prLink: link(earlier.number) });
+    final.prLink = link(later.number);
+    const second = await push(2, 132);
+    expect(second.code).toBe(0);
+    expect(second.outputs).toMatchObject({ mode: 'created', prLink: link(later.number) });
+    expect(warnings(second)).toEqual([]);
+    expect(earlier.state).toBe('closed');
+    expect(later.state).toBe('open');
+    expect(gh.requests.filter((r) => r.route === 'updatePull').map((r) => [r.path, r.token, r.json])).toEqual(
+      [[`/repos/${APP}/pulls/${earlier.number}`, WORKFLOW_TOKEN, { state: 'closed' }]],
+    );
+    expect(saidOn(earlier)).toHaveLength(1);
+    expect(saidOn(earlier)[0]).toMatchObject({ login: BOT });
+    expect(saidOn(earlier)[0]?.body).toContain(`Superseded by ${anchor(link(later.number))}.`);
+    expect(second.stdout).toContain(
+      `Closed the earlier docs pull request ${APP}#${earlier.number}: ${link(later.number)} supersedes it.`,
+    );
+  });
+
+  it("on a branch's thread, is closed with the docsToken as on a pull request's", async () => {
+    const { gh, docsPr, successor, service, step, link } = await refusingWorld();
+    gh.history(APP, [sha(1)]);
+    for (const n of [1, 2]) gh.commit(APP, { sha: sha(n), message: `Push ${n}`, files: [] });
+    const first = await play(
+      step(pushEvent(sha(1), { before: '0'.repeat(40) }), { context: 'none' }, { GITHUB_RUN_ID: '151' }),
+    );
+    expect(first.outputs).toMatchObject({ mode: 'created', prLink: link(1) });
+    gh.history(APP, [sha(2), sha(1)]);
+    const second = await play(
+      step(pushEvent(sha(2), { before: sha(1) }), { context: 'none' }, { GITHUB_RUN_ID: '152' }),
+    );
+    expect(second.code).toBe(0);
+    expect(second.outputs).toMatchObject({ mode: 'created', prLink: link(successor.number) });
+    expect(service.count('create')).toBe(2);
+    expect(warnings(second)).toEqual([]);
+    expect(docsPr.state).toBe('closed');
+    expect(successor.state).toBe('open');
+    expect(saidOn(docsPr)[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
+    expect(second.stdout).toContain(
+      `Closed the earlier docs pull request ${DOCS}#1: ${link(2)} supersedes it.`,
+    );
+  });
+
+  it("on a branch's thread, the status of the new job at work names it, and the report run that writes the job's end closes it", async () => {
+    const { gh, docsPr, successor, service, step, link } = await refusingWorld(undefined, { activePolls: 1 });
+    gh.grant(WORKFLOW_TOKEN, { login: BOT, type: 'Bot', read: [APP], write: [APP], contents: [APP] });
+    gh.history(APP, [sha(1)]);
+    for (const n of [1, 2]) gh.commit(APP, { sha: sha(n), message: `Push ${n}`, files: [] });
+    await play(
+      step(pushEvent(sha(1), { before: '0'.repeat(40) }), { context: 'none' }, { GITHUB_RUN_ID: '161' }),
+    );
+    gh.history(APP, [sha(2), sha(1)]);
+    const second = await play(
+      step(
+        pushEvent(sha(2), { before: sha(1) }),
+        { context: 'none', wait: 'false' },
+        { GITHUB_RUN_ID: '162' },
+      ),
+    );
+    expect(second.code).toBe(0);
+    expect(warnings(second)).toEqual([]);
+    const jobId = second.outputs.jobId ?? '';
+    expect(second.outputs.mode).toBe('created');
+    expect(docsPr.state).toBe('open');
+    expect(second.stdout).toContain(
+      `The earlier docs pull request ${link(1)} stays open while agent job ${jobId} has no docs pull request; the branch's commit status names it, and the run that writes the job's end closes it then, or says why it cannot.`,
+    );
+    expect(gh.statuses(APP, sha(2)).map((s) => s.description)).toContain(
+      `Goes on in the service, superseding ${DOCS}#1: job ${jobId} · run 162`,
+    );
+
+    // A report run finds the job at work on the branch, and sees it end with its docs pull request.
+    service.script('get', { job: { status: 'completed', prLink: link(2) } });
+    const inputs = inputsFor(service, { sweep: 'true', docsToken: DOCS_TOKEN });
+    delete inputs.prompt;
+    const event = { name: 'schedule', payload: { schedule: '17 * * * *' } };
+    const swept = await play({ inputs, env: gitHubEnv(gh), event });
+    expect(swept.code).toBe(0);
+    expect(warnings(swept)).toEqual([]);
+    expect(docsPr.state).toBe('closed');
+    expect(successor.state).toBe('open');
+    expect(saidOn(docsPr)[0]?.body).toContain(`Superseded by ${anchor(link(2))}.`);
+    expect(swept.stdout).toContain(
+      `Closed the earlier docs pull request ${DOCS}#1: ${link(2)} supersedes it.`,
+    );
+    expect(gh.statuses(APP, sha(2))[0]?.description).toBe(`Completed: job ${jobId} · run 162`);
+  });
+  it("on a branch's thread, the branch's next run that sees the new job's docs pull request closes the one its status names", async () => {
+    const { gh, docsPr, successor, step, link } = await refusingWorld(undefined, { activePolls: 1 });
+    gh.history(APP, [sha(1)]);
+    for (const n of [1, 2, 3]) gh.commit(APP, { sha: sha(n), message: `Push ${n}`, files: [] });
+    const pushed = (n: number, inputs: Record<string, string> = {}) => {
+      gh.history(APP, [sha(n), sha(n - 1), sha(1)].slice(0, n));
+      const before = n === 1 ? '0'.repeat(40) : sha(n - 1);
+      return play(
+        step(pushEvent(sha(n), { before }), { context: 'none', ...inputs }, { GITHUB_RUN_ID: `17${n}` }),
+      );
+    };
+    await pushed(1);
+    const second = await pushed(2, { wait: 'false' });
+    expect(docsPr.state).toBe('open');
+    // The next push follows the new job up (it is at work), which ends with its docs pull request.
+    const third = await pushed(3);
+    expect(third.outputs).toMatchObject({
+      mode: 'followed-up',
+      jobId: second.outputs.jobId,
+      prLink: link(2),
+    });
+    expect(warnings(third)).toEqual([]);
+    expect(docsPr.state).toBe('closed');
+    expect(successor.state).toBe('open');
+    expect(third.stdout).toContain(
+      `Closed the earlier docs pull request ${DOCS}#1: ${link(2)} supersedes it.`,
+    );
   });
 });

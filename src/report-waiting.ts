@@ -7,6 +7,7 @@
 import type { AgentJob } from './core/job.js';
 import { coreLog } from './core/log.js';
 import { label } from './core/untrusted.js';
+import { withEndDocsPr } from './core/docs-record.js';
 import { howEnded, ownProject, owes, projectKey, settleWaiting, waitingEnd } from './core/ledger.js';
 import type { Memory } from './core/ports.js';
 import { readThreadJob } from './decide/continuity.js';
@@ -80,7 +81,7 @@ export async function reportWaiting(
     );
     await steps.report.waitingEnd(note, end, owed, signal);
   }
-  const after = { ...memory, note: settleWaiting(note, end, owed) };
+  const after = { ...memory, note: settleWaiting(withEndDocsPr(note, end), end, owed) };
   return {
     memory: after,
     ...(job ? { job } : {}),

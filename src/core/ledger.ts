@@ -160,7 +160,8 @@ export function settled(carried: Carried, run: number, accepted: boolean): Reque
  * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
  * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often the
  * run writes the note: its entry keeps what it added. The docs pull requests waiting to be closed
- * are `superseded` when given (none: the run dealt with them), else the previous note's. The
+ * are `superseded` when given (none: the run dealt with them), else the previous note's; its job's
+ * docs PR `docsPr` when given, else the previous note's while the job is the same. The
  * requests are `requests` when given (the run settled some), else the previous note's record. The
  * job left at work for another run to report is `waiting` when given (`null`: reported), else the
  * previous note's, while the thread's job is still the one it waits for; an older run's re-run
@@ -176,6 +177,7 @@ export function nextLedger(
     attempt: number;
     uses?: number;
     superseded?: string[];
+    docsPr?: string;
     requests?: RequestLedger;
     /** The job left at work for another run to report (`null`: its end was reported). */
     waiting?: Waiting | null;
@@ -222,6 +224,7 @@ export function nextLedger(
     };
   }
   const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
+  const docsPr = run.docsPr ?? (previous?.job === run.job ? previous.docsPr : undefined);
   const docs = run.docs ?? previous?.docs;
   // A preview is its docs PR's, and a merge told is its job's: another job has neither.
   const preview = previous?.job === run.job ? previous.preview : undefined;
@@ -233,6 +236,7 @@ export function nextLedger(
     attempt: run.attempt,
     runs,
     ...uses,
+    ...(docsPr ? { docsPr } : {}),
     ...superseded,
     ...requests,
     ...(docs ? { docs } : {}),
@@ -386,10 +390,10 @@ export interface Refused {
 }
 
 /**
- * The record with only what passes: its status in the context the caller vouches for (`bounds`:
- * one where this action's identity wrote a status naming the job) on a commit that carries it, and the labels and reviewers the inputs would take (one name an
- * entry, trimmed, as an input's list gives it); `refused` names what was left out. `autoMerge` is
- * one of the methods already (the note's schema).
+ * The record with only what passes: its status in the context the caller vouches for (`bounds`: one
+ * where this action's identity wrote a status naming the job) on a commit that carries it, and the
+ * labels and reviewers the inputs would take (one name an entry, trimmed, as an input's list gives
+ * it); `refused` names what was left out. `autoMerge` is one of the methods already (the schema).
  */
 export function checkWaiting<T extends Pick<Waiting, 'run' | 'status' | 'labels' | 'reviewers'>>(
   waiting: T,

@@ -92,9 +92,11 @@ export interface ThreadNote {
   runs?: RunEntry[];
   /** The quota uses the thread's runs spent (accepted creates and follow-ups), when any. */
   uses?: number;
+  /** The docs PR `job` opened, as a run read the job: only one so held is closed as superseded. */
+  docsPr?: string;
   /**
-   * Docs pull requests that jobs the thread has left (a follow-up refused outright) opened, to be
-   * closed once the thread's job has a docs pull request of its own; newest last.
+   * Docs pull requests that jobs the thread has left (a follow-up refused outright) opened, as the
+   * record held them, to close once the thread's job has a docs pull request of its own; newest last.
    */
   superseded?: string[];
   /** The thread's `/docs` requests: which are settled (sent, or refused), by which run. */
@@ -152,6 +154,10 @@ export interface StatusNote {
   held?: true;
   /** The status is a completed job's, linking its docs pull request: a skip never replaces it. */
   linked?: true;
+  /** The docs PR a completed job's status links (its target): a branch's record that the job opened it. */
+  docsPr?: string;
+  /** A branch's job at work: the docs PR (`owner/repo#N`) an earlier job left, to close once it has its own. */
+  supersedes?: string;
   /** A run that did not wait left the job at work (`wait: false`): its end is still to be written here. */
   goesOn?: true;
   /** The named job's end (completed, failed, archived, lost): no run writes over it. */
@@ -188,6 +194,10 @@ export interface Memory {
     goesOn?: true;
     /** The pass left at work on `since` ended, as this run read it before sending: its status's last word. */
     ended?: AgentJob;
+    /** The docs pull request the job opened, as this step's status linking it says (StatusNote.docsPr). */
+    docsPr?: string;
+    /** The docs pull request an earlier job left, which the status of the job at work names. */
+    supersedes?: string;
   };
   /**
    * How the thread's pull request came to be: `docsLabel` when it carries the label a thread's run

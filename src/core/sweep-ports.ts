@@ -23,8 +23,11 @@ export interface BranchWaiting {
   job: string;
   /** The run that left it (the newest status's). */
   run: number;
-  /** Each commit and context whose status is pending; `at`: when GitHub says it was written (ms). */
-  pending: { sha: string; context: string; at?: number }[];
+  /**
+   * Each commit and context whose status is pending; `at`: when GitHub says it was written (ms);
+   * `supersedes`, the docs pull request an earlier job left that the status names.
+   */
+  pending: { sha: string; context: string; at?: number; supersedes?: string }[];
   /** Its statuses say it is overdue already (marked once; its real end replaces the mark). */
   overdue?: true;
 }

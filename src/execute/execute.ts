@@ -89,13 +89,13 @@ async function sendDecided(
     if (!replacement || !refusedOutright(error)) throw error;
     // The service may refuse messages to a finished job: the thread goes on in a new job, which
     // needs the whole context (it never saw the pull request). Delivery unknown never gets here.
-    // With a docsToken of the workflow's, the report closes the earlier docs pull request once
-    // the new job has its own (supersede.ts); without one it stays open.
+    // What becomes of the earlier docs pull request is the report's to say (supersede.ts): it
+    // depends on the thread's record, the tokens, the new job's own docs PR and who committed.
     const earlier = replacement.prLink
-      ? `, and the docs pull request ${printableUrl(replacement.prLink)} ${inputs.docsTokenGiven ? 'is closed once the new job has its own (unless someone else committed to it)' : 'stays open'}`
+      ? ` The run's end says what becomes of the docs pull request ${printableUrl(replacement.prLink)} that job ${label(replacement.jobId)} named.`
       : '';
     log.info(
-      `The service no longer takes messages for agent job ${label(replacement.jobId)} (it answered ${error.fault ? briefly(error.fault) : error.message}); a new job continues the thread${earlier}.`,
+      `The service no longer takes messages for agent job ${label(replacement.jobId)} (it answered ${error.fault ? briefly(error.fault) : error.message}); a new job continues the thread.${earlier}`,
     );
     step.replacing(replacement.jobId, replacement.prLink);
     started = await send({ kind: 'create', projectId: inputs.projectId }, await replacement.prompt());

@@ -155,7 +155,15 @@ export interface GitHubApi {
     at: { owner: string; repo: string; ref: string },
     signal: AbortSignal,
   ): AsyncIterable<
-    { context: string; description: string | null; state: string; creator?: string; createdAt?: string }[]
+    {
+      context: string;
+      description: string | null;
+      state: string;
+      creator?: string;
+      createdAt?: string;
+      /** Where the status links (its `target_url`). */
+      target?: string;
+    }[]
   >;
   /**
    * Creates the git ref `ref` (`refs/…`, at least three parts) at commit `sha`. GitHub answers

@@ -48,7 +48,7 @@ export interface RecordRef {
 export interface BranchRecord extends RecordRef {
   job: string;
   run: number;
-  pending?: { context: string; at?: number; overdue?: true };
+  pending?: { context: string; at?: number; overdue?: true; supersedes?: string };
 }
 
 const digest = (text: string, length: number) =>
@@ -197,6 +197,7 @@ export async function readRecord(
                   context,
                   ...(Number.isNaN(at) ? {} : { at }),
                   ...(note.overdue ? { overdue: true as const } : {}),
+                  ...(note.supersedes ? { supersedes: note.supersedes } : {}),
                 },
               }
             : {}),

@@ -20,7 +20,9 @@ import {
 import { writeOnDocs } from './docs-pr.js';
 import { faultOf } from './errors.js';
 import type { GitHubSession } from './session.js';
-import { JOB_WORDS, readStatusNote } from './status.js';
+import { pullPage } from '../core/pull-request.js';
+import { pullOfRef, readStatusNote } from './status.js';
+import { supersede } from './supersede.js';
 import { endStatus } from './waiting-end.js';
 
 /**
@@ -66,11 +68,16 @@ export async function findBranchWaiting(
     const entry = jobs.get(record.job) ?? { job: record.job, run: record.run, pending: [], records: [] };
     entry.records.push(ref);
     if (record.pending) {
-      const { context: where, at } = record.pending;
+      const { context: where, at, supersedes } = record.pending;
       // The run that left it: the newest pending status's.
       const newest = Math.max(-Infinity, ...entry.pending.map((p) => p.at ?? -Infinity));
       if ((at ?? -Infinity) >= newest) entry.run = record.run;
-      entry.pending.push({ sha: ref.sha, context: where, ...(at === undefined ? {} : { at }) });
+      entry.pending.push({
+        sha: ref.sha,
+        context: where,
+        ...(at === undefined ? {} : { at }),
+        ...(supersedes ? { supersedes } : {}),
+      });
       if (record.pending.overdue) entry.overdue = true;
     }
     jobs.set(record.job, entry);
@@ -104,12 +111,18 @@ async function scanDefaultBranch(
     // The newest 100 statuses: this step's newest says how it stands.
     for await (const page of api.statuses({ owner, repo, ref: sha }, signal)) {
       const status = page.find((s) => s.creator === login && s.context === context);
-      if (status?.state !== 'pending' || !status.description?.startsWith(`${JOB_WORDS.goesOn}:`)) break;
+      if (status?.state !== 'pending' || !readStatusNote(status.description)?.goesOn) break;
       const note = session.trusted(readStatusNote(status.description), 'the commit status');
       if (!note?.job) break;
       const at = Date.parse(status.createdAt ?? '');
       const entry = jobs.get(note.job) ?? { job: note.job, run: note.run, pending: [] };
-      entry.pending.push({ sha, context, ...(Number.isNaN(at) ? {} : { at }) });
+      const { supersedes } = note;
+      entry.pending.push({
+        sha,
+        context,
+        ...(Number.isNaN(at) ? {} : { at }),
+        ...(supersedes ? { supersedes } : {}),
+      });
       jobs.set(note.job, entry);
       break;
     }
@@ -127,11 +140,29 @@ export async function writeBranchEnd(
   end: WaitingNews,
   signal: AbortSignal,
 ): Promise<void> {
-  for (const { sha, context } of found.pending)
-    await endStatus(session, found.job, { run: found.run, status: { sha, context } }, end, signal);
+  for (const { sha, context, supersedes } of found.pending)
+    await endStatus(
+      session,
+      found.job,
+      { run: found.run, status: { sha, context } },
+      end,
+      signal,
+      supersedes,
+    );
   // A branch's thread is a thread: its docs PR here is marked as one, whatever this step says. A
   // job none of whose statuses still waited had its end written by another run.
   if (found.pending.length > 0 && end.kind === 'ended' && end.job.status === 'completed')
     await writeOnDocs(session, end.job, undefined, signal, { ...session.request, thread: true }, false);
+  // The docs pull request an earlier job of the branch left, which the statuses name: closed now
+  // that this job has its own, as the run that left it at work would have.
+  const refs = new Set(found.pending.flatMap(({ supersedes }) => (supersedes ? [supersedes] : [])));
+  const waiting = [...refs].flatMap((ref) => {
+    const pr = pullOfRef(ref);
+    return pr ? [pullPage(session.run.serverUrl, pr)] : [];
+  });
+  if (end.kind === 'ended' && waiting.length > 0) {
+    const outcome = { jobId: found.job, job: end.job, confirmed: true, timedOut: false, waitedMs: 0 };
+    await supersede(session, { ...outcome, memory: {} }, signal, waiting);
+  }
   await dropRecords(session, recordsOf(found), signal);
 }

@@ -273,15 +273,17 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         state: z.string(),
         creator: z.nullish(z.object({ login: z.string() })),
         created_at: z.optional(z.string()),
+        target_url: z.nullish(z.string()),
       });
       for await (const { data } of pages)
         yield z
           .array(status)
           .parse(data)
-          .map(({ creator, created_at, ...s }) => ({
+          .map(({ creator, created_at, target_url, ...s }) => ({
             ...s,
             creator: creator?.login,
             ...(created_at ? { createdAt: created_at } : {}),
+            ...(target_url ? { target: target_url } : {}),
           }));
     },
     async createRef(at, signal) {

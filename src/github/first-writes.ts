@@ -42,7 +42,7 @@ export function executeWrites(session: GitHubSession): ExecuteWrites {
                 jobId,
                 job,
                 ended: false,
-                note: note(session, jobId, head, memory, previous, uses),
+                note: note(session, jobId, head, memory, previous, uses, undefined, undefined, job),
                 carried: queued,
               }),
             signal,

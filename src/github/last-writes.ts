@@ -4,17 +4,10 @@
 // a value: the last writes wait for it, so that they neither race it nor make a second comment.
 import { describeThrown } from '../core/log.js';
 import { isTerminal } from '../core/job.js';
-import type {
-  FirstPost,
-  GitHubStarted,
-  Outcome,
-  Owed,
-  ReportWrites,
-  StatusNote,
-  ThreadNote,
-} from '../core/ports.js';
+import type { FirstPost, GitHubStarted, Outcome, Owed, ReportWrites, ThreadNote } from '../core/ports.js';
 import { owe, oweMerge } from '../core/ledger.js';
-import { isPlainHttpUrl, isPullRequestUrl, label, quote } from '../core/untrusted.js';
+import { isPlainHttpUrl, isPullRequestUrl, label, printableUrl, quote } from '../core/untrusted.js';
+import { outputLink } from '../core/pull-request.js';
 import { answerOnDocs, docsPageOf } from './docs-asks.js';
 import { handOff } from './hand-off.js';
 import { answerBody, latestRunBody } from './comment.js';
@@ -35,6 +28,7 @@ import {
   keptForWriting,
   namedJob,
   note,
+  ownStatus,
   passRecorded,
   waitingRecord,
   writeStatus,
@@ -64,7 +58,9 @@ export function reportWrites(session: GitHubSession): ReportWrites {
         const first = await firstPost(started, signal);
         // Before the comment, which says what became of the earlier docs pull requests. After a
         // cancellation the little time left is the comment's and the status's.
-        const superseded = cancelled ? { fates: [] } : await boundedSupersede(session, outcome, signal);
+        const superseded = cancelled
+          ? leftAlone(session, outcome)
+          : await boundedSupersede(session, outcome, signal);
         if (!first) {
           if (comment)
             session.warn(
@@ -73,7 +69,7 @@ export function reportWrites(session: GitHubSession): ReportWrites {
         } else {
           if (comment) url = await lastComment(session, outcome, cancelled, first, superseded, signal);
           await answerDocsAsks(session, outcome, url, signal);
-          await finalStatus(session, outcome, cancelled, first, signal);
+          await finalStatus(session, outcome, cancelled, first, signal, superseded.carry);
           await earlierPending(session, outcome, signal);
           await earlierBranchPass(session, outcome, signal);
         }
@@ -240,6 +236,7 @@ async function lastComment(
             outcome.uses,
             superseded.toClose,
             waiting,
+            outcome.job,
           ),
           carried: carried(outcome.memory, outcome.uses),
         }),
@@ -263,13 +260,17 @@ async function lastComment(
   return written.url;
 }
 
-/** The status's last word: how the job ended, naming it only when the service confirmed it to this run. */
+/**
+ * The status's last word: how the job ended, naming it only when the service confirmed it to this
+ * run; on a branch, a job at work's names the docs pull request it `supersedes`, when there is one.
+ */
 async function finalStatus(
   session: GitHubSession,
   outcome: Outcome,
   cancelled: boolean,
   first: FirstPost,
   signal: AbortSignal,
+  supersedes?: string,
 ): Promise<void> {
   const { job, failure, timedOut, confirmed } = outcome;
   const { runUrl } = session;
@@ -299,7 +300,7 @@ async function finalStatus(
   }
   const named = await namedJob(session, jobId, outcome.memory, outcome.uses ?? 0, signal);
   const status = (state: Parameters<typeof writeStatus>[1], word: string, target = runUrl) =>
-    writeStatus(session, state, word, named, target, signal, first.idLeftOutSaid);
+    writeStatus(session, state, word, named, target, signal, first.idLeftOutSaid, supersedes);
   if (!failure && job?.status === 'completed') {
     const link = job.prLink ?? '';
     // The check's link goes to the docs pull request only when the service's link is one: any
@@ -391,6 +392,14 @@ async function boundedSupersede(session: GitHubSession, outcome: Outcome, signal
   }
 }
 
+/** A cancelled run deals with no superseded docs pull request: the one its refused follow-up named stays open. */
+function leftAlone(session: GitHubSession, outcome: Outcome): SupersededReport {
+  const link = outputLink(outcome.replaced?.prLink);
+  if (link)
+    session.log.info(`The run was cancelled: the docs pull request ${printableUrl(link)} stays open.`);
+  return { fates: [] };
+}
+
 /**
  * The requests asked on the thread's docs pull request that this run's accepted send carried: the
  * 👀 on each, and one answer there that links the thread's kept comment (`url`).
@@ -428,19 +437,4 @@ async function answerDocsAsks(
 function owed(note: ThreadNote | undefined, what: Owed | undefined): ThreadNote | undefined {
   if (!note || !what) return note;
   return 'merge' in what ? oweMerge(note) : owe(note, what.request);
-}
-
-/**
- * This step's own status on the run's commit, as a record read back (its job id checked); none
- * without `status`, and none when it cannot be read (a write then goes ahead as it would have).
- */
-async function ownStatus(
-  session: GitHubSession,
-  signal: AbortSignal,
-): Promise<{ sha?: string; own?: StatusNote }> {
-  if (!session.status) return {};
-  const { sha } = await session.runCommits(signal);
-  const read = sha ? await session.status.read(sha, signal).catch(() => undefined) : undefined;
-  const own = session.trusted(read, 'the commit status');
-  return { ...(sha ? { sha } : {}), ...(own ? { own } : {}) };
 }

@@ -60,6 +60,7 @@ const noteSchema = z.object({
   attempt: z.int().check(z.positive()),
   runs: z.optional(z.array(entrySchema).check(z.maxLength(RECENT_RUNS))),
   uses: z.optional(z.int().check(z.nonnegative())),
+  docsPr: z.optional(z.string().check(z.refine(isDocsPullPage))),
   superseded: z.optional(
     z.array(z.string().check(z.minLength(1), z.maxLength(MAX_LINK))).check(z.maxLength(SUPERSEDED_KEPT)),
   ),

@@ -359,6 +359,12 @@ async function threadsAtWork(
 /** A status that leaves its job at work: going on, or marked overdue (not an end: it may be at work still). */
 const goesOn = (own: StatusNote): boolean => own.goesOn === true || own.overdue === true;
 
+/** What a branch's status records of docs pull requests: its job's own, and the one it supersedes. */
+const recorded = ({ docsPr, supersedes }: StatusNote) => ({
+  ...(docsPr ? { docsPr } : {}),
+  ...(supersedes ? { supersedes } : {}),
+});
+
 /**
  * The branch's job: this step's own status on `before`, else on the newest commit up the branch
  * that has one naming a job (cancelled runs leave their commits without one); the commit it was
@@ -383,7 +389,13 @@ async function branchJob(
       if (own.job !== found.job) return true;
       if (own.held) return false;
       // The pass's own status: its commit and the run that left it.
-      found = { ...found, since: sha, run: own.run, ...(goesOn(own) ? { goesOn: true as const } : {}) };
+      found = {
+        ...found,
+        since: sha,
+        run: own.run,
+        ...(goesOn(own) ? { goesOn: true as const } : {}),
+        ...recorded(own),
+      };
       return true;
     }
     found = {
@@ -392,6 +404,7 @@ async function branchJob(
       since: sha,
       ...(own.uses !== undefined ? { uses: own.uses } : {}),
       ...(goesOn(own) ? { goesOn: true as const } : {}),
+      ...recorded(own),
     };
     // A skip names the job but told it nothing: what the job saw is further back.
     return !own.held;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { docsPrOf } from '../core/docs-record.js';
 import { hasUnsafe, isPlainHttpUrl, oneLine } from '../core/untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { describeGitHubFault, faultOf } from './errors.js';
@@ -156,6 +157,26 @@ const END_WORDS: ReadonlySet<string> = new Set([
   JOB_WORDS.lost,
 ]);
 
+/** The words of a job left at work (goes on, or past its timeout): a branch's may carry what it supersedes. */
+const AT_WORK_WORDS: ReadonlySet<string> = new Set([JOB_WORDS.goesOn, JOB_WORDS.timedOut]);
+/** `owner/repo#N`: a pull request on the run's own GitHub, as a status names it. */
+const PULL_REF = /^([A-Za-z0-9_-]{1,39})\/([A-Za-z0-9._-]{1,100})#([1-9][0-9]{0,9})$/;
+
+/**
+ * A branch's word for a job left at work, naming the docs pull request (`owner/repo#N`, on the
+ * run's GitHub) an earlier job of the branch left, which the run that writes this job's end closes
+ * once the job has its own: a branch has no note to keep it in. Any other word is as it is.
+ */
+export function supersedingWord(word: string, ref: string | undefined): string {
+  return ref && AT_WORK_WORDS.has(word) && PULL_REF.test(ref) ? `${word}, superseding ${ref}` : word;
+}
+
+/** The pull request a status's `owner/repo#N` names. */
+export function pullOfRef(ref: string): { owner: string; repo: string; number: number } | undefined {
+  const [, owner, repo, number] = PULL_REF.exec(ref) ?? [];
+  return owner && repo && number ? { owner, repo, number: Number(number) } : undefined;
+}
+
 /**
  * A status for a run that has no job the service confirmed (it failed before, or a follow-up was
  * not delivered): it names only the run, so neither a re-run nor the branch's next push takes a
@@ -173,11 +194,15 @@ export function runOnlyDescription(word: string, runId: number): string {
 export function readStatusNote(description: string | null): StatusNote | undefined {
   const found = /^(.*): job (\S+) · run (\d+)(?: · (\d{1,9}) uses?)?$/s.exec(description ?? '');
   if (found) {
-    const [, word = '', job, run, uses] = found;
+    const [, said = '', job, run, uses] = found;
+    const [, carrying = '', supersedes] = /^(.*), superseding (\S+)$/s.exec(said) ?? [];
+    const carried = supersedes !== undefined && supersedingWord(carrying, supersedes) === said;
+    const word = carried ? carrying : said;
     return {
       job,
       run: Number(run),
       ...(uses !== undefined ? { uses: Number(uses) } : {}),
+      ...(carried ? { supersedes } : {}),
       ...(JOB_WORD_SET.has(word) ? {} : { held: true as const }),
       ...(word === JOB_WORDS.completed ? { linked: true as const } : {}),
       ...(word === JOB_WORDS.goesOn ? { goesOn: true as const } : {}),
@@ -187,6 +212,15 @@ export function readStatusNote(description: string | null): StatusNote | undefin
   }
   const unnamed = / · run (\d+)$/.exec(description ?? '');
   return unnamed ? { run: Number(unnamed[1]) } : undefined;
+}
+
+/**
+ * What a status says, with the docs pull request its target links when it is a completed job's:
+ * the branch's record that its job opened that pull request.
+ */
+function withDocsPr(note: StatusNote | undefined, target: string | undefined): StatusNote | undefined {
+  const docsPr = note?.linked && note.job ? docsPrOf({ prLink: target }) : undefined;
+  return note && docsPr ? { ...note, docsPr } : note;
 }
 
 /**
@@ -260,7 +294,7 @@ export class CommitStatus {
       let pages = 0;
       for await (const statuses of this.api().statuses({ owner, repo, ref: sha }, signal)) {
         const mine = statuses.find((s) => s.context === this.context && s.creator === login);
-        if (mine) return readStatusNote(mine.description);
+        if (mine) return withDocsPr(readStatusNote(mine.description), mine.target);
         if (++pages >= MAX_PAGES) break;
       }
       return undefined;

@@ -8,12 +8,20 @@ import { formatDuration } from '../core/duration.js';
 import { describeThrown } from '../core/log.js';
 import type { ThreadNote, Waiting, WaitingNews } from '../core/ports.js';
 import { isPullRequestUrl, label } from '../core/untrusted.js';
+import { withEndDocsPr } from '../core/docs-record.js';
 import { checkWaiting, clearWaiting, oweDocs, owes, refusedWarning, settleWaiting } from '../core/ledger.js';
 import { writeOnDocs } from './docs-pr.js';
 import { takeOff, type WaitingThread } from './in-flight.js';
 import { readNote, withNote } from './note.js';
 import type { GitHubSession } from './session.js';
-import { CommitStatus, JOB_WORDS, readStatusNote, statusDescription, type StatusState } from './status.js';
+import {
+  CommitStatus,
+  JOB_WORDS,
+  readStatusNote,
+  statusDescription,
+  supersedingWord,
+  type StatusState,
+} from './status.js';
 import { faultOf } from './errors.js';
 import { supersede } from './supersede.js';
 import { body, keptForWriting } from './writes.js';
@@ -58,7 +66,7 @@ export async function writeWaitingEnd(
       : undefined;
   const left = superseded?.toClose ?? note.superseded ?? [];
   const after = {
-    ...settleWaiting({ ...note, waiting: kept }, end, owed),
+    ...settleWaiting(withEndDocsPr({ ...note, waiting: kept }, end), end, owed),
     ...(left.length > 0 ? { superseded: left } : {}),
   };
   if (left.length === 0) delete after.superseded;
@@ -131,7 +139,8 @@ function failureOf(jobId: string, waiting: Waiting, end: WaitingNews) {
 
 /**
  * The pending status's last word, on its own commit and in its own context, naming the starting
- * run — for a record read back: only where the record passes the checks (checkWaiting).
+ * run — for a record read back: only where the record passes the checks (checkWaiting). An overdue
+ * mark on a branch keeps naming the docs pull request the job `supersedes`.
  */
 export async function endStatus(
   session: GitHubSession,
@@ -139,9 +148,10 @@ export async function endStatus(
   waiting: Pick<Waiting, 'run' | 'status'>,
   end: WaitingNews,
   signal: AbortSignal,
+  supersedes?: string,
 ): Promise<void> {
   const { status } = (await soundRecord(session, jobId, waiting, signal)).waiting;
-  if (status) await writeEnd(session, jobId, waiting.run, status, end, signal);
+  if (status) await writeEnd(session, jobId, waiting.run, status, end, signal, supersedes);
 }
 
 /** The status's last word, on a commit and in a context the record's check let through. */
@@ -152,6 +162,7 @@ async function writeEnd(
   at: { sha: string; context: string },
   end: WaitingNews,
   signal: AbortSignal,
+  supersedes?: string,
 ): Promise<void> {
   const link = end.kind === 'ended' ? (end.job.prLink ?? '') : '';
   const [state, word]: [StatusState, string] =
@@ -163,7 +174,8 @@ async function writeEnd(
           ? ['success', link ? JOB_WORDS.completed : JOB_WORDS.noChanges]
           : ['failure', end.job.status === 'failed' ? JOB_WORDS.failed : JOB_WORDS.archived];
   const target = isPullRequestUrl(link) ? link : session.runUrl;
-  const { text } = statusDescription(word, jobId, run);
+  const carried = statusDescription(supersedingWord(word, supersedes), jobId, run);
+  const { text } = carried.fits ? carried : statusDescription(word, jobId, run);
   const status = statusIn(session, at.context);
   // Only over the pass's own word, or a run's stop that names no job: a newer pass's status on the
   // same commit (a run of the thread that went on meanwhile) is not written over. Unread, it is

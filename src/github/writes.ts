@@ -2,15 +2,22 @@
 // writing, the body and the note a write puts in it, and the reaction on the request. Each is a
 // function of the session and of what the caller hands it; what was said once a run is handed
 // back as a value.
-import type { Carried, Memory, Outcome, ThreadNote, Waiting } from '../core/ports.js';
+import type { Carried, Memory, Outcome, StatusNote, ThreadNote, Waiting } from '../core/ports.js';
 import type { KeptComment } from './comment.js';
 import { commentBody } from './comment.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
-import { isTerminal } from '../core/job.js';
+import { isTerminal, type AgentJob } from '../core/job.js';
+import { docsPrOf } from '../core/docs-record.js';
 import { branchUses, nextLedger, projectKey, settled, WAITING_NAMES } from '../core/ledger.js';
 import type { GitHubSession } from './session.js';
-import { JOB_WORDS, runOnlyDescription, statusDescription, type StatusState } from './status.js';
+import {
+  JOB_WORDS,
+  runOnlyDescription,
+  statusDescription,
+  supersedingWord,
+  type StatusState,
+} from './status.js';
 import { recordBranchWaiting } from './branch-record.js';
 
 /** How long GitHub gets for the first comment (and the reaction), and for everything at the end. */
@@ -21,6 +28,8 @@ export const FINISH_BUDGET_MS = 30_000;
  * This step's status on the run's commit, when `status` asked for one; faults are warnings. The
  * job id left out of the description is said once a run: `idLeftOutSaid` says whether it was, and
  * the value returned whether it is now. `job.uses`: the count of its quota uses a branch keeps.
+ * `supersedes`: on a branch, the docs pull request (`owner/repo#N`) an earlier job left, which the
+ * status of a job at work names for the run that writes its end.
  */
 export async function writeStatus(
   session: GitHubSession,
@@ -30,6 +39,7 @@ export async function writeStatus(
   target: string,
   signal: AbortSignal,
   idLeftOutSaid = false,
+  supersedes?: string,
 ): Promise<boolean> {
   const { status, run, log } = session;
   if (!status) return idLeftOutSaid;
@@ -42,7 +52,8 @@ export async function writeStatus(
   let said = idLeftOutSaid;
   let named = false;
   if (job) {
-    const description = statusDescription(word, job.id, run.runId, job.uses);
+    const carried = carrying(session, word, job, supersedes);
+    const description = statusDescription(carried, job.id, run.runId, job.uses);
     if (!description.fits && !said) {
       said = true;
       session.warn(
@@ -64,6 +75,26 @@ export async function writeStatus(
   if (written && named && job && state === 'pending' && word === JOB_WORDS.goesOn)
     await recordBranchWaiting(session, sha, job.id, signal);
   return said;
+}
+
+/**
+ * The word of a status naming `job`, with the docs pull request it supersedes where a word of a
+ * job at work can carry it within the description's bound; where not, the log says so.
+ */
+function carrying(
+  session: GitHubSession,
+  word: string,
+  job: { id: string; uses?: number },
+  supersedes: string | undefined,
+): string {
+  if (!supersedes) return word;
+  const carried = supersedingWord(word, supersedes);
+  const fits = carried !== word && statusDescription(carried, job.id, session.run.runId, job.uses).fits;
+  if (fits) return carried;
+  session.log.info(
+    `The earlier docs pull request ${supersedes} stays open: ${carried === word ? `the commit status says "${word}", not that agent job ${job.id} is at work` : 'the commit status has no room to name it'}, so no run closes it. Close it by hand once the thread's job has its own.`,
+  );
+  return word;
 }
 
 /**
@@ -129,7 +160,8 @@ export function body(
 /**
  * The note after this run: written from what was read before the create (or, where nothing was,
  * from the comment as it stands), so every writer of the kept comment keeps it. `superseded`: the
- * docs pull requests still waiting to be closed, when the run dealt with them.
+ * docs pull requests still waiting to be closed, when the run dealt with them; `job`, the job as
+ * last read, whose docs pull request the note records as the job's.
  */
 export function note(
   session: GitHubSession,
@@ -140,9 +172,11 @@ export function note(
   uses = 0,
   superseded?: string[],
   waiting?: Waiting | null,
+  job?: AgentJob,
 ): ThreadNote {
   const { run } = session;
   const before = memory.note ?? readNote(previous ?? '');
+  const docsPr = job?.id === jobId ? docsPrOf(job) : undefined;
   return nextLedger(before, {
     job: jobId,
     head,
@@ -150,6 +184,7 @@ export function note(
     attempt: run.runAttempt,
     uses,
     ...(superseded ? { superseded } : {}),
+    ...(docsPr ? { docsPr } : {}),
     ...(memory.carried ? { requests: settled(memory.carried, run.runId, uses > 0) } : {}),
     ...(memory.carried?.docs
       ? { docs: { pr: memory.carried.docs.key, requests: settled(memory.carried.docs, run.runId, uses > 0) } }
@@ -241,4 +276,19 @@ export async function acknowledge(session: GitHubSession, queued: Carried['reque
       }),
     );
   }
+}
+
+/**
+ * This step's own status on the run's commit, as a record read back (its job id checked); none
+ * without `status`, and none when it cannot be read (a write then goes ahead as it would have).
+ */
+export async function ownStatus(
+  session: GitHubSession,
+  signal: AbortSignal,
+): Promise<{ sha?: string; own?: StatusNote }> {
+  if (!session.status) return {};
+  const { sha } = await session.runCommits(signal);
+  const read = sha ? await session.status.read(sha, signal).catch(() => undefined) : undefined;
+  const own = session.trusted(read, 'the commit status');
+  return { ...(sha ? { sha } : {}), ...(own ? { own } : {}) };
 }
