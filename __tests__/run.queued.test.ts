@@ -218,14 +218,14 @@ describe('queued /docs requests', () => {
     expect(monas.reactions).toEqual(['eyes']);
   });
 
-  it('reads the newest pages back to what the ledger settled, at most 10: a request further back is not carried, and stays owed', async () => {
+  it('on a thread of more than 1,000 comments, a request on a page between the newest and what the ledger settled is carried: the pages from the floor on are read too, each once', async () => {
     const { gh, pr, ask, runFor, prompts } = await requestWorld();
     await runFor(ask('octocat', '/docs the flag'), 501);
     const filler = (n: number) => {
       for (let i = 0; i < n; i++) ask('mona', `comment ${i}`);
     };
     filler(150);
-    const lost = ask('octocat', '/docs on page 2');
+    const far = ask('octocat', '/docs on page 2');
     filler(1000);
     const near = ask('octocat', '/docs near the end');
     filler(5);
@@ -234,19 +234,49 @@ describe('queued /docs requests', () => {
     const listed = gh.count('listComments');
     const run = await runFor(own, 502);
     expect(run.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
-    // The kept comment's look-up (its first page), then at most 10 pages for the requests, and the
-    // docs PR's first page (the note that names its thread).
-    expect(gh.count('listComments') - listed).toBeLessThanOrEqual(12);
-    expect(prompts()[1]).toContain('Request 1 of 2, by octocat');
+    // Twelve pages: the newest back to page 4 (page 1 among the ten, shared with the kept comment's
+    // look-up), then pages 2 and 3 on from the floor's page; and the docs PR's first page.
+    expect(gh.count('listComments') - listed).toBe(13);
+    expect(prompts()[1]).toContain('Request 1 of 3, by octocat');
+    expect(prompts()[1]).toContain('on page 2');
     expect(prompts()[1]).toContain('near the end');
-    expect(prompts()[1]).not.toContain('on page 2');
-    expect(near.reactions).toEqual(['eyes']);
-    expect(lost.reactions).toEqual([]);
-    // Never settled by a run that did not read it: the ledger's floor stays below it.
+    expect([far.reactions, near.reactions]).toEqual([['eyes'], ['eyes']]);
+    // Every comment was read: the ledger's floor rises over all three.
     const floor = readNote(pr.comments.find((c) => c.body.startsWith('<!-- agent-job-action:'))?.body ?? '')
       ?.requests?.floor;
-    expect(floor).toBeLessThan(lost.id);
-    expect(warnings(run)).toContainEqual(expect.stringContaining('requests among those left unread wait'));
+    expect(floor).toBeGreaterThanOrEqual(own.id);
+    expect(warnings(run)).toEqual([]);
+  });
+
+  it('on a thread of 3,000 comments, a run reads a bounded stretch on from the floor and says so; the next run reads on from there and carries the request it reaches', async () => {
+    const { gh, ask, runFor, prompts } = await requestWorld();
+    await runFor(ask('octocat', '/docs the flag'), 511);
+    const filler = (n: number) => {
+      for (let i = 0; i < n; i++) ask('mona', `comment ${i}`);
+    };
+    filler(150);
+    const early = ask('octocat', '/docs on page 2');
+    filler(1300);
+    const middle = ask('octocat', '/docs in the middle');
+    filler(1500);
+    const first = ask('octocat', '/docs the newest');
+    const listed = gh.count('listComments');
+    const one = await runFor(first, 512);
+    expect(one.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    // At most ten pages from the newest back and ten from the floor on, and the docs PR's first.
+    expect(gh.count('listComments') - listed).toBeLessThanOrEqual(21);
+    expect(prompts()[1]).toContain('on page 2');
+    expect(prompts()[1]).not.toContain('in the middle');
+    expect([early.reactions, middle.reactions]).toEqual([['eyes'], []]);
+    expect(warnings(one)).toContainEqual(
+      expect.stringMatching(
+        /^The thread has more comments than one run reads \(at most 2,000\): this run read those from the last one settled up to comment \d+, and the newest; requests among those in between wait for the next run, which reads on from there\.$/,
+      ),
+    );
+    const second = await runFor(ask('octocat', '/docs once more'), 513);
+    expect(second.outputs).toMatchObject({ mode: 'followed-up', uses: '1' });
+    expect(prompts()[2]).toContain('in the middle');
+    expect(middle.reactions).toEqual(['eyes']);
   });
 
   it('a review comment request is its own run’s: it carries the issue comments queued, and is answered where it was made', async () => {

@@ -383,14 +383,22 @@ export interface DecideReads {
   moment(signal: AbortSignal): Promise<Moment>;
   /**
    * The thread's comments, for the `/docs` requests queued on it: the newest pages back to the
-   * first comment above `above` (at most 10 pages of 100), oldest first, with the comment that
-   * started the run; `complete` when every comment above `above` was read; and where this
-   * repository's workflow runs are (`…/actions/runs/`). A fault throws: nothing is sent.
+   * first comment above `above` (at most 10 pages of 100; on a longer thread, the pages on from
+   * `above` too, at most 10 more), oldest first, with the comment that started the run;
+   * `complete` when every comment above `above` was read, else `readTo` when every one above it
+   * up to `readTo` was; and where this repository's workflow runs are (`…/actions/runs/`). A fault
+   * throws: nothing is sent.
    */
   threadComments(
     signal: AbortSignal,
     above?: number,
-  ): Promise<{ comments: ThreadComment[]; complete: boolean; runsUrl: string; keptId?: number }>;
+  ): Promise<{
+    comments: ThreadComment[];
+    complete: boolean;
+    readTo?: number;
+    runsUrl: string;
+    keptId?: number;
+  }>;
   /**
    * On the push of a pull request's merge: the merge commits of the other pull requests the same
    * push landed (a merge queue's group) and their numbers, oldest first; none otherwise. A fault

@@ -51,7 +51,7 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
   const { request, features, port, event, log, signal } = deps;
   if (!features.thread || !port || inputs.trigger === undefined) return { kind: 'go', memory };
   const before = memory.note ? requestLedger(memory.note) : undefined;
-  const { comments, complete, runsUrl, keptId } = await port.threadComments(signal, before?.floor);
+  const { comments, complete, readTo, runsUrl, keptId } = await port.threadComments(signal, before?.floor);
   const ledger = requestLedger(memory.note, keptId);
   let own: QueuedRequest | undefined;
   if (request.kind === 'request') {
@@ -81,12 +81,14 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
     owed,
     leftFrom,
   } = await mayAsk(queue.owed, own?.author, inputs, deps, access);
-  // Every comment above the floor was read: the floor may rise up to the newest.
+  // Every comment above the floor was read: the floor may rise up to the newest (on a thread past
+  // the bounds of one run, up to where the stretch read from the floor ends).
   const newest = Math.max(ledger.floor, ...comments.filter((c) => !c.review).map((c) => c.id));
+  const upTo = complete ? newest : readTo;
   const { carried, prompt } = carry(
     own,
     others,
-    { ledger, refused, owed, ...(complete ? { readUpTo: newest } : {}) },
+    { ledger, refused, owed, ...(upTo !== undefined ? { readUpTo: upTo } : {}) },
     inputs.prompt,
   );
   if (leftFrom !== undefined)
@@ -95,7 +97,9 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
     );
   if (!complete)
     log.warning(
-      `The thread has more comments than one run reads (${COMMENT_PAGES_READ}): requests among those left unread wait, unsettled.`,
+      readTo !== undefined
+        ? `The thread has more comments than one run reads (${COMMENT_PAGES_READ}): this run read those from the last one settled up to comment ${readTo}, and the newest; requests among those in between wait for the next run, which reads on from there.`
+        : `The thread has more comments than one run reads (${COMMENT_PAGES_READ}): requests among those left unread wait, unsettled.`,
     );
   if (others.length > 0)
     log.info(
@@ -129,7 +133,7 @@ export async function gatherQueued(inputs: Inputs, memory: Memory, deps: QueuedD
 }
 
 /** How many comments one run reads at most, in words. */
-const COMMENT_PAGES_READ = '1,000';
+const COMMENT_PAGES_READ = 'at most 2,000';
 
 /** GitHub could not tell whether the author may ask (a warning said so). */
 const UNTOLD = 'untold';

@@ -7,6 +7,7 @@ import { usesLine } from '../core/uses.js';
 import { redact } from '../core/secrets.js';
 import { cell, inert, isPlainHttpUrl, isPullRequestUrl, printableUrl } from '../core/untrusted.js';
 import type { Comment, GitHubApi, RunContext } from './client.js';
+import { CommentPages } from './comment-pages.js';
 import { describeGitHubFault, faultOf, type GitHubOperation } from './errors.js';
 import { noteLine, type ThreadNote } from './note.js';
 import type { Thread } from './target.js';
@@ -352,6 +353,8 @@ export class KeptComment {
     private readonly identity: (signal: AbortSignal) => Promise<string> = (signal) => api.viewerLogin(signal),
     /** Where each write is said (the log's info): a run's log tells what it wrote on GitHub. */
     private readonly say: (line: string) => void = () => undefined,
+    /** The thread's pages as the run reads them: shared with its other readers, each read once. */
+    private readonly pages = new CommentPages(api, thread),
   ) {
     const { owner, repo, number, pull, fork } = thread;
     this.op = {
@@ -371,6 +374,7 @@ export class KeptComment {
   /** The comment's body as GitHub has it now, read again (another run may have written since). */
   async bodyNow(signal: AbortSignal): Promise<string | undefined> {
     this.found = undefined;
+    this.pages.forget();
     return this.body(signal);
   }
 
@@ -435,14 +439,14 @@ export class KeptComment {
   /** Pages through every comment: on a long thread the kept one may be far from the first page. */
   private async find(signal: AbortSignal): Promise<Comment | undefined> {
     this.login ??= await this.identity(signal);
-    const { owner, repo, number } = this.thread;
-    let pages = 0;
-    for await (const comments of this.api.comments({ owner, repo, issue_number: number }, signal)) {
+    let last = 1;
+    for (let n = 1; n <= Math.min(last, MAX_PAGES); n++) {
+      const page = await this.pages.page(n, signal);
+      last = page.last;
       // Only at the very start: any workflow that echoes outside text could plant the marker
       // inside a comment of this token's identity.
-      const mine = comments.find((c) => c.login === this.login && c.body.startsWith(this.marker));
+      const mine = page.comments.find((c) => c.login === this.login && c.body.startsWith(this.marker));
       if (mine) return mine;
-      if (++pages >= MAX_PAGES) break;
     }
     return undefined;
   }

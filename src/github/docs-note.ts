@@ -126,12 +126,8 @@ export async function threadOfDocsPull(
 ): Promise<number | undefined> {
   const { thread } = await session.runThread(signal);
   if (!thread?.pull) return undefined;
-  const { owner, repo, number } = thread;
   // The identity that writes the note there (the run's own pull request: this GitHub).
   const login = await session.docsLogin(session.api(session.request.docsToken), true, signal);
-  const { comments } = await session.retrying(
-    () => session.forRepo().commentsPage({ owner, repo, issue_number: number, page: 1 }, signal),
-    signal,
-  );
+  const { comments } = await session.retrying(() => session.commentPages(thread).page(1, signal), signal);
   return namedThread(comments, login, session.run.repo);
 }

@@ -153,7 +153,15 @@ export async function jobsAtWork(
   for (const { number, pull } of listed) {
     if (number === own.number) continue;
     const thread: Thread = { owner, repo, number, pull, fork: false };
-    const kept = new KeptComment(api, thread, session.marker, session.warn, (s) => session.ownLogin(s));
+    const kept = new KeptComment(
+      api,
+      thread,
+      session.marker,
+      session.warn,
+      (s) => session.ownLogin(s),
+      undefined,
+      session.commentPages(thread),
+    );
     const body = await session.retrying(() => kept.body(signal), signal);
     const job = session.trusted(body ? readNote(body) : undefined, `the kept comment on #${number}`)?.job;
     if (job && !jobs.includes(job)) jobs.push(job);

@@ -53,7 +53,7 @@ export async function moment(session: GitHubSession, signal: AbortSignal): Promi
   if (!found.thread || !head) return {};
   const { owner, repo, number } = found.thread;
   const pull = await session.retrying(
-    () => session.forRepo().getPull({ owner, repo, pull_number: number }, signal),
+    () => session.readsOnce().getPull({ owner, repo, pull_number: number }, signal),
     signal,
   );
   return pull.headSha && pull.headSha !== head ? { newerHead: pull.headSha } : {};

@@ -140,7 +140,7 @@ export function decideReads(session: GitHubSession): DecideReads {
           // A thread's merge is told up to the merged pull request's own head.
           const head = since ? await session.jobHead(signal) : (await session.runCommits(signal)).head;
           if (since && head && head !== since) {
-            const context = await gatherSince(session.forRepo(), run, since, head, warn, signal);
+            const context = await gatherSince(session.readsOnce(), run, since, head, warn, signal);
             const text = context ? renderContext(context, limit) : '';
             if (text)
               log.info(
@@ -148,7 +148,7 @@ export function decideReads(session: GitHubSession): DecideReads {
               );
             return text;
           }
-          const context = await gatherContext(session.forRepo(), run, warn, signal);
+          const context = await gatherContext(session.readsOnce(), run, warn, signal);
           const text = context ? renderContext(context, limit) : '';
           log.info(
             text
@@ -174,7 +174,7 @@ export function decideReads(session: GitHubSession): DecideReads {
         async (signal): Promise<Changed> => {
           // Without a last head, a merge's files are the push's own, as its context lists them.
           const until = since ? await session.jobHead(signal) : undefined;
-          return session.retrying(() => changedFiles(session.forRepo(), run, since, signal, until), signal);
+          return session.retrying(() => changedFiles(session.readsOnce(), run, since, signal, until), signal);
         },
         (error): Changed => ({
           unreadable: describeGitHubFault(error, {
@@ -313,7 +313,7 @@ async function opened(
   if (!thread?.pull || facts?.docsLabel || memory.note || session.run.event.kind === 'push') return facts;
   const { owner, repo, number } = thread;
   const pull = await session.retrying(
-    () => session.forRepo().getPull({ owner, repo, pull_number: number }, signal),
+    () => session.readsOnce().getPull({ owner, repo, pull_number: number }, signal),
     signal,
   );
   const docsLabel = carriesDocsLabel(pull.labels);

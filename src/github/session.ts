@@ -12,8 +12,10 @@ import { docsPullRequest, GITHUB_COM, type PullRequestRef } from '../core/pull-r
 import { quote } from '../core/untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { commentMarker, KeptComment } from './comment.js';
+import { CommentPages } from './comment-pages.js';
 import { runCommits, type RunCommits } from './commits.js';
 import { faultOf, identityFault } from './errors.js';
+import { readOnce } from './read-once.js';
 import { CommitStatus, statusContext } from './status.js';
 import { eventHasThread, findThread, type Thread } from './target.js';
 
@@ -66,6 +68,7 @@ export class GitHubSession {
   private commits?: Promise<RunCommits>;
   private ownThread?: Promise<{ thread?: Thread; none?: string }>;
   private kept?: Promise<KeptLookUp>;
+  private pages = new Map<string, CommentPages>();
 
   constructor(
     readonly request: ReportRequest,
@@ -134,6 +137,15 @@ export class GitHubSession {
     return this.api(this.request.githubToken);
   }
 
+  private once?: GitHubApi;
+  /**
+   * `forRepo`, for what the decision reads before the create: a comparison, a pull request, its
+   * files, asked once however many of its reads need them (paths, the context, the moment).
+   */
+  readsOnce(): GitHubApi {
+    return (this.once ??= readOnce(this.forRepo()));
+  }
+
   /**
    * The login the token acts as, asked once (again after a fault). A fault is marked as the
    * identity query's, so that whatever needed it says that this query failed.
@@ -164,7 +176,7 @@ export class GitHubSession {
 
   /** The commits the run is about, asked once. */
   runCommits(signal: AbortSignal): Promise<RunCommits> {
-    return (this.commits ??= runCommits(this.forRepo(), this.run, this.warn, signal));
+    return (this.commits ??= runCommits(this.readsOnce(), this.run, this.warn, signal));
   }
 
   /**
@@ -203,6 +215,17 @@ export class GitHubSession {
     return this.ownThread;
   }
 
+  /**
+   * A thread's comments as this run reads them (with githubToken): each page asked once, whichever
+   * reader needs it first — the kept comment's look-up, the requests queued, a docs PR's note.
+   */
+  commentPages(thread: Thread): CommentPages {
+    const key = `${thread.owner}/${thread.repo}#${thread.number}`.toLowerCase();
+    let pages = this.pages.get(key);
+    if (!pages) this.pages.set(key, (pages = new CommentPages(this.forRepo(), thread)));
+    return pages;
+  }
+
   /** Where the kept comment is (the thread of the event), looked up once; a passing fault asks again. */
   keptComment(signal: AbortSignal): Promise<KeptLookUp> {
     if (!this.kept) {
@@ -230,6 +253,7 @@ export class GitHubSession {
         this.warn,
         (s) => this.ownLogin(s),
         this.say,
+        this.commentPages(found.thread),
       ),
     };
   }
