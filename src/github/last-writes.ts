@@ -24,7 +24,7 @@ import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
 import { within, type GitHubSession } from './session.js';
 import { supersede, type SupersededReport } from './supersede.js';
-import { JOB_WORDS } from './status.js';
+import { JOB_WORDS, unconfirmedFollowUp } from './status.js';
 import { findThread } from './target.js';
 import { endStatus, writeWaitingEnd } from './waiting-end.js';
 import {
@@ -286,15 +286,13 @@ async function finalStatus(
       );
       return;
     }
-    await writeStatus(
-      session,
-      'error',
-      cancelled ? 'Cancelled before any job' : 'Stopped before any job',
-      undefined,
-      runUrl,
-      signal,
-      first.idLeftOutSaid,
-    );
+    // A follow-up's job is there even when the service did not confirm the message.
+    const word = outcome.jobId
+      ? unconfirmedFollowUp(outcome.jobId, session.run.runId, cancelled)
+      : cancelled
+        ? 'Cancelled before any job'
+        : 'Stopped before any job';
+    await writeStatus(session, 'error', word, undefined, runUrl, signal, first.idLeftOutSaid);
     return;
   }
   const named = await namedJob(session, jobId, outcome.memory, outcome.uses ?? 0, signal);
