@@ -94,7 +94,7 @@ export function reportWrites(session: GitHubSession): ReportWrites {
     async answer(text, cancellation, owing) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
       try {
-        const { comment } = await keptForWriting(session, signal);
+        const { comment } = await keptForWriting(session, signal, false, true);
         const written = await comment?.write(
           (previous) =>
             answerBody(session.marker, text, session.runUrl, owed(readNote(previous ?? ''), owing), previous),
@@ -217,7 +217,7 @@ async function lastComment(
   superseded: SupersededReport,
   signal: AbortSignal,
 ): Promise<string | undefined> {
-  const { comment } = await keptForWriting(session, signal, first.noneSaid);
+  const { comment } = await keptForWriting(session, signal, first.noneSaid, true);
   if (!comment) return undefined;
   const { jobId, confirmed, failure } = outcome;
   if (jobId && confirmed) {
