@@ -12,7 +12,12 @@ import type { RunContext } from '../src/core/run-context.js';
 import { nextLedger as nextNote, SUPERSEDED_KEPT } from '../src/core/ledger.js';
 import { noteLine, readNote } from '../src/github/note.js';
 import type { Memory, Outcome, ReportRequest } from '../src/core/ports.js';
-import { readStatusNote, statusContext, statusDescription } from '../src/github/status.js';
+import {
+  readStatusNote,
+  statusContext,
+  statusDescription,
+  unconfirmedFollowUp,
+} from '../src/github/status.js';
 
 const github = gitHubForFile();
 
@@ -635,6 +640,13 @@ describe('the commit status', () => {
       ended: true,
     });
     expect(readStatusNote('Stopped before any job · run 5')).toStrictEqual({ run: 5 });
+    // A follow-up the service did not confirm names the thread's job, but no run takes it from there.
+    const unconfirmed = unconfirmedFollowUp('job_1', 5, false);
+    expect(unconfirmed).toBe('Stopped: follow-up to job job_1 not confirmed; a re-run sends it again');
+    expect(readStatusNote(`${unconfirmed} · run 5`)).toStrictEqual({ run: 5 });
+    expect(unconfirmedFollowUp(`job_${'x'.repeat(100)}`, 5, true)).toBe(
+      'Cancelled: follow-up to the thread’s job not confirmed; a re-run sends it again',
+    );
     expect(readStatusNote('Working: job id too long to show · run 42')).toStrictEqual({ run: 42 });
     // A count never stands without the job it counts.
     expect(readStatusNote('Stopped before any job · run 5 · 2 uses')).toBeUndefined();

@@ -349,6 +349,14 @@ describe('describeGitHubFault', () => {
   it('quotes what GitHub said, so it cannot start a workflow command', () => {
     expect(describeGitHubFault(fault(422, '\n::error::pwned'), op)).toContain('"\\u000a::error::pwned"');
   });
+
+  it("says what the identity query's 404 means: no GraphQL API where it was asked, not a thing gone", () => {
+    const message = describeGitHubFault(identityFault(fault(404, 'Not Found')), op);
+    expect(message).toBe(
+      `Could not learn which login githubToken acts as (the GraphQL viewer query, which tells the action's own comments and statuses from others') to post the comment on acme/app#7 (404 "Not Found"): GitHub has no GraphQL API where the action asked, which is GITHUB_API_URL's /graphql (/api/graphql on GitHub Enterprise Server). Check GITHUB_API_URL, and any proxy between the runner and GitHub.`,
+    );
+    expect(message).not.toContain('it is gone');
+  });
 });
 
 describe('faultOf: the one reading of a GitHub fault', () => {

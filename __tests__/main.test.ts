@@ -1,6 +1,6 @@
 // run() with @actions/core replaced by typed fakes and the clock injected, against the emulator
 // over real sockets: the order of work (docs/design.md §3.1) without waiting in real time.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import * as core from '../__fixtures__/core.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,10 @@ beforeEach(() => {
     contextLimit: '20000',
   };
   core.getInput.mockImplementation((name) => inputs[name] ?? '');
+});
+// A failed run sets the exit code of the process it runs in: this one's, here.
+afterEach(() => {
+  process.exitCode = undefined;
 });
 
 /** Every call to the fake core, in order, as `name(args)`. */
@@ -77,6 +81,7 @@ describe('run', () => {
       'setOutput(uses, 1)',
     ]);
     expect(core.setFailed).not.toHaveBeenCalled();
+    expect(process.exitCode).toBeUndefined();
     expect(clock.sleeps).toHaveLength(4);
   });
 
@@ -94,6 +99,9 @@ describe('run', () => {
     expect(core.setFailed.mock.calls[0]?.[0]).toMatch(
       /^Agent job job_\w+ failed\. Its record in the service's dashboard/,
     );
+    // Set by the action, not left to @actions/core: a stand-in for it (as here, or GitHub's local
+    // runner's) may only record the failure.
+    expect(process.exitCode).toBe(1);
     expect(core.summary.addRaw).toHaveBeenCalledWith(expect.stringContaining('failed.'), true);
     expect(core.summary.write).toHaveBeenCalledTimes(1);
     delete process.env.GITHUB_STEP_SUMMARY;

@@ -206,7 +206,9 @@ describe('budget on a branch pushed to directly', () => {
     expect(second.code).toBe(1);
     expect(second.outputs.uses ?? '0').toBe('0');
     expect(errors(second)).toEqual([
-      expect.stringMatching(/learn which login githubToken acts as.*Nothing was sent to the service/),
+      expect.stringMatching(
+        /learn which login githubToken acts as .*\(404 "Not Found"\): GitHub has no GraphQL API where the action asked, which is GITHUB_API_URL's \/graphql \(\/api\/graphql on GitHub Enterprise Server\)\. Check GITHUB_API_URL, and any proxy between the runner and GitHub\. Nothing was sent to the service/,
+      ),
     ]);
     expect(sends()).toBe(1);
   });

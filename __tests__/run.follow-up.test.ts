@@ -204,6 +204,30 @@ describe('followUp: at-merge', () => {
     expect(lastMessage()).toContain('src/held.ts');
   });
 
+  it('a push whose pull request GitHub cannot tell (so nor whether it is the merge) fails with nothing sent, and every line says so', async () => {
+    const { gh, pr, step, sends } = await threadWorld();
+    const atMerge = { followUp: 'at-merge' };
+    await play(step(pushTo(pr, sha(1), 'opened'), atMerge, 281));
+    // Final, so asked once: the run's look-up and its comment's end the same way.
+    const refused = { status: 403, message: 'Resource not accessible by integration' };
+    gh.fail('pullsOfCommit', refused, refused);
+    const pushed = await play(
+      step(pushEvent(sha(2), { before: sha(1), ref: `refs/heads/${pr.headRef}` }), atMerge, 282),
+    );
+    expect(pushed.code).toBe(1);
+    expect(pushed.outputs).toMatchObject({ status: 'not-started', uses: '0' });
+    expect(errors(pushed)).toEqual([
+      'Could not find the pull request the pushed commit came from, so neither its thread nor whether this push is its merge is known (403 "Resource not accessible by integration"): githubToken needs contents: read and pull-requests: read on acme/app; grant it in the workflow\'s permissions block or to the token. Nothing was sent to the service, so the thread\'s job is not replaced by a second one; re-run once that is put right.',
+    ]);
+    // The comment's own look-up agrees: it says nothing of a job's result, as there is no job.
+    expect(warnings(pushed)).toContainEqual(
+      'Could not find the pull request the pushed commit came from (403 "Resource not accessible by integration"): githubToken needs contents: read and pull-requests: read on acme/app; grant it in the workflow\'s permissions block or to the token. Its comment is not written by this run.',
+    );
+    expect(`${pushed.stdout}`).not.toContain("the job's result is not affected");
+    expect(gh.statuses(APP, sha(2))[0]?.description).toBe('Stopped before any job · run 282');
+    expect(sends()).toBe(1);
+  });
+
   it('a re-run of the opening resumes the job its first attempt created: it is not held back', async () => {
     const { pr, step, sends } = await threadWorld();
     const atMerge = { followUp: 'at-merge' };

@@ -60,7 +60,7 @@ describe('a thread keeps its promise', () => {
   });
 
   it('a 500 to a follow-up gives no create: delivery is unknown, and the step says so', async () => {
-    const { pr, service, step } = await threadWorld();
+    const { gh, pr, service, step } = await threadWorld();
     const first = await play(step(pushTo(pr, sha(1), 'opened'), {}, { GITHUB_RUN_ID: '201' }));
     service.script('message', { status: 500, json: { error: 'Internal error' } });
     const second = await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '202' }));
@@ -71,6 +71,10 @@ describe('a thread keeps its promise', () => {
       jobId: first.outputs.jobId,
     });
     expect(service.count('create')).toBe(1);
+    expect(gh.statuses(APP, sha(2))[0]).toMatchObject({
+      state: 'error',
+      description: `Stopped: follow-up to job ${first.outputs.jobId} not confirmed; a re-run sends it again · run 202`,
+    });
   });
 
   it('a follow-up refused with 429 past its timeout is delivered by the re-run, not reported green', async () => {
@@ -83,8 +87,11 @@ describe('a thread keeps its promise', () => {
     });
     const refused = await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '302' }));
     expect(refused.code).toBe(1);
-    // Nothing names the job for run 302: the status says the run, not a job.
-    expect(gh.statuses(APP, sha(2))[0]?.description).toBe('Stopped before any job · run 302');
+    // The status says the follow-up to the thread's job was not confirmed, in words no later run
+    // reads as naming a job for run 302.
+    expect(gh.statuses(APP, sha(2))[0]?.description).toBe(
+      `Stopped: follow-up to job ${first.outputs.jobId} not confirmed; a re-run sends it again · run 302`,
+    );
     const rerun = await play(step(pushTo(pr, sha(2)), {}, { GITHUB_RUN_ID: '302', GITHUB_RUN_ATTEMPT: '2' }));
     expect(rerun.code).toBe(0);
     expect(rerun.outputs).toMatchObject({ mode: 'followed-up', jobId: first.outputs.jobId });

@@ -12,6 +12,7 @@ import {
   inputsFor,
   notices,
   runHere as run,
+  threadStep,
   warnings,
 } from '../__fixtures__/e2e.js';
 import {
@@ -102,6 +103,69 @@ describe('a list that may be partial never skips', () => {
       'GitHub lists at most 3,000 files of a pull request and listed 3,000, so more may have changed. None of the 3,000 files listed is under paths, but one left out may be, so the job goes ahead.',
     ]);
     expect(service.count('create')).toBe(2);
+  });
+});
+
+describe('a reply without files is files not known', () => {
+  // GitHub's description lets a comparison or a commit leave `files` out: not "nothing changed",
+  // and not a reply of the wrong shape.
+  it('a comparison without files: the job goes ahead, and the warning says GitHub did not list them', async () => {
+    const gh = await github();
+    world(gh);
+    const service = await emulator({ final: { status: 'completed' } });
+    gh.comparison(APP, `${sha(1)}...${sha(3)}`, {
+      commits: [],
+      files: [changedFile('README.md')],
+      unlisted: true,
+    });
+    const result = await run({
+      inputs: inputsFor(service, { paths: PATHS, status: 'true', context: 'auto' }),
+      env: { ...gitHubEnv(gh), GITHUB_RUN_ID: '33' },
+      event: pushEvent(sha(3), { before: sha(1) }),
+    });
+    expect(result.code).toBe(0);
+    expect(result.outputs.mode).toBe('created');
+    expect(service.count('create')).toBe(1);
+    expect(warnings(result)).toEqual([
+      'GitHub did not list the files of the push’s comparison (its reply left them out), so which files changed is unknown. Whether it touched paths is unknown, so the job goes ahead.',
+    ]);
+    const prompt = (service.requests.find((r) => r.route === 'create')?.json as { prompt: string }).prompt;
+    expect(prompt).toContain('GitHub did not list the files of the push’s comparison');
+  });
+
+  it("a new branch's commit without files: the job goes ahead", async () => {
+    const gh = await github();
+    world(gh);
+    const service = await emulator({ final: { status: 'completed' } });
+    gh.commit(APP, { sha: sha(4), message: 'First commit', files: [], unlisted: true });
+    const result = await run({
+      inputs: inputsFor(service, { paths: PATHS }),
+      env: gitHubEnv(gh),
+      event: pushEvent(sha(4), {
+        before: '0'.repeat(40),
+        repository: { name: 'app', owner: { login: 'acme' }, default_branch: 'main' },
+      }),
+    });
+    expect(result.outputs.mode).toBe('created');
+    expect(warnings(result)).toEqual([
+      `GitHub did not list the files of the pushed commit ${sha(4).slice(0, 12)} (its reply left them out), so which files changed is unknown. Whether it touched paths is unknown, so the job goes ahead.`,
+    ]);
+  });
+
+  it("a thread's comparison since the job last looked, without files: the follow-up is sent, never skipped as nothing new", async () => {
+    const gh = await github();
+    const { pr, docsLink } = world(gh);
+    const service = await emulator({ final: { status: 'completed', prLink: docsLink } });
+    const step = threadStep(service, gh);
+    const opened = await run(step(pushTo(pr, sha(1), 'opened')));
+    expect(opened.outputs.mode).toBe('created');
+    gh.comparison(APP, `${sha(1)}...${sha(2)}`, { commits: [], files: [], unlisted: true });
+    const pushed = await run(step(pushTo(pr, sha(2))));
+    expect(pushed.code).toBe(0);
+    expect(pushed.outputs).toMatchObject({ mode: 'followed-up', jobId: opened.outputs.jobId });
+    expect(service.count('message')).toBe(1);
+    const told = service.requests.find((r) => r.route === 'message')?.json as { prompt: string };
+    expect(told.prompt).toContain('GitHub did not list the files of the comparison');
   });
 });
 

@@ -328,6 +328,8 @@ export interface StoredCommit {
   sha: string;
   message: string;
   files: StoredFile[];
+  /** `GET …/commits/{ref}` leaves `files` out, as GitHub's description allows it to. */
+  unlisted?: true;
 }
 
 /** A commit of a pull request, as its list names who made it: a login, or none GitHub links. */
@@ -452,11 +454,14 @@ export interface GitHubEmulator {
    * parents; one a commit's message is known by (`commit`) keeps it.
    */
   history(repo: string, shas: string[]): void;
-  /** What `GET …/compare/{base}...{head}` answers: the commits (known by `commit`) and the files. */
+  /**
+   * What `GET …/compare/{base}...{head}` answers: the commits (known by `commit`) and the files;
+   * `unlisted` leaves `files` out of the reply, as GitHub's description allows it to.
+   */
   comparison(
     repo: string,
     basehead: string,
-    comparison: { commits: string[]; files: StoredFile[]; behindBy?: number },
+    comparison: { commits: string[]; files: StoredFile[]; behindBy?: number; unlisted?: true },
   ): void;
   /**
    * `login`'s role in `repo`, as `GET …/collaborators/{username}/permission` tells it. A login
@@ -536,7 +541,7 @@ interface Repo {
   threads: Map<number, StoredThread>;
   commits: Map<string, number[]>;
   known: Map<string, StoredCommit>;
-  comparisons: Map<string, { commits: string[]; files: StoredFile[]; behindBy?: number }>;
+  comparisons: Map<string, { commits: string[]; files: StoredFile[]; behindBy?: number; unlisted?: true }>;
   /** Each commit's parent, as `history` tells it. */
   parents: Map<string, string>;
   /** The newest sha of the latest `history`: where listing commits starts with no `sha`. */
@@ -1001,7 +1006,7 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         html_url: `${serverUrl}/${repoName}/commit/${sha}`,
       }));
     }
-    if (withFiles) json.files = c.files.map((f) => fileJson(repoName, f));
+    if (withFiles && !c.unlisted) json.files = c.files.map((f) => fileJson(repoName, f));
     else delete json.files;
     return json;
   };
@@ -1292,20 +1297,19 @@ export async function startGitHubEmulator(options: GitHubEmulatorOptions = {}): 
         if (!comparison) return error(404, 'Not Found');
         const commits = comparison.commits.map((sha) => repo.known.get(sha)).filter((c) => c !== undefined);
         const [base = '', head = ''] = (params.basehead ?? '').split('...');
-        return {
-          status: 200,
-          json: {
-            ...example('commit-comparison'),
-            url: `${serverUrl}${prefix}/repos/${repoName}/compare/${params.basehead}`,
-            html_url: `${serverUrl}/${repoName}/compare/${base}...${head}`,
-            status: comparison.behindBy ? (commits.length > 0 ? 'diverged' : 'behind') : 'ahead',
-            ahead_by: commits.length,
-            behind_by: comparison.behindBy ?? 0,
-            total_commits: commits.length,
-            commits: commits.map((c) => commitJson(repoName, c, false)),
-            files: comparison.files.map((f) => fileJson(repoName, f)),
-          },
+        const json: Record<string, unknown> = {
+          ...example('commit-comparison'),
+          url: `${serverUrl}${prefix}/repos/${repoName}/compare/${params.basehead}`,
+          html_url: `${serverUrl}/${repoName}/compare/${base}...${head}`,
+          status: comparison.behindBy ? (commits.length > 0 ? 'diverged' : 'behind') : 'ahead',
+          ahead_by: commits.length,
+          behind_by: comparison.behindBy ?? 0,
+          total_commits: commits.length,
+          commits: commits.map((c) => commitJson(repoName, c, false)),
+          files: comparison.files.map((f) => fileJson(repoName, f)),
         };
+        if (comparison.unlisted) delete json.files;
+        return { status: 200, json };
       }
       case 'listCommits': {
         // No `sha` (or an empty one), or the branch's name: the default branch (`main`, the

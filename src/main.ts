@@ -8,7 +8,7 @@ import type { FaultContext } from './service/errors.js';
 import { execute } from './execute/execute.js';
 import { givenToken, InputError, type Inputs } from './decide/inputs.js';
 import { JobRun } from './execute/job-run.js';
-import { coreLog, describeThrown, type Log } from './core/log.js';
+import { coreLog, describeThrown, failStep, type Log } from './core/log.js';
 import { report } from './report-step.js';
 import { reportWaiting, type Recalled } from './report-waiting.js';
 import { sweep } from './sweep.js';
@@ -51,8 +51,8 @@ interface Service {
 /**
  * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
  * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then
- * GitHub). Every failure, whatever was thrown, ends in one `core.setFailed` line; outputs and the
- * summary are written on every path, cancellation included.
+ * GitHub). Every failure, whatever was thrown, ends in one `failStep` line and a non-zero exit;
+ * outputs and the summary are written on every path, cancellation included.
  */
 export async function run(deps: RunDeps = {}): Promise<void> {
   const clock = deps.clock ?? systemClock;
@@ -188,7 +188,7 @@ function secretlessDependabot(context: RunContext): boolean {
     setOutput('mode', 'skipped');
     setOutput('uses', '0');
   } catch (error) {
-    core.setFailed(describeThrown(error));
+    failStep(describeThrown(error));
   }
   return true;
 }

@@ -3,13 +3,12 @@
 // outputs, the summary or the error. A run that sent nothing ends here too (its notice, and on a
 // thread the success status decide chose, which only the report writes), and a dry run (its
 // decision and prompt, nothing written).
-import * as core from '@actions/core';
 import type { Skip } from './decide/admission.js';
 import type { Decision } from './decide/decide.js';
 import type { Executed } from './execute/execute.js';
 import type { JobRun } from './execute/job-run.js';
 import { threadUses } from './core/ledger.js';
-import { coreLog, describeThrown } from './core/log.js';
+import { coreLog, describeThrown, failStep } from './core/log.js';
 import { modeOutput } from './core/mode.js';
 import type { Memory } from './core/ports.js';
 import { label, previewUrl } from './core/untrusted.js';
@@ -71,7 +70,7 @@ export async function report(
       (error: unknown) => coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
     );
   }
-  if (step.failure) core.setFailed(step.failure);
+  if (step.failure) failStep(step.failure);
 
   // A dry run writes nothing on GitHub, whatever stopped it.
   const steps = accepted?.features.dryRun ? undefined : await github?.asked;
@@ -85,7 +84,7 @@ export async function report(
     if (preview && outputs) setOutput('previewUrl', preview);
   } catch (error) {
     // A step that failed already keeps its first error.
-    if (!outcome.failure) core.setFailed(step.fail(error));
+    if (!outcome.failure) failStep(step.fail(error));
   }
 }
 
@@ -129,7 +128,7 @@ async function endSkipped(
       if (preview) setOutput('previewUrl', preview);
     }
   } catch (error) {
-    core.setFailed(describeThrown(error));
+    failStep(describeThrown(error));
     return;
   }
   const steps = answer || held || handOff ? await github?.asked : undefined;
@@ -166,7 +165,7 @@ async function endDryRun(decision: Decision, outputs: boolean): Promise<void> {
       setOutput('uses', '0');
     }
   } catch (error) {
-    core.setFailed(describeThrown(error));
+    failStep(describeThrown(error));
     return;
   }
   await writeDryRunSummary({

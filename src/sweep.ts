@@ -14,7 +14,7 @@
 import * as core from '@actions/core';
 import type { AgentJob } from './core/job.js';
 import { outputLink } from './core/pull-request.js';
-import { coreLog, describeThrown } from './core/log.js';
+import { coreLog, describeThrown, failStep } from './core/log.js';
 import type { FoundWaiting, GitHubSteps } from './core/sweep-ports.js';
 import { label } from './core/untrusted.js';
 import { howEnded, ownProject, owes, projectKey, waitingEnd } from './core/ledger.js';
@@ -83,7 +83,7 @@ export async function sweep(deps: SweepDeps): Promise<void> {
   }).catch((error: unknown) =>
     coreLog.warning(`Could not write the step summary: ${describeThrown(error)}.`),
   );
-  if (step.failure) core.setFailed(step.failure);
+  if (step.failure) failStep(step.failure);
 }
 
 /**

@@ -17,6 +17,16 @@ export const coreLog: Log = {
   debug: (message) => core.debug(message),
 };
 
+/**
+ * Fails the step: its one `::error::` line, and a process that ends non-zero. @actions/core's
+ * setFailed sets the exit code itself; GitHub's local runner (@github/local-action) puts a stand-in
+ * in its place that only records the failure, and there the process would end 0.
+ */
+export function failStep(message: string): void {
+  core.setFailed(message);
+  process.exitCode = 1;
+}
+
 /** Where a part that only warns sends its one line (GitHub faults, a prLink left out). */
 export type Warn = (message: string) => void;
 

@@ -410,6 +410,10 @@ async function irrelevant(
     );
     return undefined;
   }
+  if (partial && files.length === 0) {
+    log.warning(`${partial} Whether it touched paths is unknown, so the job goes ahead.`);
+    return undefined;
+  }
   if (partial) {
     log.warning(
       `${partial} None of the ${count(files.length)} listed is under paths, but one left out may be, so the job goes ahead.`,

@@ -68,21 +68,25 @@ export interface GitHubApi {
     at: { owner: string; repo: string; pull_number: number; reviewers: string[]; team_reviewers: string[] },
     signal: AbortSignal,
   ): Promise<void>;
-  /** `base...head`: the commits and files (at most 300) between them. */
+  /**
+   * `base...head`: the commits and files (at most 300) between them. `files` is absent when
+   * GitHub's reply leaves them out, as its description allows: not known, never "none".
+   */
   compare(
     at: { owner: string; repo: string; basehead: string },
     signal: AbortSignal,
   ): Promise<{
     commits: CommitFacts[];
-    files: ChangedFile[];
+    files?: ChangedFile[] | undefined;
     url: string;
     /** The head lies behind the base (a branch forced back to older commits): files list nothing of that. */
     behind: boolean;
   }>;
+  /** A commit and its files; `files` absent as `compare`'s may be. */
   getCommit(
     at: { owner: string; repo: string; ref: string },
     signal: AbortSignal,
-  ): Promise<{ commit: CommitFacts; files: ChangedFile[]; url: string }>;
+  ): Promise<{ commit: CommitFacts; files?: ChangedFile[] | undefined; url: string }>;
   /** A pull request's files, a page (100) at a time, as GitHub's links lead. */
   pullFiles(
     at: { owner: string; repo: string; pull_number: number },

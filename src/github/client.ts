@@ -45,8 +45,9 @@ const commitReply = z.object({
   html_url: z.string(),
 });
 
-function toFiles(reply: unknown): ChangedFile[] {
-  return z.array(fileReply).parse(reply ?? []);
+/** A reply's `files`; none when GitHub left them out (its description allows that), never an empty list. */
+function toFiles(reply: unknown): ChangedFile[] | undefined {
+  return reply === undefined || reply === null ? undefined : z.array(fileReply).parse(reply);
 }
 
 function toCommit(reply: unknown): CommitFacts {
@@ -169,7 +170,8 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         .object({
           html_url: z.string(),
           commits: z.array(z.unknown()),
-          files: z.unknown(),
+          // Optional in GitHub's description: zod/mini's unknown() alone would refuse a reply without it.
+          files: z.optional(z.unknown()),
           behind_by: z.optional(z.number()),
         })
         .parse(data);
@@ -182,7 +184,7 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
     },
     async getCommit(at, signal) {
       const { data } = await octokit().rest.repos.getCommit({ ...at, ...bounded(signal) });
-      const reply = z.extend(commitReply, { files: z.unknown() }).parse(data);
+      const reply = z.extend(commitReply, { files: z.optional(z.unknown()) }).parse(data);
       return { commit: toCommit(reply), files: toFiles(reply.files), url: reply.html_url };
     },
     async dispatchWorkflow(at, signal) {
@@ -339,7 +341,7 @@ export function gitHubApi(token: string, userAgent: string, baseUrl: string): Gi
         ...at,
         per_page: PAGE_SIZE,
       });
-      for await (const { data } of pages) yield toFiles(data);
+      for await (const { data } of pages) yield z.array(fileReply).parse(data);
     },
     async close() {
       await connection?.destroy();

@@ -178,7 +178,13 @@ export function branchOf(ref: string | undefined): string {
 export function pushContext(
   raw: object,
   repo: string,
-  changes?: { commits: CommitFacts[]; files: ChangedFile[]; alone?: string; compareUrl?: string },
+  changes?: {
+    commits: CommitFacts[];
+    files: ChangedFile[];
+    alone?: string;
+    unlisted?: string;
+    compareUrl?: string;
+  },
 ): EventContext {
   const payload = raw as PushText;
   const branch = branchOf(payload.ref);
@@ -189,6 +195,7 @@ export function pushContext(
   const files = changes?.files ?? [];
   const notes: string[] = [];
   if (changes?.alone) notes.push(changes.alone);
+  if (changes?.unlisted) notes.push(changes.unlisted);
   if (!changes)
     notes.push(
       'GitHub could not be asked which files changed: the commits below are those the push listed (at most 20).',

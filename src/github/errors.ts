@@ -39,11 +39,14 @@ interface OctokitFailure {
 export function describeGitHubFault(error: unknown, op: GitHubOperation): string {
   if (isIdentityFault(error)) {
     // Said as what it is: the fault is the identity query's, whatever call needed the login.
-    return describeFault(error, {
-      ...op,
-      what: `learn which login githubToken acts as (the GraphQL viewer query, which tells the action's own comments and statuses from others') to ${op.what}`,
-      token: 'githubToken',
-    });
+    const what = `learn which login githubToken acts as (the GraphQL viewer query, which tells the action's own comments and statuses from others') to ${op.what}`;
+    const failure = error as OctokitFailure;
+    // The query names no repository, so a 404 is not about one: GraphQL is not where it was asked.
+    if (failure.response && failure.status === 404) {
+      const said = gitHubMessage(failure.response.data);
+      return `Could not ${what} (404${said ? ` ${quote(said, 200)}` : ''}): GitHub has no GraphQL API where the action asked, which is GITHUB_API_URL's /graphql (/api/graphql on GitHub Enterprise Server). Check GITHUB_API_URL, and any proxy between the runner and GitHub.`;
+    }
+    return describeFault(error, { ...op, what, token: 'githubToken' });
   }
   return describeFault(error, op);
 }

@@ -37,6 +37,14 @@ export function eventHasContext(event: RunEvent): boolean {
 const BEHIND =
   'The branch went back to older commits since the job last looked (a forced push?), and GitHub’s comparison lists nothing of what that changed.';
 
+/**
+ * Why a reply without `files` tells nothing of what changed: GitHub's description lets a
+ * comparison or a commit leave them out, so an absent list is "not known", never "none".
+ */
+function unlisted(what: string): string {
+  return `GitHub did not list the files of ${what} (its reply left them out), so which files changed is unknown.`;
+}
+
 /** GitHub returns at most 3,000 files of a pull request: 30 pages of 100. */
 const MAX_PULL_PAGES = 30;
 
@@ -164,6 +172,17 @@ async function pushChanges(
   const { owner, repo } = run.repo;
   const alone = async (why: string, partial: string) => {
     const { commit, files, url } = await api.getCommit({ owner, repo, ref: after }, signal);
+    if (!files) {
+      const unknown = unlisted(`the pushed commit ${after.slice(0, 12)}`);
+      return {
+        commits: [commit],
+        files: [],
+        alone: why,
+        partial: unknown,
+        unlisted: unknown,
+        compareUrl: url,
+      };
+    }
     return { commits: [commit], files, alone: why, partial, compareUrl: url };
   };
   const before = since ?? push.before ?? '';
@@ -185,6 +204,10 @@ async function pushChanges(
       { owner, repo, basehead: `${base}...${after}` },
       signal,
     );
+    if (!files) {
+      const unknown = unlisted('the push’s comparison');
+      return { commits, files: [], partial: unknown, unlisted: unknown, compareUrl: url };
+    }
     return { commits, files, compareUrl: url, behind };
   } catch (error) {
     if (!faultOf(error).gone) throw error;
@@ -221,7 +244,13 @@ export async function gatherSince(
   const { owner, repo } = run.repo;
   try {
     const { commits, files, url } = await api.compare({ owner, repo, basehead: `${last}...${head}` }, signal);
-    return pullRequestSinceContext(payload, { base: last, head, commits, files, url }, undefined);
+    const context = pullRequestSinceContext(
+      payload,
+      { base: last, head, commits, files: files ?? [], url },
+      undefined,
+    );
+    if (!files) context.notes.push(unlisted('the comparison'));
+    return context;
   } catch (error) {
     const { gone } = faultOf(error);
     if (!gone) {
@@ -256,7 +285,15 @@ async function requestSince(
   const title = `${asked.title.replace(/\.$/, '')}: the request, and what changed since the docs job last saw it (${last.slice(0, 7)}…${head.slice(0, 7)}).`;
   try {
     const { commits, files, url } = await api.compare({ owner, repo, basehead: `${last}...${head}` }, signal);
-    return { ...asked, title, facts: [...asked.facts, `Compare: ${url}`], commits, files };
+    const notes = files ? asked.notes : [...asked.notes, unlisted('the comparison')];
+    return {
+      ...asked,
+      title,
+      facts: [...asked.facts, `Compare: ${url}`],
+      commits,
+      files: files ?? [],
+      notes,
+    };
   } catch (error) {
     if (signal.aborted && !isTimeout(signal.reason)) throw signal.reason;
     if (!faultOf(error).gone)
@@ -349,6 +386,8 @@ export async function changedFiles(
   if (since && head && since !== head) {
     try {
       const { files, behind } = await api.compare({ owner, repo, basehead: `${since}...${head}` }, signal);
+      if (!files)
+        return { files: [], partial: unlisted('the comparison since the job last looked'), compared: true };
       return { ...compared(files, behind), compared: true };
     } catch (error) {
       // A comparison GitHub cannot make (a forced push): the whole pull request's files, which

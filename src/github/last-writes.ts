@@ -17,7 +17,7 @@ import { describeGitHubFault, faultOf } from './errors.js';
 import { readNote } from './note.js';
 import { within, type GitHubSession } from './session.js';
 import { supersede, type SupersededReport } from './supersede.js';
-import { JOB_WORDS } from './status.js';
+import { JOB_WORDS, unconfirmedFollowUp } from './status.js';
 import { findThread } from './target.js';
 import { endStatus, writeWaitingEnd } from './waiting-end.js';
 import {
@@ -90,7 +90,7 @@ export function reportWrites(session: GitHubSession): ReportWrites {
     async answer(text, cancellation, owing) {
       const { signal, done } = session.budget(FINISH_BUDGET_MS, cancellation);
       try {
-        const { comment } = await keptForWriting(session, signal);
+        const { comment } = await keptForWriting(session, signal, false, true);
         const written = await comment?.write(
           (previous) =>
             answerBody(session.marker, text, session.runUrl, owed(readNote(previous ?? ''), owing), previous),
@@ -213,7 +213,7 @@ async function lastComment(
   superseded: SupersededReport,
   signal: AbortSignal,
 ): Promise<string | undefined> {
-  const { comment } = await keptForWriting(session, signal, first.noneSaid);
+  const { comment } = await keptForWriting(session, signal, first.noneSaid, true);
   if (!comment) return undefined;
   const { jobId, confirmed, failure } = outcome;
   if (jobId && confirmed) {
@@ -287,15 +287,13 @@ async function finalStatus(
       );
       return;
     }
-    await writeStatus(
-      session,
-      'error',
-      cancelled ? 'Cancelled before any job' : 'Stopped before any job',
-      undefined,
-      runUrl,
-      signal,
-      first.idLeftOutSaid,
-    );
+    // A follow-up's job is there even when the service did not confirm the message.
+    const word = outcome.jobId
+      ? unconfirmedFollowUp(outcome.jobId, session.run.runId, cancelled)
+      : cancelled
+        ? 'Cancelled before any job'
+        : 'Stopped before any job';
+    await writeStatus(session, 'error', word, undefined, runUrl, signal, first.idLeftOutSaid);
     return;
   }
   const named = await namedJob(session, jobId, outcome.memory, outcome.uses ?? 0, signal);

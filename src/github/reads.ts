@@ -19,7 +19,7 @@ import { threadComments } from './requests.js';
 import { accessOn, docsAsks } from './docs-asks.js';
 import { moment } from './moment.js';
 import type { GitHubSession } from './session.js';
-import { eventHasThread, mergedAlongside } from './target.js';
+import { eventHasThread, isPushLookupFault, mergedAlongside } from './target.js';
 
 /** How long gathering the event's context (or its files) may hold up the create. */
 const CONTEXT_BUDGET_MS = 30_000;
@@ -432,14 +432,21 @@ async function branchJob(
 function unreadable(session: GitHubSession, error: unknown): ActionFailure {
   if (error instanceof ActionFailure) return error;
   const { owner, repo } = session.run.repo;
+  // A push's thread is the pull request its commit came from: unknown, so is whether it merged.
+  const lookUp = isPushLookupFault(error);
   const why = describeGitHubFault(error, {
-    what: 'read what earlier runs of this thread left on GitHub (the kept comment, the commit statuses)',
+    what: lookUp
+      ? 'find the pull request the pushed commit came from, so neither its thread nor whether this push is its merge is known'
+      : 'read what earlier runs of this thread left on GitHub (the kept comment, the commit statuses)',
     token: 'githubToken',
-    permission: 'pull-requests: read, issues: read and statuses: read',
+    permission: lookUp
+      ? 'contents: read and pull-requests: read'
+      : 'pull-requests: read, issues: read and statuses: read',
     repo: `${owner}/${repo}`,
     fails: true,
   });
+  const again = faultOf(error).final ? 're-run once that is put right' : 're-run when GitHub answers';
   return new ActionFailure(
-    `${why} Nothing was sent to the service, so the thread's job is not replaced by a second one; re-run when GitHub answers.`,
+    `${why} Nothing was sent to the service, so the thread's job is not replaced by a second one; ${again}.`,
   );
 }

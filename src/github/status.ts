@@ -187,6 +187,21 @@ export function runOnlyDescription(word: string, runId: number): string {
 }
 
 /**
+ * A run whose follow-up the service did not confirm (a 5xx, a timeout or a refusal after the
+ * send): the thread's job is there, so the words name it and say what a re-run does, but not in
+ * the `: job <id> · run` form, so neither a re-run nor the branch's next push takes a job from it.
+ * An id a status must not show, or too long for one, is left out.
+ */
+export function unconfirmedFollowUp(jobId: string, runId: number, cancelled: boolean): string {
+  const start = cancelled ? 'Cancelled' : 'Stopped';
+  const end = 'not confirmed; a re-run sends it again';
+  const named = runOnlyDescription(`${start}: follow-up to job ${jobId} ${end}`, runId);
+  return /[\s·]/.test(jobId) || hasUnsafe(jobId) || [...named].length > MAX_DESCRIPTION
+    ? `${start}: follow-up to the thread’s job ${end}`
+    : `${start}: follow-up to job ${jobId} ${end}`;
+}
+
+/**
  * What a description this step wrote says. The job id holds no space and no `·`, so each form
  * reads one way only; one without a count (written without `budget`, or before counts were kept)
  * has no `uses`.

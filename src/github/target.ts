@@ -90,6 +90,17 @@ function payloadItem(payload: Payload): unknown {
   return payload.pull_request ?? payload.issue;
 }
 
+/** Faults of a push's look-up of its pull request, marked where it is asked. */
+const pushLookupFaults = new WeakSet<object>();
+
+/**
+ * Whether `error` is the fault of a push's look-up of the pull request its commit came from: then
+ * neither the push's thread nor whether the push is its merge is known.
+ */
+export function isPushLookupFault(error: unknown): boolean {
+  return error !== null && typeof error === 'object' && pushLookupFaults.has(error);
+}
+
 /**
  * The thread of the event, read from its payload; for a push, the pull request the pushed
  * commit came from, asked of GitHub. `undefined` with the reason when there is none.
@@ -130,7 +141,10 @@ export async function findThread(
   if (event.deleted) return { none: `the push deleted ${refWords(event.ref)}` };
 
   const sha = event.after ?? run.sha;
-  const pulls = await api.pullsOfCommit({ owner, repo, commit_sha: sha }, signal);
+  const pulls = await api.pullsOfCommit({ owner, repo, commit_sha: sha }, signal).catch((error: unknown) => {
+    if (error !== null && typeof error === 'object') pushLookupFaults.add(error);
+    throw error;
+  });
   const branch = event.ref?.startsWith('refs/heads/') ? branchOf(event.ref) : undefined;
   const own = (p: (typeof pulls)[number]) => branch !== undefined && p.head?.ref === branch;
   // The pull request this commit merged, else the one whose branch was pushed to, else the first

@@ -119,12 +119,14 @@ export async function namedJob(
 
 /**
  * The kept comment, for writing: none is one notice that says why (unless `noneSaid`: once a run),
- * a fault a warning.
+ * a fault a warning. `last`: no later write of this run asks again, so the warning says the
+ * comment is not written (and nothing of a job, which a run that failed before one never had).
  */
 export async function keptForWriting(
   session: GitHubSession,
   signal: AbortSignal,
   noneSaid = false,
+  last = false,
 ): Promise<{ comment?: KeptComment; noneSaid: boolean }> {
   try {
     const found = await session.keptComment(signal);
@@ -137,14 +139,14 @@ export async function keptForWriting(
     // A final fault stays the look-up's answer for the run: said once, not again by each writer.
     if (noneSaid) return { noneSaid };
     const { owner, repo } = session.run.repo;
-    session.warn(
-      describeGitHubFault(error, {
-        what: 'find the pull request the pushed commit came from',
-        token: 'githubToken',
-        permission: 'contents: read and pull-requests: read',
-        repo: `${owner}/${repo}`,
-      }),
-    );
+    const said = describeGitHubFault(error, {
+      what: 'find the pull request the pushed commit came from',
+      token: 'githubToken',
+      permission: 'contents: read and pull-requests: read',
+      repo: `${owner}/${repo}`,
+      ...(last ? { fails: true } : {}),
+    });
+    session.warn(last ? `${said} Its comment is not written by this run.` : said);
     return { noneSaid: faultOf(error).final };
   }
 }
