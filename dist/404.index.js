@@ -10,52 +10,16 @@ export const modules = {
 /* harmony export */   compilePaths: () => (/* binding */ compilePaths)
 /* harmony export */ });
 /* unused harmony exports PATHS_LIMITS, MAX_WORK */
-// `paths`: GitHub Actions' filter patterns (the syntax of `on.push.paths`), compiled to small
-// automata. Loaded only when `paths` is set, in its own chunk of dist/, so it imports nothing
-// from the rest of src/ (ncc would otherwise merge modules across chunks).
-//
-// Why no glob library: GitHub's `?` and `+` are quantifiers of the preceding character (`*.jsx?`
-// matches `page.js`), where every glob matcher reads `?` as one character and `+(…)` as an
-// extglob; `**` matches across `/` anywhere in a segment (`**.js` matches `js/index.js`), where
-// globstar libraries only honour it as a whole segment; and braces, parentheses and `@` are plain
-// characters to GitHub. Laid over a library, every one of those would need undoing; translated
-// directly, each rule of GitHub's cheat sheet is one line below, tested against its examples.
-/** A pattern GitHub's filters would not read; the message names the input, the line and why. */
 class PathsError extends Error {
     name = 'PathsError';
 }
-/**
- * Limits on what `paths` may hold, far beyond a real list (GitHub documents none of its own, and
- * matches its filters against at most the first 300 files of a change); past them the input is
- * refused before any request. The syntax nests nothing (a `[]` class holds no other, and braces
- * and parentheses are plain characters), so what grows the work of matching is the number of
- * patterns, their length and their wildcards.
- */
 const PATHS_LIMITS = { patterns: 100, length: 256, wildcards: 32 };
-/**
- * Longer file names are relevant, unmatched (never a reason to skip): no file system keeps a path
- * this long, so only a name made to slow matching down is.
- */
 const MAX_PATH = 4096;
-/**
- * The bound of matching's work, in state-steps (one state of a pattern carried over one
- * character): a second or two of matching. Real lists stay far below it — a pattern's fixed start
- * and end turn most names away in a few steps, and 3,000 names against 20 patterns take some
- * millions — so only names and patterns made to be slow reach it. Past it, the files left are
- * undecided, and the job goes ahead.
- */
 const MAX_WORK = 100_000_000;
-/** How much work between two yields to the event loop: a few milliseconds of matching. */
 const SLICE_WORK = 200_000;
 const anyChar = () => true;
 const notSlash = (ch) => ch !== '/';
 const isSlash = (ch) => ch === '/';
-/**
- * Compiles the patterns, one a line (blank lines ignored, each trimmed). A file is relevant when
- * the last pattern that matches it is a positive one; a list that starts with a negation starts
- * from nothing included, as GitHub's does. `maxWork` is the bound of matching's work (a test
- * reaches a smaller one in less time, whatever the machine).
- */
 function compilePaths(lines, maxWork = MAX_WORK) {
     const given = lines.map((line) => line.trim()).filter(Boolean);
     if (given.length > PATHS_LIMITS.patterns) {
@@ -75,7 +39,6 @@ function compilePaths(lines, maxWork = MAX_WORK) {
                 }
                 let verdict = false;
                 for (const pattern of patterns) {
-                    // A pattern that cannot change the verdict is not matched.
                     if (pattern.negated !== verdict)
                         continue;
                     if (sinceYield >= SLICE_WORK) {
@@ -132,7 +95,6 @@ function compileOne(line, number) {
         }
         else if (ch === '*') {
             if (text.charAt(i + 1) === '*') {
-                // `**` matches anything, `/` included; `**/` also matches no directory at all.
                 let end = i + 1;
                 while (text.charAt(end + 1) === '*')
                     end++;
@@ -148,7 +110,6 @@ function compileOne(line, number) {
                 tokens.push({ kind: 'star' });
         }
         else if (ch === '?' || ch === '+') {
-            // A quantifier of the character or class just before it, once.
             if (last?.kind !== 'char' || last.min !== 1 || last.max !== 1)
                 return bad(`${ch} must follow a character or a [] class: it says how many of it`);
             if (ch === '?')
@@ -175,7 +136,6 @@ function compileOne(line, number) {
     const suffix = literals(tokens.slice(prefix.length).reverse(), true);
     return { negated, states: states(tokens), prefix, suffix };
 }
-/** Each token as the automaton's states (a `+` is one of it, then any more of it). */
 function states(tokens) {
     return tokens.flatMap((token) => {
         switch (token.kind) {
@@ -184,7 +144,6 @@ function states(tokens) {
             case 'any':
                 return [{ loop: anyChar, skip: true }];
             case 'dirs':
-                // No directory at all, or any characters then a `/`.
                 return [
                     { skip: true, leap: true },
                     { loop: anyChar, step: isSlash, skip: false },
@@ -199,7 +158,6 @@ function states(tokens) {
         }
     });
 }
-/** The plain characters a pattern starts with (or, reading `tokens` reversed, ends with). */
 function literals(tokens, reversed = false) {
     let out = '';
     for (const token of tokens) {
@@ -209,15 +167,9 @@ function literals(tokens, reversed = false) {
     }
     return out;
 }
-/**
- * Whether a pattern matches all of a name: its automaton run over the name once, carrying the
- * set of states reached, so the work is at most (states × characters) whatever the two hold —
- * no backtracking to go exponential, and no recursion for a long pattern to overflow the stack.
- */
 class Matcher {
     current = new Int32Array(0);
     next = new Int32Array(0);
-    /** The character (its index + 1) at which each state was last added: a set cleared for free. */
     seen = new Int32Array(0);
     pending = new Int32Array(0);
     matches(pattern, text) {
@@ -239,8 +191,6 @@ class Matcher {
         let count = 0;
         let work = 0;
         const pending = this.pending;
-        // Adds state `from` and every state it moves on to without consuming, for the character at
-        // `stamp`; a list of states still to visit instead of recursion.
         const add = (list, length, from, stamp) => {
             let depth = 0;
             pending[depth++] = from;
@@ -276,11 +226,9 @@ class Matcher {
             [current, next] = [next, current];
             count = length;
         }
-        // The match was reached at the name's last character (or, for an empty name, at the start).
         return { matched: count > 0 && seen[size - 1] === text.length, work };
     }
 }
-/** `[...]`: characters listed and ranges of letters or digits, as GitHub's cheat sheet allows. */
 function characterClass(body, bad) {
     if (body === '')
         bad('[] lists no character');

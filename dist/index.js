@@ -28377,19 +28377,41 @@ module.exports = {
 /* harmony export */   U: () => (/* binding */ LANE_INPUT),
 /* harmony export */   v: () => (/* binding */ DOCS_ASK_INPUT)
 /* harmony export */ });
-// The `workflow_dispatch` inputs the action's recipes declare: how a hand-off names the thread
-// whose lane a dispatched run is, and the docs pull request where `/docs` was asked.
-/**
- * The `workflow_dispatch` input that names the thread a dispatched run is the lane run of: the
- * recipe declares it, and a report run fills it in.
- */
 const LANE_INPUT = 'docs-agent-thread';
-/**
- * The `workflow_dispatch` input that names a thread's docs pull request (its URL) where `/docs` was
- * asked: filled in by the run on the docs PR's comment (in a monorepo) or by the docs repository's
- * forwarding workflow, and handed on to the thread's lane with LANE_INPUT.
- */
 const DOCS_ASK_INPUT = 'docs-agent-docs';
+
+
+/***/ }),
+
+/***/ 4000:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Kg: () => (/* binding */ holdsDocsPr),
+/* harmony export */   Rj: () => (/* binding */ heldDocsPr),
+/* harmony export */   bG: () => (/* binding */ withEndDocsPr),
+/* harmony export */   jv: () => (/* binding */ docsPrOf)
+/* harmony export */ });
+/* harmony import */ var _pull_request_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6200);
+
+function docsPrOf(job) {
+    const link = (0,_pull_request_js__WEBPACK_IMPORTED_MODULE_0__/* .outputLink */ .Mz)(job?.prLink).replace(/\/+$/, '');
+    return link && (0,_pull_request_js__WEBPACK_IMPORTED_MODULE_0__/* .isDocsPullPage */ .AM)(link) ? link : undefined;
+}
+function heldDocsPr(memory, jobId) {
+    const { note, branch } = memory;
+    if (note)
+        return note.job === jobId ? note.docsPr : undefined;
+    return branch?.job === jobId ? branch.docsPr : undefined;
+}
+function holdsDocsPr(memory, jobId, link) {
+    const held = heldDocsPr(memory, jobId);
+    return held !== undefined && (0,_pull_request_js__WEBPACK_IMPORTED_MODULE_0__/* .samePage */ .KQ)(link, held);
+}
+function withEndDocsPr(note, end) {
+    const docsPr = end.kind === 'ended' && note.waiting ? docsPrOf(end.job) : undefined;
+    return docsPr ? { ...note, docsPr } : note;
+}
 
 
 /***/ }),
@@ -28402,14 +28424,9 @@ const DOCS_ASK_INPUT = 'docs-agent-docs';
 /* harmony export */   a3: () => (/* binding */ formatDuration),
 /* harmony export */   nv: () => (/* binding */ DURATION_FORMS)
 /* harmony export */ });
-/**
- * Durations as workflow authors write them: `90s`, `30m`, `1h`, `1h30m`, or a bare number of
- * seconds. Whole units only: `1.5h` is ambiguous to a reader, `1h30m` is not.
- */
 const WITH_UNITS = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
 const BARE_SECONDS = /^\d+$/;
 const DURATION_FORMS = 'a number with a unit such as 90s, 30m, 1h or 1h30m, or a number of seconds';
-/** Milliseconds, or `undefined` when the text is not a duration. */
 function parseDuration(text) {
     const value = text.trim().toLowerCase();
     if (BARE_SECONDS.test(value))
@@ -28420,7 +28437,6 @@ function parseDuration(text) {
     const [, hours = '0', minutes = '0', seconds = '0'] = match;
     return ((Number(hours) * 60 + Number(minutes)) * 60 + Number(seconds)) * 1000;
 }
-/** `1h 2m 3s` style, whole seconds (sub-second waits read as `0s`). */
 function formatDuration(ms) {
     let seconds = Math.max(0, Math.round(ms / 1000));
     const hours = Math.floor(seconds / 3600);
@@ -28447,22 +28463,12 @@ function formatDuration(ms) {
 /* harmony export */   b: () => (/* binding */ pullRequestStep),
 /* harmony export */   o: () => (/* binding */ secretlessFork)
 /* harmony export */ });
-/**
- * The pull request from another repository on an event whose run gets a read-only token and no
- * secrets (`pull_request`, a review, a review comment; `pull_request_target` runs with the base
- * repository's), with that repository's name while GitHub still has it.
- */
 function secretlessFork(event) {
     const secretless = (event.kind === 'pull-request' && !event.target) ||
         event.kind === 'review' ||
         (event.kind === 'comment' && event.review);
     return secretless ? event.pull?.fork : undefined;
 }
-/**
- * What a pull request event is to its thread: `merge` (closed as merged), `closed` (closed
- * unmerged), else `change` (opened, a push, reopened, ready for review, edited, …). Any other
- * event is `undefined`.
- */
 function pullRequestStep(event) {
     if (event.kind !== 'pull-request')
         return undefined;
@@ -28487,7 +28493,6 @@ function pullRequestStep(event) {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 
 
-/** How each of GitHub's names is read; every name not here is `other`. */
 const KINDS = {
     push: { kind: 'push', target: false },
     pull_request: { kind: 'pull-request', target: false },
@@ -28516,7 +28521,6 @@ const account = (value) => {
     const raw = record(value);
     return raw && defined({ login: text(raw.login), type: text(raw.type) });
 };
-/** A repository's name; `null` stays `null` (a head repository deleted since). */
 const repoName = (value) => {
     if (value === null)
         return null;
@@ -28569,7 +28573,6 @@ function fieldsOf(payload) {
             }),
     });
 }
-/** One of `workflow_run.pull_requests`: its number (a whole number from 1), and its base's repository. */
 function runPull(entry) {
     const raw = record(entry);
     const n = raw?.number;
@@ -28578,11 +28581,9 @@ function runPull(entry) {
     const repo = record(record(raw?.base)?.repo);
     return { number: n, ...defined({ id: number(repo?.id), url: text(repo?.url) }) };
 }
-/** An event that names no pull request, issue or branch: a schedule, a run by hand, another repository's dispatch. */
 function namesNoThread(event) {
     return event.kind === 'schedule' || event.kind === 'dispatch' || event.name === 'repository_dispatch';
 }
-/** Reads the payload into the event; never throws, whatever the payload holds. */
 function parseEvent(name, payload) {
     const f = fieldsOf(isObject(payload) ? payload : {});
     const common = {
@@ -28687,7 +28688,6 @@ function pullFacts(f) {
     const opener = pr.user && actor(pr.user);
     return defined({ number: pr.number, headSha: pr.head?.sha, fork: forkOf(pr), merged: pr.merged, opener });
 }
-/** A head repository deleted since (`null`) was a fork; a base without a name tells nothing. */
 function forkOf(pr) {
     const base = pr.base?.repo?.full_name;
     if (base === undefined)
@@ -28702,14 +28702,12 @@ function forkOf(pr) {
 function actor(account) {
     return account && defined({ login: account.login, type: account.type });
 }
-/** The object without its `undefined` fields (the types are exact about optional fields). */
 function defined(value) {
     return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 function isObject(value) {
     return typeof value === 'object' && value !== null;
 }
-/** Reads the event once; a payload that is missing or not JSON reads as empty. */
 function readEvent(env = process.env) {
     const name = env.GITHUB_EVENT_NAME ?? '';
     let payload = {};
@@ -28739,16 +28737,9 @@ function readEvent(env = process.env) {
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4922);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3305);
 
-/**
- * The service's `AgentJob`. Only `id` and `status` are needed: the service does not promise
- * which other fields are present, so every other field is optional and unknown fields are kept
- * (they go to the `job` output as the service sent them).
- */
 function jobSchema() {
     return zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .looseObject */ ._H3({
-        // An id the next request could not safely name makes the reply "not a job".
         id: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB(isJobId)),
-        // Services add states: any string is accepted and unknown ones count as still running.
         status: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._minLength */ .m9(1), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._maxLength */ .Eb(100)),
         prLink: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullish */ .cl6(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
         model: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullish */ .cl6(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
@@ -28757,15 +28748,9 @@ function jobSchema() {
         archivedAt: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullish */ .cl6(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
     });
 }
-/**
- * An id becomes a path segment of the next request: a dot segment or a control character would
- * change which URL is called. The service's ids obey this, and so must any id read back from
- * GitHub (a thread's note, a commit status), where anyone could have written one.
- */
 function isJobId(id) {
     return id.length >= 1 && id.length <= 200 && id !== '.' && id !== '..' && !/[\u0000-\u001f\u007f]/.test(id);
 }
-/** Made on the first reply, not at start-up: nothing before the first request needs it. */
 let agentJobSchema;
 const KNOWN_STATUSES = ['active', 'completed', 'failed', 'archived'];
 function isTerminal(status) {
@@ -28774,7 +28759,6 @@ function isTerminal(status) {
 function isKnownStatus(status) {
     return KNOWN_STATUSES.includes(status);
 }
-/** Parses a reply body; `undefined` when it is not a job. */
 function parseJob(body) {
     const parsed = (agentJobSchema ??= jobSchema()).safeParse(body);
     return parsed.success ? parsed.data : undefined;
@@ -28819,40 +28803,20 @@ function parseJob(body) {
 /* harmony import */ var _job_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1576);
 /* harmony import */ var _names_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2483);
 /* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4994);
-// The thread's ledger: what a pull request's or issue's thread has spent and owes — its job and
-// the head the job last saw, the jobs of its recent runs, its quota uses, the docs pull requests
-// waiting to be closed, and the `/docs` requests asked and settled; for a branch pushed to
-// directly, its job's count of uses — as plain values and pure functions. The GitHub side only
-// encodes it (the kept comment's hidden note, a branch's commit status) and decodes it; every rule
-// of what a run changes in it lives here, whatever run writes it.
 
 
 
 
-/** Enough for a re-run after a busy day of other runs on the thread. */
 const RECENT_RUNS = 20;
-/** Docs pull requests waiting to be closed: a thread whose follow-ups are refused again and again keeps the newest. */
 const SUPERSEDED_KEPT = 5;
-/** A pull request's URL, with room to spare. */
 const MAX_LINK = 500;
-/** The runs whose settled requests the ledger keeps by id (the newest), to say which run sent one. */
 const SETTLED_RUNS = 20;
-/** The most request ids kept above the floor: past it the floor rises, oldest first. */
 const SETTLED_IDS = 300;
-/** The most labels, and the most reviewers, a waiting job's record keeps (GitHub takes 100 labels). */
 const WAITING_NAMES = 100;
-/** The thread's total once this run's uses are in: what earlier runs recorded, this run's counted once. */
 function threadUses(before, run) {
     const counted = before?.runs?.find((entry) => entry.run === run.run && entry.attempt === run.attempt)?.uses ?? 0;
     return Math.max(0, (before?.uses ?? 0) - counted) + run.uses;
 }
-/**
- * A branch's count of its job's quota uses, which the branch's commit status keeps (a branch has
- * no note): what this step's status on the run's commit counted (an earlier attempt of this run)
- * first, else what the branch's last status counted, plus this run's `uses`. A new job starts
- * again from this run's. A count not known before stays unknown on a run that spent nothing, and
- * starts from this run's send otherwise.
- */
 function branchUses(memory, job, uses) {
     const earlier = memory.status?.job === job ? memory.status.uses : undefined;
     const counted = memory.branch?.job === job ? memory.branch.uses : 0;
@@ -28861,12 +28825,6 @@ function branchUses(memory, job, uses) {
         return undefined;
     return (before ?? 0) + uses;
 }
-/**
- * The requests a note records. A note of this version has its own record. One written before
- * requests were kept by id: every request up to the highest it delivered is settled (and, with no
- * record at all, every request before the kept comment). No note (a thread's first run): nothing is
- * settled yet — a request made before the thread had a job had no run that sent it.
- */
 function requestLedger(note, keptId) {
     if (note?.requests)
         return note.requests;
@@ -28877,24 +28835,15 @@ function requestLedger(note, keptId) {
         return { floor: Math.max(...legacy.map((d) => d.upTo)), settled: [] };
     return { floor: keptId ?? 0, settled: [] };
 }
-/** How a request stands in the ledger: settled by a run (sent, or refused), settled below the floor, or open. */
 function standing(ledger, id) {
     const entry = ledger.settled.find((e) => e.ids.includes(id));
     if (entry)
         return { settled: true, run: entry.run, ...(entry.refused ? { refused: true } : {}) };
     return { settled: id <= ledger.floor };
 }
-/** The ids among `ids` the ledger still owes an answer: above the floor, settled by no run. */
 function open(ledger, ids) {
     return ids.filter((id) => !standing(ledger, id).settled);
 }
-/**
- * The ledger once a run settled `sent` (carried in a send the service accepted) and `refused`
- * (their authors may not ask: told so, never sent). `readUpTo`: every comment from the floor up
- * to it was read by the run, and `owed` those read that stay open (an author GitHub could not
- * tell about, past the bounds of one send): the floor rises over what is settled, never past a
- * request still open or one the run did not read.
- */
 function settle(ledger, run, done) {
     const fresh = (ids) => ids.filter((id) => id > ledger.floor);
     const sent = fresh(done.sent);
@@ -28916,24 +28865,15 @@ function settle(ledger, run, done) {
         const lowestOpen = Math.min(...done.owed.filter((id) => id > floor), Infinity);
         floor = Math.max(floor, Math.min(done.readUpTo, lowestOpen - 1));
     }
-    // Newest run first. An entry wholly at or below the floor only says who sent its requests:
-    // past SETTLED_RUNS those go. One above the floor goes only with the floor raised over it.
     settled.sort((a, b) => b.run - a.run);
     const above = (e) => e.ids.some((id) => id > floor);
     settled = settled.filter((e, i) => i < SETTLED_RUNS || above(e));
-    // A request left open for hundreds of others (an author GitHub never tells about) is given up
-    // on at last: the note must stay within what a comment holds.
     while (settled.reduce((n, e) => n + e.ids.length, 0) > SETTLED_IDS && settled.length > 1) {
         const oldest = settled.pop();
         floor = Math.max(floor, ...(oldest?.ids ?? []));
     }
     return { floor, settled };
 }
-/**
- * The requests once the run is over: what it carried is settled only when the service `accepted`
- * its send (a 429, a refusal, a fault, a run that only waits: still owed, and the floor stays
- * below them); those refused are settled either way.
- */
 function settled(carried, run, accepted) {
     const { ledger, sent, refused, owed, readUpTo } = carried;
     return settle(ledger, run, {
@@ -28943,18 +28883,6 @@ function settled(carried, run, accepted) {
         ...(readUpTo !== undefined ? { readUpTo } : {}),
     });
 }
-/**
- * The next note after this run, whose job the service confirmed. The thread's job and head move
- * forward only: GitHub's run ids grow, so a re-run of an older run adds itself to the recent runs
- * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
- * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often the
- * run writes the note: its entry keeps what it added. The docs pull requests waiting to be closed
- * are `superseded` when given (none: the run dealt with them), else the previous note's. The
- * requests are `requests` when given (the run settled some), else the previous note's record. The
- * job left at work for another run to report is `waiting` when given (`null`: reported), else the
- * previous note's, while the thread's job is still the one it waits for; an older run's re-run
- * leaves it as the newer run wrote it.
- */
 function nextLedger(previous, run) {
     const spent = run.uses ?? 0;
     const earlier = previous?.runs ?? (previous ? [{ run: previous.run, attempt: previous.attempt, job: previous.job }] : []);
@@ -28970,19 +28898,15 @@ function nextLedger(previous, run) {
         .filter((link) => link.length <= MAX_LINK)
         .slice(-SUPERSEDED_KEPT);
     const superseded = waiting.length > 0 ? { superseded: waiting } : {};
-    // Every note of this version keeps its record of requests, even when none is settled yet.
     const requests = { requests: run.requests ?? requestLedger(previous) };
     const kept = run.waiting === undefined ? previous?.waiting : (run.waiting ?? undefined);
     const left = kept && tidy(kept, requests.requests);
-    // Only a wait for the thread's own job: one for a job the thread has left is no one's to report.
     const parked = left && (run.waiting !== undefined || previous?.job === run.job) ? { waiting: left } : {};
     if (previous && previous.run > run.run) {
         const older = { ...previous, runs, ...uses, ...requests };
         delete older.superseded;
         delete older.delivered;
         delete older.waiting;
-        // A re-run of an older run that left the job at work again (its send was the newest) is
-        // what the thread waits for now.
         const newest = run.waiting ?? previous.waiting;
         const still = newest && tidy(newest, requests.requests);
         return {
@@ -28993,9 +28917,10 @@ function nextLedger(previous, run) {
         };
     }
     const head = run.head ?? (previous?.job === run.job ? previous.head : undefined);
+    const docsPr = run.docsPr ?? (previous?.job === run.job ? previous.docsPr : undefined);
     const docs = run.docs ?? previous?.docs;
-    // A preview is its docs PR's: another job's docs PR has its own.
     const preview = previous?.job === run.job ? previous.preview : undefined;
+    const merged = run.merged ? run.run : previous?.job === run.job ? previous.merged : undefined;
     return {
         job: run.job,
         ...(head ? { head } : {}),
@@ -29003,36 +28928,24 @@ function nextLedger(previous, run) {
         attempt: run.attempt,
         runs,
         ...uses,
+        ...(docsPr ? { docsPr } : {}),
         ...superseded,
         ...requests,
         ...(docs ? { docs } : {}),
         ...(preview ? { preview } : {}),
+        ...(merged !== undefined ? { merged } : {}),
         ...parked,
     };
 }
-// The job a run left at work without waiting (`wait: false`), as the thread's record keeps it:
-// recorded by that run, owed requests added while it works, its end (or overdue mark) settled by
-// the first run that reads it, cleared once the end is written and nothing is owed.
-/**
- * Whose job a record names: the service's URL and the project, hashed (the note is public, a
- * gateway's URL need not be). Two projects in one repository never read each other's jobs.
- */
 function projectKey(baseUrl, projectId) {
     return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256')
         .update(JSON.stringify([baseUrl.replace(/\/+$/, ''), projectId]))
         .digest('hex')
         .slice(0, 16);
 }
-/** Whether a record is this project's: one of an earlier version (no key) only where `ownStep` says so. */
 function ownProject(waiting, key, ownStep) {
     return waiting.project === undefined ? ownStep : waiting.project === key;
 }
-/**
- * How the waiting job stands at `now`, from what the service answered (`undefined`: it no longer
- * knows the job). A job at work past its run's `timeout` is overdue once (the thread is told),
- * then waited for on: its real end, when it comes, is written over the mark. An end another run
- * wrote is not written again.
- */
 function waitingEnd(waiting, job, now) {
     if (waiting.ended)
         return { kind: 'written' };
@@ -29044,10 +28957,6 @@ function waitingEnd(waiting, job, now) {
         return { kind: 'overdue', job };
     return { kind: 'at-work' };
 }
-/**
- * The record as the requests stand: a queued request some run has settled is no longer owed, and
- * a record whose end is written with nothing left owed is done (`undefined`).
- */
 function tidy(waiting, requests) {
     const queued = open(requests, waiting.queued ?? []);
     const rest = { ...waiting };
@@ -29056,39 +28965,23 @@ function tidy(waiting, requests) {
         rest.queued = queued;
     return rest.ended && queued.length === 0 && !rest.merge && !rest.docs ? undefined : rest;
 }
-/**
- * Whether the thread asked for anything while its job worked, for its lane to send: requests
- * queued, or its merge.
- */
 function owes(note) {
     const { waiting } = note;
     return (waiting?.merge === true ||
         waiting?.docs !== undefined ||
         open(requestLedger(note), waiting?.queued ?? []).length > 0);
 }
-/**
- * The record with what was asked on the docs pull request `link` owed (asked while the job works):
- * its lane reads the requests there again once the job's end is written.
- */
 function oweDocs(note, link) {
     const { waiting } = note;
     return waiting ? { ...note, waiting: { ...waiting, docs: link } } : note;
 }
-/**
- * The requests asked on the docs pull request `pr` (`owner/repo#number`, lower case) as the
- * thread's record keeps them; where it keeps none for that pull request, every request from its
- * note on (`noteId`: the comment that names the thread) is still owed — those before it were
- * answered that no thread took them.
- */
 function docsLedger(note, pr, noteId) {
     return note?.docs?.pr === pr ? note.docs.requests : { floor: noteId, settled: [] };
 }
-/** The record with the pull request's merge owed (its merge's run was held while the job worked). */
 function oweMerge(note) {
     const { waiting } = note;
     return waiting ? { ...note, waiting: { ...waiting, merge: true } } : note;
 }
-/** The record with request `id` owed (queued while the job works; at most WAITING_NAMES, the newest). */
 function owe(note, id) {
     const { waiting } = note;
     if (!waiting)
@@ -29096,11 +28989,6 @@ function owe(note, id) {
     const queued = [...(waiting.queued ?? []).filter((q) => q !== id), id].slice(-WAITING_NAMES);
     return { ...note, waiting: { ...waiting, queued } };
 }
-/**
- * The record once a run wrote `news` on the thread: an overdue mark keeps the wait (the job's real
- * end is still to come); an end clears it, unless something is `owed`: then it stays, its end
- * written, until the thread's lane has sent what is owed.
- */
 function settleWaiting(note, news, owed) {
     const { waiting } = note;
     if (!waiting)
@@ -29113,13 +29001,11 @@ function settleWaiting(note, news, owed) {
     delete rest.overdue;
     return { ...note, waiting: rest };
 }
-/** The thread's record waiting for nothing: the end is written and nothing is owed. */
 function clearWaiting(note) {
     const rest = { ...note };
     delete rest.waiting;
     return rest;
 }
-/** How a waiting job stands, in the log's words: `Agent job X ${howEnded(news)}`. */
 function howEnded(news) {
     if (news.kind === 'lost')
         return 'is no longer known to the service';
@@ -29127,12 +29013,6 @@ function howEnded(news) {
         return 'is still at work past its timeout';
     return `is ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_2__/* .label */ .Pf)(news.job.status)}`;
 }
-/**
- * The record with only what passes: its status in the context the caller vouches for (`bounds`:
- * one where this action's identity wrote a status naming the job) on a commit that carries it, and the labels and reviewers the inputs would take (one name an
- * entry, trimmed, as an input's list gives it); `refused` names what was left out. `autoMerge` is
- * one of the methods already (the note's schema).
- */
 function checkWaiting(waiting, bounds) {
     const sound = { ...waiting };
     const refused = { labels: [], reviewers: [] };
@@ -29165,11 +29045,6 @@ function checkWaiting(waiting, bounds) {
     const any = refused.status || refused.labels.length + refused.reviewers.length > 0;
     return any ? { waiting: sound, refused } : { waiting: sound };
 }
-/**
- * The warning for what a record of job `jobId` (left at work by run `run`) asked and was refused:
- * every piece of the record's text quoted, so none of it can start a workflow command or read as
- * the log's own words.
- */
 function refusedWarning(jobId, run, refused, context) {
     const parts = [];
     const { status } = refused;
@@ -29192,24 +29067,24 @@ function refusedWarning(jobId, run, refused, context) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Y: () => (/* binding */ describeThrown),
-/* harmony export */   u: () => (/* binding */ coreLog)
+/* harmony export */   YI: () => (/* binding */ describeThrown),
+/* harmony export */   uu: () => (/* binding */ coreLog),
+/* harmony export */   vy: () => (/* binding */ failStep)
 /* harmony export */ });
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3340);
 /* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8198);
 
 
-/** The runner's log, as the action writes it. */
 const coreLog = {
     info: (message) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(message),
     notice: (message) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .notice */ .lm(message),
     warning: (message) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message),
     debug: (message) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .debug */ .Yz(message),
 };
-/**
- * Words for a value that may not be an Error at all (a thrown string, null…), without a closing
- * period, so it can go inside a sentence.
- */
+function failStep(message) {
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
+    process.exitCode = 1;
+}
 function describeThrown(thrown) {
     let text;
     if (thrown instanceof Error)
@@ -29256,7 +29131,6 @@ function modeOutput(mode) {
             return 'resumed';
     }
 }
-/** Whether the run only waits for a job that exists: nothing is sent to it. */
 function onlyWaits(mode) {
     return mode.kind === 'wait' || mode.kind === 'resume';
 }
@@ -29267,28 +29141,21 @@ function modeOf(request) {
         ? { kind: 'wait', jobId: request.jobId }
         : { kind: 'follow-up', jobId: request.jobId };
 }
-/** The log line before the request that makes the service act. */
 function sending(mode, baseUrl) {
     return mode.kind === 'create'
         ? `Creating an agent job in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)} at ${baseUrl}.`
         : `Sending a follow-up message to agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)}.`;
 }
-/** The log line once the service confirmed it. */
 function sent(mode, job) {
     return mode.kind === 'create'
         ? `Created agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.id)} (${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.status)}).`
         : `Agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.id)} took the follow-up (${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(job.status)}).`;
 }
-/**
- * After a fault that leaves it open whether the service acted: the service has no idempotency
- * key, so the only safe move is to say so, and where to look, instead of sending it again.
- */
 function mayHaveActed(mode) {
     return mode.kind === 'create'
         ? `the job may have been created anyway, so the action does not send it again (the service has no idempotency key). Look for a new agent job in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)} before you re-run.`
         : `the message may have reached the job anyway, so the action does not send it again. Check agent job ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.jobId)} before you re-run.`;
 }
-/** A cancellation after the request left but before the service confirmed it. */
 function unconfirmed(mode) {
     return mode.kind === 'create'
         ? `before the service confirmed the job; a job may have been created in project ${(0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .label */ .Pf)(mode.projectId)}: look for it before you re-run.`
@@ -29307,37 +29174,21 @@ function unconfirmed(mode) {
 /* harmony export */   qn: () => (/* binding */ isReviewer)
 /* harmony export */ });
 /* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4994);
-// The names a run puts on the docs pull request — labels, and reviewers (logins and teams) — and
-// the one rule each must pass, wherever it comes from: the workflow's inputs (src/decide/
-// input-rules.ts) or a record a run reads back (a waiting job's, src/core/ledger.ts). A record is
-// written where others may write too, so it may ask only what an input could have asked.
 
-/** GitHub's label names are at most 50 characters. */
 const MAX_LABEL = 50;
-// A login: letters, digits, hyphens, and the underscore of managed users on GHE.com
-// (handle_shortcode); a team: org/slug.
 const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 const TEAM_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-/**
- * Why a label name cannot be used, or `undefined`. A name `inPath` goes into a URL's path when it
- * is taken off again (`triggerLabel`), where `.` and `..` are dot segments that change which
- * resource is asked for and a `/` is one that servers and proxies may decode; `labels` are only
- * ever added, in a request's body. Controls and invisible characters would show one name and be
- * another.
- */
 function badLabel(name, inPath = true) {
     if (name.length > MAX_LABEL)
         return `is longer than ${MAX_LABEL} characters`;
     if (name === '.' || name === '..')
         return 'is a dot segment of a URL path';
-    // GitHub's label names may hold a `/` (`area/docs`): only one a URL path names cannot.
     if (inPath && name.includes('/'))
         return 'holds a /';
     if ((0,_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .hasUnsafe */ .B0)(name))
         return 'holds a control, invisible or bidirectional character';
     return undefined;
 }
-/** Whether a reviewer is a GitHub login (`octocat`) or a team (`org/team-slug`), and nothing more. */
 function isReviewer(name) {
     const [owner = '', team, ...rest] = name.split('/');
     return LOGIN.test(owner) && rest.length === 0 && (team === undefined || TEAM_SLUG.test(team));
@@ -29367,24 +29218,13 @@ function isReviewer(name) {
 /* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4994);
 
 
-/** github.com: where the docs repositories of Enterprise Server users often live. */
 const GITHUB_COM = { serverUrl: 'https://github.com', apiUrl: 'https://api.github.com' };
-/**
- * The link the `prLink` output carries: the service's, redacted, when it is a plain http(s) URL
- * (printable ASCII, no spaces); else `''`. Whatever acts on the docs pull request acts on this
- * link only, so nothing is written about a link the action refused to hand on.
- */
 function outputLink(link) {
     if (!link)
         return '';
     const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(link);
     return (0,_untrusted_js__WEBPACK_IMPORTED_MODULE_1__/* .isPlainHttpUrl */ .i0)(clean) ? clean : '';
 }
-/**
- * The pull request a `prLink` names, when it is a pull request page on `serverUrl` (the run's
- * GitHub, path prefix included) — or, with `githubCom`, on github.com, where docs repositories of
- * Enterprise Server users often live. A token is never sent about a link elsewhere.
- */
 function pullRequestOf(prLink, serverUrl, options = {}) {
     const servers = [serverUrl, ...(options.githubCom ? [GITHUB_COM.serverUrl] : [])];
     for (const server of servers) {
@@ -29394,11 +29234,6 @@ function pullRequestOf(prLink, serverUrl, options = {}) {
     }
     return undefined;
 }
-/**
- * The docs pull request the `prLink` output carries, and which GitHub it is on: the run's own
- * (`home`), or `other` (github.com, as `otherServer` names it, from a run on another GitHub).
- * `undefined` for a link that is not a pull request on either.
- */
 function docsPullRequest(prLink, serverUrl, otherServer = GITHUB_COM.serverUrl) {
     const link = outputLink(prLink);
     if (!link)
@@ -29411,25 +29246,16 @@ function docsPullRequest(prLink, serverUrl, otherServer = GITHUB_COM.serverUrl) 
     const other = onServer(link, otherServer);
     return other ? { pr: other, home: false } : undefined;
 }
-/**
- * A docs pull request's page, as a dispatch names it (DOCS_ASK_INPUT) and a record keeps it:
- * http(s) (a GitHub is reached as its server URL says), printable, an owner and repository as
- * GitHub spells them, and a number. Whether it is on a GitHub the action may reach is the GitHub
- * side's to say.
- */
 function isDocsPullPage(link) {
     return (link.length <= 500 &&
         /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?:\/[\x21-\x7e]*)?\/[A-Za-z0-9_-]{1,39}\/[A-Za-z0-9._-]{1,100}\/pull\/[1-9][0-9]{0,9}$/.test(link));
 }
-/** A pull request's page on the GitHub at `serverUrl`. */
 function pullPage(serverUrl, pr) {
     return `${serverUrl}/${pr.owner}/${pr.repo}/pull/${pr.number}`;
 }
-/** `owner/repo#number`, lower case: how a thread's record names its docs pull request. */
 function pullKey(pr) {
     return `${pr.owner}/${pr.repo}#${pr.number}`.toLowerCase();
 }
-/** Whether two pull requests are one: the same repository (GitHub's names ignore case) and number. */
 function samePullRequest(a, b) {
     return (a.number === b.number &&
         a.owner.toLowerCase() === b.owner.toLowerCase() &&
@@ -29465,23 +29291,11 @@ function onServer(prLink, serverUrl) {
     const [, owner = '', repo = '', number = ''] = match;
     return { owner, repo, number: Number(number) };
 }
-/**
- * The label a thread's run puts on its docs pull request when that opens in the run's own
- * repository (a monorepo), where the workflow runs on the docs PR's own events too: a pull request
- * carrying it starts no job, whoever opened it.
- */
 const DOCS_PR_LABEL = 'docs-agent-pr';
-/** Whether label names (as GitHub gives them) hold DOCS_PR_LABEL: GitHub's names ignore case. */
 function carriesDocsLabel(names) {
     return names.some((name) => typeof name === 'string' && name.toLowerCase() === DOCS_PR_LABEL);
 }
-/**
- * The label a thread carries while its job works and may still open a docs pull request in the
- * run's own repository: a run on a pull request opened there in the meantime reads these threads'
- * jobs to tell whether it is one's docs PR, before the report labels it DOCS_PR_LABEL.
- */
 const WORKING_LABEL = 'docs-agent-working';
-/** Whether a link the service sent (a job's `prLink`) is the page `page`: a trailing slash and case aside. */
 function samePage(link, page) {
     return Boolean(link) && (link ?? '').replace(/\/+$/, '').toLowerCase() === page.toLowerCase();
 }
@@ -29496,10 +29310,7 @@ function samePage(link, page) {
 /* harmony export */   V: () => (/* binding */ refWords)
 /* harmony export */ });
 /* harmony import */ var _untrusted_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4994);
-// A git ref in the words a notice uses: what a person reads, never the raw ref where a branch's or
-// a tag's name says it.
 
-/** A ref as a person reads it: `the branch main`, `the tag v1.2.0`, else the ref itself. */
 function refWords(ref) {
     const name = typeof ref === 'string' ? ref : '';
     const branch = /^refs\/heads\/(.+)$/.exec(name);
@@ -29528,33 +29339,9 @@ function refWords(ref) {
 /* unused harmony exports MIN_PIECE, Redactor */
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3340);
 
-/**
- * The runner masks only exact copies of a secret. The action shortens, quotes and escapes text
- * from the service before it prints it, and each of those turns an echoed secret into something
- * the mask no longer matches: a key cut at 24 characters, a `"` escaped to `\"`, a `<` turned
- * into `&lt;`. So every secret is also redacted here, from the text itself, before anything else
- * touches it.
- */
-/** The mark a redacted secret leaves, as the runner's mask does. */
 const REDACTED = '***';
-/**
- * A run of this many characters taken from a secret is treated as the secret: gateways print
- * tokens cut short ("token=mint_abc…"), and a piece that long is still worth stealing. Shorter
- * secrets (a proxy password, say) are redacted where they appear whole.
- */
 const MIN_PIECE = 12;
-/**
- * Shorter values are not redacted: "1" or "docs" would be taken out of every job id and link.
- * (No real key or token is that short; a proxy password that short is not masked either.)
- */
 const MIN_SECRET = 6;
-/**
- * The forms a secret takes when a gateway or a client encodes it before echoing it: percent-encoded
- * (either case of hex) and base64 (standard and URL-safe). Base64 of a longer text that holds the
- * secret (`Basic base64("Bearer " + key)`) depends on where the secret starts within groups of
- * three bytes, so each of the three alignments is covered, as the runner's masker does: the
- * characters that encode only the secret's bytes are the same whatever surrounds it.
- */
 function encodedForms(secret) {
     const forms = new Set();
     const percent = encodeURIComponent(secret);
@@ -29569,13 +29356,10 @@ function encodedForms(secret) {
         forms.add(aligned.toString('base64'));
         forms.add(aligned.toString('base64url'));
     }
-    // Shorter forms would match ordinary text; the secret itself is already on the list.
     return [...forms].filter((form) => form.length >= MIN_PIECE && form !== secret);
 }
 class Redactor {
-    /** Longest first, so a secret that contains another is replaced whole. */
     secrets = [];
-    /** Every MIN_PIECE-character piece of every secret at least that long. */
     pieces = new Set();
     add(secret) {
         if (secret.length < MIN_SECRET || this.secrets.includes(secret))
@@ -29584,7 +29368,6 @@ class Redactor {
         for (let i = 0; i + MIN_PIECE <= secret.length; i++)
             this.pieces.add(secret.slice(i, i + MIN_PIECE));
     }
-    /** `text` with every secret, and every piece of one, replaced by `***`. */
     redact(text) {
         if (this.secrets.length === 0 || text === '')
             return text;
@@ -29595,10 +29378,6 @@ class Redactor {
         }
         return this.pieces.size > 0 ? this.redactPieces(clean) : clean;
     }
-    /**
-     * A parsed JSON value with every string in it (property names too) redacted. Iterative: a
-     * reply nested thousands deep must not overflow the stack on its way in.
-     */
     redactJson(value) {
         if (this.secrets.length === 0)
             return value;
@@ -29617,7 +29396,6 @@ class Redactor {
                     todo.push([copy, i]);
             }
             else if (item && typeof item === 'object') {
-                // fromEntries defines properties, so a "__proto__" name stays a plain property.
                 const copy = Object.fromEntries(Object.entries(item).map(([name, inner]) => [this.redact(name), inner]));
                 holder[key] = copy;
                 for (const name of Object.keys(copy))
@@ -29627,7 +29405,6 @@ class Redactor {
         return root.value;
     }
     redactPieces(text) {
-        // Runs of overlapping or touching pieces, as [start, end) ranges.
         const runs = [];
         for (let i = 0; i + MIN_PIECE <= text.length; i++) {
             if (!this.pieces.has(text.slice(i, i + MIN_PIECE)))
@@ -29649,12 +29426,7 @@ class Redactor {
         return out + text.slice(copiedTo);
     }
 }
-/** The secrets of this run: every value masked with the runner is redacted here too. */
 const redactor = new Redactor();
-/**
- * Registers a secret with the runner's mask and with `redact`. Call it before anything is
- * printed. Each line counts on its own too: the runner masks line by line.
- */
 function maskSecret(secret) {
     if (!secret)
         return;
@@ -29668,23 +29440,13 @@ function maskSecret(secret) {
         }
     }
 }
-/**
- * The one function every piece of text from the service or the network goes through before it
- * is shortened, quoted, escaped, printed, written to an output or the summary.
- */
 function redact(text) {
     return redactor.redact(text);
 }
-/** `redact` for every string in a parsed reply body. */
 function redactJson(value) {
     return redactor.redactJson(value);
 }
-/**
- * The runner's own tokens: it masks them in its log already, but nothing stops a prompt file or
- * an echo from carrying them into a request, an output or the comment.
- */
 const RUNNER_TOKENS = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN'];
-/** Registers a secret the runner masks already: redacted here, not announced to it again. */
 function redactAlso(secret) {
     if (secret)
         redactor.add(secret);
@@ -29714,59 +29476,32 @@ function redactAlso(secret) {
 /* harmony export */ });
 /* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8198);
 
-// Text from outside (the service's replies and errors, GitHub's messages) rendered where it
-// lands: the log and annotations, an output, the step summary (HTML), the kept comment
-// (Markdown). Each form makes it inert there, and each redacts the run's secrets first, while the
-// runner's mask could still have matched them.
-/**
- * Text from the service (error messages, job fields) is untrusted. Printed raw, a reply such as
- * "\n::add-mask::…" or "::stop-commands::x" would become a workflow command, because the runner
- * reads every line of stdout and stderr whose trimmed start is `::`. `quote()` makes it inert: one
- * line, control and line-breaking characters escaped, shortened, and wrapped in quotes so no
- * command can start where it starts.
- */
 const MAX_UNTRUSTED = 300;
-// The one list of characters outside text never carries raw, wherever it lands (an output, the
-// log, the summary, the comment, a commit status): C0/C1 controls and DEL, the Unicode line and
-// paragraph separators, and the invisible and bidirectional characters that make text read
-// differently from what it is (U+061C, U+200B–U+200F, U+202A–U+202E, U+2060, U+2066–U+2069,
-// U+FEFF).
 const UNSAFE_CHARS = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff';
 const UNSAFE = new RegExp(`[${UNSAFE_CHARS}]`, 'g');
-/** A run of white space or unsafe characters, where text is folded onto one line. */
 const FOLDED = new RegExp(`[\\s${UNSAFE_CHARS}]+`, 'g');
-/** Whether the text holds a character of the list above. */
 function hasUnsafe(text) {
     return new RegExp(`[${UNSAFE_CHARS}]`).test(text);
 }
-/** Every control, line-breaking or bidi character as a visible `\uXXXX` escape (valid in JSON too). */
 function escapeUnsafe(text) {
     return text.replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
-/** Outside text on one line: secrets redacted, each run of white space or unsafe characters one space. */
 function oneLine(text) {
     return (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
 }
 function quote(text, max = MAX_UNTRUSTED) {
-    // Secrets go first: once shortened or escaped, the runner's mask no longer matches them.
     let clean = escapeUnsafe((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text));
     if (clean.length > max)
         clean = `${clean.slice(0, max)}…`;
     return `"${clean.replace(/"/g, '\\"')}"`;
 }
-/** A URL from the service: as is when it is a plain http(s) URL, quoted otherwise. */
 function printableUrl(url) {
     const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(url);
     return isPlainHttpUrl(clean) ? clean : quote(clean);
 }
-/** http(s), printable ASCII only (no spaces, no line breaks), of a sane length. */
 function isPlainHttpUrl(url) {
     return /^https?:\/\/[\x21-\x7e]{1,2000}$/.test(url);
 }
-/**
- * A preview's URL as the action shows it: https only (a deployment status may name any scheme), no
- * credentials, printable, of a sane length; `undefined` for anything else.
- */
 function previewUrl(url) {
     if (!url || url.length > 2000 || !/^https:\/\/[\x21-\x7e]+$/.test(url))
         return undefined;
@@ -29778,7 +29513,6 @@ function previewUrl(url) {
         return undefined;
     }
 }
-/** An id or status from the service: as is when it is a plain word, quoted otherwise. */
 function label(text) {
     const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text);
     return /^[A-Za-z0-9][\w.-]{0,99}$/.test(clean) ? clean : quote(clean, 100);
@@ -29791,25 +29525,13 @@ const ESCAPES = {
     "'": '&#39;',
 };
 const MAX_CELL = 200;
-/**
- * Text from the service in a summary cell: one line (a blank line would end the HTML block and
- * let the rest render as Markdown), shortened (the summary is capped at 1 MiB), HTML escaped;
- * secrets redacted before any of that, while the runner's mask could still have matched them.
- */
 function cell(text, max = MAX_CELL) {
     let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
     if (line.length > max)
         line = `${line.slice(0, max)}…`;
     return line.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
 }
-/** The summary is capped at 1 MiB: a block of outside text leaves room for the rest. */
 const MAX_BLOCK = 200_000;
-/**
- * Outside text over many lines in the summary (a prompt): a `<pre>` block, which Markdown ends
- * only at its closing tag (a blank line inside renders nothing of the rest), HTML escaped so no
- * tag of its own can close it, every unsafe character but the line break and the tab shown as an
- * escape, shortened; secrets redacted before any of that.
- */
 function preformatted(text, max = MAX_BLOCK) {
     let clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(/\r\n?/g, '\n');
     if (clean.length > max)
@@ -29817,20 +29539,12 @@ function preformatted(text, max = MAX_BLOCK) {
     clean = clean.replace(UNSAFE, (ch) => (ch === '\n' || ch === '\t' ? ch : escapeUnsafe(ch)));
     return `<pre>${clean.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch)}</pre>`;
 }
-/** Only plain http(s) links are rendered as links: a `javascript:` prLink stays inert text. */
 function link(url) {
     if (!url)
         return '';
     const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(url);
     return isPlainHttpUrl(clean) ? `<a href="${cell(clean, 2000)}">${cell(clean)}</a>` : cell(clean);
 }
-/**
- * Service text in the comment, as text: one line, secrets redacted, cut to `max`, inside a code
- * span whose fence is longer than any run of backticks in it. GitHub renders Markdown and finds
- * `@mentions` and `owner/repo#1` references in what it rendered, after entities and backslash
- * escapes are decoded, so escaping cannot stop them; a code span stops all of it, links, images,
- * emphasis, autolinks and raw HTML included, and shows the text exactly as it came.
- */
 function inert(text, max = 200) {
     let line = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(FOLDED, ' ').trim();
     if (line.length > max)
@@ -29839,15 +29553,9 @@ function inert(text, max = 200) {
         return '';
     const longestRun = Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length));
     const fence = '`'.repeat(longestRun + 1);
-    // A space on each side is dropped again by the renderer; it keeps a backtick at either end
-    // from joining the fence.
     const pad = /^[ `]|[ `]$/.test(line) ? ' ' : '';
     return `${fence}${pad}${line}${pad}${fence}`;
 }
-/**
- * A pull request URL as GitHub forms them (`https://host/owner/repo/pull/12`): the only link from
- * the service the comment makes live. Anything else is shown as text.
- */
 function isPullRequestUrl(url) {
     return /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\/[A-Za-z0-9-]{1,100}\/[A-Za-z0-9._-]{1,100}\/pull\/\d{1,10}\/?$/.test(url);
 }
@@ -29861,12 +29569,6 @@ function isPullRequestUrl(url) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   F: () => (/* binding */ usesLine)
 /* harmony export */ });
-// How a thread's quota uses are said: each run's accepted create or follow-up is one use, and the
-// thread's total is the ledger's (src/core/ledger.ts).
-/**
- * The line that shows it. Whether the service counts a message it refused is not documented: the
- * line counts none, and says so.
- */
 function usesLine(total) {
     return `Quota uses on this thread: ${total} (accepted creates and follow-ups; whether a refused one counts is not documented)`;
 }
@@ -29878,7 +29580,7 @@ function usesLine(total) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4796);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8041);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -29887,7 +29589,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4796:
+/***/ 8041:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29899,11 +29601,6 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 16 modules
 var core = __nccwpck_require__(3340);
 ;// CONCATENATED MODULE: ./src/execute/cancel.ts
-/**
- * Cancellation as the runner does it (docs/design.md §3.5): on a cancelled workflow or a step's
- * `timeout-minutes`, SIGINT, then SIGTERM 7.5 s later, then a kill. Either signal aborts the work
- * in hand, so `run()` can still set the outputs and write the summary before it exits.
- */
 class Cancelled extends Error {
     signalName;
     name = 'Cancelled';
@@ -29912,7 +29609,6 @@ class Cancelled extends Error {
         this.signalName = signalName;
     }
 }
-/** docs/design.md §3.5: out within 2 s of the signal, even if writing the outputs were to hang. */
 const EXIT_WITHIN_MS = 1800;
 function listenForCancellation() {
     const controller = new AbortController();
@@ -29940,35 +29636,18 @@ var dispatcher = __nccwpck_require__(6658);
 // EXTERNAL MODULE: ./src/core/job.ts
 var core_job = __nccwpck_require__(1576);
 ;// CONCATENATED MODULE: ./src/service/retry-after.ts
-/**
- * The longest wait a reply may set. The service's quota is hourly, so no honest reply asks for
- * more than an hour or so; a day leaves room for a gateway's own limits. Anything longer (years,
- * a far-future date, a number that overflows) is a broken header, not a plan.
- */
 const MAX_STATED_WAIT_MS = 24 * 3_600_000;
-/**
- * A wait a reply states, in milliseconds from now, when it is one worth honouring: in the future
- * and at most a day away. `0`, a time gone by, a negative, NaN, Infinity or an absurd length is
- * no wait at all: the caller backs off as for a reply that gave none. Honouring `0` or a past
- * date would turn waiting into a burst of requests.
- */
 function sensibleWait(ms) {
     return ms !== undefined && Number.isFinite(ms) && ms > 0 && ms <= MAX_STATED_WAIT_MS
         ? Math.ceil(ms)
         : undefined;
 }
-/**
- * `Retry-After` in milliseconds from `now`, when it states a sensible wait (see `sensibleWait`):
- * either delta-seconds or an HTTP date (RFC 9110 §10.2.3). `undefined` when absent, unreadable or
- * not sensible, so the caller falls back to its own backoff.
- */
 function parseRetryAfter(value, now) {
     if (value === undefined)
         return undefined;
     const text = value.trim();
     if (/^\d+$/.test(text))
         return sensibleWait(Number(text) * 1000);
-    // HTTP dates start with a day name; Date.parse alone would read "-3" as a year.
     if (!/^[A-Za-z]{3}/.test(text))
         return undefined;
     return sensibleWait(Date.parse(text) - now);
@@ -29977,8 +29656,6 @@ function parseRetryAfter(value, now) {
 // EXTERNAL MODULE: ./src/core/secrets.ts
 var secrets = __nccwpck_require__(8198);
 ;// CONCATENATED MODULE: ./src/service/client.ts
-// undici is pinned to the major that @actions/http-client (pulled in by @actions/core) uses, so
-// npm dedupes them and the bundle holds one copy: a second one doubled start-up parsing.
 
 
 
@@ -29994,7 +29671,6 @@ class ServiceError extends Error {
         this.fault = fault;
     }
 }
-/** docs/design.md §3.4: each request has 30 s for its headers and for its body. */
 const REQUEST_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 1024 * 1024;
 class AgentClient {
@@ -30016,9 +29692,7 @@ class AgentClient {
     jobsPath() {
         return `/v2/agent/${encodeURIComponent(this.options.projectId)}/job`;
     }
-    async send(operation, method, path, body, call, 
-    /** The job the request names: a reply about another one is a fault, not its answer. */
-    jobId) {
+    async send(operation, method, path, body, call, jobId) {
         const timeout = call.timeoutMs ?? REQUEST_TIMEOUT_MS;
         const headers = {
             authorization: `Bearer ${this.options.apiKey}`,
@@ -30027,7 +29701,6 @@ class AgentClient {
         };
         if (body)
             headers['content-type'] = 'application/json';
-        // Headers and body each have `timeout`; this bounds the whole exchange, connecting included.
         const overall = AbortSignal.timeout(call.totalMs ?? timeout + 1000);
         let response;
         let text;
@@ -30040,7 +29713,6 @@ class AgentClient {
                 headersTimeout: timeout,
                 bodyTimeout: timeout,
                 signal: call.signal ? AbortSignal.any([call.signal, overall]) : overall,
-                // Redirects are not followed: a redirect to another host would carry the key there.
                 maxRedirections: 0,
             });
             text = await readCapped(response.body);
@@ -30048,7 +29720,6 @@ class AgentClient {
         catch (error) {
             if (call.signal?.aborted)
                 throw call.signal.reason;
-            // A header value undici refuses is our bug, found before anything was sent.
             if (hasCode(error, 'UND_ERR_INVALID_ARG'))
                 throw error;
             throw new ServiceError(operation, overall.aborted ? { kind: 'no-answer', code: 'request timeout' } : classify(error));
@@ -30074,19 +29745,7 @@ class AgentClient {
         return job;
     }
 }
-/**
- * JSON nested deeper than this is not a reply of this service (a job is three levels deep): it is
- * treated as a body that is not JSON, before anything walks it, so no reply can exhaust the stack
- * on its way to the outputs (`JSON.stringify` recurses).
- */
 const MAX_REPLY_DEPTH = 64;
-/**
- * The body as a value, redacted before anything reads it: a gateway may echo the bearer token it
- * refused, and the job's fields go to the log, the outputs and the summary. `undefined` when it is
- * not JSON, too deep, or anything at all goes wrong reading it: the callers then see a reply that
- * is not a job, which each operation's fault rules already handle (a create that may have created
- * a job says so; a poll tries again).
- */
 function readReply(text) {
     try {
         if (nestedDeeperThan(text, MAX_REPLY_DEPTH))
@@ -30097,7 +29756,6 @@ function readReply(text) {
         return undefined;
     }
 }
-/** Whether JSON text opens more than `max` arrays or objects inside each other; one pass, no recursion. */
 function nestedDeeperThan(text, max) {
     let depth = 0;
     let inString = false;
@@ -30105,7 +29763,7 @@ function nestedDeeperThan(text, max) {
         const ch = text.charCodeAt(i);
         if (inString) {
             if (ch === 0x5c)
-                i++; // a backslash: the next character is escaped
+                i++;
             else if (ch === 0x22)
                 inString = false;
         }
@@ -30125,7 +29783,6 @@ async function readCapped(body) {
     let size = 0;
     for await (const chunk of body) {
         size += chunk.length;
-        // Replies are a few hundred bytes; a huge one is not a job and must not fill the runner's memory.
         if (size > MAX_BODY_BYTES) {
             body.destroy();
             break;
@@ -30137,15 +29794,7 @@ async function readCapped(body) {
 function firstValue(header) {
     return Array.isArray(header) ? header[0] : header;
 }
-/** Any later than this is an epoch time, not a delta: 10^9 s is 2001, and no window is 31 years. */
 const EPOCH_SECONDS_FROM = 1e9;
-/**
- * When the quota frees a use, in milliseconds from `now`, from the headers rate-limited services
- * send beside (or instead of) `Retry-After`: `RateLimit-Reset`, delta seconds (the IETF
- * draft-ietf-httpapi-ratelimit-headers), else `X-RateLimit-Reset`, epoch seconds when above 10^9,
- * else delta seconds (services use both). `undefined` when neither is there, readable or sensible
- * (a reset of 0 or gone by would turn waiting into a burst of requests, see `sensibleWait`).
- */
 function parseRateLimitReset(headers, now) {
     const draft = seconds(firstValue(headers['ratelimit-reset']));
     const fromDraft = draft === undefined ? undefined : sensibleWait(draft * 1000);
@@ -30160,14 +29809,12 @@ function seconds(value) {
     const text = value?.trim();
     return text !== undefined && /^\d+(\.\d+)?$/.test(text) ? Number(text) : undefined;
 }
-/** The service's `{"error": "..."}` text, when the body has one. */
 function serviceMessage(body) {
     if (body && typeof body === 'object' && 'error' in body && typeof body.error === 'string' && body.error) {
         return body.error;
     }
     return undefined;
 }
-/** Every `code` on the error and its causes: undici wraps socket and TLS errors. */
 function errorCodes(error) {
     const codes = [];
     let current = error;
@@ -30192,8 +29839,6 @@ function classify(error) {
         return { kind: 'tls', code: tls };
     const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0] ?? 'no code';
     if ((0,dispatcher/* failedBeforeSending */.Zl)(error)) {
-        // undici reports a proxy that answered the CONNECT with anything but 200 as an abort while
-        // connecting. The status it answered is only in the message: a detail, not the test.
         if (codes.includes('UND_ERR_ABORTED')) {
             const status = /\((\d{3})\)/.exec(error instanceof Error ? error.message : '')?.[1];
             return {
@@ -30210,7 +29855,6 @@ function classify(error) {
 const systemClock = {
     now: () => Date.now(),
     sleep: (ms, signal) => new Promise((resolve, reject) => {
-        // The abort's reason (the step's Cancelled) is what the caller must see.
         if (signal?.aborted)
             return reject(signal.reason);
         const timer = setTimeout(() => {
@@ -30232,20 +29876,10 @@ var untrusted = __nccwpck_require__(4994);
 ;// CONCATENATED MODULE: ./src/decide/gate.ts
 
 
-/**
- * The collaborator-permission API's `permission` values that mean write access. `permission` is
- * the base role GitHub folds every role into — `maintain` and custom roles based on write read
- * `write` — while `role_name` carries a custom role's own name, so only `permission` is compared.
- */
 const WRITE_PERMISSIONS = new Set(['admin', 'write']);
 function hasWriteAccess(access) {
     return WRITE_PERMISSIONS.has(access.permission);
 }
-/**
- * Events that anyone who can see the repository can cause: on them, a job starts or goes on only
- * for someone with write access, or named in `allowedActors`. Events that need write access to
- * cause (a push, a schedule, a run by hand, a release, …) are not checked.
- */
 function isOpen(event) {
     switch (event.kind) {
         case 'comment':
@@ -30259,21 +29893,10 @@ function isOpen(event) {
             return false;
     }
 }
-/** Whether the gate may have to look at this event's payload (and ask GitHub who caused it). */
 function mayBeOpen(event) {
     return isOpen(event) || event.kind === 'pull-request' || event.kind === 'workflow-run';
 }
-/**
- * Who may start (or continue) a job from this event, as far as the payload tells. The payload's
- * `author_association` is never write access: `MEMBER` is membership of the owning organisation
- * and `COLLABORATOR` any invited role, read and triage included. Only the owner of a repository
- * owned by a user is known to have it without asking.
- */
-function gate(event, allowedActors, fallbackActor = '', 
-/** A label request: applying a label needs only triage, so the labeller is always checked. */
-labelled = false) {
-    // A bot's pull request (the docs service's own docs PR in a monorepo, a dependency bot's) is
-    // no change of someone's to document, whoever pushes to it; a label someone applies still asks.
+function gate(event, allowedActors, fallbackActor = '', labelled = false) {
     const opener = event.kind === 'pull-request' && !labelled ? event.pull?.opener : undefined;
     if (opener?.login && isBot(opener) && !names(allowedActors, opener.login)) {
         return {
@@ -30286,12 +29909,6 @@ labelled = false) {
         return { kind: 'open' };
     return gateActor(actorOf(event), event, allowedActors, fallbackActor);
 }
-/**
- * A thread that is no change of someone's to document: a pull request that carries the label a
- * thread's run put on its docs PR (whoever asks), or one a bot opened that `allowedActors` does
- * not name, unless someone `asked` (a push's run, where the gate above saw no opener). Its notice
- * and status, or `undefined`.
- */
 function notAThread(opened, allowedActors, asked) {
     if (opened?.docsLabel) {
         return {
@@ -30300,8 +29917,6 @@ function notAThread(opened, allowedActors, asked) {
         };
     }
     const by = opened?.by;
-    // The docs service's own pull request (its app's): a request there is the service's to answer,
-    // and a job for it would document the docs; one a thread's job opened names its thread (handed on).
     if (asked && by?.login && isBot(by) && isDocsService(by.login) && !names(allowedActors, by.login)) {
         return {
             notice: `Skipped: ${by.login} (the docs service's app) opened this pull request, and no thread of this workflow names it as its docs pull request: it starts no docs job. Ask on the pull request it documents, or mention the service there.`,
@@ -30316,15 +29931,10 @@ function notAThread(opened, allowedActors, asked) {
     }
     return undefined;
 }
-/**
- * A pull request event of a pull request a bot opened that `allowedActors` does not name (the docs
- * service's own docs PR in a monorepo, a dependency bot's): it belongs to no thread.
- */
 function botsPullRequest(event, allowedActors) {
     const by = event.kind === 'pull-request' ? event.pull?.opener : undefined;
     return Boolean(by?.login && isBot(by) && !names(allowedActors, by.login));
 }
-/** The docs service's GitHub App, as GitHub names its account (the `@mintlify` its pull requests answer). */
 function isDocsService(login) {
     return /^mintlify(?:-[a-z0-9-]+)?\[bot\]$/i.test(login);
 }
@@ -30334,7 +29944,6 @@ function isBot(who) {
 function names(allowedActors, login) {
     return allowedActors.some((a) => a.toLowerCase() === login.toLowerCase());
 }
-/** Who may ask, for one account (the event's actor, or a queued request's author). */
 function gateActor(who, event, allowedActors, fallbackActor = '') {
     const actor = who?.login ?? fallbackActor;
     const named = (login) => names(allowedActors, login);
@@ -30355,14 +29964,9 @@ function gateActor(who, event, allowedActors, fallbackActor = '') {
         return { kind: 'allowed', actor };
     return { kind: 'ask', actor };
 }
-/** The refusal's one notice. */
 function refusal(actor, rule) {
     return `Skipped: ${(0,untrusted/* label */.Pf)(actor)} may not start a docs job here: ${rule}. People with write access to the repository may; allowedActors can name others.`;
 }
-/**
- * A `workflow_run` carries the secrets of this repository whatever started the run it follows:
- * a fork's pull request, or a comment, is then caused by someone without write access.
- */
 function anyoneCanCause(event) {
     if (isOpen(event))
         return true;
@@ -30375,10 +29979,8 @@ function anyoneCanCause(event) {
     if (!head || !self || head.toLowerCase() !== self.toLowerCase())
         return true;
     const { cause } = event.run;
-    // A run that followed another `workflow_run` cannot tell what started the first: asked.
     return isOpen(cause) || cause.kind === 'workflow-run';
 }
-/** Who caused the event: on `workflow_run`, who started (or re-ran) the run it follows. */
 function actorOf(event) {
     if (event.kind === 'workflow-run') {
         for (const account of [event.run.triggeringActor, event.run.actor]) {
@@ -30388,7 +29990,6 @@ function actorOf(event) {
     }
     return event.sender;
 }
-/** The actor owns the repository, and the repository is a user's (an organisation's owner is not a person). */
 function isUserOwner(event, actor) {
     const owner = event.repository?.owner;
     const login = owner?.login;
@@ -30398,11 +29999,6 @@ function isUserOwner(event, actor) {
 ;// CONCATENATED MODULE: ./src/decide/admission.ts
 
 
-/**
- * A `/docs` request, if the event is one; then who asked, if anyone may cause the event; then
- * the prompt. A comment that is not a request costs no request at all, not even to GitHub; an
- * actor on an event anyone can cause costs one look-up of their access.
- */
 async function admit(inputs, event, request, accessOf, fallbackActor = '') {
     if (request.kind === 'skip')
         return { kind: 'skip', notice: `Skipped: ${request.why}.` };
@@ -30437,10 +30033,6 @@ var core_mode = __nccwpck_require__(9036);
 ;// CONCATENATED MODULE: ./src/decide/budget.ts
 
 
-/**
- * Whether the thread's budget is spent for a run that would send (a create or a follow-up): the
- * words that stop it, else `undefined`. A run that only waits spends nothing and always goes on.
- */
 function budgetSpent(budget, mode, memory, log) {
     if (budget === undefined || (0,core_mode/* onlyWaits */.PI)(mode))
         return undefined;
@@ -30457,7 +30049,6 @@ function budgetSpent(budget, mode, memory, log) {
             status,
         };
     }
-    // A first run has spent nothing yet; a create is a new job, whose count starts again.
     const { branch } = memory;
     if (!branch || mode.kind !== 'follow-up' || mode.jobId !== branch.job)
         return undefined;
@@ -30473,6 +30064,17 @@ function budgetSpent(budget, mode, memory, log) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/decide/branch-thread.ts
+
+function unkeptBranch(inputs, event, moment) {
+    if (!inputs.thread || inputs.status || event.kind !== 'push' || event.deleted || !moment.branch)
+        return undefined;
+    const branch = event.ref?.startsWith('refs/heads/') ? event.ref.slice('refs/heads/'.length) : undefined;
+    if (branch === undefined)
+        return undefined;
+    return `Input "status" is false, but thread is true and this push to the branch ${(0,untrusted/* quote */.hD)(branch, 100)} is in no pull request: a branch's thread keeps its job in this step's commit statuses, so without status every push to it would start a new job. Set status: true (with statuses: write) to keep one job for the branch, or run the thread's step only on pull request events. Nothing was sent.`;
+}
+
 // EXTERNAL MODULE: ./src/service/errors.ts
 var errors = __nccwpck_require__(5756);
 // EXTERNAL MODULE: ./src/core/log.ts
@@ -30484,15 +30086,7 @@ var core_log = __nccwpck_require__(4325);
 
 
 
-/** Waits between reads of the thread's job after a passing fault, as a poll would wait them out. */
 const THREAD_READ_WAITS_MS = [2000, 4000, 8000, 16000];
-/**
- * Before anything is sent: a re-run resumes the job its earlier attempt started; on a thread, a
- * later run follows the thread's job up while that job is active or its docs pull request is
- * open; anything else creates a job. A job given by `jobId` is the workflow's own choice. A fault
- * never decides the way: reads are retried, and a read that still fails ends the step with
- * nothing sent (its re-run decides again).
- */
 async function planJob(request, memory, deps) {
     const { log } = deps;
     const given = (0,core_mode/* modeOf */.VV)(request);
@@ -30547,8 +30141,6 @@ async function planJob(request, memory, deps) {
             log.info(`The docs pull request ${pull.repo}#${pull.number} of ${where} was merged: a new job is started.`);
             return { kind: 'go', mode: given };
         case 'closed':
-            // A pull request's maintainers closed its docs unmerged: that "no" holds for its later
-            // pushes. A branch has no one to ask, so its next push starts afresh.
             if (onPullRequest && !request.asked) {
                 return {
                     kind: 'skip',
@@ -30563,45 +30155,26 @@ async function planJob(request, memory, deps) {
             return { kind: 'go', mode: given };
     }
 }
-/**
- * The closed docs PR's status description: what happened and how to start again, within GitHub's
- * 140 characters with the run's ` · run N` after it (a long phrase is not quoted).
- */
 function closedStatus(trigger) {
     const ask = trigger && [...trigger].length <= 40 ? `ask with ${trigger}` : 'ask for docs';
     return `Docs PR closed unmerged: ${ask} to start again`;
 }
-/**
- * The thread's job and the head it last saw: a pull request's or issue's in its note, else a
- * branch's in this step's commit statuses (read only where there is no note).
- */
 function threadOf(memory) {
     const job = memory.note?.job ?? memory.branch?.job;
     const since = memory.note?.head ?? memory.branch?.since;
     return { ...(job ? { job } : {}), ...(since ? { since } : {}) };
 }
-/**
- * The job an earlier attempt of this run started, as the thread's note or this step's status on the
- * run's commit remembers it: a re-run resumes it, and nothing holds a resume back.
- */
 function earlierAttemptJob(memory, run) {
     if (run.attempt <= 1)
         return undefined;
-    // A skip's status names the thread's job, which that run did not start.
     const { status } = memory;
     return (jobOfRun(memory.note, run.runId) ?? (status?.run === run.runId && !status.held ? status.job : undefined));
 }
-/** The job an earlier attempt of run `runId` started, as the thread's note remembers it. */
 function jobOfRun(note, runId) {
     if (!note)
         return undefined;
     return note.runs?.find((entry) => entry.run === runId)?.job ?? (note.run === runId ? note.job : undefined);
 }
-/**
- * The thread's job as the service knows it; `undefined` (and a new job) only when the service
- * says it no longer knows it (404). Passing faults are waited out like a poll's; a read that still
- * fails ends the step before anything is sent, never a second job.
- */
 async function readThreadJob(id, where, deps, gone = 'a new job is started') {
     const { client, log, clock, deadline, signal } = deps;
     if (deps.known?.id === id)
@@ -30621,11 +30194,7 @@ async function readThreadJob(id, where, deps, gone = 'a new job is started') {
             log.info(`Agent job ${(0,untrusted/* label */.Pf)(id)} of ${where} is no longer known to the service: ${gone}.`);
             return undefined;
         }
-        // The thread's job is not new (a 404 was final above): any other fault reads as a poll's would.
         const passing = (0,errors/* isTransient */.dg)(fault, Infinity);
-        // As many reads as the table has, whatever the service's `Retry-After` says: it may lengthen
-        // a wait, never add one (a service saying "1 s" each time would otherwise be read until the
-        // deadline).
         const planned = THREAD_READ_WAITS_MS[tries];
         const said = fault.kind === 'http' ? fault.retryAfterMs : undefined;
         const wait = planned === undefined ? undefined : Math.max(planned, said ?? 0);
@@ -30644,9 +30213,7 @@ var event_questions = __nccwpck_require__(8811);
 ;// CONCATENATED MODULE: ./src/decide/follow-up.ts
 
 
-/** `followUp`: which later events of a thread send to its job. */
 const FOLLOW_UP_POLICIES = ['every-push', 'at-merge', 'on-request'];
-/** The actions of a pull request or an issue that change what its docs are about. */
 const PULL_CHANGES = new Set(['opened', 'synchronize', 'reopened', 'ready_for_review', 'edited']);
 const ISSUE_CHANGES = new Set(['opened', 'edited', 'reopened']);
 function threadStep(event, asked, moment) {
@@ -30663,16 +30230,10 @@ function threadStep(event, asked, moment) {
         return moment.merge || moment.branch ? 'merge' : 'change';
     return event.kind === 'workflow-run' ? 'change' : 'other';
 }
-/**
- * Whether `followUp` holds this run back: `on-request` sends only requests; `at-merge` holds a
- * change to a pull request once the thread has its job (`job`), and a pull request closed unmerged.
- * `unread`: GitHub could not tell whether a push is the merge, which `at-merge` never guesses.
- */
-function heldByPolicy(policy, step, job, unread) {
+function heldByPolicy(policy, step, job, unread, note) {
     if (step === 'request')
         return undefined;
     const named = job ? `job ${(0,untrusted/* label */.Pf)(job)}` : 'the thread’s job';
-    // Under every policy: no one asked, and nothing changed that the docs could follow.
     if (step === 'inert') {
         return {
             notice: `Skipped: this event neither asks for docs nor changes the code, so ${named} gets nothing from it.`,
@@ -30685,6 +30246,12 @@ function heldByPolicy(policy, step, job, unread) {
             status: 'Closed unmerged: no docs to follow',
         };
     }
+    if (step === 'merge' && note?.merged !== undefined && job !== undefined && note.job === job) {
+        return {
+            notice: `Skipped: run ${note.merged} already told ${named} of this merge, so nothing was sent.`,
+            status: 'Merge already sent',
+        };
+    }
     if (policy === 'every-push')
         return undefined;
     if (policy === 'on-request') {
@@ -30695,7 +30262,6 @@ function heldByPolicy(policy, step, job, unread) {
     }
     if (step === 'merge' || step === 'other' || unread)
         return undefined;
-    // The first change of a thread creates its job.
     if (!job)
         return undefined;
     return {
@@ -30703,17 +30269,12 @@ function heldByPolicy(policy, step, job, unread) {
         status: 'Docs follow at the merge',
     };
 }
-/** A push-like run overtaken by a newer push to its pull request or branch: the newer one's run carries it. */
 function overtaken(newerHead, branch = false) {
     return {
         notice: `Skipped: the ${branch ? 'branch' : "pull request's head"} has moved on to ${(0,untrusted/* label */.Pf)(newerHead.slice(0, 12))}; the run for that push carries these changes (everything since the job last looked).`,
         status: 'A newer push carries this change',
     };
 }
-/**
- * Whether a comparison GitHub made since the head the job last saw lists no file: then there is
- * nothing new to send. A list GitHub could not give, or may have given in part, is no evidence.
- */
 function nothingNew(changed, since, job) {
     if ('unreadable' in changed || !changed.compared || changed.partial || changed.files.length > 0)
         return undefined;
@@ -30734,14 +30295,7 @@ var ref_words = __nccwpck_require__(6154);
 
 
 
-/**
- * Whether the comment that started the run asks for docs: a new comment whose text begins with
- * the phrase (leading white space ignored, any case), followed by a space, a line break or its
- * end. An edit or a deletion never is: an edit of an old request must not start a second job.
- */
 function readRequest(phrase, event, label) {
-    // Read first, before the GitHub side loads: a deleted ref has no commit to document or to put a
-    // status on, and no pull request to follow.
     if (event.kind === 'push' && event.deleted) {
         return { kind: 'skip', why: `the push deleted ${(0,ref_words/* refWords */.V)(event.ref)}, which leaves nothing to document` };
     }
@@ -30750,7 +30304,6 @@ function readRequest(phrase, event, label) {
         if (asked)
             return asked;
     }
-    // A discussion has no thread the action keeps: with a phrase set, its comments ask for nothing.
     if (phrase && event.kind === 'discussion' && event.comment) {
         return {
             kind: 'skip',
@@ -30774,11 +30327,6 @@ function readRequest(phrase, event, label) {
         return { kind: 'skip', why: 'the event names no comment' };
     return { kind: 'request', text: rest, comment: { id, review: event.review } };
 }
-/**
- * `labeled` with `triggerLabel` is a request; another label, or any `unlabeled`, is not (and costs
- * nothing); other actions (`opened`, `synchronize`, …) run as they would without a label.
- * GitHub's label names ignore case.
- */
 function readLabel(label, action, applied) {
     if (action === 'unlabeled') {
         return { kind: 'skip', why: 'a label was removed, and only applying triggerLabel is a request' };
@@ -30790,7 +30338,6 @@ function readLabel(label, action, applied) {
         return { kind: 'label', label: name };
     return { kind: 'skip', why: `the label applied is ${(0,untrusted/* quote */.hD)(name, 60)}, not ${(0,untrusted/* quote */.hD)(label, 60)}` };
 }
-/** What follows the phrase at the start of `body` (trimmed; `''` when bare), or `undefined` when it does not start with it. */
 function afterPhrase(body, phrase) {
     const start = body.trimStart();
     if (start.slice(0, phrase.length).toLowerCase() !== phrase.toLowerCase())
@@ -30802,26 +30349,13 @@ function afterPhrase(body, phrase) {
 }
 
 ;// CONCATENATED MODULE: ./src/decide/requests.ts
-// Queued `/docs` requests on a thread, pure: which comments are requests the thread's ledger still
-// owes, whether an earlier run already sent the run's own, and the prompt that carries several at
-// once. Every request is told apart by its comment id: a request is settled only by the run whose
-// accepted send carried it (or that told its author they may not ask), never by being older than
-// another.
 
 
 
-/**
- * Where the thread stands for a run: `own` (the comment that started it, if a request did), the
- * thread's `comments`, the ledger. A bare phrase is a request only with a standing prompt (else
- * its own run answers it). A review comment is only its own run's request: only issue comments
- * are gathered, since a review comment's id is of another series than the ledger's.
- */
 function readQueue(own, comments, options) {
     const { phrase, ledger, runId } = options;
     if (own && !own.review) {
         const was = (0,core_ledger/* standing */.JA)(ledger, own.id);
-        // A re-run of the run that carried it goes on: it finds its own job and waits for it. A
-        // request once refused is read afresh: its author passed this run's gate.
         if (was.settled && !was.refused && was.run !== runId)
             return { kind: 'carried', ...(was.run !== undefined ? { run: was.run } : {}) };
     }
@@ -30834,12 +30368,6 @@ function readQueue(own, comments, options) {
         .sort((a, b) => a.id - b.id);
     return { kind: 'open', owed };
 }
-/**
- * What the run carries: its own request (when a request started it) and the others allowed to
- * ask, oldest first; the prompt only when there are others (with its own alone, the prompt stays
- * the standing prompt and the request, as it always was). `refused` and `owed`: the requests
- * read that are settled as refused, and those that stay owed.
- */
 function carry(own, others, read, standingPrompt) {
     const requests = [...(own ? [own] : []), ...others].sort((a, b) => a.id - b.id);
     const carried = {
@@ -30852,7 +30380,6 @@ function carry(own, others, read, standingPrompt) {
     };
     return others.length > 0 ? { carried, prompt: requestsPrompt(standingPrompt, requests) } : { carried };
 }
-/** The standing prompt, then each request with its author and link, oldest first. */
 function requestsPrompt(standing, requests, place = 'this thread') {
     const total = requests.length;
     const each = requests.map((r, i) => `Request ${i + 1} of ${total}, by ${r.author}${r.url ? ` (${r.url})` : ''}:\n${shortened(r.text) || '(nothing after the phrase: the standing prompt above is the request)'}`);
@@ -30861,7 +30388,6 @@ function requestsPrompt(standing, requests, place = 'this thread') {
         : `${total} requests were made on ${place}, oldest first:`;
     return [standing, heading, ...each].filter(Boolean).join('\n\n');
 }
-/** The most characters of one request carried with others: the rest is at its link. */
 const REQUEST_TEXT_MAX = 4000;
 function shortened(text) {
     const chars = [...text];
@@ -30869,14 +30395,12 @@ function shortened(text) {
         return text;
     return `${chars.slice(0, REQUEST_TEXT_MAX).join('')}… (cut: the whole request is at its link)`;
 }
-/** What a run whose request an earlier run delivered says on the thread. */
 function carriedAnswer(run, runsUrl) {
     const by = run !== undefined
         ? `<a href="${(0,untrusted/* cell */.Hn)(`${runsUrl}${run}`, 2000)}">run ${run}</a> sent it`
         : 'an earlier run sent it';
     return `This request was already delivered: ${by}, with the other requests queued on the thread. Nothing more was sent.`;
 }
-/** The skip's one notice. */
 function carriedNotice(run) {
     return `Skipped: this request was already sent to the thread's job by ${run !== undefined ? `run ${run}` : 'an earlier run'}, with the other requests queued on the thread.`;
 }
@@ -30886,18 +30410,12 @@ function carriedNotice(run) {
 
 
 
-/**
- * On a thread with a trigger phrase, reads the thread's comments: a request run whose own request
- * an earlier run sent is a skip that says which run; else the run carries its own request (if a
- * request started it) and every request the ledger owes whose author may ask (checked as each
- * would be on its own). Anything else goes on as it was.
- */
 async function gatherQueued(inputs, memory, deps) {
     const { request, features, port, event, log, signal } = deps;
     if (!features.thread || !port || inputs.trigger === undefined)
         return { kind: 'go', memory };
     const before = memory.note ? (0,core_ledger/* requestLedger */.$M)(memory.note) : undefined;
-    const { comments, complete, runsUrl, keptId } = await port.threadComments(signal, before?.floor);
+    const { comments, complete, readTo, runsUrl, keptId } = await port.threadComments(signal, before?.floor);
     const ledger = (0,core_ledger/* requestLedger */.$M)(memory.note, keptId);
     let own;
     if (request.kind === 'request') {
@@ -30922,17 +30440,17 @@ async function gatherQueued(inputs, memory, deps) {
         return { kind: 'skip', notice: carriedNotice(queue.run), answer: carriedAnswer(queue.run, runsUrl) };
     const access = (actor) => port.accessOf(actor, signal);
     const { kept: others, refused, owed, leftFrom, } = await mayAsk(queue.owed, own?.author, inputs, deps, access);
-    // Every comment above the floor was read: the floor may rise up to the newest.
     const newest = Math.max(ledger.floor, ...comments.filter((c) => !c.review).map((c) => c.id));
-    const { carried, prompt } = carry(own, others, { ledger, refused, owed, ...(complete ? { readUpTo: newest } : {}) }, inputs.prompt);
+    const upTo = complete ? newest : readTo;
+    const { carried, prompt } = carry(own, others, { ledger, refused, owed, ...(upTo !== undefined ? { readUpTo: upTo } : {}) }, inputs.prompt);
     if (leftFrom !== undefined)
         log.warning(`Not every request queued on the thread goes in this send (at most ${MAX_CARRIED}, ${MAX_LOOK_UPS} look-ups of who may ask): those from comment ${leftFrom} on wait for the next run.`);
     if (!complete)
-        log.warning(`The thread has more comments than one run reads (${COMMENT_PAGES_READ}): requests among those left unread wait, unsettled.`);
+        log.warning(readTo !== undefined
+            ? `The thread has more comments than one run reads (${COMMENT_PAGES_READ}): this run read those from the last one settled up to comment ${readTo}, and the newest; requests among those in between wait for the next run, which reads on from there.`
+            : `The thread has more comments than one run reads (${COMMENT_PAGES_READ}): requests among those left unread wait, unsettled.`);
     if (others.length > 0)
         log.info(`${others.length + (own ? 1 : 0)} requests on the thread are not yet delivered (comments ${carried.requests.map((r) => r.id).join(', ')}): they go in this run's one send.`);
-    // What was asked on the docs PR: a lane run's, read there; or, on any other run of the thread,
-    // what its record owes there (asked while the job worked), so no send of the thread drops it.
     const owedThere = deps.onDocs ? undefined : memory.note?.waiting?.docs;
     const asks = deps.onDocs ?? (owedThere ? await port.docsAsks(owedThere, signal) : undefined);
     const docs = asks
@@ -30941,7 +30459,6 @@ async function gatherQueued(inputs, memory, deps) {
     const asked = docs?.kept ?? [];
     if (asked.length > 0)
         log.info(`${asked.length} request${asked.length === 1 ? '' : 's'} asked on the docs pull request ${docs?.carried.key ?? ''} go in this run's one send.`);
-    // Requests on the docs PR go with the thread's own in one prompt, each with its link.
     const all = [...(own ? [own] : []), ...others, ...asked].sort((a, b) => a.id - b.id);
     const place = asked.length === all.length
         ? 'the docs pull request of this thread'
@@ -30954,24 +30471,12 @@ async function gatherQueued(inputs, memory, deps) {
         ...(others.length + asked.length > 0 ? { owed: true } : {}),
     };
 }
-/** How many comments one run reads at most, in words. */
-const COMMENT_PAGES_READ = '1,000';
-/** GitHub could not tell whether the author may ask (a warning said so). */
+const COMMENT_PAGES_READ = 'at most 2,000';
 const UNTOLD = 'untold';
-/** The most requests one send carries besides the run's own, oldest first. */
 const MAX_CARRIED = 30;
-/** The most authors asked of GitHub in one run: each look-up may take its own while. */
 const MAX_LOOK_UPS = 30;
-/**
- * The requests whose authors may ask, by the gate's rules for an event anyone can cause: named in
- * `allowedActors`, a bot only when named, else write access asked of GitHub once a login. Those
- * refused are settled as such; one whose author GitHub could not tell about waits, and the others
- * go on. Bounded: past `MAX_CARRIED` requests or `MAX_LOOK_UPS` look-ups, the rest wait
- * (`leftFrom`: the first).
- */
 async function mayAsk(queued, asker, inputs, deps, accessOf, where = 'the thread') {
     const { event, log } = deps;
-    // The run's own author passed the gate already.
     const known = new Map(asker ? [[asker.toLowerCase(), Promise.resolve(undefined)]] : []);
     const refusal = (r) => {
         const decided = gateActor({ login: r.author, type: r.bot ? 'Bot' : 'User' }, event, inputs.allowedActors);
@@ -30999,7 +30504,6 @@ async function mayAsk(queued, asker, inputs, deps, accessOf, where = 'the thread
         if (asked)
             known.set(key, refusal(r));
         const why = await known.get(key);
-        // Not refused, not allowed: it waits, unsettled, for a run GitHub answers; the others go on.
         if (why === UNTOLD)
             owed.push(r.id);
         else if (why === undefined)
@@ -31012,16 +30516,9 @@ async function mayAsk(queued, asker, inputs, deps, accessOf, where = 'the thread
     }
     return { kept, refused, owed };
 }
-/**
- * The requests asked on the thread's docs pull request that a lane run carries: those its own
- * ledger still owes (from the docs PR's note on, where it keeps none yet), whose authors may ask,
- * judged on the docs PR's repository as a request there is (`allowedActors`, else write access).
- */
 async function docsRequests(asks, memory, inputs, deps) {
     const { port, signal, run, log } = deps;
     const ledger = (0,core_ledger/* docsLedger */.dr)(memory.note, asks.key, asks.noteId);
-    // Only the thread's job now is sent what was asked on its docs PR: an earlier job's docs PR
-    // (superseded, left open) names the thread too, and its requests are not this job's.
     if (memory.note?.job !== asks.job) {
         log.warning(`What was asked on ${asks.key} is not sent: that docs pull request is agent job ${(0,untrusted/* label */.Pf)(asks.job)}'s, not the thread's job now${memory.note ? ` (${(0,untrusted/* label */.Pf)(memory.note.job)})` : ''}.`);
         return undefined;
@@ -31052,9 +30549,6 @@ async function docsRequests(asks, memory, inputs, deps) {
 }
 
 ;// CONCATENATED MODULE: ./src/decide/decide.ts
-// The first of the run's three steps: before anything is sent to the service, decide whether the
-// step acts at all (a request, who asked), what earlier runs left, which way the run goes with the
-// job, and the whole prompt. The result is one value; execute and report take it from here.
 
 
 
@@ -31068,24 +30562,17 @@ async function docsRequests(asks, memory, inputs, deps) {
 
 
 
-/** A request on a thread's docs PR is answered where it was asked, naming its thread where the docs PR's note does. */
+
 function docsPrAnswer(thread) {
     const where = thread === undefined ? 'the pull request it documents' : `#${thread}, the pull request it documents`;
     return `This is a docs pull request that a thread of this workflow opened: it starts no docs job of its own. Ask on ${where}, and its job takes the request.`;
 }
-/** Decides; throws only when a thread's memory cannot be read (nothing is sent then). */
 async function decide(inputs, deps) {
     const decided = await decideRun(inputs, deps);
     return inputs.draft && deps.features.thread ? withDraft(decided, deps) : decided;
 }
-/**
- * `draft: true`: a run on the code pull request's close (merged, or not) that sends nothing still
- * moves its docs PR along (ready, or closed): the thread's job's docs PR, read from the service (a
- * GET: no quota use). Where the job cannot be read or has none, nothing is asked.
- */
 async function withDraft(decided, deps) {
     const { event, client, log, signal } = deps;
-    // A merge the record owes (held while the job works) is the lane's: its end moves the docs PR.
     if (decided.kind !== 'skip' ||
         !decided.held ||
         decided.owe ||
@@ -31102,7 +30589,7 @@ async function withDraft(decided, deps) {
     catch (error) {
         if (signal.aborted)
             throw error;
-        log.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)} for its docs pull request (${(0,core_log/* describeThrown */.Y)(error)}); it does not follow this pull request's close (draft: true).`);
+        log.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)} for its docs pull request (${(0,core_log/* describeThrown */.YI)(error)}); it does not follow this pull request's close (draft: true).`);
         return decided;
     }
 }
@@ -31111,31 +30598,26 @@ async function decideRun(inputs, deps) {
     const admission = await admit(inputs, event, request, async (actor) => (await github())?.accessOf(actor, signal), deps.run.actor);
     if (admission.kind === 'skip')
         return admission;
-    // What GitHub remembers decides which way the run goes: read only when the features need it.
     const gated = features.paths && deps.paths !== undefined;
     const port = features.recall || features.context || gated ? await github() : undefined;
     if (features.thread && !port) {
         throw new errors/* ActionFailure */.dR("The GitHub side of the action could not load, so this thread's job cannot be looked up. Nothing was sent, so the thread does not get a second job; re-run the workflow.");
     }
     const read = deps.recalled;
-    // Thrown here, where the decision would have read it: the step ends with nothing sent.
     if (read && 'error' in read)
         throw read.error;
     const first = read;
     const recalled = features.recall && port ? (first?.memory ?? (await port.recall(features.thread, signal))) : {};
-    // A thread's docs PR, or a bot's pull request only GitHub could name (a push's): no job.
     const foreign = features.thread
         ? (notAThread(recalled.opened, inputs.allowedActors, features.asked) ??
             (recalled.atWork ? await openedByJobAtWork(recalled.atWork, deps) : undefined))
         : undefined;
     if (foreign) {
-        // The docs PR's note names its thread: one read, and a fault only leaves the answer general.
         const by = recalled.opened?.by?.login;
         const docsPr = recalled.opened?.docsLabel || (by !== undefined && isDocsService(by));
         const of = event.kind === 'comment' && docsPr && port
             ? await port.docsOf(signal).catch(() => undefined)
             : undefined;
-        // A writer's request there goes to the job that opened it, through its thread's lane.
         if (of !== undefined && request.kind === 'request' && !request.comment.review)
             return {
                 kind: 'skip',
@@ -31155,22 +30637,14 @@ async function decideRun(inputs, deps) {
                 : {}),
         };
     }
-    // A re-run that resumes its earlier attempt's job sends nothing new: nothing below holds it back,
-    // and it gathers no requests.
     const resumes = features.thread && earlierAttemptJob(recalled, deps.run) !== undefined;
-    // Before the holds: a request is never held back, and one an earlier run carried ends here.
     const queued = resumes
         ? { kind: 'go', memory: recalled }
         : await gatherQueued(inputs, recalled, { ...deps, port });
     if (queued.kind === 'skip')
         return queued;
     const { memory } = queued;
-    // With `wait: false`, a request on a thread whose job is still at work waits for the job's end:
-    // the thread's run that sees that end sends it, with every other one queued, in one follow-up.
-    // Only a read that said so parks anything (a job that could not be read ended the step above).
     const atWork = first?.atWork ? memory.note?.waiting : undefined;
-    // A review comment cannot be kept for later: the thread's record and request ledger keep the
-    // pull request's own comments, which a lane run reads back to send.
     if (atWork && !inputs.wait && request.kind === 'request' && request.comment.review && !resumes) {
         const id = (0,untrusted/* label */.Pf)(memory.note?.job ?? '');
         return {
@@ -31188,30 +30662,21 @@ async function decideRun(inputs, deps) {
             owe: { request: request.comment.id },
         };
     }
-    // Requests owed are never held back: not by followUp, nor by a push that has nothing new, was
-    // overtaken or touched nothing under paths. Only the budget stops them, and a job at work.
     const owed = queued.owed === true;
     const prompt = queued.prompt ?? admission.prompt;
     const remembered = threadOf(memory);
     const { job } = remembered;
-    // Only a thread's job is followed up with what changed since it last looked.
     const since = features.thread ? remembered.since : undefined;
-    // A run that sends nothing leaves a success status naming the thread's job (a required check
-    // passes, and a branch's next push still finds the job): the report writes it.
     const hold = (held, named) => ({
         kind: 'skip',
         notice: held.notice,
         ...(port ? { held: { status: held.status, ...(named ? { job: named } : {}), memory } } : {}),
     });
     const { asked } = features;
-    // Nothing is sent to a job at work, from any run: requests owed stay queued in its record, a
-    // push's change waits for the run that sees the job's end (the thread's lane), and under
-    // at-merge the merge is owed in the record. What followUp would hold anyway says so, not "sent
-    // when it is done"; so does a label's request, which nothing keeps.
     if (atWork && !inputs.wait && !resumes) {
         const moment = event.kind === 'push' && features.moment && port ? await port.moment(signal) : {};
         const now = threadStep(event, asked, moment);
-        const policy = heldByPolicy(inputs.followUp, now, job, moment.unread === true);
+        const policy = heldByPolicy(inputs.followUp, now, job, moment.unread === true, memory.note);
         if (policy)
             return hold(policy, job);
         if (request.kind === 'label')
@@ -31222,7 +30687,6 @@ async function decideRun(inputs, deps) {
         const merged = now === 'merge' && !moment.branch;
         if (!merged || inputs.followUp !== 'at-merge')
             return hold(whileAtWork(job, merged ? 'this merge' : 'what this push changed'), job);
-        // Under at-merge the merge is news in itself, whatever its head: the record says it is owed.
         return {
             ...hold(whileAtWork(job, 'this merge'), job),
             answer: `Held: the agent is still at work on job ${(0,untrusted/* label */.Pf)(job ?? '')}. The merge is sent when it is done.`,
@@ -31230,23 +30694,22 @@ async function decideRun(inputs, deps) {
         };
     }
     let step;
-    // The thread's job as read before the plan (a waiting job's, or a branch's left at work).
     let known = first?.job;
     if (features.thread && port && !resumes && !owed) {
         const moment = features.moment ? await port.moment(signal) : {};
         step = threadStep(event, asked, moment);
-        const held = 
-        // Only a push's step comes from GitHub's word; an event's own payload names the others.
-        heldByPolicy(inputs.followUp, step, job, moment.unread === true && event.kind === 'push') ??
-            (moment.newerHead && (step === 'change' || moment.branch)
-                ? overtaken(moment.newerHead, moment.branch)
-                : undefined);
-        if (held)
-            return hold(held, job);
-        // A branch keeps its job in commit statuses: one a run left at work holds the push as above.
+        const unread = moment.unread === true && event.kind === 'push';
+        const policy = heldByPolicy(inputs.followUp, step, job, unread, memory.note);
+        if (policy)
+            return hold(policy, job);
+        const unkept = unkeptBranch(inputs, event, moment);
+        if (unkept)
+            throw new errors/* ActionFailure */.dR(unkept);
+        if (moment.newerHead && (step === 'change' || moment.branch))
+            return hold(overtaken(moment.newerHead, moment.branch), job);
+        if (step === 'merge' && !moment.branch)
+            memory.merge = true;
         if (!inputs.wait && moment.branch && memory.branch?.goesOn && job) {
-            // Read with the thread read's retries: a job that cannot be read fails the step with
-            // nothing sent (it may still be at work), never lets the push's send go.
             known = await readThreadJob(job, 'the branch', {
                 client: deps.client,
                 log,
@@ -31257,17 +30720,13 @@ async function decideRun(inputs, deps) {
             });
             if (known && !(0,core_job/* isTerminal */.Hd)(known.status))
                 return hold(whileAtWork(job, 'what this push changed'), job);
-            // Its pass ended: the last writes give that pass's pending status its word, as a pull
-            // request's run reports a waiting job's end before it sends.
             if (known)
                 memory.branch = { ...memory.branch, ended: known };
         }
     }
-    // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
     const fresh = features.moment && since !== undefined && !resumes;
     if ((gated || fresh) && port && !owed) {
         const changed = await port.changedFiles(since, signal);
-        // Under at-merge the merge is news in itself: its prompt says so, whatever changed.
         const news = step === 'merge' && inputs.followUp === 'at-merge';
         const stale = fresh && !news ? nothingNew(changed, since, job) : undefined;
         if (stale)
@@ -31293,10 +30752,8 @@ async function decideRun(inputs, deps) {
         signal,
         ...(known ? { known } : {}),
     });
-    // Named by no job: a re-run of this run must decide afresh, not resume the closed PR's job.
     if (plan.kind === 'skip')
         return hold(plan, undefined);
-    // After the plan, so that a re-run that only waits for its earlier attempt's job still goes on.
     const spent = features.thread ? budgetSpent(inputs.budget, plan.mode, memory, log) : undefined;
     if (spent)
         return { ...hold(spent, job), ...(spent.answer ? { answer: spent.answer } : {}) };
@@ -31318,22 +30775,12 @@ async function decideRun(inputs, deps) {
         ...(plan.thread ? { replacement: { ...plan.thread, prompt: () => whole() } } : {}),
     };
 }
-/**
- * With `wait: false`, a change while the thread's job is still at work waits for its end, as a
- * waiting run's pending successor would: the thread's lane sends what changed since the job last
- * looked, once, however many pushes came meanwhile, when a run of it sees that end.
- */
 function whileAtWork(job, what) {
     return {
         notice: `Held: agent job ${(0,untrusted/* label */.Pf)(job ?? '')} is still at work; ${what} is sent when it is done, by the thread's next run.`,
         status: 'Sent when the agent is done',
     };
 }
-/**
- * Whether a thread's job at work opened this pull request (its `prLink` names it): then it is that
- * thread's docs PR, not yet labelled. Each job is read once (a GET spends no quota); one that
- * cannot be read is a warning, and the run goes on as a thread of its own.
- */
 async function openedByJobAtWork(atWork, deps) {
     for (const id of atWork.jobs) {
         try {
@@ -31348,16 +30795,11 @@ async function openedByJobAtWork(atWork, deps) {
         catch (error) {
             if (deps.signal.aborted)
                 throw error;
-            deps.log.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, at work on another thread, to tell whether it opened this pull request (${(0,core_log/* describeThrown */.Y)(error)}); the run goes on as a thread of its own.`);
+            deps.log.warning(`Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, at work on another thread, to tell whether it opened this pull request (${(0,core_log/* describeThrown */.YI)(error)}); the run goes on as a thread of its own.`);
         }
     }
     return undefined;
 }
-/**
- * Whether the change touched nothing `paths` names: the skip's notice, or `undefined` to go on. A
- * list GitHub could not give, may have cut short, or that matching could not finish never skips:
- * the job goes ahead, and a warning says why.
- */
 async function irrelevant(paths, changed, log, signal) {
     if ('unreadable' in changed) {
         log.warning(`${changed.unreadable} Whether it touched paths is unknown, so the job goes ahead.`);
@@ -31376,6 +30818,10 @@ async function irrelevant(paths, changed, log, signal) {
         log.warning(`Matching paths against the ${count(files.length)} changed reached its bound of work with ${count(undecided)} left unmatched; whether they are under paths is unknown, so the job goes ahead.`);
         return undefined;
     }
+    if (partial && files.length === 0) {
+        log.warning(`${partial} Whether it touched paths is unknown, so the job goes ahead.`);
+        return undefined;
+    }
     if (partial) {
         log.warning(`${partial} None of the ${count(files.length)} listed is under paths, but one left out may be, so the job goes ahead.`);
         return undefined;
@@ -31385,11 +30831,6 @@ async function irrelevant(paths, changed, log, signal) {
 function count(files) {
     return files === 1 ? '1 file' : `${files.toLocaleString('en-US')} files`;
 }
-/**
- * The prompt as it may leave: a file, the event's text or a careless `prompt:` can hold the key,
- * a token or the runner's own credentials, and the service is not where they belong. What was
- * taken out is never said, only that something was.
- */
 function withoutRunSecrets(prompt, log) {
     const clean = (0,secrets/* redact */.E$)(prompt);
     if (clean !== prompt) {
@@ -31405,18 +30846,7 @@ function withoutRunSecrets(prompt, log) {
 
 
 
-/**
- * Outputs are read by later steps, often as `echo "$PR_LINK"` or `${{ steps.x.outputs.status }}`
- * inside `run:`. A line break in one would let the service write a line the runner obeys
- * (`::add-mask::`, `::stop-commands::`) or a terminal escape, so no output carries a control
- * character: ids and statuses have them escaped, a link that is not plain is left out, and the job
- * stays JSON with them escaped.
- */
-function setJobOutputs(id, job, warn, 
-/** The `jobId` written already, as soon as it was known: it is not written twice. */
-written, 
-/** The run's GitHub (`GITHUB_SERVER_URL`): `prNumber` and `prRepository` come from a link there. */
-serverUrl) {
+function setJobOutputs(id, job, warn, written, serverUrl) {
     if (id !== written)
         setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(id));
     if (!job)
@@ -31424,16 +30854,11 @@ serverUrl) {
     setOutput('status', (0,untrusted/* escapeUnsafe */.au)(job.status));
     const link = plainLink(job.prLink, 'prLink', warn);
     setOutput('prLink', link);
-    // Parsed from the link, no request: what a later step needs to merge, label or announce it.
     const pr = link ? (0,pull_request/* pullRequestOf */._n)(link, serverUrl, { githubCom: true }) : undefined;
     setOutput('prNumber', pr ? String(pr.number) : '');
     setOutput('prRepository', pr ? `${pr.owner}/${pr.repo}` : '');
     setOutput('job', (0,untrusted/* escapeUnsafe */.au)(JSON.stringify(job)));
 }
-/**
- * A link for an output: as it came when it is a plain http(s) URL (printable ASCII, no spaces),
- * else empty, with a warning that quotes it inertly.
- */
 function plainLink(link, name, warn) {
     if (!link)
         return '';
@@ -31444,18 +30869,15 @@ function plainLink(link, name, warn) {
     warn(`The ${name} ${(0,untrusted/* quote */.hD)(clean, 200)} is not a plain http(s) URL; the ${name} output is left empty.`);
     return '';
 }
-/** The `commentUrl` output: GitHub's link to the kept comment, when it is a plain URL. */
 function setCommentUrl(url, warn) {
     setOutput('commentUrl', plainLink(url, 'commentUrl', warn));
 }
 function setOutput(name, value) {
     try {
-        // Job fields were redacted where they came in; this also covers what came from GitHub.
         core/* setOutput */.uH(name, (0,secrets/* redact */.E$)(value));
     }
     catch (error) {
-        // E.g. GITHUB_OUTPUT names a file that cannot be written: the step must still fail in words.
-        throw new errors/* ActionFailure */.dR(`Could not set the step's outputs: ${(0,core_log/* describeThrown */.Y)(error)}.`);
+        throw new errors/* ActionFailure */.dR(`Could not set the step's outputs: ${(0,core_log/* describeThrown */.YI)(error)}.`);
     }
 }
 
@@ -31466,27 +30888,10 @@ var duration = __nccwpck_require__(8571);
 
 
 
-/** Waits between tries when nothing reached the service (docs/design.md §3.4): 1 s, 2 s, 4 s. */
 const NOT_SENT_WAITS_MS = [1000, 2000, 4000];
-/**
- * Backoff after a 429: 2, 4, 8, 16 and 32 s, then a minute between tries. A reply that does not
- * say when to try again (or says 0, a time gone by, or something absurd: the client drops those)
- * gets the first five, about a minute in all, then the step fails. The quota is hourly: a use ages
- * out up to an hour later, so retrying blind until a long timeout mostly spends the runner's
- * minutes; a reply that says when is waited for instead, as far as the timeout allows, but never
- * sooner than the backoff, so no header can make the retries a burst.
- */
 const RATE_LIMIT_FIRST_MS = 2000;
 const RATE_LIMIT_LONGEST_STEP_MS = 60_000;
 const RATE_LIMIT_BLIND_TRIES = 5;
-/**
- * Sends a request that makes the service act (create a job, post a message) under the
- * no-blind-retry rule: it is repeated only when the service certainly did not act on it, that is
- * after a 429 or when the request never left this machine. Anything else that is not a job ends
- * the step with a message that says the service may have acted. Every `ActionFailure` it throws
- * carries the fault that ended it (`fault`), so a caller can tell a refusal (say a 404 or 409 to a
- * follow-up) from a fault after which the service may have acted.
- */
 async function sendRetryingOnlyWhenSafe(attempt, options) {
     const { clock, deadline, log, context, signal } = options;
     let notSentTries = 0;
@@ -31504,8 +30909,6 @@ async function sendRetryingOnlyWhenSafe(attempt, options) {
         }
         let waitMs;
         if (fault.kind === 'http' && fault.status === 429) {
-            // `Retry-After`, else the quota's reset header: when the service says, sensibly, its word
-            // is waited for.
             const saidMs = fault.retryAfterMs ?? fault.resetAfterMs;
             if (saidMs === undefined && blindRateLimitedTries++ >= RATE_LIMIT_BLIND_TRIES) {
                 throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context), { fault });
@@ -31528,12 +30931,7 @@ async function sendRetryingOnlyWhenSafe(attempt, options) {
         await clock.sleep(waitMs, signal);
     }
 }
-/** How long a terminal status right after a follow-up may be the previous run's. */
 const FOLLOW_UP_SETTLE_MS = 30_000;
-/**
- * The first step of the three modes: create a job (`prompt`), send a follow-up to one
- * (`prompt` and `jobId`), or nothing yet when only waiting on one (`jobId`).
- */
 async function startJob(client, mode, prompt, options) {
     const { log, signal, clock } = options;
     if ((0,core_mode/* onlyWaits */.PI)(mode))
@@ -31560,12 +30958,6 @@ function capitalize(text) {
 }
 
 ;// CONCATENATED MODULE: ./src/execute/schedule.ts
-/**
- * The poll schedule (docs/design.md §3.3): the first wait is `pollInterval`, each next one 1.5× the one
- * before, capped at 60 s (or at `pollInterval` when that is larger), each with ±10 % jitter so that
- * many workflows started by the same cron do not poll in step. A 30-minute job costs about 35
- * requests instead of 180 at a fixed 10 s.
- */
 const GROWTH = 1.5;
 const CAP_MS = 60_000;
 const JITTER = 0.1;
@@ -31574,13 +30966,11 @@ class PollSchedule {
     base;
     cap;
     started = false;
-    /** `random` returns [0, 1), like `Math.random`; tests inject a fixed one. */
     constructor(firstMs, random = Math.random) {
         this.random = random;
         this.base = firstMs;
         this.cap = Math.max(CAP_MS, firstMs);
     }
-    /** The next wait in milliseconds. */
     next() {
         if (this.started)
             this.base = Math.min(this.base * GROWTH, this.cap);
@@ -31597,12 +30987,7 @@ class PollSchedule {
 
 
 
-/** How often a job still at work is said to be, whatever the polls' spacing: a silent step looks hung. */
 const PROGRESS_EVERY_MS = 120_000;
-/**
- * Polls until the job reaches a terminal status or the deadline passes (docs/design.md §3.3, §3.4). A job
- * the service already sent is first polled `pollInterval` later; one known only by id at once.
- */
 async function waitForJob(read, id, first, options) {
     const { clock, deadline, log, signal } = options;
     const schedule = new PollSchedule(options.pollIntervalMs, options.random);
@@ -31611,19 +30996,11 @@ async function waitForJob(read, id, first, options) {
     const name = (0,untrusted/* label */.Pf)(id);
     let job = first;
     let nextWait = job ? schedule.next() : 0;
-    // A follow-up's own reply counts: `active` there means the service took the message and works
-    // on it, so the next `completed` is this run's, not the previous one's.
     let seenActive = first !== undefined && !(0,core_job/* isTerminal */.Hd)(first.status);
-    // The grace never outlasts the timeout: a job that still reads as finished when time is up is
-    // reported as it reads (a finished job is done, not timed out).
     const settleBy = options.settledAfter === undefined ? undefined : Math.min(options.settledAfter, deadline);
     const settled = () => seenActive || settleBy === undefined || clock.now() >= settleBy;
     const waitingSince = clock.now();
     let nextProgress = waitingSince + PROGRESS_EVERY_MS;
-    /**
-     * Sleeps `ms`, saying at every two-minute mark that the job is still at work: a timer beside the
-     * polls, since with the growing interval a poll may not land between two marks.
-     */
     const pause = async (ms) => {
         const until = clock.now() + ms;
         while (nextProgress < until) {
@@ -31649,12 +31026,10 @@ async function waitForJob(read, id, first, options) {
         const left = deadline - clock.now();
         if (left <= 0)
             return { job, timedOut: true };
-        // The last wait is cut so the poll at the deadline is the last one.
         if (nextWait > 0)
             await pause(Math.min(nextWait, left));
         let fault;
         try {
-            // Near the deadline a poll gets only the time left (at least 1 s), connecting included.
             const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.max(1000, deadline - clock.now()));
             const latest = await read({
                 timeoutMs,
@@ -31662,7 +31037,6 @@ async function waitForJob(read, id, first, options) {
                 signal,
             });
             log.debug(`Polled agent job ${name}: status ${(0,untrusted/* label */.Pf)(latest.status)}.`);
-            // A change is said as it happens; the end is said once, by the step (its last line or error).
             if (latest.status !== job?.status && !(0,core_job/* isTerminal */.Hd)(latest.status))
                 log.info(`Agent job ${name} is ${job ? 'now ' : ''}${(0,untrusted/* label */.Pf)(latest.status)}.`);
             if (!(0,core_job/* isKnownStatus */.ih)(latest.status) && !warnedStatuses.has(latest.status)) {
@@ -31683,15 +31057,11 @@ async function waitForJob(read, id, first, options) {
         }
         if (!(0,errors/* isTransient */.dg)(fault, clock.now() - options.createdAt))
             throw new errors/* ActionFailure */.dR((0,errors/* explain */.WE)(fault, context));
-        // A stated wait is a floor, never a shortcut: the schedule goes on growing under it, so a
-        // `Retry-After` too short to mean anything cannot make the polls a burst (and the client drops
-        // a 0, a time gone by or an absurd one).
         nextWait = Math.max(schedule.next(), fault.kind === 'http' ? (fault.retryAfterMs ?? 0) : 0);
         const until = Math.min(nextWait, Math.max(0, deadline - clock.now()));
         log.warning(`Could not read agent job ${name}: ${(0,errors/* briefly */.m_)(fault)}; trying again in ${(0,duration/* formatDuration */.a3)(until)}.`);
     }
 }
-/** A single read, for a step that does not wait: it has no second chance, so every fault is final. */
 async function readJobOnce(read, context, signal) {
     try {
         return await read({ timeoutMs: REQUEST_TIMEOUT_MS, signal });
@@ -31709,9 +31079,7 @@ async function readJobOnce(read, context, signal) {
 
 
 
-/** Answers to a message that say nothing was accepted: the service takes no message for that job. */
 const REFUSED_OUTRIGHT = new Set([400, 404, 409, 410, 422]);
-/** Sends and waits; never throws: a fault ends the work, and is handed on in `failed`. */
 async function execute(decision, inputs, step, deps) {
     let jobId;
     let github;
@@ -31723,7 +31091,6 @@ async function execute(decision, inputs, step, deps) {
             setOutput('jobId', (0,untrusted/* escapeUnsafe */.au)(started.id));
             setOutput('mode', (0,core_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
         }
-        // Without waiting, the comment is written once, at the end.
         if (inputs.wait)
             github = (await deps.github)?.started(started.id, started.job, decision.memory, step.uses);
         await follow(started, inputs, step, deps);
@@ -31733,7 +31100,6 @@ async function execute(decision, inputs, step, deps) {
         return { ...(jobId ? { jobId } : {}), ...(github ? { github } : {}), failed: { error } };
     }
 }
-/** The create or follow-up (or nothing, when only waiting); a follow-up refused outright gives way to a create. */
 async function sendDecided(decision, inputs, step, deps) {
     const { client, log, context } = deps;
     const { signal, clock } = step;
@@ -31750,20 +31116,15 @@ async function sendDecided(decision, inputs, step, deps) {
         const { replacement } = decision;
         if (!replacement || !refusedOutright(error))
             throw error;
-        // The service may refuse messages to a finished job: the thread goes on in a new job, which
-        // needs the whole context (it never saw the pull request). Delivery unknown never gets here.
-        // With a docsToken of the workflow's, the report closes the earlier docs pull request once
-        // the new job has its own (supersede.ts); without one it stays open.
         const earlier = replacement.prLink
-            ? `, and the docs pull request ${(0,untrusted/* printableUrl */.Zq)(replacement.prLink)} ${inputs.docsTokenGiven ? 'is closed once the new job has its own (unless someone else committed to it)' : 'stays open'}`
+            ? ` The run's end says what becomes of the docs pull request ${(0,untrusted/* printableUrl */.Zq)(replacement.prLink)} that job ${(0,untrusted/* label */.Pf)(replacement.jobId)} named.`
             : '';
-        log.info(`The service no longer takes messages for agent job ${(0,untrusted/* label */.Pf)(replacement.jobId)} (it answered ${error.fault ? (0,errors/* briefly */.m_)(error.fault) : error.message}); a new job continues the thread${earlier}.`);
+        log.info(`The service no longer takes messages for agent job ${(0,untrusted/* label */.Pf)(replacement.jobId)} (it answered ${error.fault ? (0,errors/* briefly */.m_)(error.fault) : error.message}); a new job continues the thread.${earlier}`);
         step.replacing(replacement.jobId, replacement.prLink);
         started = await send({ kind: 'create', projectId: inputs.projectId }, await replacement.prompt());
     }
     return started;
 }
-/** Waits for the job (or, with `wait: false`, reads it once), and says how it ended. */
 async function follow(started, inputs, step, deps) {
     const { client, log, context } = deps;
     const { signal, clock } = step;
@@ -31771,7 +31132,6 @@ async function follow(started, inputs, step, deps) {
     const read = (call) => client.getJob(started.id, call);
     const getContext = { ...context, operation: 'get', jobId: started.id };
     if (!inputs.wait) {
-        // Without a prompt there is nothing created to report: read the job once.
         const job = started.job ?? (await readJobOnce(read, getContext, signal));
         step.ended({ job, timedOut: false });
     }
@@ -31791,12 +31151,10 @@ async function follow(started, inputs, step, deps) {
     if (!step.timedOut && step.job)
         sayHowItEnded(step.job, inputs, log);
 }
-/** A follow-up the service answered with a refusal: nothing of it was accepted. */
 function refusedOutright(error) {
     const fault = error instanceof errors/* ActionFailure */.dR ? error.fault : undefined;
     return fault?.kind === 'http' && REFUSED_OUTRIGHT.has(fault.status);
 }
-/** The log's last word on a job that did not fail the step (a failure is the step's error). */
 function sayHowItEnded(job, inputs, log) {
     if (job.status === 'completed') {
         log.info(job.prLink
@@ -31804,7 +31162,6 @@ function sayHowItEnded(job, inputs, log) {
             : `Agent job ${(0,untrusted/* label */.Pf)(job.id)} completed without a pull request (no files changed).`);
     }
     else if (!(0,core_job/* isTerminal */.Hd)(job.status) && !inputs.wait) {
-        // Only reachable with `wait: false`: the job goes on without this step.
         log.info(`Agent job ${(0,untrusted/* label */.Pf)(job.id)} goes on in the service (wait is false).`);
     }
 }
@@ -31814,10 +31171,6 @@ var schemas = __nccwpck_require__(4922);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
 ;// CONCATENATED MODULE: ./src/decide/token-needs.ts
-// Which tokens the GitHub work a workflow asked for needs, decided from the inputs alone (whatever
-// the event), so that `readInputs` reads a token only when something will use it. Its own module,
-// with its own shape of the inputs, so that the inputs and the features do not import each other.
-/** Which tokens the GitHub work asked for needs, whatever the event: a token nothing needs is never read. */
 function tokenNeeds(asked) {
     return {
         github: asked.comment ||
@@ -31839,16 +31192,12 @@ function tokenNeeds(asked) {
 // EXTERNAL MODULE: ./src/core/names.ts
 var core_names = __nccwpck_require__(2483);
 ;// CONCATENATED MODULE: ./src/decide/input-rules.ts
-// Each input's rule: its text in, its value out, or the one sentence the step fails with. Pure,
-// and known to no event: `inputs.ts` applies them in action.yml's order.
 
 
 
 
 const MIN_POLL_INTERVAL_MS = 1000;
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
-// `.` and `..` would be resolved away as dot segments by every URL parser, even percent-encoded,
-// so `projectId: ..` would call a different endpoint than the one named.
 const pathSegment = (name) => (text, problem) => {
     if (text === '')
         problem(`Input "${name}" is required.`);
@@ -31860,12 +31209,8 @@ const pathSegment = (name) => (text, problem) => {
         problem(`Input "${name}" must not be "." or "..".`);
     return text;
 };
-/** Empty means "not given"; anything else must pass `check`. */
 const optional = (check) => (text, problem) => text === '' ? text : check(text, problem);
-/** What a header value may hold: printable ASCII, no spaces, no line breaks. */
 const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;
-// A header value: a line break would let the secret's text add headers of its own, and anything
-// outside printable ASCII is refused by the HTTP client after validation would have passed.
 const headerSecret = (name) => (text, problem) => {
     if (!PRINTABLE_ASCII.test(text))
         problem(`Input "${name}" may only hold printable ASCII characters, without spaces or line breaks; copy it again.`);
@@ -31890,14 +31235,12 @@ const contextLimit = (text, problem) => {
         return value;
     return problem(`Input "contextLimit" must be a whole number of characters from ${MIN_CONTEXT_LIMIT} to ${MAX_CONTEXT_LIMIT}, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
 };
-/** `followUp`: one of the policies, as written. */
 const followUp = (text, problem) => {
     const policy = FOLLOW_UP_POLICIES.find((name) => name === text);
     if (policy)
         return policy;
     return problem(`Input "followUp" must be every-push, at-merge or on-request, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
 };
-/** `budget`: empty for no limit, else a whole number of quota uses of at least 1. */
 const budget = (text, problem) => {
     if (text === '')
         return undefined;
@@ -31906,15 +31249,12 @@ const budget = (text, problem) => {
         return value;
     return problem(`Input "budget" must be a whole number of quota uses of at least 1 (or empty for no limit), got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
 };
-/** An issue takes at most 100 labels. */
 const MAX_LABELS = 100;
-/** Comma- or newline-separated, each entry trimmed; empty entries and repeats dropped. */
 function list(text) {
     return [...new Set(text.split(/[,\n]/).map((entry) => entry.trim()))].filter(Boolean);
 }
 const labels = (text, problem) => {
     const names = list(text);
-    // Added in a request's body, never named in a URL path: a `/` is a label name's own.
     const bad = names.find((name) => (0,core_names/* badLabel */.YO)(name, false) !== undefined);
     if (bad !== undefined) {
         problem(`Input "labels" has ${(0,untrusted/* quote */.hD)(bad, 60)}, which ${(0,core_names/* badLabel */.YO)(bad, false)}: give label names of at most ${core_names/* MAX_LABEL */.EF} characters, not . or .., without control characters.`);
@@ -31924,7 +31264,6 @@ const labels = (text, problem) => {
     }
     return names;
 };
-// An actor: a login, a bot (`name[bot]`), or `*` for every human account.
 const ACTOR = /^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\[bot\])?)$/;
 const allowedActors = (text, problem) => {
     const names = list(text);
@@ -31937,8 +31276,6 @@ const allowedActors = (text, problem) => {
 const trigger = (phrase, problem) => {
     if (phrase.length > 50 || /[\u0000-\u001f\u007f]/.test(phrase))
         problem('Input "trigger" must be a phrase of at most 50 characters on one line, e.g. /docs.');
-    // The docs service answers a mention of its app on the pull requests it opens: a request with
-    // that phrase would reach it twice, once from the service's own app and once through the job.
     else if (/^@mintlify\b/i.test(phrase.trim()))
         problem('Input "trigger" starts with @mintlify, which the docs service answers itself on the pull requests it opens: a comment beginning with it would reach the service twice. Use a phrase of your own, e.g. /docs.');
     return phrase;
@@ -31949,7 +31286,6 @@ const triggerLabel = (name, problem) => {
         problem(`Input "triggerLabel" is ${(0,untrusted/* quote */.hD)(name, 60)}, which ${why}: give one label of at most ${core_names/* MAX_LABEL */.EF} characters, not . or .., without commas, a / or control characters, e.g. docs.`);
     return name;
 };
-/** One pattern a line; whether GitHub's filters read each is checked with the matcher, before any request. */
 const pathLines = (text) => text
     .split('\n')
     .map((line) => line.trim())
@@ -31977,11 +31313,9 @@ const baseUrl = (text, problem) => {
         url = new URL(text);
     }
     catch {
-        // Not echoed if it may hold credentials (`user:password@`).
         const got = text.includes('@') ? '' : `got ${(0,untrusted/* quote */.hD)(text, 100)}; `;
         return problem(`Input "baseUrl" is not a URL: ${got}expected e.g. https://api.mintlify.com.`);
     }
-    // The value may hold credentials, so from here on it is not echoed.
     if (url.username || url.password)
         problem('Input "baseUrl" must not contain a user name or password.');
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
@@ -32012,7 +31346,6 @@ const input_rules_duration = (name, minMs, minText) => (text, problem) => {
         problem(`Input "${name}" must be at most 24h, got ${(0,untrusted/* quote */.hD)(text, 40)}.`);
     return ms;
 };
-/** The hosts to which a key may go over plain http: this machine. */
 function isLoopback(hostname) {
     return (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname));
 }
@@ -32026,11 +31359,8 @@ const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impo
 
 
 const MAX_PROMPT_FILE_BYTES = 1024 * 1024;
-// Kernel interfaces: they report a size of 0 whatever they hold (so no size check stops them), and
-// some of them are the runner's secrets (/proc/self/environ) or never end (/dev/zero).
 const SYSTEM_ROOTS = ['/proc', '/sys', '/dev'];
 const SAVE_AS_UTF8 = 'the prompt is sent as UTF-8; save it as UTF-8.';
-/** Within `root` (or `root` itself), once both are absolute and normalized. */
 function isWithin(root, path) {
     const rel = (0,external_node_path_namespaceObject.relative)(root, path);
     return rel === '' || (rel !== '..' && !rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
@@ -32049,14 +31379,6 @@ function kind(stat) {
 function errorCode(error) {
     return error?.code ?? 'error';
 }
-/**
- * Reads the prompt kept in a file. A relative name, and an absolute one inside the workspace, must
- * stay inside the workspace once every symbolic link is followed: a checked-out branch (a fork's,
- * under pull_request_target) decides what its files link to, and a link to /proc/self/environ
- * would send the runner's secrets as the prompt. An absolute path outside the workspace was
- * written by the workflow itself, so it is taken as is; whatever the path, only a regular file
- * outside the kernel's trees is read.
- */
 function readPromptFile(name, workspace) {
     const which = (reason) => ({
         problem: `Input "promptFile" names ${(0,untrusted/* quote */.hD)(name, 200)}, which ${reason}`,
@@ -32081,9 +31403,7 @@ function readPromptFile(name, workspace) {
         realWorkspace = givenWorkspace;
     }
     const pathInWorkspace = isWithin(givenWorkspace, path) || isWithin(realWorkspace, path);
-    // `${{ github.workspace }}/prompt.md` is absolute, yet names a checked-out file like any other.
     if ((!(0,external_node_path_namespaceObject.isAbsolute)(name) || pathInWorkspace) && !isWithin(realWorkspace, real)) {
-        // Where a link leads is not shown: the path alone can tell what the runner holds.
         const how = pathInWorkspace
             ? 'a symbolic link to a path outside GITHUB_WORKSPACE'
             : 'a path outside GITHUB_WORKSPACE';
@@ -32092,7 +31412,6 @@ function readPromptFile(name, workspace) {
     const root = SYSTEM_ROOTS.find((dir) => isWithin(dir, real));
     if (root)
         return which(`is a system file (${root}); the prompt is read only from regular files.`);
-    // Before opening: opening a FIFO waits for a writer, forever if none comes.
     let before;
     try {
         before = (0,external_node_fs_.lstatSync)(real);
@@ -32107,8 +31426,6 @@ function readPromptFile(name, workspace) {
     }
     let fd;
     try {
-        // O_NOFOLLOW and O_NONBLOCK: should the path be swapped for a link or a FIFO after the check
-        // above, the open fails or returns at once instead of following it or waiting.
         fd = (0,external_node_fs_.openSync)(real, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
     }
     catch (error) {
@@ -32128,8 +31445,6 @@ function readPromptFile(name, workspace) {
         if (opened.size > MAX_PROMPT_FILE_BYTES) {
             return which(`is ${opened.size} bytes; at most 1 MiB is sent as a prompt.`);
         }
-        // The size a file reports is not a bound on what reading it returns (it may grow meanwhile),
-        // so the cap is on the bytes read: one past it tells that there was more.
         const buffer = Buffer.alloc(MAX_PROMPT_FILE_BYTES + 1);
         let length = 0;
         for (;;) {
@@ -32156,13 +31471,11 @@ function readPromptFile(name, workspace) {
     }
     let text;
     try {
-        // A UTF-8 byte-order mark is dropped by the decoder (ignoreBOM is false).
         text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     }
     catch {
         return which(`is not UTF-8 text: ${SAVE_AS_UTF8}`);
     }
-    // Valid UTF-8, but no text editor writes NUL: this is UTF-16 without a mark, or a binary file.
     if (text.includes('\u0000')) {
         return which(`holds NUL bytes, so it is not UTF-8 text (perhaps UTF-16, or a binary file): ${SAVE_AS_UTF8}`);
     }
@@ -32179,7 +31492,6 @@ function readPromptFile(name, workspace) {
 
 
 
-/** A bad input: the message names it and says what is expected. No request has been made. */
 class InputError extends errors/* ActionFailure */.dR {
     name = 'InputError';
 }
@@ -32188,10 +31500,6 @@ class BrokenRule extends Error {
 const problem = (message) => {
     throw new BrokenRule(message);
 };
-/**
- * A rule as a zod schema (`zod/mini`, the entry point that costs the action's start-up least):
- * the first problem becomes the input's one issue.
- */
 const rule = (check) => schemas/* pipe */.FsL(schemas/* string */.YjP(), schemas/* transform */.pdi((text, ctx) => {
     try {
         return check(text, problem);
@@ -32203,11 +31511,6 @@ const rule = (check) => schemas/* pipe */.FsL(schemas/* string */.YjP(), schemas
         return core_core/* NEVER */.tm;
     }
 }));
-/**
- * Defaults of the inputs added with the GitHub side, as action.yml gives them (a test keeps them
- * equal): the runner always passes a default, but a local run (local-action, the demo) may pass
- * nothing, and an input it does not know of must not fail it.
- */
 const OPTIONAL_DEFAULTS = {
     comment: 'false',
     context: 'none',
@@ -32219,67 +31522,39 @@ const OPTIONAL_DEFAULTS = {
     sweep: 'false',
     draft: 'false',
 };
-// The inputs action.yml declares, by their names there, each with its rule; checked in this order,
-// and the first bad input is the one reported. `promptFile`, `githubToken` and `docsToken` are
-// read apart: whether they are read at all depends on the others.
 const schema = schemas/* object */.Ikc({
-    /** Absent only when `jobId` is given (or a `/docs` request gives it). */
     prompt: schemas/* string */.YjP(),
     projectId: rule(pathSegment('projectId')),
     apiKey: rule(apiKey),
-    /** Without a trailing slash; may carry a path prefix. */
     baseUrl: rule(baseUrl),
     wait: rule(bool('wait')),
-    /** In milliseconds. */
     timeout: rule(input_rules_duration('timeout', 1000, '1s')),
-    /** In milliseconds. */
     pollInterval: rule(input_rules_duration('pollInterval', MIN_POLL_INTERVAL_MS, '1s')),
-    /** An existing job: the prompt goes to it as a follow-up, or, without a prompt, it is waited for. */
     jobId: rule(optional(pathSegment('jobId'))),
-    /** Keep one comment on the pull request or issue that started the run up to date with the job. */
     comment: rule(bool('comment')),
-    /** Labels for the docs pull request. */
     labels: rule(labels),
-    /** Reviewers to request on the docs pull request: logins, and `org/team` for teams. */
     reviewers: rule(reviewers),
-    /** `auto`: what the triggering event changed is appended to the prompt. */
     context: rule(contextMode),
-    /** The most characters of context appended. */
     contextLimit: rule(contextLimit),
-    /** A phrase such as `/docs`: on a comment event, only a comment that begins with it is acted on. */
     trigger: rule(trigger),
-    /** Who besides writers may start a job from events anyone can cause: logins, `name[bot]`, `*`. */
     allowedActors: rule(allowedActors),
-    /** One job per pull request or issue (and branch, with `status`): later runs follow it up. */
     thread: rule(bool('thread')),
-    /** A commit status on the triggering commit follows the job. */
     status: rule(bool('status')),
-    /** GitHub filter patterns: on push and pull request events, a change none of whose files match is skipped. */
     paths: rule(pathLines),
-    /** A label that asks for docs on `labeled` (pull requests and issues); removed when the run ends. */
     triggerLabel: rule(optional(triggerLabel)),
-    /** Enable auto-merge on the docs pull request once the job completed with one. */
     autoMerge: rule(autoMerge),
-    /** Decide and gather as usual, then send nothing: no job, no message, nothing written to GitHub. */
     dryRun: rule(bool('dryRun')),
-    /** The most quota uses one thread may spend over its life; absent for no limit. */
     budget: rule(budget),
-    /** With `thread`: which later events send to the thread's job. */
     followUp: rule(followUp),
-    /** A report run: the end of every job a thread's run left at work, written; no prompt, nothing sent. */
     sweep: rule(bool('sweep')),
-    /** With `thread`: the docs pull request stays a draft until the code pull request merges. */
     draft: rule(bool('draft')),
 });
 function forkMessage(fork) {
     const from = fork.repo === undefined ? 'a fork' : `the fork ${(0,untrusted/* quote */.hD)(fork.repo, 140)}`;
     return `Input "apiKey" is empty: this run is for a pull request from ${from}, and GitHub passes no secrets to runs for pull requests from forks. Skip such runs with if: github.event.pull_request == null || github.event.pull_request.head.repo.full_name == github.repository on the step or its job.`;
 }
-/** The words for what needs githubToken, in the messages that ask for it. */
 const GITHUB_TOKEN_NEED = 'comment, thread, status or sweep is true, context is auto, or trigger, triggerLabel or paths is set';
 function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cwd(), event = {}) {
-    // Checked first, as `prompt` comes first: its rule depends on other inputs. On a comment event
-    // with a trigger, the comment itself may be the whole prompt.
     const promptFile = read('promptFile');
     const requestMayCome = read('trigger') !== '' && event.commentAsks === true;
     const sweeps = read('sweep').toLowerCase() === 'true';
@@ -32294,14 +31569,12 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
     if (!parsed.success) {
         const first = parsed.error.issues[0];
         if (first?.path[0] === 'apiKey' && read('apiKey') === '') {
-            // The secret named is most likely fine: GitHub withheld it, and the workflow should skip.
             if (event.secretlessFork)
                 throw new InputError(forkMessage(event.secretlessFork));
         }
         throw new InputError(first?.message ?? 'The inputs are not valid.');
     }
     const { prompt: written, jobId, trigger: phrase, triggerLabel: label, autoMerge: merge, budget: limit, ...rest } = parsed.data;
-    // Read last, once every other input is known to be good.
     let prompt = written;
     if (promptFile) {
         const file = readPromptFile(promptFile, workspace);
@@ -32316,10 +31589,8 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
         ...(merge ? { autoMerge: merge } : {}),
     });
     const githubToken = token(read, 'githubToken', needs.github ? GITHUB_TOKEN_NEED : undefined) ||
-        // On an event anyone can cause, an actor the payload does not vouch for is looked up with it.
         (event.accessLookUp ? usableToken(read('githubToken')) : '');
     const docsNeed = needs.docs ? 'labels, reviewers, thread, sweep or autoMerge are set' : undefined;
-    // Without a docsToken, the docs repository is reached with githubToken (on this GitHub only).
     const givenDocsToken = token(read, 'docsToken', docsNeed);
     const docsToken = givenDocsToken || (docsNeed ? token(read, 'githubToken', docsNeed) : '');
     const inputs = {
@@ -32341,14 +31612,12 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
     if (inputs.thread && inputs.jobId) {
         throw new InputError('Input "jobId" and input "thread" are both set: a thread finds its own job; give one of them.');
     }
-    // The total a budget is held to is kept in the thread's note: without a thread there is none.
     if (inputs.budget !== undefined && !inputs.thread) {
         throw new InputError('Input "budget" is set but thread is not true: a budget counts the quota uses of one thread; set thread: true or leave budget empty.');
     }
     if (inputs.followUp !== 'every-push' && !inputs.thread) {
         throw new InputError(`Input "followUp" is ${inputs.followUp} but thread is not true: it says which runs of a thread send to its job; set thread: true or leave followUp at every-push.`);
     }
-    // A draft follows the code pull request's life: only a thread has one.
     if (inputs.draft && !inputs.thread) {
         throw new InputError('Input "draft" is true but thread is not true: the docs pull request is kept a draft until the code pull request merges, and only a thread follows one; set thread: true or leave draft false.');
     }
@@ -32360,20 +31629,10 @@ function readInputs(read, workspace = process.env.GITHUB_WORKSPACE || process.cw
     }
     return inputs;
 }
-/**
- * A `${{ … }}` left as written: the runner evaluates expressions in input defaults, but a local
- * runner (`@github/local-action`) passes `githubToken`'s default `${{ github.token }}` as text.
- */
 const UNEVALUATED = /^\$\{\{[\s\S]*\}\}$/;
-/** Whether a token input holds a value to use: not empty, and not an expression nothing evaluated. */
 function givenToken(value) {
     return value !== '' && !UNEVALUATED.test(value);
 }
-/**
- * A token, read only when a GitHub feature needs it (`neededFor` says which): a run that asks
- * for none of them never fails on a token it does not use. An expression nothing evaluated reads
- * as no token, and is named as such when a feature needs one.
- */
 function token(read, name, neededFor) {
     const value = read(name);
     if (!neededFor)
@@ -32385,7 +31644,6 @@ function token(read, name, neededFor) {
         throw new InputError(message);
     });
 }
-/** A token to use if it is one, else none: for work that goes without it when it must. */
 function usableToken(value) {
     return givenToken(value) && PRINTABLE_ASCII.test(value) ? value : '';
 }
@@ -32397,19 +31655,6 @@ function usableToken(value) {
 
 
 
-/**
- * One run of the step: what it has learned of the job so far. Each stage of the work tells it what
- * it learned, through one method a stage, so that whatever ends the run (a fault, a cancellation,
- * the job's own end) the outputs, the summary and the step's error are written from the same
- * facts. `failure` is the one place those facts become the step's error.
- *
- * The stages, in order: `accepted` (the inputs are valid: the verdict's words name their timeout
- * and project), `sendingFor` (the create or follow-up may leave from now on), `started` (the
- * service confirmed it, or the job was given by id), `saw` (each job read while waiting), `ended`
- * (the work is over). Any of them may be the last. What the steps hand each other (the inputs
- * accepted, a skip, the `jobId` output written, what was started on GitHub) are values in
- * run(), not this record's.
- */
 class JobRun {
     clock;
     signal;
@@ -32430,18 +31675,15 @@ class JobRun {
         this.signal = signal;
         this.startedAt = startedAt;
     }
-    /** The job's id, as soon as there is one: named by the `jobId` input, or confirmed by a create. */
     get id() {
         return this.#id;
     }
-    /** The last job object the service sent. */
     get job() {
         return this.#job;
     }
     get timedOut() {
         return this.#timedOut;
     }
-    /** How long the step has run; fixed by `stopClock`, so the summary and the comment agree. */
     get waitedMs() {
         return (this.#stoppedAt ?? this.clock.now()) - this.startedAt;
     }
@@ -32451,58 +31693,41 @@ class JobRun {
     accepted(inputs) {
         this.#inputs = inputs;
     }
-    /**
-     * The create or follow-up is about to leave (or, waiting on an id, the id is known). A job id
-     * known here is not a confirmed one: only a job that exists and is only waited for is.
-     */
     sendingFor(mode) {
         this.#mode = mode;
         this.#id = mode.kind === 'create' ? undefined : mode.jobId;
         this.#confirmed = (0,core_mode/* onlyWaits */.PI)(mode);
     }
-    /** A follow-up the service refused outright: its thread goes to the job created next. */
     replacing(jobId, prLink) {
         this.#replaced = { jobId, prLink };
     }
-    /** Which way the run went with the job, once it is about to go. */
     get mode() {
         return this.#mode;
     }
-    /** The service accepted the create or the message (or the job exists and is only waited for). */
     started(started) {
-        // A create or follow-up the service accepted spends one of the quota's uses; one refused
-        // (or never answered) never gets here, and waiting on a job spends none.
         if (this.#mode && !(0,core_mode/* onlyWaits */.PI)(this.#mode))
             this.#uses = 1;
         this.#id = started.id;
         this.#job = started.job;
         this.#confirmed = true;
     }
-    /** The quota uses this run spent: the creates and follow-ups the service accepted. */
     get uses() {
         return this.#uses;
     }
     saw(job) {
         this.#job = job;
     }
-    /** The work is over: the job ended, timed out, or goes on without this step (`wait: false`). */
     ended(result) {
         this.#job = result.job;
         this.#timedOut = result.timedOut;
         this.#ended = true;
     }
-    /**
-     * Records what ended the work. The first failure is the one the step reports: a fault after the
-     * job's own end (say, outputs that cannot be written) does not hide a job that failed.
-     */
     fail(error) {
         return (this.#fault ??= this.verdict() ?? this.describe(error));
     }
-    /** The step's error, or `undefined` for success. */
     get failure() {
         return this.#fault ?? this.verdict();
     }
-    /** How the step ended, for the GitHub side's last word, with what was read before anything was sent. */
     outcome(memory) {
         const { job, failure, timedOut, waitedMs } = this;
         return {
@@ -32518,10 +31743,6 @@ class JobRun {
             endedAt: this.#stoppedAt ?? this.clock.now(),
         };
     }
-    /**
-     * What the job's end means for the step. Only once the work is over: right after a follow-up,
-     * a job read while waiting may still carry the previous run's `failed`.
-     */
     verdict() {
         if (!this.#ended)
             return undefined;
@@ -32543,9 +31764,8 @@ class JobRun {
             return this.cancelled(error);
         if (error instanceof errors/* ActionFailure */.dR)
             return error.message;
-        return `The action failed unexpectedly: ${(0,core_log/* describeThrown */.Y)(error)}. Re-run the job with debug logging enabled for details.`;
+        return `The action failed unexpectedly: ${(0,core_log/* describeThrown */.YI)(error)}. Re-run the job with debug logging enabled for details.`;
     }
-    /** What a cancellation leaves behind depends on how far the request got. */
     cancelled(error) {
         const cancelled = `The step was cancelled (${error.signalName})`;
         const mode = this.#mode;
@@ -32570,14 +31790,12 @@ var uses = __nccwpck_require__(9303);
 
 
 
-/** What the run did with the job, in the summary's words. */
 const DID = {
     created: 'created it',
     'followed-up': 'followed it up',
     resumed: "resumed an earlier attempt's job",
     given: 'waited for the job given',
 };
-/** The rows of the summary table, as HTML cells. */
 function summaryRows(facts) {
     const { job } = facts;
     const source = job.source?.repository
@@ -32594,7 +31812,6 @@ function summaryRows(facts) {
         ['Waited', (0,duration/* formatDuration */.a3)(facts.waitedMs)],
     ];
 }
-/** The docs pull request as `owner/repo#N` (the `prRepository` and `prNumber` outputs), linked. */
 function pullRequestCell(prLink, serverUrl = 'https://github.com') {
     if (!prLink)
         return '';
@@ -32604,7 +31821,6 @@ function pullRequestCell(prLink, serverUrl = 'https://github.com') {
         ? `<a href="${(0,untrusted/* cell */.Hn)(url, 2000)}">${(0,untrusted/* cell */.Hn)(`${pr.owner}/${pr.repo}#${pr.number}`)}</a>`
         : (0,untrusted/* link */.nf)(prLink);
 }
-/** Writes the step summary (docs/design.md §5); a local run without a summary file skips it. */
 async function writeSummary(facts) {
     if (!process.env.GITHUB_STEP_SUMMARY) {
         core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
@@ -32623,7 +31839,6 @@ async function writeSummary(facts) {
         core/* summary */.z.addRaw(`<p>${(0,untrusted/* cell */.Hn)(facts.failure, 2000)}</p>`, true);
     await core/* summary */.z.write();
 }
-/** The dry run's summary: the decision, and the exact prompt, inert. */
 async function writeDryRunSummary(facts) {
     if (!process.env.GITHUB_STEP_SUMMARY) {
         core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
@@ -32640,17 +31855,12 @@ async function writeDryRunSummary(facts) {
     if (facts.prompt !== undefined) {
         core/* summary */.z.addHeading('The prompt it would send', 4);
         const { length } = facts.prompt;
-        // The summary holds at most a block of MAX_BLOCK characters: a longer prompt says it was cut.
         if (length > untrusted/* MAX_BLOCK */.dZ)
             core/* summary */.z.addRaw(`<p>Its first ${untrusted/* MAX_BLOCK */.dZ.toLocaleString('en-US')} of ${length.toLocaleString('en-US')} characters: the step summary holds no more (${(length - untrusted/* MAX_BLOCK */.dZ).toLocaleString('en-US')} left out here).</p>`, true);
         core/* summary */.z.addRaw((0,untrusted/* preformatted */.EC)(facts.prompt), true);
     }
     await core/* summary */.z.write();
 }
-/**
- * A report run's summary: each thread whose end it wrote, those it handed to their own run (which
- * writes the end and sends what is owed), and how many jobs it left at work.
- */
 async function writeSweepSummary(facts) {
     if (!process.env.GITHUB_STEP_SUMMARY) {
         core/* debug */.Yz('GITHUB_STEP_SUMMARY is not set; no step summary written.');
@@ -32685,23 +31895,12 @@ async function writeSweepSummary(facts) {
 }
 
 ;// CONCATENATED MODULE: ./src/report-step.ts
-// The third step, report: the outputs (on every path, `mode` and `status` included), the summary,
-// the step's error, then the GitHub side, last, so that a signal while it works cannot cost the
-// outputs, the summary or the error. A run that sent nothing ends here too (its notice, and on a
-// thread the success status decide chose, which only the report writes), and a dry run (its
-// decision and prompt, nothing written).
 
 
 
 
 
 
-
-/**
- * GitHub's faults are warnings: they never change the step's result. `alongside`: the run tells
- * another merged pull request's thread too (a push of several merges), whose end is said in the
- * log, the summary and on its thread, never in the outputs, which are the pushed commit's.
- */
 async function report(step, { accepted, decision, executed }, github, cancellation, alongside) {
     const outputs = alongside === undefined;
     if (accepted?.features.dryRun && decision) {
@@ -32710,7 +31909,7 @@ async function report(step, { accepted, decision, executed }, github, cancellati
     }
     if (decision?.kind === 'skip') {
         if (alongside?.quiet)
-            core_log/* coreLog */.u.info(`${alongside.thread ? `#${alongside.thread}` : 'The default branch'}: ${decision.notice}`);
+            core_log/* coreLog */.uu.info(`${alongside.thread ? `#${alongside.thread}` : 'The default branch'}: ${decision.notice}`);
         else
             await endSkipped(decision, github, cancellation, outputs);
         return;
@@ -32735,11 +31934,10 @@ async function report(step, { accepted, decision, executed }, github, cancellati
             serverUrl,
             ...(alongside ? { thread: alongside.thread } : {}),
         };
-        await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch((error) => core_log/* coreLog */.u.warning(`Could not write the step summary: ${(0,core_log/* describeThrown */.Y)(error)}.`));
+        await writeSummary({ ...facts, ...(spent !== undefined ? { threadUses: spent } : {}) }).catch((error) => core_log/* coreLog */.uu.warning(`Could not write the step summary: ${(0,core_log/* describeThrown */.YI)(error)}.`));
     }
     if (step.failure)
-        core/* setFailed */.C1(step.failure);
-    // A dry run writes nothing on GitHub, whatever stopped it.
+        (0,core_log/* failStep */.vy)(step.failure);
     const steps = accepted?.features.dryRun ? undefined : await github?.asked;
     if (!steps)
         return;
@@ -32747,29 +31945,22 @@ async function report(step, { accepted, decision, executed }, github, cancellati
     const commentUrl = await steps.report.finish(outcome, executed?.github, cancellation);
     try {
         if (commentUrl && outputs)
-            setCommentUrl(commentUrl, (m) => core_log/* coreLog */.u.warning(m));
-        // The thread's docs PR's preview, as its record holds it (read back: checked again).
+            setCommentUrl(commentUrl, (m) => core_log/* coreLog */.uu.warning(m));
         const preview = memory.note?.job === outcome.jobId ? (0,untrusted/* previewUrl */.e6)(memory.note?.preview) : undefined;
         if (preview && outputs)
             setOutput('previewUrl', preview);
     }
     catch (error) {
-        // A step that failed already keeps its first error.
         if (!outcome.failure)
-            core/* setFailed */.C1(step.fail(error));
+            (0,core_log/* failStep */.vy)(step.fail(error));
     }
 }
-/** The outputs, on every path that got as far as valid inputs; a fault writing them fails the step. */
 function setOutputs(step, { accepted, decision, executed }, serverUrl) {
     try {
         if (step.id)
-            setJobOutputs(step.id, step.job, (message) => core_log/* coreLog */.u.warning(message), executed?.jobId, serverUrl);
-        // A run that ended before the service confirmed a job still says which way it went (once
-        // that was decided) and that no job started: a bad input alone sets nothing. A `jobId` the
-        // service never showed (unknown to it, or every read failed) is no job seen either.
+            setJobOutputs(step.id, step.job, (message) => core_log/* coreLog */.uu.warning(message), executed?.jobId, serverUrl);
         if (decision?.kind === 'go' && executed?.jobId === undefined)
             setOutput('mode', (0,core_mode/* modeOutput */.xd)(step.mode ?? decision.mode));
-        // A dry run reports `dry-run` whatever stopped it: it was never going to start a job.
         if (accepted && !step.job)
             setOutput('status', accepted.features.dryRun ? 'dry-run' : 'not-started');
         if (accepted)
@@ -32779,26 +31970,20 @@ function setOutputs(step, { accepted, decision, executed }, serverUrl) {
         step.fail(error);
     }
 }
-/**
- * A step that does nothing ends here: one notice, `status` and `mode` `skipped`; on a thread held
- * back, the success status decide chose; on a bare `/docs` or at the budget a word on the thread.
- * No summary, no error, no comment about a job.
- */
 async function endSkipped({ notice, answer, held, owe, handOff, docsDraft }, github, cancellation, outputs) {
-    core_log/* coreLog */.u.notice(notice);
+    core_log/* coreLog */.uu.notice(notice);
     try {
         if (outputs) {
             setOutput('status', 'skipped');
             setOutput('mode', 'skipped');
             setOutput('uses', '0');
-            // The thread's docs PR's preview, as its record holds it, on a run that sent nothing too.
             const preview = (0,untrusted/* previewUrl */.e6)(held?.memory.note?.preview);
             if (preview)
                 setOutput('previewUrl', preview);
         }
     }
     catch (error) {
-        core/* setFailed */.C1((0,core_log/* describeThrown */.Y)(error));
+        (0,core_log/* failStep */.vy)((0,core_log/* describeThrown */.YI)(error));
         return;
     }
     const steps = answer || held || handOff ? await github?.asked : undefined;
@@ -32806,29 +31991,24 @@ async function endSkipped({ notice, answer, held, owe, handOff, docsDraft }, git
         await steps?.report.skipped(held.status, held.job, cancellation, held.memory);
     if (docsDraft)
         await steps?.report.followCode(docsDraft, cancellation);
-    // A request on a docs PR answered only when its thread's lane cannot take it.
     const said = handOff && steps && !(await steps.report.handDocsAsk(handOff.thread, cancellation))
         ? handOff.answer
         : answer;
     if (!steps || !said)
         return;
     const url = await steps.report.answer(said, cancellation, owe).catch((error) => {
-        core_log/* coreLog */.u.warning(`Could not answer on the thread: ${(0,core_log/* describeThrown */.Y)(error)}.`);
+        core_log/* coreLog */.uu.warning(`Could not answer on the thread: ${(0,core_log/* describeThrown */.YI)(error)}.`);
         return undefined;
     });
     if (url && outputs)
-        setCommentUrl(url, (m) => core_log/* coreLog */.u.warning(m));
+        setCommentUrl(url, (m) => core_log/* coreLog */.uu.warning(m));
 }
-/**
- * A dry run ends here once decided: `mode` the way it would have gone, `status` `dry-run`, no use
- * spent, and the summary with the decision and the exact prompt. Nothing was sent or written.
- */
 async function endDryRun(decision, outputs) {
     const mode = decision.kind === 'go' ? (0,core_mode/* modeOutput */.xd)(decision.mode) : 'skipped';
     const jobId = decision.kind === 'go' && decision.mode.kind !== 'create' ? decision.mode.jobId : undefined;
     if (decision.kind === 'skip')
-        core_log/* coreLog */.u.notice(decision.notice);
-    core_log/* coreLog */.u.notice(`Dry run: nothing was sent or written; the run would have ${mode === 'skipped' ? 'been skipped' : `gone as ${mode}${jobId ? ` (job ${(0,untrusted/* label */.Pf)(jobId)})` : ''}`}. The step summary shows the decision${decision.kind === 'go' && decision.prompt !== undefined ? ' and the prompt' : ''}.`);
+        core_log/* coreLog */.uu.notice(decision.notice);
+    core_log/* coreLog */.uu.notice(`Dry run: nothing was sent or written; the run would have ${mode === 'skipped' ? 'been skipped' : `gone as ${mode}${jobId ? ` (job ${(0,untrusted/* label */.Pf)(jobId)})` : ''}`}. The step summary shows the decision${decision.kind === 'go' && decision.prompt !== undefined ? ' and the prompt' : ''}.`);
     try {
         if (outputs) {
             setOutput('mode', mode);
@@ -32837,7 +32017,7 @@ async function endDryRun(decision, outputs) {
         }
     }
     catch (error) {
-        core/* setFailed */.C1((0,core_log/* describeThrown */.Y)(error));
+        (0,core_log/* failStep */.vy)((0,core_log/* describeThrown */.YI)(error));
         return;
     }
     await writeDryRunSummary({
@@ -32845,19 +32025,17 @@ async function endDryRun(decision, outputs) {
         ...(jobId ? { jobId } : {}),
         ...(decision.kind === 'skip' ? { skipped: decision.notice } : {}),
         ...(decision.kind === 'go' && decision.prompt !== undefined ? { prompt: decision.prompt } : {}),
-    }).catch((error) => core_log/* coreLog */.u.warning(`Could not write the step summary: ${(0,core_log/* describeThrown */.Y)(error)}.`));
+    }).catch((error) => core_log/* coreLog */.uu.warning(`Could not write the step summary: ${(0,core_log/* describeThrown */.YI)(error)}.`));
 }
 
+// EXTERNAL MODULE: ./src/core/docs-record.ts
+var docs_record = __nccwpck_require__(4000);
 ;// CONCATENATED MODULE: ./src/report-waiting.ts
 
 
 
 
-/**
- * On a thread: what earlier runs left, read once for the whole run, and the end of the job it was
- * waiting for written first. `undefined` where the decision reads for itself; a fault reading the
- * thread or its waiting job rejects, and the decision ends the step with it (nothing sent).
- */
+
 async function reportWaiting(accepted, service, github, step) {
     const { features, inputs } = accepted;
     if (!features.thread || !features.load || !features.recall)
@@ -32869,17 +32047,14 @@ async function reportWaiting(accepted, service, github, step) {
     const memory = await steps.decide.recall(true, signal);
     const note = memory.note;
     const waiting = note?.waiting;
-    // A record of another project's job is not this run's to read (its marker is this step's, so
-    // only a record of an earlier version, with no project, is taken as its own).
     if (!note || !waiting || !(0,core_ledger/* ownProject */.G2)(waiting, (0,core_ledger/* projectKey */.$N)(inputs.baseUrl, inputs.projectId), true))
         return { memory };
-    // Its end is written already: what the thread asked meanwhile goes with this run.
     if (waiting.ended)
         return { memory };
     const id = (0,untrusted/* label */.Pf)(note.job);
     const job = await readThreadJob(note.job, 'the thread', {
         client: service.client,
-        log: core_log/* coreLog */.u,
+        log: core_log/* coreLog */.uu,
         clock,
         deadline: step.startedAt + inputs.timeout,
         context: service.faults,
@@ -32887,17 +32062,17 @@ async function reportWaiting(accepted, service, github, step) {
     }, 'its end is written on the thread');
     const end = (0,core_ledger/* waitingEnd */.Xr)(waiting, job, clock.now());
     if (end.kind === 'at-work' || end.kind === 'written') {
-        core_log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, is still at work.`);
+        core_log/* coreLog */.uu.info(`Agent job ${id}, which run ${waiting.run} left at work, is still at work.`);
         return { memory, ...(job ? { job } : {}), atWork: true };
     }
     const owed = (0,core_ledger/* owes */.Rz)(note);
     if (features.dryRun)
-        core_log/* coreLog */.u.notice(`Dry run: agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}; its end is not written, and the run decides as if it were.`);
+        core_log/* coreLog */.uu.notice(`Dry run: agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}; its end is not written, and the run decides as if it were.`);
     else {
-        core_log/* coreLog */.u.info(`Agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}: ${end.kind === 'overdue' ? 'the thread is told, and it is still waited for' : 'its end is reported on the thread first'}.`);
+        core_log/* coreLog */.uu.info(`Agent job ${id}, which run ${waiting.run} left at work, ${(0,core_ledger/* howEnded */.f2)(end)}: ${end.kind === 'overdue' ? 'the thread is told, and it is still waited for' : 'its end is reported on the thread first'}.`);
         await steps.report.waitingEnd(note, end, owed, signal);
     }
-    const after = { ...memory, note: (0,core_ledger/* settleWaiting */.D1)(note, end, owed) };
+    const after = { ...memory, note: (0,core_ledger/* settleWaiting */.D1)((0,docs_record/* withEndDocsPr */.bG)(note, end), end, owed) };
     return {
         memory: after,
         ...(job ? { job } : {}),
@@ -32908,11 +32083,7 @@ async function reportWaiting(accepted, service, github, step) {
 // EXTERNAL MODULE: ./src/core/dispatch-inputs.ts
 var dispatch_inputs = __nccwpck_require__(1315);
 ;// CONCATENATED MODULE: ./src/core/request-event.ts
-// The events of a thread's runs, rebuilt: a report run that has written the end of a job a thread
-// was waiting for sends what the thread asked for meanwhile by playing the run that would have:
-// the newest request's, or a push's to the pull request's head.
 
-/** The `created` comment event GitHub would have sent for `comment` on thread `number`. */
 function commentRequestEvent(number, pull, comment) {
     const user = { login: comment.login, type: comment.bot ? 'Bot' : 'User' };
     const payload = {
@@ -32923,27 +32094,18 @@ function commentRequestEvent(number, pull, comment) {
     };
     return { event: (0,core_event/* parseEvent */.wj)('issue_comment', payload), payload };
 }
-/** The `synchronize` event GitHub sends when pull request `number`'s head moves to `head`. */
 function pullHeadEvent(number, head) {
     const payload = { action: 'synchronize', number, pull_request: { number, head: { sha: head } } };
     return { event: (0,core_event/* parseEvent */.wj)('pull_request', payload), payload };
 }
-/** The `pull_request` event GitHub sends when pull request `number` merges with `head` as its head. */
 function pullMergeEvent(number, head) {
     const payload = { action: 'closed', number, pull_request: { number, merged: true, head: { sha: head } } };
     return { event: (0,core_event/* parseEvent */.wj)('pull_request', payload), payload };
 }
-/** The `push` event GitHub sends when the default branch (`branch`, when known) moves from `before` to `after`. */
 function branchPushEvent(before, after, branch) {
     const payload = { ...(branch ? { ref: `refs/heads/${branch}` } : {}), before, after };
     return { event: parseEvent('push', payload), payload };
 }
-/**
- * An event of thread `number` that asks for nothing and changes nothing (`assigned`, of a pull
- * request at `head`, or of an issue): a lane run's pass that carries only what was asked on the
- * thread's docs pull request, which no `followUp` holds; with nothing owed there, every policy
- * holds it (nothing that changed is sent for it), and it writes nothing.
- */
 function quietEvent(number, head) {
     if (head === undefined) {
         const payload = { action: 'assigned', issue: { number } };
@@ -32954,12 +32116,9 @@ function quietEvent(number, head) {
 }
 
 ;// CONCATENATED MODULE: ./src/decide/features.ts
-// Which GitHub work this run does, decided once from the inputs and the event: every step reads
-// the `Features` value instead of deciding again from the inputs or the event's name.
 
 
 
-/** What the event means for the inputs' rules. */
 function eventNeeds(event) {
     const fork = (0,event_questions/* secretlessFork */.o)(event);
     return {
@@ -32968,7 +32127,6 @@ function eventNeeds(event) {
         ...(fork ? { secretlessFork: fork } : {}),
     };
 }
-/** The features of this run: its inputs on its event, with the request the event makes. */
 function featuresOf(inputs, context, request) {
     const { event } = context;
     const lane = inputs.thread ? laneOf(event) : undefined;
@@ -32980,13 +32138,10 @@ function featuresOf(inputs, context, request) {
         return { ...sweepFeatures(inputs.dryRun), ...asks };
     if (inputs.thread && event.kind === 'deployment')
         return { ...sweepFeatures(inputs.dryRun), deployment: true };
-    // A thread's step that does not wait reports on every event that belongs to no thread: the
-    // recipe without waiting is one job.
     if (inputs.sweep || (inputs.thread && !inputs.wait && threadless(event, inputs.allowedActors)))
         return sweepFeatures(inputs.dryRun);
     const requested = request.kind === 'request' || request.kind === 'label';
     const asked = requested || event.kind === 'dispatch';
-    // A request is a conversation: it is answered where it was asked, whatever `comment` says.
     const comment = inputs.comment || inputs.thread || requested;
     const changes = event.kind === 'push' || event.kind === 'pull-request';
     const paths = inputs.paths.length > 0 && changes;
@@ -33001,13 +32156,11 @@ function featuresOf(inputs, context, request) {
             route ||
             autoMerge ||
             inputs.context === 'auto');
-    // A dry run reads what it would read, and turns off everything that writes.
     const writes = !inputs.dryRun;
     return {
         load,
         comment,
         thread: inputs.thread,
-        // The thread's job is kept in the comment; a re-run finds its earlier attempt's job there.
         recall: inputs.thread || inputs.status || (comment && context.runAttempt > 1),
         context: inputs.context === 'auto',
         asked,
@@ -33019,18 +32172,12 @@ function featuresOf(inputs, context, request) {
         sweep: false,
     };
 }
-/** The thread a dispatched run is the lane run of: a checked number (see `checkLane`), else none. */
 function laneOf(event) {
     return event.kind === 'dispatch' && event.lane !== undefined ? Number(event.lane) : undefined;
 }
-/**
- * Events that belong to no thread: a schedule, a run by hand, another repository's dispatch, and
- * the events of a pull request a bot opened (the docs service's own docs PR in a monorepo).
- */
 function threadless(event, allowedActors) {
     return (0,core_event/* namesNoThread */.uG)(event) || botsPullRequest(event, allowedActors);
 }
-/** A report run's: the GitHub side and nothing else; with `dryRun`, it reads and writes nothing. */
 function sweepFeatures(dryRun) {
     return {
         load: true,
@@ -33047,8 +32194,6 @@ function sweepFeatures(dryRun) {
 }
 
 ;// CONCATENATED MODULE: ./src/decide/setup.ts
-// What a run starts from, read once before anything is sent: the inputs for this run's event, the
-// request the event makes, and the features (which GitHub work the run does).
 
 
 
@@ -33056,18 +32201,12 @@ function sweepFeatures(dryRun) {
 
 
 
-/** Reads the inputs for this run's event and decides, once, what the run does on GitHub. */
 function readSetup(read, context, workspace) {
     const inputs = readInputs(read, workspace, eventNeeds(context.event));
     if (inputs.thread)
         checkLane(context.event);
     return setupFor(inputs, context);
 }
-/**
- * A dispatch that names a thread (`docs-agent-thread`, filled in by a report run) names it by
- * number, and a docs pull request (`docs-agent-docs`) by its page's URL; anything else is a
- * bad input, before any request.
- */
 function checkLane(event) {
     if (event.kind !== 'dispatch')
         return;
@@ -33076,7 +32215,6 @@ function checkLane(event) {
     if (event.docsAsk !== undefined && !(0,pull_request/* isDocsPullPage */.AM)(event.docsAsk))
         throw new InputError(`The workflow_dispatch input "${dispatch_inputs/* DOCS_ASK_INPUT */.v}" is ${(0,untrusted/* quote */.hD)(event.docsAsk, 80)}: expected the URL of the docs pull request where /docs was asked (https://github.com/<owner>/<repo>/pull/<number>; the docs repository's workflow fills it in).`);
 }
-/** The setup of valid inputs on an event: a report run's stands in for a thread's run with it. */
 function setupFor(given, context) {
     const request = readRequest(given.trigger, context.event, given.triggerLabel);
     const features = featuresOf(given, context, request);
@@ -33091,22 +32229,11 @@ function setupFor(given, context) {
 
 
 
-/**
- * A lane run's send: what its thread asked for while its job worked, now that the job's end is
- * written, sent by playing the run that would have sent it: the newest queued request's (who asked
- * is checked; the other requests go with it in one follow-up, each gets its 👀, and what changed
- * since the job last looked goes with them, a merge held meanwhile included), else the merge the
- * record owes, else, on a pull request, a push of its head (which `followUp`, or nothing new
- * since the job last looked, may hold: then nothing is written). The quota uses it spent;
- * `settled`: nothing of what was owed is left to try (sent, held, or gone), and no fault.
- */
 async function sendOwed(lane, thread, steps, deps, onDocs) {
     const { accepted, step } = deps;
     const { inputs, context } = accepted;
     const note = thread?.note;
     const queued = note && (0,core_ledger/* owes */.Rz)(note) ? (note.waiting?.queued ?? []) : [];
-    // Under at-merge a merge is news whatever its head, so only the record says it is owed (its run
-    // was held while the job worked): the merge's own run may have started the job, on that head.
     const owedMerge = note?.waiting?.merge === true;
     const asked = thread?.lastQueued;
     const many = `${queued.length} request${queued.length === 1 ? '' : 's'}`;
@@ -33118,16 +32245,15 @@ async function sendOwed(lane, thread, steps, deps, onDocs) {
     }
     let pull;
     const readPull = async () => (pull ??= await steps.sweep.pull(lane.number, step.signal).catch((error) => {
-        step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,core_log/* describeThrown */.Y)(error)}.`));
+        step.fail(new errors/* ActionFailure */.dR(`Could not read pull request #${lane.number}: ${(0,core_log/* describeThrown */.YI)(error)}.`));
         return undefined;
     }));
     if (queued.length > 0 && asked) {
-        core_log/* coreLog */.u.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
+        core_log/* coreLog */.uu.info(`#${lane.number}: sending the ${many} queued while its job worked.`);
         replay = { ...commentRequestEvent(lane.number, lane.pull, asked), actor: asked.login };
     }
     else if (queued.length > 0 && !owedMerge && !onDocs) {
-        // Deleted since it was asked: the others stay open in the request ledger, for the thread's next send.
-        core_log/* coreLog */.u.warning(`#${lane.number}: the newest request queued while its job worked is gone; nothing was sent, and the thread's next run sends what else is queued.`);
+        core_log/* coreLog */.uu.warning(`#${lane.number}: the newest request queued while its job worked is gone; nothing was sent, and the thread's next run sends what else is queued.`);
         return none;
     }
     else if (lane.pull && inputs.prompt !== undefined && note) {
@@ -33137,19 +32263,15 @@ async function sendOwed(lane, thread, steps, deps, onDocs) {
         const moved = now.head !== note.head;
         const merge = now.merged && (owedMerge || (inputs.followUp === 'every-push' && moved));
         if (merge || (now.open && moved)) {
-            core_log/* coreLog */.u.info(merge
+            core_log/* coreLog */.uu.info(merge
                 ? `#${lane.number}: its merge, held while the job worked, is sent as the merge's run would.`
                 : `#${lane.number}: what its head holds since the job last looked is sent as its push's run would.`);
             const played = merge ? pullMergeEvent(lane.number, now.head) : pullHeadEvent(lane.number, now.head);
             replay = { ...played, actor: context.actor, sha: now.head, quiet: true };
         }
     }
-    // What was asked on the docs PR (read there once by the lane) goes with whatever this pass sends.
     if (!replay && onDocs) {
-        // Only what was asked on the docs PR: an inert pass, which no followUp holds when something
-        // there is owed, and every policy holds, writing nothing, when nothing is (a preview's
-        // hand-off never sends a change for itself).
-        core_log/* coreLog */.u.info(`#${lane.number}: reading what was asked on its docs pull request ${onDocs.key}.`);
+        core_log/* coreLog */.uu.info(`#${lane.number}: reading what was asked on its docs pull request ${onDocs.key}.`);
         const now = lane.pull ? await readPull() : undefined;
         if (lane.pull && !now)
             return { uses: 0, settled: false };
@@ -33168,10 +32290,6 @@ async function sendOwed(lane, thread, steps, deps, onDocs) {
     }, lane.number);
     return { uses: carried.uses, settled: carried.held };
 }
-/**
- * Whether the docs PR holds a request the thread's record has not settled (from its note on), by
- * the step's trigger: what a lane run finding the job at work keeps owed.
- */
 function asksOpen(asks, note, inputs) {
     if (inputs.trigger === undefined)
         return false;
@@ -33188,70 +32306,45 @@ function asksOpen(asks, note, inputs) {
 
 
 
-/** The run's hand-off: the thread it handed the docs PR to, if it did. */
 async function handOn(steps, deps) {
     const { docsAsk } = deps.accepted.features;
     return docsAsk !== undefined ? forwardDocsAsk(docsAsk, steps, deps) : forwardDeployment(steps, deps);
 }
-/**
- * A `deployment_status` (a docs host's preview of a pull request of this repository): where it
- * succeeded with an https URL, the pull request whose head it deployed is handed on as a `/docs`
- * there would be, so its thread's lane links the preview; nothing is sent.
- */
 async function forwardDeployment(steps, deps) {
     const { event } = deps.accepted.context;
     if (event.kind !== 'deployment')
         return undefined;
     const { state, sha, environmentUrl } = event;
     if (state !== 'success' || !sha || !/^[0-9a-f]{40}$/.test(sha) || !(0,untrusted/* previewUrl */.e6)(environmentUrl)) {
-        core_log/* coreLog */.u.notice(`Nothing to link: the deployment ${state === 'success' ? 'names no https URL' : `is ${(0,untrusted/* label */.Pf)(state ?? 'of no state')}`}.`);
+        core_log/* coreLog */.uu.notice(`Nothing to link: the deployment ${state === 'success' ? 'names no https URL' : `is ${(0,untrusted/* label */.Pf)(state ?? 'of no state')}`}.`);
         return undefined;
     }
     const link = await steps.sweep.pullOfCommit(sha, deps.step.signal).catch((error) => {
-        throw new errors/* ActionFailure */.dR(`Could not find the pull request deployed at ${sha.slice(0, 12)}: ${(0,core_log/* describeThrown */.Y)(error)}`);
+        throw new errors/* ActionFailure */.dR(`Could not find the pull request deployed at ${sha.slice(0, 12)}: ${(0,core_log/* describeThrown */.YI)(error)}`);
     });
     if (!link) {
-        core_log/* coreLog */.u.notice(`Nothing to link: no pull request of this repository has ${sha.slice(0, 12)} as its head.`);
+        core_log/* coreLog */.uu.notice(`Nothing to link: no pull request of this repository has ${sha.slice(0, 12)} as its head.`);
         return undefined;
     }
     return forwardDocsAsk(link, steps, deps);
 }
-/**
- * A dispatch naming a docs pull request where `/docs` was asked (the docs repository's workflow
- * forwards it): the thread its note names gets the request through its lane. Nothing is sent here,
- * and a docs PR that names no thread of this repository (the docs service's own, another tool's)
- * starts nothing.
- */
 async function forwardDocsAsk(link, steps, deps) {
     const { signal } = deps.step;
     const number = await steps.sweep.docsThread(link, signal).catch((error) => {
-        throw new errors/* ActionFailure */.dR(`Could not read the docs pull request ${link}: ${(0,core_log/* describeThrown */.Y)(error)}`);
+        throw new errors/* ActionFailure */.dR(`Could not read the docs pull request ${link}: ${(0,core_log/* describeThrown */.YI)(error)}`);
     });
     if (number === undefined) {
-        core_log/* coreLog */.u.notice(`Nothing was handed on: ${link} is no docs pull request of a thread of this repository.`);
+        core_log/* coreLog */.uu.notice(`Nothing was handed on: ${link} is no docs pull request of a thread of this repository.`);
         return undefined;
     }
     if (deps.accepted.features.dryRun) {
-        core_log/* coreLog */.u.notice(`Dry run: what was asked on ${link} is not handed to #${number}'s thread.`);
+        core_log/* coreLog */.uu.notice(`Dry run: what was asked on ${link} is not handed to #${number}'s thread.`);
         return undefined;
     }
     return (await steps.sweep.handOff(number, signal, link)) ? number : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/sweep.ts
-// A report run, with no prompt of its own: a `sweep: true` step, or a thread's step that does not
-// wait (`thread: true`, `wait: false`) on an event that belongs to no thread (a schedule, a run by
-// hand, a dispatch from the docs repository). It finds every thread of the repository whose job a
-// run left at work without waiting and reads each job once (a read costs no quota use; it never
-// waits for a pass). It sends nothing: a report run is not in any thread's lane (the runs GitHub
-// serializes in the thread's concurrency group). A thread whose job ended with nothing owed gets
-// its end written here, once (the record read afresh just before). A thread owed something (what
-// it asked while its job worked, a change pushed meanwhile) or whose job is overdue goes to its
-// lane, as a `workflow_dispatch` naming the thread: the lane is about to send to the job and write
-// a new record, and GitHub has no conditional write, so a write of the report run's own could land
-// after it. On that dispatch (a lane run) the step is the thread's own run: it writes the end,
-// then sends what is owed, as the thread's next event would. A branch's job is written where it
-// waits (its commits' statuses, its git ref); a branch's next pass is always on a newer commit.
 
 
 
@@ -33264,13 +32357,6 @@ async function forwardDocsAsk(link, steps, deps) {
 
 
 
-/**
- * The report run (or a lane run). Its outputs: `mode` and `status` `swept`, `uses` (a lane run's
- * follow-up for what was owed), and `reported`, the threads whose end it wrote (JSON). A report
- * run fails only when it could not look (no GitHub side, the waiting threads not listed); a
- * thread's own fault is a warning, and a later run reports it. A lane run is its thread's run: a
- * job it cannot read, or a send that fails, fails it.
- */
 async function sweep(deps) {
     const { accepted, step } = deps;
     const { features } = accepted;
@@ -33280,10 +32366,8 @@ async function sweep(deps) {
         if (!steps)
             throw new errors/* ActionFailure */.dR('A report run (sweep: true) needs the GitHub side, which did not load.');
         const { event } = accepted.context;
-        // A dispatch naming a thread is that thread's own run (its thread step's, which is the lane): a
-        // report step beside it (`sweep: true` without `thread`) would only hand the thread off again.
         if (features.lane === undefined && event.kind === 'dispatch' && event.lane !== undefined)
-            core_log/* coreLog */.u.notice(`This run is #${(0,untrusted/* label */.Pf)(event.lane)}'s thread's own (${dispatch_inputs/* LANE_INPUT */.U}): its thread step reports and sends; this report step does nothing on it.`);
+            core_log/* coreLog */.uu.notice(`This run is #${(0,untrusted/* label */.Pf)(event.lane)}'s thread's own (${dispatch_inputs/* LANE_INPUT */.U}): its thread step reports and sends; this report step does nothing on it.`);
         else if (features.lane === undefined && (features.docsAsk !== undefined || features.deployment)) {
             const handed = await handOn(steps, deps);
             if (handed !== undefined)
@@ -33314,29 +32398,25 @@ async function sweep(deps) {
         uses: done.uses,
         atWork: done.atWork,
         serverUrl: accepted.context.serverUrl,
-    }).catch((error) => core_log/* coreLog */.u.warning(`Could not write the step summary: ${(0,core_log/* describeThrown */.Y)(error)}.`));
+    }).catch((error) => core_log/* coreLog */.uu.warning(`Could not write the step summary: ${(0,core_log/* describeThrown */.YI)(error)}.`));
     if (step.failure)
-        core/* setFailed */.C1(step.failure);
+        (0,core_log/* failStep */.vy)(step.failure);
 }
-/** The threads whose records are this project's: two projects in one repository never read each other's jobs. */
 function ownRecords(found, { inputs }) {
     const key = (0,core_ledger/* projectKey */.$N)(inputs.baseUrl, inputs.projectId);
     return found.filter((f) => f.note.waiting && (0,core_ledger/* ownProject */.G2)(f.note.waiting, key, f.own));
 }
-/** A report run: every waiting thread reported, or handed to its lane; then the branches' jobs left at work. */
 async function sweep_report(steps, deps, done) {
     const { accepted, step } = deps;
     const { signal } = step;
     const found = ownRecords(await listWaiting(steps, signal), accepted);
-    core_log/* coreLog */.u.info(found.length === 0
+    core_log/* coreLog */.uu.info(found.length === 0
         ? 'No thread of this repository is waiting for its agent job to be reported.'
         : `${found.length} thread${found.length === 1 ? ' is' : 's are'} waiting for their agent job to be reported: ${found.map((f) => `#${f.number}`).join(', ')}.`);
-    // One hand-off a thread, whichever of its steps' records asked for it.
     const handed = new Set();
     for (const thread of found) {
         if (signal.aborted)
             return;
-        // Several threads' lines, each folded under its own heading in the run's log.
         const several = found.length > 1;
         if (several)
             core/* startGroup */.Oh(`#${thread.number}: agent job ${(0,untrusted/* label */.Pf)(thread.note.job)}`);
@@ -33348,7 +32428,6 @@ async function sweep_report(steps, deps, done) {
                 handed.add(thread.number);
             if (stands.swept)
                 done.reported.push(stands.swept);
-            // Its end was written before (only what is owed kept its record): what is owed goes to its lane.
             if (stands.kind === 'written' &&
                 !accepted.features.dryRun &&
                 !handed.has(thread.number) &&
@@ -33367,21 +32446,15 @@ async function sweep_report(steps, deps, done) {
     done.reported.push(...branch.reported);
     done.atWork += branch.atWork;
 }
-/**
- * A lane run (a dispatch naming thread `number`), the thread's own run: its job reported, then
- * what the thread is owed sent — never to a job still at work, or one that could not be read.
- */
 async function laneRun(number, steps, deps, done) {
     const { accepted, step } = deps;
     const { pull, found: listed } = await steps.sweep.thread(number, step.signal).catch((error) => {
-        throw new errors/* ActionFailure */.dR(`Could not read the thread of #${number}: ${(0,core_log/* describeThrown */.Y)(error)}`);
+        throw new errors/* ActionFailure */.dR(`Could not read the thread of #${number}: ${(0,core_log/* describeThrown */.YI)(error)}`);
     });
     const found = ownRecords(listed, accepted);
     const thread = found.find((f) => f.own) ?? found[0];
-    core_log/* coreLog */.u.info(`This run is #${number}'s thread's own (${dispatch_inputs/* LANE_INPUT */.U}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`);
+    core_log/* coreLog */.uu.info(`This run is #${number}'s thread's own (${dispatch_inputs/* LANE_INPUT */.U}): it reports the thread's agent job, if it waits for one, and sends what the thread is owed.`);
     const { dryRun } = accepted.features;
-    // The docs PR a hand-off names, or the one the record owes what was asked on: read there once
-    // (only where its note names this thread), for its requests and its preview.
     const link = accepted.features.docsAsk ?? thread?.note.waiting?.docs;
     const docs = link ? await steps.sweep.docsAsks(link, number, step.signal) : undefined;
     const asks = accepted.inputs.trigger !== undefined ? docs : undefined;
@@ -33400,21 +32473,18 @@ async function laneRun(number, steps, deps, done) {
         if (stands.kind !== 'ended' && stands.kind !== 'written') {
             if (stands.kind !== 'at-work')
                 return;
-            // Asked on the docs PR while the job works: the record owes it, and the run that writes the
-            // job's end hands the thread off again. A record another run settled meanwhile (a report
-            // run wrote the end of a job that owed nothing then) is gone: this run, in the lane, sends.
             const owing = asks && !dryRun && asksOpen(asks, thread.note, accepted.inputs);
             if (!owing || (await steps.sweep.oweDocs(thread, asks.link, step.signal))) {
                 done.atWork++;
                 await preview();
                 return;
             }
-            core_log/* coreLog */.u.info(`#${number}: its job's end was written meanwhile; what was asked on its docs pull request is sent.`);
+            core_log/* coreLog */.uu.info(`#${number}: its job's end was written meanwhile; what was asked on its docs pull request is sent.`);
             record = undefined;
         }
     }
     if (!record && !asks) {
-        core_log/* coreLog */.u.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
+        core_log/* coreLog */.uu.info(`No record of #${number}'s thread owes anything: nothing is sent.`);
         await preview();
         return;
     }
@@ -33422,26 +32492,15 @@ async function laneRun(number, steps, deps, done) {
         return;
     const sent = await sendOwed({ number, pull }, record, steps, deps, asks);
     done.uses += sent.uses;
-    // What was owed cannot go (held, or nothing left to play): the record owes it no more, or every
-    // report run would hand the thread off again for nothing.
     if (record && sent.settled && (0,core_ledger/* owes */.Rz)(record.note))
         await steps.sweep.settleOwed(record, step.signal);
     await preview();
 }
-/**
- * One waiting thread: its job read once, and what changed written once — the end (its record kept
- * while something is owed), or the overdue mark — by this run, or, on a report run (`hand-off`)
- * where the thread is owed something or the job is overdue, by the thread's lane (unless GitHub
- * refuses the hand-off, or this run handed the thread off already: `handed`). `written`: its end was written before this run; `ended`: this run (or
- * another meanwhile) wrote it, so what is owed may go; `handed`: the lane writes it and sends what
- * is owed; `at-work`: nothing may be sent; `unread`: nothing is known.
- */
 async function reportThread(thread, steps, deps, how) {
     const { accepted, step } = deps;
     const { signal, clock } = step;
     const waiting = thread.note.waiting;
     const id = (0,untrusted/* label */.Pf)(thread.note.job);
-    // Its end is written already (only what is owed is left): nothing to read.
     if (waiting.ended)
         return { kind: 'written' };
     const read = await readWaitingJob(deps, thread.note.job, waiting, signal);
@@ -33451,43 +32510,34 @@ async function reportThread(thread, steps, deps, how) {
     if (end.kind === 'written')
         return { kind: 'written' };
     if (end.kind === 'at-work') {
-        core_log/* coreLog */.u.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
+        core_log/* coreLog */.uu.info(`#${thread.number}: agent job ${id} is still at work; it stays waiting.`);
         return { kind: 'at-work' };
     }
     const after = end.kind === 'overdue' ? 'at-work' : 'ended';
     if (accepted.features.dryRun) {
-        core_log/* coreLog */.u.notice(`Dry run: the end of agent job ${id} of #${thread.number} (${(0,core_ledger/* howEnded */.f2)(end)}) is not written.`);
+        core_log/* coreLog */.uu.notice(`Dry run: the end of agent job ${id} of #${thread.number} (${(0,core_ledger/* howEnded */.f2)(end)}) is not written.`);
         return { kind: after };
     }
-    // Where the lane has work to do on the thread — something is owed, or the job is overdue (its
-    // record keeps taking requests) — its run writes this too: the thread's lane sends what is owed
-    // right after, and a write of the report run's own could land after that send's record.
     const debt = how === 'write' ? undefined : await owedOf(thread, steps, deps);
     if (debt === 'unread')
         return { kind: 'unread' };
     const owed = debt?.what;
     const lanes = how === 'hand-off' && (owed !== undefined || end.kind === 'overdue');
     if (lanes && (await steps.sweep.handOff(thread.number, signal))) {
-        core_log/* coreLog */.u.info(end.kind === 'overdue'
+        core_log/* coreLog */.uu.info(end.kind === 'overdue'
             ? `#${thread.number}: agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; its thread's own run tells the thread.`
             : `#${thread.number}: agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}, and the thread is owed ${owed}: its thread's own run writes the end and sends it.`);
         return { kind: after === 'ended' ? 'handed' : 'at-work' };
     }
     const wrote = await steps.sweep.reportEnd(thread, end, signal);
-    core_log/* coreLog */.u.info(wrote
+    core_log/* coreLog */.uu.info(wrote
         ? `#${thread.number}: agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; ${end.kind === 'overdue' ? 'the thread is told, and it stays waiting' : 'its end is written on the thread'}.`
         : `#${thread.number}: another run reported agent job ${id} meanwhile.`);
-    // An overdue mark is not an end: the job is still at work, and nothing may be sent to it.
     return {
         kind: after,
         ...(wrote ? { swept: sweptOf({ thread: thread.number }, thread.note.job, end) } : {}),
     };
 }
-/**
- * The waiting job as the service answers: `undefined` when it no longer knows it (404); `unread`
- * on any other fault: a warning on a report run (a later run reports it), the step's failure on a
- * lane run (the thread's run: what is owed stays owed, and its re-run tries again).
- */
 async function readWaitingJob({ client, accepted, step }, id, waiting, signal) {
     try {
         return await client.getJob(id, { signal });
@@ -33498,28 +32548,21 @@ async function readWaitingJob({ client, accepted, step }, id, waiting, signal) {
             return undefined;
         if (signal.aborted)
             return 'unread';
-        const said = `Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, which run ${waiting.run} left at work (${(0,core_log/* describeThrown */.Y)(error)})`;
+        const said = `Could not read agent job ${(0,untrusted/* label */.Pf)(id)}, which run ${waiting.run} left at work (${(0,core_log/* describeThrown */.YI)(error)})`;
         if (accepted.features.lane !== undefined)
             step.fail(new errors/* ActionFailure */.dR(`${said}: nothing was sent, and what the thread asked stays owed; re-run this run once the service answers.`));
         else
-            core_log/* coreLog */.u.warning(`${said}; a later run reports its end.`);
+            core_log/* coreLog */.uu.warning(`${said}; a later run reports its end.`);
         return 'unread';
     }
 }
-/**
- * What a waiting thread is owed, in the log's words: what it asked while its job worked (requests
- * queued, its merge under `at-merge`), or, under `every-push`, a change pushed to its pull request
- * meanwhile (its merge included: its run was held as a push's is); `undefined`: nothing;
- * `unread`: the pull request could not be read, so the thread is left to a later run.
- */
 async function owedOf(thread, steps, { accepted, step }) {
     if ((0,core_ledger/* owes */.Rz)(thread.note))
         return { what: 'what it asked while its job worked' };
-    // Under at-merge and on-request a push's change is held whatever the job does: nothing owed.
     if (!thread.pull || accepted.inputs.followUp !== 'every-push')
         return undefined;
     const pull = await steps.sweep.pull(thread.number, step.signal).catch((error) => {
-        core_log/* coreLog */.u.warning(`Could not read pull request #${thread.number}: ${(0,core_log/* describeThrown */.Y)(error)}; a later run reports the thread.`);
+        core_log/* coreLog */.uu.warning(`Could not read pull request #${thread.number}: ${(0,core_log/* describeThrown */.YI)(error)}; a later run reports the thread.`);
         return 'unread';
     });
     if (pull === 'unread')
@@ -33528,32 +32571,19 @@ async function owedOf(thread, steps, { accepted, step }) {
         return undefined;
     return { what: pull.open ? 'a change pushed while its job worked' : 'its merge, while its job worked' };
 }
-/**
- * What a thread whose job's end is written is owed, handed to the thread's lane (a report run
- * sends nothing); whether it was.
- */
 async function handOffOwed(thread, steps, deps) {
     const owed = await owedOf(thread, steps, deps);
     if (!owed || owed === 'unread' || !(await steps.sweep.handOff(thread.number, deps.step.signal)))
         return false;
-    core_log/* coreLog */.u.info(`#${thread.number} is owed ${owed.what}: its thread's own run sends it.`);
+    core_log/* coreLog */.uu.info(`#${thread.number} is owed ${owed.what}: its thread's own run sends it.`);
     return true;
 }
-/**
- * The branches' jobs left at work (a branch's thread keeps its job in commit statuses, recorded
- * where a report run lists them): each read once; an ended one's end written on every status
- * still pending for it, and its records deleted. A job whose statuses no longer wait (another run
- * wrote its end) only has its records deleted, once it ended. Jobs a pull request's thread waits
- * for are that thread's to report. A change the branch was pushed while its job worked is sent by
- * the branch's next push (a report run sends nothing).
- */
 async function reportBranches(steps, told, deps) {
     const { accepted, step } = deps;
     const { signal, clock } = step;
     const { head, jobs: found } = await steps.sweep.branchWaiting(signal).catch((error) => {
-        throw new errors/* ActionFailure */.dR(`Could not look for the jobs branches left at work: ${(0,core_log/* describeThrown */.Y)(error)}`);
+        throw new errors/* ActionFailure */.dR(`Could not look for the jobs branches left at work: ${(0,core_log/* describeThrown */.YI)(error)}`);
     });
-    // Without a head the records were read, on whatever branch each job is.
     const whose = head === undefined ? "A branch's" : "The default branch's";
     const reported = [];
     let atWork = 0;
@@ -33578,37 +32608,35 @@ async function reportBranches(steps, told, deps) {
             if (!waits)
                 continue;
             atWork++;
-            core_log/* coreLog */.u.info(`${whose} agent job ${id} (${commits}) is still at work; it stays waiting.`);
+            core_log/* coreLog */.uu.info(`${whose} agent job ${id} (${commits}) is still at work; it stays waiting.`);
             continue;
         }
         if (accepted.features.dryRun) {
-            core_log/* coreLog */.u.notice(waits
+            core_log/* coreLog */.uu.notice(waits
                 ? `Dry run: the end of ${whose.toLowerCase()} agent job ${id} (${(0,core_ledger/* howEnded */.f2)(end)}) is not written.`
                 : `Dry run: the records of agent job ${id}, whose end another run wrote, are not deleted.`);
             continue;
         }
         await steps.sweep.reportBranchEnd(branch, end, signal);
         if (!waits) {
-            core_log/* coreLog */.u.info(`Agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; another run wrote its end, and its records go.`);
+            core_log/* coreLog */.uu.info(`Agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; another run wrote its end, and its records go.`);
             continue;
         }
-        core_log/* coreLog */.u.info(`${whose} agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; its end is written on ${commits}.`);
+        core_log/* coreLog */.uu.info(`${whose} agent job ${id} ${(0,core_ledger/* howEnded */.f2)(end)}; its end is written on ${commits}.`);
         reported.push(sweptOf({ commit: branch.pending[0]?.sha ?? '' }, branch.job, end));
         if (head && head !== branch.pending[0]?.sha)
-            core_log/* coreLog */.u.info(`The default branch moved on while agent job ${id} worked: its next push sends that change.`);
+            core_log/* coreLog */.uu.info(`The default branch moved on while agent job ${id} worked: its next push sends that change.`);
     }
     return { reported, atWork };
 }
-/** The waiting threads, or the step's error saying why they could not be listed. */
 async function listWaiting(steps, signal) {
     try {
         return await steps.sweep.waiting(signal);
     }
     catch (error) {
-        throw new errors/* ActionFailure */.dR(`Could not list the threads waiting for their agent job: ${(0,core_log/* describeThrown */.Y)(error)}`);
+        throw new errors/* ActionFailure */.dR(`Could not list the threads waiting for their agent job: ${(0,core_log/* describeThrown */.YI)(error)}`);
     }
 }
-/** One reported thread (a pull request's or issue's number, or a branch's newest commit), as the `reported` output and the summary list it. */
 function sweptOf(where, jobId, end) {
     const status = end.kind === 'lost' ? 'lost' : end.kind === 'overdue' ? 'timed-out' : end.job.status;
     const prLink = end.kind === 'ended' ? (0,pull_request/* outputLink */.Mz)(end.job.prLink) : '';
@@ -33657,13 +32685,7 @@ function readRunContext(env = process.env) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(495)]).then(__nccwpck_require__.bind(__nccwpck_require__, 5495))).startGitHub(request, run, log, clock);
-/**
- * The action, in three steps that hand each other values: decide (inputs, who asked, what earlier
- * runs left, which way to go, the prompt), execute (send, wait), report (outputs, summary, then
- * GitHub). Every failure, whatever was thrown, ends in one `core.setFailed` line; outputs and the
- * summary are written on every path, cancellation included.
- */
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(171)]).then(__nccwpck_require__.bind(__nccwpck_require__, 7171))).startGitHub(request, run, log, clock);
 async function run(deps = {}) {
     const clock = deps.clock ?? systemClock;
     const startedAt = clock.now();
@@ -33679,14 +32701,10 @@ async function run(deps = {}) {
     const accepted = await attempt(step, () => accept(step, context, deps.pathsWork));
     const make = deps.github ?? loadGitHubChunk;
     const github = accepted && lazyGitHub(accepted, clock, make);
-    // Loaded while the decision starts, so the GitHub side adds no wait of its own; a comment
-    // that is no request loads nothing.
     if (accepted?.features.load)
         void github?.load();
     const service = accepted && (await attempt(step, async () => reach(accepted.inputs, accepted.context, clock)));
     const sides = github ? [github] : [];
-    // A thread's pass besides the run's own, over a GitHub side of its own: the quota uses it spent,
-    // and whether it was held (decided to send nothing, and did not fail).
     const carryAlso = async (theirs, thread) => {
         const side = lazyGitHub(theirs, clock, make);
         sides.push(side);
@@ -33701,17 +32719,13 @@ async function run(deps = {}) {
     else {
         await main_carry(step, { accepted, service, github, startedAt });
     }
-    // A push that landed several merges (a merge queue's group): the pushed commit's thread is the
-    // outputs'; each other merged pull request's thread is told in turn, as its own merge's push
-    // would have told it.
     const alongside = accepted?.features.thread && accepted.context.event.kind === 'push' && service && !signal.aborted
         ? await (await github?.asked)?.decide.mergedAlongside(signal)
         : undefined;
     for (const merge of alongside ?? []) {
         if (signal.aborted || !accepted)
             break;
-        core_log/* coreLog */.u.info(`This push also merged pull request #${merge.number}: its thread is told too.`);
-        // Each other thread's lines folded under its own heading in the run's log.
+        core_log/* coreLog */.uu.info(`This push also merged pull request #${merge.number}: its thread is told too.`);
         core/* startGroup */.Oh(`#${merge.number}: its thread`);
         try {
             await carryAlso({ ...accepted, context: atMergeOf(accepted.context, merge.sha) }, merge.number);
@@ -33724,21 +32738,11 @@ async function run(deps = {}) {
     const applied = accepted?.features.removeLabel;
     if (applied)
         await (await github?.asked)?.report.removeLabel(applied, signal);
-    // Only now: a signal while the outputs and summary are written must not kill the process
-    // halfway through them (the handler is harmless once the work is done).
     cancellation.dispose();
-    // Last, once nothing more is written on GitHub: its clients' kept-alive sockets would otherwise
-    // outlive the run (as the service's would, closed above).
     for (const side of sides)
         await (await side.asked)?.close().catch(() => undefined);
 }
-/**
- * One thread's pass: the end of a job it was waiting for, then decide, execute, report. `alongside`: the number of another pull request
- * this push merged, whose thread the run tells besides its own (not the outputs').
- */
 async function main_carry(step, { accepted, service, github, startedAt }, alongside) {
-    // Done before the decision starts: nothing of it may outlive the run. A fault reading the thread
-    // is the decision's to take up (it ends the step); a run skipped before that leaves it.
     const recalled = accepted && github && service
         ? await reportWaiting(accepted, service, github, step).catch((error) => ({ error }))
         : undefined;
@@ -33748,7 +32752,7 @@ async function main_carry(step, { accepted, service, github, startedAt }, alongs
     const executed = accepted && service && decision?.kind === 'go' && !accepted.features.dryRun
         ? await execute(decision, accepted.inputs, step, {
             client: service.client,
-            log: core_log/* coreLog */.u,
+            log: core_log/* coreLog */.uu,
             ...(github?.asked ? { github: github.asked.then((steps) => steps?.execute) } : {}),
             context: service.faults,
             ...(alongside === undefined ? {} : { outputs: false }),
@@ -33758,43 +32762,35 @@ async function main_carry(step, { accepted, service, github, startedAt }, alongs
         fail(step, executed.failed.error);
     await report(step, { accepted, decision, executed }, github, step.signal, ...(alongside === undefined ? [] : [{ thread: alongside, ...(accepted?.quiet ? { quiet: true } : {}) }]));
 }
-/** The run as the push of another pull request's merge commit `sha` would have been. */
 function atMergeOf(context, sha) {
     const { event } = context;
     return event.kind === 'push' ? { ...context, sha, event: { ...event, after: sha } } : context;
 }
-/**
- * A run GitHub starts for Dependabot gets no Actions secrets (only Dependabot's own): with the key
- * empty there, the step ends skipped with a notice instead of failing every Dependabot event.
- */
 function secretlessDependabot(context) {
     if (context.actor !== 'dependabot[bot]' || core/* getInput */.V4('apiKey') !== '')
         return false;
-    core_log/* coreLog */.u.notice('Skipped: this run is for Dependabot, and GitHub gives runs for Dependabot no Actions secrets, so apiKey is empty. Nothing was sent. (Give the key as a Dependabot secret too to run for it.)');
+    core_log/* coreLog */.uu.notice('Skipped: this run is for Dependabot, and GitHub gives runs for Dependabot no Actions secrets, so apiKey is empty. Nothing was sent. (Give the key as a Dependabot secret too to run for it.)');
     try {
         setOutput('status', 'skipped');
         setOutput('mode', 'skipped');
         setOutput('uses', '0');
     }
     catch (error) {
-        core/* setFailed */.C1((0,core_log/* describeThrown */.Y)(error));
+        (0,core_log/* failStep */.vy)((0,core_log/* describeThrown */.YI)(error));
     }
     return true;
 }
-/** The setup (inputs, context, request, features) and `paths`, read and checked before anything is sent. */
 async function accept(step, context, pathsWork) {
     const setup = readSetup((name) => core/* getInput */.V4(name), context);
     const { inputs } = setup;
-    // Checked before anything is sent; the matcher loads only when `paths` is set.
     const paths = inputs.paths.length > 0 ? await compilePaths(inputs.paths, pathsWork) : undefined;
     step.accepted(inputs);
     return { ...setup, ...(paths ? { paths } : {}) };
 }
-/** The first step, over the service's client and the GitHub side's reads. */
 function decideFor(accepted, service, github, step, startedAt, recalled) {
     const { inputs, context, request, features } = accepted;
     if (inputs.promptFile) {
-        core_log/* coreLog */.u.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
+        core_log/* coreLog */.uu.info(`The prompt is read from ${(0,untrusted/* label */.Pf)(inputs.promptFile)} (${inputs.prompt?.length ?? 0} characters).`);
     }
     return decide(inputs, {
         event: context.event,
@@ -33803,7 +32799,7 @@ function decideFor(accepted, service, github, step, startedAt, recalled) {
         ...(accepted.paths ? { paths: accepted.paths } : {}),
         github: async () => (await github.load())?.decide,
         client: service.client,
-        log: core_log/* coreLog */.u,
+        log: core_log/* coreLog */.uu,
         clock: step.clock,
         deadline: startedAt + inputs.timeout,
         context: service.faults,
@@ -33813,11 +32809,10 @@ function decideFor(accepted, service, github, step, startedAt, recalled) {
         ...(accepted.onDocs ? { onDocs: accepted.onDocs } : {}),
     });
 }
-/** The service's client, through the proxy its URL's rules name. */
 function reach(inputs, context, clock) {
     const connection = (0,dispatcher/* connect */.Ng)(inputs.baseUrl);
     if (connection.proxy)
-        core_log/* coreLog */.u.info(`Using the proxy ${connection.proxy}.`);
+        core_log/* coreLog */.uu.info(`Using the proxy ${connection.proxy}.`);
     const client = new AgentClient({
         baseUrl: inputs.baseUrl,
         projectId: inputs.projectId,
@@ -33834,7 +32829,6 @@ function reach(inputs, context, clock) {
     };
     return { client, connection, faults };
 }
-/** `work`'s value, or `undefined` once what it threw became the step's error. */
 async function attempt(step, work) {
     try {
         return await work();
@@ -33846,15 +32840,9 @@ async function attempt(step, work) {
 }
 function fail(step, error) {
     step.fail(error);
-    // Positions are in dist/index.js; dist/index.js.map maps them to src/. (Registering
-    // source-map support at start-up would cost every run time, see npm run bench.)
     if (core/* isDebug */._o() && error instanceof Error && error.stack)
-        core_log/* coreLog */.u.debug((0,secrets/* redact */.E$)(error.stack));
+        core_log/* coreLog */.uu.debug((0,secrets/* redact */.E$)(error.stack));
 }
-/**
- * `paths`, compiled by the matcher in its own chunk of dist/ (loaded only when `paths` is set); a
- * pattern GitHub's filters would not read is a bad input, before any request.
- */
 async function compilePaths(lines, maxWork) {
     const { compilePaths: compile, PathsError } = await __nccwpck_require__.e(/* import() */ 404).then(__nccwpck_require__.bind(__nccwpck_require__, 9404));
     try {
@@ -33864,11 +32852,6 @@ async function compilePaths(lines, maxWork) {
         throw error instanceof PathsError ? new InputError(error.message) : error;
     }
 }
-/**
- * Before anything is printed: the key, both GitHub tokens (on every run: the runner does not show
- * add-mask lines, and a refused input must not leave them unmasked), and a proxy's password, which
- * error text from the HTTP stack may carry.
- */
 function maskRunSecrets() {
     (0,secrets/* maskSecret */.$l)(core/* getInput */.V4('apiKey'));
     for (const name of ['githubToken', 'docsToken']) {
@@ -33893,11 +32876,6 @@ function lazyGitHub(accepted, clock, make) {
         },
     };
 }
-/**
- * The GitHub side, in its own chunk of dist/: a run that asks for none of it never loads
- * Octokit. A chunk that cannot load is a warning, like any other GitHub fault (on a thread, the
- * decision then ends the step before anything is sent).
- */
 async function makeGitHub({ inputs, asked, standIn }, context, clock, make) {
     try {
         return await make({
@@ -33905,21 +32883,15 @@ async function makeGitHub({ inputs, asked, standIn }, context, clock, make) {
             ...(asked ? { asked } : {}),
             ...(standIn ? { standIn } : {}),
             userAgent: userAgent(context),
-        }, context, core_log/* coreLog */.u, clock);
+        }, context, core_log/* coreLog */.uu, clock);
     }
     catch (error) {
-        core_log/* coreLog */.u.warning(`Could not load the GitHub side of the action: ${(0,core_log/* describeThrown */.Y)(error)}. The job goes on without it.`);
+        core_log/* coreLog */.uu.warning(`Could not load the GitHub side of the action: ${(0,core_log/* describeThrown */.YI)(error)}. The job goes on without it.`);
         return undefined;
     }
 }
-/**
- * Lets the service's operators see which release and which workflow run made a request: the
- * action's ref as the runner gives it (`GITHUB_ACTION_REF`: `v1`, `v1.2.0`, a commit), so that a
- * release is a tag and nothing in dist/ changes with it.
- */
 function userAgent(context) {
     const ref = process.env.GITHUB_ACTION_REF ?? '';
-    // A product version is one token: a branch such as `feature/x` keeps its letters, not its slash.
     const version = ref.replace(/[^\w.-]/g, '-').slice(0, 64);
     const { owner, repo } = context.repo;
     const runLink = owner && context.runId ? ` (+${context.serverUrl}/${owner}/${repo}/actions/runs/${context.runId})` : '';
@@ -33941,14 +32913,7 @@ function userAgent(context) {
 /* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6752);
 
 
-/** Opening a connection (DNS, TCP, a proxy tunnel, TLS) gets this long, as undici's default. */
 const CONNECT_TIMEOUT_MS = 10_000;
-/**
- * Errors raised while the connection was being opened, before any byte of the request was
- * written. Telling them apart by the phase they happened in, not by their error code, is what
- * makes a retried create safe: the same code (a reset, an unreachable host) can also come after
- * the request went out, when the service may have acted on it.
- */
 const connectFailures = new WeakSet();
 function failedBeforeSending(error) {
     let current = error;
@@ -33960,10 +32925,6 @@ function failedBeforeSending(error) {
     return false;
 }
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
-/**
- * The passwords in the proxy variables the toolkit reads, as written and decoded: secrets like
- * the key, since an error from the proxy or the HTTP stack may quote the proxy's URL.
- */
 function proxyPasswords(env) {
     const passwords = [];
     for (const name of PROXY_VARIABLES) {
@@ -33972,7 +32933,6 @@ function proxyPasswords(env) {
             continue;
         let url;
         try {
-            // The toolkit takes a proxy without a scheme as http.
             url = new URL(value.includes('://') ? value : `http://${value}`);
         }
         catch {
@@ -33985,7 +32945,6 @@ function proxyPasswords(env) {
             passwords.push(decodeURIComponent(url.password));
         }
         catch {
-            // Not valid percent-encoding: the password as written is all there is.
         }
     }
     return passwords;
@@ -34001,15 +32960,6 @@ function marking(connect) {
         }
     });
 }
-/**
- * The dispatcher for every request to `baseUrl`: the service's, and each GitHub client's (the
- * run's GitHub, github.com), each decided for its own URL when it is made. The proxy rules are the
- * toolkit's own (`@actions/http-client`): `https_proxy`/`HTTPS_PROXY` for https,
- * `http_proxy`/`HTTP_PROXY` for http, `no_proxy`/`NO_PROXY` entries and loopback hosts go direct.
- * So a runner that reaches GitHub through its proxy reaches the service the same way. A private CA in
- * `NODE_EXTRA_CA_CERTS` needs nothing here: Node adds it to the default trust store that undici
- * uses, for the proxy and the service alike.
- */
 function connect(baseUrl) {
     const proxyUrl = (0,_actions_http_client__WEBPACK_IMPORTED_MODULE_0__/* .getProxyUrl */ .s_)(baseUrl);
     if (!proxyUrl) {
@@ -34017,14 +32967,10 @@ function connect(baseUrl) {
     }
     const proxy = new URL(proxyUrl);
     const dispatcher = new undici__WEBPACK_IMPORTED_MODULE_1__/* .ProxyAgent */ .kT({
-        // Credentials in the proxy URL become a Proxy-Authorization header, as in the toolkit.
         uri: proxy.href,
         proxyTls: { timeout: CONNECT_TIMEOUT_MS },
         requestTls: { timeout: CONNECT_TIMEOUT_MS },
-        // The CONNECT itself is a request to the proxy: without this, a proxy that accepts the
-        // connection and never answers would hold the step for undici's default of 300 s.
         clientFactory: (origin, options) => new undici__WEBPACK_IMPORTED_MODULE_1__/* .Pool */ .bC(origin, { ...options, headersTimeout: CONNECT_TIMEOUT_MS, bodyTimeout: CONNECT_TIMEOUT_MS }),
-        // Each connection to the service is opened by the tunnel function ProxyAgent passes here.
         factory: (origin, options) => {
             const tunnel = options.connect;
             return new undici__WEBPACK_IMPORTED_MODULE_1__/* .Pool */ .bC(origin, tunnel ? { ...options, connect: marking(tunnel) } : options);
@@ -34049,11 +32995,6 @@ function connect(baseUrl) {
 /* harmony import */ var _core_mode_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9036);
 
 
-/**
- * A failure whose message is already the one line the workflow author reads. `fault`, when set, is
- * the service's answer (or the failure to get one) that caused it, for callers that must tell one
- * kind of refusal from another without reading the message.
- */
 class ActionFailure extends Error {
     name = 'ActionFailure';
     fault;
@@ -34069,7 +33010,6 @@ const TO = {
     get: 'the request for the job',
     message: 'the follow-up message',
 };
-/** A few words for a log line: what came back. */
 function briefly(fault) {
     switch (fault.kind) {
         case 'http':
@@ -34086,7 +33026,6 @@ function briefly(fault) {
             return `TLS error (${fault.code})`;
     }
 }
-/** The one-line error for a fault that ends the step (docs/design.md §3.4, §5). */
 function explain(fault, context) {
     const host = new URL(context.baseUrl).host;
     const said = fault.kind === 'http' && fault.serviceMessage ? ` The service said: ${(0,_core_untrusted_js__WEBPACK_IMPORTED_MODULE_0__/* .quote */ .hD)(fault.serviceMessage)}.` : '';
@@ -34136,14 +33075,6 @@ function explain(fault, context) {
             return `${job} could not be read from ${host}: ${briefly(fault)}.`;
     }
 }
-/**
- * A 429 on a create or follow-up that did not clear in time. The quota is per project and hour and
- * counts jobs and follow-up messages alike. When the reply said, sensibly, when the oldest use ages
- * out (`Retry-After`, else a reset header), the action waits for it if the timeout allows, so
- * raising the timeout helps; without it (or with a time of 0, gone by or absurd, which the client
- * drops) the action retries for only about a minute, so it does not. Only sensible times get here,
- * so the words never say "Infinity".
- */
 function rateLimited(fault, said, leftMs) {
     const quota = `The service's rate limit (429) did not clear in time: a project gets 100 uses an hour, each new job and each follow-up message counting as one, and`;
     const freesInMs = fault.retryAfterMs ?? fault.resetAfterMs;
@@ -34153,7 +33084,6 @@ function rateLimited(fault, said, leftMs) {
     const left = leftMs === undefined ? '' : `, and the timeout has ${inWords(Math.max(0, leftMs))} left`;
     return `${quota} the reply says the oldest use ages out in ${inWords(freesInMs)}${left}. Wait that long and run again, raise the timeout input so the action waits for the quota, or space out the workflow's runs.${said}`;
 }
-/** A length of time as a person would say it: "under a minute", "about 12 minutes", "about 3 hours". */
 function inWords(ms) {
     const minutes = Math.round(ms / 60_000);
     if (minutes < 1)
@@ -34162,19 +33092,13 @@ function inWords(ms) {
         return `about ${minutes} minute${minutes === 1 ? '' : 's'}`;
     return `about ${Math.round(minutes / 60)} hours`;
 }
-/**
- * The service may have acted on a create or message it never confirmed, and it has no
- * idempotency key: saying so is the only safe move, because a retry could start a second job.
- */
 function ambiguous(fault, context, host) {
     const mode = context.operation === 'create'
         ? { kind: 'create', projectId: context.projectId }
         : { kind: 'follow-up', jobId: context.jobId ?? '' };
     return `${host} gave ${briefly(fault)} to ${TO[context.operation]}: ${(0,_core_mode_js__WEBPACK_IMPORTED_MODULE_1__/* .mayHaveActed */ .LR)(mode)}`;
 }
-/** A new job may not be readable at once on a replicated service: a 404 this early is not final. */
 const EARLY_NOT_FOUND_MS = 30_000;
-/** Poll faults worth waiting out (docs/design.md §3.4); everything else ends the step at once. */
 function isTransient(fault, sinceCreatedMs) {
     switch (fault.kind) {
         case 'http':
@@ -34182,8 +33106,6 @@ function isTransient(fault, sinceCreatedMs) {
                 fault.status === 429 ||
                 fault.status >= 500 ||
                 (fault.status === 404 && sinceCreatedMs < EARLY_NOT_FOUND_MS));
-        // Another job's reply is a mixed-up cache or gateway: never this job's end, and the next read
-        // may be right, as after a body that is not a job.
         case 'not-sent':
         case 'no-answer':
         case 'not-a-job':

@@ -155,17 +155,13 @@ export function settled(carried: Carried, run: number, accepted: boolean): Reque
 }
 
 /**
- * The next note after this run, whose job the service confirmed. The thread's job and head move
- * forward only: GitHub's run ids grow, so a re-run of an older run adds itself to the recent runs
- * but leaves the job and head a newer run wrote. A run that saw no commit (a comment) keeps the
- * head the job last saw. The thread's quota uses add this run's (`uses`) once, however often the
- * run writes the note: its entry keeps what it added. The docs pull requests waiting to be closed
- * are `superseded` when given (none: the run dealt with them), else the previous note's; its job's
- * docs PR `docsPr` when given, else the previous note's while the job is the same. The
- * requests are `requests` when given (the run settled some), else the previous note's record. The
- * job left at work for another run to report is `waiting` when given (`null`: reported), else the
- * previous note's, while the thread's job is still the one it waits for; an older run's re-run
- * leaves it as the newer run wrote it. `merged`: this run's send, which the service accepted, told
+ * The next note after this run, whose job the service confirmed. Job and head move forward only:
+ * run ids grow, so a re-run of an older run adds itself to the recent runs but leaves the job and
+ * head a newer run wrote; a run that saw no commit keeps the head the job last saw. The quota uses
+ * add this run's once, however often it writes the note (its entry keeps what it added). Each of
+ * `superseded` (none: the run dealt with them), `docsPr` (while the job is the same), `requests`
+ * and `waiting` (`null`: reported; kept while the job is the one it waits for, and as a newer run
+ * wrote it) is the run's when given, else the previous note's. `merged`: this accepted send told
  * the job its pull request's merge; the note keeps which run did while that job is the thread's.
  */
 export function nextLedger(

@@ -359,10 +359,11 @@ async function threadsAtWork(
 /** A status that leaves its job at work: going on, or marked overdue (not an end: it may be at work still). */
 const goesOn = (own: StatusNote): boolean => own.goesOn === true || own.overdue === true;
 
-/** What a branch's status records of docs pull requests: its job's own, and the one it supersedes. */
-const recorded = ({ docsPr, supersedes }: StatusNote) => ({
-  ...(docsPr ? { docsPr } : {}),
-  ...(supersedes ? { supersedes } : {}),
+/** What a branch's status records of its job's pass: at work still, its docs PR, the one it supersedes. */
+const recorded = (own: StatusNote) => ({
+  ...(goesOn(own) ? { goesOn: true as const } : {}),
+  ...(own.docsPr ? { docsPr: own.docsPr } : {}),
+  ...(own.supersedes ? { supersedes: own.supersedes } : {}),
 });
 
 /**
@@ -389,13 +390,7 @@ async function branchJob(
       if (own.job !== found.job) return true;
       if (own.held) return false;
       // The pass's own status: its commit and the run that left it.
-      found = {
-        ...found,
-        since: sha,
-        run: own.run,
-        ...(goesOn(own) ? { goesOn: true as const } : {}),
-        ...recorded(own),
-      };
+      found = { ...found, since: sha, run: own.run, ...recorded(own) };
       return true;
     }
     found = {
@@ -403,7 +398,6 @@ async function branchJob(
       run: own.run,
       since: sha,
       ...(own.uses !== undefined ? { uses: own.uses } : {}),
-      ...(goesOn(own) ? { goesOn: true as const } : {}),
       ...recorded(own),
     };
     // A skip names the job but told it nothing: what the job saw is further back.

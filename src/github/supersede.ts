@@ -14,7 +14,8 @@ import { outputLink, pullPage, samePullRequest, type PullRequestRef } from '../c
 import { describeThrown } from '../core/log.js';
 import { cell, inert, label, printableUrl } from '../core/untrusted.js';
 import type { GitHubApi } from './client.js';
-import { MARKER_PREFIX, pullRequestLink, type Superseded, type SupersededFate } from './comment.js';
+import { MARKER_PREFIX, pullRequestLink } from './comment.js';
+import type { Superseded, SupersededFate } from './superseded-words.js';
 import { describeGitHubFault, faultOf } from './errors.js';
 import type { DocsReach, GitHubSession } from './session.js';
 import { pullOfRef } from './status.js';
