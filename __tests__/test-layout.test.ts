@@ -10,7 +10,7 @@ import { ROOT } from '../__fixtures__/runner.js';
 
 /** The fixtures' functions that start dist/index.js, by the module that exports them. */
 const STARTERS: Record<string, string[]> = {
-  '../__fixtures__/e2e.js': ['run', 'runAndSignal'],
+  '../__fixtures__/e2e.js': ['run', 'runAndSignal', 'runAndSignalAt'],
   '../__fixtures__/runner.js': ['runAction'],
 };
 /** The demo script plays the bundle; a test that runs it starts the bundle. */
@@ -128,5 +128,56 @@ describe('the test layout', () => {
       .filter((s) => imports(s).some(({ from }) => from === 'node:child_process'))
       .map((s) => s.fileName);
     expect(spawning).toEqual(['runner.ts']);
+  });
+});
+
+// The figures docs/development.md gives of the tests are the code's own: each is read from where
+// it is set, so a change there fails here until the docs say it (counts that move with every
+// test, and times that move with the machine, are not written there at all).
+describe('the figures docs/development.md gives of the tests', () => {
+  const docs = readFileSync(join(ROOT, 'docs/development.md'), 'utf8').replace(/\s+/g, ' ');
+  /** The number a pattern's first group captures in `file` (digits, `_` separators allowed). */
+  const figure = (file: string, pattern: RegExp) => {
+    const text = file === 'docs' ? docs : readFileSync(join(ROOT, file), 'utf8');
+    const found = pattern.exec(text)?.[1];
+    if (!found) throw new Error(`${file} no longer says what ${String(pattern)} finds`);
+    return Number(found.replace(/[_,]/g, ''));
+  };
+
+  it('the cases that start the bundle, and their limit', () => {
+    const sources = testFiles.map((f) => parse(f, readFileSync(join(TESTS, f), 'utf8')));
+    const total = sources.filter(startsBundle).reduce((sum, s) => sum + testCases(s), 0);
+    expect({
+      cases: figure('docs', /the demo's test: (\d+) test cases/),
+      limit: figure('docs', /the demo's test: \d+ test cases, at most (\d+)\)/),
+    }).toEqual({ cases: total, limit: MAX_BUNDLE_CASES });
+  });
+
+  it("the model's sequences, its batches and their time", () => {
+    const orders = '__tests__/run.orders.test.ts';
+    const minutes = figure(orders, /const BATCH_MS = ([\d_]+);/) / 60_000;
+    expect({
+      runs: figure('docs', /the same (\d+) sequences in the `runs` project/),
+      batch: figure('docs', /in batches of (\d+) played one after another/),
+      minutes: figure('docs', /each with (\d+) minutes of real time/),
+      again: figure('docs', /model's batches \((\d+) minutes each\)/),
+    }).toEqual({
+      runs: figure(orders, /process\.env\.FC_RUNS \?\? ([\d_]+)/),
+      batch: figure(orders, /Math\.ceil\(runs \/ ([\d_]+)\)\)/),
+      minutes,
+      again: minutes,
+    });
+  });
+
+  it("jest's limit on a test, the bundle's on a run, and the leak check's wait", () => {
+    expect({
+      minutes: figure('docs', /A test may take (\d+) minutes before jest fails it/),
+      kill: figure('docs', /a run of the bundle is killed at (\d+) s/),
+      settle: figure('docs', /what is closing \((\d+) s\)/),
+    }).toEqual({
+      minutes: figure('jest.config.js', /testTimeout: ([\d_]+)/) / 60_000,
+      kill: figure('__fixtures__/runner.ts', /killAfterMs \?\? ([\d_]+)/) / 1000,
+      settle: figure('__fixtures__/environment.js', /const SETTLE_MS = ([\d_]+);/) / 1000,
+    });
   });
 });

@@ -177,6 +177,15 @@ export interface ThreadComment {
   review: boolean;
 }
 
+/** A thread's comments as one run read them, for its `/docs` requests (`DecideReads.threadComments`). */
+export interface ThreadComments {
+  comments: ThreadComment[];
+  complete: boolean;
+  readTo?: number;
+  runsUrl: string;
+  keptId?: number;
+}
+
 /** The docs pull request a follow-up would go to, as GitHub tells it. */
 export type DocsPull =
   | { state: 'open' | 'merged' | 'closed'; number: number; repo: string }
@@ -290,16 +299,7 @@ export interface DecideReads {
    * up to `readTo` was; and where this repository's workflow runs are (`…/actions/runs/`). A fault
    * throws: nothing is sent.
    */
-  threadComments(
-    signal: AbortSignal,
-    above?: number,
-  ): Promise<{
-    comments: ThreadComment[];
-    complete: boolean;
-    readTo?: number;
-    runsUrl: string;
-    keptId?: number;
-  }>;
+  threadComments(signal: AbortSignal, above?: number): Promise<ThreadComments>;
   /**
    * On the push of a pull request's merge: the merge commits of the other pull requests the same
    * push landed (a merge queue's group) and their numbers, oldest first; none otherwise. A fault

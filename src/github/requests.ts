@@ -6,7 +6,7 @@
 // thread remembers does: sending without knowing what is queued could send a request twice.
 import * as z from 'zod/mini';
 import { ActionFailure } from '../service/errors.js';
-import type { ThreadComment } from '../core/ports.js';
+import type { ThreadComment, ThreadComments } from '../core/ports.js';
 import type { Comment } from './client.js';
 import type { CommentsPage } from './comment-pages.js';
 import { describeGitHubFault } from './errors.js';
@@ -30,13 +30,7 @@ export async function threadComments(
   session: GitHubSession,
   cancellation: AbortSignal,
   above = 0,
-): Promise<{
-  comments: ThreadComment[];
-  complete: boolean;
-  readTo?: number;
-  runsUrl: string;
-  keptId?: number;
-}> {
+): Promise<ThreadComments> {
   const { run } = session;
   const { owner, repo } = run.repo;
   const runsUrl = `${run.serverUrl}/${owner}/${repo}/actions/runs/`;
