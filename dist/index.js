@@ -30724,6 +30724,8 @@ async function decideRun(inputs, deps) {
                 memory.branch = { ...memory.branch, ended: known };
         }
     }
+    if (owed && !resumes && threadStep(event, asked, {}) === 'merge')
+        memory.merge = true;
     const fresh = features.moment && since !== undefined && !resumes;
     if ((gated || fresh) && port && !owed) {
         const changed = await port.changedFiles(since, signal);

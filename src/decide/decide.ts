@@ -282,6 +282,9 @@ async function decideRun(inputs: Inputs, deps: DecideDeps): Promise<Decision> {
       if (known) memory.branch = { ...memory.branch, ended: known };
     }
   }
+  // A merge carrying owed requests tells the job the merge too, recorded as any merge where its
+  // payload says so (a push's merge would need GitHub's word, not read for owed requests).
+  if (owed && !resumes && threadStep(event, asked, {}) === 'merge') memory.merge = true;
   // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
   const fresh = features.moment && since !== undefined && !resumes;
   if ((gated || fresh) && port && !owed) {
