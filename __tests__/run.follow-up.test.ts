@@ -191,32 +191,41 @@ describe('followUp: at-merge', () => {
     expect(readNote(kept)).toMatchObject({ job: jobId, uses: 2 });
   });
 
-  it('a merge that carries a request left waiting is recorded as told: the push of its merge commit sends nothing', async () => {
-    const { gh, step, compares, sends, lastMessage } = await threadWorld();
-    const pr = gh.thread(APP, { mergeCommitSha: sha(9), headSha: sha(1) });
-    const inputs = { followUp: 'at-merge', trigger: '/docs' };
-    const opened = await play(step(pullRequestAt(pr.number, sha(1), 'opened'), inputs, 291));
-    const jobId = opened.outputs.jobId ?? '';
-    await play(step(pushTo(pr, sha(2)), inputs, 292));
-    compares(1, 2);
-    // A request whose own run GitHub never ran (its queue replaced it): the merge's run carries it.
-    gh.addComment(APP, pr.number, { login: 'octocat', body: '/docs the upgrade guide' });
-    pr.merged = true;
-    const closed = pullRequestAt(pr.number, sha(2), 'closed');
-    const merge = {
-      ...closed,
-      payload: { ...closed.payload, pull_request: { ...closed.payload.pull_request, merged: true } },
-    };
-    const told = await play(step(merge, inputs, 293));
-    expect(told.outputs).toMatchObject({ mode: 'followed-up', jobId, uses: '1' });
-    expect(lastMessage()).toContain('the upgrade guide');
-    expect(sends()).toBe(2);
+  it.each([
+    ['the closed event, then the push of the merge commit', 'closed', 'push'],
+    ['the push of the merge commit, then the closed event', 'push', 'closed'],
+  ] as const)(
+    'a merge that carries a request left waiting is recorded as told (%s): the other sends nothing',
+    async (_name, first, second) => {
+      const { gh, step, compares, sends, lastMessage } = await threadWorld();
+      const pr = gh.thread(APP, { mergeCommitSha: sha(9), headSha: sha(1) });
+      const inputs = { followUp: 'at-merge', trigger: '/docs' };
+      const opened = await play(step(pullRequestAt(pr.number, sha(1), 'opened'), inputs, 291));
+      const jobId = opened.outputs.jobId ?? '';
+      await play(step(pushTo(pr, sha(2)), inputs, 292));
+      compares(1, 2);
+      // A request whose own run GitHub never ran (its queue replaced it): the merge's run carries it.
+      gh.addComment(APP, pr.number, { login: 'octocat', body: '/docs the upgrade guide' });
+      pr.merged = true;
+      const closed = pullRequestAt(pr.number, sha(2), 'closed');
+      const events = {
+        closed: {
+          ...closed,
+          payload: { ...closed.payload, pull_request: { ...closed.payload.pull_request, merged: true } },
+        },
+        push: pushEvent(sha(9), { before: sha(8) }),
+      };
+      const told = await play(step(events[first], inputs, 293));
+      expect(told.outputs).toMatchObject({ mode: 'followed-up', jobId, uses: '1' });
+      expect(lastMessage()).toContain('the upgrade guide');
+      expect(sends()).toBe(2);
 
-    const again = await play(step(pushEvent(sha(9), { before: sha(8) }), inputs, 294));
-    expect(again.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
-    expect(again.stdout).toContain(`Skipped: run 293 already told job ${jobId} of this merge`);
-    expect(sends()).toBe(2);
-  });
+      const again = await play(step(events[second], inputs, 294));
+      expect(again.outputs).toEqual({ status: 'skipped', mode: 'skipped', uses: '0' });
+      expect(again.stdout).toContain(`Skipped: run 293 already told job ${jobId} of this merge`);
+      expect(sends()).toBe(2);
+    },
+  );
 
   it('a request whose comparison GitHub cannot make sends the whole pull request’s files, so no held push is lost', async () => {
     const { gh, pr, step, lastMessage } = await threadWorld();

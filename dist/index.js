@@ -30724,8 +30724,11 @@ async function decideRun(inputs, deps) {
                 memory.branch = { ...memory.branch, ended: known };
         }
     }
-    if (owed && !resumes && threadStep(event, asked, {}) === 'merge')
-        memory.merge = true;
+    if (owed && !resumes && port && features.thread) {
+        const moment = event.kind === 'push' && features.moment ? await port.moment(signal) : {};
+        if (threadStep(event, asked, moment) === 'merge' && !moment.branch)
+            memory.merge = true;
+    }
     const fresh = features.moment && since !== undefined && !resumes;
     if ((gated || fresh) && port && !owed) {
         const changed = await port.changedFiles(since, signal);

@@ -282,9 +282,12 @@ async function decideRun(inputs: Inputs, deps: DecideDeps): Promise<Decision> {
       if (known) memory.branch = { ...memory.branch, ended: known };
     }
   }
-  // A merge carrying owed requests tells the job the merge too, recorded as any merge where its
-  // payload says so (a push's merge would need GitHub's word, not read for owed requests).
-  if (owed && !resumes && threadStep(event, asked, {}) === 'merge') memory.merge = true;
+  // A merge carrying owed requests tells the job the merge too, recorded as any merge is: its
+  // payload says so, or for a push GitHub's word (the push's pull request, already read).
+  if (owed && !resumes && port && features.thread) {
+    const moment = event.kind === 'push' && features.moment ? await port.moment(signal) : {};
+    if (threadStep(event, asked, moment) === 'merge' && !moment.branch) memory.merge = true;
+  }
   // Decided before any resume: a re-run of a skipped run decides afresh, and skips again.
   const fresh = features.moment && since !== undefined && !resumes;
   if ((gated || fresh) && port && !owed) {
