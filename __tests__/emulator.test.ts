@@ -35,11 +35,6 @@ function get(emulator: Emulator, id: string, project = 'acme', headers: Record<s
   return fetch(`${emulator.url}/v2/agent/${project}/job/${encodeURIComponent(id)}`, { headers });
 }
 
-/** Until `done` holds, for what the emulator is sure to see: a request on its way to it. */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
 async function job(response: Response): Promise<AgentJobLike> {
   return (await response.json()) as AgentJobLike;
 }
@@ -445,13 +440,13 @@ describe('scripted replies', () => {
       headers: auth,
       signal: giveUp.signal,
     });
-    await until(() => emulator.count('get') === 1);
+    await emulator.received('get', 1);
     giveUp.abort();
     await expect(timedOut).rejects.toThrow();
 
     emulator.script('get', { delayMs: 5_000 });
     const pending = get(emulator, 'job_x');
-    await until(() => emulator.count('get') === 2);
+    await emulator.received('get', 2);
     await emulator.close();
     await expect(pending).rejects.toThrow();
   });

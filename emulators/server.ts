@@ -153,6 +153,11 @@ export interface Emulator {
   /** Drops the replies scripted for `route` that no request used: it answers as usual again. */
   unscript(route: Route): void;
   count(route: Route): number;
+  /**
+   * Settles once `route` has had `n` requests (counted from the emulator's start): when one
+   * arrives, not on a timer, so a test that must act once a request is here waits for that alone.
+   */
+  received(route: Route, n: number): Promise<void>;
   /** Stops the server, cutting open connections and pending delayed replies. */
   close(): Promise<void>;
 }
@@ -194,6 +199,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const projects = options.projects && new Set(options.projects);
 
   const requests: RecordedRequest[] = [];
+  /** Tests waiting for a route's nth request (`received`). */
+  const arrivals = new Set<{ route: Route; n: number; resolve: () => void }>();
   const violations: string[] = [];
   const jobs = new Map<string, AgentJobLike>();
   const states = new Map<string, JobState>();
@@ -386,6 +393,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       at,
     };
     requests.push(recorded);
+    for (const waiter of [...arrivals]) {
+      if (requests.filter((r) => r.route === waiter.route).length < waiter.n) continue;
+      arrivals.delete(waiter);
+      waiter.resolve();
+    }
     violations.push(
       ...checkRequest({
         method,
@@ -436,6 +448,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     script: (route, ...replies) => void queues[route].push(...replies),
     unscript: (route) => void queues[route].splice(0),
     count: (route) => requests.filter((request) => request.route === route).length,
+    received: (route, n) =>
+      requests.filter((request) => request.route === route).length >= n
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => void arrivals.add({ route, n, resolve })),
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
         closing.abort();
