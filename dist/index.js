@@ -32690,7 +32690,7 @@ function readRunContext(env = process.env) {
 
 
 
-const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(171)]).then(__nccwpck_require__.bind(__nccwpck_require__, 7171))).startGitHub(request, run, log, clock);
+const loadGitHubChunk = async (request, run, log, clock) => (await Promise.all(/* import() */[__nccwpck_require__.e(413), __nccwpck_require__.e(317)]).then(__nccwpck_require__.bind(__nccwpck_require__, 5317))).startGitHub(request, run, log, clock);
 async function run(deps = {}) {
     const clock = deps.clock ?? systemClock;
     const startedAt = clock.now();

@@ -1,6 +1,7 @@
 // A thread's comments as one run reads them, page by page: each page asked of GitHub once, whoever
 // needs it (the kept comment's look-up, the requests queued on the thread, a docs PR's note), so
 // a run does not pay twice for the page they share — on most threads the first and only one.
+import { askedOnce } from './asked-once.js';
 import type { Comment, GitHubApi } from './client.js';
 import type { Thread } from './target.js';
 
@@ -20,16 +21,10 @@ export class CommentPages {
 
   /** Page `n`, asked once (again after a fault: a passing one must not stay the answer). */
   page(n: number, signal: AbortSignal): Promise<CommentsPage> {
-    let page = this.read.get(n);
-    if (!page) {
-      const { owner, repo, number } = this.thread;
-      const asking = this.api.commentsPage({ owner, repo, issue_number: number, page: n }, signal);
-      this.read.set(n, (page = asking));
-      asking.catch(() => {
-        if (this.read.get(n) === asking) this.read.delete(n);
-      });
-    }
-    return page;
+    const { owner, repo, number } = this.thread;
+    return askedOnce(this.read, n, () =>
+      this.api.commentsPage({ owner, repo, issue_number: number, page: n }, signal),
+    );
   }
 
   /** Forgets what was read: the next read of a page asks GitHub again (another run may have written). */

@@ -5,23 +5,15 @@
 // again) unless GitHub said the thing is not there, and a list of pages only once read to its end.
 import type { GitHubApi } from './client.js';
 import type { ChangedFile } from './context.js';
+import { askedOnce } from './asked-once.js';
 import { faultOf } from './errors.js';
 
 /** `api`, with its comparisons, commits, pull requests and pull request files asked once each. */
 export function readOnce(api: GitHubApi): GitHubApi {
   const kept = new Map<string, Promise<unknown>>();
-  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
-    let reading = kept.get(key) as Promise<T> | undefined;
-    if (!reading) {
-      const asking = read();
-      kept.set(key, (reading = asking));
-      // GitHub's word that there is no such thing (a comparison it cannot make) is an answer too.
-      asking.catch((error: unknown) => {
-        if (kept.get(key) === asking && !faultOf(error).gone) kept.delete(key);
-      });
-    }
-    return reading;
-  };
+  // GitHub's word that there is no such thing (a comparison it cannot make) is an answer too.
+  const once = <T>(key: string, read: () => Promise<T>): Promise<T> =>
+    askedOnce(kept, key, read, (error) => faultOf(error).gone);
   const files = new Map<string, ChangedFile[][]>();
   const overrides: Partial<GitHubApi> = {
     compare: (at, signal) =>

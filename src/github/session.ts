@@ -12,6 +12,7 @@ import { docsPullRequest, GITHUB_COM, type PullRequestRef } from '../core/pull-r
 import { quote } from '../core/untrusted.js';
 import type { GitHubApi, RunContext } from './client.js';
 import { commentMarker, KeptComment } from './comment.js';
+import { askedOnce } from './asked-once.js';
 import { CommentPages } from './comment-pages.js';
 import { runCommits, type RunCommits } from './commits.js';
 import { faultOf, identityFault } from './errors.js';
@@ -63,11 +64,12 @@ export class GitHubSession {
   /** This step's commit status, when `status` asked for one. */
   readonly status?: CommitStatus;
   private apis = new Map<string, GitHubApi>();
-  /** The login the token acts as, once asked: only what it wrote is the action's own. */
-  private identity?: Promise<string>;
+  /**
+   * What the run asks once (`askedOnce`): the login the token acts as (only what it wrote is the
+   * action's own), the run's own thread, and where its kept comment is.
+   */
+  private asked = new Map<'identity' | 'thread' | 'kept', Promise<unknown>>();
   private commits?: Promise<RunCommits>;
-  private ownThread?: Promise<{ thread?: Thread; none?: string }>;
-  private kept?: Promise<KeptLookUp>;
   private pages = new Map<string, CommentPages>();
 
   constructor(
@@ -128,7 +130,8 @@ export class GitHubSession {
       { ...this.deps, pinned },
     );
     session.apis = this.apis;
-    session.identity = this.identity;
+    const identity = this.asked.get('identity');
+    if (identity) session.asked.set('identity', identity);
     return session;
   }
 
@@ -160,18 +163,13 @@ export class GitHubSession {
   }
 
   ownLogin(signal: AbortSignal): Promise<string> {
-    if (!this.identity) {
-      const asking = this.forRepo()
+    return askedOnce(this.asked, 'identity', () =>
+      this.forRepo()
         .viewerLogin(signal)
         .catch((error: unknown) => {
           throw identityFault(error);
-        });
-      this.identity = asking;
-      asking.catch(() => {
-        if (this.identity === asking) this.identity = undefined;
-      });
-    }
-    return this.identity;
+        }),
+    );
   }
 
   /** The commits the run is about, asked once. */
@@ -198,21 +196,15 @@ export class GitHubSession {
    */
   runThread(signal: AbortSignal): Promise<{ thread?: Thread; none?: string }> {
     if (this.deps.pinned) return Promise.resolve({ thread: this.deps.pinned.thread });
-    if (!this.ownThread) {
-      const { githubToken, docsToken, docsTokenGiven } = this.request;
-      const token = githubToken || (docsTokenGiven ? '' : docsToken);
-      const looking =
-        token || this.run.event.kind !== 'push'
-          ? findThread(this.api(token), this.run, signal)
-          : Promise.resolve({
-              none: 'no token for this repository to ask which pull request the push came from',
-            });
-      this.ownThread = looking;
-      looking.catch(() => {
-        if (this.ownThread === looking) this.ownThread = undefined;
-      });
-    }
-    return this.ownThread;
+    const { githubToken, docsToken, docsTokenGiven } = this.request;
+    const token = githubToken || (docsTokenGiven ? '' : docsToken);
+    return askedOnce(this.asked, 'thread', () =>
+      token || this.run.event.kind !== 'push'
+        ? findThread(this.api(token), this.run, signal)
+        : Promise.resolve({
+            none: 'no token for this repository to ask which pull request the push came from',
+          }),
+    );
   }
 
   /**
@@ -228,14 +220,13 @@ export class GitHubSession {
 
   /** Where the kept comment is (the thread of the event), looked up once; a passing fault asks again. */
   keptComment(signal: AbortSignal): Promise<KeptLookUp> {
-    if (!this.kept) {
-      const looking = this.findKeptComment(signal);
-      this.kept = looking;
-      looking.catch((error: unknown) => {
-        if (this.kept === looking && !faultOf(error).final) this.kept = undefined;
-      });
-    }
-    return this.kept;
+    // A final fault (a token that may not read the thread) is the answer for the whole run.
+    return askedOnce(
+      this.asked,
+      'kept',
+      () => this.findKeptComment(signal),
+      (error) => faultOf(error).final,
+    );
   }
 
   private async findKeptComment(signal: AbortSignal): Promise<KeptLookUp> {
